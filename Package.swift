@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Imports flow one way: ExpenseCore <- ExpenseProtocol <- ExpenseTransport <- ExpenseServer / ExpenseClient <- CLIs <- executables.
+// See Documentation in README.md ("Where things live").
+let package = Package(
+    name: "expense",
+    products: [
+        .executable(name: "expense", targets: ["expense"]),
+        .executable(name: "expensed", targets: ["expensed"]),
+        .executable(name: "expense-bench", targets: ["expense-bench"]),
+    ],
+    targets: [
+        // C: the system's libsqlite3, and a tiny header exposing epoll/accept4 (absent from Glibc's module map).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .target(name: "CEpoll", path: "Sources/CEpoll"),
+
+        .target(name: "ExpenseCore"),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "CommandLineKit"),
+        .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
+        .target(name: "ExpenseTransport", dependencies: ["ExpenseProtocol", "CEpoll"]),
+        .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
+        .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
+        .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseClient", "CommandLineKit"]),
+        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "CommandLineKit"]),
+
+        .executableTarget(name: "expense", dependencies: ["ExpenseCLI"]),
+        .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),
+        .executableTarget(
+            name: "expense-bench",
+            dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ExpenseClient", "CommandLineKit"]
+        ),
+
+        .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
+        .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseProtocol"]),
+        .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport"]),
+        .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseServer", "ExpenseTransport"]),
+        .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseClient", "ExpenseServer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseProtocol", "ExpenseTransport"]),
+    ]
+)

@@ -1,0 +1,14 @@
+#ifndef CEPOLL_H
+#define CEPOLL_H
+// Glibc's Swift module map exposes neither <sys/epoll.h> nor accept4; this header does.
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <stdint.h>
+
+/// epoll_event is packed on x86_64, so Swift cannot build one directly: these helpers do.
+int cepoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+/// Fills `events` and `datas` (each `max` long) from one epoll_wait call; returns its result.
+int cepoll_wait(int epfd, uint32_t *events, uint64_t *datas, int max, int timeout_ms);
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
+int cepoll_accept(int fd);
+#endif

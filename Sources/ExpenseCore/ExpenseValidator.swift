@@ -1,0 +1,66 @@
+import Foundation
+
+/// The one validation of an expense, called by the CLI, the importer, the sync client and the daemon alike.
+public enum ExpenseValidator {
+    /// Turns a draft into a validated expense.
+    ///
+    /// Fields are checked in the order id, amount, currency, category, date, note; the first problem is thrown.
+    /// A missing `currency` is an error here: callers that have a default (the configured currency, the
+    /// ledger's currency) fill it in first. A missing `note` is the empty note.
+    /// - Throws: ``ValidationError``.
+    public static func validate(_ draft: ExpenseDraft) throws -> Expense {
+        guard let idText = draft.id else { throw ValidationError.missingField(.id) }
+        let id = try validateID(idText)
+        guard let amount = draft.amount else { throw ValidationError.missingField(.amount) }
+        try Money.checkRange(amount)
+        guard let currencyText = draft.currency else { throw ValidationError.missingField(.currency) }
+        let currency = try validateCurrency(currencyText)
+        guard let categoryText = draft.category else { throw ValidationError.missingField(.category) }
+        let category = try validateCategory(categoryText)
+        guard let dateText = draft.date else { throw ValidationError.missingField(.date) }
+        let date = try validateDate(dateText)
+        let note = try validateNote(draft.note ?? "")
+        return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note)
+    }
+
+    /// A UUID in either case.
+    public static func validateID(_ text: String) throws -> UUID {
+        guard text.utf8.count == 36, let id = UUID(uuidString: text) else { throw ValidationError.invalidId(text) }
+        return id
+    }
+
+    /// An active ISO 4217 code, upper case.
+    public static func validateCurrency(_ text: String) throws -> Currency {
+        guard let currency = Currency(code: text) else { throw ValidationError.invalidCurrency(text) }
+        return currency
+    }
+
+    /// The category trimmed of whitespace and newlines, 1 to 64 characters, no control characters.
+    public static func validateCategory(_ text: String) throws -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw ValidationError.emptyCategory }
+        guard !containsControl(trimmed, allowingTabAndNewline: false) else { throw ValidationError.invalidText(.category) }
+        guard trimmed.count <= ExpenseRules.maximumCategoryLength else { throw ValidationError.categoryTooLong }
+        return trimmed
+    }
+
+    /// A real day `YYYY-MM-DD` from 1900-01-01 to 9999-12-31.
+    public static func validateDate(_ text: String) throws -> CalendarDay {
+        guard let day = CalendarDay(text) else { throw ValidationError.invalidDate(text) }
+        return day
+    }
+
+    /// A note of 0 to 300 characters, stored exactly as given; tab and newline are its only allowed control characters.
+    public static func validateNote(_ text: String) throws -> String {
+        guard !containsControl(text, allowingTabAndNewline: true) else { throw ValidationError.invalidText(.note) }
+        guard text.count <= ExpenseRules.maximumNoteLength else { throw ValidationError.noteTooLong }
+        return text
+    }
+
+    private static func containsControl(_ text: String, allowingTabAndNewline: Bool) -> Bool {
+        text.unicodeScalars.contains { scalar in
+            guard scalar.properties.generalCategory == .control else { return false }
+            return !(allowingTabAndNewline && (scalar == "\t" || scalar == "\n"))
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// How a summary groups expenses besides by currency.
+public enum SummaryGrouping: String, Sendable, Hashable, CaseIterable {
+    case none, category, month
+}
+
+/// Which expenses a summary covers. `from` and `to` are inclusive; `category` matches exactly after trimming.
+public struct SummaryQuery: Hashable, Sendable {
+    public var from: CalendarDay?
+    public var to: CalendarDay?
+    public var category: String?
+    public var groupBy: SummaryGrouping
+
+    public init(from: CalendarDay? = nil, to: CalendarDay? = nil, category: String? = nil, groupBy: SummaryGrouping = .none) {
+        self.from = from
+        self.to = to
+        self.category = category
+        self.groupBy = groupBy
+    }
+
+    /// Whether an expense with this date and category is covered.
+    public func matches(date: CalendarDay, category: String) -> Bool {
+        if let from, date < from { return false }
+        if let to, date > to { return false }
+        if let wanted = self.category, wanted.trimmingWhitespace != category { return false }
+        return true
+    }
+
+    /// The group an expense falls in, or `nil` for `groupBy: none`.
+    public func groupKey(date: CalendarDay, category: String) -> String? {
+        switch groupBy {
+        case .none: nil
+        case .category: category
+        case .month: date.monthKey
+        }
+    }
+}
+
+/// The sum and count of one currency, overall or within a group.
+public struct CurrencyTotal: Hashable, Sendable {
+    public var currency: Currency
+    public var amount: Int64
+    public var count: Int64
+
+    public init(currency: Currency, amount: Int64, count: Int64) {
+        self.currency = currency
+        self.amount = amount
+        self.count = count
+    }
+}
+
+/// The sum and count of one currency within one group (a category or a `YYYY-MM` month).
+public struct GroupTotal: Hashable, Sendable {
+    public var key: String
+    public var currency: Currency
+    public var amount: Int64
+    public var count: Int64
+
+    public init(key: String, currency: Currency, amount: Int64, count: Int64) {
+        self.key = key
+        self.currency = currency
+        self.amount = amount
+        self.count = count
+    }
+}
+
+/// Totals per currency and, when grouped, per group and currency. Currencies are never added together.
+public struct Summary: Hashable, Sendable {
+    /// Sorted by currency code.
+    public var totals: [CurrencyTotal]
+    /// Sorted by key, then currency code; empty for `groupBy: none`.
+    public var groups: [GroupTotal]
+
+    public init(totals: [CurrencyTotal], groups: [GroupTotal]) {
+        self.totals = totals
+        self.groups = groups
+    }
+}
+
+extension String {
+    /// Trimmed of whitespace and newlines, as categories are stored.
+    var trimmingWhitespace: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}

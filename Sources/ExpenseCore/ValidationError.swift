@@ -1,0 +1,82 @@
+/// Why an expense (or an amount, a date or a sum) was refused.
+///
+/// Every case has a stable snake_case ``code`` that the protocol (`data.reason`) and the CLI show and that
+/// scripts match on: once shipped, a code never changes.
+public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The amount is not a whole, positive number of minor units from 1 to 9007199254740991 (2^53−1),
+    /// or its text is not a plain decimal with at most the currency's number of decimal places.
+    case invalidAmount(String)
+    /// A sum of amounts in one currency does not fit in a 64-bit integer.
+    case amountOverflow
+    /// The category is empty once whitespace and newlines are trimmed.
+    case emptyCategory
+    /// The category is longer than 64 characters (grapheme clusters) after trimming.
+    case categoryTooLong
+    /// The note is longer than 300 characters (grapheme clusters).
+    case noteTooLong
+    /// A control character in the given field (tab and newline are allowed in notes only).
+    case invalidText(ExpenseField)
+    /// The date is not a real Gregorian day written `YYYY-MM-DD` between 1900-01-01 and 9999-12-31.
+    case invalidDate(String)
+    /// The currency is not an active ISO 4217 code written in upper case.
+    case invalidCurrency(String)
+    /// The id is not a UUID.
+    case invalidId(String)
+    /// A required field was not given.
+    case missingField(ExpenseField)
+
+    /// The stable snake_case code, such as `invalid_amount`.
+    public var code: String {
+        switch self {
+        case .invalidAmount: "invalid_amount"
+        case .amountOverflow: "amount_overflow"
+        case .emptyCategory: "empty_category"
+        case .categoryTooLong: "category_too_long"
+        case .noteTooLong: "note_too_long"
+        case .invalidText: "invalid_text"
+        case .invalidDate: "invalid_date"
+        case .invalidCurrency: "invalid_currency"
+        case .invalidId: "invalid_id"
+        case .missingField: "missing_field"
+        }
+    }
+
+    /// The field the error is about.
+    public var field: ExpenseField {
+        switch self {
+        case .invalidAmount, .amountOverflow: .amount
+        case .emptyCategory, .categoryTooLong: .category
+        case .noteTooLong: .note
+        case .invalidText(let field), .missingField(let field): field
+        case .invalidDate: .date
+        case .invalidCurrency: .currency
+        case .invalidId: .id
+        }
+    }
+
+    /// A sentence for a person: what was wrong and what is allowed.
+    public var message: String {
+        switch self {
+        case .invalidAmount(let detail): "invalid amount: \(detail)"
+        case .amountOverflow: "the total in this currency would not fit in a 64-bit integer of minor units"
+        case .emptyCategory: "the category is empty; give 1 to \(ExpenseRules.maximumCategoryLength) characters"
+        case .categoryTooLong: "the category is longer than \(ExpenseRules.maximumCategoryLength) characters"
+        case .noteTooLong: "the note is longer than \(ExpenseRules.maximumNoteLength) characters"
+        case .invalidText(let field):
+            field == .note
+                ? "the note contains a control character (only tab and newline are allowed)"
+                : "the \(field.rawValue) contains a control character"
+        case .invalidDate(let text): "invalid date \(Self.quoted(text)): expected a real day YYYY-MM-DD from 1900-01-01 to 9999-12-31"
+        case .invalidCurrency(let text): "invalid currency \(Self.quoted(text)): expected an active ISO 4217 code in upper case, such as USD"
+        case .invalidId(let text): "invalid id \(Self.quoted(text)): expected a UUID"
+        case .missingField(let field): "the \(field.rawValue) is missing"
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    private static func quoted(_ text: String) -> String {
+        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        return "'" + shown.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined() + "'"
+    }
+}

@@ -1,0 +1,1 @@
+print("expense-bench: not built yet")

@@ -1,0 +1,1 @@
+print("expense: not built yet")

@@ -1,0 +1,1 @@
+print("expensed: not built yet")

@@ -1,0 +1,91 @@
+import ExpenseCore
+import Foundation
+
+/// `hello` parameters: must be the first request on a connection.
+public struct HelloParams: Hashable, Sendable {
+    public var protocolVersion: Int64
+    public var ledger: String
+    public var token: String
+    public var clientId: UUID
+    public var clientName: String?
+
+    public init(protocolVersion: Int64, ledger: String, token: String, clientId: UUID, clientName: String?) {
+        self.protocolVersion = protocolVersion
+        self.ledger = ledger
+        self.token = token
+        self.clientId = clientId
+        self.clientName = clientName
+    }
+}
+
+/// `hello` result.
+public struct HelloResult: Hashable, Sendable {
+    public var protocolVersion: Int64
+    public var server: String
+    public var ledger: String
+    public var currency: Currency
+    public var cursor: Int64
+    /// The highest mutationId consumed for this clientId; 0 for a new client.
+    public var lastMutationId: Int64
+
+    public init(protocolVersion: Int64, server: String, ledger: String, currency: Currency, cursor: Int64, lastMutationId: Int64) {
+        self.protocolVersion = protocolVersion
+        self.server = server
+        self.ledger = ledger
+        self.currency = currency
+        self.cursor = cursor
+        self.lastMutationId = lastMutationId
+    }
+}
+
+/// `push` result: one result per mutation, in order, and the ledger's head after the push.
+public struct PushResult: Hashable, Sendable {
+    public var results: [MutationResult]
+    public var cursor: Int64
+
+    public init(results: [MutationResult], cursor: Int64) {
+        self.results = results
+        self.cursor = cursor
+    }
+}
+
+/// `pull` parameters.
+public struct PullParams: Hashable, Sendable {
+    public var since: Int64
+    public var limit: Int
+
+    public init(since: Int64 = 0, limit: Int = 1000) {
+        self.since = since
+        self.limit = limit
+    }
+}
+
+/// `pull` result: the latest state of each record changed after `since`, in `seq` order, tombstones included.
+public struct PullResult: Hashable, Sendable {
+    public var changes: [Record]
+    /// The seq of the last change returned when `more`, else the ledger's head.
+    public var cursor: Int64
+    public var more: Bool
+
+    public init(changes: [Record], cursor: Int64, more: Bool) {
+        self.changes = changes
+        self.cursor = cursor
+        self.more = more
+    }
+}
+
+/// `summary` result: computed by the daemon from its own records.
+public struct SummaryResult: Hashable, Sendable {
+    public var summary: Summary
+    public var cursor: Int64
+
+    public init(summary: Summary, cursor: Int64) {
+        self.summary = summary
+        self.cursor = cursor
+    }
+}
+
+/// The version of the protocol this code speaks.
+public enum ProtocolVersion {
+    public static let current: Int64 = 1
+}

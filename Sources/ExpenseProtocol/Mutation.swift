@@ -1,0 +1,83 @@
+import ExpenseCore
+import Foundation
+
+/// What a mutation does.
+public enum MutationType: String, Sendable, Hashable {
+    case put
+    case delete
+}
+
+/// A well-formed mutation from a `push`: its shape is right; its fields are not yet validated (the daemon
+/// does that with ``ExpenseCore/ExpenseValidator``, never trusting the client).
+public struct Mutation: Hashable, Sendable {
+    /// Per client, from 1, consecutive.
+    public var mutationId: Int64
+    public var type: MutationType
+    public var id: UUID
+    /// The version the client last saw; 0 creates.
+    public var baseVersion: Int64
+    /// For `put` only: the fields sent, exactly as they were on the wire.
+    public var fields: [String: JSONValue]?
+
+    public init(mutationId: Int64, type: MutationType, id: UUID, baseVersion: Int64, fields: [String: JSONValue]?) {
+        self.mutationId = mutationId
+        self.type = type
+        self.id = id
+        self.baseVersion = baseVersion
+        self.fields = fields
+    }
+}
+
+/// Why a mutation was rejected: a stable snake_case `reason` (`invalid_amount`, `invalid_mutation`,
+/// `mutation_gap`, `unknown_field`, …), the field it concerns, and a sentence for a person.
+public struct MutationRejection: Error, Hashable, Sendable {
+    public var reason: String
+    public var field: String?
+    public var message: String
+
+    public init(reason: String, field: String?, message: String) {
+        self.reason = reason
+        self.field = field
+        self.message = message
+    }
+
+    /// The rejection for a core validation error, with the same code and field.
+    public init(_ error: ValidationError) {
+        self.init(reason: error.code, field: error.field.rawValue, message: error.message)
+    }
+}
+
+/// One entry of a push, as decoded: its `mutationId`, and either a well-formed mutation or the reason its
+/// shape was refused (`invalid_mutation`, `invalid_id`). A malformed entry still consumes its id.
+public struct PushItem: Hashable, Sendable {
+    public var mutationId: Int64
+    public var body: Result<Mutation, MutationRejection>
+
+    public init(mutationId: Int64, body: Result<Mutation, MutationRejection>) {
+        self.mutationId = mutationId
+        self.body = body
+    }
+}
+
+/// What became of one mutation.
+public enum MutationStatus: Hashable, Sendable {
+    /// Applied (or already true): the record's version and seq now.
+    case applied(version: Int64, seq: Int64)
+    /// At or below the client's last consumed id: not applied again.
+    case duplicate
+    /// Would overwrite a change the client has not seen: nothing of it applied; the record as it is now.
+    case conflict(current: Record)
+    /// Refused; nothing of it applied.
+    case rejected(MutationRejection)
+}
+
+/// The result of one mutation of a push, in the order sent.
+public struct MutationResult: Hashable, Sendable {
+    public var mutationId: Int64
+    public var status: MutationStatus
+
+    public init(mutationId: Int64, status: MutationStatus) {
+        self.mutationId = mutationId
+        self.status = status
+    }
+}

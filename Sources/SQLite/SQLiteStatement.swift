@@ -33,10 +33,23 @@ public final class SQLiteStatement {
             switch value {
             case .null: result = sqlite3_bind_null(handle, index)
             case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
-            case .text(let text): result = sqlite3_bind_text(handle, index, text, -1, SQLiteStatement.transient)
+            case .text(let text):
+                // An explicit byte length, not -1: with -1 SQLite stops at the first NUL and would silently
+                // store a shortened string. Swift strings may contain U+0000; keep every byte.
+                // withCString's buffer holds every UTF-8 byte (interior NULs included) and is never NULL,
+                // so even the empty string binds as empty text, not SQL NULL.
+                result = text.withCString { chars in
+                    sqlite3_bind_text64(handle, index, chars, UInt64(text.utf8.count),
+                                        SQLiteStatement.transient, UInt8(SQLITE_UTF8))
+                }
             case .blob(let bytes):
-                result = bytes.withUnsafeBytes { raw in
-                    sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), SQLiteStatement.transient)
+                if bytes.isEmpty {
+                    // A NULL data pointer would bind SQL NULL; a zero-length blob is what was asked for.
+                    result = sqlite3_bind_zeroblob(handle, index, 0)
+                } else {
+                    result = bytes.withUnsafeBytes { raw in
+                        sqlite3_bind_blob64(handle, index, raw.baseAddress, UInt64(raw.count), SQLiteStatement.transient)
+                    }
                 }
             }
             guard result == SQLITE_OK else { throw connection.error(result, sql: sql) }

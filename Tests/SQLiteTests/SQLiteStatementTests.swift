@@ -134,3 +134,16 @@ struct SQLiteStatementTests {
         try insert.run([2, 2])  // still usable
     }
 }
+
+@Suite("SQLiteStatement text with NUL")
+struct SQLiteTextNULTests {
+    /// Swift strings may hold U+0000; the wrapper must not cut the text at it silently.
+    @Test("text containing NUL round trips whole", arguments: ["a\u{0}b", "\u{0}", "end\u{0}", "\u{0}\u{0}x"])
+    func nul(value: String) throws {
+        let db = try SQLiteStatementTests.database()
+        try db.prepare("INSERT INTO v (value) VALUES (?1)").run([.text(value)])
+        let stored = try db.prepare("SELECT value, length(CAST(value AS BLOB)) FROM v").first { ($0.text(0), $0.int(1)) }
+        #expect(stored.map { Array($0.0.utf8) } == Array(value.utf8))
+        #expect(stored?.1 == value.utf8.count)
+    }
+}

@@ -89,6 +89,19 @@ struct AggregatorTests {
         #expect(summary.groups.allSatisfy { $0.key == filter.trimmingCharacters(in: .whitespacesAndNewlines) })
     }
 
+    /// Swift compares strings by canonical equivalence, so "café" typed precomposed and decomposed (stored
+    /// distinctly) fall in one group: a person sees one word. Amounts and counts add up either way.
+    @Test("canonically equivalent categories share one group")
+    func canonicalEquivalence() throws {
+        let expenses = try [makeExpense(1, category: "caf\u{E9}"), makeExpense(2, category: "cafe\u{301}")]
+        let summary = try Aggregator.summarize(expenses, query: SummaryQuery(groupBy: .category))
+        #expect(summary.groups.count == 1)
+        #expect(summary.groups.first?.amount == 3)
+        #expect(summary.groups.first?.count == 2)
+        let filtered = try Aggregator.summarize(expenses, query: SummaryQuery(category: "cafe\u{301}"))
+        #expect(filtered.totals.first?.count == 2)
+    }
+
     // MARK: overflow
 
     /// Int64.max = 2^63−1 and the largest amount is 2^53−1, so 1024 largest amounts sum to 2^63−1024 (fits),

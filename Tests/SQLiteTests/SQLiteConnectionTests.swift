@@ -157,6 +157,34 @@ struct SQLiteConnectionTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes))
     }
 
+    @Test("a truncated database is reported, never read as an empty or shorter table")
+    func truncatedFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("truncated.sqlite")
+        do {
+            let db = try SQLiteConnection(path: path)
+            try db.migrate(Self.schema)
+            try db.transaction {
+                for index in 0..<3_000 {
+                    try db.cached("INSERT INTO item (name, amount) VALUES (?1, ?2)").run([.text("item \(index) with some padding"), .integer(Int64(index))])
+                }
+            }
+        }
+        let url = URL(fileURLWithPath: path)
+        let whole = try Data(contentsOf: url)
+        try whole.prefix(whole.count / 2).write(to: url)
+        // Either check() throws a corruption error or it returns SQLite's report: never nil.
+        do {
+            let db = try SQLiteConnection(path: path)
+            let report = try db.check()
+            #expect(report != nil)
+        } catch let error as SQLiteError {
+            #expect(error.isCorruption, "\(error)")
+            #expect(error.description.contains(path))
+        }
+    }
+
     @Test("backup(to:) copies the data into a new file")
     func backup() throws {
         let directory = try TemporaryDirectory()

@@ -6,6 +6,8 @@ public enum Money {
     /// at most the currency's number of decimal places, and a result from 1 to ``ExpenseRules/maximumAmount``.
     /// - Throws: ``ValidationError/invalidAmount(_:)`` naming what was wrong.
     public static func parse(_ text: String, currency: Currency) throws -> Int64 {
+        // The input, quoted for messages: never its raw control characters, never more than 40 characters.
+        let shown = ValidationError.quoted(text)
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { throw ValidationError.invalidAmount("the amount is empty") }
         var whole: [UInt8] = []
@@ -18,19 +20,19 @@ public enum Money {
             case UInt8(ascii: ".") where !seenPoint:
                 seenPoint = true
             case UInt8(ascii: "-"):
-                throw ValidationError.invalidAmount("'\(text)' is negative; amounts are positive")
+                throw ValidationError.invalidAmount("\(shown) is negative; amounts are positive")
             default:
                 throw ValidationError.invalidAmount(
-                    "'\(text)' is not a plain decimal number such as 12.50 (no signs, exponents, spaces or commas)")
+                    "\(shown) is not a plain decimal number such as 12.50 (no signs, exponents, spaces or commas)")
             }
         }
         guard !whole.isEmpty, !(seenPoint && fraction.isEmpty) else {
-            throw ValidationError.invalidAmount("'\(text)' is not a plain decimal number such as 12.50")
+            throw ValidationError.invalidAmount("\(shown) is not a plain decimal number such as 12.50")
         }
         guard fraction.count <= currency.minorUnits else {
             throw ValidationError.invalidAmount(currency.minorUnits == 0
-                ? "\(currency.code) has no minor unit, so '\(text)' must be a whole number"
-                : "\(currency.code) has \(currency.minorUnits) decimal places, '\(text)' has \(fraction.count)")
+                ? "\(currency.code) has no minor unit, so \(shown) must be a whole number"
+                : "\(currency.code) has \(currency.minorUnits) decimal places, \(shown) has \(fraction.count)")
         }
         let padded = fraction + Array(repeating: UInt8(ascii: "0"), count: currency.minorUnits - fraction.count)
         var value: Int64 = 0
@@ -38,7 +40,7 @@ public enum Money {
             let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
             guard !overflow1, !overflow2, sum <= ExpenseRules.maximumAmount else {
-                throw ValidationError.invalidAmount("'\(text)' is larger than the largest amount allowed")
+                throw ValidationError.invalidAmount("\(shown) is larger than the largest amount allowed")
             }
             value = sum
         }

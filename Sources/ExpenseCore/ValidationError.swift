@@ -57,7 +57,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A sentence for a person: what was wrong and what is allowed.
     public var message: String {
         switch self {
-        case .invalidAmount(let detail): "invalid amount: \(detail)"
+        case .invalidAmount(let detail): "invalid amount: \(Self.withoutControls(detail))"
         case .amountOverflow: "the total in this currency would not fit in a 64-bit integer of minor units"
         case .emptyCategory: "the category is empty; give 1 to \(ExpenseRules.maximumCategoryLength) characters"
         case .categoryTooLong: "the category is longer than \(ExpenseRules.maximumCategoryLength) characters"
@@ -75,8 +75,15 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
 
     public var description: String { "\(code): \(message)" }
 
-    private static func quoted(_ text: String) -> String {
+    /// `text` in single quotes, safe to print: control characters (a terminal escape sequence, a bell) become
+    /// `?` and anything past 40 characters is cut, so a message never restyles a terminal or grows unbounded.
+    static func quoted(_ text: String) -> String {
         let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-        return "'" + shown.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined() + "'"
+        return "'" + withoutControls(shown) + "'"
+    }
+
+    /// `text` with every control character replaced by `?`.
+    static func withoutControls(_ text: String) -> String {
+        text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined()
     }
 }

@@ -119,3 +119,20 @@ struct MoneyTests {
         }
     }
 }
+
+@Suite("Money.parse error messages")
+struct MoneyMessageTests {
+    /// The message is printed to a terminal by the CLI and sent over the wire: it must not carry the raw
+    /// input's control characters (an escape sequence would restyle or rewrite the user's terminal) and must
+    /// stay short whatever was typed.
+    @Test("messages never echo control characters and stay short", arguments: [
+        "12\u{1B}[2J", "\u{7}-3", "-\u{1B}]0;pwned\u{7}", "1.2\u{0}", String(repeating: "9", count: 5_000),
+        String(repeating: "9", count: 5_000) + "x", "1." + String(repeating: "5", count: 5_000),
+    ])
+    func safeMessages(text: String) throws {
+        let error = #expect(throws: ValidationError.self) { try Money.parse(text, currency: .usd) }
+        let message = try #require(error).message
+        #expect(!message.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(message.debugDescription)")
+        #expect(message.count < 200, "\(message.count) characters")
+    }
+}

@@ -127,6 +127,21 @@ struct SQLiteConnectionTests {
         #expect(try db.prepare("SELECT count(*) FROM item").first { $0.int(0) } == 2)
     }
 
+    @Test("transactions do not nest: the inner BEGIN fails and the whole outer transaction rolls back")
+    func nestedTransaction() throws {
+        let db = try SQLiteConnection(path: ":memory:")
+        try db.migrate(Self.schema)
+        #expect(throws: SQLiteError.self) {
+            try db.transaction {
+                try db.cached("INSERT INTO item (name) VALUES (?1)").run(["outer"])
+                try db.transaction { try db.cached("INSERT INTO item (name) VALUES (?1)").run(["inner"]) }
+            }
+        }
+        #expect(try db.prepare("SELECT count(*) FROM item").first { $0.int(0) } == 0)
+        try db.transaction { try db.cached("INSERT INTO item (name) VALUES (?1)").run(["after"]) }
+        #expect(try db.prepare("SELECT count(*) FROM item").first { $0.int(0) } == 1)
+    }
+
     @Test("check() is nil on a sound database")
     func checkGood() throws {
         let directory = try TemporaryDirectory()

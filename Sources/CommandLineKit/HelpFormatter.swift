@@ -18,8 +18,8 @@ public enum HelpFormatter {
         if !spec.subcommands.isEmpty {
             text += "\nSUBCOMMANDS:\n"
             text += rows(spec.subcommands.map { ($0.name, $0.abstract) })
-            let command = ([root.name] + path).joined(separator: " ")
-            text += "\n  See '\(command) help <subcommand>' for detailed help.\n"
+            let command = ([root.name, "help"] + path).joined(separator: " ")
+            text += "\n  See '\(command) <subcommand>' for detailed help.\n"
         }
         if !footer.isEmpty { text += "\n" + footer + (footer.hasSuffix("\n") ? "" : "\n") }
         return text

@@ -21,7 +21,7 @@ enum ExpenseJSON {
     struct SummaryBody: Encodable { var groupBy: String, totals: [Total], groups: [Group] }
 
     static func expenses(_ expenses: [Expense]) throws -> String {
-        try encode(expenses.map(Item.init))
+        expenses.isEmpty ? "[]\n" : try encode(expenses.map(Item.init))
     }
 
     static func summary(_ summary: Summary, groupBy: SummaryGrouping) throws -> String {

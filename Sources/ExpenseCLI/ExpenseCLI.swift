@@ -4,9 +4,9 @@ import ExpenseCore
 import Foundation
 
 /// The `expense` program: parses the command line, opens the local store, runs one command.
-public enum ExpenseCLI {
+package enum ExpenseCLI {
     /// Runs `expense` with `arguments` (without the program name) and returns the process exit code.
-    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+    package static func main(arguments: [String], environment: [String: String]) -> Int32 {
         let console = Console()
         let root = ExpenseCommands.root
         let outcome: ParseOutcome

@@ -1,28 +1,28 @@
 /// One record of a CSV file and the physical line it starts on (the first line of a file is 1).
-public struct CSVRecord: Hashable, Sendable {
-    public var line: Int
-    public var fields: [String]
+package struct CSVRecord: Hashable, Sendable {
+    package var line: Int
+    package var fields: [String]
 
-    public init(line: Int, fields: [String]) {
+    package init(line: Int, fields: [String]) {
         self.line = line
         self.fields = fields
     }
 }
 
 /// A CSV file that does not follow RFC 4180.
-public enum CSVError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum CSVError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A quoted field is never closed; `line` is where the record starts.
     case unterminatedQuote(line: Int)
     /// A quote inside an unquoted field, or text right after a closing quote.
     case unexpectedQuote(line: Int)
 
-    public var line: Int {
+    package var line: Int {
         switch self {
         case .unterminatedQuote(let line), .unexpectedQuote(let line): line
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unterminatedQuote(let line): "line \(line): a quoted field is never closed"
         case .unexpectedQuote(let line): "line \(line): a quote must open a field or be doubled inside a quoted field"
@@ -32,10 +32,10 @@ public enum CSVError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// RFC 4180 CSV: comma-separated, fields may be quoted with `"`, a quote inside a quoted field is doubled,
 /// quoted fields may hold commas and line breaks. Lines end in CRLF or LF. Empty lines are skipped.
-public enum CSV {
+package enum CSV {
     /// Parses `text` into records, each with the physical line it starts on.
     /// - Throws: ``CSVError``.
-    public static func parse(_ text: String) throws(CSVError) -> [CSVRecord] {
+    package static func parse(_ text: String) throws(CSVError) -> [CSVRecord] {
         // Unicode scalars, not Characters: "\r\n" is one Character, and a quote may combine with what follows.
         var scalars = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = scalars.next()
@@ -98,13 +98,13 @@ public enum CSV {
     }
 
     /// One field, quoted when it holds a comma, a quote or a line break.
-    public static func escape(_ field: String) -> String {
+    package static func escape(_ field: String) -> String {
         guard field.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// One record and its line end (`\n`).
-    public static func row(_ fields: [String]) -> String {
+    package static func row(_ fields: [String]) -> String {
         fields.map(escape).joined(separator: ",") + "\n"
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import ExpenseCore
 
 /// Why an import file was refused. Nothing is imported from a refused file.
-public enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file is not valid CSV.
     case malformed(CSVError)
     /// The first line is not `date,amount,currency,category,note`.
@@ -11,16 +11,16 @@ public enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidRows([RowProblem])
 
     /// One bad row.
-    public struct RowProblem: Hashable, Sendable, CustomStringConvertible {
-        public var line: Int
+    package struct RowProblem: Hashable, Sendable, CustomStringConvertible {
+        package var line: Int
         /// A validation code (`invalid_amount`, …) or `invalid_row` for a wrong number of fields.
-        public var code: String
-        public var message: String
+        package var code: String
+        package var message: String
 
-        public var description: String { "line \(line): \(code): \(message)" }
+        package var description: String { "line \(line): \(code): \(message)" }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed(let error): "invalid_csv: \(error)"
         case .badHeader(let found):
@@ -32,14 +32,14 @@ public enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Turns a CSV export (`date,amount,currency,category,note`, amounts as decimal text) into validated drafts.
-public enum CSVImporter {
+package enum CSVImporter {
     /// The required header, in order.
-    public static let header = ["date", "amount", "currency", "category", "note"]
+    package static let header = ["date", "amount", "currency", "category", "note"]
 
     /// Parses and validates every row with the core's validator; an empty currency means `defaultCurrency`.
     /// - Returns: the validated drafts, each with a new id, ready for ``LocalLedger/add(_:)-(Array)``.
     /// - Throws: ``ImportError`` naming every bad row (up to 50), so nothing half-imports.
-    public static func drafts(from text: String, defaultCurrency: Currency) throws(ImportError) -> [Expense] {
+    package static func drafts(from text: String, defaultCurrency: Currency) throws(ImportError) -> [Expense] {
         let records: [CSVRecord]
         do { records = try CSV.parse(text) } catch { throw .malformed(error) }
         guard let first = records.first,

@@ -2,19 +2,19 @@ import ExpenseCore
 
 /// Which live expenses a listing returns. `from` and `to` are inclusive; `category` matches the stored
 /// (trimmed) category exactly.
-public struct ExpenseFilter: Hashable, Sendable {
-    public var from: CalendarDay?
-    public var to: CalendarDay?
-    public var category: String?
+package struct ExpenseFilter: Hashable, Sendable {
+    package var from: CalendarDay?
+    package var to: CalendarDay?
+    package var category: String?
 
-    public init(from: CalendarDay? = nil, to: CalendarDay? = nil, category: String? = nil) {
+    package init(from: CalendarDay? = nil, to: CalendarDay? = nil, category: String? = nil) {
         self.from = from
         self.to = to
         self.category = category.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
     /// Whether `expense` passes the filter (used by the stores that filter in memory).
-    public func matches(_ expense: Expense) -> Bool {
+    package func matches(_ expense: Expense) -> Bool {
         if let from, expense.date < from { return false }
         if let to, expense.date > to { return false }
         if let category, expense.category != category { return false }

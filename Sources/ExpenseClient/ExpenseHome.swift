@@ -1,20 +1,20 @@
 import Foundation
 
 /// The client's directory (`$EXPENSE_HOME`, default `~/.expense`, mode 0700) and the store inside it.
-public struct ExpenseHome: Sendable {
+package struct ExpenseHome: Sendable {
     /// Which store implementation keeps the cache.
-    public enum Backend: String, Sendable {
+    package enum Backend: String, Sendable {
         /// `cache.sqlite`, the default.
         case sqlite
         /// `cache.json`, the simple whole-file store.
         case json
     }
 
-    public let path: String
-    public let backend: Backend
+    package let path: String
+    package let backend: Backend
 
     /// The home named by `EXPENSE_HOME` (else `~/.expense`); `EXPENSE_STORE=json` selects the JSON store.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         if let home = environment["EXPENSE_HOME"], !home.isEmpty {
             path = home
         } else {
@@ -24,19 +24,19 @@ public struct ExpenseHome: Sendable {
         backend = environment["EXPENSE_STORE"].flatMap(Backend.init(rawValue:)) ?? .sqlite
     }
 
-    public init(path: String, backend: Backend = .sqlite) {
+    package init(path: String, backend: Backend = .sqlite) {
         self.path = path
         self.backend = backend
     }
 
     /// The cache file of the chosen backend.
-    public var cachePath: String {
+    package var cachePath: String {
         (path as NSString).appendingPathComponent(backend == .sqlite ? "cache.sqlite" : "cache.json")
     }
 
     /// Creates the directory if needed and opens the store.
     /// - Throws: ``StoreError``.
-    public func openStore() throws -> any ExpenseStore {
+    package func openStore() throws -> any ExpenseStore {
         try FileSystem.ensureDirectory(path)
         switch backend {
         case .sqlite: return try SQLiteExpenseStore(path: cachePath)

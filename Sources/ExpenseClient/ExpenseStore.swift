@@ -8,7 +8,7 @@ import Foundation
 ///
 /// - Important: A store is used by one owner at a time (one command, or later the sync engine's actor);
 ///   it is not `Sendable`.
-public protocol ExpenseStore: AnyObject {
+package protocol ExpenseStore: AnyObject {
     /// The file (or `:memory:`) behind the store, for messages.
     var location: String { get }
 
@@ -46,12 +46,12 @@ public protocol ExpenseStore: AnyObject {
 
 extension ExpenseStore {
     /// Sets (or, with `nil`, removes) one setting.
-    public func setMetaValue(_ value: String?, for key: StoreMetaKey) throws {
+    package func setMetaValue(_ value: String?, for key: StoreMetaKey) throws {
         try commit([], meta: [key: value])
     }
 
     /// The client's UUID.
-    public func clientId() throws -> UUID? {
+    package func clientId() throws -> UUID? {
         try metaValue(.clientId).flatMap(UUID.init(uuidString:))
     }
 }

@@ -4,13 +4,13 @@ import Foundation
 
 /// A store kept in one JSON file, loaded whole when opened and rewritten whole (atomically: temporary file,
 /// fsync, rename, fsync of the directory) on every commit. Simple and inspectable; fine for small ledgers.
-public final class JSONFileExpenseStore: ExpenseStore {
-    public let location: String
+package final class JSONFileExpenseStore: ExpenseStore {
+    package let location: String
     private var state: StoreState
 
     /// Opens the file at `path`, creating it (mode 0600) when it does not exist.
     /// - Throws: ``StoreError/unreadable(path:reason:)`` when the file exists but cannot be read or parsed.
-    public init(path: String) throws {
+    package init(path: String) throws {
         location = path
         if FileManager.default.fileExists(atPath: path) {
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -23,16 +23,16 @@ public final class JSONFileExpenseStore: ExpenseStore {
         }
     }
 
-    public func record(id: UUID) throws -> LocalRecord? { state.rows[id]?.record }
+    package func record(id: UUID) throws -> LocalRecord? { state.rows[id]?.record }
 
-    public func records(idPrefix: String, limit: Int) throws -> [LocalRecord] { state.live(idPrefix: idPrefix, limit: limit) }
+    package func records(idPrefix: String, limit: Int) throws -> [LocalRecord] { state.live(idPrefix: idPrefix, limit: limit) }
 
-    public func expenses(matching filter: ExpenseFilter) throws -> [Expense] { state.expenses(matching: filter) }
+    package func expenses(matching filter: ExpenseFilter) throws -> [Expense] { state.expenses(matching: filter) }
 
-    public func liveCount() throws -> Int { state.rows.values.count { !$0.record.deleted } }
+    package func liveCount() throws -> Int { state.rows.values.count { !$0.record.deleted } }
 
     @discardableResult
-    public func commit(_ changes: [StagedChange], meta: [StoreMetaKey: String?]) throws -> [PendingMutation] {
+    package func commit(_ changes: [StagedChange], meta: [StoreMetaKey: String?]) throws -> [PendingMutation] {
         var next = state
         let appended = next.apply(changes, meta: meta)
         try save(next)
@@ -40,18 +40,18 @@ public final class JSONFileExpenseStore: ExpenseStore {
         return appended
     }
 
-    public func pendingMutations(limit: Int) throws -> [PendingMutation] { Array(state.pending.prefix(limit)) }
+    package func pendingMutations(limit: Int) throws -> [PendingMutation] { Array(state.pending.prefix(limit)) }
 
-    public func pendingCount() throws -> Int { state.pending.count }
+    package func pendingCount() throws -> Int { state.pending.count }
 
-    public func removePendingMutations(through mutationId: Int64) throws {
+    package func removePendingMutations(through mutationId: Int64) throws {
         var next = state
         next.pending.removeAll { $0.mutationId <= mutationId }
         try save(next)
         state = next
     }
 
-    public func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }
+    package func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }
 
     // MARK: - The file format
 

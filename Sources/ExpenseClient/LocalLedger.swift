@@ -5,36 +5,36 @@ import Foundation
 /// The client's offline operations on its local store: add, edit, delete, look up by id prefix, list, total,
 /// import. Every change is validated by ``ExpenseCore/ExpenseValidator`` and written, together with its
 /// pending mutation, by one ``ExpenseStore/commit(_:meta:)``.
-public final class LocalLedger {
+package final class LocalLedger {
     /// The fewest characters of an id accepted as a prefix, like git's short hashes.
-    public static let minimumPrefixLength = 4
+    package static let minimumPrefixLength = 4
 
-    public let store: any ExpenseStore
+    package let store: any ExpenseStore
 
-    public init(store: any ExpenseStore) {
+    package init(store: any ExpenseStore) {
         self.store = store
     }
 
     /// The configured default currency, else USD.
-    public func defaultCurrency() throws -> Currency {
+    package func defaultCurrency() throws -> Currency {
         try store.metaValue(.currency).flatMap { Currency(code: $0) } ?? .usd
     }
 
     /// Sets the default currency.
-    public func setDefaultCurrency(_ currency: Currency) throws {
+    package func setDefaultCurrency(_ currency: Currency) throws {
         try store.setMetaValue(currency.code, for: .currency)
     }
 
     /// Validates `draft` (a new id is made when it has none) and stores it with a pending `put` of every field.
     /// - Throws: ``ExpenseCore/ValidationError``, ``StoreError``.
     @discardableResult
-    public func add(_ draft: ExpenseDraft) throws -> Expense {
+    package func add(_ draft: ExpenseDraft) throws -> Expense {
         try add([draft])[0]
     }
 
     /// Validates every draft, then stores them all in one transaction, or none if any is invalid.
     @discardableResult
-    public func add(_ drafts: [ExpenseDraft]) throws -> [Expense] {
+    package func add(_ drafts: [ExpenseDraft]) throws -> [Expense] {
         let expenses = try drafts.map { draft in
             var draft = draft
             if draft.id == nil { draft.id = UUID().uuidString.lowercased() }
@@ -45,7 +45,7 @@ public final class LocalLedger {
     }
 
     /// Stores already-validated new expenses (an import) in one transaction, each with a pending `put`.
-    public func insert(_ expenses: [Expense]) throws {
+    package func insert(_ expenses: [Expense]) throws {
         try store.commit(expenses.map { expense in
             var fields = expense.draft
             fields.id = nil
@@ -56,7 +56,7 @@ public final class LocalLedger {
 
     /// The live record whose id starts with `prefix` (at least ``minimumPrefixLength`` characters, any case).
     /// - Throws: ``StoreError/idPrefixTooShort(_:)``, ``StoreError/unknownId(_:)``, ``StoreError/ambiguousId(_:matches:)``.
-    public func find(_ prefix: String) throws -> LocalRecord {
+    package func find(_ prefix: String) throws -> LocalRecord {
         let wanted = prefix.lowercased()
         guard wanted.count >= Self.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
         let found = try store.records(idPrefix: wanted, limit: 5)
@@ -71,7 +71,7 @@ public final class LocalLedger {
     /// pending `put` carrying only the fields that really changed. Nothing is queued when nothing changed.
     /// - Throws: ``ExpenseCore/ValidationError``, ``StoreError``.
     @discardableResult
-    public func edit(_ record: LocalRecord, changes: ExpenseDraft) throws -> Expense {
+    package func edit(_ record: LocalRecord, changes: ExpenseDraft) throws -> Expense {
         var changes = changes
         changes.id = nil
         let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
@@ -91,7 +91,7 @@ public final class LocalLedger {
     }
 
     /// Marks `record` deleted and queues a `delete`.
-    public func delete(_ record: LocalRecord) throws {
+    package func delete(_ record: LocalRecord) throws {
         var next = record
         next.deleted = true
         try store.commit([StagedChange(record: next, mutation: MutationDraft(type: .delete, baseVersion: record.baseVersion))],
@@ -99,17 +99,17 @@ public final class LocalLedger {
     }
 
     /// The live expenses passing `filter`, by date.
-    public func list(_ filter: ExpenseFilter = ExpenseFilter()) throws -> [Expense] {
+    package func list(_ filter: ExpenseFilter = ExpenseFilter()) throws -> [Expense] {
         try store.expenses(matching: filter)
     }
 
     /// Totals per currency (and per group) of the live expenses the query covers, with the core's aggregator.
     /// - Throws: ``ExpenseCore/ValidationError/amountOverflow``, ``StoreError``.
-    public func summary(_ query: SummaryQuery) throws -> Summary {
+    package func summary(_ query: SummaryQuery) throws -> Summary {
         let expenses = try store.expenses(matching: ExpenseFilter(from: query.from, to: query.to, category: query.category))
         return try Aggregator.summarize(expenses, query: query)
     }
 
     /// How many local changes are waiting to be synced (so totals can say they include unsynced changes).
-    public func pendingCount() throws -> Int { try store.pendingCount() }
+    package func pendingCount() throws -> Int { try store.pendingCount() }
 }

@@ -6,19 +6,19 @@ import Foundation
 ///
 /// - Important: a pending mutation is appended in the same transaction as the local change it describes,
 ///   so an offline change survives a crash: either both are on disk or neither is.
-public struct PendingMutation: Hashable, Sendable {
+package struct PendingMutation: Hashable, Sendable {
     /// Per client, from 1, consecutive, never reused: the daemon's exactly-once key.
-    public var mutationId: Int64
-    public var type: MutationType
+    package var mutationId: Int64
+    package var type: MutationType
     /// The expense it changes.
-    public var id: UUID
+    package var id: UUID
     /// The server version the change was made against (0: the expense is new).
-    public var baseVersion: Int64
+    package var baseVersion: Int64
     /// For `put`: only the fields that changed (`nil` fields did not); `id` is always `nil` here.
     /// For `delete`: empty.
-    public var fields: ExpenseDraft
+    package var fields: ExpenseDraft
 
-    public init(mutationId: Int64, type: MutationType, id: UUID, baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft()) {
+    package init(mutationId: Int64, type: MutationType, id: UUID, baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft()) {
         self.mutationId = mutationId
         self.type = type
         self.id = id
@@ -29,26 +29,26 @@ public struct PendingMutation: Hashable, Sendable {
 
 /// What a store writes in one ``ExpenseStore/commit(_:meta:)`` for one expense: the new local state and,
 /// for a local change, the mutation to queue (the store assigns its `mutationId`).
-public struct StagedChange: Hashable, Sendable {
+package struct StagedChange: Hashable, Sendable {
     /// The record's new local state.
-    public var record: LocalRecord
+    package var record: LocalRecord
     /// The mutation to append to the pending queue; `nil` when the change comes from the server (a pull).
-    public var mutation: MutationDraft?
+    package var mutation: MutationDraft?
 
-    public init(record: LocalRecord, mutation: MutationDraft?) {
+    package init(record: LocalRecord, mutation: MutationDraft?) {
         self.record = record
         self.mutation = mutation
     }
 }
 
 /// A pending mutation before the store has numbered it.
-public struct MutationDraft: Hashable, Sendable {
-    public var type: MutationType
-    public var baseVersion: Int64
+package struct MutationDraft: Hashable, Sendable {
+    package var type: MutationType
+    package var baseVersion: Int64
     /// Changed fields only (see ``PendingMutation/fields``).
-    public var fields: ExpenseDraft
+    package var fields: ExpenseDraft
 
-    public init(type: MutationType, baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft()) {
+    package init(type: MutationType, baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft()) {
         self.type = type
         self.baseVersion = baseVersion
         self.fields = fields

@@ -8,13 +8,13 @@ import SQLite
 ///
 /// Built for 100,000 expenses and more: an add is one indexed insert, listings filter in SQL on indexes,
 /// and nothing loads the whole table except a listing or summary that asks for all of it.
-public final class SQLiteExpenseStore: ExpenseStore {
+package final class SQLiteExpenseStore: ExpenseStore {
     private let connection: SQLiteConnection
-    public let location: String
+    package let location: String
 
     /// Opens (or creates, mode 0600) the cache at `path` and brings its schema up to date.
     /// - Throws: ``StoreError/unreadable(path:reason:)`` when the file is damaged, not a database, or cannot be opened.
-    public init(path: String) throws {
+    package init(path: String) throws {
         location = path
         do {
             if path != ":memory:" { try FileSystem.createPrivateFileIfMissing(path) }
@@ -36,14 +36,14 @@ public final class SQLiteExpenseStore: ExpenseStore {
         }
     }
 
-    public func record(id: UUID) throws -> LocalRecord? {
+    package func record(id: UUID) throws -> LocalRecord? {
         try reading {
             try connection.cached("SELECT \(Self.columns) FROM expense WHERE id = ?1")
                 .first([.text(id.uuidString.lowercased())]) { try decode($0) }
         }
     }
 
-    public func records(idPrefix: String, limit: Int) throws -> [LocalRecord] {
+    package func records(idPrefix: String, limit: Int) throws -> [LocalRecord] {
         // A range on the unique index (`~` sorts after every character of a UUID) rather than LIKE, which
         // would scan the table because LIKE is case-insensitive.
         try reading {
@@ -54,7 +54,7 @@ public final class SQLiteExpenseStore: ExpenseStore {
         }
     }
 
-    public func expenses(matching filter: ExpenseFilter) throws -> [Expense] {
+    package func expenses(matching filter: ExpenseFilter) throws -> [Expense] {
         try reading {
             try connection.cached("""
                 SELECT \(Self.columns) FROM expense
@@ -65,12 +65,12 @@ public final class SQLiteExpenseStore: ExpenseStore {
         }
     }
 
-    public func liveCount() throws -> Int {
+    package func liveCount() throws -> Int {
         try reading { try connection.cached("SELECT count(*) FROM expense WHERE deleted = 0").first { $0.int(0) } ?? 0 }
     }
 
     @discardableResult
-    public func commit(_ changes: [StagedChange], meta: [StoreMetaKey: String?]) throws -> [PendingMutation] {
+    package func commit(_ changes: [StagedChange], meta: [StoreMetaKey: String?]) throws -> [PendingMutation] {
         try writing {
             try connection.transaction {
                 var nextId = try metaValue(.nextMutationId).flatMap { Int64($0) } ?? 1
@@ -116,7 +116,7 @@ public final class SQLiteExpenseStore: ExpenseStore {
         }
     }
 
-    public func pendingMutations(limit: Int) throws -> [PendingMutation] {
+    package func pendingMutations(limit: Int) throws -> [PendingMutation] {
         try reading {
             try connection.cached("""
                 SELECT mutation_id, type, expense_id, base_version, amount, currency, category, date, note
@@ -133,15 +133,15 @@ public final class SQLiteExpenseStore: ExpenseStore {
         }
     }
 
-    public func pendingCount() throws -> Int {
+    package func pendingCount() throws -> Int {
         try reading { try connection.cached("SELECT count(*) FROM pending_mutation").first { $0.int(0) } ?? 0 }
     }
 
-    public func removePendingMutations(through mutationId: Int64) throws {
+    package func removePendingMutations(through mutationId: Int64) throws {
         try writing { try connection.cached("DELETE FROM pending_mutation WHERE mutation_id <= ?1").run([.integer(mutationId)]) }
     }
 
-    public func metaValue(_ key: StoreMetaKey) throws -> String? {
+    package func metaValue(_ key: StoreMetaKey) throws -> String? {
         try reading { try connection.cached("SELECT value FROM meta WHERE key = ?1").first([.text(key.rawValue)]) { $0.text(0) } }
     }
 

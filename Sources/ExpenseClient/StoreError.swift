@@ -1,5 +1,5 @@
 /// Why the local store could not do what was asked.
-public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The cache file cannot be opened or read, or is damaged (exit 74).
     case unreadable(path: String, reason: String)
     /// The cache file cannot be written (exit 74).
@@ -12,7 +12,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case idPrefixTooShort(String)
 
     /// A stable snake_case code.
-    public var code: String {
+    package var code: String {
         switch self {
         case .unreadable: "unreadable_cache"
         case .writeFailed: "write_failed"
@@ -22,7 +22,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var message: String {
+    package var message: String {
         switch self {
         case .unreadable(let path, let reason): "cannot read the cache \(path): \(reason)"
         case .writeFailed(let path, let reason): "cannot write the cache \(path): \(reason)"
@@ -34,5 +34,5 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(code): \(message)" }
+    package var description: String { "\(code): \(message)" }
 }

@@ -1,5 +1,5 @@
 /// The store's small key-value settings. Raw values are the keys on disk: never rename one.
-public enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
+package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// This client's UUID, made once when the store is created.
     case clientId = "client_id"
     /// The `mutationId` the next pending mutation gets (from 1).

@@ -165,3 +165,31 @@ import Testing
         #expect(try expense.run(["config", "set", "colour", "red"]).status == 64)
     }
 }
+
+/// The bar chart appears only when standard output is a terminal: util-linux `script` gives the binary one.
+@Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+func summaryDrawsABarChartInATerminal() throws {
+    let expense = try ExpenseProcess()
+    try expense.succeed(["add", "30", "rent", "--date", "2026-01-01"])
+    try expense.succeed(["add", "10", "food", "--date", "2026-01-02"])
+    let command = "'\(ExpenseProcess.executable)' summary --by category"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    process.arguments = ["-qec", command, "/dev/null"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["EXPENSE_HOME"] = expense.home
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let lines = text.split(whereSeparator: \.isNewline)
+    let rent = try #require(lines.firstIndex { $0.contains("rent") })
+    let food = try #require(lines.firstIndex { $0.contains("food") })
+    #expect(rent < food)                                          // largest first
+    #expect(lines[rent].contains("████████████████████████") && lines[rent].contains("75.0%"))
+    #expect(lines[food].contains("████████ ") && lines[food].contains("25.0%"))
+}

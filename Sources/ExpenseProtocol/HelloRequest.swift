@@ -38,11 +38,11 @@ extension HelloParams: RPCMethodRequest {
 }
 
 extension HelloResult: RPCResult {
-    /// Writes `{"cursor","currency","lastMutationId","ledger","protocol","server"}`.
+    /// Writes `{"currency","cursor","lastMutationId","ledger","protocol","server"}`.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.member("cursor", cursor)
         writer.member("currency", currency.code)
+        writer.member("cursor", cursor)
         writer.member("lastMutationId", lastMutationId)
         writer.member("ledger", ledger)
         writer.member("protocol", protocolVersion)

@@ -97,7 +97,7 @@ struct JSONReader {
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         index += 1
-        var members: [String: JSONValue] = [:]
+        var members = [String: JSONValue](minimumCapacity: 8)
         skipWhitespace()
         guard index < bytes.count else { throw .unexpectedEnd }
         if bytes[index] == UInt8(ascii: "}") {

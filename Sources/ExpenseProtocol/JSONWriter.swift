@@ -37,8 +37,15 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
-    /// Writes raw ASCII bytes with no separator logic; for fixed fragments such as the response envelope.
+    /// Writes a fixed fragment such as the response envelope's `{"jsonrpc":"2.0","id":`; the value written
+    /// next gets no comma before it (the fragment ends where a value starts).
     public mutating func raw(_ text: StaticString) {
+        literal(text)
+        needsComma = false
+    }
+
+    @inline(__always)
+    private mutating func literal(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
@@ -96,13 +103,13 @@ public struct JSONWriter: Sendable {
     /// Writes `null`.
     public mutating func null() {
         separate()
-        raw("null")
+        literal("null")
     }
 
     /// Writes `true` or `false`.
     public mutating func bool(_ value: Bool) {
         separate()
-        if value { raw("true") } else { raw("false") }
+        if value { literal("true") } else { literal("false") }
     }
 
     /// Writes an integer in decimal.

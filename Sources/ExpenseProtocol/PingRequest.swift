@@ -9,7 +9,7 @@ public struct PingRequest: RPCMethodRequest, Hashable {
     /// - Throws: ``RPCError``.
     public init(params: JSONValue?) throws(RPCError) { _ = try ParamsReader(params) }
 
-    public func writeParams(to writer: inout JSONWriter) { writer.raw("{}") }
+    public func writeParams(to writer: inout JSONWriter) { writer.object { _ in } }
 }
 
 /// `watch` `{}` → `{"cursor":N}`: from then on the daemon sends this connection a `changed` notification
@@ -24,7 +24,7 @@ public struct WatchRequest: RPCMethodRequest, Hashable {
     /// - Throws: ``RPCError``.
     public init(params: JSONValue?) throws(RPCError) { _ = try ParamsReader(params) }
 
-    public func writeParams(to writer: inout JSONWriter) { writer.raw("{}") }
+    public func writeParams(to writer: inout JSONWriter) { writer.object { _ in } }
 }
 
 /// `{"cursor":N}`: the result of `ping` and `watch`.

@@ -46,7 +46,7 @@ public actor Ledger {
 
     /// A ledger over `store`, which it owns from now on.
     package init(name: String, currency: Currency, store: sending any LedgerStore,
-                 fieldsConverter: @escaping FieldsConverter = LedgerFieldsConverter.draft(from:)) {
+                 fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
         self.name = name
         self.currency = currency
         self.executor = LedgerExecutor(name: "ledger-" + name)

@@ -9,7 +9,7 @@ package final class LedgerEngine {
     package let rules: MutationRules
 
     package init(store: any LedgerStore, currency: Currency,
-                 fieldsConverter: @escaping FieldsConverter = LedgerFieldsConverter.draft(from:)) {
+                 fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
         self.store = store
         self.rules = MutationRules(ledgerCurrency: currency, fieldsConverter: fieldsConverter)
     }

@@ -186,6 +186,29 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Writes a day as the string `"YYYY-MM-DD"` without building a `String` (years are 1900 … 9999).
+    public mutating func day(year: Int, month: Int, day: Int) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        appendDigits(year, width: 4)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendDigits(_ value: Int, width: Int) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
     /// Writes any JSON value; object keys in byte order of their UTF-8, so equal values give equal bytes.
     public mutating func value(_ value: JSONValue) {
         switch value {

@@ -7,7 +7,7 @@ extension Record {
         writer.member("amount", expense.amount)
         writer.member("category", expense.category)
         writer.member("currency", expense.currency.code)
-        writer.member("date", expense.date.description)
+        writer.key("date"); writer.day(year: expense.date.year, month: expense.date.month, day: expense.date.day)
         writer.member("deleted", deleted)
         writer.key("id"); writer.uuid(expense.id)
         writer.member("note", expense.note)

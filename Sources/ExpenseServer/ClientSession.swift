@@ -137,7 +137,7 @@ final class ClientSession: LineSession {
 
     /// Checks the ledger and token; logs and counts a failure (never the token).
     private func authenticate(_ params: HelloParams) -> (any LedgerService)? {
-        if let ledger = context.ledgers.authenticate(ledger: params.ledger, token: params.token) { return ledger }
+        if let ledger = context.ledgers.authenticatedLedger(name: params.ledger, token: params.token) { return ledger }
         context.throttle.recordFailure(connection.peerHost)
         context.log("\(connection.logName): hello failed for ledger '\(params.ledger.prefix(64))' (unknown ledger or wrong token); closing")
         return nil

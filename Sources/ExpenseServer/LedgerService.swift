@@ -35,13 +35,28 @@ extension LedgerService {
 
 /// Finds the ledger a `hello` names, checking its token.
 public protocol LedgerProvider: Sendable {
-    /// The ledger named `ledger` when `token` is its token (compared in constant time), else `nil`.
+    /// The ledger named `name` when `token` is its token (compared in constant time), else `nil`.
     /// Must not block for long: it runs on the network loop's thread.
-    func authenticate(ledger: String, token: String) -> (any LedgerService)?
+    func authenticatedLedger(name: String, token: String) -> (any LedgerService)?
 }
 
 /// An error that has its own JSON-RPC form (code, reason, message); others are answered −32603 `internal`.
 public protocol RPCErrorConvertible: Error {
     /// The error to send to the client. Never contains a token.
     var rpcError: RPCError { get }
+}
+
+extension Ledger: LedgerService {}
+
+extension LedgerDirectory: LedgerProvider {
+    public func authenticatedLedger(name: String, token: String) -> (any LedgerService)? {
+        authenticate(ledger: name, token: token)
+    }
+}
+
+extension LedgerError: RPCErrorConvertible {
+    public var rpcError: RPCError {
+        if case .invalidCursor = self { return RPCError(code: code, message: message, reason: reason, field: "since") }
+        return RPCError(code: code, message: message, reason: reason)
+    }
 }

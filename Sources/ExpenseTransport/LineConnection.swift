@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import CEpoll
 #endif
 
 /// A blocking client connection that sends and receives newline-terminated lines.

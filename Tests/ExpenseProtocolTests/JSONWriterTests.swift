@@ -49,3 +49,12 @@ import Testing
         #expect(try JSONParser.parse(value.jsonBytes) == value)
     }
 }
+
+@Suite struct JSONWriterDayTests {
+    @Test(arguments: [(1900, 1, 1, "1900-01-01"), (9999, 12, 31, "9999-12-31"), (2026, 2, 9, "2026-02-09")])
+    func dayIsZeroPadded(year: Int, month: Int, day: Int, text: String) {
+        var writer = JSONWriter()
+        writer.day(year: year, month: month, day: day)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "\"\(text)\"")
+    }
+}

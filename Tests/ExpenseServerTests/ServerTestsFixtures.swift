@@ -52,7 +52,7 @@ final class FakeLedgers: LedgerProvider {
     let ledger = FakeLedger(name: "default")
     static let token = "0123456789abcdef0123456789abcdef"
 
-    func authenticate(ledger name: String, token: String) -> (any LedgerService)? {
+    func authenticatedLedger(name: String, token: String) -> (any LedgerService)? {
         name == "default" && token == Self.token ? ledger : nil
     }
 }

@@ -24,7 +24,8 @@ package enum ExpenseCLI {
             console.out(HelpFormatter.help(root: root, path: path, footer: ExpenseCommands.footer))
             return ExitCode.success.rawValue
         case .run(let command):
-            let runner = CommandRunner(command: command, home: ExpenseHome(environment: environment), console: console)
+            let runner = CommandRunner(command: command, home: ExpenseHome(environment: environment), console: console,
+                                       environment: environment)
             do {
                 try runner.run()
                 return ExitCode.success.rawValue
@@ -45,6 +46,7 @@ struct CommandRunner {
     let command: ParsedCommand
     let home: ExpenseHome
     let console: Console
+    let environment: [String: String]
 
     func run() throws {
         switch command.path {
@@ -57,6 +59,12 @@ struct CommandRunner {
         case ["import"]: try importFile()
         case ["config", "set"]: try configSet()
         case ["config", "get"]: try configGet()
+        case ["remote", "set"]: try remoteSet()
+        case ["remote", "show"]: try remoteShow()
+        case ["sync"]: try sync()
+        case ["status"]: try status()
+        case ["conflicts"]: try listConflicts()
+        case ["resolve"]: try resolve()
         default: throw usage("Unknown command")
         }
     }

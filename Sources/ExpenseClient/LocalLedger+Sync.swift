@@ -193,6 +193,17 @@ extension LocalLedger {
         }
     }
 
+    /// Whether some entry waits to be sent.
+    package func hasUnsent() throws -> Bool {
+        var position: Int64 = 0
+        while true {
+            let page = try store.write { try $0.pending(after: position, limit: 1000) }
+            guard let last = page.last else { return false }
+            if page.contains(where: { $0.state == .unsent }) { return true }
+            position = last.position
+        }
+    }
+
     /// The cursor to pull from.
     package func pullCursor() throws -> Int64 { try store.metaValue(.pullCursor).flatMap { Int64($0) } ?? 0 }
 

@@ -48,8 +48,17 @@ package struct SyncEngine {
     package var timeout: Duration = .seconds(30)
     /// Told what happens, for `--verbose` or logs.
     package var log: (String) -> Void = { _ in }
-    /// Called after a push is written and before its answer is read (tests drop the connection here).
-    package var afterPushWritten: ((SyncConnection, [PendingMutation]) throws -> Void)?
+    /// Where a test may inject a fault (by throwing ``SyncError/unreachable(_:)``).
+    package enum FaultPoint: Sendable, Hashable {
+        /// A push is written; its answer not yet read.
+        case pushWritten
+        /// A push's answer is read but not yet applied (throwing here is an answer lost after the daemon applied it).
+        case pushAnswered
+    }
+    /// Called at each ``FaultPoint`` with the batch (tests only).
+    package var faultInjection: ((FaultPoint, [PendingMutation]) throws -> Void)?
+    /// Told of every change the daemon acknowledged as applied, with its version (tests check none is lost).
+    package var onApplied: ((PendingMutation, Int64) -> Void)?
 
     package init(ledger: LocalLedger, remote: RemoteConfiguration) {
         self.ledger = ledger
@@ -80,7 +89,7 @@ package struct SyncEngine {
     /// have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
         for round in 1...3 {
-            try push(on: connection, report: &report, injectFault: round == 1)
+            try push(on: connection, report: &report)
             try pull(on: connection, report: &report)
             try ledger.settleUnknown()
             if try !ledger.hasUnsent() { break }
@@ -94,16 +103,23 @@ package struct SyncEngine {
     }
 
     /// Pushes batches until nothing more can be sent.
-    package func push(on connection: SyncConnection, report: inout Report, injectFault: Bool = false) throws {
+    package func push(on connection: SyncConnection, report: inout Report) throws {
         while true {
             let batch = try ledger.nextBatch()
             if batch.isEmpty { break }
             let request = PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation(mutationId: $0) } })
             let result: PushResult
-            if injectFault, let afterPushWritten {
-                result = try connection.call(request) { try afterPushWritten(connection, batch) }
+            if let faultInjection {
+                result = try connection.call(request) { try faultInjection(.pushWritten, batch) }
+                try faultInjection(.pushAnswered, batch)
             } else {
                 result = try connection.call(request)
+            }
+            if let onApplied {
+                let byId = Dictionary(batch.compactMap { entry in entry.mutationId.map { ($0, entry) } }, uniquingKeysWith: { a, _ in a })
+                for item in result.results {
+                    if case .applied(let version, _) = item.status, let entry = byId[item.mutationId] { onApplied(entry, version) }
+                }
             }
             let outcome = try ledger.apply(results: result.results, for: batch)
             report.pushed += outcome.applied

@@ -7,7 +7,9 @@ import Foundation
 package enum ExpenseCLI {
     /// Runs `expense` with `arguments` (without the program name) and returns the process exit code.
     package static func main(arguments: [String], environment: [String: String]) -> Int32 {
-        let console = Console()
+        var console = Console()
+        // Charts are drawn for a terminal; EXPENSE_CHART=always draws them anyway (demos, `| less -R`).
+        if environment["EXPENSE_CHART"] == "always" { console.isTerminal = true }
         let root = ExpenseCommands.root
         let outcome: ParseOutcome
         do {

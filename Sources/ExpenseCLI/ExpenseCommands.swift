@@ -132,5 +132,6 @@ enum ExpenseCommands {
           EXPENSE_SERVER  the daemon's HOST:PORT (overrides `expense remote set`)
           EXPENSE_LEDGER  the ledger's name on the daemon
           EXPENSE_TOKEN   the ledger's token
+          EXPENSE_CHART   `always` draws summary charts even when standard output is not a terminal
         """
 }

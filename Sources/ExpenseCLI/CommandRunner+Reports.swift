@@ -57,9 +57,11 @@ extension CommandRunner {
     }
 
     /// Says on standard error (so `--json` output stays clean) when local totals include changes the daemon
-    /// has not seen yet.
+    /// has not seen yet. Only once a remote is configured: with no daemon, local totals are the only totals.
     func noteUnsynced(_ ledger: LocalLedger) {
-        guard let pending = try? ledger.pendingCount(), pending > 0 else { return }
+        guard let pending = try? ledger.pendingCount(), pending > 0,
+              (try? RemoteConfiguration.resolve(environment: environment, home: home, store: ledger.store)) != nil
+        else { return }
         console.err("Note: includes \(pending) unsynced change\(pending == 1 ? "" : "s") (local estimate; `expense summary --server` is the authority).")
     }
 

@@ -116,6 +116,7 @@ extension CommandRunner {
     }
 
     private func reportLine(_ report: SyncEngine.Report) {
+        guard report.pushed + report.pulled + report.newConflicts > 0 else { return }
         console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
     }
 

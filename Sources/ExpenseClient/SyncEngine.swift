@@ -88,7 +88,7 @@ package struct SyncEngine {
     /// Push, pull, settle on an open session, adding to `report`. Entries whose lost answer turns out not to
     /// have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
-        for round in 1...3 {
+        for _ in 1...3 {
             try push(on: connection, report: &report)
             try pull(on: connection, report: &report)
             try ledger.settleUnknown()

@@ -67,7 +67,7 @@ package struct MutationRules: Sendable {
         }
         if mutation.baseVersion > existing.version {
             return .rejected(MutationRejection(
-                reason: "invalid_base_version", field: nil,
+                reason: "invalid_base_version", field: "baseVersion",
                 message: "baseVersion \(mutation.baseVersion) is above the record's version \(existing.version)"))
         }
         switch mutation.type {

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "CEpoll.h"
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 int cepoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
     struct epoll_event event;
@@ -22,4 +24,18 @@ int cepoll_wait(int epfd, uint32_t *events, uint64_t *datas, int max, int timeou
 
 int cepoll_accept(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int cepoll_eventfd(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int cepoll_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    return (int)write(fd, &one, sizeof one);
+}
+
+int cepoll_eventfd_drain(int fd) {
+    uint64_t value = 0;
+    return (int)read(fd, &value, sizeof value);
 }

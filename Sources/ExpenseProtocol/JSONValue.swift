@@ -25,3 +25,77 @@ public struct JSONNumber: Hashable, Sendable {
         return Int64(text)
     }
 }
+
+extension JSONValue {
+    /// Parses one JSON text. - Throws: ``JSONParseError``.
+    public init(parsing bytes: [UInt8]) throws(JSONParseError) {
+        self = try JSONParser.parse(bytes)
+    }
+
+    /// Compact JSON bytes, object keys sorted, no trailing newline.
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        writer.value(self)
+        return writer.bytes
+    }
+
+    /// Compact JSON text, object keys sorted.
+    public var jsonText: String { String(decoding: jsonBytes, as: UTF8.self) }
+
+    /// The member `key` when this is an object holding it.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// The members when this is an object.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    /// The elements when this is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
+    /// The text when this is a string.
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    /// The flag when this is a boolean.
+    public var boolValue: Bool? {
+        if case .bool(let flag) = self { return flag }
+        return nil
+    }
+
+    /// The value when this is a plain integer number that fits in `Int64` (so not `1.0` nor `1e3`).
+    public var int64Value: Int64? {
+        if case .number(let number) = self { return number.int64 }
+        return nil
+    }
+
+    /// Whether this is `null`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .number(JSONNumber(value)) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .null }
+    /// - Precondition: no key twice (a programmer error in a literal).
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { first, _ in
+            preconditionFailure("duplicate key in a JSONValue literal")
+        }))
+    }
+}

@@ -1,1 +1,4 @@
-print("expense: not built yet")
+import ExpenseCLI
+import Foundation
+
+exit(ExpenseCLI.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

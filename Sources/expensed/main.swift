@@ -1,1 +1,4 @@
-print("expensed: not built yet")
+import ExpensedCLI
+import Foundation
+
+exit(await ExpensedCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))

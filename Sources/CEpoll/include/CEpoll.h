@@ -11,4 +11,10 @@ int cepoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
 int cepoll_wait(int epfd, uint32_t *events, uint64_t *datas, int max, int timeout_ms);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
 int cepoll_accept(int fd);
+/// eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC): the loop's wake-up channel.
+int cepoll_eventfd(void);
+/// Adds 1 to an eventfd (wakes the loop); returns write's result.
+int cepoll_eventfd_signal(int fd);
+/// Reads (and so resets) an eventfd; returns read's result.
+int cepoll_eventfd_drain(int fd);
 #endif

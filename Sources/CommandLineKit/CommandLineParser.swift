@@ -1,0 +1,118 @@
+/// Parses a command line against a tree of ``CommandSpec``s, following swift-argument-parser's conventions:
+///
+/// - subcommands are selected by their leading words (`expense config set …`);
+/// - `--name value` and `--name=value` both give an option its value; flags take none;
+/// - `--` ends options, so every later token is positional (`expense add -- -3 food`);
+/// - any other token starting with `-` that is not a known option is a usage error, so a negative number
+///   cannot reach a command by accident;
+/// - `--help`/`-h` anywhere, and `help SUBCOMMAND`, ask for help; `--version` on the root asks for the version.
+public enum CommandLineParser {
+    /// Parses `arguments` (without the program name).
+    /// - Throws: ``UsageError``.
+    public static func parse(_ arguments: [String], root: CommandSpec) throws(UsageError) -> ParseOutcome {
+        if arguments.first == "help", root.subcommand(named: "help") == nil {
+            return .help(path: try helpPath(Array(arguments.dropFirst()), root: root))
+        }
+        var spec = root
+        var path: [String] = []
+        var index = 0
+        while index < arguments.count, let next = spec.subcommand(named: arguments[index]) {
+            spec = next
+            path.append(next.name)
+            index += 1
+        }
+
+        var positionals: [String] = []
+        var options: [String: String] = [:]
+        var flags: Set<String> = []
+        var optionsEnded = false
+        while index < arguments.count {
+            let token = arguments[index]
+            index += 1
+            if optionsEnded || token == "-" || !token.hasPrefix("-") {
+                if !optionsEnded, !spec.subcommands.isEmpty, spec.arguments.isEmpty {
+                    throw UsageError("Unknown subcommand '\(token)'", path: path)
+                }
+                positionals.append(token)
+                continue
+            }
+            if token == "--" {
+                optionsEnded = true
+                continue
+            }
+            if path.isEmpty, token == "--version" { return .version }
+            var name = token
+            var inlineValue: String?
+            if token.hasPrefix("--"), let equals = token.firstIndex(of: "=") {
+                name = String(token[..<equals])
+                inlineValue = String(token[token.index(after: equals)...])
+            }
+            guard let option = spec.option(for: name) else {
+                throw UsageError("Unknown option '\(token)'", path: path)
+            }
+            if option.name == OptionSpec.help.name { return .help(path: path) }
+            if option.isFlag {
+                guard inlineValue == nil else {
+                    throw UsageError("The flag '--\(option.name)' does not take a value", path: path)
+                }
+                flags.insert(option.name)
+            } else if let inlineValue {
+                options[option.name] = inlineValue
+            } else {
+                guard index < arguments.count, !looksLikeOption(arguments[index], in: spec) else {
+                    throw UsageError("Missing value for '\(option.synopsis)'", path: path)
+                }
+                options[option.name] = arguments[index]
+                index += 1
+            }
+        }
+
+        guard spec.runnable else {
+            if positionals.isEmpty, options.isEmpty, flags.isEmpty { return .help(path: path) }
+            throw UsageError("Missing subcommand", path: path)
+        }
+        if positionals.count > spec.arguments.count {
+            throw UsageError("Unexpected argument '\(positionals[spec.arguments.count])'", path: path)
+        }
+        var values: [String: String] = [:]
+        for (offset, argument) in spec.arguments.enumerated() {
+            if offset < positionals.count {
+                values[argument.name] = positionals[offset]
+            } else if !argument.isOptional {
+                throw UsageError("Missing expected argument '<\(argument.name)>'", path: path)
+            }
+        }
+        return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags))
+    }
+
+    /// The command `help a b` names; every word must be a subcommand.
+    private static func helpPath(_ words: [String], root: CommandSpec) throws(UsageError) -> [String] {
+        var spec = root
+        var path: [String] = []
+        for word in words {
+            guard let next = spec.subcommand(named: word) else {
+                throw UsageError("Unknown subcommand '\(word)'", path: path)
+            }
+            spec = next
+            path.append(word)
+        }
+        return path
+    }
+
+    /// A following token is taken as a value unless it is `--` or one of the command's own options.
+    private static func looksLikeOption(_ token: String, in spec: CommandSpec) -> Bool {
+        if token == "--" { return true }
+        let name = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
+        return spec.option(for: name) != nil
+    }
+
+    /// The spec at `path` below `root`, if every word names a subcommand.
+    public static func spec(at path: [String], root: CommandSpec) -> CommandSpec? {
+        var spec = root
+        for word in path {
+            guard let next = spec.subcommand(named: word) else { return nil }
+            spec = next
+        }
+        return spec
+    }
+}

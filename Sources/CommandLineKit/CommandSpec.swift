@@ -1,0 +1,91 @@
+/// The description of one command: its name, what it does, its arguments, options and subcommands.
+///
+/// A tree of specs is the single source for both parsing and the generated help text, so the two never disagree.
+public struct CommandSpec: Sendable {
+    /// The word that selects this command (`add`); the root's name is the program's name (`expense`).
+    public var name: String
+    /// One line for OVERVIEW and for the parent's SUBCOMMANDS list.
+    public var abstract: String
+    /// Optional paragraphs printed after the overview line.
+    public var discussion: String
+    /// Positional arguments, in order.
+    public var arguments: [ArgumentSpec]
+    /// Options and flags (`--help` is added automatically).
+    public var options: [OptionSpec]
+    /// Subcommands; a command with subcommands and `runnable == false` requires one.
+    public var subcommands: [CommandSpec]
+    /// Whether the command does something by itself when no subcommand is given.
+    public var runnable: Bool
+
+    public init(name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
+                options: [OptionSpec] = [], subcommands: [CommandSpec] = [], runnable: Bool? = nil) {
+        precondition(arguments.drop(while: { !$0.isOptional }).allSatisfy(\.isOptional),
+                     "optional positional arguments must come after the required ones")
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.arguments = arguments
+        self.options = options
+        self.subcommands = subcommands
+        self.runnable = runnable ?? subcommands.isEmpty
+    }
+
+    /// The subcommand called `name`, if any.
+    public func subcommand(named name: String) -> CommandSpec? {
+        subcommands.first { $0.name == name }
+    }
+
+    /// The option written `token` (`--date` or `-d`), including the implicit `--help`/`-h`.
+    public func option(for token: String) -> OptionSpec? {
+        (options + [OptionSpec.help]).first { "--" + $0.name == token || ($0.short.map { "-" + String($0) } == token) }
+    }
+}
+
+/// A positional argument.
+public struct ArgumentSpec: Sendable {
+    /// Shown in usage as `<name>`, and the key of the parsed value.
+    public var name: String
+    public var help: String
+    public var isOptional: Bool
+
+    public init(_ name: String, help: String, optional: Bool = false) {
+        self.name = name
+        self.help = help
+        self.isOptional = optional
+    }
+}
+
+/// An option taking a value (`--date <date>`) or a flag (`--json`).
+public struct OptionSpec: Sendable {
+    /// The long name without dashes (`date`).
+    public var name: String
+    /// An optional one-letter short name (`-d`).
+    public var short: Character?
+    /// The value's placeholder (`date`), or `nil` for a flag.
+    public var valueName: String?
+    public var help: String
+
+    /// An option with a value.
+    public static func option(_ name: String, short: Character? = nil, value: String, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: value, help: help)
+    }
+
+    /// A flag, present or not.
+    public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: nil, help: help)
+    }
+
+    /// The implicit `--help`/`-h` every command has.
+    public static let help = OptionSpec.flag("help", short: "h", help: "Show help information.")
+
+    /// Whether this is a flag (takes no value).
+    public var isFlag: Bool { valueName == nil }
+
+    /// `-d, --date <date>` or `--json`.
+    public var synopsis: String {
+        var text = short.map { "-\($0), " } ?? ""
+        text += "--" + name
+        if let valueName { text += " <\(valueName)>" }
+        return text
+    }
+}

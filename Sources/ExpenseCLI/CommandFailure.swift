@@ -1,0 +1,44 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+
+/// A command that failed: the exit code and the lines for standard error.
+struct CommandFailure: Error {
+    var exitCode: ExitCode
+    var lines: [String]
+
+    init(_ exitCode: ExitCode, _ lines: String...) {
+        self.exitCode = exitCode
+        self.lines = lines
+    }
+
+    init(_ exitCode: ExitCode, lines: [String]) {
+        self.exitCode = exitCode
+        self.lines = lines
+    }
+
+    /// The exit code and message of any error a command can meet.
+    static func from(_ error: any Error) -> (ExitCode, [String]) {
+        switch error {
+        case let failure as CommandFailure:
+            return (failure.exitCode, failure.lines)
+        case let error as ValidationError:
+            return (.dataError, ["Error: \(error.code): \(error.message)"])
+        case let error as StoreError:
+            switch error {
+            case .unreadable, .writeFailed: return (.ioError, ["Error: \(error.code): \(error.message)"])
+            case .unknownId, .ambiguousId, .idPrefixTooShort: return (.failure, ["Error: \(error.code): \(error.message)"])
+            }
+        case let error as ImportError:
+            switch error {
+            case .invalidRows(let problems):
+                let head = "Error: nothing imported: \(problems.count) bad row\(problems.count == 1 ? "" : "s")"
+                return (.dataError, [head] + problems.map { "  \($0)" })
+            default:
+                return (.dataError, ["Error: nothing imported: \(error)"])
+            }
+        default:
+            return (.failure, ["Error: \(error)"])
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import Foundation
+
+extension CommandRunner {
+    /// `expense list [--from D] [--to D] [--category C] [--json]`.
+    func list() throws {
+        let filter = ExpenseFilter(from: try day("from"), to: try day("to"), category: command.option("category"))
+        let expenses = try ledger().list(filter)
+        if command.flag("json") {
+            console.out(try ExpenseJSON.expenses(expenses))
+        } else if expenses.isEmpty {
+            console.err("No expenses.")
+        } else {
+            console.out(ExpenseTable.render(expenses))
+        }
+    }
+
+    /// `expense summary [--by category|month] [--from D] [--to D] [--category C] [--json]`.
+    func summary() throws {
+        let grouping: SummaryGrouping
+        switch command.option("by") {
+        case nil: grouping = .none
+        case "category": grouping = .category
+        case "month": grouping = .month
+        case let other?: throw usage("--by must be category or month, not '\(other)'")
+        }
+        let query = SummaryQuery(from: try day("from"), to: try day("to"), category: command.option("category"), groupBy: grouping)
+        let summary = try ledger().summary(query)
+        if command.flag("json") {
+            console.out(try ExpenseJSON.summary(summary, groupBy: grouping))
+        } else if summary.totals.isEmpty {
+            console.err("No expenses.")
+        } else {
+            console.out(SummaryReport.render(summary, chart: console.isTerminal))
+        }
+    }
+
+    /// `expense export [--format csv|json] [--output FILE]`.
+    func export() throws {
+        let format = command.option("format") ?? "csv"
+        guard format == "csv" || format == "json" else { throw usage("--format must be csv or json, not '\(format)'") }
+        let expenses = try ledger().list()
+        let text: String
+        if format == "json" {
+            text = try ExpenseJSON.expenses(expenses)
+        } else {
+            text = CSV.row(CSVImporter.header) + expenses.map { expense in
+                CSV.row([expense.date.description, Money.format(expense.amount, currency: expense.currency),
+                         expense.currency.code, expense.category, expense.note])
+            }.joined()
+        }
+        guard let output = command.option("output") else {
+            console.out(text)
+            return
+        }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw CommandFailure(.ioError, "Error: cannot write \(output): \(error.localizedDescription)")
+        }
+        console.err("Exported \(expenses.count) expense\(expenses.count == 1 ? "" : "s") to \(output).")
+    }
+
+    /// `expense import FILE [--dry-run]`: all rows or none.
+    func importFile() throws {
+        let path = command.argument("file") ?? ""
+        let data: Data?
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            data = FileManager.default.contents(atPath: path)
+        }
+        guard let data, let text = String(data: data, encoding: .utf8) else {
+            throw CommandFailure(.ioError, "Error: cannot read \(path): " +
+                (data == nil ? "no such file or permission denied" : "it is not UTF-8 text"))
+        }
+        let ledger = try ledger()
+        let expenses = try CSVImporter.drafts(from: text, defaultCurrency: try ledger.defaultCurrency())
+        let count = "\(expenses.count) expense\(expenses.count == 1 ? "" : "s")"
+        if command.flag("dry-run") {
+            console.err("Would import \(count) from \(path) (dry run: nothing stored).")
+            return
+        }
+        try ledger.insert(expenses)
+        console.err("Imported \(count) from \(path).")
+    }
+}

@@ -1,0 +1,74 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import Foundation
+
+/// The `expense` program: parses the command line, opens the local store, runs one command.
+package enum ExpenseCLI {
+    /// Runs `expense` with `arguments` (without the program name) and returns the process exit code.
+    package static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        let console = Console()
+        let root = ExpenseCommands.root
+        let outcome: ParseOutcome
+        do {
+            outcome = try CommandLineParser.parse(arguments, root: root)
+        } catch {
+            console.err(error.report(root: root))
+            return ExitCode.usage.rawValue
+        }
+        switch outcome {
+        case .version:
+            console.out("expense \(ExpenseCommands.version)\n")
+            return ExitCode.success.rawValue
+        case .help(let path):
+            console.out(HelpFormatter.help(root: root, path: path, footer: ExpenseCommands.footer))
+            return ExitCode.success.rawValue
+        case .run(let command):
+            let runner = CommandRunner(command: command, home: ExpenseHome(environment: environment), console: console)
+            do {
+                try runner.run()
+                return ExitCode.success.rawValue
+            } catch let error as UsageError {
+                console.err(error.report(root: root))
+                return ExitCode.usage.rawValue
+            } catch {
+                let (code, lines) = CommandFailure.from(error)
+                lines.forEach(console.err)
+                return code.rawValue
+            }
+        }
+    }
+}
+
+/// Runs one parsed command against the store in `home`.
+struct CommandRunner {
+    let command: ParsedCommand
+    let home: ExpenseHome
+    let console: Console
+
+    func run() throws {
+        switch command.path {
+        case ["add"]: try add()
+        case ["list"]: try list()
+        case ["edit"]: try edit()
+        case ["delete"]: try delete()
+        case ["summary"]: try summary()
+        case ["export"]: try export()
+        case ["import"]: try importFile()
+        case ["config", "set"]: try configSet()
+        case ["config", "get"]: try configGet()
+        default: throw usage("Unknown command")
+        }
+    }
+
+    /// Opened on demand, so `--help` and usage errors never touch the disk.
+    func ledger() throws -> LocalLedger { LocalLedger(store: try home.openStore()) }
+
+    /// A usage error for this command.
+    func usage(_ message: String) -> UsageError { UsageError(message, path: command.path) }
+
+    /// The day in option `name`, validated by the core (65 naming the date when invalid).
+    func day(_ name: String) throws -> CalendarDay? {
+        try command.option(name).map { try ExpenseValidator.validateDate($0) }
+    }
+}

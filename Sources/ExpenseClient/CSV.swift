@@ -1,0 +1,110 @@
+/// One record of a CSV file and the physical line it starts on (the first line of a file is 1).
+package struct CSVRecord: Hashable, Sendable {
+    package var line: Int
+    package var fields: [String]
+
+    package init(line: Int, fields: [String]) {
+        self.line = line
+        self.fields = fields
+    }
+}
+
+/// A CSV file that does not follow RFC 4180.
+package enum CSVError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A quoted field is never closed; `line` is where the record starts.
+    case unterminatedQuote(line: Int)
+    /// A quote inside an unquoted field, or text right after a closing quote.
+    case unexpectedQuote(line: Int)
+
+    package var line: Int {
+        switch self {
+        case .unterminatedQuote(let line), .unexpectedQuote(let line): line
+        }
+    }
+
+    package var description: String {
+        switch self {
+        case .unterminatedQuote(let line): "line \(line): a quoted field is never closed"
+        case .unexpectedQuote(let line): "line \(line): a quote must open a field or be doubled inside a quoted field"
+        }
+    }
+}
+
+/// RFC 4180 CSV: comma-separated, fields may be quoted with `"`, a quote inside a quoted field is doubled,
+/// quoted fields may hold commas and line breaks. Lines end in CRLF or LF. Empty lines are skipped.
+package enum CSV {
+    /// Parses `text` into records, each with the physical line it starts on.
+    /// - Throws: ``CSVError``.
+    package static func parse(_ text: String) throws(CSVError) -> [CSVRecord] {
+        // Unicode scalars, not Characters: "\r\n" is one Character, and a quote may combine with what follows.
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = scalars.next()
+        if pending == "\u{FEFF}" { pending = scalars.next() } // a byte-order mark is not data
+        func next() -> Unicode.Scalar? {
+            defer { pending = scalars.next() }
+            return pending
+        }
+
+        var records: [CSVRecord] = []
+        var fields: [String] = []
+        var field = String.UnicodeScalarView()
+        var line = 1
+        var recordLine = 1
+        var quotedRecord = false
+
+        func endRecord() {
+            fields.append(String(field))
+            field = String.UnicodeScalarView()
+            if !(fields == [""] && !quotedRecord) { records.append(CSVRecord(line: recordLine, fields: fields)) }
+            fields = []
+            quotedRecord = false
+        }
+
+        while let scalar = next() {
+            if field.isEmpty, scalar == "\"" {
+                // A quoted field: runs to the closing quote, which must be followed by `,`, a line end or the end.
+                quotedRecord = true
+                while true {
+                    guard let inner = next() else { throw .unterminatedQuote(line: recordLine) }
+                    if inner == "\"" {
+                        if pending == "\"" { _ = next(); field.append("\""); continue }
+                        break
+                    }
+                    if inner == "\n" || (inner == "\r" && pending != "\n") { line += 1 }
+                    field.append(inner)
+                }
+                guard pending == nil || pending == "," || pending == "\r" || pending == "\n" else {
+                    throw .unexpectedQuote(line: line)
+                }
+                continue
+            }
+            switch scalar {
+            case ",":
+                fields.append(String(field))
+                field = String.UnicodeScalarView()
+            case "\r", "\n":
+                if scalar == "\r", pending == "\n" { _ = next() }
+                endRecord()
+                line += 1
+                recordLine = line
+            case "\"":
+                throw .unexpectedQuote(line: line)
+            default:
+                field.append(scalar)
+            }
+        }
+        if !field.isEmpty || !fields.isEmpty || quotedRecord { endRecord() }
+        return records
+    }
+
+    /// One field, quoted when it holds a comma, a quote or a line break.
+    package static func escape(_ field: String) -> String {
+        guard field.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// One record and its line end (`\n`).
+    package static func row(_ fields: [String]) -> String {
+        fields.map(escape).joined(separator: ",") + "\n"
+    }
+}

@@ -1,0 +1,23 @@
+import ExpenseCore
+
+/// Which live expenses a listing returns. `from` and `to` are inclusive; `category` matches the stored
+/// (trimmed) category exactly.
+package struct ExpenseFilter: Hashable, Sendable {
+    package var from: CalendarDay?
+    package var to: CalendarDay?
+    package var category: String?
+
+    package init(from: CalendarDay? = nil, to: CalendarDay? = nil, category: String? = nil) {
+        self.from = from
+        self.to = to
+        self.category = category.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    /// Whether `expense` passes the filter (used by the stores that filter in memory).
+    package func matches(_ expense: Expense) -> Bool {
+        if let from, expense.date < from { return false }
+        if let to, expense.date > to { return false }
+        if let category, expense.category != category { return false }
+        return true
+    }
+}

@@ -1,0 +1,60 @@
+import ExpenseCore
+import Foundation
+
+/// The `hello` request is its params.
+public typealias HelloRequest = HelloParams
+
+extension HelloParams: RPCMethodRequest {
+    public typealias Response = HelloResult
+    public static let method = "hello"
+
+    /// Reads `{"protocol":1,"ledger":…,"token":…,"clientId":"<uuid>","clientName":…?}`.
+    ///
+    /// `protocol` is read first: an integer other than ``ProtocolVersion/current`` throws −32003
+    /// `unsupported_protocol` before any other member is looked at (a newer client may send other members).
+    /// - Throws: ``RPCError``: −32003, or −32602 naming the member.
+    public init(params: JSONValue?) throws(RPCError) {
+        let reader = try ParamsReader(params)
+        guard let protocolValue = reader.optional("protocol") else { throw .invalidParams("protocol is missing", field: "protocol") }
+        guard case .number(let number) = protocolValue else { throw .invalidParams("protocol must be an integer", field: "protocol") }
+        guard number.int64 == ProtocolVersion.current else { throw .unsupportedProtocol(String(number.text.prefix(40))) }
+        let clientIdText = try reader.string("clientId")
+        guard let clientId = try? ExpenseValidator.validateID(clientIdText) else {
+            throw .invalidParams("clientId must be a UUID", field: "clientId")
+        }
+        self.init(protocolVersion: ProtocolVersion.current, ledger: try reader.string("ledger"), token: try reader.string("token"),
+                  clientId: clientId, clientName: try reader.optionalString("clientName"))
+    }
+
+    public func writeParams(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("clientId"); writer.uuid(clientId)
+        if let clientName { writer.member("clientName", clientName) }
+        writer.member("ledger", ledger)
+        writer.member("protocol", protocolVersion)
+        writer.member("token", token)
+        writer.endObject()
+    }
+}
+
+extension HelloResult: RPCResult {
+    /// Writes `{"currency","cursor","lastMutationId","ledger","protocol","server"}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("currency", currency.code)
+        writer.member("cursor", cursor)
+        writer.member("lastMutationId", lastMutationId)
+        writer.member("ledger", ledger)
+        writer.member("protocol", protocolVersion)
+        writer.member("server", server)
+        writer.endObject()
+    }
+
+    public init(json: JSONValue) throws(ProtocolDecodingError) {
+        let reader = try ResultReader(json, path: "result")
+        let code = try reader.string("currency")
+        guard let currency = Currency(code: code) else { throw .invalidMember(path: "result.currency", detail: "unknown currency \(code)") }
+        self.init(protocolVersion: try reader.int64("protocol"), server: try reader.string("server"), ledger: try reader.string("ledger"),
+                  currency: currency, cursor: try reader.int64("cursor"), lastMutationId: try reader.int64("lastMutationId"))
+    }
+}

@@ -1,0 +1,60 @@
+/// The `pull` request is its params.
+public typealias PullRequest = PullParams
+
+extension PullParams: RPCMethodRequest {
+    public typealias Response = PullResult
+    public static let method = "pull"
+    /// The limit when none is sent.
+    public static let defaultLimit = 1000
+    /// The allowed limits.
+    public static let limitRange = 1...10_000
+
+    /// Reads `{"since":<Int ≥ 0, default 0>,"limit":<1…10000, default 1000>}`; `params` may be omitted.
+    ///
+    /// `since` not an integer or `limit` out of range: −32602 `invalid_params`; `since` below 0: −32602
+    /// `invalid_cursor` (a `since` beyond the head is also `invalid_cursor`, checked by the ledger).
+    /// - Throws: ``RPCError``.
+    public init(params: JSONValue?) throws(RPCError) {
+        let reader = try ParamsReader(params)
+        let since = try reader.optionalInt64("since") ?? 0
+        guard since >= 0 else { throw .invalidCursor("since must be 0 or a cursor returned by the daemon") }
+        let limit = try reader.optionalInt64("limit") ?? Int64(Self.defaultLimit)
+        guard limit >= Int64(Self.limitRange.lowerBound), limit <= Int64(Self.limitRange.upperBound) else {
+            throw .invalidParams("limit must be from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound)", field: "limit")
+        }
+        self.init(since: since, limit: Int(limit))
+    }
+
+    /// Writes `{"limit":…,"since":…}`.
+    public func writeParams(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("limit", Int64(limit))
+        writer.member("since", since)
+        writer.endObject()
+    }
+}
+
+extension PullResult: RPCResult {
+    /// Writes `{"changes":[Record…],"cursor":…,"more":…}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("changes")
+        writer.beginArray()
+        for record in changes { record.write(to: &writer) }
+        writer.endArray()
+        writer.member("cursor", cursor)
+        writer.member("more", more)
+        writer.endObject()
+    }
+
+    public init(json: JSONValue) throws(ProtocolDecodingError) {
+        let reader = try ResultReader(json, path: "result")
+        let elements = try reader.array("changes")
+        var changes: [Record] = []
+        changes.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            changes.append(try Record(json: element, path: "result.changes[\(index)]"))
+        }
+        self.init(changes: changes, cursor: try reader.int64("cursor"), more: try reader.bool("more"))
+    }
+}

@@ -1,0 +1,123 @@
+import ExpenseCore
+import Foundation
+
+/// `push` `{"mutations":[M…]}`: the daemon decodes each mutation's shape here; the ledger validates fields.
+public struct PushRequest: RPCMethodRequest, Hashable {
+    public typealias Response = PushResult
+    public static let method = "push"
+    /// The most mutations one push may carry; more is −32602 `batch_too_large`, nothing applied.
+    public static let maximumMutations = 1000
+
+    /// One entry per mutation sent, in order: a well-formed mutation or the reason its shape was refused.
+    public var items: [PushItem]
+
+    public init(items: [PushItem]) { self.items = items }
+
+    /// A push of well-formed mutations (client side).
+    public init(mutations: [Mutation]) {
+        items = mutations.map { PushItem(mutationId: $0.mutationId, body: .success($0)) }
+    }
+
+    /// Reads the params of a push.
+    ///
+    /// Whole-push errors (−32602, nothing applied, no id consumed): `mutations` missing or not an array
+    /// (`invalid_params`), more than ``maximumMutations`` entries (`batch_too_large`), an entry that is not an
+    /// object or whose `mutationId` is missing or not a positive JSON integer (`invalid_mutation`, field
+    /// `mutations[i].mutationId`). Every other problem is confined to its entry, see ``PushItem``.
+    /// - Throws: ``RPCError``.
+    public init(params: JSONValue?) throws(RPCError) {
+        let reader = try ParamsReader(params)
+        guard let mutationsValue = reader.optional("mutations") else { throw .invalidParams("mutations is missing", field: "mutations") }
+        guard case .array(let entries) = mutationsValue else { throw .invalidParams("mutations must be an array", field: "mutations") }
+        guard entries.count <= Self.maximumMutations else { throw .batchTooLarge(count: entries.count) }
+        var items: [PushItem] = []
+        items.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            guard case .object(let members) = entry else {
+                throw .invalidMutation("mutations[\(index)] must be an object", field: "mutations[\(index)]")
+            }
+            guard let mutationId = members["mutationId"]?.int64Value, mutationId > 0 else {
+                throw .invalidMutation("mutations[\(index)].mutationId must be a positive integer",
+                                       field: "mutations[\(index)].mutationId")
+            }
+            items.append(PushItem(mutationId: mutationId, body: Self.mutation(mutationId: mutationId, members: members)))
+        }
+        self.items = items
+    }
+
+    /// The shape of one mutation, checked in the order type, baseVersion, fields, id.
+    static func mutation(mutationId: Int64, members: [String: JSONValue]) -> Result<Mutation, MutationRejection> {
+        func malformed(_ field: String, _ message: String) -> Result<Mutation, MutationRejection> {
+            .failure(MutationRejection(reason: "invalid_mutation", field: field, message: message))
+        }
+        guard let typeText = members["type"]?.stringValue, let type = MutationType(rawValue: typeText) else {
+            return malformed("type", "type must be \"put\" or \"delete\"")
+        }
+        guard let baseVersion = members["baseVersion"]?.int64Value, baseVersion >= 0 else {
+            return malformed("baseVersion", "baseVersion must be an integer, 0 or more")
+        }
+        var fields: [String: JSONValue]?
+        switch (type, members["fields"]) {
+        case (.put, .object(let sent)?): fields = sent
+        case (.put, _): return malformed("fields", "a put needs a fields object")
+        case (.delete, nil), (.delete, .null?): fields = nil
+        case (.delete, _): return malformed("fields", "a delete carries no fields")
+        }
+        guard let idText = members["id"]?.stringValue, let id = try? ExpenseValidator.validateID(idText) else {
+            let shown = members["id"].map { $0.stringValue ?? $0.jsonText } ?? "(missing)"
+            return .failure(MutationRejection(.invalidId(String(shown.prefix(60)))))
+        }
+        return .success(Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion, fields: fields))
+    }
+
+    /// Writes `{"mutations":[…]}`. An entry whose shape was refused is written as `{"mutationId":N}` only, which
+    /// the daemon refuses again as `invalid_mutation`.
+    public func writeParams(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("mutations")
+        writer.beginArray()
+        for item in items {
+            switch item.body {
+            case .success(let mutation): mutation.write(to: &writer)
+            case .failure: writer.object { writer in writer.member("mutationId", item.mutationId) }
+            }
+        }
+        writer.endArray()
+        writer.endObject()
+    }
+}
+
+extension Mutation {
+    /// Writes `{"baseVersion","fields"?,"id","mutationId","type"}` (id lower case; `fields` for a put only).
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("baseVersion", baseVersion)
+        if type == .put { writer.member("fields", .object(fields ?? [:])) }
+        writer.key("id"); writer.uuid(id)
+        writer.member("mutationId", mutationId)
+        writer.member("type", type.rawValue)
+        writer.endObject()
+    }
+}
+
+extension PushResult: RPCResult {
+    /// Writes `{"cursor":N,"results":[R…]}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("cursor", cursor)
+        writer.key("results")
+        writer.beginArray()
+        for result in results { result.write(to: &writer) }
+        writer.endArray()
+        writer.endObject()
+    }
+
+    public init(json: JSONValue) throws(ProtocolDecodingError) {
+        let reader = try ResultReader(json, path: "result")
+        var results: [MutationResult] = []
+        for (index, element) in try reader.array("results").enumerated() {
+            results.append(try MutationResult(json: element, path: "result.results[\(index)]"))
+        }
+        self.init(results: results, cursor: try reader.int64("cursor"))
+    }
+}

@@ -1,0 +1,86 @@
+/// A request type of the protocol, paired with its method name and result type
+/// (the pattern of sourcekit-lsp's `RequestType`).
+public protocol RPCMethodRequest: Sendable {
+    /// The result this method answers with.
+    associatedtype Response: RPCResult
+    /// The JSON-RPC method name, such as `push`.
+    static var method: String { get }
+    /// Writes the params object (client side).
+    func writeParams(to writer: inout JSONWriter)
+    /// Reads the params sent by a client (daemon side); `nil` when omitted.
+    /// - Throws: ``RPCError`` (−32602 naming the parameter, or the method's own codes).
+    init(params: JSONValue?) throws(RPCError)
+}
+
+/// A result type: written by the daemon, read by the client.
+public protocol RPCResult: Sendable {
+    /// Writes the result value (daemon side).
+    func write(to writer: inout JSONWriter)
+    /// Reads the result value (client side).
+    /// - Throws: ``ProtocolDecodingError`` naming the member.
+    init(json: JSONValue) throws(ProtocolDecodingError)
+}
+
+extension RPCMethodRequest {
+    /// The params as JSON text bytes (no newline).
+    public var paramsBytes: [UInt8] {
+        var writer = JSONWriter()
+        writeParams(to: &writer)
+        return writer.bytes
+    }
+
+    /// The full request line for this request, `\n` included.
+    public func requestLine(id: RequestID) -> [UInt8] { RPCClientCodec.request(id: id, self) }
+}
+
+extension RPCResult {
+    /// The result as JSON bytes (no envelope, no newline).
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+}
+
+/// Reads the members of a request's params (daemon side), turning every problem into −32602 naming the member.
+/// `null` reads as absent for optional members; unknown members are ignored (forward compatibility).
+struct ParamsReader {
+    let members: [String: JSONValue]
+
+    init(_ params: JSONValue?) throws(RPCError) {
+        switch params {
+        case nil, .null?: members = [:]
+        case .object(let members)?: self.members = members
+        default: throw .invalidParams("params must be an object of named parameters", field: nil)
+        }
+    }
+
+    func optional(_ key: String) -> JSONValue? {
+        guard let value = members[key], !value.isNull else { return nil }
+        return value
+    }
+
+    func string(_ key: String) throws(RPCError) -> String {
+        guard let value = optional(key) else { throw .invalidParams("\(key) is missing", field: key) }
+        guard let text = value.stringValue else { throw .invalidParams("\(key) must be a string", field: key) }
+        return text
+    }
+
+    func optionalString(_ key: String) throws(RPCError) -> String? {
+        guard let value = optional(key) else { return nil }
+        guard let text = value.stringValue else { throw .invalidParams("\(key) must be a string", field: key) }
+        return text
+    }
+
+    func int64(_ key: String) throws(RPCError) -> Int64 {
+        guard let value = optional(key) else { throw .invalidParams("\(key) is missing", field: key) }
+        guard let number = value.int64Value else { throw .invalidParams("\(key) must be an integer", field: key) }
+        return number
+    }
+
+    func optionalInt64(_ key: String) throws(RPCError) -> Int64? {
+        guard let value = optional(key) else { return nil }
+        guard let number = value.int64Value else { throw .invalidParams("\(key) must be an integer", field: key) }
+        return number
+    }
+}

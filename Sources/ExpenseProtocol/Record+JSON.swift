@@ -1,0 +1,48 @@
+import ExpenseCore
+
+extension Record {
+    /// Writes `{"amount","category","currency","date","deleted","id","note","seq","version"}` (sorted; id lower case).
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("amount", expense.amount)
+        writer.member("category", expense.category)
+        writer.member("currency", expense.currency.code)
+        writer.key("date"); writer.day(year: expense.date.year, month: expense.date.month, day: expense.date.day)
+        writer.member("deleted", deleted)
+        writer.key("id"); writer.uuid(expense.id)
+        writer.member("note", expense.note)
+        writer.member("seq", seq)
+        writer.member("version", version)
+        writer.endObject()
+    }
+
+    /// Reads a record sent by the daemon; its expense goes through the core's validation like any outside input.
+    /// - Throws: ``ProtocolDecodingError`` naming the member under `path`.
+    public init(json: JSONValue, path: String = "record") throws(ProtocolDecodingError) {
+        let reader = try ResultReader(json, path: path)
+        let draft = ExpenseDraft(id: try reader.string("id"), amount: try reader.int64("amount"),
+                                 currency: try reader.string("currency"), category: try reader.string("category"),
+                                 date: try reader.string("date"), note: try reader.string("note"))
+        let expense: Expense
+        do {
+            expense = try ExpenseValidator.validate(draft)
+        } catch let error as ValidationError {
+            throw .invalidMember(path: reader.sub(error.field.rawValue), detail: error.description)
+        } catch {
+            throw .invalidMember(path: path, detail: "\(error)")
+        }
+        let version = try reader.int64("version")
+        guard version >= 1 else { throw .invalidMember(path: reader.sub("version"), detail: "a version is at least 1") }
+        let seq = try reader.int64("seq")
+        guard seq >= 0 else { throw .invalidMember(path: reader.sub("seq"), detail: "a seq is not negative") }
+        self.init(expense: expense, version: version, seq: seq, deleted: try reader.bool("deleted"))
+    }
+
+    /// The record as a JSON value (for tests and tools; hot paths use ``write(to:)``).
+    public var json: JSONValue {
+        // Written by our own writer, so parsing it back cannot fail.
+        var writer = JSONWriter()
+        write(to: &writer)
+        return (try? JSONParser.parse(writer.bytes)) ?? .null
+    }
+}

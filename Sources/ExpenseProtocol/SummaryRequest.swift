@@ -1,0 +1,97 @@
+import ExpenseCore
+
+/// `summary` `{"from":"YYYY-MM-DD"?,"to":"YYYY-MM-DD"?,"category":…?,"groupBy":"none"|"category"|"month"?}`.
+public struct SummaryRequest: RPCMethodRequest, Hashable {
+    public typealias Response = SummaryResult
+    public static let method = "summary"
+
+    public var query: SummaryQuery
+
+    public init(query: SummaryQuery = SummaryQuery()) { self.query = query }
+
+    /// Reads the params; every member is optional and `params` may be omitted.
+    ///
+    /// `from`/`to` not a real day `YYYY-MM-DD` (1900-01-01 … 9999-12-31), `category` not a string, or `groupBy`
+    /// not one of `none`, `category`, `month`: −32602 `invalid_params` naming the member. `from` after `to` is
+    /// allowed and matches nothing.
+    /// - Throws: ``RPCError``.
+    public init(params: JSONValue?) throws(RPCError) {
+        let reader = try ParamsReader(params)
+        func day(_ key: String) throws(RPCError) -> CalendarDay? {
+            guard let text = try reader.optionalString(key) else { return nil }
+            guard let day = try? ExpenseValidator.validateDate(text) else {
+                throw .invalidParams("\(key) must be a real day YYYY-MM-DD from 1900-01-01 to 9999-12-31", field: key)
+            }
+            return day
+        }
+        var grouping = SummaryGrouping.none
+        if let text = try reader.optionalString("groupBy") {
+            guard let parsed = SummaryGrouping(rawValue: text) else {
+                throw .invalidParams("groupBy must be none, category or month", field: "groupBy")
+            }
+            grouping = parsed
+        }
+        query = SummaryQuery(from: try day("from"), to: try day("to"), category: try reader.optionalString("category"), groupBy: grouping)
+    }
+
+    /// Writes `{"category"?,"from"?,"groupBy","to"?}`.
+    public func writeParams(to writer: inout JSONWriter) {
+        writer.beginObject()
+        if let category = query.category { writer.member("category", category) }
+        if let from = query.from { writer.member("from", from.description) }
+        writer.member("groupBy", query.groupBy.rawValue)
+        if let to = query.to { writer.member("to", to.description) }
+        writer.endObject()
+    }
+}
+
+extension SummaryResult: RPCResult {
+    /// Writes `{"cursor":…,"groups":[{"amount","count","currency","key"}…],"totals":[{"amount","count","currency"}…]}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("cursor", cursor)
+        writer.key("groups")
+        writer.beginArray()
+        for group in summary.groups {
+            writer.beginObject()
+            writer.member("amount", group.amount)
+            writer.member("count", group.count)
+            writer.member("currency", group.currency.code)
+            writer.member("key", group.key)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("totals")
+        writer.beginArray()
+        for total in summary.totals {
+            writer.beginObject()
+            writer.member("amount", total.amount)
+            writer.member("count", total.count)
+            writer.member("currency", total.currency.code)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+    }
+
+    public init(json: JSONValue) throws(ProtocolDecodingError) {
+        let reader = try ResultReader(json, path: "result")
+        func currency(_ reader: ResultReader) throws(ProtocolDecodingError) -> Currency {
+            let code = try reader.string("currency")
+            guard let currency = Currency(code: code) else { throw .invalidMember(path: reader.sub("currency"), detail: "unknown currency") }
+            return currency
+        }
+        var totals: [CurrencyTotal] = []
+        for (index, element) in try reader.array("totals").enumerated() {
+            let total = try ResultReader(element, path: "result.totals[\(index)]")
+            totals.append(CurrencyTotal(currency: try currency(total), amount: try total.int64("amount"), count: try total.int64("count")))
+        }
+        var groups: [GroupTotal] = []
+        for (index, element) in try reader.array("groups").enumerated() {
+            let group = try ResultReader(element, path: "result.groups[\(index)]")
+            groups.append(GroupTotal(key: try group.string("key"), currency: try currency(group),
+                                     amount: try group.int64("amount"), count: try group.int64("count")))
+        }
+        self.init(summary: Summary(totals: totals, groups: groups), cursor: try reader.int64("cursor"))
+    }
+}

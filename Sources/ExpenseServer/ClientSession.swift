@@ -1,0 +1,177 @@
+import ExpenseCore
+import ExpenseProtocol
+import ExpenseTransport
+import Foundation
+import Synchronization
+
+/// What every session of a server shares.
+struct SessionContext: Sendable {
+    let ledgers: any LedgerProvider
+    let throttle: AuthThrottle
+    let log: ServerLog
+    let serverName: String
+}
+
+/// The protocol state machine of one connection: before `hello` every other method is −32001 and the
+/// connection stays open; a bad token is −32001 then close; an unsupported protocol −32003 then close;
+/// a second `hello` −32600; notifications (no `id`) are neither executed nor answered.
+///
+/// The state sits behind a `Mutex` because a request's task (on the cooperative pool) finishes `hello` and
+/// `watch`; one request at a time is in flight, so the lock is never contended.
+final class ClientSession: LineSession {
+    private struct State {
+        var ledger: (any LedgerService)?
+        var clientId: UUID?
+        var watching = false
+        var watchID: Int?
+        var closed = false
+    }
+
+    private let connection: ConnectionHandle
+    private let context: SessionContext
+    private let maximumLineLength: Int
+    private let state = Mutex(State())
+
+    init(connection: ConnectionHandle, context: SessionContext, maximumLineLength: Int) {
+        self.connection = connection
+        self.context = context
+        self.maximumLineLength = maximumLineLength
+    }
+
+    func received(line: ArraySlice<UInt8>) -> LineDisposition {
+        let request: RPCRequest
+        switch RPCRequest.parse(line) {
+        case .failure(let failure): return .reply(failure.responseLine, .proceed)
+        case .success(let parsed): request = parsed
+        }
+        guard let id = request.id else { return .reply([], .proceed) }  // a notification: ignored
+        let (ledger, clientId) = state.withLock { ($0.ledger, $0.clientId) }
+        guard let ledger, let clientId else {
+            guard request.method == HelloParams.method else {
+                return .reply(RPCResponse.error(id: id, .helloRequired), .proceed)
+            }
+            return hello(request, id: id)
+        }
+        switch request.method {
+        case HelloParams.method:
+            return .reply(RPCResponse.error(id: id, .invalidRequest("hello was already sent on this connection",
+                                                                    reason: "already_authenticated")), .proceed)
+        case WatchRequest.method:
+            do {
+                _ = try WatchRequest(params: request.params)
+            } catch {
+                return .reply(RPCResponse.error(id: id, error), .proceed)
+            }
+            return run { await self.watch(ledger: ledger, id: id) }
+        default:
+            switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log).plan(request, id: id) {
+            case .immediate(let bytes): return .reply(bytes, .proceed)
+            case .job(let job): return run(job)
+            }
+        }
+    }
+
+    func lineTooLong() -> [UInt8] {
+        RPCResponse.error(id: nil, .lineTooLong(limit: maximumLineLength))
+    }
+
+    func closed() {
+        let (ledger, watchID) = state.withLock { state in
+            state.closed = true
+            return (state.ledger, state.watchID)
+        }
+        if let ledger, let watchID {
+            Task { await ledger.unwatch(watchID) }
+        }
+    }
+
+    // MARK: Requests
+
+    /// Runs `job` off the loop thread and hands its answer back to the connection.
+    private func run(_ job: @escaping @Sendable () async -> [UInt8]) -> LineDisposition {
+        let connection = connection
+        Task { connection.complete(await job(), after: .proceed) }
+        return .pending
+    }
+
+    private func hello(_ request: RPCRequest, id: RequestID) -> LineDisposition {
+        let params: HelloParams
+        do {
+            params = try HelloParams(params: request.params)
+        } catch {
+            if error.code == RPCError.unsupportedProtocolCode {
+                context.log("\(connection.logName): unsupported protocol; closing")
+                return .reply(RPCResponse.error(id: id, error), .close)
+            }
+            return .reply(RPCResponse.error(id: id, error), .proceed)
+        }
+        let peer = connection.peerHost
+        switch context.throttle.admit(peer) {
+        case .refuse:
+            context.log("\(connection.logName): hello refused, too many failed attempts from \(peer)")
+            return .reply(RPCResponse.error(id: id, .unauthorized("too many failed attempts from this address; try again later")), .close)
+        case .evaluate(let wait) where wait == .zero:
+            guard let ledger = authenticate(params) else {
+                return .reply(RPCResponse.error(id: id, .unauthorized()), .close)
+            }
+            let connection = connection
+            Task {
+                let (bytes, after) = await self.greet(ledger: ledger, params: params, id: id)
+                connection.complete(bytes, after: after)
+            }
+            return .pending
+        case .evaluate(let wait):
+            let connection = connection
+            Task {
+                try? await Task.sleep(for: wait)
+                guard let ledger = self.authenticate(params) else {
+                    connection.complete(RPCResponse.error(id: id, .unauthorized()), after: .close)
+                    return
+                }
+                let (bytes, after) = await self.greet(ledger: ledger, params: params, id: id)
+                connection.complete(bytes, after: after)
+            }
+            return .pending
+        }
+    }
+
+    /// Checks the ledger and token; logs and counts a failure (never the token).
+    private func authenticate(_ params: HelloParams) -> (any LedgerService)? {
+        if let ledger = context.ledgers.authenticatedLedger(name: params.ledger, token: params.token) { return ledger }
+        context.throttle.recordFailure(connection.peerHost)
+        context.log("\(connection.logName): hello failed for ledger '\(params.ledger.prefix(64))' (unknown ledger or wrong token); closing")
+        return nil
+    }
+
+    private func greet(ledger: any LedgerService, params: HelloParams, id: RequestID) async -> ([UInt8], AfterReply) {
+        do {
+            let (cursor, lastMutationId) = try await ledger.hello(clientId: params.clientId)
+            state.withLock { state in
+                state.ledger = ledger
+                state.clientId = params.clientId
+            }
+            let result = HelloResult(protocolVersion: ProtocolVersion.current, server: context.serverName, ledger: ledger.name,
+                                     currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId)
+            return (RPCResponse.success(id: id, result: result), .establish)
+        } catch {
+            return (RPCResponse.error(id: id, RequestDispatcher.rpcError(for: error, log: context.log)), .proceed)
+        }
+    }
+
+    private func watch(ledger: any LedgerService, id: RequestID) async -> [UInt8] {
+        let first = state.withLock { state -> Bool in
+            defer { state.watching = true }
+            return !state.watching
+        }
+        if first {
+            let connection = connection
+            let watchID = await ledger.watch { head in connection.send(RPCResponse.changed(cursor: head)) }
+            let closed = state.withLock { state -> Bool in
+                state.watchID = watchID
+                return state.closed
+            }
+            if closed { await ledger.unwatch(watchID) }
+        }
+        return RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head()))
+    }
+}

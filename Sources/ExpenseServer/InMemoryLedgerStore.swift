@@ -1,0 +1,78 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// A ``LedgerStore`` in memory: the reference the SQLite store is checked against (one contract suite), and
+/// the store the rules are tested with apart from SQLite.
+package final class InMemoryLedgerStore: LedgerStore {
+    private struct State {
+        var records: [UUID: StoredRecord] = [:]
+        var idBySeq: [Int64: UUID] = [:]
+        var totals: [Currency: Int64] = [:]
+        var clients: [UUID: Int64] = [:]
+        var head: Int64 = 0
+    }
+
+    private var state = State()
+    /// Transactions committed so far.
+    package private(set) var commitCount = 0
+    /// Called just before a commit; throwing makes the commit fail (tests of storage failure).
+    package var beforeCommit: (() throws -> Void)?
+
+    package init() {}
+
+    package var head: Int64 { state.head }
+
+    package func record(id: UUID) throws -> StoredRecord? { state.records[id] }
+
+    package func liveTotal(currency: Currency) throws -> Int64 { state.totals[currency] ?? 0 }
+
+    package func lastMutationId(clientId: UUID) throws -> Int64 { state.clients[clientId] ?? 0 }
+
+    package func setLastMutationId(clientId: UUID, _ mutationId: Int64) throws {
+        state.clients[clientId] = mutationId
+    }
+
+    package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
+        precondition(record.seq == state.head + 1, "a write takes the next seq")
+        if let old {
+            state.idBySeq[old.seq] = nil
+            if !old.deleted { state.totals[old.expense.currency, default: 0] -= old.expense.amount }
+        }
+        if !record.deleted {
+            let (sum, overflow) = (state.totals[record.expense.currency] ?? 0).addingReportingOverflow(record.expense.amount)
+            precondition(!overflow, "the rules check overflow before writing")
+            state.totals[record.expense.currency] = sum
+        }
+        state.records[record.record.expense.id] = record
+        state.idBySeq[record.seq] = record.record.expense.id
+        state.head = record.seq
+    }
+
+    package func changes(since: Int64, limit: Int) throws -> [Record] {
+        var result: [Record] = []
+        var seq = since + 1
+        while seq <= state.head && result.count < limit {
+            if let id = state.idBySeq[seq], let stored = state.records[id] { result.append(stored.record) }
+            seq += 1
+        }
+        return result
+    }
+
+    package func summary(_ query: SummaryQuery) throws -> Summary {
+        try Aggregator.summarize(state.records.values.filter { !$0.deleted }.map(\.expense), query: query)
+    }
+
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        let saved = state
+        do {
+            let value = try body()
+            try beforeCommit?()
+            commitCount += 1
+            return value
+        } catch {
+            state = saved
+            throw error
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// One ledger: the only owner of its store. Connections reach the ledger's state through this actor alone.
+///
+/// The actor runs on a thread of its own (``LedgerExecutor``), never on the cooperative pool, because its
+/// SQLite work blocks.
+///
+/// Group commit: ``push(clientId:items:)`` queues its mutations and suspends; one flush, scheduled behind the
+/// requests already waiting for the actor, applies every queued push in order inside ONE transaction and one
+/// fsync, then answers each of them.
+///
+/// - Important: Durable before acknowledged. A push returns only after the transaction holding its effects and
+///   its client's last consumed mutationId has committed. A failed commit answers every push of the group with
+///   an error (nothing of them acknowledged). After an I/O failure (possibly a failed fsync, after which the
+///   kernel may already have dropped the pages it could not write) the ledger refuses writes until it is
+///   re-opened: retrying would risk acknowledging data that is not on disk. A full disk is not such a failure:
+///   SQLite rolled the transaction back cleanly, and writes work again once space returns.
+public actor Ledger {
+    /// At most this many mutations in one push.
+    public static let maximumPushSize = 1000
+    /// `pull`'s largest `limit`.
+    public static let maximumPullLimit = 10_000
+
+    public nonisolated let name: String
+    public nonisolated let currency: Currency
+
+    private let executor: LedgerExecutor
+    private var engine: LedgerEngine?
+    private var pending: [PendingPush] = []
+    private var flushScheduled = false
+    private var failure: LedgerError?
+    private var watchers: [Int: @Sendable (Int64) -> Void] = [:]
+    private var nextWatcherId = 0
+    /// Group commits done so far (fewer than the pushes when pushes shared a commit).
+    package private(set) var commitCount = 0
+
+    private struct PendingPush {
+        var clientId: UUID
+        var items: [PushItem]
+        var continuation: CheckedContinuation<PushResult, any Error>
+    }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// A ledger over `store`, which it owns from now on.
+    package init(name: String, currency: Currency, store: sending any LedgerStore,
+                 fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
+        self.name = name
+        self.currency = currency
+        self.executor = LedgerExecutor(name: "ledger-" + name)
+        self.engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
+    }
+
+    /// The ledger's head and the highest mutationId consumed for `clientId` (0 for a new client).
+    public func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64) {
+        try openEngine().hello(clientId: clientId)
+    }
+
+    /// Applies a push; returns once its effects and the client's last consumed mutationId are committed.
+    /// - Throws: ``LedgerError`` (`batch_too_large`, `storage_full`, `storage_failed`, `ledger_failed`, …);
+    ///   then nothing of the push was acknowledged and, except after an I/O failure, none of its ids consumed.
+    public func push(clientId: UUID, items: [PushItem]) async throws -> PushResult {
+        guard items.count <= Self.maximumPushSize else { throw LedgerError.batchTooLarge(count: items.count) }
+        _ = try openEngine()
+        if let failure { throw failure }
+        return try await withCheckedThrowingContinuation { continuation in
+            pending.append(PendingPush(clientId: clientId, items: items, continuation: continuation))
+            if !flushScheduled {
+                flushScheduled = true
+                Task { self.flush() }
+            }
+        }
+    }
+
+    /// The changes after `params.since`, in seq order.
+    public func pull(_ params: PullParams) async throws -> PullResult {
+        try openEngine().pull(params)
+    }
+
+    /// Totals from the ledger's aggregates.
+    public func summary(_ query: SummaryQuery) async throws -> SummaryResult {
+        try openEngine().summary(query)
+    }
+
+    /// The seq of the latest committed change.
+    public func head() async -> Int64 { engine?.store.head ?? 0 }
+
+    /// Calls `onAdvance` with the new head after each commit that advances it (on the ledger's thread: keep it
+    /// short). Returns an id for ``unwatch(_:)``.
+    public func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int {
+        nextWatcherId += 1
+        watchers[nextWatcherId] = onAdvance
+        return nextWatcherId
+    }
+
+    public func unwatch(_ id: Int) async { watchers[id] = nil }
+
+    /// Commits what is queued, then closes the store. Later calls throw ``LedgerError/ledgerClosed``.
+    public func close() async {
+        flush()
+        engine = nil
+        watchers.removeAll()
+        executor.shutdown()
+    }
+
+    /// Test hook: makes the SQLite store fail at a point, as a full disk or a failed fsync would.
+    package func injectFault(_ fault: ((StoreFaultPoint) -> (any Error)?)?) {
+        (engine?.store as? SQLiteLedgerStore)?.faultInjection = fault
+        (engine?.store as? InMemoryLedgerStore)?.beforeCommit = fault.map { fault in { if let error = fault(.commit) { throw error } } }
+    }
+
+    private func openEngine() throws -> LedgerEngine {
+        guard let engine else { throw LedgerError.ledgerClosed }
+        return engine
+    }
+
+    /// Applies every queued push in one transaction and answers each.
+    private func flush() {
+        flushScheduled = false
+        let batch = pending
+        pending.removeAll()
+        guard !batch.isEmpty else { return }
+        guard let engine, failure == nil else {
+            for push in batch { push.continuation.resume(throwing: failure ?? LedgerError.ledgerClosed) }
+            return
+        }
+        let headBefore = engine.store.head
+        do {
+            let results = try engine.apply(batch.map { ($0.clientId, $0.items) })
+            commitCount += 1
+            for (push, result) in zip(batch, results) { push.continuation.resume(returning: result) }
+        } catch {
+            let ledgerError = LedgerError.storage(error)
+            if case .storageFailed(let detail) = ledgerError { failure = .ledgerFailed(detail) }
+            for push in batch { push.continuation.resume(throwing: ledgerError) }
+        }
+        let head = engine.store.head
+        if head != headBefore { for watcher in watchers.values { watcher(head) } }
+    }
+}

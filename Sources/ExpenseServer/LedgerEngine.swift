@@ -1,0 +1,80 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// One ledger's operations, synchronously, over a ``LedgerStore``: what the ``Ledger`` actor runs on its own
+/// thread, and what the contract tests drive directly against each store.
+package final class LedgerEngine {
+    package let store: any LedgerStore
+    package let rules: MutationRules
+
+    package init(store: any LedgerStore, currency: Currency,
+                 fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
+        self.store = store
+        self.rules = MutationRules(ledgerCurrency: currency, fieldsConverter: fieldsConverter)
+    }
+
+    /// The ledger's head and this client's last consumed mutationId.
+    package func hello(clientId: UUID) throws -> (cursor: Int64, lastMutationId: Int64) {
+        do {
+            return (store.head, try store.lastMutationId(clientId: clientId))
+        } catch {
+            throw LedgerError.storage(error)
+        }
+    }
+
+    /// Applies several pushes, in order, in ONE transaction (group commit): all of them are durable, or
+    /// none is and the error is thrown.
+    package func apply(_ pushes: [(clientId: UUID, items: [PushItem])]) throws -> [PushResult] {
+        do {
+            return try store.transaction {
+                var results: [PushResult] = []
+                results.reserveCapacity(pushes.count)
+                for push in pushes {
+                    let mutationResults = try rules.apply(clientId: push.clientId, items: push.items, to: store)
+                    results.append(PushResult(results: mutationResults, cursor: store.head))
+                }
+                // Each push's cursor is the head once the whole group is committed: nothing it reports is older.
+                let head = store.head
+                return results.map { PushResult(results: $0.results, cursor: head) }
+            }
+        } catch {
+            throw LedgerError.storage(error)
+        }
+    }
+
+    /// One push in its own transaction.
+    package func push(clientId: UUID, items: [PushItem]) throws -> PushResult {
+        guard items.count <= Ledger.maximumPushSize else { throw LedgerError.batchTooLarge(count: items.count) }
+        return try apply([(clientId, items)])[0]
+    }
+
+    /// The changes after `since`, in seq order.
+    package func pull(_ params: PullParams) throws -> PullResult {
+        guard (1...Ledger.maximumPullLimit).contains(params.limit) else {
+            throw LedgerError.invalidParams("limit must be between 1 and \(Ledger.maximumPullLimit), not \(params.limit)")
+        }
+        let head = store.head
+        guard params.since >= 0, params.since <= head else {
+            throw LedgerError.invalidCursor(since: params.since, head: head)
+        }
+        do {
+            var changes = try store.changes(since: params.since, limit: params.limit + 1)
+            let more = changes.count > params.limit
+            if more { changes.removeLast() }
+            let cursor = more ? (changes.last?.seq ?? head) : head
+            return PullResult(changes: changes, cursor: cursor, more: more)
+        } catch {
+            throw LedgerError.storage(error)
+        }
+    }
+
+    /// The summary of the live records the query covers, from the store's aggregates.
+    package func summary(_ query: SummaryQuery) throws -> SummaryResult {
+        do {
+            return SummaryResult(summary: try store.summary(query), cursor: store.head)
+        } catch {
+            throw LedgerError.storage(error)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// What the network front needs from one ledger. ``Ledger`` conforms; tests of the network layer use a double.
+///
+/// Every method may be called from any task; the implementation serialises them (an actor).
+public protocol LedgerService: Sendable {
+    /// The ledger's name.
+    var name: String { get }
+    /// The ledger's default currency.
+    var currency: Currency { get }
+    /// The head cursor and the highest mutationId consumed for `clientId` (0 when new).
+    func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64)
+    /// Applies a push; returns only once its effects are durable.
+    func push(clientId: UUID, items: [PushItem]) async throws -> PushResult
+    /// Changes after `params.since`.
+    func pull(_ params: PullParams) async throws -> PullResult
+    /// Totals computed from the ledger's own records.
+    func summary(_ query: SummaryQuery) async throws -> SummaryResult
+    /// The ledger's head cursor.
+    func head() async -> Int64
+    /// Calls `onAdvance` with the new head each time the head moves; returns an id for ``unwatch(_:)``.
+    func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int
+    /// Stops calling a watcher.
+    func unwatch(_ id: Int) async
+    /// The head when it can be read without waiting (an atomic), so `ping` is answered on the loop thread;
+    /// `nil` sends `ping` through ``head()``.
+    var headSnapshot: Int64? { get }
+}
+
+extension LedgerService {
+    public var headSnapshot: Int64? { nil }
+}
+
+/// Finds the ledger a `hello` names, checking its token.
+public protocol LedgerProvider: Sendable {
+    /// The ledger named `name` when `token` is its token (compared in constant time), else `nil`.
+    /// Must not block for long: it runs on the network loop's thread.
+    func authenticatedLedger(name: String, token: String) -> (any LedgerService)?
+}
+
+/// An error that has its own JSON-RPC form (code, reason, message); others are answered −32603 `internal`.
+public protocol RPCErrorConvertible: Error {
+    /// The error to send to the client. Never contains a token.
+    var rpcError: RPCError { get }
+}
+
+extension Ledger: LedgerService {}
+
+extension LedgerDirectory: LedgerProvider {
+    public func authenticatedLedger(name: String, token: String) -> (any LedgerService)? {
+        authenticate(ledger: name, token: token)
+    }
+}
+
+extension LedgerError: RPCErrorConvertible {
+    public var rpcError: RPCError {
+        if case .invalidCursor = self { return RPCError(code: code, message: message, reason: reason, field: "since") }
+        return RPCError(code: code, message: message, reason: reason)
+    }
+}

@@ -1,0 +1,100 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// For each field of a record, the record version at which that field last changed.
+///
+/// This is what lets an edit made against an older version still apply when it touches only fields nobody
+/// else changed since (disjoint edits merge) instead of being reported as a conflict.
+package struct FieldVersions: Hashable, Sendable {
+    package var amount: Int64
+    package var currency: Int64
+    package var category: Int64
+    package var date: Int64
+    package var note: Int64
+
+    package init(amount: Int64, currency: Int64, category: Int64, date: Int64, note: Int64) {
+        self.amount = amount
+        self.currency = currency
+        self.category = category
+        self.date = date
+        self.note = note
+    }
+
+    /// Every field at `version` (a creation).
+    package init(all version: Int64) {
+        self.init(amount: version, currency: version, category: version, date: version, note: version)
+    }
+
+    /// The version at which `field` last changed (`id` never changes: 1).
+    package subscript(field: ExpenseField) -> Int64 {
+        get {
+            switch field {
+            case .id: 1
+            case .amount: amount
+            case .currency: currency
+            case .category: category
+            case .date: date
+            case .note: note
+            }
+        }
+        set {
+            switch field {
+            case .id: break
+            case .amount: amount = newValue
+            case .currency: currency = newValue
+            case .category: category = newValue
+            case .date: date = newValue
+            case .note: note = newValue
+            }
+        }
+    }
+}
+
+/// A record as a store keeps it: the wire ``Record`` plus the per-field versions the conflict rules need.
+package struct StoredRecord: Hashable, Sendable {
+    package var record: Record
+    package var fieldVersions: FieldVersions
+
+    package init(record: Record, fieldVersions: FieldVersions) {
+        self.record = record
+        self.fieldVersions = fieldVersions
+    }
+
+    package var expense: Expense { record.expense }
+    package var version: Int64 { record.version }
+    package var seq: Int64 { record.seq }
+    package var deleted: Bool { record.deleted }
+}
+
+/// The storage a ledger's rules work against. Synchronous and owned by one serial owner (the ``Ledger`` actor
+/// or a test): implementations are not `Sendable`.
+///
+/// Two implementations pass one contract suite: ``InMemoryLedgerStore`` (the rules' tests) and
+/// ``SQLiteLedgerStore`` (the daemon).
+///
+/// - Important: Every write happens inside ``transaction(_:)``. A store keeps its live totals per currency and
+///   its aggregates in step with the records **in the same transaction**: ``write(_:replacing:)`` is the only way
+///   a record changes, and it updates both. When the body or the commit throws, nothing of the transaction
+///   stays, in the file or in any cache.
+package protocol LedgerStore: AnyObject {
+    /// The highest `seq` given so far; 0 for an empty ledger.
+    var head: Int64 { get }
+    /// The record with this id, tombstones included.
+    func record(id: UUID) throws -> StoredRecord?
+    /// The sum of the amounts of every live record in `currency` (0 when there is none).
+    func liveTotal(currency: Currency) throws -> Int64
+    /// The highest mutationId consumed for this client; 0 for a client never seen.
+    func lastMutationId(clientId: UUID) throws -> Int64
+    /// Records `mutationId` as the client's last consumed one.
+    func setLastMutationId(clientId: UUID, _ mutationId: Int64) throws
+    /// Stores `record` (new or replacing `old`, the value previously read for the same id), moving its
+    /// contribution to the live totals and aggregates from `old` to `record`. `record.seq` must be `head + 1`.
+    func write(_ record: StoredRecord, replacing old: StoredRecord?) throws
+    /// Up to `limit` records with `seq` > `since`, in `seq` order.
+    func changes(since: Int64, limit: Int) throws -> [Record]
+    /// The summary of every live record the query covers.
+    func summary(_ query: SummaryQuery) throws -> Summary
+    /// Runs `body` as one atomic, durable transaction.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+}

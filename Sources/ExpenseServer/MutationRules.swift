@@ -1,0 +1,210 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// Turns the `fields` object of a `put` into a partial draft: unknown keys and wrong JSON types are refused
+/// with the field's own reason.
+package typealias FieldsConverter = @Sendable ([String: JSONValue]) -> Result<ExpenseDraft, MutationRejection>
+
+/// The daemon's decision for each mutation of a push: pure and synchronous, against any ``LedgerStore``.
+///
+/// Precedence for one mutation (issue 3, "Semantics"): duplicate and gap first; then (1) malformed,
+/// (2) `not_found` / `invalid_base_version`, (3) field validation, (4) conflict, (5) overflow, (6) applied.
+/// Every value goes through ``ExpenseValidator/validate(_:)``, the same function the client uses.
+///
+/// - Important: Call ``apply(clientId:items:to:)`` inside the store's transaction, together with every other
+///   push of the same commit: the effects and the client's last consumed mutationId must be durable together.
+package struct MutationRules: Sendable {
+    /// The currency a create gets when it sends none.
+    package let ledgerCurrency: Currency
+    package let fieldsConverter: FieldsConverter
+
+    package init(ledgerCurrency: Currency, fieldsConverter: @escaping FieldsConverter) {
+        self.ledgerCurrency = ledgerCurrency
+        self.fieldsConverter = fieldsConverter
+    }
+
+    /// Decides and applies each item in order; returns one result per item.
+    /// - Throws: only what the store throws (the whole transaction must then be rolled back).
+    package func apply(clientId: UUID, items: [PushItem], to store: some LedgerStore) throws -> [MutationResult] {
+        var last = try store.lastMutationId(clientId: clientId)
+        let firstLast = last
+        var results: [MutationResult] = []
+        results.reserveCapacity(items.count)
+        for item in items {
+            if item.mutationId <= last {
+                results.append(MutationResult(mutationId: item.mutationId, status: .duplicate))
+                continue
+            }
+            if item.mutationId != last + 1 {
+                let rejection = MutationRejection(
+                    reason: "mutation_gap", field: nil,
+                    message: "mutationId \(item.mutationId) skips ahead: the next expected is \(last + 1)")
+                results.append(MutationResult(mutationId: item.mutationId, status: .rejected(rejection)))
+                continue
+            }
+            last = item.mutationId
+            let status: MutationStatus
+            switch item.body {
+            case .failure(let rejection): status = .rejected(rejection)
+            case .success(let mutation): status = try decide(mutation, in: store)
+            }
+            results.append(MutationResult(mutationId: item.mutationId, status: status))
+        }
+        if last != firstLast { try store.setLastMutationId(clientId: clientId, last) }
+        return results
+    }
+
+    /// Steps (2) to (6) for one well-formed mutation.
+    private func decide(_ mutation: Mutation, in store: some LedgerStore) throws -> MutationStatus {
+        let existing = try store.record(id: mutation.id)
+        guard let existing else {
+            if mutation.type == .delete || mutation.baseVersion > 0 {
+                return .rejected(MutationRejection(reason: "not_found", field: "id",
+                                                   message: "no expense has id \(mutation.id.uuidString.lowercased())"))
+            }
+            return try create(mutation, in: store)
+        }
+        if mutation.baseVersion > existing.version {
+            return .rejected(MutationRejection(
+                reason: "invalid_base_version", field: nil,
+                message: "baseVersion \(mutation.baseVersion) is above the record's version \(existing.version)"))
+        }
+        switch mutation.type {
+        case .delete: return try delete(mutation, existing: existing, in: store)
+        case .put: return try put(mutation, existing: existing, in: store)
+        }
+    }
+
+    private func create(_ mutation: Mutation, in store: some LedgerStore) throws -> MutationStatus {
+        let expense: Expense
+        switch validateComplete(mutation) {
+        case .failure(let rejection): return .rejected(rejection)
+        case .success(let value): expense = value
+        }
+        if let rejection = try overflow(adding: expense, removing: nil, in: store) { return .rejected(rejection) }
+        let seq = store.head + 1
+        let stored = StoredRecord(record: Record(expense: expense, version: 1, seq: seq, deleted: false),
+                                  fieldVersions: FieldVersions(all: 1))
+        try store.write(stored, replacing: nil)
+        return .applied(version: 1, seq: seq)
+    }
+
+    private func delete(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore) throws -> MutationStatus {
+        if existing.deleted { return .applied(version: existing.version, seq: existing.seq) }
+        guard mutation.baseVersion == existing.version else { return .conflict(current: existing.record) }
+        var stored = existing
+        stored.record.version += 1
+        stored.record.seq = store.head + 1
+        stored.record.deleted = true
+        try store.write(stored, replacing: existing)
+        return .applied(version: stored.version, seq: stored.seq)
+    }
+
+    private func put(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore) throws -> MutationStatus {
+        guard let fields = mutation.fields else {
+            return .rejected(MutationRejection(reason: "invalid_mutation", field: "fields",
+                                               message: "a put needs a fields object"))
+        }
+        // A create (baseVersion 0) and a restore (a tombstone at its version) send every required field;
+        // an edit sends only what it changes, merged onto the stored values.
+        let isRestore = existing.deleted && mutation.baseVersion == existing.version
+        let isComplete = mutation.baseVersion == 0 || isRestore
+        let validated: Result<Expense, MutationRejection>
+        if isComplete {
+            validated = validateComplete(mutation)
+        } else {
+            validated = convert(fields).flatMap { draft in
+                validate(existing.expense.draft.merging(draft))
+            }
+        }
+        let expense: Expense
+        switch validated {
+        case .failure(let rejection): return .rejected(rejection)
+        case .success(let value): expense = value
+        }
+        let changed = Self.changedFields(from: existing.expense, to: expense)
+
+        // (4) conflict
+        if existing.deleted {
+            guard isRestore else { return .conflict(current: existing.record) }
+        } else if mutation.baseVersion == 0 {
+            // A create of an id that exists: harmless only when it says exactly what is stored.
+            return changed.isEmpty ? .applied(version: existing.version, seq: existing.seq)
+                                   : .conflict(current: existing.record)
+        } else if mutation.baseVersion < existing.version {
+            for field in Self.sentFields(fields) where existing.fieldVersions[field] > mutation.baseVersion {
+                if changed.contains(field) { return .conflict(current: existing.record) }
+            }
+        }
+        if !isRestore && changed.isEmpty { return .applied(version: existing.version, seq: existing.seq) }
+
+        // (5) overflow, (6) applied
+        if let rejection = try overflow(adding: expense, removing: existing.deleted ? nil : existing.expense, in: store) {
+            return .rejected(rejection)
+        }
+        let version = existing.version + 1
+        var fieldVersions = existing.fieldVersions
+        for field in changed { fieldVersions[field] = version }
+        let stored = StoredRecord(record: Record(expense: expense, version: version, seq: store.head + 1, deleted: false),
+                                  fieldVersions: fieldVersions)
+        try store.write(stored, replacing: existing)
+        return .applied(version: version, seq: stored.seq)
+    }
+
+    /// A create's or restore's values: the sent fields, the ledger's currency when none is sent, an empty note.
+    private func validateComplete(_ mutation: Mutation) -> Result<Expense, MutationRejection> {
+        guard let fields = mutation.fields, mutation.type == .put else {
+            return .failure(MutationRejection(reason: "invalid_mutation", field: "fields",
+                                              message: "a put needs a fields object"))
+        }
+        return convert(fields).flatMap { draft in
+            var complete = draft
+            complete.id = mutation.id.uuidString.lowercased()
+            if complete.currency == nil { complete.currency = ledgerCurrency.code }
+            if complete.note == nil { complete.note = "" }
+            return validate(complete)
+        }
+    }
+
+    private func convert(_ fields: [String: JSONValue]) -> Result<ExpenseDraft, MutationRejection> {
+        fieldsConverter(fields).map { draft in
+            var partial = draft
+            partial.id = nil
+            return partial
+        }
+    }
+
+    private func validate(_ draft: ExpenseDraft) -> Result<Expense, MutationRejection> {
+        do {
+            return .success(try ExpenseValidator.validate(draft))
+        } catch let error as ValidationError {
+            return .failure(MutationRejection(error))
+        } catch {
+            return .failure(MutationRejection(reason: "invalid_mutation", field: nil, message: "\(error)"))
+        }
+    }
+
+    /// `amount_overflow` when storing `expense` (instead of `removing`, if live) would take its currency's
+    /// live total past `Int64.max`; `nil` when it fits.
+    private func overflow(adding expense: Expense, removing old: Expense?, in store: some LedgerStore) throws -> MutationRejection? {
+        var total = try store.liveTotal(currency: expense.currency)
+        if let old, old.currency == expense.currency { total -= old.amount }  // cannot overflow: the total includes it
+        guard total.addingReportingOverflow(expense.amount).overflow else { return nil }
+        return MutationRejection(ValidationError.amountOverflow)
+    }
+
+    private static func changedFields(from old: Expense, to new: Expense) -> Set<ExpenseField> {
+        var changed: Set<ExpenseField> = []
+        if old.amount != new.amount { changed.insert(.amount) }
+        if old.currency != new.currency { changed.insert(.currency) }
+        if old.category != new.category { changed.insert(.category) }
+        if old.date != new.date { changed.insert(.date) }
+        if old.note != new.note { changed.insert(.note) }
+        return changed
+    }
+
+    private static func sentFields(_ fields: [String: JSONValue]) -> [ExpenseField] {
+        fields.keys.compactMap { ExpenseField(rawValue: $0) }.filter { $0 != .id }
+    }
+}

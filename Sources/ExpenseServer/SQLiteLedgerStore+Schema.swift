@@ -1,0 +1,48 @@
+extension SQLiteLedgerStore {
+    /// The schema, one migration per entry, applied in order with `PRAGMA user_version`.
+    ///
+    /// - Important: Never edit a shipped migration; append a new one. Files written by an older program are
+    ///   brought forward at open; a file newer than this program is refused.
+    ///
+    /// Layout, chosen for ≤ 200 bytes per expense and fast pulls:
+    /// - `records` is keyed by `seq` (the rowid), so a pull is a range scan in the table's own order and a new
+    ///   change appends at the end; `INSERT OR REPLACE` moves an edited record to its new seq, the unique
+    ///   index on the 16-byte blob `id` finds a record. Dates are `YYYYMMDD` integers; per-field versions are
+    ///   small integers (1 costs no byte at all).
+    /// - `daily_totals` and `monthly_totals` hold, per (day or month, category, currency), the sum and count
+    ///   of LIVE records, updated in the same transaction as the records: `summary` reads whole months from
+    ///   the monthly table and the partial months at the edges of a range from the daily one, never records.
+    /// - `clients` holds each client's last consumed mutationId, written in the same transaction as the effects.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE records (
+            seq INTEGER PRIMARY KEY,
+            id BLOB NOT NULL UNIQUE,
+            version INTEGER NOT NULL,
+            deleted INTEGER NOT NULL,
+            amount INTEGER NOT NULL,
+            currency TEXT NOT NULL,
+            category TEXT NOT NULL,
+            day INTEGER NOT NULL,
+            note TEXT NOT NULL,
+            amount_version INTEGER NOT NULL,
+            currency_version INTEGER NOT NULL,
+            category_version INTEGER NOT NULL,
+            date_version INTEGER NOT NULL,
+            note_version INTEGER NOT NULL
+        );
+        CREATE TABLE clients (id BLOB PRIMARY KEY, last_mutation_id INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE daily_totals (
+            day INTEGER NOT NULL, category TEXT NOT NULL, currency TEXT NOT NULL,
+            amount INTEGER NOT NULL, count INTEGER NOT NULL,
+            PRIMARY KEY (day, category, currency)
+        ) WITHOUT ROWID;
+        CREATE TABLE monthly_totals (
+            month INTEGER NOT NULL, category TEXT NOT NULL, currency TEXT NOT NULL,
+            amount INTEGER NOT NULL, count INTEGER NOT NULL,
+            PRIMARY KEY (month, category, currency)
+        ) WITHOUT ROWID;
+        """
+    ]
+}

@@ -1,0 +1,228 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import SQLite
+
+/// Where a test may make the store fail, as a full disk or a failed write/fsync would.
+package enum StoreFaultPoint: Sendable, Hashable {
+    /// Writing one record.
+    case write
+    /// Committing (the fsync).
+    case commit
+}
+
+/// The daemon's ``LedgerStore``: one SQLite database file per ledger, WAL mode, `synchronous=FULL`.
+///
+/// - Important: One serial owner (the ``Ledger`` actor's thread). Caches (head, live totals per currency,
+///   pending aggregate deltas) change only inside ``transaction(_:)`` and are restored when it fails, so they
+///   always equal what the file holds.
+package final class SQLiteLedgerStore: LedgerStore {
+    let connection: SQLiteConnection
+    /// The ledger's name, currency and access token, from the `meta` table.
+    package let name: String
+    package let currency: Currency
+    package let token: String?
+    package private(set) var head: Int64
+    /// Transactions committed so far (group commit shows as fewer commits than pushes).
+    package private(set) var commitCount = 0
+    /// Test hook: an error to throw at a fault point instead of going on.
+    package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
+
+    private var totals: [Currency: Int64]
+    private var pendingDeltas: [AggregateKey: Delta] = [:]
+
+    struct AggregateKey: Hashable {
+        var day: Int
+        var category: String
+        var currency: String
+    }
+
+    struct Delta {
+        var amount: Int64 = 0
+        var count: Int64 = 0
+    }
+
+    /// Opens the database at `path`, creating it (with `name`, `currency` and `token`) if it is new.
+    /// An existing ledger keeps the name and currency it was created with.
+    /// - Throws: ``LedgerError/damagedDatabase(path:report:)`` for a file that is not a sound ledger;
+    ///   ``SQLite/SQLiteError`` otherwise.
+    package init(path: String, name: String, currency: Currency, token: String? = nil, verify: Bool = false) throws {
+        do {
+            connection = try SQLiteConnection(path: path, mode: .create)
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
+            if verify, let report = try connection.check() {
+                throw LedgerError.damagedDatabase(path: path, report: report)
+            }
+            try connection.migrate(Self.migrations)
+            var meta: [String: String] = [:]
+            try connection.prepare("SELECT key, value FROM meta").forEach { meta[$0.text(0)] = $0.text(1) }
+            if meta.isEmpty {
+                meta = ["name": name, "currency": currency.code]
+                if let token { meta["token"] = token }
+                let connection = self.connection
+                try connection.transaction {
+                    for (key, value) in meta {
+                        try connection.cached("INSERT INTO meta (key, value) VALUES (?1, ?2)").run([.text(key), .text(value)])
+                    }
+                }
+            }
+            guard let storedName = meta["name"], let code = meta["currency"], let storedCurrency = Currency(code: code) else {
+                throw LedgerError.damagedDatabase(path: path, report: "the meta table has no valid name and currency")
+            }
+            self.name = storedName
+            self.currency = storedCurrency
+            self.token = meta["token"]
+            head = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
+            var totals: [Currency: Int64] = [:]
+            try connection.prepare("SELECT currency, sum(amount) FROM monthly_totals GROUP BY currency").forEach { row in
+                guard let currency = Currency(code: row.text(0)) else { return }
+                totals[currency] = row.int64(1)
+            }
+            self.totals = totals
+        } catch let error as SQLiteError where error.isCorruption {
+            throw LedgerError.damagedDatabase(path: path, report: error.message)
+        }
+    }
+
+    package func record(id: UUID) throws -> StoredRecord? {
+        try connection.cached("""
+            SELECT seq, version, deleted, amount, currency, category, day, note,
+                   amount_version, currency_version, category_version, date_version, note_version
+            FROM records WHERE id = ?1
+            """).first([Self.blob(id)]) { row in
+            try Self.decode(row, id: id, from: 0)
+        }
+    }
+
+    package func liveTotal(currency: Currency) throws -> Int64 { totals[currency] ?? 0 }
+
+    package func lastMutationId(clientId: UUID) throws -> Int64 {
+        try connection.cached("SELECT last_mutation_id FROM clients WHERE id = ?1").first([Self.blob(clientId)]) { $0.int64(0) } ?? 0
+    }
+
+    package func setLastMutationId(clientId: UUID, _ mutationId: Int64) throws {
+        try connection.cached("""
+            INSERT INTO clients (id, last_mutation_id) VALUES (?1, ?2)
+            ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
+            """).run([Self.blob(clientId), .integer(mutationId)])
+    }
+
+    package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
+        precondition(record.seq == head + 1, "a write takes the next seq")
+        if let error = faultInjection?(.write) { throw error }
+        let expense = record.expense
+        let versions = record.fieldVersions
+        try connection.cached("""
+            INSERT OR REPLACE INTO records (seq, id, version, deleted, amount, currency, category, day, note,
+                amount_version, currency_version, category_version, date_version, note_version)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+            """).run([
+            .integer(record.seq), Self.blob(expense.id), .integer(record.version), .integer(record.deleted ? 1 : 0),
+            .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
+            .integer(Int64(expense.date.ordinal)), .text(expense.note),
+            .integer(versions.amount), .integer(versions.currency), .integer(versions.category),
+            .integer(versions.date), .integer(versions.note),
+        ])
+        if let old, !old.deleted { account(old.expense, sign: -1) }
+        if !record.deleted { account(expense, sign: 1) }
+        head = record.seq
+    }
+
+    private func account(_ expense: Expense, sign: Int64) {
+        let key = AggregateKey(day: expense.date.ordinal, category: expense.category, currency: expense.currency.code)
+        pendingDeltas[key, default: Delta()].amount += sign * expense.amount
+        pendingDeltas[key, default: Delta()].count += sign
+        let total = (totals[expense.currency] ?? 0).addingReportingOverflow(sign * expense.amount)
+        precondition(!total.overflow, "the rules check overflow before writing")
+        totals[expense.currency] = total.partialValue
+    }
+
+    package func changes(since: Int64, limit: Int) throws -> [Record] {
+        try connection.cached("""
+            SELECT seq, version, deleted, amount, currency, category, day, note,
+                   amount_version, currency_version, category_version, date_version, note_version, id
+            FROM records WHERE seq > ?1 ORDER BY seq LIMIT ?2
+            """).map([.integer(since), .integer(Int64(limit))]) { row in
+            try Self.decode(row, id: try Self.uuid(row.blob(13)), from: 0).record
+        }
+    }
+
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        let savedHead = head
+        let savedTotals = totals
+        pendingDeltas.removeAll(keepingCapacity: true)
+        do {
+            let value = try connection.transaction {
+                let value = try body()
+                try flushAggregates()
+                if let error = faultInjection?(.commit) { throw error }
+                return value
+            }
+            commitCount += 1
+            pendingDeltas.removeAll(keepingCapacity: true)
+            return value
+        } catch {
+            head = savedHead
+            totals = savedTotals
+            pendingDeltas.removeAll(keepingCapacity: true)
+            throw error
+        }
+    }
+
+    /// Writes the transaction's aggregate changes, day and month, in the same transaction as the records.
+    private func flushAggregates() throws {
+        var monthly: [AggregateKey: Delta] = [:]
+        for (key, delta) in pendingDeltas where delta.amount != 0 || delta.count != 0 {
+            try apply(delta, table: "daily_totals", column: "day", key: key)
+            var month = key
+            month.day = key.day / 100
+            monthly[month, default: Delta()].amount += delta.amount
+            monthly[month, default: Delta()].count += delta.count
+        }
+        for (key, delta) in monthly where delta.amount != 0 || delta.count != 0 {
+            try apply(delta, table: "monthly_totals", column: "month", key: key)
+        }
+    }
+
+    private func apply(_ delta: Delta, table: String, column: String, key: AggregateKey) throws {
+        let keyValues: [SQLiteValue] = [.integer(Int64(key.day)), .text(key.category), .text(key.currency)]
+        try connection.cached("""
+            INSERT INTO \(table) (\(column), category, currency, amount, count) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, count = count + excluded.count
+            """).run(keyValues + [.integer(delta.amount), .integer(delta.count)])
+        if delta.count < 0 {
+            try connection.cached("DELETE FROM \(table) WHERE \(column) = ?1 AND category = ?2 AND currency = ?3 AND count = 0")
+                .run(keyValues)
+        }
+    }
+
+    /// Copies the database consistently to `path` with SQLite's online backup API.
+    package func backup(to path: String) throws { try connection.backup(to: path) }
+
+    // MARK: - Encoding
+
+    static func blob(_ id: UUID) -> SQLiteValue {
+        withUnsafeBytes(of: id.uuid) { .blob(Array($0)) }
+    }
+
+    static func uuid(_ bytes: [UInt8]) throws -> UUID {
+        guard bytes.count == 16 else { throw LedgerError.storageFailed("a stored id is not 16 bytes") }
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    /// A stored row back into a record. The values were validated before they were written; a row that no
+    /// longer decodes means the file was changed behind the daemon's back.
+    static func decode(_ row: SQLiteRow, id: UUID, from column: Int32) throws -> StoredRecord {
+        let c = column
+        guard let currency = Currency(code: row.text(c + 4)), let day = CalendarDay(ordinal: row.int(c + 6)) else {
+            throw LedgerError.storageFailed("record \(id.uuidString.lowercased()) has an invalid currency or date in the database")
+        }
+        let expense = Expense(id: id, amount: row.int64(c + 3), currency: currency, category: row.text(c + 5),
+                              date: day, note: row.text(c + 7))
+        let record = Record(expense: expense, version: row.int64(c + 1), seq: row.int64(c), deleted: row.int64(c + 2) != 0)
+        let versions = FieldVersions(amount: row.int64(c + 8), currency: row.int64(c + 9), category: row.int64(c + 10),
+                                     date: row.int64(c + 11), note: row.int64(c + 12))
+        return StoredRecord(record: record, fieldVersions: versions)
+    }
+}

@@ -1,0 +1,57 @@
+/// Identifies one accepted connection: its descriptor plus a generation, so a late answer for a closed
+/// connection never reaches a new connection that reuses the descriptor number.
+struct ConnectionID: Hashable, Sendable {
+    var fd: Int32
+    var generation: UInt32
+
+    var epollData: UInt64 { UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd)) }
+
+    init(fd: Int32, generation: UInt32) {
+        self.fd = fd
+        self.generation = generation
+    }
+
+    init(epollData: UInt64) {
+        fd = Int32(bitPattern: UInt32(truncatingIfNeeded: epollData))
+        generation = UInt32(truncatingIfNeeded: epollData >> 32)
+    }
+}
+
+/// A thread-safe reference to a connection of a ``LineServer``, for code running off the loop thread.
+///
+/// Everything it does is posted to the loop (a `Mutex`-protected queue plus an `eventfd` wake-up); bytes are
+/// only ever appended to the connection's output as whole lines, so a notification is never interleaved
+/// inside a response. Messages for a connection that has closed are dropped.
+public struct ConnectionHandle: Sendable, Hashable {
+    let id: ConnectionID
+    let mailbox: LoopMailbox
+    /// The peer's numeric address (`127.0.0.1`), for logs and per-peer throttling.
+    public let peerHost: String
+
+    init(id: ConnectionID, mailbox: LoopMailbox, peerHost: String) {
+        self.id = id
+        self.mailbox = mailbox
+        self.peerHost = peerHost
+    }
+
+    /// A short name for logs: `fd 12 from 127.0.0.1`.
+    public var logName: String { "connection \(id.fd).\(id.generation) from \(peerHost)" }
+
+    /// Finishes the request that returned ``LineDisposition/pending``: writes `bytes`, then acts on `after`.
+    public func complete(_ bytes: [UInt8], after: AfterReply = .proceed) {
+        mailbox.post(.init(target: id, kind: .complete(bytes, after)))
+    }
+
+    /// Writes unsolicited lines (a notification) between responses.
+    public func send(_ bytes: [UInt8]) {
+        mailbox.post(.init(target: id, kind: .send(bytes)))
+    }
+
+    /// Closes the connection after what is already queued for it has been written.
+    public func close() {
+        mailbox.post(.init(target: id, kind: .close))
+    }
+
+    public static func == (lhs: ConnectionHandle, rhs: ConnectionHandle) -> Bool { lhs.id == rhs.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}

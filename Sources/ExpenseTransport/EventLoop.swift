@@ -1,0 +1,413 @@
+import CEpoll
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The epoll reactor behind ``LineServer``: one thread, non-blocking sockets, no thread per connection.
+///
+/// Connections are registered edge-triggered (`EPOLLET`) once, for input and output, and never modified:
+/// the loop remembers unconsumed readiness in ``LoopConnection/readable`` and `writable`. Pausing a
+/// connection (a request in flight, or output above the high-water mark) is then just "do not read now",
+/// with no `epoll_ctl` call per request; resuming reads again if readiness was left over. The listening
+/// socket and the mailbox's eventfd are level-triggered: a burst of connects is accepted 64 at a time
+/// without starving established connections, and nothing is lost if the loop stops early.
+///
+/// - Important: Everything here runs on the loop thread only. Other threads talk to it through
+///   ``LoopMailbox``.
+final class EventLoop {
+    private static let listenerToken = UInt64.max
+    private static let mailboxToken = UInt64.max - 1
+    private static let scratchSize = 64 * 1024
+    /// Reads of `scratchSize` per connection per turn before others get a chance.
+    private static let readBudget = 16
+    /// Refused connections kept draining at once; beyond that they are closed at once.
+    private static let maximumRefusedDraining = 256
+
+    private let configuration: LineServerConfiguration
+    private let epollFD: Int32
+    private let listener: ListeningSocket
+    private let mailbox: LoopMailbox
+    private let makeSession: @Sendable (ConnectionHandle) -> any LineSession
+    private let log: @Sendable (String) -> Void
+    private let counter: ConnectionCounter
+
+    private var connections: [LoopConnection?] = []
+    private var activeCount = 0
+    private var refusedCount = 0
+    private var nextGeneration: UInt32 = 0
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: scratchSize, alignment: 16)
+    private var spareFD: Int32
+    private var stopping = false
+    private var stopDeadline: UInt64 = 0
+    /// Connections that used their read budget and still have input to read.
+    private var again: [LoopConnection] = []
+    private let sweepInterval: UInt64
+    private var nextSweep: UInt64 = 0
+
+    init(configuration: LineServerConfiguration, epollFD: Int32, listener: ListeningSocket, mailbox: LoopMailbox,
+         counter: ConnectionCounter, log: @escaping @Sendable (String) -> Void,
+         makeSession: @escaping @Sendable (ConnectionHandle) -> any LineSession) {
+        self.configuration = configuration
+        self.epollFD = epollFD
+        self.listener = listener
+        self.mailbox = mailbox
+        self.counter = counter
+        self.log = log
+        self.makeSession = makeSession
+        self.sweepInterval = configuration.sweepInterval.nanoseconds
+        self.spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    }
+
+    deinit {
+        scratch.deallocate()
+        if spareFD >= 0 { Glibc.close(spareFD) }
+    }
+
+    static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
+    }
+
+    /// Runs until stopped and every connection is closed (or the shutdown grace has passed).
+    func run() {
+        _ = cepoll_ctl(epollFD, EPOLL_CTL_ADD, listener.fileDescriptor, EPOLLIN.rawValue, Self.listenerToken)
+        _ = cepoll_ctl(epollFD, EPOLL_CTL_ADD, mailbox.eventFD, EPOLLIN.rawValue, Self.mailboxToken)
+        var events = [UInt32](repeating: 0, count: 256)
+        var datas = [UInt64](repeating: 0, count: 256)
+        nextSweep = Self.now() &+ sweepInterval
+        while true {
+            let timeout: Int32 = again.isEmpty ? Int32(clamping: sweepInterval / 1_000_000) : 0
+            let count = cepoll_wait(epollFD, &events, &datas, 256, max(timeout, 1))
+            if count < 0, errno != EINTR {
+                log("epoll_wait failed: \(TransportError.errnoText(errno)); stopping")
+                break
+            }
+            for index in 0..<Int(max(count, 0)) {
+                handle(event: events[index], data: datas[index])
+            }
+            if !again.isEmpty {
+                let pending = again
+                again.removeAll(keepingCapacity: true)
+                for connection in pending where !connection.isClosed { service(connection) }
+            }
+            let now = Self.now()
+            if now >= nextSweep {
+                sweep(now: now)
+                nextSweep = now &+ sweepInterval
+            }
+            if stopping, activeCount + refusedCount == 0 || now >= stopDeadline { break }
+        }
+        for case let connection? in connections { close(connection) }
+        Glibc.close(epollFD)
+    }
+
+    // MARK: Events
+
+    private func handle(event: UInt32, data: UInt64) {
+        switch data {
+        case Self.listenerToken: acceptConnections()
+        case Self.mailboxToken: handleMailbox()
+        default:
+            guard let connection = lookup(ConnectionID(epollData: data)) else { return }
+            if event & EPOLLERR.rawValue != 0 {
+                close(connection)
+                return
+            }
+            if event & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 { connection.readable = true }
+            if event & (EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 { connection.hangupSeen = true }
+            if event & EPOLLOUT.rawValue != 0 { connection.writable = true }
+            service(connection)
+        }
+    }
+
+    private func lookup(_ id: ConnectionID) -> LoopConnection? {
+        let index = Int(id.fd)
+        guard index >= 0, index < connections.count, let connection = connections[index],
+              connection.id.generation == id.generation else { return nil }
+        return connection
+    }
+
+    private func handleMailbox() {
+        let (messages, stop) = mailbox.take()
+        for message in messages {
+            guard let connection = lookup(message.target) else { continue }
+            switch message.kind {
+            case .complete(let bytes, let after):
+                connection.inFlight = false
+                connection.lastActivity = Self.now()
+                connection.enqueue(bytes)
+                apply(after, to: connection)
+                if !checkOutputLimit(connection) { continue }
+                service(connection)
+            case .send(let bytes):
+                guard case .open = connection.phase else { continue }
+                connection.enqueue(bytes)
+                if checkOutputLimit(connection) { flush(connection) }
+            case .close:
+                if case .open = connection.phase { connection.phase = .closing }
+                service(connection)
+            }
+        }
+        if stop, !stopping { beginStop() }
+    }
+
+    // MARK: Reading, answering, writing
+
+    private func service(_ connection: LoopConnection) {
+        if connection.isDraining {
+            drainInput(connection)
+        } else {
+            pump(connection)
+        }
+    }
+
+    /// Answers buffered lines and reads more input while the connection may proceed, then writes.
+    private func pump(_ connection: LoopConnection) {
+        var budget = Self.readBudget
+        while true {
+            processLines(connection)
+            if connection.isClosed { return }
+            guard case .open = connection.phase, !stopping else { break }
+            if connection.pendingOutput > configuration.outputHighWater { break }
+            if connection.inFlight, connection.framer.bufferedByteCount >= configuration.inputReadAhead { break }
+            guard connection.readable, !connection.peerClosed else { break }
+            guard budget > 0 else {
+                again.append(connection)
+                break
+            }
+            budget -= 1
+            let count = read(connection.id.fd, scratch.baseAddress, Self.scratchSize)
+            if count > 0 {
+                connection.framer.append(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                connection.lastActivity = Self.now()
+                // A short read emptied the socket's queue; new data will raise a new edge. Not so for the end
+                // of stream: its edge may have come with this data, so read on until `read` returns 0.
+                if count < Self.scratchSize, !connection.hangupSeen { connection.readable = false }
+            } else if count == 0 {
+                connection.peerClosed = true
+                connection.readable = false
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                connection.readable = false
+            } else if errno != EINTR {
+                close(connection)
+                return
+            }
+        }
+        flush(connection)
+        if connection.isClosed { return }
+        // A peer that half-closed gets its answers, then the connection closes (an unterminated tail is dropped).
+        if connection.peerClosed, case .open = connection.phase, !connection.inFlight, connection.pendingOutput == 0 {
+            close(connection)
+        }
+    }
+
+    private func processLines(_ connection: LoopConnection) {
+        guard let session = connection.session else { return }
+        while case .open = connection.phase, !connection.inFlight, !stopping {
+            guard let next = connection.framer.nextLine() else { return }
+            switch next {
+            case .tooLong:
+                log("\(connection.handle.logName): line longer than \(configuration.maximumLineLength) bytes; closing")
+                connection.enqueue(session.lineTooLong())
+                connection.phase = .closing
+                return
+            case .line(let line):
+                switch session.received(line: line) {
+                case .reply(let bytes, let after):
+                    connection.enqueue(bytes)
+                    apply(after, to: connection)
+                case .pending:
+                    connection.inFlight = true
+                }
+            }
+            if !checkOutputLimit(connection) { return }
+        }
+    }
+
+    private func apply(_ after: AfterReply, to connection: LoopConnection) {
+        switch after {
+        case .proceed: break
+        case .establish: connection.established = true
+        case .close: if case .open = connection.phase { connection.phase = .closing }
+        }
+    }
+
+    /// Closes a connection whose unread output passed the limit. Returns whether it is still open.
+    private func checkOutputLimit(_ connection: LoopConnection) -> Bool {
+        guard connection.pendingOutput > configuration.outputLimit else { return true }
+        log("\(connection.handle.logName): more than \(configuration.outputLimit) bytes of answers unread; closing")
+        close(connection)
+        return false
+    }
+
+    private func flush(_ connection: LoopConnection) {
+        while connection.pendingOutput > 0, connection.writable {
+            let sent = connection.output.withUnsafeBytes { raw in
+                Socket.send(connection.id.fd, UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
+            }
+            if sent > 0 {
+                connection.outputOffset += sent
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                connection.writable = false
+            } else if errno != EINTR {
+                close(connection)
+                return
+            }
+        }
+        guard connection.pendingOutput == 0 else { return }
+        connection.outputDrained()
+        if case .closing = connection.phase, !connection.inFlight {
+            if stopping { close(connection) } else { startDraining(connection, for: configuration.drainTimeout) }
+        }
+    }
+
+    /// Shuts down the write side (the peer sees EOF after our last answer) and discards input until the
+    /// peer closes or the deadline passes, so unread input does not turn our close into a reset that
+    /// destroys the answer in flight.
+    private func startDraining(_ connection: LoopConnection, for duration: Duration) {
+        shutdown(connection.id.fd, Int32(SHUT_WR))
+        connection.phase = .draining(deadline: Self.now() &+ duration.nanoseconds)
+        connection.framer.reset()
+        connection.readable = true
+        drainInput(connection)
+    }
+
+    private func drainInput(_ connection: LoopConnection) {
+        var budget = Self.readBudget
+        while connection.readable, budget > 0 {
+            budget -= 1
+            let count = read(connection.id.fd, scratch.baseAddress, Self.scratchSize)
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                close(connection)
+                return
+            }
+            if count < 0, errno != EINTR { connection.readable = false }
+        }
+        if connection.readable { again.append(connection) }
+    }
+
+    // MARK: Accepting
+
+    private func acceptConnections() {
+        for _ in 0..<64 {
+            let fd = cepoll_accept(listener.fileDescriptor)
+            if fd < 0 {
+                switch errno {
+                case EAGAIN, EWOULDBLOCK: return
+                case EINTR, ECONNABORTED, EPROTO: continue
+                case EMFILE, ENFILE:
+                    shedWithSpareDescriptor()
+                    return
+                default:
+                    log("accept failed: \(TransportError.errnoText(errno))")
+                    return
+                }
+            }
+            nextGeneration &+= 1
+            let peerHost = ResolvedAddress.of(socket: fd, peer: true)?.socketAddress.host ?? "?"
+            let handle = ConnectionHandle(id: ConnectionID(fd: fd, generation: nextGeneration), mailbox: mailbox, peerHost: peerHost)
+            if activeCount >= configuration.maximumConnections || stopping {
+                refuse(fd: fd, handle: handle)
+                continue
+            }
+            Socket.setNoDelay(fd)
+            let connection = LoopConnection(handle: handle, session: makeSession(handle), counted: true,
+                                            maximumLineLength: configuration.maximumLineLength, now: Self.now())
+            register(connection)
+            activeCount += 1
+            counter.set(activeCount)
+            service(connection)
+        }
+    }
+
+    private func register(_ connection: LoopConnection) {
+        let index = Int(connection.id.fd)
+        if index >= connections.count {
+            connections.append(contentsOf: repeatElement(nil, count: max(index + 1 - connections.count, connections.count)))
+        }
+        connections[index] = connection
+        let interest = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+        _ = cepoll_ctl(epollFD, EPOLL_CTL_ADD, connection.id.fd, interest, connection.id.epollData)
+    }
+
+    /// Sends the busy message to a connection beyond the maximum and closes it (after a short drain while
+    /// few are draining, at once otherwise, so refusals can never exhaust descriptors).
+    private func refuse(fd: Int32, handle: ConnectionHandle) {
+        log("\(handle.logName): refused, \(configuration.maximumConnections) connections open (busy)")
+        _ = configuration.busyMessage.withUnsafeBytes { Socket.send(fd, $0) }
+        guard refusedCount < Self.maximumRefusedDraining else {
+            Glibc.close(fd)
+            return
+        }
+        let connection = LoopConnection(handle: handle, session: nil, counted: false,
+                                        maximumLineLength: configuration.maximumLineLength, now: Self.now())
+        register(connection)
+        refusedCount += 1
+        startDraining(connection, for: .milliseconds(200))
+    }
+
+    /// Out of descriptors: free the spare one, accept and refuse one connection with it, take it back. Without
+    /// this a level-triggered listener would report the same pending connection forever.
+    private func shedWithSpareDescriptor() {
+        log("accept: out of file descriptors; refusing a connection")
+        guard spareFD >= 0 else { return }
+        Glibc.close(spareFD)
+        let fd = cepoll_accept(listener.fileDescriptor)
+        if fd >= 0 {
+            _ = configuration.busyMessage.withUnsafeBytes { Socket.send(fd, $0) }
+            Glibc.close(fd)
+        }
+        spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    }
+
+    // MARK: Timeouts, closing, stopping
+
+    private func sweep(now: UInt64) {
+        let handshake = configuration.handshakeTimeout.nanoseconds
+        let idle = configuration.idleTimeout?.nanoseconds
+        for case let connection? in connections {
+            switch connection.phase {
+            case .draining(let deadline):
+                if now >= deadline { close(connection) }
+            case .open, .closing:
+                guard !connection.inFlight else { continue }
+                if !connection.established, now &- connection.openedAt >= handshake {
+                    log("\(connection.handle.logName): no hello within \(configuration.handshakeTimeout); closing")
+                    close(connection)
+                } else if let idle, connection.established, now &- connection.lastActivity >= idle {
+                    log("\(connection.handle.logName): idle for \(configuration.idleTimeout ?? .zero); closing")
+                    close(connection)
+                }
+            }
+        }
+    }
+
+    private func beginStop() {
+        stopping = true
+        stopDeadline = Self.now() &+ configuration.shutdownGrace.nanoseconds
+        _ = cepoll_ctl(epollFD, EPOLL_CTL_DEL, listener.fileDescriptor, 0, 0)
+        listener.close()
+        for case let connection? in connections {
+            if connection.isDraining || (!connection.inFlight && connection.pendingOutput == 0) {
+                close(connection)
+            } else {
+                connection.phase = .closing
+            }
+        }
+    }
+
+    private func close(_ connection: LoopConnection) {
+        guard !connection.isClosed else { return }
+        connection.isClosed = true
+        connections[Int(connection.id.fd)] = nil
+        Glibc.close(connection.id.fd)
+        if connection.counted {
+            activeCount -= 1
+            counter.set(activeCount)
+        } else {
+            refusedCount -= 1
+        }
+        connection.session?.closed()
+    }
+}

@@ -1,0 +1,142 @@
+import CEpoll
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP server of newline-delimited messages, on one epoll thread.
+///
+/// It accepts connections, frames their input into lines, hands each line to the connection's
+/// ``LineSession`` and writes the answers back in order, with the limits of ``LineServerConfiguration``
+/// (maximum line, connections, output backlog, handshake and idle timeouts). It knows nothing of JSON-RPC.
+///
+/// An idle connection costs a small object and a descriptor, no thread: the whole server runs on one
+/// thread of its own (outside Swift's cooperative pool, which has only as many threads as cores), and
+/// sessions hand slow work to tasks that answer through ``ConnectionHandle``.
+public final class LineServer: Sendable {
+    /// The address bound, with the real port when port 0 was asked for.
+    public let address: SocketAddress
+    private let configuration: LineServerConfiguration
+    private let listener: ListeningSocket
+    private let mailbox: LoopMailbox
+    private let epollFD: Int32
+    private let log: @Sendable (String) -> Void
+    private let makeSession: @Sendable (ConnectionHandle) -> any LineSession
+    private let counter = ConnectionCounter()
+    private let lifecycle = Mutex(Lifecycle())
+
+    private struct Lifecycle {
+        var started = false
+        var stopped = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Binds `address` and prepares the loop; call ``start()`` to accept connections.
+    /// - Parameters:
+    ///   - log: receives one line per notable event (refusals, timeouts, limits), never message contents.
+    ///   - makeSession: creates the session of each new connection (on the loop thread).
+    /// - Throws: ``TransportError`` when binding fails.
+    public init(address: SocketAddress, configuration: LineServerConfiguration,
+                log: @escaping @Sendable (String) -> Void,
+                makeSession: @escaping @Sendable (ConnectionHandle) -> any LineSession) throws(TransportError) {
+        let listener = try ListeningSocket(address: address)
+        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else {
+            listener.close()
+            throw .lastError("epoll_create1")
+        }
+        let mailbox: LoopMailbox
+        do {
+            mailbox = try LoopMailbox()
+        } catch {
+            listener.close()
+            Glibc.close(epollFD)
+            throw error
+        }
+        self.listener = listener
+        self.epollFD = epollFD
+        self.mailbox = mailbox
+        self.address = listener.boundAddress
+        self.configuration = configuration
+        self.log = log
+        self.makeSession = makeSession
+    }
+
+    /// Connections currently open (refused ones excluded).
+    public var connectionCount: Int { counter.value }
+
+    /// Starts the loop thread. Connections queued since ``init`` are accepted from now on.
+    public func start() {
+        let first = lifecycle.withLock { state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        let loop = LoopParts(configuration: configuration, epollFD: epollFD, listener: listener, mailbox: mailbox,
+                             counter: counter, log: log, makeSession: makeSession)
+        let thread = Thread { [self] in
+            loop.makeLoop().run()
+            finished()
+        }
+        thread.name = "expensed-loop"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Stops accepting, lets in-flight requests finish (up to the shutdown grace), closes every connection.
+    /// Returns at once; await ``waitUntilStopped()``.
+    public func stop() {
+        let started = lifecycle.withLock { $0.started }
+        if started {
+            mailbox.requestStop()
+        } else {
+            listener.close()
+            finished()
+        }
+    }
+
+    /// Returns once the loop has closed every connection and exited.
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { continuation in
+            let done = lifecycle.withLock { state -> Bool in
+                if state.stopped { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private func finished() {
+        let waiters = lifecycle.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.stopped = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// What the loop thread needs, gathered so the thread closure captures one `Sendable` value.
+private struct LoopParts: Sendable {
+    var configuration: LineServerConfiguration
+    var epollFD: Int32
+    var listener: ListeningSocket
+    var mailbox: LoopMailbox
+    var counter: ConnectionCounter
+    var log: @Sendable (String) -> Void
+    var makeSession: @Sendable (ConnectionHandle) -> any LineSession
+
+    func makeLoop() -> EventLoop {
+        EventLoop(configuration: configuration, epollFD: epollFD, listener: listener, mailbox: mailbox,
+                  counter: counter, log: log, makeSession: makeSession)
+    }
+}
+
+/// The number of open connections, written by the loop and readable from anywhere.
+final class ConnectionCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+    func set(_ value: Int) { count.store(value, ordering: .relaxed) }
+}

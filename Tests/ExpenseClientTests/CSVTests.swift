@@ -1,0 +1,68 @@
+import ExpenseClient
+import ExpenseCore
+import Testing
+
+@Suite struct CSVTests {
+    @Test func quotingCRLFAndQuotedNewlines() throws {
+        let text = "a,b,c\r\n\"x, y\",\"say \"\"hi\"\"\",\"two\nlines\"\r\nlast,,\"\"\n"
+        #expect(try CSV.parse(text) == [
+            CSVRecord(line: 1, fields: ["a", "b", "c"]),
+            CSVRecord(line: 2, fields: ["x, y", "say \"hi\"", "two\nlines"]),
+            CSVRecord(line: 4, fields: ["last", "", ""]),
+        ])
+    }
+
+    @Test func noFinalNewlineBlankLinesAndBOM() throws {
+        #expect(try CSV.parse("\u{FEFF}a,b\n\nc,d") == [CSVRecord(line: 1, fields: ["a", "b"]), CSVRecord(line: 3, fields: ["c", "d"])])
+        #expect(try CSV.parse("") == [])
+    }
+
+    @Test(arguments: [
+        ("a,\"open\nnever closed\n", CSVError.unterminatedQuote(line: 1)),
+        ("h\nab\"c,d\n", CSVError.unexpectedQuote(line: 2)),
+        ("h\n\"ab\"c,d\n", CSVError.unexpectedQuote(line: 2)),
+    ])
+    func malformed(text: String, error: CSVError) {
+        #expect(throws: error) { try CSV.parse(text) }
+    }
+
+    @Test func writingRoundTrips() throws {
+        let fields = ["plain", "comma, here", "quote \" here", "new\nline", ""]
+        #expect(try CSV.parse(CSV.row(fields)) == [CSVRecord(line: 1, fields: fields)])
+    }
+
+    @Test func importNamesThePhysicalLineOfEachBadRow() {
+        let csv = """
+            date,amount,currency,category,note
+            2026-01-01,12.50,USD,food,"a note
+            over two lines"
+            2026-01-02,12.505,USD,food,
+            2026-02-30,1,USD,food,
+            2026-01-03,1,USD,food
+            2026-01-04,0.1,,,
+
+            """
+        do {
+            _ = try CSVImporter.drafts(from: csv, defaultCurrency: .usd)
+            Issue.record("expected the import to be refused")
+        } catch {
+            guard case .invalidRows(let problems) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(problems.map(\.line) == [4, 5, 6, 7])
+            #expect(problems.map(\.code) == ["invalid_amount", "invalid_date", "invalid_row", "empty_category"])
+        }
+    }
+
+    @Test func importParsesAmountsPerCurrencyAndDefaultsTheCurrency() throws {
+        let csv = "date,amount,currency,category,note\n2026-01-01,0.1,,food,\n2026-01-02,1250,JPY,food,\"x,y\"\n"
+        let expenses = try CSVImporter.drafts(from: csv, defaultCurrency: try #require(Currency(code: "EUR")))
+        #expect(expenses.map(\.amount) == [10, 1250])
+        #expect(expenses.map(\.currency.code) == ["EUR", "JPY"])
+        #expect(expenses[1].note == "x,y")
+    }
+
+    @Test func importRefusesAWrongHeader() {
+        #expect(throws: ImportError.badHeader(found: "when,how much")) {
+            try CSVImporter.drafts(from: "when,how much\n", defaultCurrency: .usd)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import ExpenseCore
+import Foundation
+import Testing
+@testable import ExpenseProtocol
+
+@Suite struct MethodCodingTests {
+    @Test func hello() throws {
+        try checkParams(HelloParams(protocolVersion: 1, ledger: "default", token: "s3cret", clientId: Fixtures.id, clientName: "laptop"),
+                        json: #"{"clientId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","clientName":"laptop","ledger":"default","protocol":1,"token":"s3cret"}"#)
+        try checkParams(HelloParams(protocolVersion: 1, ledger: "l", token: "t", clientId: Fixtures.id, clientName: nil),
+                        json: #"{"clientId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","ledger":"l","protocol":1,"token":"t"}"#)
+        try checkResult(HelloResult(protocolVersion: 1, server: "expensed 0.1.0", ledger: "default", currency: .usd, cursor: 12, lastMutationId: 3),
+                        json: #"{"currency":"USD","cursor":12,"lastMutationId":3,"ledger":"default","protocol":1,"server":"expensed 0.1.0"}"#)
+    }
+
+    @Test func helloErrors() {
+        let upper = #""clientId":"6F9619FF-8B86-D011-B42D-00CF4FC964FF""#
+        #expect(paramsError(HelloParams.self, #"{"protocol":1,"ledger":"l","token":"t",\#(upper)}"#) == nil)
+        #expect(paramsError(HelloParams.self, #"{"protocol":2}"#)?.code == -32003)
+        #expect(paramsError(HelloParams.self, #"{"protocol":1.0,"ledger":"l","token":"t",\#(upper)}"#)?.code == -32003)
+        #expect(paramsError(HelloParams.self, #"{"protocol":"1","ledger":"l","token":"t",\#(upper)}"#)?.field == "protocol")
+        #expect(paramsError(HelloParams.self, nil)?.field == "protocol")
+        #expect(paramsError(HelloParams.self, #"{"protocol":1,"ledger":"l","token":"t","clientId":"nope"}"#)?.field == "clientId")
+        #expect(paramsError(HelloParams.self, #"{"protocol":1,"token":"t",\#(upper)}"#)?.field == "ledger")
+        #expect(paramsError(HelloParams.self, #"{"protocol":1,"ledger":"l","token":5,\#(upper)}"#)?.field == "token")
+        #expect(paramsError(HelloParams.self, #"[1]"#)?.code == -32602)
+    }
+
+    @Test func pull() throws {
+        try checkParams(PullParams(since: 5, limit: 10_000), json: #"{"limit":10000,"since":5}"#)
+        try checkResult(PullResult(changes: [try Fixtures.record()], cursor: 17, more: false),
+                        json: #"{"changes":[\#(Fixtures.recordJSON)],"cursor":17,"more":false}"#)
+        try checkResult(PullResult(changes: [], cursor: 0, more: false), json: #"{"changes":[],"cursor":0,"more":false}"#)
+        #expect(try PullParams(params: nil) == PullParams(since: 0, limit: 1000))
+        #expect(try PullParams(params: ["unknown": true]) == PullParams())
+    }
+
+    @Test(arguments: [
+        (#"{"limit":0}"#, "invalid_params", "limit"), (#"{"limit":10001}"#, "invalid_params", "limit"),
+        (#"{"limit":"5"}"#, "invalid_params", "limit"), (#"{"limit":1.5}"#, "invalid_params", "limit"),
+        (#"{"since":-1}"#, "invalid_cursor", "since"), (#"{"since":"0"}"#, "invalid_params", "since"),
+        (#"{"since":1e2}"#, "invalid_params", "since"),
+    ])
+    func pullErrors(json: String, reason: String, field: String) {
+        let error = paramsError(PullParams.self, json)
+        #expect(error?.code == -32602)
+        #expect(error?.reason == reason)
+        #expect(error?.field == field)
+    }
+
+    @Test func summary() throws {
+        let query = SummaryQuery(from: CalendarDay("2026-01-01"), to: CalendarDay("2026-12-31"), category: "food", groupBy: .month)
+        try checkParams(SummaryRequest(query: query), json: #"{"category":"food","from":"2026-01-01","groupBy":"month","to":"2026-12-31"}"#)
+        try checkParams(SummaryRequest(), json: #"{"groupBy":"none"}"#)
+        #expect(try SummaryRequest(params: nil) == SummaryRequest())
+        let result = SummaryResult(summary: Summary(
+            totals: [CurrencyTotal(currency: .usd, amount: 3750, count: 3)],
+            groups: [GroupTotal(key: "2026-11", currency: .usd, amount: 3750, count: 3)]), cursor: 9)
+        try checkResult(result, json: #"{"cursor":9,"groups":[{"amount":3750,"count":3,"currency":"USD","key":"2026-11"}],"totals":[{"amount":3750,"count":3,"currency":"USD"}]}"#)
+    }
+
+    @Test(arguments: [
+        (#"{"from":"2026-02-30"}"#, "from"), (#"{"to":20261130}"#, "to"), (#"{"from":"1899-12-31"}"#, "from"),
+        (#"{"category":5}"#, "category"), (#"{"groupBy":"year"}"#, "groupBy"), (#"{"groupBy":null,"from":"x"}"#, "from"),
+    ])
+    func summaryErrors(json: String, field: String) {
+        let error = paramsError(SummaryRequest.self, json)
+        #expect(error?.code == -32602)
+        #expect(error?.field == field)
+    }
+
+    @Test func pingAndWatch() throws {
+        try checkParams(PingRequest(), json: "{}")
+        try checkParams(WatchRequest(), json: "{}")
+        try checkResult(CursorResult(cursor: 4), json: #"{"cursor":4}"#)
+        #expect(paramsError(PingRequest.self, nil) == nil)
+        #expect(paramsError(PingRequest.self, #"{"x":1}"#) == nil)
+        #expect(paramsError(PingRequest.self, "[]")?.code == -32602)
+        #expect(ProtocolMethods.all == ["hello", "push", "pull", "summary", "ping", "watch"])
+    }
+
+    @Test func recordDecodingValidates() throws {
+        #expect(try Record(json: JSONParser.parse(Array(Fixtures.recordJSON.utf8))) == Fixtures.record())
+        let upper = Fixtures.recordJSON.replacingOccurrences(of: Fixtures.idText, with: Fixtures.idText.uppercased())
+        #expect(try Record(json: JSONParser.parse(Array(upper.utf8))) == Fixtures.record())
+        let badAmount = Fixtures.recordJSON.replacingOccurrences(of: "1250", with: "0")
+        #expect(throws: ProtocolDecodingError.self) { try Record(json: JSONParser.parse(Array(badAmount.utf8))) }
+        let badVersion = Fixtures.recordJSON.replacingOccurrences(of: #""version":2"#, with: #""version":0"#)
+        #expect(throws: ProtocolDecodingError.self) { try Record(json: JSONParser.parse(Array(badVersion.utf8))) }
+    }
+
+    @Test func textIsKeptExactly() throws {
+        let note = "e\u{301} tab\there\nnew line \"quoted\" 😀"
+        let record = Record(expense: try Fixtures.expense(note: note), version: 1, seq: 1, deleted: true)
+        var writer = JSONWriter()
+        record.write(to: &writer)
+        #expect(!writer.bytes.contains(0x0A))
+        #expect(try Record(json: JSONParser.parse(writer.bytes)) == record)
+    }
+}

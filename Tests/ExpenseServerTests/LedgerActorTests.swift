@@ -1,0 +1,128 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import SQLite
+import Testing
+@testable import ExpenseServer
+
+/// The ``Ledger`` actor: group commit, durability across reopen, failure handling, watchers.
+@Suite struct LedgerActorTests {
+    @Test func concurrentPushesShareCommitsAndAreAllDurable() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
+        let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let ledger = try #require(ledgers.authenticate(ledger: "default", token: token))
+        let ids = (0..<100).map { _ in UUID() }
+        let results = try await withThrowingTaskGroup(of: PushResult.self) { group in
+            for id in ids {
+                group.addTask { try await ledger.push(clientId: UUID(), items: [putItem(1, id, base: 0, lunch())]) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 100)
+        let seqs = results.compactMap { result -> Int64? in
+            if case .applied(1, let seq) = result.results[0].status { return seq }
+            return nil
+        }
+        #expect(Set(seqs) == Set(1...100))
+        let commits = await ledger.commitCount
+        #expect(commits < 100, "100 concurrent pushes took \(commits) commits")
+        #expect(await ledger.head() == 100)
+        await ledgers.close()
+
+        let reopened = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
+        #expect(reopened.createdDefaultTokenPath == nil)
+        let again = try #require(reopened.authenticate(ledger: "default", token: token))
+        let pulled = try await again.pull(PullParams(since: 0, limit: 1000))
+        #expect(Set(pulled.changes.map(\.expense.id)) == Set(ids))
+        #expect(try await again.summary(SummaryQuery()).summary.totals.first?.count == 100)
+        await reopened.close()
+    }
+
+    @Test func pushesOfOneClientAreSerialisedInOrder() async throws {
+        let ledger = Ledger(name: "t", currency: .usd, store: InMemoryLedgerStore())
+        let clientId = UUID()
+        async let first = ledger.push(clientId: clientId, items: (1...3).map { putItem(Int64($0), UUID(), base: 0, lunch()) })
+        async let second = ledger.push(clientId: clientId, items: (4...6).map { putItem(Int64($0), UUID(), base: 0, lunch()) })
+        let statuses = try await (first.results + second.results).map(\.status)
+        // Whichever ran first, exactly one of the two saw a gap or both applied in order; ids are never applied twice.
+        let applied = statuses.filter { if case .applied = $0 { true } else { false } }.count
+        #expect(applied == 6 || applied == 3)
+        #expect(try await ledger.hello(clientId: clientId).lastMutationId == (applied == 6 ? 6 : 3))
+        await ledger.close()
+    }
+
+    @Test func aFailedFsyncStopsWritesUntilReopen() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/t.sqlite"
+        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
+        let clientId = UUID()
+        _ = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
+        await ledger.injectFault { point in
+            point == .commit ? SQLiteError(code: 10 | (4 << 8) /* SQLITE_IOERR_FSYNC */, message: "fsync failed", path: path) : nil
+        }
+        await #expect { try await ledger.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())]) } throws: {
+            ($0 as? LedgerError)?.reason == "storage_failed"
+        }
+        await ledger.injectFault(nil)
+        await #expect { try await ledger.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())]) } throws: {
+            ($0 as? LedgerError)?.reason == "ledger_failed"
+        }
+        #expect(try await ledger.pull(PullParams()).changes.count == 1)  // reads still work
+        await ledger.close()
+
+        let reopened = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
+        #expect(try await reopened.hello(clientId: clientId) == (1, 1))
+        let retry = try await reopened.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())])
+        #expect(retry.results[0].status == .applied(version: 1, seq: 2))
+        await reopened.close()
+    }
+
+    @Test func aFullDiskRefusesThePushAndRecoversWhenSpaceReturns() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/t.sqlite"
+        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
+        let clientId = UUID()
+        await ledger.injectFault { point in
+            point == .write ? SQLiteError(code: 13 /* SQLITE_FULL */, message: "database or disk is full", path: path) : nil
+        }
+        await #expect { try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())]) } throws: {
+            ($0 as? LedgerError)?.reason == "storage_full"
+        }
+        #expect(await ledger.head() == 0)
+        await ledger.injectFault(nil)
+        let retry = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
+        #expect(retry.results[0].status == .applied(version: 1, seq: 1))
+        await ledger.close()
+    }
+
+    @Test func watchersHearEveryAdvance() async throws {
+        let ledger = Ledger(name: "t", currency: .usd, store: InMemoryLedgerStore())
+        let (stream, continuation) = AsyncStream<Int64>.makeStream()
+        let id = await ledger.watch { continuation.yield($0) }
+        let clientId = UUID()
+        _ = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
+        _ = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])  // duplicate: no advance
+        _ = try await ledger.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())])
+        await ledger.unwatch(id)
+        _ = try await ledger.push(clientId: clientId, items: [putItem(3, UUID(), base: 0, lunch())])
+        continuation.finish()
+        var heads: [Int64] = []
+        for await head in stream { heads.append(head) }
+        #expect(heads == [1, 2])
+        await ledger.close()
+        await #expect(throws: LedgerError.ledgerClosed) { try await ledger.pull(PullParams()) }
+    }
+
+    @Test func batchTooLarge() async throws {
+        let ledger = Ledger(name: "t", currency: .usd, store: InMemoryLedgerStore())
+        let items = (1...1001).map { putItem(Int64($0), UUID(), base: 0, lunch()) }
+        await #expect(throws: LedgerError.batchTooLarge(count: 1001)) { try await ledger.push(clientId: UUID(), items: items) }
+        #expect(try await ledger.hello(clientId: UUID()).lastMutationId == 0)
+        await ledger.close()
+    }
+}

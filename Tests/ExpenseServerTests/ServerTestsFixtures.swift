@@ -1,0 +1,137 @@
+import ExpenseCore
+import ExpenseProtocol
+import ExpenseTransport
+import Foundation
+import Synchronization
+import Testing
+@testable import ExpenseServer
+
+/// A ledger double for the network layer: every put is applied, the head counts mutations.
+actor FakeLedger: LedgerService {
+    nonisolated let name: String
+    nonisolated let currency = Currency.usd
+    private var currentHead: Int64 = 0
+    private var watchers: [Int: @Sendable (Int64) -> Void] = [:]
+    private var nextWatch = 0
+
+    init(name: String) { self.name = name }
+
+    func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64) { (currentHead, 0) }
+
+    func push(clientId: UUID, items: [PushItem]) async throws -> PushResult {
+        var results: [MutationResult] = []
+        for item in items {
+            currentHead += 1
+            results.append(MutationResult(mutationId: item.mutationId, status: .applied(version: 1, seq: currentHead)))
+        }
+        for watcher in watchers.values { watcher(currentHead) }
+        return PushResult(results: results, cursor: currentHead)
+    }
+
+    func pull(_ params: PullParams) async throws -> PullResult {
+        guard params.since <= currentHead else { throw RPCError.invalidCursor("since is beyond the head") }
+        return PullResult(changes: [], cursor: currentHead, more: false)
+    }
+
+    func summary(_ query: SummaryQuery) async throws -> SummaryResult {
+        SummaryResult(summary: Summary(totals: [], groups: []), cursor: currentHead)
+    }
+
+    func head() async -> Int64 { currentHead }
+
+    func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int {
+        nextWatch += 1
+        watchers[nextWatch] = onAdvance
+        return nextWatch
+    }
+
+    func unwatch(_ id: Int) async { watchers[id] = nil }
+}
+
+final class FakeLedgers: LedgerProvider {
+    let ledger = FakeLedger(name: "default")
+    static let token = "0123456789abcdef0123456789abcdef"
+
+    func authenticatedLedger(name: String, token: String) -> (any LedgerService)? {
+        name == "default" && token == Self.token ? ledger : nil
+    }
+}
+
+/// Collects log lines so tests can check that no token is ever logged.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+    var log: ServerLog { ServerLog { line in self.lines.withLock { $0.append(line) } } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+/// Runs blocking socket code on a thread of its own, not on the cooperative pool (2 threads here): a test
+/// blocked in `read` there would starve the server's own tasks.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}
+
+/// Starts a server on port 0 with a fake ledger, runs `body` on a plain thread, stops the server.
+func withTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in },
+                    _ body: @escaping @Sendable (Server) throws -> Void) async throws {
+    var configuration = ServerConfiguration()
+    configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
+    configure(&configuration)
+    let capture = LogCapture()
+    let server = try Server(configuration: configuration, ledgers: FakeLedgers(), log: capture.log)
+    server.start()
+    defer { server.stop() }
+    try await onThread { try body(server) }
+    server.stop()
+    await server.waitUntilStopped()
+    #expect(!capture.all.contains { $0.contains(FakeLedgers.token) })
+}
+
+/// A raw client that speaks JSON text.
+struct RawClient {
+    let connection: LineConnection
+
+    init(_ server: Server) throws {
+        connection = try LineConnection(connectingTo: server.address)
+    }
+
+    func send(_ text: String) throws { try connection.writeLine(text) }
+
+    /// The next message, parsed; `nil` at end of stream.
+    func receive() throws -> RPCIncoming? {
+        guard let line = try connection.readLine(timeout: .seconds(20)) else { return nil }
+        return try RPCClientCodec.parse(line)
+    }
+
+    /// The error code of the next message (which must be an error response), with its id.
+    func receiveError() throws -> (id: RequestID?, error: RPCError)? {
+        guard case .response(let id, .failure(let error))? = try receive() else { return nil }
+        return (id, error)
+    }
+
+    /// The result of the next message (which must be a success), with its id.
+    func receiveResult() throws -> (id: RequestID?, result: JSONValue)? {
+        guard case .response(let id, .success(let result))? = try receive() else { return nil }
+        return (id, result)
+    }
+
+    static func hello(id: Int = 1, token: String = FakeLedgers.token, ledger: String = "default", protocolVersion: String = "1") -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"hello","params":{"protocol":\#(protocolVersion),"ledger":"\#(ledger)","token":"\#(token)","clientId":"6f1c2a3e-1111-4222-8333-944455556666","clientName":"test"}}"#
+    }
+
+    static func request(id: Int, method: String, params: String = "{}") -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#
+    }
+
+    /// Sends hello and checks that it succeeded.
+    func greet() throws {
+        try send(Self.hello())
+        guard case .response(_, .success)? = try receive() else {
+            Issue.record("hello failed")
+            return
+        }
+    }
+}

@@ -19,6 +19,12 @@ struct AddScenario {
             guard imported.succeeded else {
                 throw BenchError.child("expense import: \(imported.summary): \(DaemonProcess.tail(of: log, lines: 2))")
             }
+            // A client without `import` may still exit 0; only a confirmed count makes the cache real.
+            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            guard LargeLedgerScenario.number(after: "mported ", in: said) == options.cacheSize else {
+                throw BenchError.child("expense import did not confirm \(options.cacheSize) expenses: "
+                                       + DaemonProcess.tail(of: log, lines: 2))
+            }
             progress("add: imported in \(BenchReport.format(seconds, 2)) s")
         } catch {
             report.markMissing(["add_100k_ms"], "\(error)")

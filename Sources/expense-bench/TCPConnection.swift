@@ -11,6 +11,9 @@ final class TCPConnection {
     /// Bytes received after the last complete line by ``readLine()``.
     private var pending: [UInt8] = []
 
+    /// Seconds a read may wait for an answer before the round fails.
+    static let receiveTimeoutSeconds = 60
+
     /// Connects to `host:port` (IPv4 dotted quad).
     /// - Throws: ``BenchError/system(call:errno:)``.
     init(host: String, port: UInt16) throws(BenchError) {
@@ -35,6 +38,9 @@ final class TCPConnection {
         }
         var one: Int32 = 1
         setsockopt(socketDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        // A server that stops answering makes the figure fail after this long instead of hanging the bench.
+        var timeout = timeval(tv_sec: Self.receiveTimeoutSeconds, tv_usec: 0)
+        setsockopt(socketDescriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         descriptor = socketDescriptor
     }
 
@@ -72,6 +78,8 @@ final class TCPConnection {
                 response.append(contentsOf: chunk[0..<count])
             } else if count == 0 {
                 throw .closed("after \(seen) of \(lines) lines: \(BenchError.excerpt(response))")
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                throw .closed("no answer within \(Self.receiveTimeoutSeconds) s after \(seen) of \(lines) lines")
             } else if errno != EINTR {
                 throw .lastSystemError("recv")
             }
@@ -91,6 +99,8 @@ final class TCPConnection {
                 pending.append(contentsOf: chunk[0..<count])
             } else if count == 0 {
                 throw .closed(BenchError.excerpt(pending))
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                throw .closed("no answer within \(Self.receiveTimeoutSeconds) s")
             } else if errno != EINTR {
                 throw .lastSystemError("recv")
             }

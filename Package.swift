@@ -18,6 +18,8 @@ let package = Package(
         .target(name: "ExpenseCore"),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "CommandLineKit"),
+        // posix_spawn children for the bench and the end-to-end tests (Foundation's Process crashes now and then).
+        .target(name: "ProcessSpawn"),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
         .target(name: "ExpenseTransport", dependencies: ["ExpenseProtocol", "CEpoll"]),
         .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
@@ -29,7 +31,7 @@ let package = Package(
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),
         .executableTarget(
             name: "expense-bench",
-            dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ExpenseClient", "CommandLineKit", "SQLite"]
+            dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ExpenseClient", "CommandLineKit", "SQLite", "ProcessSpawn"]
         ),
 
         .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore"]),
@@ -39,6 +41,6 @@ let package = Package(
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport"]),
         .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseServer", "ExpenseTransport"]),
         .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseClient", "ExpenseServer"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseProtocol", "ExpenseTransport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn"]),
     ]
 )

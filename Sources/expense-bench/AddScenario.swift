@@ -1,3 +1,4 @@
+import ProcessSpawn
 import Foundation
 
 /// Figure 7 of issue 5: `expense add 12.50 food` with `cacheSize` expenses (100,000) already in the local cache.
@@ -17,7 +18,7 @@ struct AddScenario {
             let (imported, seconds) = try ChildProcess.run(options.expense, ["import", csv], environment: environment,
                                                            stdout: .file(log), stderr: .file(log), timeout: 600)
             guard imported.succeeded else {
-                throw BenchError.child("expense import: \(imported.summary): \(DaemonProcess.tail(of: log, lines: 2))")
+                throw BenchError.child("expense import: \(imported.description): \(DaemonProcess.tail(of: log, lines: 2))")
             }
             // A client without `import` may still exit 0; only a confirmed count makes the cache real.
             let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -33,11 +34,12 @@ struct AddScenario {
         let outcome = medianOfRuns(options.runs, "add_100k_ms") { _ throws(BenchError) in
             var times: [Double] = []
             for _ in 0..<options.addRepetitions {
-                let (exit, seconds) = try ChildProcess.run(options.expense, ["add", "12.50", "food"],
-                                                           environment: environment, stdout: .discard,
-                                                           stderr: .file(log), timeout: 60)
+                let (exit, seconds) = try BenchError.spawning { () throws(ChildProcess.SpawnError) in
+                    try ChildProcess.run(options.expense, ["add", "12.50", "food"], environment: environment,
+                                         stdout: .discard, stderr: .file(log), timeout: 60)
+                }
                 guard exit.succeeded else {
-                    throw .child("expense add: \(exit.summary): \(DaemonProcess.tail(of: log, lines: 2))")
+                    throw .child("expense add: \(exit.description): \(DaemonProcess.tail(of: log, lines: 2))")
                 }
                 times.append(seconds * 1000)
             }

@@ -1,3 +1,4 @@
+import ProcessSpawn
 import Foundation
 import Glibc
 
@@ -34,5 +35,16 @@ extension BenchError {
     static func excerpt(_ bytes: some Collection<UInt8>, limit: Int = 200) -> String {
         let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
         return text.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+    }
+}
+
+extension BenchError {
+    /// Runs `body`, turning a child that could not be started into ``child(_:)``.
+    static func spawning<T>(_ body: () throws(ChildProcess.SpawnError) -> T) throws(BenchError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .child(error.description)
+        }
     }
 }

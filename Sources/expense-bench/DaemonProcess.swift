@@ -1,3 +1,4 @@
+import ProcessSpawn
 import Foundation
 import Glibc
 
@@ -18,21 +19,23 @@ final class DaemonProcess {
     init(executable: String, dataDirectory: String, log: String, extraArguments: [String] = [],
          timeout: Double = 120) throws(BenchError) {
         let began = MonotonicClock.now()
-        let (child, stdoutEnd) = try ChildProcess.spawn(
-            executable, ["serve", "--data", dataDirectory, "--listen", "127.0.0.1:0"] + extraArguments,
-            environment: ProcessInfo.processInfo.environment, stdout: .pipe, stderr: .file(log))
-        guard let stdoutEnd else { throw .child("no stdout pipe") }
-        let line: String
+        let child: ChildProcess, stdoutEnd: Int32?
         do {
-            line = try Self.firstLine(of: stdoutEnd, timeout: timeout)
+            (child, stdoutEnd, _) = try ChildProcess.spawn(
+                executable, ["serve", "--data", dataDirectory, "--listen", "127.0.0.1:0"] + extraArguments,
+                environment: ProcessInfo.processInfo.environment, stdout: .pipe, stderr: .file(log))
         } catch {
+            throw .child(error.description)
+        }
+        guard let stdoutEnd else { throw .child("no stdout pipe") }
+        guard let line = ChildProcess.readLine(from: stdoutEnd, timeout: timeout) else {
             close(stdoutEnd)
             child.send(SIGKILL)
             _ = child.wait(timeout: 10)
-            throw .child("expensed did not print 'listening on HOST:PORT' (\(error)); log: \(Self.tail(of: log))")
+            throw .child("expensed did not print 'listening on HOST:PORT' within \(Int(timeout)) s; log: \(Self.tail(of: log))")
         }
         startSeconds = MonotonicClock.now() - began
-        Self.drainInBackground(stdoutEnd)
+        ChildProcess.drainInBackground(stdoutEnd)
         guard line.hasPrefix("listening on "), let colon = line.lastIndex(of: ":"),
               let port = UInt16(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)) else {
             child.send(SIGKILL)
@@ -67,45 +70,6 @@ final class DaemonProcess {
         stopped = true
         child.send(SIGTERM)
         return child.wait(timeout: timeout)
-    }
-
-    /// Reads bytes until the first `\n`, waiting at most `timeout` seconds in total.
-    private static func firstLine(of descriptor: Int32, timeout: Double) throws(BenchError) -> String {
-        let deadline = MonotonicClock.now() + timeout
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let remaining = deadline - MonotonicClock.now()
-            guard remaining > 0 else { throw .child("timed out after \(Int(timeout)) s") }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(remaining * 1000, 1000)))
-            if ready < 0 && errno != EINTR { throw .lastSystemError("poll") }
-            guard ready > 0 else { continue }
-            let count = read(descriptor, &byte, 1)
-            if count == 1 {
-                if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-                bytes.append(byte)
-            } else if count == 0 {
-                throw .child("it exited or closed stdout (after '\(String(decoding: bytes, as: UTF8.self))')")
-            } else if errno != EINTR {
-                throw .lastSystemError("read")
-            }
-        }
-    }
-
-    /// Keeps reading (and discarding) the daemon's stdout so it never blocks on a full pipe.
-    private static func drainInBackground(_ descriptor: Int32) {
-        let thread = Thread {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count > 0 || (count < 0 && errno == EINTR) { continue }
-                break
-            }
-            close(descriptor)
-        }
-        thread.stackSize = 64 * 1024
-        thread.start()
     }
 
     /// The last lines of a log file, for error messages.

@@ -1,3 +1,4 @@
+import ProcessSpawn
 import Foundation
 import SQLite
 
@@ -26,7 +27,7 @@ struct LargeLedgerScenario {
         measureSummary(daemon, into: &report)
         measureFirstSync(daemon, into: &report)
         let exit = daemon.stop()
-        if !exit.succeeded { progress("ledger: expensed stopped with \(exit.summary) (expected exit 0)") }
+        if !exit.succeeded { progress("ledger: expensed stopped with \(exit.description) (expected exit 0)") }
         measureRestart(data: data, log: log, into: &report)
         measureDisk(data: data, into: &report)
         workspace.remove("data-ledger")
@@ -94,11 +95,13 @@ struct LargeLedgerScenario {
                 "EXPENSE_HOME": home, "EXPENSE_SERVER": "127.0.0.1:\(daemon.port)",
                 "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": daemon.token,
             ])
-            let (exit, seconds) = try ChildProcess.run(options.expense, ["sync"], environment: environment,
-                                                       stdout: .file(output), stderr: .file(output), timeout: 600)
+            let (exit, seconds) = try BenchError.spawning { () throws(ChildProcess.SpawnError) in
+                try ChildProcess.run(options.expense, ["sync"], environment: environment,
+                                     stdout: .file(output), stderr: .file(output), timeout: 600)
+            }
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             guard exit.succeeded else {
-                throw .child("expense sync: \(exit.summary): \(text.split(separator: "\n").prefix(2).joined(separator: " | ").prefix(300))")
+                throw .child("expense sync: \(exit.description): \(text.split(separator: "\n").prefix(2).joined(separator: " | ").prefix(300))")
             }
             if let pulled = Self.number(after: "pulled ", in: text), pulled != options.ledgerSize {
                 throw .child("expense sync pulled \(pulled) of \(options.ledgerSize): \(text.prefix(200))")
@@ -122,7 +125,7 @@ struct LargeLedgerScenario {
             _ = try RPCSession.call(connection, #"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
             let rss = daemon.residentMiB()
             let exit = daemon.stop()
-            guard exit.succeeded else { throw .child("expensed stopped with \(exit.summary)") }
+            guard exit.succeeded else { throw .child("expensed stopped with \(exit.description)") }
             return ["s": daemon.startSeconds, "rss_mib": rss ?? .nan]
         }
         switch outcome {

@@ -1,3 +1,4 @@
+import ProcessSpawn
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import ProcessSpawn
 import Foundation
 
 /// The peers of issue 5, started through `../shared/peers/setup-peers.sh` and driven by the same load
@@ -18,7 +19,7 @@ struct PeerScenario {
         do {
             let (exit, _) = try ChildProcess.run("/bin/bash", [script], environment: cleanEnvironment([:]),
                                                  stdout: .file(log), stderr: .file(log), timeout: 900)
-            return exit.succeeded ? nil : "setup-peers.sh: \(exit.summary): \(DaemonProcess.tail(of: log, lines: 2))"
+            return exit.succeeded ? nil : "setup-peers.sh: \(exit.description): \(DaemonProcess.tail(of: log, lines: 2))"
         } catch {
             return "\(error)"
         }
@@ -62,7 +63,7 @@ struct PeerScenario {
                                                  environment: cleanEnvironment([:]),
                                                  stdout: .file(log), stderr: .file(log), timeout: 600)
             guard exit.succeeded else {
-                throw BenchError.child("pg_bench.py: \(exit.summary): \(DaemonProcess.tail(of: log, lines: 2))")
+                throw BenchError.child("pg_bench.py: \(exit.description): \(DaemonProcess.tail(of: log, lines: 2))")
             }
             let data = try Data(contentsOf: URL(fileURLWithPath: output))
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]

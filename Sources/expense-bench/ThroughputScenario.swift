@@ -1,3 +1,4 @@
+import ProcessSpawn
 import Foundation
 
 /// Figures 1–3 and 8 of issue 5 on one fresh daemon: ping (1 in flight and 16 deep), 5,000 idle
@@ -30,7 +31,7 @@ struct ThroughputScenario {
         if options.includes("throughput") { measureLoad(daemon, into: &report) }
         if options.includes("idle") { measureIdle(daemon, into: &report) }
         let exit = daemon.stop()
-        if !exit.succeeded { progress("throughput: expensed stopped with \(exit.summary) (expected exit 0)") }
+        if !exit.succeeded { progress("throughput: expensed stopped with \(exit.description) (expected exit 0)") }
         workspace.remove("data-throughput")
     }
 

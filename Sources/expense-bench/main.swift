@@ -1,3 +1,4 @@
+import ProcessSpawn
 import Foundation
 import Glibc
 

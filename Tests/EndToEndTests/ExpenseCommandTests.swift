@@ -173,19 +173,12 @@ func summaryDrawsABarChartInATerminal() throws {
     try expense.succeed(["add", "30", "rent", "--date", "2026-01-01"])
     try expense.succeed(["add", "10", "food", "--date", "2026-01-02"])
     let command = "'\(ExpenseProcess.executable)' summary --by category"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-    process.arguments = ["-qec", command, "/dev/null"]
     var environment = ProcessInfo.processInfo.environment
     environment["EXPENSE_HOME"] = expense.home
-    process.environment = environment
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    let result = try ExpenseProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment,
+                                        scratch: expense.directory)
+    #expect(result.status == 0)
+    let text = result.stdout
     let lines = text.split(whereSeparator: \.isNewline)
     let rent = try #require(lines.firstIndex { $0.contains("rent") })
     let food = try #require(lines.firstIndex { $0.contains("food") })

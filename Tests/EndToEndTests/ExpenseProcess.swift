@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSpawn
 import Testing
 
 /// Runs the real, built `expense` binary as a process, in its own temporary `EXPENSE_HOME`.
@@ -42,41 +43,30 @@ final class ExpenseProcess: Sendable {
 
     /// Runs `expense arguments…` with `environment` added, waits, and returns what it printed.
     func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["EXPENSE_HOME"] = home
         environment["EXPENSE_STORE"] = nil
         for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        // Files, not pipes: a full pipe can never block the child while we wait for it.
-        let name = UUID().uuidString
-        let outPath = directory + "/\(name).out", errPath = directory + "/\(name).err"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardOutput = out
-        process.standardError = err
+        return try Self.run(Self.executable, arguments, environment: environment, stdin: stdin, scratch: directory)
+    }
+
+    /// Runs any program to completion (killed after `timeout` seconds) and returns what it printed.
+    /// Output goes to files, not pipes: a full pipe can never block the child while we wait for it.
+    static func run(_ path: String, _ arguments: [String], environment: [String: String], stdin: String? = nil,
+                    scratch: String, timeout: Double = 120) throws -> Result {
+        let name = scratch + "/" + UUID().uuidString
+        let outPath = name + ".out", errPath = name + ".err", inPath = name + ".in"
+        defer { for path in [outPath, errPath, inPath] { try? FileManager.default.removeItem(atPath: path) } }
+        var input = ChildProcess.Input.null
         if let stdin {
-            let inPath = directory + "/\(name).in"
             _ = FileManager.default.createFile(atPath: inPath, contents: Data(stdin.utf8))
-            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            input = .file(inPath)
         }
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        defer {
-            try? FileManager.default.removeItem(atPath: outPath)
-            try? FileManager.default.removeItem(atPath: errPath)
-        }
-        return Result(stdout: try String(contentsOfFile: outPath, encoding: .utf8),
-                      stderr: try String(contentsOfFile: errPath, encoding: .utf8),
-                      status: process.terminationStatus)
+        let (exit, _) = try ChildProcess.run(path, arguments, environment: environment, stdin: input,
+                                             stdout: .file(outPath), stderr: .file(errPath), timeout: timeout)
+        let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        return Result(stdout: stdout, stderr: stderr, status: exit.code ?? 128 + (exit.signal ?? 0))
     }
 
     /// Runs a command that must succeed and returns its standard output.

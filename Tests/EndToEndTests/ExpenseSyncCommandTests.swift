@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import ProcessSpawn
 import Testing
 
 /// `expense remote/sync/status/conflicts/resolve/summary --server` as processes against a real `expensed`
@@ -6,38 +8,33 @@ import Testing
 @Suite(.serialized) struct ExpenseSyncCommandTests {
     /// A running `expensed serve --listen 127.0.0.1:0`.
     final class Daemon {
-        let process = Process()
+        let child: ChildProcess
         let data: String
         let address: String
-        private let output: Pipe
 
         init(directory: String) throws {
             data = directory + "/data"
-            let executable = URL(fileURLWithPath: ExpenseProcess.executable).deletingLastPathComponent().appendingPathComponent("expensed")
-            process.executableURL = executable
-            process.arguments = ["serve", "--data", data, "--listen", "127.0.0.1:0"]
-            output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let executable = URL(fileURLWithPath: ExpenseProcess.executable).deletingLastPathComponent().appendingPathComponent("expensed").path
+            let (child, stdout, _) = try ChildProcess.spawn(
+                executable, ["serve", "--data", data, "--listen", "127.0.0.1:0"],
+                environment: ProcessInfo.processInfo.environment, stdout: .pipe, stderr: .discard)
+            self.child = child
             // The first line is `listening on HOST:PORT`, written once the daemon accepts connections.
-            var line = Data()
-            while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data([0x0A]) { break }
-                line.append(byte)
+            guard let stdout, let line = ChildProcess.readLine(from: stdout, timeout: 60), line.hasPrefix("listening on ") else {
+                child.send(SIGKILL)
+                _ = child.wait(timeout: 10)
+                throw CocoaError(.fileReadUnknown)
             }
-            let text = String(decoding: line, as: UTF8.self)
-            guard text.hasPrefix("listening on ") else { throw CocoaError(.fileReadUnknown) }
-            address = String(text.dropFirst("listening on ".count))
+            ChildProcess.drainInBackground(stdout)
+            address = String(line.dropFirst("listening on ".count))
         }
 
         var tokenFile: String { data + "/default.token" }
 
         func stop() -> Int32 {
-            process.terminate()  // SIGTERM
-            process.waitUntilExit()
-            return process.terminationStatus
+            child.send(SIGTERM)
+            let exit = child.wait(timeout: 60)
+            return exit.code ?? 128 + (exit.signal ?? 0)
         }
     }
 

@@ -30,7 +30,7 @@ public enum HelpFormatter {
     public static func usage(root: CommandSpec, path: [String]) -> String? {
         guard let spec = CommandLineParser.spec(at: path, root: root) else { return nil }
         var parts = [root.name] + path
-        if !spec.subcommands.isEmpty { parts.append("<subcommand>") }
+        if !spec.subcommands.isEmpty { parts.append(spec.defaultSubcommand == nil ? "<subcommand>" : "[<subcommand>]") }
         parts += spec.arguments.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
         parts += spec.options.map { option in
             let text = "--\(option.name)" + (option.valueName.map { " <\($0)>" } ?? "")

@@ -55,4 +55,5 @@ func errorsNameTheCommandTheyConcern(arguments: [String], message: String, path:
     let help = HelpFormatter.help(root: root, path: [])
     #expect(help.contains("  serve (default)  Serve."))
     #expect(help.contains("  backup           Back up."))
+    #expect(HelpFormatter.usage(root: root, path: []) == "daemon [<subcommand>]")
 }

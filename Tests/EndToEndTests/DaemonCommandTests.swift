@@ -179,6 +179,18 @@ import Glibc
         #expect(daemon.stderr.contains("damaged"))
     }
 
+    @Test func anAddressInUseExits69() throws {
+        let scratch = try ExpenseProcess()
+        let first = try DaemonProcess.serve(data: scratch.directory + "/one", scratch: scratch.directory)
+        let taken = try first.address().description
+        let second = try DaemonProcess(["--listen", taken, "--data", scratch.directory + "/two"], scratch: scratch.directory)
+        #expect(second.firstLine == nil)
+        let exit = second.waitForExit()
+        #expect(exit.reason == .exit && exit.status == 69, "\(second.stderr)")
+        #expect(second.stderr.contains(taken))
+        #expect(first.stop().status == 0)
+    }
+
     @Test func everyAcknowledgedPushSurvivesKill9() throws {
         let scratch = try ExpenseProcess()
         let data = scratch.directory + "/data"

@@ -21,6 +21,10 @@ public enum CommandLineParser {
             path.append(next.name)
             index += 1
         }
+        if let fallback = defaultSubcommand(of: spec, next: index < arguments.count ? arguments[index] : nil) {
+            spec = fallback
+            path.append(fallback.name)
+        }
 
         var positionals: [String] = []
         var options: [String: String] = [:]
@@ -82,7 +86,19 @@ public enum CommandLineParser {
                 throw UsageError("Missing expected argument '<\(argument.name)>'", path: path)
             }
         }
+        if let missing = spec.options.first(where: { $0.isRequired && options[$0.name] == nil }) {
+            throw UsageError("Missing expected argument '\(missing.synopsis)'", path: path)
+        }
         return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags))
+    }
+
+    /// The default subcommand of `spec` when `next` (the first token after it, if any) names none: nothing
+    /// follows, or an option other than `--help`, `-h` and `--version` does.
+    private static func defaultSubcommand(of spec: CommandSpec, next: String?) -> CommandSpec? {
+        guard let name = spec.defaultSubcommand, let fallback = spec.subcommand(named: name) else { return nil }
+        guard let next else { return fallback }
+        guard next.hasPrefix("-"), next != "-", !["--help", "-h", "--version"].contains(next) else { return nil }
+        return fallback
     }
 
     /// The command `help a b` names; every word must be a subcommand.

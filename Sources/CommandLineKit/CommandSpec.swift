@@ -16,11 +16,18 @@ public struct CommandSpec: Sendable {
     public var subcommands: [CommandSpec]
     /// Whether the command does something by itself when no subcommand is given.
     public var runnable: Bool
+    /// The subcommand run when none is named: the command line is empty after this command, or goes on with an
+    /// option (`expensed --listen …` is `expensed serve --listen …`). `--help`, `-h` and `--version` right after
+    /// this command still concern this command itself, and a word that names no subcommand is still an error.
+    public var defaultSubcommand: String?
 
     public init(name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
-                options: [OptionSpec] = [], subcommands: [CommandSpec] = [], runnable: Bool? = nil) {
+                options: [OptionSpec] = [], subcommands: [CommandSpec] = [], runnable: Bool? = nil,
+                defaultSubcommand: String? = nil) {
         precondition(arguments.drop(while: { !$0.isOptional }).allSatisfy(\.isOptional),
                      "optional positional arguments must come after the required ones")
+        precondition(defaultSubcommand.map { name in subcommands.contains { $0.name == name } } ?? true,
+                     "the default subcommand must be one of the subcommands")
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
@@ -28,6 +35,7 @@ public struct CommandSpec: Sendable {
         self.options = options
         self.subcommands = subcommands
         self.runnable = runnable ?? subcommands.isEmpty
+        self.defaultSubcommand = defaultSubcommand
     }
 
     /// The subcommand called `name`, if any.
@@ -64,10 +72,13 @@ public struct OptionSpec: Sendable {
     /// The value's placeholder (`date`), or `nil` for a flag.
     public var valueName: String?
     public var help: String
+    /// Whether the option must be given (shown without brackets in the usage line); only for options with a value.
+    public var isRequired: Bool = false
 
-    /// An option with a value.
-    public static func option(_ name: String, short: Character? = nil, value: String, help: String) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: value, help: help)
+    /// An option with a value; a `required` one must be given, else parsing fails with a usage error.
+    public static func option(_ name: String, short: Character? = nil, value: String, help: String,
+                              required: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: value, help: help, isRequired: required)
     }
 
     /// A flag, present or not.

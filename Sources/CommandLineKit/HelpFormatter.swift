@@ -17,7 +17,7 @@ public enum HelpFormatter {
         text += rows(optionRows)
         if !spec.subcommands.isEmpty {
             text += "\nSUBCOMMANDS:\n"
-            text += rows(spec.subcommands.map { ($0.name, $0.abstract) })
+            text += rows(spec.subcommands.map { ($0.name == spec.defaultSubcommand ? "\($0.name) (default)" : $0.name, $0.abstract) })
             let command = ([root.name, "help"] + path).joined(separator: " ")
             text += "\n  See '\(command) <subcommand>' for detailed help.\n"
         }
@@ -30,10 +30,11 @@ public enum HelpFormatter {
     public static func usage(root: CommandSpec, path: [String]) -> String? {
         guard let spec = CommandLineParser.spec(at: path, root: root) else { return nil }
         var parts = [root.name] + path
-        if !spec.subcommands.isEmpty { parts.append("<subcommand>") }
+        if !spec.subcommands.isEmpty { parts.append(spec.defaultSubcommand == nil ? "<subcommand>" : "[<subcommand>]") }
         parts += spec.arguments.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
         parts += spec.options.map { option in
-            "[--\(option.name)" + (option.valueName.map { " <\($0)>" } ?? "") + "]"
+            let text = "--\(option.name)" + (option.valueName.map { " <\($0)>" } ?? "")
+            return option.isRequired ? text : "[" + text + "]"
         }
         return parts.joined(separator: " ")
     }

@@ -98,7 +98,7 @@ public final class LedgerDirectory: Sendable {
     // MARK: - Files
 
     /// 1 to 64 of `a-z`, `0-9`, `-`, `_`, starting with a letter or a digit (so a name is always a safe file name).
-    static func isValid(name: String) -> Bool {
+    package static func isValid(name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...64).contains(bytes.count) else { return false }
         func allowed(_ byte: UInt8, first: Bool) -> Bool {

@@ -1,3 +1,4 @@
+import CommandLineKit
 import ExpenseCore
 import ExpenseServer
 import Foundation
@@ -5,98 +6,88 @@ import Foundation
 import Glibc
 #endif
 
-/// The `expensed` command line: `serve` (the default), `ledger add|list`, `backup`.
-public enum ExpensedCommand {
-    /// Runs `expensed` with `arguments` (without the program name) and returns the exit code.
-    public static func main(arguments: [String]) async -> Int32 {
+/// The `expensed` program: `serve` (the default), `ledger add|list`, `backup`. The command tree, its parsing
+/// and its help come from ``ExpensedCommands`` through CommandLineKit, as for `expense`.
+package enum ExpensedCommand {
+    /// Runs `expensed` with `arguments` (without the program name) and returns the process exit code.
+    package static func main(arguments: [String]) async -> Int32 {
+        let root = ExpensedCommands.root
+        let outcome: ParseOutcome
         do {
-            return try await run(arguments)
+            outcome = try CommandLineParser.parse(arguments, root: root)
         } catch {
-            printError("Error: \(error.message)\nUsage: \(HelpText.usage(error.command))\n"
-                       + "See 'expensed \(error.command.isEmpty ? "" : error.command + " ")--help' for more information.")
-            return 64
+            printError(error.report(root: root))
+            return ExitCode.usage.rawValue
         }
-    }
-
-    private static func run(_ arguments: [String]) async throws(UsageError) -> Int32 {
-        let first = arguments.first
-        switch first {
-        case "--version"?:
-            print("expensed \(ServerConfiguration.version)")
-            return 0
-        case "-h"?, "--help"?, "help"?:
-            print(HelpText.page(""))
-            return 0
-        case nil:
-            return await ServeCommand.run([])
-        case "serve"?:
-            return await ServeCommand.run(Array(arguments.dropFirst()))
-        case "ledger"?:
-            return try await ledger(Array(arguments.dropFirst()))
-        case "backup"?:
-            return try backup(Array(arguments.dropFirst()))
-        case let option? where option.hasPrefix("-"):
-            return await ServeCommand.run(arguments)  // `expensed --listen …` is `expensed serve --listen …`
-        case let other?:
-            throw UsageError(message: "unknown subcommand '\(other)'", command: "")
-        }
-    }
-
-    private static func ledger(_ arguments: [String]) async throws(UsageError) -> Int32 {
-        switch arguments.first {
-        case "add"?:
-            let rest = Array(arguments.dropFirst())
-            if wantsHelp(rest) { print(HelpText.page("ledger add")); return 0 }
-            let scanner = try ArgumentScanner(rest, command: "ledger add", valued: ["--currency", "--data"], flags: [])
-            try scanner.expectAtMost(1, command: "ledger add")
-            guard let name = scanner.positionals.first else { throw UsageError(message: "missing NAME", command: "ledger add") }
-            let currency = try currencyOption(scanner, command: "ledger add")
-            return await withDirectory(scanner.value("--data"), currency: currency) { directory in
-                let token = try directory.addLedger(name: name, currency: currency)
-                print(token)
+        switch outcome {
+        case .version:
+            printOut("expensed \(ServerConfiguration.version)\n")
+            return ExitCode.success.rawValue
+        case .help(let path):
+            printOut(HelpFormatter.help(root: root, path: path, footer: ExpensedCommands.footer))
+            return ExitCode.success.rawValue
+        case .run(let command):
+            do {
+                return try await run(command).rawValue
+            } catch {
+                printError(error.report(root: root))
+                return ExitCode.usage.rawValue
             }
-        case "list"?:
-            let rest = Array(arguments.dropFirst())
-            if wantsHelp(rest) { print(HelpText.page("ledger list")); return 0 }
-            let scanner = try ArgumentScanner(rest, command: "ledger list", valued: ["--data"], flags: [])
-            try scanner.expectAtMost(0, command: "ledger list")
-            return await withDirectory(scanner.value("--data"), currency: .usd) { directory in
-                for ledger in directory.ledgers() { print("\(ledger.name) \(ledger.currency.code)") }
-            }
-        case "-h"?, "--help"?:
-            print(HelpText.page("ledger"))
-            return 0
-        case let other?:
-            throw UsageError(message: "unknown subcommand 'ledger \(other)'", command: "ledger")
-        case nil:
-            throw UsageError(message: "missing subcommand (add or list)", command: "ledger")
         }
     }
 
-    private static func backup(_ arguments: [String]) throws(UsageError) -> Int32 {
-        if wantsHelp(arguments) { print(HelpText.page("backup")); return 0 }
-        let scanner = try ArgumentScanner(arguments, command: "backup", valued: ["--data", "--ledger"], flags: [])
-        try scanner.expectAtMost(1, command: "backup")
-        guard let ledger = scanner.value("--ledger") else { throw UsageError(message: "missing --ledger NAME", command: "backup") }
-        guard let file = scanner.positionals.first else { throw UsageError(message: "missing FILE", command: "backup") }
+    private static func run(_ command: ParsedCommand) async throws(UsageError) -> ExitCode {
+        switch command.path {
+        case ["serve"]: return try await ServeCommand(command: command).run()
+        case ["ledger", "add"]: return try await ledgerAdd(command)
+        case ["ledger", "list"]: return await ledgerList(command)
+        case ["backup"]: return backup(command)
+        default: throw UsageError("Unknown command", path: command.path)
+        }
+    }
+
+    // MARK: - ledger add, ledger list, backup
+
+    private static func ledgerAdd(_ command: ParsedCommand) async throws(UsageError) -> ExitCode {
+        let name = command.argument("name") ?? ""
+        // Checked before the data directory is opened (which creates `default` in an empty one).
+        guard LedgerDirectory.isValid(name: name) else {
+            throw UsageError(LedgerError.invalidLedgerName(name).message, path: command.path)
+        }
+        let currency = try currencyOption(command)
+        return await withDirectory(command, currency: currency) { directory in
+            printOut(try directory.addLedger(name: name, currency: currency) + "\n")
+        }
+    }
+
+    private static func ledgerList(_ command: ParsedCommand) async -> ExitCode {
+        await withDirectory(command, currency: .usd) { directory in
+            let ledgers = directory.ledgers()
+            if command.flag("json") {
+                struct Item: Encodable { var name: String, currency: String }
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+                let data = try encoder.encode(ledgers.map { Item(name: $0.name, currency: $0.currency.code) })
+                printOut(String(decoding: data, as: UTF8.self) + "\n")
+            } else {
+                printOut(ledgers.map { "\($0.name) \($0.currency.code)\n" }.joined())
+            }
+        }
+    }
+
+    private static func backup(_ command: ParsedCommand) -> ExitCode {
+        let ledger = command.option("ledger") ?? ""
+        let file = command.argument("file") ?? ""
         do {
-            try LedgerDirectory.backup(dataDirectory: dataDirectory(scanner.value("--data")), ledger: ledger, to: file)
-            return 0
+            try LedgerDirectory.backup(dataDirectory: dataDirectory(command.option("data")), ledger: ledger, to: file)
+            return .success
         } catch {
             printError("Error: \(error)")
-            return 1
+            return DaemonFailure.exitCode(for: error)
         }
     }
 
-    // MARK: Shared helpers
-
-    static func wantsHelp(_ arguments: [String]) -> Bool {
-        for argument in arguments {
-            if argument == "--" { return false }
-            if argument == "-h" || argument == "--help" { return true }
-        }
-        return false
-    }
+    // MARK: - Shared helpers
 
     /// `--data`, else `$EXPENSED_DATA`, else `~/.local/share/expensed`.
     static func dataDirectory(_ option: String?) -> String {
@@ -107,37 +98,52 @@ public enum ExpensedCommand {
         return home + "/.local/share/expensed"
     }
 
-    static func currencyOption(_ scanner: ArgumentScanner, command: String) throws(UsageError) -> Currency {
-        guard let code = scanner.value("--currency") else { return .usd }
+    /// `--currency`, else USD.
+    /// - Throws: ``UsageError`` for a code that is not an active ISO 4217 currency.
+    static func currencyOption(_ command: ParsedCommand) throws(UsageError) -> Currency {
+        guard let code = command.option("currency") else { return .usd }
         guard let currency = Currency(code: code) else {
-            throw UsageError(message: "'\(code)' is not an active ISO 4217 currency code (such as USD or EUR)", command: command)
+            throw UsageError("'\(code)' is not an active ISO 4217 currency code (such as USD or EUR)", path: command.path)
         }
         return currency
     }
 
-    private static func withDirectory(_ option: String?, currency: Currency,
-                                      _ body: (LedgerDirectory) throws -> Void) async -> Int32 {
+    /// Opens the data directory of `command`, runs `body`, closes the directory; failures are printed as
+    /// `Error: …` and mapped to their exit code.
+    private static func withDirectory(_ command: ParsedCommand, currency: Currency,
+                                      _ body: (LedgerDirectory) throws -> Void) async -> ExitCode {
         let directory: LedgerDirectory
         do {
-            directory = try LedgerDirectory(dataDirectory: dataDirectory(option), defaultCurrency: currency)
+            directory = try LedgerDirectory(dataDirectory: dataDirectory(command.option("data")), defaultCurrency: currency)
         } catch {
             printError("Error: \(error)")
-            return 1
+            return DaemonFailure.exitCode(for: error)
         }
-        var status: Int32 = 0
+        var status = ExitCode.success
         do {
             try body(directory)
         } catch {
             printError("Error: \(error)")
-            status = 1
+            status = DaemonFailure.exitCode(for: error)
         }
         await directory.close()
         return status
     }
 
-    /// Writes a message and a newline to standard error.
-    static func printError(_ message: String) {
-        var bytes = Array((message + "\n").utf8)
-        bytes.withUnsafeMutableBytes { _ = write(2, $0.baseAddress, $0.count) }
+    /// Writes `text` to standard output, unbuffered (one `write` for the whole text).
+    static func printOut(_ text: String) { writeAll(1, text) }
+
+    /// Writes a message to standard error, adding the final newline if missing.
+    static func printError(_ message: String) { writeAll(2, message.hasSuffix("\n") ? message : message + "\n") }
+
+    private static func writeAll(_ descriptor: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Dispatch
 import ExpenseCore
 import ExpenseServer
@@ -8,55 +9,51 @@ import Glibc
 #endif
 
 /// `expensed serve`: open the data directory, listen, serve until SIGINT/SIGTERM, then close cleanly.
-enum ServeCommand {
-    static func run(_ arguments: [String]) async -> Int32 {
-        if ExpensedCommand.wantsHelp(arguments) {
-            print(HelpText.page("serve"))
-            return 0
-        }
-        let configuration: ServerConfiguration
-        let currency: Currency
-        let data: String
-        let trustNetwork: Bool
-        do throws(UsageError) {
-            let scanner = try ArgumentScanner(arguments, command: "serve",
-                                              valued: ["--data", "--listen", "--currency", "--max-connections", "--max-line", "--idle-timeout"],
-                                              flags: ["--trust-network"])
-            try scanner.expectAtMost(0, command: "serve")
-            var parsed = ServerConfiguration()
-            if let listen = scanner.value("--listen") {
-                do {
-                    parsed.listen = try SocketAddress(parsing: listen)
-                } catch {
-                    throw UsageError(message: "--listen: \(error)", command: "serve")
-                }
+struct ServeCommand {
+    let command: ParsedCommand
+
+    /// Validates the options (a usage error before anything touches the disk or the network), then serves.
+    func run() async throws(UsageError) -> ExitCode {
+        var configuration = ServerConfiguration()
+        if let listen = command.option("listen") {
+            do {
+                configuration.listen = try SocketAddress(parsing: listen)
+            } catch {
+                throw UsageError("Invalid value for '--listen': \(error)", path: command.path)
             }
-            parsed.maximumConnections = try scanner.integer("--max-connections", in: 1...1_000_000, command: "serve") ?? parsed.maximumConnections
-            parsed.maximumLineLength = try scanner.integer("--max-line", in: 256...(1 << 30), command: "serve") ?? parsed.maximumLineLength
-            if let seconds = try scanner.integer("--idle-timeout", in: 0...(365 * 86_400), command: "serve") {
-                parsed.idleTimeout = seconds == 0 ? nil : .seconds(seconds)
-            }
-            configuration = parsed
-            currency = try ExpensedCommand.currencyOption(scanner, command: "serve")
-            data = ExpensedCommand.dataDirectory(scanner.value("--data"))
-            trustNetwork = scanner.flag("--trust-network")
-        } catch {
-            ExpensedCommand.printError("Error: \(error.message)\nUsage: \(HelpText.usage("serve"))\n"
-                                       + "See 'expensed serve --help' for more information.")
-            return 64
         }
-        return await serve(configuration: configuration, currency: currency, data: data, trustNetwork: trustNetwork)
+        configuration.maximumConnections = try integer("max-connections", in: 1...1_000_000) ?? configuration.maximumConnections
+        configuration.maximumLineLength = try integer("max-line", in: 256...(1 << 30)) ?? configuration.maximumLineLength
+        if let seconds = try integer("idle-timeout", in: 0...(365 * 86_400)) {
+            configuration.idleTimeout = seconds == 0 ? nil : .seconds(seconds)
+        }
+        let currency = try ExpensedCommand.currencyOption(command)
+        return await Self.serve(configuration: configuration, currency: currency,
+                                data: ExpensedCommand.dataDirectory(command.option("data")),
+                                trustNetwork: command.flag("trust-network"))
     }
 
-    private static func serve(configuration: ServerConfiguration, currency: Currency, data: String, trustNetwork: Bool) async -> Int32 {
+    /// The integer option `--name` within `range`, if given.
+    private func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text = command.option(name) else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("Invalid value for '--\(name)': expected an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'",
+                             path: command.path)
+        }
+        return number
+    }
+
+    private static func serve(configuration: ServerConfiguration, currency: Currency, data: String,
+                              trustNetwork: Bool) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
         let directory: LedgerDirectory
         do {
             directory = try LedgerDirectory(dataDirectory: data, defaultCurrency: currency)
         } catch {
+            // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
             log("cannot open the data directory \(data): \(error)")
-            return 1
+            return DaemonFailure.exitCode(for: error)
         }
         if let tokenPath = directory.createdDefaultTokenPath {
             log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
@@ -67,7 +64,7 @@ enum ServeCommand {
         } catch {
             log("cannot listen on \(configuration.listen): \(error)")
             await directory.close()
-            return 1
+            return DaemonFailure.exitCode(for: error)
         }
         if !server.address.isLoopback, !trustNetwork {
             log("WARNING: listening on \(server.address), which is not a loopback address. Tokens and expenses travel "
@@ -88,12 +85,12 @@ enum ServeCommand {
         server.start()
         let ledgers = directory.ledgers().map { "\($0.name) (\($0.currency.code))" }.joined(separator: ", ")
         log("expensed \(ServerConfiguration.version) serving \(ledgers) from \(data) on \(server.address)")
-        print("listening on \(server.address)")
-        fflush(nil)
+        // The first stdout line, written in one unbuffered `write` once the listening socket accepts.
+        ExpensedCommand.printOut("listening on \(server.address)\n")
         await server.waitUntilStopped()
         await directory.close()
         for source in sources { source.cancel() }
         log("stopped")
-        return 0
+        return .success
     }
 }

@@ -26,28 +26,35 @@ final class ExpenseProcess: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 
-    /// The built `expense` executable: beside the test bundle (SwiftPM puts products and the test runner in one
-    /// directory), else in `.build/debug` of the package.
-    static let executable: String = {
+    /// The built `expense` executable.
+    static let executable = locate("expense")
+    /// The built `expensed` executable (the daemon).
+    static let daemonExecutable = locate("expensed")
+
+    /// A built product: beside the test bundle (SwiftPM puts products and the test runner in one directory),
+    /// else in `.build/debug` of the package.
+    static func locate(_ product: String) -> String {
         var candidates: [URL] = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
         if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
         candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         candidates.append(packageRoot.appendingPathComponent(".build/debug"))
         for directory in candidates {
-            let path = directory.appendingPathComponent("expense").path
+            let path = directory.appendingPathComponent(product).path
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        return packageRoot.appendingPathComponent(".build/debug/expense").path
-    }()
+        return packageRoot.appendingPathComponent(".build/debug/" + product).path
+    }
 
-    /// Runs `expense arguments…` with `environment` added, waits, and returns what it printed.
-    func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil) throws -> Result {
+    /// Runs `expense arguments…` (or another built `executable`) with `environment` added, waits, and returns
+    /// what it printed.
+    func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil,
+             executable: String = ExpenseProcess.executable) throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         environment["EXPENSE_HOME"] = home
         environment["EXPENSE_STORE"] = nil
         for (key, value) in extra { environment[key] = value }
-        return try Self.run(Self.executable, arguments, environment: environment, stdin: stdin, scratch: directory)
+        return try Self.run(executable, arguments, environment: environment, stdin: stdin, scratch: directory)
     }
 
     /// Runs any program to completion (killed after `timeout` seconds) and returns what it printed.

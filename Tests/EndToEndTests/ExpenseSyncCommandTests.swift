@@ -1,60 +1,28 @@
 import Foundation
-import Glibc
-import ProcessSpawn
 import Testing
 
 /// `expense remote/sync/status/conflicts/resolve/summary --server` as processes against a real `expensed`
 /// (port 0, temporary data directory, stopped with SIGTERM).
 @Suite(.serialized) struct ExpenseSyncCommandTests {
-    /// A running `expensed serve --listen 127.0.0.1:0`.
-    final class Daemon {
-        let child: ChildProcess
-        let data: String
-        let address: String
-
-        init(directory: String) throws {
-            data = directory + "/data"
-            let executable = URL(fileURLWithPath: ExpenseProcess.executable).deletingLastPathComponent().appendingPathComponent("expensed").path
-            let (child, stdout, _) = try ChildProcess.spawn(
-                executable, ["serve", "--data", data, "--listen", "127.0.0.1:0"],
-                environment: ProcessInfo.processInfo.environment, stdout: .pipe, stderr: .discard)
-            self.child = child
-            // The first line is `listening on HOST:PORT`, written once the daemon accepts connections.
-            guard let stdout, let line = ChildProcess.readLine(from: stdout, timeout: 60), line.hasPrefix("listening on ") else {
-                child.send(SIGKILL)
-                _ = child.wait(timeout: 10)
-                throw CocoaError(.fileReadUnknown)
-            }
-            ChildProcess.drainInBackground(stdout)
-            address = String(line.dropFirst("listening on ".count))
-        }
-
-        var tokenFile: String { data + "/default.token" }
-
-        func stop() -> Int32 {
-            child.send(SIGTERM)
-            let exit = child.wait(timeout: 60)
-            return exit.code ?? 128 + (exit.signal ?? 0)
-        }
-    }
-
     @Test func twoPeopleSyncConflictAndResolveThroughTheCommands() throws {
         let ann = try ExpenseProcess(), bob = try ExpenseProcess()
-        let daemon = try Daemon(directory: ann.directory)
+        let data = ann.directory + "/data"
+        let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
         defer { _ = daemon.stop() }
+        let address = try daemon.addressText(), tokenFile = data + "/default.token"
 
         // Before any remote: a clear usage error, nothing lost.
         try ann.succeed(["add", "12.50", "food", "--date", "2026-03-01"])
         let none = try ann.run(["sync"])
         #expect(none.status == 64 && none.stderr.contains("no_remote"), "\(none)")
 
-        try ann.succeed(["remote", "set", daemon.address, "--ledger", "default", "--token-file", daemon.tokenFile])
+        try ann.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
         let tokenPath = ann.home + "/token"
         let mode = try FileManager.default.attributesOfItem(atPath: tokenPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
-        let token = try String(contentsOfFile: daemon.tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let shown = try ann.run(["remote", "show"])
-        #expect(shown.stdout == "server \(daemon.address)\nledger default\n" && !shown.stdout.contains(token) && !shown.stderr.contains(token))
+        #expect(shown.stdout == "server \(address)\nledger default\n" && !shown.stdout.contains(token) && !shown.stderr.contains(token))
 
         let list = try ann.run(["list"])
         #expect(list.stderr.contains("1 unsynced change"), "\(list)")
@@ -64,7 +32,7 @@ import Testing
         #expect(listed.stderr.isEmpty, "\(listed)")
 
         // Bob needs no stored remote: the environment is enough.
-        let environment = ["EXPENSE_SERVER": daemon.address, "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
+        let environment = ["EXPENSE_SERVER": address, "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
         let bobSync = try bob.run(["sync", "--json"], environment: environment)
         #expect(bobSync.status == 0)
         #expect(bobSync.stdout.contains(#""pulled":1"#), "\(bobSync)")
@@ -97,7 +65,7 @@ import Testing
         #expect(refused.status == 77 && refused.stderr.contains("unauthorized") && !refused.stderr.contains(token), "\(refused)")
 
         // Daemon gone: 69 after bounded retries, the queue intact.
-        #expect(daemon.stop() == 0)
+        #expect(daemon.stop() == DaemonProcess.Ending(status: 0, reason: .exit))
         let unreachable = try bob.run(["sync"], environment: environment.merging(["EXPENSE_SYNC_ATTEMPTS": "2"]) { $1 })
         #expect(unreachable.status == 69 && unreachable.stderr.contains("server_unreachable"), "\(unreachable)")
         #expect(try bob.succeed(["status", "--json"], environment: environment).contains(#""pending" : 1"#))

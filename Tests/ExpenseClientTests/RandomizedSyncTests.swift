@@ -74,7 +74,7 @@ import Testing
             let live = try client.ledger.list()
             let roll = random.next() % 100
             switch roll {
-            case 0..<30, _ where live.isEmpty && roll < 75:
+            case _ where roll < 30 || (live.isEmpty && roll < 75):
                 try client.add(Int64(random.next() % 100_000) + 1, categories[Int(random.next() % 5)],
                                note: "n\(random.next() % 10)", date: "2026-0\(random.next() % 9 + 1)-1\(random.next() % 9)")
             case 30..<60:

@@ -1,0 +1,73 @@
+import CommandLineKit
+
+/// The `expensed` command tree: the single source of its parsing and of its help text.
+enum ExpensedCommands {
+    static let dataHelp = "The data directory (default: $EXPENSED_DATA, else ~/.local/share/expensed)."
+    static let data = OptionSpec.option("data", value: "dir", help: dataHelp)
+
+    static let root = CommandSpec(
+        name: "expensed",
+        abstract: "The authoritative daemon of the expense ledger.",
+        discussion: """
+          Plain `expensed` is `expensed serve` with the defaults; `expensed --listen …` is `expensed serve --listen …`.
+          Each ledger is one SQLite database DIR/NAME.sqlite, its token in DIR/NAME.token (mode 0600).
+        """,
+        subcommands: [serve, ledger, backup],
+        defaultSubcommand: "serve")
+
+    static let serve = CommandSpec(
+        name: "serve", abstract: "Serve the ledgers of a data directory over newline-delimited JSON-RPC on TCP.",
+        discussion: """
+          Prints exactly `listening on HOST:PORT` as the first line on stdout once it accepts connections (the
+          real port when given port 0). On first start with an empty data directory it creates the ledger
+          `default` and writes its token to DIR/default.token (mode 0600); the token is never printed or logged.
+          A damaged database is refused at start, naming the file. Logs go to stderr, one line per event.
+          SIGINT/SIGTERM: stop accepting, finish in-flight requests, commit, exit 0.
+        """,
+        options: [
+            data,
+            .option("listen", value: "host:port", help: "The address to listen on (default: 127.0.0.1:7468; port 0 picks a free port)."),
+            .option("currency", value: "code", help: "The currency of the `default` ledger created at first start (default: USD)."),
+            .option("max-connections", value: "n", help: "Connections held at once, 1 to 1000000; more get `busy` (default: 4096)."),
+            .option("max-line", value: "bytes", help: "The longest request line, 256 to 1073741824 (default: 1048576)."),
+            .option("idle-timeout", value: "seconds", help: "Close authenticated connections silent this long; 0: never (default: 0)."),
+            .flag("trust-network", help: "Do not warn when listening on an address that is not a loopback address."),
+        ])
+
+    static let ledger = CommandSpec(
+        name: "ledger", abstract: "Manage the ledgers of a data directory.",
+        subcommands: [ledgerAdd, ledgerList])
+
+    static let ledgerAdd = CommandSpec(
+        name: "add", abstract: "Create a ledger and print its token (only the token) on stdout.",
+        discussion: """
+          The token is also written to DIR/NAME.token (mode 0600). A running daemon serves the new ledger from
+          its first `hello`.
+        """,
+        arguments: [ArgumentSpec("name", help: "1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
+        options: [.option("currency", value: "code", help: "The ledger's currency (default: USD)."), data])
+
+    static let ledgerList = CommandSpec(
+        name: "list", abstract: "List the ledgers of the data directory, one `NAME CURRENCY` per line.",
+        options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects.")])
+
+    static let backup = CommandSpec(
+        name: "backup", abstract: "Copy a ledger consistently into a new file, also while the daemon runs.",
+        discussion: "  Uses SQLite's online backup API. FILE must not exist; the copy is a ledger database like any other.",
+        arguments: [ArgumentSpec("file", help: "The backup file to create.")],
+        options: [data, .option("ledger", value: "name", help: "The ledger to back up.", required: true)])
+
+    /// Exit codes and environment, appended to every help page.
+    static let footer = """
+        EXIT CODES:
+          0  success (serve: stopped by SIGINT or SIGTERM)
+          1  failure (for example an unknown ledger, an existing ledger or backup file)
+         64  usage error (a wrong command line)
+         69  the listen address is unavailable (in use, or not an address of this machine)
+         74  I/O error: the data directory or a database cannot be read or written, or a database is damaged
+         77  permission denied (the data directory, or a port the user may not bind)
+
+        ENVIRONMENT:
+          EXPENSED_DATA  The data directory when --data is not given.
+        """
+}

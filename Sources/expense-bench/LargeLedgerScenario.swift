@@ -158,9 +158,10 @@ struct LargeLedgerScenario {
         }
     }
 
-    /// The integer after `prefix` in `text`, if any.
+    /// The integer after `prefix` in `text`, if any (digit grouping with `,` or `_` is accepted).
     static func number(after prefix: String, in text: String) -> Int? {
         guard let range = text.range(of: prefix) else { return nil }
-        return Int(text[range.upperBound...].prefix { $0.isNumber })
+        let digits = text[range.upperBound...].prefix { $0.isASCII && ($0.isNumber || $0 == "," || $0 == "_") }
+        return Int(digits.filter { $0.isNumber })
     }
 }

@@ -23,7 +23,16 @@ struct Workspace {
 
     func remove(_ name: String) { try? FileManager.default.removeItem(atPath: path + "/" + name) }
 
-    func removeAll() { try? FileManager.default.removeItem(atPath: path) }
+    /// Removes the whole directory; says so on stderr if it could not (one leftover was seen once).
+    func removeAll() {
+        var lastError: (any Error)?
+        for _ in 0..<3 where FileManager.default.fileExists(atPath: path) {
+            do { try FileManager.default.removeItem(atPath: path) } catch { lastError = error }
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            progress("warning: could not remove \(path): \(lastError.map { "\($0)" } ?? "unknown error")")
+        }
+    }
 }
 
 /// Progress lines on stderr.

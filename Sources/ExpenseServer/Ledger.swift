@@ -1,6 +1,7 @@
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
+import Synchronization
 
 /// One ledger: the only owner of its store. Connections reach the ledger's state through this actor alone.
 ///
@@ -27,6 +28,10 @@ public actor Ledger {
     public nonisolated let currency: Currency
 
     private let executor: LedgerExecutor
+    /// The head as of the latest commit, readable from any thread without a hop to the actor (``headSnapshot``).
+    /// Stored after each commit and before that commit's pushes are answered, so a client that saw its push
+    /// acknowledged and then pings never gets an older cursor.
+    private nonisolated let committedHead: Atomic<Int64>
     private var engine: LedgerEngine?
     private var pending: [PendingPush] = []
     private var flushScheduled = false
@@ -50,8 +55,13 @@ public actor Ledger {
         self.name = name
         self.currency = currency
         self.executor = LedgerExecutor(name: "ledger-" + name)
-        self.engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
+        let engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
+        self.committedHead = Atomic(engine.store.head)
+        self.engine = engine
     }
+
+    /// The head of the latest commit, read without waiting for the actor (what `ping` answers).
+    public nonisolated var headSnapshot: Int64? { committedHead.load(ordering: .acquiring) }
 
     /// The ledger's head and the highest mutationId consumed for `clientId` (0 for a new client).
     public func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64) {
@@ -130,6 +140,7 @@ public actor Ledger {
         do {
             let results = try engine.apply(batch.map { ($0.clientId, $0.items) })
             commitCount += 1
+            committedHead.store(engine.store.head, ordering: .releasing)
             for (push, result) in zip(batch, results) { push.continuation.resume(returning: result) }
         } catch {
             let ledgerError = LedgerError.storage(error)

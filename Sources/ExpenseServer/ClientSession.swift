@@ -66,7 +66,10 @@ final class ClientSession: LineSession {
         default:
             switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log).plan(request, id: id) {
             case .immediate(let bytes): return .reply(bytes, .proceed)
-            case .job(let job): return run(job)
+            case .deferred(let start):
+                let connection = connection
+                start { connection.complete($0, after: .proceed) }
+                return .pending
             }
         }
     }

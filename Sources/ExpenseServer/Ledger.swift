@@ -1,6 +1,7 @@
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
+import Synchronization
 
 /// One ledger: the only owner of its store. Connections reach the ledger's state through this actor alone.
 ///
@@ -27,6 +28,10 @@ public actor Ledger {
     public nonisolated let currency: Currency
 
     private let executor: LedgerExecutor
+    /// The head as of the latest commit, readable from any thread without a hop to the actor (``headSnapshot``).
+    /// Stored after each commit and before that commit's pushes are answered, so a client that saw its push
+    /// acknowledged and then pings never gets an older cursor.
+    private nonisolated let committedHead: Atomic<Int64>
     private var engine: LedgerEngine?
     private var pending: [PendingPush] = []
     private var flushScheduled = false
@@ -39,7 +44,7 @@ public actor Ledger {
     private struct PendingPush {
         var clientId: UUID
         var items: [PushItem]
-        var continuation: CheckedContinuation<PushResult, any Error>
+        var completion: @Sendable (Result<PushResult, any Error>) -> Void
     }
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -50,8 +55,13 @@ public actor Ledger {
         self.name = name
         self.currency = currency
         self.executor = LedgerExecutor(name: "ledger-" + name)
-        self.engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
+        let engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
+        self.committedHead = Atomic(engine.store.head)
+        self.engine = engine
     }
+
+    /// The head of the latest commit, read without waiting for the actor (what `ping` answers).
+    public nonisolated var headSnapshot: Int64? { committedHead.load(ordering: .acquiring) }
 
     /// The ledger's head and the highest mutationId consumed for `clientId` (0 for a new client).
     public func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64) {
@@ -61,22 +71,61 @@ public actor Ledger {
     /// Applies a push; returns once its effects and the client's last consumed mutationId are committed.
     /// - Throws: ``LedgerError`` (`batch_too_large`, `storage_full`, `storage_failed`, `ledger_failed`, …);
     ///   then nothing of the push was acknowledged and, except after an I/O failure, none of its ids consumed.
-    public func push(clientId: UUID, items: [PushItem]) async throws -> PushResult {
-        guard items.count <= Self.maximumPushSize else { throw LedgerError.batchTooLarge(count: items.count) }
-        _ = try openEngine()
-        if let failure { throw failure }
-        return try await withCheckedThrowingContinuation { continuation in
-            pending.append(PendingPush(clientId: clientId, items: items, continuation: continuation))
-            if !flushScheduled {
-                flushScheduled = true
-                Task { self.flush() }
-            }
+    public nonisolated func push(clientId: UUID, items: [PushItem]) async throws -> PushResult {
+        try await withCheckedThrowingContinuation { continuation in
+            push(clientId: clientId, items: items) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Queues a push for the next group commit and returns at once; `completion` runs on the ledger's thread once
+    /// the push is committed (or failed). This is the network front's way in: no `Task`, no suspension.
+    public nonisolated func push(clientId: UUID, items: [PushItem],
+                                 completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
+        guard items.count <= Self.maximumPushSize else {
+            completion(.failure(LedgerError.batchTooLarge(count: items.count)))
+            return
+        }
+        perform { ledger in ledger.enqueue(PendingPush(clientId: clientId, items: items, completion: completion)) }
+    }
+
+    /// Runs `body` on the ledger's thread, isolated to the actor, after what is queued already, without
+    /// creating a `Task`: one hand-over from the caller's thread to the ledger's, and none back.
+    nonisolated func perform(_ body: @escaping @Sendable (isolated Ledger) -> Void) {
+        executor.enqueue { self.assumeIsolated { body($0) } }
+    }
+
+    /// Queues a push; the first push queued after a flush schedules the next flush behind everything already
+    /// waiting for the ledger, so pushes that arrived during a commit share the next one.
+    private func enqueue(_ push: PendingPush) {
+        do {
+            _ = try openEngine()
+            if let failure { throw failure }
+        } catch {
+            push.completion(.failure(error))
+            return
+        }
+        pending.append(push)
+        if !flushScheduled {
+            flushScheduled = true
+            perform { $0.flush() }
         }
     }
 
     /// The changes after `params.since`, in seq order.
     public func pull(_ params: PullParams) async throws -> PullResult {
         try openEngine().pull(params)
+    }
+
+    /// ``pull(_:)`` for the network front: runs on the ledger's thread and calls `completion` there.
+    public nonisolated func pull(_ params: PullParams,
+                                 completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
+        perform { ledger in completion(Result { try ledger.openEngine().pull(params) }) }
+    }
+
+    /// ``summary(_:)`` for the network front: runs on the ledger's thread and calls `completion` there.
+    public nonisolated func summary(_ query: SummaryQuery,
+                                    completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
+        perform { ledger in completion(Result { try ledger.openEngine().summary(query) }) }
     }
 
     /// Totals from the ledger's aggregates.
@@ -123,18 +172,19 @@ public actor Ledger {
         pending.removeAll()
         guard !batch.isEmpty else { return }
         guard let engine, failure == nil else {
-            for push in batch { push.continuation.resume(throwing: failure ?? LedgerError.ledgerClosed) }
+            for push in batch { push.completion(.failure(failure ?? LedgerError.ledgerClosed)) }
             return
         }
         let headBefore = engine.store.head
         do {
             let results = try engine.apply(batch.map { ($0.clientId, $0.items) })
             commitCount += 1
-            for (push, result) in zip(batch, results) { push.continuation.resume(returning: result) }
+            committedHead.store(engine.store.head, ordering: .releasing)
+            for (push, result) in zip(batch, results) { push.completion(.success(result)) }
         } catch {
             let ledgerError = LedgerError.storage(error)
             if case .storageFailed(let detail) = ledgerError { failure = .ledgerFailed(detail) }
-            for push in batch { push.continuation.resume(throwing: ledgerError) }
+            for push in batch { push.completion(.failure(ledgerError)) }
         }
         let head = engine.store.head
         if head != headBefore { for watcher in watchers.values { watcher(head) } }

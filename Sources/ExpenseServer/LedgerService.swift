@@ -5,6 +5,10 @@ import Foundation
 /// What the network front needs from one ledger. ``Ledger`` conforms; tests of the network layer use a double.
 ///
 /// Every method may be called from any task; the implementation serialises them (an actor).
+///
+/// The network front uses the completion-handler forms of `push`, `pull` and `summary`, which must return at
+/// once: ``Ledger`` queues the work on its own thread (no `Task` per request); the defaults below wrap the
+/// `async` forms in a `Task`, for doubles.
 public protocol LedgerService: Sendable {
     /// The ledger's name.
     var name: String { get }
@@ -18,6 +22,12 @@ public protocol LedgerService: Sendable {
     func pull(_ params: PullParams) async throws -> PullResult
     /// Totals computed from the ledger's own records.
     func summary(_ query: SummaryQuery) async throws -> SummaryResult
+    /// Starts a push and calls `completion` once it is durable (or failed); returns at once.
+    func push(clientId: UUID, items: [PushItem], completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void)
+    /// Starts a pull and calls `completion` with its result; returns at once.
+    func pull(_ params: PullParams, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void)
+    /// Starts a summary and calls `completion` with its result; returns at once.
+    func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void)
     /// The ledger's head cursor.
     func head() async -> Int64
     /// Calls `onAdvance` with the new head each time the head moves; returns an id for ``unwatch(_:)``.
@@ -31,6 +41,27 @@ public protocol LedgerService: Sendable {
 
 extension LedgerService {
     public var headSnapshot: Int64? { nil }
+
+    public func push(clientId: UUID, items: [PushItem],
+                     completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
+        Task { completion(await Result(catching: { try await push(clientId: clientId, items: items) })) }
+    }
+
+    public func pull(_ params: PullParams, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
+        Task { completion(await Result(catching: { try await pull(params) })) }
+    }
+
+    public func summary(_ query: SummaryQuery,
+                        completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
+        Task { completion(await Result(catching: { try await summary(query) })) }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The value or the error of an `async` throwing call.
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
 }
 
 /// Finds the ledger a `hello` names, checking its token.

@@ -3,14 +3,18 @@ import ExpenseProtocol
 import Foundation
 
 /// Turns one authenticated request into its answer: params are checked at once (a bad one is answered
-/// on the loop thread), the ledger call runs later as a job.
+/// on the loop thread, as is `ping` from the ledger's head snapshot); the ledger's work is started with a
+/// function that receives the response line when it is ready.
 struct RequestDispatcher: Sendable {
+    /// Receives a response line, on whichever thread finished the work.
+    typealias Reply = @Sendable ([UInt8]) -> Void
+
     /// How a request is answered.
     enum Plan {
         /// The full response line, ready now.
         case immediate([UInt8])
-        /// Work that produces the response line.
-        case job(@Sendable () async -> [UInt8])
+        /// Work to start; it calls `reply` exactly once with the response line.
+        case deferred(@Sendable (_ reply: @escaping Reply) -> Void)
     }
 
     let ledger: any LedgerService
@@ -28,18 +32,22 @@ struct RequestDispatcher: Sendable {
                 if let head = ledger.headSnapshot {
                     return .immediate(RPCResponse.success(id: id, result: CursorResult(cursor: head)))
                 }
-                return .job { RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head())) }
+                return .deferred { reply in
+                    Task { reply(RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head()))) }
+                }
             case PushRequest.method:
                 let push = try PushRequest(params: request.params)
-                return .job {
-                    await Self.answer(id: id, log: log) { try await ledger.push(clientId: clientId, items: push.items) }
+                return .deferred { reply in
+                    ledger.push(clientId: clientId, items: push.items) { reply(Self.encode($0, id: id, log: log)) }
                 }
             case PullParams.method:
                 let pull = try PullParams(params: request.params)
-                return .job { await Self.answer(id: id, log: log) { try await ledger.pull(pull) } }
+                return .deferred { reply in ledger.pull(pull) { reply(Self.encode($0, id: id, log: log)) } }
             case SummaryRequest.method:
                 let summary = try SummaryRequest(params: request.params)
-                return .job { await Self.answer(id: id, log: log) { try await ledger.summary(summary.query) } }
+                return .deferred { reply in
+                    ledger.summary(summary.query) { reply(Self.encode($0, id: id, log: log)) }
+                }
             default:
                 return .immediate(RPCResponse.error(id: id, .methodNotFound(request.method)))
             }
@@ -48,13 +56,11 @@ struct RequestDispatcher: Sendable {
         }
     }
 
-    /// Runs `body` and encodes its result, or the error it threw.
-    static func answer<Result: RPCResult>(id: RequestID, log: ServerLog,
-                                          _ body: () async throws -> Result) async -> [UInt8] {
-        do {
-            return RPCResponse.success(id: id, result: try await body())
-        } catch {
-            return RPCResponse.error(id: id, rpcError(for: error, log: log))
+    /// The response line for a ledger call's result, or for the error it failed with.
+    static func encode<Value: RPCResult>(_ result: Result<Value, any Error>, id: RequestID, log: ServerLog) -> [UInt8] {
+        switch result {
+        case .success(let value): RPCResponse.success(id: id, result: value)
+        case .failure(let error): RPCResponse.error(id: id, rpcError(for: error, log: log))
         }
     }
 

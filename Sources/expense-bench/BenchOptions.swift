@@ -9,10 +9,13 @@ struct BenchOptions {
     var expensed: String
     var expense: String
     var peersDirectory: String
-    /// Sections to run (all by default): throughput, idle, ledger, add, redis, pg.
+    /// Sections to run (all by default): throughput, idle, ledger, add, redis, pg; or single throughput
+    /// figures: ping, push, single.
     var only: Set<String>?
 
     static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "redis", "pg"]
+    /// Parts of the throughput section that `--only` may name alone (for profiling one figure).
+    static let throughputFigures: Set<String> = ["ping", "push", "single"]
 
     static let usage = """
         OVERVIEW: Benchmarks expensed and the expense client (issue 5) and prints one table.
@@ -28,7 +31,8 @@ struct BenchOptions {
           --expensed PATH   The daemon binary (default: next to this executable).
           --expense PATH    The client binary (default: next to this executable).
           --peers-dir DIR   The peer kit (default: ../shared/peers).
-          --only LIST       Comma-separated sections: throughput, idle, ledger, add, redis, pg.
+          --only LIST       Comma-separated sections: throughput, idle, ledger, add, redis, pg; or one
+                            throughput figure alone: ping (figure 1), push (2), single (3).
           -h, --help        Show this help.
 
         Progress goes to stderr. A figure that cannot be measured is reported as n/a (JSON null) with its reason.
@@ -63,7 +67,7 @@ struct BenchOptions {
             case "--peers-dir": peersDirectory = try value(for: argument)
             case "--only":
                 let list = Set(try value(for: argument).split(separator: ",").map(String.init))
-                let unknown = list.subtracting(Self.sections)
+                let unknown = list.subtracting(Self.sections).subtracting(Self.throughputFigures)
                 guard unknown.isEmpty else { throw .other("unknown section(s): \(unknown.sorted().joined(separator: ", "))") }
                 only = list
             case "-h", "--help": throw .other("help")
@@ -78,6 +82,12 @@ struct BenchOptions {
         if let only { return only.contains(section) }
         if section == "redis" || section == "pg" { return peers }
         return true
+    }
+
+    /// Whether the throughput figure `figure` (ping, push, single) runs.
+    func includesThroughputFigure(_ figure: String) -> Bool {
+        guard let only else { return true }
+        return only.contains("throughput") || only.contains(figure)
     }
 
     /// Seconds measured per load run, after the warm-up.

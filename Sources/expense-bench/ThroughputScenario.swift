@@ -28,7 +28,7 @@ struct ThroughputScenario {
         }
         progress("throughput: expensed listening on port \(daemon.port) (started in "
                  + "\(BenchReport.format(daemon.startSeconds, 3)) s)")
-        if options.includes("throughput") { measureLoad(daemon, into: &report) }
+        measureLoad(daemon, into: &report)
         if options.includes("idle") { measureIdle(daemon, into: &report) }
         let exit = daemon.stop()
         if !exit.succeeded { progress("throughput: expensed stopped with \(exit.description) (expected exit 0)") }
@@ -45,7 +45,7 @@ struct ThroughputScenario {
     }
 
     private func measureLoad(_ daemon: DaemonProcess, into report: inout BenchReport) {
-        for (key, depth) in [("ping_rps", 1), ("ping_pipelined_rps", 16)] {
+        for (key, depth) in [("ping_rps", 1), ("ping_pipelined_rps", 16)] where options.includesThroughputFigure("ping") {
             let load = plan(daemon, connections: 50, source: { _, _ in
                 FixedRoundSource(request: Self.pingLine, depth: depth)
             }, expect: Self.resultToken)
@@ -58,6 +58,11 @@ struct ThroughputScenario {
         }
 
         let seedBase = UInt64(MonotonicClock.now() * 1000)
+        if options.includesThroughputFigure("push") { measurePush(daemon, seedBase: seedBase, into: &report) }
+        if options.includesThroughputFigure("single") { measureSinglePush(daemon, seedBase: seedBase, into: &report) }
+    }
+
+    private func measurePush(_ daemon: DaemonProcess, seedBase: UInt64, into report: inout BenchReport) {
         let push = plan(daemon, connections: 16, source: { index, last in
             PushRoundSource(mutationsPerPush: 500, lastMutationId: last, pushes: nil, seed: seedBase &+ UInt64(index))
         }, expect: Self.appliedToken)
@@ -72,7 +77,9 @@ struct ThroughputScenario {
             report.record("push_p99_ms", medians["p99_ms"])
         case .failure(let error): report.markMissing(["push_mutations_per_s", "push_p50_ms", "push_p99_ms"], "\(error)")
         }
+    }
 
+    private func measureSinglePush(_ daemon: DaemonProcess, seedBase: UInt64, into report: inout BenchReport) {
         let single = plan(daemon, connections: 100, source: { index, last in
             PushRoundSource(mutationsPerPush: 1, lastMutationId: last, pushes: nil,
                             seed: seedBase &+ 1000 &+ UInt64(index))

@@ -40,7 +40,7 @@ for binary in [options.expensed, options.expense] where !FileManager.default.isE
     progress("warning: \(binary) is not an executable file")
 }
 
-if options.includes("throughput") || options.includes("idle") {
+if options.includes("idle") || BenchOptions.throughputFigures.contains(where: options.includesThroughputFigure) {
     ThroughputScenario(options: options, workspace: workspace).run(into: &report)
 }
 let peers = PeerScenario(options: options, workspace: workspace)

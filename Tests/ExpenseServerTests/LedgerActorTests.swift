@@ -118,6 +118,18 @@ import Testing
         await #expect(throws: LedgerError.ledgerClosed) { try await ledger.pull(PullParams()) }
     }
 
+    @Test func headSnapshotFollowsEveryCommit() async throws {
+        let ledger = Ledger(name: "t", currency: .usd, store: InMemoryLedgerStore())
+        #expect(ledger.headSnapshot == 0)
+        let clientId = UUID()
+        let pushed = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch()),
+                                                                        putItem(2, UUID(), base: 0, lunch())])
+        #expect(pushed.cursor == 2)
+        #expect(ledger.headSnapshot == 2, "the snapshot is stored before the push is answered")
+        #expect(await ledger.head() == 2)
+        await ledger.close()
+    }
+
     @Test func batchTooLarge() async throws {
         let ledger = Ledger(name: "t", currency: .usd, store: InMemoryLedgerStore())
         let items = (1...1001).map { putItem(Int64($0), UUID(), base: 0, lunch()) }

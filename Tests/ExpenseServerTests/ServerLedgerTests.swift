@@ -39,4 +39,32 @@ import Testing
         await server.waitUntilStopped()
         await ledgers.close()
     }
+
+    @Test func pipelinedPushThenPingSeesTheNewHead() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("expensed-test-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
+        let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var configuration = ServerConfiguration()
+        configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
+        let server = try Server(configuration: configuration, ledgers: ledgers, log: .none)
+        server.start()
+        try await onThread {
+            let client = try RawClient(server)
+            let push = #"{"jsonrpc":"2.0","id":2,"method":"push","params":{"mutations":[{"mutationId":1,"type":"put","id":"7d4c1f0e-2a3b-4c5d-8e9f-0a1b2c3d4e5f","baseVersion":0,"fields":{"amount":1250,"category":"food","date":"2026-11-30"}}]}}"#
+            let ping = RawClient.request(id: 3, method: "ping")
+            try client.connection.write(Array((RawClient.hello(token: token) + "\n" + ping + "\n" + push + "\n" + ping + "\n").utf8))
+            _ = try #require(try client.receiveResult())
+            let before = try #require(try client.receiveResult())
+            #expect(before.result["cursor"]?.int64Value == 0)
+            let pushed = try PushResult(json: try #require(try client.receiveResult()).result)
+            #expect(pushed.cursor == 1)
+            let after = try #require(try client.receiveResult())
+            #expect(after.result["cursor"]?.int64Value == 1, "a ping pipelined after a push sees it")
+        }
+        server.stop()
+        await server.waitUntilStopped()
+        await ledgers.close()
+    }
 }

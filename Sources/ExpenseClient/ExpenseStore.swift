@@ -53,6 +53,14 @@ package protocol StoreTransaction: AnyObject {
     func serverCopy(id: UUID) throws -> Record?
     func putServerCopy(_ record: Record) throws
 
+    /// Whether the queue and the open conflicts are both empty: then the local view of every expense is
+    /// its server copy, and a pulled record can be stored with ``putSettled(_:)`` without a merge.
+    func isSettled() throws -> Bool
+    /// Stores a pulled record as the server copy and, unchanged, as the local view, unless the stored copy
+    /// has a higher version. Only for a settled store (``isSettled()``): it is what ``LocalLedger``'s
+    /// `refresh` would compute when an expense has no queue entry and no conflict.
+    func putSettled(_ record: Record) throws
+
     /// The queue entries of one expense, in queue order.
     func pending(for id: UUID) throws -> [PendingMutation]
     /// The first `limit` queue entries after `position`, in queue order.

@@ -46,6 +46,8 @@ package struct SyncEngine {
     package var maximumBackoff: Duration = .seconds(3)
     /// How long a call waits for its answer.
     package var timeout: Duration = .seconds(30)
+    /// Records asked for per `pull` page (the protocol's maximum: fewer round trips and commits).
+    package var pullLimit = PullParams.limitRange.upperBound
     /// Told what happens, for `--verbose` or logs.
     package var log: (String) -> Void = { _ in }
     /// Where a test may inject a fault (by throwing ``SyncError/unreachable(_:)``).
@@ -133,7 +135,7 @@ package struct SyncEngine {
     /// Pulls pages from the stored cursor until `more` is false.
     package func pull(on connection: SyncConnection, report: inout Report) throws {
         while true {
-            let page = try connection.call(PullParams(since: try ledger.pullCursor(), limit: 1000))
+            let page = try connection.call(PullParams(since: try ledger.pullCursor(), limit: pullLimit))
             try ledger.apply(pulled: page.changes, cursor: page.cursor)
             report.pulled += page.changes.count
             if !page.more { break }

@@ -11,6 +11,10 @@ struct BenchOptions {
     var peersDirectory: String
     /// Sections to run (all by default): throughput, idle, ledger, add, redis, pg.
     var only: Set<String>?
+    /// `--seed DIR`: only seed a ledger into the data directory DIR (kept), for profiling the client by hand.
+    var seedDirectory: String?
+    /// `--ledger-size N`: overrides the size of the large ledger.
+    var ledgerSizeOverride: Int?
 
     static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "redis", "pg"]
 
@@ -18,7 +22,8 @@ struct BenchOptions {
         OVERVIEW: Benchmarks expensed and the expense client (issue 5) and prints one table.
 
         USAGE: expense-bench [--quick] [--json] [--peers] [--runs N] [--expensed PATH] [--expense PATH]
-                             [--peers-dir DIR] [--only SECTION,...]
+                             [--peers-dir DIR] [--only SECTION,...] [--ledger-size N]
+               expense-bench --seed DIR [--ledger-size N] [--expensed PATH]
 
         OPTIONS:
           --quick           Smaller sizes (50k-expense ledger, 10k cache), one run, 1 s windows.
@@ -29,6 +34,9 @@ struct BenchOptions {
           --expense PATH    The client binary (default: next to this executable).
           --peers-dir DIR   The peer kit (default: ../shared/peers).
           --only LIST       Comma-separated sections: throughput, idle, ledger, add, redis, pg.
+          --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
+          --seed DIR        Only seed a ledger of --ledger-size expenses into the data directory DIR and
+                            stop the daemon, keeping DIR (serve it with `expensed serve --data DIR`).
           -h, --help        Show this help.
 
         Progress goes to stderr. A figure that cannot be measured is reported as n/a (JSON null) with its reason.
@@ -61,6 +69,12 @@ struct BenchOptions {
             case "--expensed": expensed = try value(for: argument)
             case "--expense": expense = try value(for: argument)
             case "--peers-dir": peersDirectory = try value(for: argument)
+            case "--seed": seedDirectory = try value(for: argument)
+            case "--ledger-size":
+                guard let number = Int(try value(for: argument)), number >= 1 else {
+                    throw .other("--ledger-size needs a positive integer")
+                }
+                ledgerSizeOverride = number
             case "--only":
                 let list = Set(try value(for: argument).split(separator: ",").map(String.init))
                 let unknown = list.subtracting(Self.sections)
@@ -84,7 +98,7 @@ struct BenchOptions {
     var windowSeconds: Double { quick ? 1 : 3 }
     var warmupSeconds: Double { quick ? 0.3 : 0.5 }
     /// Expenses in the large ledger (figures named `_1m`).
-    var ledgerSize: Int { quick ? 50_000 : 1_000_000 }
+    var ledgerSize: Int { ledgerSizeOverride ?? (quick ? 50_000 : 1_000_000) }
     /// Expenses in the client cache for `add`.
     var cacheSize: Int { quick ? 10_000 : 100_000 }
     var idleConnections: Int { 5_000 }

@@ -41,6 +41,14 @@ package protocol ExpenseStore: AnyObject {
     /// Runs `body` in one transaction: either every write it makes is stored (durably) or none is.
     /// - Throws: what `body` throws (nothing written), or ``StoreError``.
     func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+
+    /// Before pulling into a store that may be empty: a store that can load faster in bulk (dropping its
+    /// indexes) starts doing so when it holds nothing at all, or continues an interrupted bulk load.
+    /// While it lasts only ``StoreTransaction/putSettled(_:)`` and meta writes are allowed.
+    /// - Returns: whether a bulk load is on; ``endBulkLoad()`` must follow once the pull is complete.
+    func beginBulkLoad() throws -> Bool
+    /// Ends a bulk load: the store is indexed (and queryable) again.
+    func endBulkLoad() throws
 }
 
 /// The reads and writes available inside ``ExpenseStore/write(_:)``.
@@ -87,6 +95,10 @@ extension StoreTransaction {
 }
 
 extension ExpenseStore {
+    /// Stores without a bulk mode load record by record.
+    package func beginBulkLoad() throws -> Bool { false }
+    package func endBulkLoad() throws {}
+
     /// Sets (or, with `nil`, removes) one setting.
     package func setMetaValue(_ value: String?, for key: StoreMetaKey) throws {
         try write { try $0.setMetaValue(value, for: key) }

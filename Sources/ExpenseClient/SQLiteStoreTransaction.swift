@@ -8,6 +8,9 @@ import SQLite
 final class SQLiteStoreTransaction: StoreTransaction {
     private let connection: SQLiteConnection
     private let location: String
+    /// On during a bulk load (``SQLiteExpenseStore/beginBulkLoad()``): the indexes are dropped, so
+    /// ``putSettled(_:)`` appends rows without looking for an earlier copy (duplicates are settled at the end).
+    var bulkLoading = false
 
     init(connection: SQLiteConnection, location: String) {
         self.connection = connection
@@ -76,6 +79,17 @@ final class SQLiteStoreTransaction: StoreTransaction {
         let category = SQLiteValue.text(expense.category), day = SQLiteValue(expense.date.ordinal)
         let note = SQLiteValue.text(expense.note), version = SQLiteValue.integer(record.version)
         let deleted = SQLiteValue(record.deleted)
+        if bulkLoading {
+            try connection.cached("""
+                INSERT INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                """).run([id, amount, currency, category, day, note, version, .integer(record.seq), deleted])
+            try connection.cached("""
+                INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """).run([id, amount, currency, category, day, note, version, deleted])
+            return
+        }
         try connection.cached("""
             INSERT INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)

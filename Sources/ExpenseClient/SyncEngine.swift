@@ -133,13 +133,16 @@ package struct SyncEngine {
     }
 
     /// Pulls pages from the stored cursor until `more` is false.
+    /// Into an empty cache the store may load in bulk (``ExpenseStore/beginBulkLoad()``) until the last page.
     package func pull(on connection: SyncConnection, report: inout Report) throws {
+        let bulk = try ledger.store.beginBulkLoad()
         while true {
             let page = try connection.call(PullParams(since: try ledger.pullCursor(), limit: pullLimit))
             try ledger.apply(pulled: page.changes, cursor: page.cursor)
             report.pulled += page.changes.count
             if !page.more { break }
         }
+        if bulk { try ledger.store.endBulkLoad() }
     }
 
     /// Runs `body` until it succeeds, retrying ``SyncError/unreachable(_:)`` with doubling waits.

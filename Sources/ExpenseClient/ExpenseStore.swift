@@ -41,6 +41,14 @@ package protocol ExpenseStore: AnyObject {
     /// Runs `body` in one transaction: either every write it makes is stored (durably) or none is.
     /// - Throws: what `body` throws (nothing written), or ``StoreError``.
     func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+
+    /// Before pulling into a store that may be empty: a store that can load faster in bulk (dropping its
+    /// indexes) starts doing so when it holds nothing at all, or continues an interrupted bulk load.
+    /// While it lasts only ``StoreTransaction/putSettled(_:)`` and meta writes are allowed.
+    /// - Returns: whether a bulk load is on; ``endBulkLoad()`` must follow once the pull is complete.
+    func beginBulkLoad() throws -> Bool
+    /// Ends a bulk load: the store is indexed (and queryable) again.
+    func endBulkLoad() throws
 }
 
 /// The reads and writes available inside ``ExpenseStore/write(_:)``.
@@ -52,6 +60,14 @@ package protocol StoreTransaction: AnyObject {
     /// The server's last-seen copy of an expense.
     func serverCopy(id: UUID) throws -> Record?
     func putServerCopy(_ record: Record) throws
+
+    /// Whether the queue and the open conflicts are both empty: then the local view of every expense is
+    /// its server copy, and a pulled record can be stored with ``putSettled(_:)`` without a merge.
+    func isSettled() throws -> Bool
+    /// Stores a pulled record as the server copy and, unchanged, as the local view, unless the stored copy
+    /// has a higher version. Only for a settled store (``isSettled()``): it is what ``LocalLedger``'s
+    /// `refresh` would compute when an expense has no queue entry and no conflict.
+    func putSettled(_ record: Record) throws
 
     /// The queue entries of one expense, in queue order.
     func pending(for id: UUID) throws -> [PendingMutation]
@@ -79,6 +95,10 @@ extension StoreTransaction {
 }
 
 extension ExpenseStore {
+    /// Stores without a bulk mode load record by record.
+    package func beginBulkLoad() throws -> Bool { false }
+    package func endBulkLoad() throws {}
+
     /// Sets (or, with `nil`, removes) one setting.
     package func setMetaValue(_ value: String?, for key: StoreMetaKey) throws {
         try write { try $0.setMetaValue(value, for: key) }

@@ -136,8 +136,16 @@ extension LocalLedger {
     /// Applies one pulled page: each record becomes the server copy; the local view is that copy with any
     /// queued entries on top (their fields and base versions are kept: the daemon merges disjoint fields).
     /// An open conflict's `theirs` follows the server.
+    ///
+    /// With nothing queued and no open conflict (a first sync, or any sync of a client with no local changes)
+    /// every record is stored as is, without reading anything back (``StoreTransaction/putSettled(_:)``).
     package func apply(pulled changes: [Record], cursor: Int64) throws {
         try store.write { transaction in
+            if try transaction.isSettled() {
+                for record in changes { try transaction.putSettled(record) }
+                try transaction.setMetaValue(String(cursor), for: .pullCursor)
+                return
+            }
             for record in changes {
                 if let copy = try transaction.serverCopy(id: record.expense.id), copy.version > record.version { continue }
                 try transaction.putServerCopy(record)

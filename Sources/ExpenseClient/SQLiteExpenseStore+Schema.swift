@@ -60,5 +60,48 @@ extension SQLiteExpenseStore {
             theirs_seq INTEGER NOT NULL, theirs_deleted INTEGER NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 3: the uniqueness of ids moves from the tables into named indexes, so a first sync into an empty
+        // cache can append rows with the indexes dropped and build them once at the end (sorting beats a
+        // million random B-tree inserts). server_copy becomes a rowid table for the same reason.
+        """
+        CREATE TABLE expense_v3 (
+            position INTEGER PRIMARY KEY,            -- insertion order, for a stable listing
+            id TEXT NOT NULL,                        -- lower-case UUID; unique by expense_by_id
+            amount INTEGER NOT NULL,                 -- minor units of currency
+            currency TEXT NOT NULL,
+            category TEXT NOT NULL,
+            day INTEGER NOT NULL,                    -- YYYYMMDD, sorts like the date
+            note TEXT NOT NULL,
+            base_version INTEGER NOT NULL DEFAULT 0, -- server version the local state is based on; 0: never synced
+            deleted INTEGER NOT NULL DEFAULT 0       -- deleted locally (maybe pending) or a pulled tombstone
+        );
+        INSERT INTO expense_v3 SELECT position, id, amount, currency, category, day, note, base_version, deleted FROM expense;
+        DROP TABLE expense;
+        ALTER TABLE expense_v3 RENAME TO expense;
+        CREATE UNIQUE INDEX expense_by_id ON expense(id);
+        CREATE INDEX expense_by_day ON expense(deleted, day, position);
+        CREATE INDEX expense_by_category ON expense(deleted, category, day, position);
+        CREATE TABLE server_copy_v3 (
+            position INTEGER PRIMARY KEY,
+            id TEXT NOT NULL,                        -- unique by server_copy_by_id
+            amount INTEGER NOT NULL, currency TEXT NOT NULL, category TEXT NOT NULL,
+            day INTEGER NOT NULL, note TEXT NOT NULL, version INTEGER NOT NULL, seq INTEGER NOT NULL,
+            deleted INTEGER NOT NULL
+        );
+        INSERT INTO server_copy_v3(id, amount, currency, category, day, note, version, seq, deleted)
+            SELECT id, amount, currency, category, day, note, version, seq, deleted FROM server_copy ORDER BY seq;
+        DROP TABLE server_copy;
+        ALTER TABLE server_copy_v3 RENAME TO server_copy;
+        CREATE UNIQUE INDEX server_copy_by_id ON server_copy(id);
+        """,
+    ]
+
+    /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the
+    /// latest migration.
+    static let bulkIndexes: [(name: String, table: String, definition: String)] = [
+        ("expense_by_id", "expense", "CREATE UNIQUE INDEX IF NOT EXISTS expense_by_id ON expense(id)"),
+        ("expense_by_day", "expense", "CREATE INDEX IF NOT EXISTS expense_by_day ON expense(deleted, day, position)"),
+        ("expense_by_category", "expense", "CREATE INDEX IF NOT EXISTS expense_by_category ON expense(deleted, category, day, position)"),
+        ("server_copy_by_id", "server_copy", "CREATE UNIQUE INDEX IF NOT EXISTS server_copy_by_id ON server_copy(id)"),
     ]
 }

@@ -9,8 +9,8 @@ import SQLite
 /// Built for 100,000 expenses and more: an add is one indexed insert, listings filter in SQL on indexes,
 /// and nothing loads the whole table except a listing or summary that asks for all of it.
 package final class SQLiteExpenseStore: ExpenseStore {
-    private let connection: SQLiteConnection
-    private let transaction: SQLiteStoreTransaction
+    let connection: SQLiteConnection
+    let transaction: SQLiteStoreTransaction
     package let location: String
 
     /// Opens (or creates, mode 0600) the cache at `path` and brings its schema up to date.
@@ -25,6 +25,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
             transaction = SQLiteStoreTransaction(connection: connection, location: path)
             try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
                 .run([.text(StoreMetaKey.clientId.rawValue), .text(UUID().uuidString.lowercased())])
+            if try transaction.metaValue(.bulkLoad) != nil { try finishInterruptedBulkLoad() }
         } catch let error as SQLiteError {
             throw StoreError.unreadable(path: path, reason: Self.reason(error))
         } catch let error as StoreError {
@@ -101,7 +102,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
         }
     }
 
-    private func writing<T>(_ body: () throws -> T) throws -> T {
+    func writing<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
             throw error.isCorruption
                 ? StoreError.unreadable(path: location, reason: Self.reason(error))

@@ -8,6 +8,9 @@ import SQLite
 final class SQLiteStoreTransaction: StoreTransaction {
     private let connection: SQLiteConnection
     private let location: String
+    /// On during a bulk load (``SQLiteExpenseStore/beginBulkLoad()``): the indexes are dropped, so
+    /// ``putSettled(_:)`` appends rows without looking for an earlier copy (duplicates are settled at the end).
+    var bulkLoading = false
 
     init(connection: SQLiteConnection, location: String) {
         self.connection = connection
@@ -62,6 +65,47 @@ final class SQLiteStoreTransaction: StoreTransaction {
             """).run([.text(expense.idString), .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
                       SQLiteValue(expense.date.ordinal), .text(expense.note), .integer(record.version), .integer(record.seq),
                       SQLiteValue(record.deleted)])
+    }
+
+    func isSettled() throws -> Bool {
+        try connection.cached("SELECT NOT EXISTS (SELECT 1 FROM outbox) AND NOT EXISTS (SELECT 1 FROM conflict)")
+            .first { $0.int64(0) != 0 } ?? false
+    }
+
+    func putSettled(_ record: Record) throws {
+        let expense = record.expense
+        let id = SQLiteValue.text(expense.idString)
+        let amount = SQLiteValue.integer(expense.amount), currency = SQLiteValue.text(expense.currency.code)
+        let category = SQLiteValue.text(expense.category), day = SQLiteValue(expense.date.ordinal)
+        let note = SQLiteValue.text(expense.note), version = SQLiteValue.integer(record.version)
+        let deleted = SQLiteValue(record.deleted)
+        if bulkLoading {
+            try connection.cached("""
+                INSERT INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                """).run([id, amount, currency, category, day, note, version, .integer(record.seq), deleted])
+            try connection.cached("""
+                INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """).run([id, amount, currency, category, day, note, version, deleted])
+            return
+        }
+        try connection.cached("""
+            INSERT INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            ON CONFLICT(id) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
+                category = excluded.category, day = excluded.day, note = excluded.note, version = excluded.version,
+                seq = excluded.seq, deleted = excluded.deleted
+            WHERE excluded.version >= server_copy.version
+            """).run([id, amount, currency, category, day, note, version, .integer(record.seq), deleted])
+        guard connection.changes > 0 else { return }  // a newer copy is stored: the local view follows it already
+        try connection.cached("""
+            INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            ON CONFLICT(id) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
+                category = excluded.category, day = excluded.day, note = excluded.note,
+                base_version = excluded.base_version, deleted = excluded.deleted
+            """).run([id, amount, currency, category, day, note, version, deleted])
     }
 
     // MARK: - Outbox

@@ -18,4 +18,7 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     case ledger
     /// The ledger the pulled state came from (`server/ledger`), so switching remotes starts over.
     case syncedLedger = "synced_ledger"
+    /// Set while a first sync appends into an empty cache with its indexes dropped (SQLite store); an open
+    /// store that finds it set (the sync was interrupted) rebuilds the indexes first.
+    case bulkLoad = "bulk_load"
 }

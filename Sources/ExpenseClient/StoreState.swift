@@ -58,6 +58,14 @@ final class StateTransaction: StoreTransaction {
 
     func putServerCopy(_ record: Record) throws { state.serverCopies[record.expense.id] = record }
 
+    func isSettled() throws -> Bool { state.pending.isEmpty && state.conflicts.isEmpty }
+
+    func putSettled(_ record: Record) throws {
+        if let copy = state.serverCopies[record.expense.id], copy.version > record.version { return }
+        state.serverCopies[record.expense.id] = record
+        try putRecord(LocalRecord(expense: record.expense, baseVersion: record.version, deleted: record.deleted))
+    }
+
     func pending(for id: UUID) throws -> [PendingMutation] { state.pending.filter { $0.id == id } }
 
     func pending(after position: Int64, limit: Int) throws -> [PendingMutation] {

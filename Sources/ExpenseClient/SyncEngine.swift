@@ -46,6 +46,8 @@ package struct SyncEngine {
     package var maximumBackoff: Duration = .seconds(3)
     /// How long a call waits for its answer.
     package var timeout: Duration = .seconds(30)
+    /// Records asked for per `pull` page (the protocol's maximum: fewer round trips and commits).
+    package var pullLimit = PullParams.limitRange.upperBound
     /// Told what happens, for `--verbose` or logs.
     package var log: (String) -> Void = { _ in }
     /// Where a test may inject a fault (by throwing ``SyncError/unreachable(_:)``).
@@ -131,13 +133,16 @@ package struct SyncEngine {
     }
 
     /// Pulls pages from the stored cursor until `more` is false.
+    /// Into an empty cache the store may load in bulk (``ExpenseStore/beginBulkLoad()``) until the last page.
     package func pull(on connection: SyncConnection, report: inout Report) throws {
+        let bulk = try ledger.store.beginBulkLoad()
         while true {
-            let page = try connection.call(PullParams(since: try ledger.pullCursor(), limit: 1000))
+            let page = try connection.call(PullParams(since: try ledger.pullCursor(), limit: pullLimit))
             try ledger.apply(pulled: page.changes, cursor: page.cursor)
             report.pulled += page.changes.count
             if !page.more { break }
         }
+        if bulk { try ledger.store.endBulkLoad() }
     }
 
     /// Runs `body` until it succeeds, retrying ``SyncError/unreachable(_:)`` with doubling waits.

@@ -37,7 +37,8 @@ public enum ExpenseValidator {
 
     /// The category trimmed of whitespace and newlines, 1 to 64 characters, no control characters.
     public static func validateCategory(_ text: String) throws -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Foundation's trimming is slow; text that starts and ends with a visible ASCII character has nothing to trim.
+        let trimmed = hasVisibleASCIIEnds(text) ? text : text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw ValidationError.emptyCategory }
         guard !containsControl(trimmed, allowingTabAndNewline: false) else { throw ValidationError.invalidText(.category) }
         guard trimmed.count <= ExpenseRules.maximumCategoryLength else { throw ValidationError.categoryTooLong }
@@ -57,8 +58,21 @@ public enum ExpenseValidator {
         return text
     }
 
+    /// Whether the first and the last byte are ASCII `!` … `~` (so neither end is whitespace or a newline).
+    private static func hasVisibleASCIIEnds(_ text: String) -> Bool {
+        guard let first = text.utf8.first, let last = text.utf8.last else { return false }
+        return (0x21...0x7E).contains(first) && (0x21...0x7E).contains(last)
+    }
+
     private static func containsControl(_ text: String, allowingTabAndNewline: Bool) -> Bool {
-        text.unicodeScalars.contains { scalar in
+        // ASCII text (the usual case) is checked byte by byte: its controls are exactly 0x00–0x1F and 0x7F.
+        var isASCII = true
+        for byte in text.utf8 {
+            if byte >= 0x80 { isASCII = false; break }
+            if byte < 0x20 || byte == 0x7F, !(allowingTabAndNewline && (byte == 0x09 || byte == 0x0A)) { return true }
+        }
+        if isASCII { return false }
+        return text.unicodeScalars.contains { scalar in
             guard scalar.properties.generalCategory == .control else { return false }
             return !(allowingTabAndNewline && (scalar == "\t" || scalar == "\n"))
         }

@@ -12,6 +12,10 @@ struct BenchOptions {
     /// Sections to run (all by default): throughput, idle, ledger, add, redis, pg; or single throughput
     /// figures: ping, push, single.
     var only: Set<String>?
+    /// `--seed DIR`: only seed a ledger into the data directory DIR (kept), for profiling the client by hand.
+    var seedDirectory: String?
+    /// `--ledger-size N`: overrides the size of the large ledger.
+    var ledgerSizeOverride: Int?
 
     static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "redis", "pg"]
     /// Parts of the throughput section that `--only` may name alone (for profiling one figure).
@@ -21,7 +25,8 @@ struct BenchOptions {
         OVERVIEW: Benchmarks expensed and the expense client (issue 5) and prints one table.
 
         USAGE: expense-bench [--quick] [--json] [--peers] [--runs N] [--expensed PATH] [--expense PATH]
-                             [--peers-dir DIR] [--only SECTION,...]
+                             [--peers-dir DIR] [--only SECTION,...] [--ledger-size N]
+               expense-bench --seed DIR [--ledger-size N] [--expensed PATH]
 
         OPTIONS:
           --quick           Smaller sizes (50k-expense ledger, 10k cache), one run, 1 s windows.
@@ -33,6 +38,9 @@ struct BenchOptions {
           --peers-dir DIR   The peer kit (default: ../shared/peers).
           --only LIST       Comma-separated sections: throughput, idle, ledger, add, redis, pg; or one
                             throughput figure alone: ping (figure 1), push (2), single (3).
+          --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
+          --seed DIR        Only seed a ledger of --ledger-size expenses into the data directory DIR and
+                            stop the daemon, keeping DIR (serve it with `expensed serve --data DIR`).
           -h, --help        Show this help.
 
         Progress goes to stderr. A figure that cannot be measured is reported as n/a (JSON null) with its reason.
@@ -65,6 +73,12 @@ struct BenchOptions {
             case "--expensed": expensed = try value(for: argument)
             case "--expense": expense = try value(for: argument)
             case "--peers-dir": peersDirectory = try value(for: argument)
+            case "--seed": seedDirectory = try value(for: argument)
+            case "--ledger-size":
+                guard let number = Int(try value(for: argument)), number >= 1 else {
+                    throw .other("--ledger-size needs a positive integer")
+                }
+                ledgerSizeOverride = number
             case "--only":
                 let list = Set(try value(for: argument).split(separator: ",").map(String.init))
                 let unknown = list.subtracting(Self.sections).subtracting(Self.throughputFigures)
@@ -94,7 +108,7 @@ struct BenchOptions {
     var windowSeconds: Double { quick ? 1 : 3 }
     var warmupSeconds: Double { quick ? 0.3 : 0.5 }
     /// Expenses in the large ledger (figures named `_1m`).
-    var ledgerSize: Int { quick ? 50_000 : 1_000_000 }
+    var ledgerSize: Int { ledgerSizeOverride ?? (quick ? 50_000 : 1_000_000) }
     /// Expenses in the client cache for `add`.
     var cacheSize: Int { quick ? 10_000 : 100_000 }
     var idleConnections: Int { 5_000 }

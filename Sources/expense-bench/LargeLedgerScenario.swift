@@ -33,6 +33,15 @@ struct LargeLedgerScenario {
         workspace.remove("data-ledger")
     }
 
+    /// `--seed DIR`: seeds a ledger into `directory` and stops the daemon, keeping the directory.
+    static func seedOnly(options: BenchOptions, workspace: Workspace, directory: String) throws(BenchError) {
+        let daemon = try DaemonProcess(executable: options.expensed, dataDirectory: directory,
+                                       log: directory + "/expensed-seed.log")
+        try LargeLedgerScenario(options: options, workspace: workspace).seed(daemon)
+        let exit = daemon.stop()
+        guard exit.succeeded else { throw .child("expensed stopped with \(exit.description)") }
+    }
+
     /// Pushes `ledgerSize` new expenses, 1,000 per push, from 4 connections.
     private func seed(_ daemon: DaemonProcess) throws(BenchError) {
         let perPush = 1_000

@@ -32,6 +32,20 @@ do {
     exit(1)
 }
 
+if let directory = options.seedDirectory {
+    do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try LargeLedgerScenario.seedOnly(options: options, workspace: workspace, directory: directory)
+        workspace.removeAll()
+        print("seeded \(options.ledgerSize) expenses into \(directory)")
+        exit(0)
+    } catch {
+        workspace.removeAll()
+        FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 var report = BenchReport()
 let began = MonotonicClock.now()
 progress("workspace \(workspace.path); runs \(options.runs)\(options.quick ? " (quick)" : "")")

@@ -1,0 +1,74 @@
+import SQLite
+
+/// A first sync into an empty cache appends the pulled records with the indexes dropped and builds the
+/// indexes once at the end: a million inserts into random-UUID B-trees, committed page by page, rewrite
+/// most index pages at every commit, while sorting once at the end costs about a second.
+///
+/// Safe to interrupt: the drop and the ``StoreMetaKey/bulkLoad`` mark are one transaction, every page is
+/// committed with its cursor, and the rebuild and the unmarking are one transaction. A store opened while
+/// marked rebuilds its indexes before anything else (``finishInterruptedBulkLoad()``); a sync that is
+/// retried within the same run continues the bulk load.
+extension SQLiteExpenseStore {
+    package func beginBulkLoad() throws -> Bool {
+        let on: Bool = try writing {
+            try connection.transaction {
+                if try transaction.metaValue(.bulkLoad) != nil { return true }
+                let empty = try connection.cached("""
+                    SELECT NOT EXISTS (SELECT 1 FROM expense) AND NOT EXISTS (SELECT 1 FROM server_copy)
+                        AND NOT EXISTS (SELECT 1 FROM outbox) AND NOT EXISTS (SELECT 1 FROM conflict)
+                    """).first { $0.int64(0) != 0 } ?? false
+                guard empty else { return false }
+                for index in Self.bulkIndexes { try connection.execute("DROP INDEX IF EXISTS \(index.name)") }
+                try transaction.setMetaValue("1", for: .bulkLoad)
+                return true
+            }
+        }
+        transaction.bulkLoading = on
+        return on
+    }
+
+    package func endBulkLoad() throws {
+        guard transaction.bulkLoading else { return }
+        try writing { try connection.transaction { try rebuildIndexes() } }
+        transaction.bulkLoading = false
+    }
+
+    /// At open: a bulk load was interrupted; make the store indexed (and so usable by every command) again.
+    func finishInterruptedBulkLoad() throws {
+        try connection.transaction { try rebuildIndexes() }
+    }
+
+    /// Builds the indexes and clears the mark, inside a transaction. An id pulled twice (changed on the daemon
+    /// while the pull went on) makes a unique index fail: then the older rows of such ids are dropped first
+    /// (a sort of the whole table, so only when needed).
+    private func rebuildIndexes() throws {
+        try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB)")
+        defer { try? connection.execute("PRAGMA cache_size = -2000") }
+        for index in Self.bulkIndexes {
+            do {
+                try connection.execute(index.definition)
+            } catch let error as SQLiteError where error.primaryCode == Self.constraintCode {
+                try dropOlderDuplicates(in: index.table, version: index.table == "expense" ? "base_version" : "version")
+                try connection.execute(index.definition)
+            }
+        }
+        try transaction.setMetaValue(nil, for: .bulkLoad)
+    }
+
+    /// Keeps, of the rows sharing an id, the one with the highest version (the last pulled).
+    private func dropOlderDuplicates(in table: String, version: String) throws {
+        try connection.execute("""
+            DELETE FROM \(table) WHERE position IN (
+                SELECT position FROM (
+                    SELECT position, row_number() OVER (PARTITION BY id ORDER BY \(version) DESC, position DESC) AS n
+                    FROM \(table))
+                WHERE n > 1)
+            """)
+    }
+
+    /// SQLITE_CONSTRAINT, the primary code of a unique index that cannot be built.
+    private static let constraintCode: Int32 = 19
+
+    /// Page cache while the indexes are built (the sorter uses it): 64 MiB, whatever the ledger size.
+    private static let bulkCacheKiB = 65_536
+}

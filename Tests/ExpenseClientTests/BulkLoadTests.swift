@@ -1,0 +1,65 @@
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import Testing
+
+/// The SQLite store's bulk load for a first sync into an empty cache: indexes dropped, rows appended,
+/// indexes rebuilt at the end (or at the next open when the sync was interrupted).
+@Suite struct BulkLoadTests {
+    private func record(_ id: UUID, amount: Int64, version: Int64, seq: Int64, deleted: Bool = false) throws -> Record {
+        let day = try #require(CalendarDay("2024-03-0\(seq % 9 + 1)"))
+        return Record(expense: Expense(id: id, amount: amount, currency: .usd, category: "food", date: day, note: "n\(seq)"),
+                      version: version, seq: seq, deleted: deleted)
+    }
+
+    @Test func anIdPulledTwiceKeepsItsNewestVersion() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteExpenseStore(path: directory.path + "/cache.sqlite")
+        let ledger = LocalLedger(store: store)
+        let (a, b) = (UUID(), UUID())
+        #expect(try store.beginBulkLoad())
+        try ledger.apply(pulled: [try record(a, amount: 100, version: 1, seq: 1), try record(b, amount: 200, version: 1, seq: 2)],
+                         cursor: 2)
+        try ledger.apply(pulled: [try record(a, amount: 999, version: 2, seq: 3)], cursor: 3)
+        try store.endBulkLoad()
+        #expect(try store.liveCount() == 2)
+        #expect(try store.record(id: a)?.expense.amount == 999)
+        #expect(try store.record(id: a)?.baseVersion == 2)
+        #expect(try store.write { try $0.serverCopy(id: a) }?.version == 2)
+        #expect(try ledger.pullCursor() == 3)
+        #expect(try store.metaValue(.bulkLoad) == nil)
+        // Indexed again: an edit of a pulled expense is an upsert on the id.
+        let edited = try ledger.edit(try ledger.find(String(a.uuidString.prefix(8))), changes: ExpenseDraft(note: "changed"))
+        #expect(edited.note == "changed")
+        #expect(try store.pendingMutations(limit: 10).first?.baseVersion == 2)
+    }
+
+    @Test func aStoreHoldingAnythingLoadsRecordByRecord() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteExpenseStore(path: directory.path + "/cache.sqlite")
+        try LocalLedger(store: store).add(ExpenseDraft(amount: 150, currency: "USD", category: "food", date: "2024-03-01"))
+        #expect(try store.beginBulkLoad() == false)
+        try store.endBulkLoad()
+    }
+
+    @Test func anInterruptedBulkLoadIsFinishedWhenTheStoreIsOpened() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/cache.sqlite"
+        let a = UUID()
+        do {
+            let store = try SQLiteExpenseStore(path: path)
+            #expect(try store.beginBulkLoad())
+            try LocalLedger(store: store).apply(pulled: [try record(a, amount: 100, version: 1, seq: 1),
+                                                         try record(a, amount: 300, version: 3, seq: 2)], cursor: 2)
+        }  // no endBulkLoad: the sync was interrupted
+        let reopened = try SQLiteExpenseStore(path: path)
+        #expect(try reopened.metaValue(.bulkLoad) == nil)
+        #expect(try reopened.liveCount() == 1)
+        #expect(try reopened.record(id: a)?.expense.amount == 300)
+        #expect(try reopened.beginBulkLoad() == false)
+        let ledger = LocalLedger(store: reopened)
+        try ledger.apply(pulled: [try record(a, amount: 400, version: 4, seq: 3)], cursor: 3)
+        #expect(try reopened.record(id: a)?.expense.amount == 400)
+    }
+}

@@ -27,7 +27,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
     }
 
     /// The id as it is written everywhere: lower-case UUID text.
-    public var idString: String { id.uuidString.lowercased() }
+    public var idString: String { UUIDText.lowercased(id) }
 
     /// A draft holding these values, to change some of them and validate again.
     public var draft: ExpenseDraft {

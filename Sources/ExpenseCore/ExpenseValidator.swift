@@ -25,7 +25,7 @@ public enum ExpenseValidator {
 
     /// A UUID in either case.
     public static func validateID(_ text: String) throws -> UUID {
-        guard text.utf8.count == 36, let id = UUID(uuidString: text) else { throw ValidationError.invalidId(text) }
+        guard let id = UUIDText.parse(text) else { throw ValidationError.invalidId(text) }
         return id
     }
 

@@ -61,7 +61,7 @@ package struct MutationRules: Sendable {
         guard let existing else {
             if mutation.type == .delete || mutation.baseVersion > 0 {
                 return .rejected(MutationRejection(reason: "not_found", field: "id",
-                                                   message: "no expense has id \(mutation.id.uuidString.lowercased())"))
+                                                   message: "no expense has id \(UUIDText.lowercased(mutation.id))"))
             }
             return try create(mutation, in: store)
         }
@@ -160,7 +160,7 @@ package struct MutationRules: Sendable {
         }
         return convert(fields).flatMap { draft in
             var complete = draft
-            complete.id = mutation.id.uuidString.lowercased()
+            complete.id = UUIDText.lowercased(mutation.id)
             if complete.currency == nil { complete.currency = ledgerCurrency.code }
             if complete.note == nil { complete.note = "" }
             return validate(complete)

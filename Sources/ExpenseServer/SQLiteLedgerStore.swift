@@ -14,8 +14,8 @@ package enum StoreFaultPoint: Sendable, Hashable {
 /// The daemon's ``LedgerStore``: one SQLite database file per ledger, WAL mode, `synchronous=FULL`.
 ///
 /// - Important: One serial owner (the ``Ledger`` actor's thread). Caches (head, live totals per currency,
-///   pending aggregate deltas) change only inside ``transaction(_:)`` and are restored when it fails, so they
-///   always equal what the file holds.
+///   pending aggregate deltas, last consumed mutationIds) change only inside ``transaction(_:)`` and are
+///   restored (or never taken over) when it fails, so they always equal what the file holds.
 package final class SQLiteLedgerStore: LedgerStore {
     let connection: SQLiteConnection
     /// The ledger's name, currency and access token, from the `meta` table.
@@ -34,6 +34,12 @@ package final class SQLiteLedgerStore: LedgerStore {
     private var seqById: [UUID: Int64]
     private var undo: [(id: UUID, seq: Int64?)] = []
     private var pendingDeltas: [AggregateKey: Delta] = [:]
+    /// Each client's last consumed mutationId as committed, read through from the `clients` table (this store
+    /// is the file's only writer, so the copy cannot go stale). Updated only after a commit succeeds.
+    private var lastMutationIds: [UUID: Int64] = [:]
+    /// The transaction's new last consumed mutationIds, written once per client when it commits (a client that
+    /// pushes several times in one group commit costs one row write, not one per push).
+    private var pendingLastMutationIds: [UUID: Int64] = [:]
 
     struct AggregateKey: Hashable {
         var day: Int
@@ -108,14 +114,27 @@ package final class SQLiteLedgerStore: LedgerStore {
     package func liveTotal(currency: Currency) throws -> Int64 { totals[currency] ?? 0 }
 
     package func lastMutationId(clientId: UUID) throws -> Int64 {
-        try connection.cached("SELECT last_mutation_id FROM clients WHERE id = ?1").first([Self.blob(clientId)]) { $0.int64(0) } ?? 0
+        if let pending = pendingLastMutationIds[clientId] { return pending }
+        if let committed = lastMutationIds[clientId] { return committed }
+        let stored = try connection.cached("SELECT last_mutation_id FROM clients WHERE id = ?1")
+            .first([Self.blob(clientId)]) { $0.int64(0) } ?? 0
+        lastMutationIds[clientId] = stored
+        return stored
     }
 
     package func setLastMutationId(clientId: UUID, _ mutationId: Int64) throws {
-        try connection.cached("""
-            INSERT INTO clients (id, last_mutation_id) VALUES (?1, ?2)
-            ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
-            """).run([Self.blob(clientId), .integer(mutationId)])
+        pendingLastMutationIds[clientId] = mutationId
+    }
+
+    /// Writes the transaction's last consumed mutationIds, one row per client, in the same transaction as the
+    /// effects they account for.
+    private func flushLastMutationIds() throws {
+        for (clientId, mutationId) in pendingLastMutationIds {
+            try connection.cached("""
+                INSERT INTO clients (id, last_mutation_id) VALUES (?1, ?2)
+                ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
+                """).run([Self.blob(clientId), .integer(mutationId)])
+        }
     }
 
     package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
@@ -167,16 +186,20 @@ package final class SQLiteLedgerStore: LedgerStore {
         let savedHead = head
         let savedTotals = totals
         pendingDeltas.removeAll(keepingCapacity: true)
+        pendingLastMutationIds.removeAll(keepingCapacity: true)
         undo.removeAll(keepingCapacity: true)
         do {
             let value = try connection.transaction {
                 let value = try body()
+                try flushLastMutationIds()
                 try flushAggregates()
                 if let error = faultInjection?(.commit) { throw error }
                 return value
             }
             commitCount += 1
             pendingDeltas.removeAll(keepingCapacity: true)
+            lastMutationIds.merge(pendingLastMutationIds) { _, new in new }
+            pendingLastMutationIds.removeAll(keepingCapacity: true)
             return value
         } catch {
             head = savedHead
@@ -184,6 +207,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             for (id, seq) in undo.reversed() { seqById[id] = seq }
             undo.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
+            pendingLastMutationIds.removeAll(keepingCapacity: true)
             throw error
         }
     }
@@ -235,7 +259,7 @@ package final class SQLiteLedgerStore: LedgerStore {
     static func decode(_ row: SQLiteRow, id: UUID, from column: Int32) throws -> StoredRecord {
         let c = column
         guard let currency = Currency(code: row.text(c + 4)), let day = CalendarDay(ordinal: row.int(c + 6)) else {
-            throw LedgerError.storageFailed("record \(id.uuidString.lowercased()) has an invalid currency or date in the database")
+            throw LedgerError.storageFailed("record \(UUIDText.lowercased(id)) has an invalid currency or date in the database")
         }
         let expense = Expense(id: id, amount: row.int64(c + 3), currency: currency, category: row.text(c + 5),
                               date: day, note: row.text(c + 7))

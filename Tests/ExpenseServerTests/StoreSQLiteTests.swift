@@ -36,4 +36,38 @@ import Testing
         let expenses = try allRecords(engine).filter { !$0.deleted }.map(\.expense)
         #expect(try engine.summary(SummaryQuery(groupBy: .month)).summary == Aggregator.summarize(expenses, query: SummaryQuery(groupBy: .month)))
     }
+
+    /// The store keeps each client's last consumed mutationId in memory and writes it once per commit: a commit
+    /// that fails must leave neither the copy nor the file advanced, and a client pushing twice in one group
+    /// commit must find both pushes accounted for after a reopen.
+    @Test func lastMutationIdsFollowCommitsOnly() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/l.sqlite"
+        let clientId = UUID()
+        let other = UUID()
+        do {
+            let store = try SQLiteLedgerStore(path: path, name: "l", currency: .usd)
+            let engine = LedgerEngine(store: store, currency: .usd)
+            _ = try engine.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
+            store.faultInjection = { $0 == .commit ? LedgerError.storageFull("test") : nil }
+            #expect(throws: (any Error).self) {
+                try engine.apply([(clientId, [putItem(2, UUID(), base: 0, lunch())]), (other, [putItem(1, UUID(), base: 0, lunch())])])
+            }
+            store.faultInjection = nil
+            #expect(try engine.hello(clientId: clientId) == (1, 1))
+            #expect(try engine.hello(clientId: other) == (1, 0))
+            let results = try engine.apply([
+                (clientId, [putItem(2, UUID(), base: 0, lunch())]),
+                (other, [putItem(1, UUID(), base: 0, lunch())]),
+                (clientId, [putItem(3, UUID(), base: 0, lunch()), putItem(2, UUID(), base: 0, lunch())]),
+            ])
+            #expect(results.map { $0.results.map(\.status) } == [
+                [.applied(version: 1, seq: 2)], [.applied(version: 1, seq: 3)], [.applied(version: 1, seq: 4), .duplicate],
+            ])
+        }
+        let engine = LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "l", currency: .usd), currency: .usd)
+        #expect(try engine.hello(clientId: clientId) == (4, 3))
+        #expect(try engine.hello(clientId: other) == (4, 1))
+    }
 }

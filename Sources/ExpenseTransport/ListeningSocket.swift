@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import CEpoll
 #endif
 
 /// A non-blocking TCP socket bound and listening, owned until ``close()``.

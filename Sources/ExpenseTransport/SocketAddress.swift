@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import CEpoll
 #endif
 
 /// A host and port as written by a person: `127.0.0.1:7468`, `localhost:7468`, `[::1]:7468`.

@@ -29,7 +29,7 @@ let package = Package(
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),
         .executableTarget(
             name: "expense-bench",
-            dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ExpenseClient", "CommandLineKit"]
+            dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ExpenseClient", "CommandLineKit", "SQLite"]
         ),
 
         .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore"]),

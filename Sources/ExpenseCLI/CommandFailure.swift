@@ -29,6 +29,15 @@ struct CommandFailure: Error {
             case .unreadable, .writeFailed: return (.ioError, ["Error: \(error.code): \(error.message)"])
             case .unknownId, .ambiguousId, .idPrefixTooShort: return (.failure, ["Error: \(error.code): \(error.message)"])
             }
+        case let error as SyncError:
+            let code: ExitCode
+            switch error {
+            case .notConfigured: code = .usage
+            case .unreachable: code = .unavailable
+            case .unauthorized: code = .permissionDenied
+            case .protocolError: code = .failure
+            }
+            return (code, ["Error: \(error.code): \(error.message)"])
         case let error as ImportError:
             switch error {
             case .invalidRows(let problems):

@@ -1,13 +1,16 @@
 import CommandLineKit
 import ExpenseClient
 import ExpenseCore
+import ExpenseProtocol
 import Foundation
 
 extension CommandRunner {
     /// `expense list [--from D] [--to D] [--category C] [--json]`.
     func list() throws {
         let filter = ExpenseFilter(from: try day("from"), to: try day("to"), category: command.option("category"))
-        let expenses = try ledger().list(filter)
+        let ledger = try ledger()
+        let expenses = try ledger.list(filter)
+        defer { noteUnsynced(ledger) }
         if command.flag("json") {
             console.out(try ExpenseJSON.expenses(expenses))
         } else if expenses.isEmpty {
@@ -27,7 +30,23 @@ extension CommandRunner {
         case let other?: throw usage("--by must be category or month, not '\(other)'")
         }
         let query = SummaryQuery(from: try day("from"), to: try day("to"), category: command.option("category"), groupBy: grouping)
-        let summary = try ledger().summary(query)
+        let ledger = try ledger()
+        let summary: Summary
+        if command.flag("server") {
+            var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
+            engine.attempts = 2
+            var result: Summary?
+            try engine.retrying { _ in
+                let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),
+                                                    clientName: nil)
+                defer { connection.close() }
+                result = try connection.call(SummaryRequest(query: query)).summary
+            }
+            summary = result ?? Summary(totals: [], groups: [])
+        } else {
+            summary = try ledger.summary(query)
+            noteUnsynced(ledger)
+        }
         if command.flag("json") {
             console.out(try ExpenseJSON.summary(summary, groupBy: grouping))
         } else if summary.totals.isEmpty {
@@ -35,6 +54,15 @@ extension CommandRunner {
         } else {
             console.out(SummaryReport.render(summary, chart: console.isTerminal))
         }
+    }
+
+    /// Says on standard error (so `--json` output stays clean) when local totals include changes the daemon
+    /// has not seen yet. Only once a remote is configured: with no daemon, local totals are the only totals.
+    func noteUnsynced(_ ledger: LocalLedger) {
+        guard let pending = try? ledger.pendingCount(), pending > 0,
+              (try? RemoteConfiguration.resolve(environment: environment, home: home, store: ledger.store)) != nil
+        else { return }
+        console.err("Note: includes \(pending) unsynced change\(pending == 1 ? "" : "s") (local estimate; `expense summary --server` is the authority).")
     }
 
     /// `expense export [--format csv|json] [--output FILE]`.

@@ -7,7 +7,9 @@ import Foundation
 package enum ExpenseCLI {
     /// Runs `expense` with `arguments` (without the program name) and returns the process exit code.
     package static func main(arguments: [String], environment: [String: String]) -> Int32 {
-        let console = Console()
+        var console = Console()
+        // Charts are drawn for a terminal; EXPENSE_CHART=always draws them anyway (demos, `| less -R`).
+        if environment["EXPENSE_CHART"] == "always" { console.isTerminal = true }
         let root = ExpenseCommands.root
         let outcome: ParseOutcome
         do {
@@ -24,7 +26,8 @@ package enum ExpenseCLI {
             console.out(HelpFormatter.help(root: root, path: path, footer: ExpenseCommands.footer))
             return ExitCode.success.rawValue
         case .run(let command):
-            let runner = CommandRunner(command: command, home: ExpenseHome(environment: environment), console: console)
+            let runner = CommandRunner(command: command, home: ExpenseHome(environment: environment), console: console,
+                                       environment: environment)
             do {
                 try runner.run()
                 return ExitCode.success.rawValue
@@ -45,6 +48,7 @@ struct CommandRunner {
     let command: ParsedCommand
     let home: ExpenseHome
     let console: Console
+    let environment: [String: String]
 
     func run() throws {
         switch command.path {
@@ -57,6 +61,12 @@ struct CommandRunner {
         case ["import"]: try importFile()
         case ["config", "set"]: try configSet()
         case ["config", "get"]: try configGet()
+        case ["remote", "set"]: try remoteSet()
+        case ["remote", "show"]: try remoteShow()
+        case ["sync"]: try sync()
+        case ["status"]: try status()
+        case ["conflicts"]: try listConflicts()
+        case ["resolve"]: try resolve()
         default: throw usage("Unknown command")
         }
     }

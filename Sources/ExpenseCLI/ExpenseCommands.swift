@@ -14,7 +14,7 @@ enum ExpenseCommands {
           in the currency's minor unit (12.50 USD, 1250 JPY, 1.250 BHD). A negative number can only be given
           after `--` (and is then refused as invalid).
         """,
-        subcommands: [add, list, edit, delete, summary, export, importing, config])
+        subcommands: [add, list, edit, delete, summary, export, importing, config, remote, sync, status, conflicts, resolve])
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
@@ -51,6 +51,7 @@ enum ExpenseCommands {
                   .option("from", value: "date", help: "Only expenses on or after this day."),
                   .option("to", value: "date", help: "Only expenses on or before this day."),
                   .option("category", value: "category", help: "Only expenses of this category."),
+                  .flag("server", help: "Ask the daemon for its totals (the authority) instead of totalling the local copy."),
                   .flag("json", help: "Print JSON (amounts as integers in minor units).")])
 
     static let export = CommandSpec(
@@ -78,12 +79,59 @@ enum ExpenseCommands {
                         arguments: [ArgumentSpec("key", help: "The setting: currency.", optional: true)]),
         ])
 
+    static let remote = CommandSpec(
+        name: "remote", abstract: "Show or set the daemon this copy syncs with.",
+        subcommands: [
+            CommandSpec(name: "set", abstract: "Set the daemon, the ledger and its token (stored in $EXPENSE_HOME, token mode 0600).",
+                        arguments: [ArgumentSpec("server", help: "The daemon's HOST:PORT.")],
+                        options: [.option("ledger", value: "name", help: "The ledger's name on the daemon (required)."),
+                                  .option("token-file", value: "file", help: "Read the ledger's token from this file."),
+                                  .option("token", value: "token", help: "The ledger's token (prefer --token-file: a command line is visible to others).")]),
+            CommandSpec(name: "show", abstract: "Print the server and ledger (never the token)."),
+        ])
+
+    static let sync = CommandSpec(
+        name: "sync", abstract: "Push local changes to the daemon and pull everyone else's.",
+        discussion: """
+          Says hello, pushes the pending changes in batches, pulls every change since the last sync and prints
+          `pushed N, pulled M, conflicts K` (or `up to date`). Safe to interrupt and to run again.
+          Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: the daemon
+          rejected a change (see `expense status`); 69: the daemon is unreachable (nothing is lost);
+          77: wrong ledger or token.
+        """,
+        options: [.flag("json", help: "Print the result as JSON."),
+                  .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C stops).")])
+
+    static let status = CommandSpec(
+        name: "status", abstract: "Show the remote, the last sync, pending changes and open conflicts.",
+        options: [.flag("json", help: "Print JSON.")])
+
+    static let conflicts = CommandSpec(
+        name: "conflicts", abstract: "List open conflicts, mine and theirs field by field.",
+        options: [.flag("json", help: "Print JSON.")])
+
+    static let resolve = CommandSpec(
+        name: "resolve", abstract: "Settle a conflict; the next sync sends the result.",
+        arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.")],
+        options: [.flag("mine", help: "Keep my change (re-submitted against the server's current version; restores a deleted expense)."),
+                  .flag("theirs", help: "Drop my change and take the server's."),
+                  .flag("edit", help: "Start from the server's version and set the fields given below."),
+                  .option("amount", value: "amount", help: "With --edit: the amount."),
+                  .option("category", value: "category", help: "With --edit: the category."),
+                  .option("date", value: "date", help: "With --edit: the day, YYYY-MM-DD."),
+                  .option("note", value: "text", help: "With --edit: the note."),
+                  .option("currency", value: "code", help: "With --edit: the currency (needs --amount).")])
+
     /// Exit codes and environment, appended to every help text.
     static let footer = """
         EXIT CODES:
         \(ExitCode.documentation)
 
         ENVIRONMENT:
-          EXPENSE_HOME  the directory of the local cache (default: ~/.expense)
+          EXPENSE_HOME    the directory of the local cache (default: ~/.expense)
+          EXPENSE_SERVER  the daemon's HOST:PORT (overrides `expense remote set`)
+          EXPENSE_LEDGER  the ledger's name on the daemon
+          EXPENSE_TOKEN   the ledger's token
+          EXPENSE_CHART   `always` draws summary charts even when standard output is not a terminal
         """
 }

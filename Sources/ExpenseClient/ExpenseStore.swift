@@ -1,13 +1,15 @@
 import ExpenseCore
+import ExpenseProtocol
 import Foundation
 
-/// Where the client keeps its expenses, its pending mutations and its settings.
+/// Where the client keeps its expenses: the local view (server copy with pending changes applied), the
+/// server's last-seen copy of each record, the pending queue, open conflicts and its settings.
 ///
-/// The code that validates and totals (``LocalLedger``) only sees this protocol, so the three implementations
-/// (in memory, a JSON file, SQLite) are interchangeable; one contract test suite runs against all three.
+/// The code that validates, queues and syncs (``LocalLedger``) only sees this protocol, so the three
+/// implementations (in memory, a JSON file, SQLite) are interchangeable; one contract test suite runs against
+/// all three.
 ///
-/// - Important: A store is used by one owner at a time (one command, or later the sync engine's actor);
-///   it is not `Sendable`.
+/// - Important: A store is used by one owner at a time (one command, or the sync engine); it is not `Sendable`.
 package protocol ExpenseStore: AnyObject {
     /// The file (or `:memory:`) behind the store, for messages.
     var location: String { get }
@@ -24,30 +26,62 @@ package protocol ExpenseStore: AnyObject {
     /// How many live expenses there are.
     func liveCount() throws -> Int
 
-    /// Writes every change's new local state, appends each change's mutation (numbered from
-    /// ``StoreMetaKey/nextMutationId``) to the pending queue, and sets `meta`, all in one transaction:
-    /// either everything is stored or nothing is.
-    /// - Returns: the pending mutations appended, in order.
-    @discardableResult
-    func commit(_ changes: [StagedChange], meta: [StoreMetaKey: String?]) throws -> [PendingMutation]
-
-    /// The oldest `limit` pending mutations, by `mutationId`.
+    /// The first `limit` queue entries, in queue order.
     func pendingMutations(limit: Int) throws -> [PendingMutation]
 
-    /// How many mutations are pending.
+    /// How many entries the queue holds.
     func pendingCount() throws -> Int
 
-    /// Drops every pending mutation with `mutationId <= through` (the daemon has consumed them).
-    func removePendingMutations(through mutationId: Int64) throws
+    /// Every open conflict, oldest first.
+    func conflicts() throws -> [Conflict]
 
     /// A setting, or `nil`.
     func metaValue(_ key: StoreMetaKey) throws -> String?
+
+    /// Runs `body` in one transaction: either every write it makes is stored (durably) or none is.
+    /// - Throws: what `body` throws (nothing written), or ``StoreError``.
+    func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+}
+
+/// The reads and writes available inside ``ExpenseStore/write(_:)``.
+package protocol StoreTransaction: AnyObject {
+    func record(id: UUID) throws -> LocalRecord?
+    /// Inserts or replaces the local state of an expense.
+    func putRecord(_ record: LocalRecord) throws
+
+    /// The server's last-seen copy of an expense.
+    func serverCopy(id: UUID) throws -> Record?
+    func putServerCopy(_ record: Record) throws
+
+    /// The queue entries of one expense, in queue order.
+    func pending(for id: UUID) throws -> [PendingMutation]
+    /// The first `limit` queue entries after `position`, in queue order.
+    func pending(after position: Int64, limit: Int) throws -> [PendingMutation]
+    /// Appends an entry; returns it with its position.
+    @discardableResult
+    func appendPending(_ mutation: PendingMutation) throws -> PendingMutation
+    /// Replaces the entry at `mutation.position`.
+    func updatePending(_ mutation: PendingMutation) throws
+    func removePending(position: Int64) throws
+
+    func conflict(id: UUID) throws -> Conflict?
+    func putConflict(_ conflict: Conflict) throws
+    func removeConflict(id: UUID) throws
+
+    func metaValue(_ key: StoreMetaKey) throws -> String?
+    /// Sets (or, with `nil`, removes) one setting.
+    func setMetaValue(_ value: String?, for key: StoreMetaKey) throws
+}
+
+extension StoreTransaction {
+    /// The first `limit` queue entries, in queue order.
+    package func pending(limit: Int) throws -> [PendingMutation] { try pending(after: 0, limit: limit) }
 }
 
 extension ExpenseStore {
     /// Sets (or, with `nil`, removes) one setting.
     package func setMetaValue(_ value: String?, for key: StoreMetaKey) throws {
-        try commit([], meta: [key: value])
+        try write { try $0.setMetaValue(value, for: key) }
     }
 
     /// The client's UUID.

@@ -17,18 +17,18 @@ package final class InMemoryExpenseStore: ExpenseStore {
 
     package func liveCount() throws -> Int { state.rows.values.count { !$0.record.deleted } }
 
-    @discardableResult
-    package func commit(_ changes: [StagedChange], meta: [StoreMetaKey: String?]) throws -> [PendingMutation] {
-        state.apply(changes, meta: meta)
-    }
-
     package func pendingMutations(limit: Int) throws -> [PendingMutation] { Array(state.pending.prefix(limit)) }
 
     package func pendingCount() throws -> Int { state.pending.count }
 
-    package func removePendingMutations(through mutationId: Int64) throws {
-        state.pending.removeAll { $0.mutationId <= mutationId }
-    }
+    package func conflicts() throws -> [Conflict] { state.conflicts }
 
     package func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }
+
+    package func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        let transaction = StateTransaction(state)
+        let result = try body(transaction)
+        state = transaction.state
+        return result
+    }
 }

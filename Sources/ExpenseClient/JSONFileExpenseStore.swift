@@ -31,64 +31,95 @@ package final class JSONFileExpenseStore: ExpenseStore {
 
     package func liveCount() throws -> Int { state.rows.values.count { !$0.record.deleted } }
 
-    @discardableResult
-    package func commit(_ changes: [StagedChange], meta: [StoreMetaKey: String?]) throws -> [PendingMutation] {
-        var next = state
-        let appended = next.apply(changes, meta: meta)
-        try save(next)
-        state = next
-        return appended
-    }
-
     package func pendingMutations(limit: Int) throws -> [PendingMutation] { Array(state.pending.prefix(limit)) }
 
     package func pendingCount() throws -> Int { state.pending.count }
 
-    package func removePendingMutations(through mutationId: Int64) throws {
-        var next = state
-        next.pending.removeAll { $0.mutationId <= mutationId }
-        try save(next)
-        state = next
-    }
+    package func conflicts() throws -> [Conflict] { state.conflicts }
 
     package func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }
 
+    package func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        let transaction = StateTransaction(state)
+        let result = try body(transaction)
+        if transaction.state != state {
+            try save(transaction.state)
+            state = transaction.state
+        }
+        return result
+    }
+
     // MARK: - The file format
 
+    /// Format 2 adds the server copies, the queue's states and positions, and conflicts; format 1 files
+    /// (whose queue held only unsent entries) are read and rewritten as format 2 on the next write.
     private struct File: Codable {
         var format: Int
         var nextOrder: Int64
         var expenses: [Entry]
         var pending: [MutationEntry]
         var meta: [String: String]
+        var nextPosition: Int64?
+        var serverCopies: [Entry]?
+        var conflicts: [ConflictEntry]?
     }
 
     private struct Entry: Codable {
         var id: String, amount: Int64, currency: String, category: String, date: String, note: String
         var baseVersion: Int64, deleted: Bool, order: Int64
+        var seq: Int64?
+    }
+
+    private struct Fields: Codable {
+        var amount: Int64?, currency: String?, category: String?, date: String?, note: String?
+        init(_ draft: ExpenseDraft) {
+            (amount, currency, category, date, note) = (draft.amount, draft.currency, draft.category, draft.date, draft.note)
+        }
+        var draft: ExpenseDraft { ExpenseDraft(amount: amount, currency: currency, category: category, date: date, note: note) }
     }
 
     private struct MutationEntry: Codable {
-        var mutationId: Int64, type: String, id: String, baseVersion: Int64
+        var mutationId: Int64?, type: String, id: String, baseVersion: Int64
         var amount: Int64?, currency: String?, category: String?, date: String?, note: String?
+        var position: Int64?, state: String?
+        var rejectReason: String?, rejectField: String?, rejectMessage: String?
+    }
+
+    private struct ConflictEntry: Codable {
+        var id: String, mine: String, mineBaseVersion: Int64, mineFields: Fields, theirs: Entry
+    }
+
+    private static func entry(_ expense: Expense, version: Int64, deleted: Bool, order: Int64, seq: Int64? = nil) -> Entry {
+        Entry(id: expense.idString, amount: expense.amount, currency: expense.currency.code, category: expense.category,
+              date: expense.date.description, note: expense.note, baseVersion: version, deleted: deleted, order: order, seq: seq)
     }
 
     private func save(_ state: StoreState) throws {
         let file = File(
-            format: 1, nextOrder: state.nextOrder,
+            format: 2, nextOrder: state.nextOrder,
             expenses: state.rows.values.sorted { $0.order < $1.order }.map { row in
-                let expense = row.record.expense
-                return Entry(id: expense.idString, amount: expense.amount, currency: expense.currency.code,
-                             category: expense.category, date: expense.date.description, note: expense.note,
-                             baseVersion: row.record.baseVersion, deleted: row.record.deleted, order: row.order)
+                Self.entry(row.record.expense, version: row.record.baseVersion, deleted: row.record.deleted, order: row.order)
             },
             pending: state.pending.map { mutation in
-                MutationEntry(mutationId: mutation.mutationId, type: mutation.type.rawValue,
-                              id: mutation.id.uuidString.lowercased(), baseVersion: mutation.baseVersion,
-                              amount: mutation.fields.amount, currency: mutation.fields.currency,
-                              category: mutation.fields.category, date: mutation.fields.date, note: mutation.fields.note)
+                let fields = mutation.fields
+                return MutationEntry(mutationId: mutation.mutationId, type: mutation.type.rawValue,
+                                     id: mutation.id.uuidString.lowercased(), baseVersion: mutation.baseVersion,
+                                     amount: fields.amount, currency: fields.currency, category: fields.category,
+                                     date: fields.date, note: fields.note, position: mutation.position,
+                                     state: mutation.state.rawValue, rejectReason: mutation.rejection?.reason,
+                                     rejectField: mutation.rejection?.field, rejectMessage: mutation.rejection?.message)
             },
-            meta: Dictionary(uniqueKeysWithValues: state.meta.map { ($0.key.rawValue, $0.value) }))
+            meta: Dictionary(uniqueKeysWithValues: state.meta.map { ($0.key.rawValue, $0.value) }),
+            nextPosition: state.nextPosition,
+            serverCopies: state.serverCopies.values.sorted { $0.seq < $1.seq }.map {
+                Self.entry($0.expense, version: $0.version, deleted: $0.deleted, order: 0, seq: $0.seq)
+            },
+            conflicts: state.conflicts.map {
+                ConflictEntry(id: $0.id.uuidString.lowercased(), mine: $0.mine.rawValue, mineBaseVersion: $0.mineBaseVersion,
+                              mineFields: Fields($0.mineFields),
+                              theirs: Self.entry($0.theirs.expense, version: $0.theirs.version, deleted: $0.theirs.deleted,
+                                                 order: 0, seq: $0.theirs.seq))
+            })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         let data: Data
@@ -103,31 +134,57 @@ package final class JSONFileExpenseStore: ExpenseStore {
         do { file = try JSONDecoder().decode(File.self, from: data) } catch {
             throw StoreError.unreadable(path: path, reason: "the file is damaged (not the expected JSON)")
         }
-        guard file.format == 1 else {
+        guard file.format == 1 || file.format == 2 else {
             throw StoreError.unreadable(path: path, reason: "format \(file.format) is newer than this program understands")
         }
-        var state = StoreState()
-        state.nextOrder = file.nextOrder
-        for entry in file.expenses {
-            let expense: Expense
+        func expense(_ entry: Entry) throws -> Expense {
             do {
-                expense = try ExpenseValidator.validate(ExpenseDraft(
+                return try ExpenseValidator.validate(ExpenseDraft(
                     id: entry.id, amount: entry.amount, currency: entry.currency, category: entry.category,
                     date: entry.date, note: entry.note))
             } catch {
                 throw StoreError.unreadable(path: path, reason: "the file is damaged (expense \(entry.id): \(error))")
             }
+        }
+        var state = StoreState()
+        state.nextOrder = file.nextOrder
+        for entry in file.expenses {
+            let expense = try expense(entry)
             state.rows[expense.id] = StoreState.Row(
                 record: LocalRecord(expense: expense, baseVersion: entry.baseVersion, deleted: entry.deleted), order: entry.order)
         }
+        for entry in file.serverCopies ?? [] {
+            let expense = try expense(entry)
+            state.serverCopies[expense.id] = Record(expense: expense, version: entry.baseVersion, seq: entry.seq ?? 0,
+                                                    deleted: entry.deleted)
+        }
+        var position: Int64 = 0
         for entry in file.pending {
-            guard let type = MutationType(rawValue: entry.type), let id = UUID(uuidString: entry.id) else {
-                throw StoreError.unreadable(path: path, reason: "the file is damaged (pending mutation \(entry.mutationId))")
+            guard let type = MutationType(rawValue: entry.type), let id = UUID(uuidString: entry.id),
+                  let mutationState = PendingMutation.State(rawValue: entry.state ?? "unsent") else {
+                throw StoreError.unreadable(path: path, reason: "the file is damaged (pending mutation of \(entry.id))")
+            }
+            position = entry.position ?? (position + 1)
+            // Format 1 numbered entries when they were queued, but never sent them: they are unsent.
+            let rejection = entry.rejectReason.map {
+                MutationRejection(reason: $0, field: entry.rejectField, message: entry.rejectMessage ?? $0)
             }
             state.pending.append(PendingMutation(
-                mutationId: entry.mutationId, type: type, id: id, baseVersion: entry.baseVersion,
+                position: position, mutationId: file.format == 1 ? nil : entry.mutationId, state: mutationState,
+                type: type, id: id, baseVersion: entry.baseVersion,
                 fields: ExpenseDraft(amount: entry.amount, currency: entry.currency, category: entry.category,
-                                     date: entry.date, note: entry.note)))
+                                     date: entry.date, note: entry.note),
+                rejection: rejection))
+        }
+        state.nextPosition = max(file.nextPosition ?? 1, position + 1)
+        for entry in file.conflicts ?? [] {
+            guard let id = UUID(uuidString: entry.id), let mine = MutationType(rawValue: entry.mine) else {
+                throw StoreError.unreadable(path: path, reason: "the file is damaged (conflict \(entry.id))")
+            }
+            state.conflicts.append(Conflict(
+                id: id, mine: mine, mineBaseVersion: entry.mineBaseVersion, mineFields: entry.mineFields.draft,
+                theirs: Record(expense: try expense(entry.theirs), version: entry.theirs.baseVersion,
+                               seq: entry.theirs.seq ?? 0, deleted: entry.theirs.deleted)))
         }
         for (key, value) in file.meta {
             if let key = StoreMetaKey(rawValue: key) { state.meta[key] = value }

@@ -4,7 +4,10 @@ import Foundation
 
 /// The client's offline operations on its local store: add, edit, delete, look up by id prefix, list, total,
 /// import. Every change is validated by ``ExpenseCore/ExpenseValidator`` and written, together with its
-/// pending mutation, by one ``ExpenseStore/commit(_:meta:)``.
+/// queue entry, in one ``ExpenseStore/write(_:)``.
+///
+/// The local view of an expense is always its server copy with its queue entries applied in order
+/// (``refresh(_:in:)``); the sync code (`LocalLedger+Sync.swift`) keeps it so.
 package final class LocalLedger {
     /// The fewest characters of an id accepted as a prefix, like git's short hashes.
     package static let minimumPrefixLength = 4
@@ -25,7 +28,7 @@ package final class LocalLedger {
         try store.setMetaValue(currency.code, for: .currency)
     }
 
-    /// Validates `draft` (a new id is made when it has none) and stores it with a pending `put` of every field.
+    /// Validates `draft` (a new id is made when it has none) and stores it with a queued `put` of every field.
     /// - Throws: ``ExpenseCore/ValidationError``, ``StoreError``.
     @discardableResult
     package func add(_ draft: ExpenseDraft) throws -> Expense {
@@ -44,14 +47,16 @@ package final class LocalLedger {
         return expenses
     }
 
-    /// Stores already-validated new expenses (an import) in one transaction, each with a pending `put`.
+    /// Stores already-validated new expenses (an import) in one transaction, each with a queued `put`.
     package func insert(_ expenses: [Expense]) throws {
-        try store.commit(expenses.map { expense in
-            var fields = expense.draft
-            fields.id = nil
-            return StagedChange(record: LocalRecord(expense: expense),
-                                mutation: MutationDraft(type: .put, baseVersion: 0, fields: fields))
-        }, meta: [:])
+        try store.write { transaction in
+            for expense in expenses {
+                var fields = expense.draft
+                fields.id = nil
+                try transaction.putRecord(LocalRecord(expense: expense))
+                try transaction.appendPending(PendingMutation(type: .put, id: expense.id, baseVersion: 0, fields: fields))
+            }
+        }
     }
 
     /// The live record whose id starts with `prefix` (at least ``minimumPrefixLength`` characters, any case).
@@ -68,34 +73,27 @@ package final class LocalLedger {
     }
 
     /// Applies the non-`nil` fields of `changes` to `record`, validates the result, and stores it with a
-    /// pending `put` carrying only the fields that really changed. Nothing is queued when nothing changed.
+    /// queued `put` carrying only the fields that really changed. Nothing is queued when nothing changed.
     /// - Throws: ``ExpenseCore/ValidationError``, ``StoreError``.
     @discardableResult
     package func edit(_ record: LocalRecord, changes: ExpenseDraft) throws -> Expense {
         var changes = changes
         changes.id = nil
         let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
-        let before = record.expense
-        let changed = ExpenseDraft(
-            amount: updated.amount != before.amount ? updated.amount : nil,
-            currency: updated.currency != before.currency ? updated.currency.code : nil,
-            category: updated.category != before.category ? updated.category : nil,
-            date: updated.date != before.date ? updated.date.description : nil,
-            note: updated.note != before.note ? updated.note : nil)
-        guard changed != ExpenseDraft() else { return before }
-        var next = record
-        next.expense = updated
-        try store.commit([StagedChange(record: next, mutation: MutationDraft(type: .put, baseVersion: record.baseVersion,
-                                                                            fields: changed))], meta: [:])
+        let changed = Self.difference(from: record.expense, to: updated)
+        guard changed != ExpenseDraft() else { return record.expense }
+        try store.write { transaction in
+            try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)
+        }
         return updated
     }
 
-    /// Marks `record` deleted and queues a `delete`.
+    /// Marks `record` deleted and queues a `delete` (or, for an expense the daemon never saw, forgets its
+    /// queued creation).
     package func delete(_ record: LocalRecord) throws {
-        var next = record
-        next.deleted = true
-        try store.commit([StagedChange(record: next, mutation: MutationDraft(type: .delete, baseVersion: record.baseVersion))],
-                         meta: [:])
+        try store.write { transaction in
+            try stage(PendingMutation(type: .delete, id: record.id, baseVersion: 0), in: transaction)
+        }
     }
 
     /// The live expenses passing `filter`, by date.
@@ -112,4 +110,85 @@ package final class LocalLedger {
 
     /// How many local changes are waiting to be synced (so totals can say they include unsynced changes).
     package func pendingCount() throws -> Int { try store.pendingCount() }
+
+    // MARK: - The queue
+
+    /// The fields of `after` that differ from `before` (`nil` where equal).
+    static func difference(from before: Expense, to after: Expense) -> ExpenseDraft {
+        ExpenseDraft(
+            amount: after.amount != before.amount ? after.amount : nil,
+            currency: after.currency != before.currency ? after.currency.code : nil,
+            category: after.category != before.category ? after.category : nil,
+            date: after.date != before.date ? after.date.description : nil,
+            note: after.note != before.note ? after.note : nil)
+    }
+
+    /// Queues a local change of `change.id` (its `baseVersion` is ignored) and refreshes the local view.
+    ///
+    /// Merging keeps at most one unsent entry per expense: put + put is one put of the union of the changed
+    /// fields (the later value winning); a delete after a creation the daemon never received drops both; a
+    /// delete after an unsent edit replaces it. An entry already numbered (sent) is never changed: the new
+    /// change is appended, based on the same version, and rebased when the daemon answers.
+    func stage(_ change: PendingMutation, in transaction: any StoreTransaction) throws {
+        let entries = try transaction.pending(for: change.id)
+        if var last = entries.last, last.state == .unsent || last.state == .rejected {
+            switch (last.type, change.type) {
+            case (.put, .put):
+                last.fields = last.fields.merging(change.fields)
+            case (.put, .delete):
+                if entries.count == 1, last.baseVersion == 0, try transaction.serverCopy(id: change.id) == nil {
+                    try transaction.removePending(position: last.position)
+                    try refresh(change.id, in: transaction)
+                    return
+                }
+                last.type = .delete
+                last.fields = ExpenseDraft()
+            case (.delete, .put):
+                last.type = .put
+                last.fields = change.fields
+            case (.delete, .delete):
+                break
+            }
+            last.state = .unsent
+            last.rejection = nil
+            last.mutationId = nil
+            try transaction.updatePending(last)
+        } else {
+            var entry = change
+            entry.position = 0
+            entry.mutationId = nil
+            entry.state = .unsent
+            entry.baseVersion = try entries.last?.baseVersion ?? transaction.serverCopy(id: change.id)?.version ?? 0
+            try transaction.appendPending(entry)
+        }
+        try refresh(change.id, in: transaction)
+    }
+
+    /// Recomputes the local view of `id`: its server copy with its queue entries applied in order.
+    func refresh(_ id: UUID, in transaction: any StoreTransaction) throws {
+        let copy = try transaction.serverCopy(id: id)
+        let entries = try transaction.pending(for: id)
+        let existing = try transaction.record(id: id)
+        var draft = copy?.expense.draft ?? existing?.expense.draft ?? ExpenseDraft(id: id.uuidString.lowercased())
+        var deleted = copy?.deleted ?? (entries.isEmpty ? true : false)
+        for entry in entries {
+            switch entry.type {
+            case .put:
+                draft = draft.merging(entry.fields)
+                deleted = false
+            case .delete:
+                deleted = true
+            }
+        }
+        guard let expense = try? ExpenseValidator.validate(draft) else {
+            // Incomplete (a server copy never arrived for an edit): keep what is shown, as deleted if nothing is left.
+            if var existing, entries.isEmpty, copy == nil {
+                existing.deleted = true
+                try transaction.putRecord(existing)
+            }
+            return
+        }
+        let record = LocalRecord(expense: expense, baseVersion: copy?.version ?? 0, deleted: deleted)
+        if existing != record { try transaction.putRecord(record) }
+    }
 }

@@ -2,13 +2,32 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-/// A local change waiting to be pushed to the daemon, kept in the store's durable queue.
+/// A local change waiting in the durable queue (the outbox) until the daemon has answered for it.
 ///
-/// - Important: a pending mutation is appended in the same transaction as the local change it describes,
-///   so an offline change survives a crash: either both are on disk or neither is.
+/// - Important: an entry is written in the same transaction as the local change it describes, so an offline
+///   change survives a crash: either both are on disk or neither is.
+/// - Important: at most one *unsent* entry per expense: a new local change merges into it (see
+///   ``LocalLedger``). A `mutationId` is given only when the entry is about to be pushed, persisted before the
+///   push is written to the socket; from then on the entry is never changed, only resolved by the daemon's
+///   answer, so a lost answer is recovered with `hello`'s `lastMutationId`.
 package struct PendingMutation: Hashable, Sendable {
-    /// Per client, from 1, consecutive, never reused: the daemon's exactly-once key.
-    package var mutationId: Int64
+    /// Where the entry is in its life.
+    package enum State: String, Sendable, Hashable {
+        /// Not given to the daemon yet; may still absorb later local changes.
+        case unsent
+        /// Numbered and pushed (or about to be); the answer has not been applied yet.
+        case sent
+        /// The daemon consumed its id but the answer was lost: checked against the pulled record.
+        case unknown
+        /// The daemon rejected it; kept and shown until the person changes or resolves the expense.
+        case rejected
+    }
+
+    /// Queue order, given by the store (0 before the entry is stored).
+    package var position: Int64
+    /// Per client, from 1, consecutive: the daemon's exactly-once key; `nil` while unsent.
+    package var mutationId: Int64?
+    package var state: State
     package var type: MutationType
     /// The expense it changes.
     package var id: UUID
@@ -17,40 +36,24 @@ package struct PendingMutation: Hashable, Sendable {
     /// For `put`: only the fields that changed (`nil` fields did not); `id` is always `nil` here.
     /// For `delete`: empty.
     package var fields: ExpenseDraft
+    /// Why the daemon rejected it (state ``State/rejected``).
+    package var rejection: MutationRejection?
 
-    package init(mutationId: Int64, type: MutationType, id: UUID, baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft()) {
+    package init(position: Int64 = 0, mutationId: Int64? = nil, state: State = .unsent, type: MutationType, id: UUID,
+                 baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft(), rejection: MutationRejection? = nil) {
+        self.position = position
         self.mutationId = mutationId
+        self.state = state
         self.type = type
         self.id = id
         self.baseVersion = baseVersion
         self.fields = fields
+        self.rejection = rejection
     }
-}
 
-/// What a store writes in one ``ExpenseStore/commit(_:meta:)`` for one expense: the new local state and,
-/// for a local change, the mutation to queue (the store assigns its `mutationId`).
-package struct StagedChange: Hashable, Sendable {
-    /// The record's new local state.
-    package var record: LocalRecord
-    /// The mutation to append to the pending queue; `nil` when the change comes from the server (a pull).
-    package var mutation: MutationDraft?
-
-    package init(record: LocalRecord, mutation: MutationDraft?) {
-        self.record = record
-        self.mutation = mutation
-    }
-}
-
-/// A pending mutation before the store has numbered it.
-package struct MutationDraft: Hashable, Sendable {
-    package var type: MutationType
-    package var baseVersion: Int64
-    /// Changed fields only (see ``PendingMutation/fields``).
-    package var fields: ExpenseDraft
-
-    package init(type: MutationType, baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft()) {
-        self.type = type
-        self.baseVersion = baseVersion
-        self.fields = fields
+    /// The wire mutation (needs a `mutationId`).
+    package func mutation(mutationId: Int64) -> Mutation {
+        Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion,
+                 fields: type == .put ? ExpenseFields.json(from: fields) : nil)
     }
 }

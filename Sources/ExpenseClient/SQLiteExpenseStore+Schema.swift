@@ -1,6 +1,6 @@
 extension SQLiteExpenseStore {
     /// The cache's forward-only migrations; `PRAGMA user_version` counts those applied.
-    /// Never edit a shipped migration: append a new one (issue 4's conflicts table will be migration 2).
+    /// Never edit a shipped migration: append a new one .
     static let migrations: [String] = [
         """
         CREATE TABLE expense (
@@ -25,6 +25,40 @@ extension SQLiteExpenseStore {
         );
         CREATE INDEX pending_mutation_by_expense ON pending_mutation(expense_id);
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        """,
+        // 2: sync. The server's last-seen copy of each record apart from the local view; the queue becomes an
+        // outbox numbered only when sent (entries of migration 1 were never sent: they move over unsent, in
+        // order); open conflicts keep both sides.
+        """
+        CREATE TABLE server_copy (
+            id TEXT PRIMARY KEY, amount INTEGER NOT NULL, currency TEXT NOT NULL, category TEXT NOT NULL,
+            day INTEGER NOT NULL, note TEXT NOT NULL, version INTEGER NOT NULL, seq INTEGER NOT NULL,
+            deleted INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE outbox (
+            position INTEGER PRIMARY KEY,
+            mutation_id INTEGER,                     -- NULL until the entry is about to be pushed
+            state TEXT NOT NULL DEFAULT 'unsent' CHECK (state IN ('unsent', 'sent', 'unknown', 'rejected')),
+            type TEXT NOT NULL CHECK (type IN ('put', 'delete')),
+            expense_id TEXT NOT NULL,
+            base_version INTEGER NOT NULL,
+            amount INTEGER, currency TEXT, category TEXT, date TEXT, note TEXT,  -- changed fields; NULL: unchanged
+            reject_reason TEXT, reject_field TEXT, reject_message TEXT
+        );
+        CREATE INDEX outbox_by_expense ON outbox(expense_id, position);
+        INSERT INTO outbox(position, type, expense_id, base_version, amount, currency, category, date, note)
+            SELECT mutation_id, type, expense_id, base_version, amount, currency, category, date, note
+            FROM pending_mutation ORDER BY mutation_id;
+        DROP TABLE pending_mutation;
+        CREATE TABLE conflict (
+            expense_id TEXT PRIMARY KEY,
+            found INTEGER NOT NULL,                  -- order of discovery
+            mine_type TEXT NOT NULL, mine_base_version INTEGER NOT NULL,
+            mine_amount INTEGER, mine_currency TEXT, mine_category TEXT, mine_date TEXT, mine_note TEXT,
+            theirs_amount INTEGER NOT NULL, theirs_currency TEXT NOT NULL, theirs_category TEXT NOT NULL,
+            theirs_day INTEGER NOT NULL, theirs_note TEXT NOT NULL, theirs_version INTEGER NOT NULL,
+            theirs_seq INTEGER NOT NULL, theirs_deleted INTEGER NOT NULL
+        ) WITHOUT ROWID;
         """,
     ]
 }

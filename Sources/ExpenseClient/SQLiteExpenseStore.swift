@@ -10,6 +10,7 @@ import SQLite
 /// and nothing loads the whole table except a listing or summary that asks for all of it.
 package final class SQLiteExpenseStore: ExpenseStore {
     private let connection: SQLiteConnection
+    private let transaction: SQLiteStoreTransaction
     package let location: String
 
     /// Opens (or creates, mode 0600) the cache at `path` and brings its schema up to date.
@@ -21,13 +22,9 @@ package final class SQLiteExpenseStore: ExpenseStore {
             connection = try SQLiteConnection(path: path, mode: .readWrite)
             try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
             try connection.migrate(Self.migrations)
-            if try metaValue(.clientId) == nil {
-                try connection.transaction {
-                    let insert = try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
-                    try insert.run([.text(StoreMetaKey.clientId.rawValue), .text(UUID().uuidString.lowercased())])
-                    try insert.run([.text(StoreMetaKey.nextMutationId.rawValue), "1"])
-                }
-            }
+            transaction = SQLiteStoreTransaction(connection: connection, location: path)
+            try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
+                .run([.text(StoreMetaKey.clientId.rawValue), .text(UUID().uuidString.lowercased())])
         } catch let error as SQLiteError {
             throw StoreError.unreadable(path: path, reason: Self.reason(error))
         } catch let error as StoreError {
@@ -69,95 +66,34 @@ package final class SQLiteExpenseStore: ExpenseStore {
         try reading { try connection.cached("SELECT count(*) FROM expense WHERE deleted = 0").first { $0.int(0) } ?? 0 }
     }
 
-    @discardableResult
-    package func commit(_ changes: [StagedChange], meta: [StoreMetaKey: String?]) throws -> [PendingMutation] {
-        try writing {
-            try connection.transaction {
-                var nextId = try metaValue(.nextMutationId).flatMap { Int64($0) } ?? 1
-                var appended: [PendingMutation] = []
-                let upsert = try connection.cached("""
-                    INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                    ON CONFLICT(id) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
-                        category = excluded.category, day = excluded.day, note = excluded.note,
-                        base_version = excluded.base_version, deleted = excluded.deleted
-                    """)
-                let enqueue = try connection.cached("""
-                    INSERT INTO pending_mutation(mutation_id, type, expense_id, base_version, amount, currency, category, date, note)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                    """)
-                for change in changes {
-                    let record = change.record
-                    let expense = record.expense
-                    try upsert.run([.text(expense.idString), .integer(expense.amount), .text(expense.currency.code),
-                                    .text(expense.category), SQLiteValue(expense.date.ordinal), .text(expense.note),
-                                    .integer(record.baseVersion), SQLiteValue(record.deleted)])
-                    guard let mutation = change.mutation else { continue }
-                    let fields = mutation.fields
-                    try enqueue.run([.integer(nextId), .text(mutation.type.rawValue), .text(expense.idString),
-                                     .integer(mutation.baseVersion), SQLiteValue(fields.amount), SQLiteValue(fields.currency),
-                                     SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note)])
-                    appended.append(PendingMutation(mutationId: nextId, type: mutation.type, id: expense.id,
-                                                    baseVersion: mutation.baseVersion, fields: fields))
-                    nextId += 1
-                }
-                var updates = meta
-                if !appended.isEmpty { updates[.nextMutationId] = String(nextId) }
-                for (key, value) in updates {
-                    if let value {
-                        try connection.cached("INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-                            .run([.text(key.rawValue), .text(value)])
-                    } else {
-                        try connection.cached("DELETE FROM meta WHERE key = ?1").run([.text(key.rawValue)])
-                    }
-                }
-                return appended
-            }
-        }
-    }
-
     package func pendingMutations(limit: Int) throws -> [PendingMutation] {
-        try reading {
-            try connection.cached("""
-                SELECT mutation_id, type, expense_id, base_version, amount, currency, category, date, note
-                FROM pending_mutation ORDER BY mutation_id LIMIT ?1
-                """).map([SQLiteValue(limit)]) { row in
-                guard let type = MutationType(rawValue: row.text(1)), let id = UUID(uuidString: row.text(2)) else {
-                    throw StoreError.unreadable(path: location, reason: "pending mutation \(row.int64(0)) is damaged")
-                }
-                return PendingMutation(
-                    mutationId: row.int64(0), type: type, id: id, baseVersion: row.int64(3),
-                    fields: ExpenseDraft(amount: row.isNull(4) ? nil : row.int64(4), currency: row.optionalText(5),
-                                         category: row.optionalText(6), date: row.optionalText(7), note: row.optionalText(8)))
-            }
-        }
+        try reading { try transaction.pending(limit: limit) }
     }
 
     package func pendingCount() throws -> Int {
-        try reading { try connection.cached("SELECT count(*) FROM pending_mutation").first { $0.int(0) } ?? 0 }
+        try reading { try connection.cached("SELECT count(*) FROM outbox").first { $0.int(0) } ?? 0 }
     }
 
-    package func removePendingMutations(through mutationId: Int64) throws {
-        try writing { try connection.cached("DELETE FROM pending_mutation WHERE mutation_id <= ?1").run([.integer(mutationId)]) }
+    package func conflicts() throws -> [Conflict] {
+        try reading {
+            try connection.cached("SELECT \(SQLiteStoreTransaction.conflictColumns) FROM conflict ORDER BY found")
+                .map { try transaction.decodeConflict($0) }
+        }
     }
 
     package func metaValue(_ key: StoreMetaKey) throws -> String? {
-        try reading { try connection.cached("SELECT value FROM meta WHERE key = ?1").first([.text(key.rawValue)]) { $0.text(0) } }
+        try reading { try transaction.metaValue(key) }
+    }
+
+    package func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        try writing { try connection.transaction { try body(transaction) } }
     }
 
     // MARK: - Rows and errors
 
-    private static let columns = "id, amount, currency, category, day, note, base_version, deleted"
+    private static let columns = SQLiteStoreTransaction.recordColumns
 
-    /// Rebuilds a record from a row this program wrote after validating it. A value that no longer parses
-    /// means the file was damaged or edited by hand: that is reported, never skipped.
-    private func decode(_ row: SQLiteRow) throws -> LocalRecord {
-        guard let id = UUID(uuidString: row.text(0)), let currency = Currency(code: row.text(2)),
-              let day = CalendarDay(ordinal: row.int(4)), (1...ExpenseRules.maximumAmount).contains(row.int64(1))
-        else { throw StoreError.unreadable(path: location, reason: "the row of expense '\(row.text(0))' is damaged") }
-        let expense = Expense(id: id, amount: row.int64(1), currency: currency, category: row.text(3), date: day, note: row.text(5))
-        return LocalRecord(expense: expense, baseVersion: row.int64(6), deleted: row.int64(7) != 0)
-    }
+    private func decode(_ row: SQLiteRow) throws -> LocalRecord { try transaction.decodeRecord(row) }
 
     private func reading<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {

@@ -2,12 +2,20 @@
 package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// This client's UUID, made once when the store is created.
     case clientId = "client_id"
-    /// The `mutationId` the next pending mutation gets (from 1).
+    /// Unused since the queue numbers entries only when it sends them (kept: the key is on disk).
     case nextMutationId = "next_mutation_id"
+    /// The highest `mutationId` this client has given to an entry.
+    case lastMutationId = "last_mutation_id"
     /// The server cursor up to which changes have been pulled.
     case pullCursor = "pull_cursor"
     /// When the last sync succeeded (ISO 8601).
     case lastSyncTime = "last_sync_time"
     /// The configured default currency (`expense config set currency EUR`).
     case currency
+    /// `HOST:PORT` of the daemon (`expense remote set`).
+    case server
+    /// The ledger name on the daemon.
+    case ledger
+    /// The ledger the pulled state came from (`server/ledger`), so switching remotes starts over.
+    case syncedLedger = "synced_ledger"
 }

@@ -1,8 +1,9 @@
 import ExpenseCore
+import ExpenseProtocol
 import Foundation
 
 /// The whole content of a store as plain values: what the in-memory store holds and the JSON file store
-/// saves. `apply` is the transaction: it works on a copy, so a failure leaves the original untouched.
+/// saves. A write works on a copy (``StateTransaction``), so a failure leaves the original untouched.
 struct StoreState: Sendable, Equatable {
     struct Row: Sendable, Equatable {
         var record: LocalRecord
@@ -12,36 +13,19 @@ struct StoreState: Sendable, Equatable {
 
     var rows: [UUID: Row] = [:]
     var nextOrder: Int64 = 1
+    var serverCopies: [UUID: Record] = [:]
+    /// The queue, in position order.
     var pending: [PendingMutation] = []
+    var nextPosition: Int64 = 1
+    /// Open conflicts, oldest first.
+    var conflicts: [Conflict] = []
     var meta: [StoreMetaKey: String] = [:]
 
     /// A fresh state with a new client id.
     static func fresh() -> StoreState {
         var state = StoreState()
         state.meta[.clientId] = UUID().uuidString.lowercased()
-        state.meta[.nextMutationId] = "1"
         return state
-    }
-
-    /// Applies a commit; returns the appended mutations.
-    mutating func apply(_ changes: [StagedChange], meta updates: [StoreMetaKey: String?]) -> [PendingMutation] {
-        var appended: [PendingMutation] = []
-        var nextId = meta[.nextMutationId].flatMap { Int64($0) } ?? 1
-        for change in changes {
-            let order = rows[change.record.id]?.order ?? nextOrder
-            if order == nextOrder { nextOrder += 1 }
-            rows[change.record.id] = Row(record: change.record, order: order)
-            if let mutation = change.mutation {
-                let numbered = PendingMutation(mutationId: nextId, type: mutation.type, id: change.record.id,
-                                               baseVersion: mutation.baseVersion, fields: mutation.fields)
-                pending.append(numbered)
-                appended.append(numbered)
-                nextId += 1
-            }
-        }
-        if !appended.isEmpty { meta[.nextMutationId] = String(nextId) }
-        for (key, value) in updates { meta[key] = value }
-        return appended
     }
 
     func live(idPrefix: String, limit: Int) -> [LocalRecord] {
@@ -54,4 +38,60 @@ struct StoreState: Sendable, Equatable {
             .sorted { ($0.record.expense.date, $0.order) < ($1.record.expense.date, $1.order) }
             .map(\.record.expense)
     }
+}
+
+/// A transaction over a copy of a ``StoreState``; the owner keeps the copy only when the body succeeds.
+final class StateTransaction: StoreTransaction {
+    var state: StoreState
+
+    init(_ state: StoreState) { self.state = state }
+
+    func record(id: UUID) throws -> LocalRecord? { state.rows[id]?.record }
+
+    func putRecord(_ record: LocalRecord) throws {
+        let order = state.rows[record.id]?.order ?? state.nextOrder
+        if order == state.nextOrder { state.nextOrder += 1 }
+        state.rows[record.id] = StoreState.Row(record: record, order: order)
+    }
+
+    func serverCopy(id: UUID) throws -> Record? { state.serverCopies[id] }
+
+    func putServerCopy(_ record: Record) throws { state.serverCopies[record.expense.id] = record }
+
+    func pending(for id: UUID) throws -> [PendingMutation] { state.pending.filter { $0.id == id } }
+
+    func pending(after position: Int64, limit: Int) throws -> [PendingMutation] {
+        Array(state.pending.lazy.filter { $0.position > position }.prefix(limit))
+    }
+
+    func appendPending(_ mutation: PendingMutation) throws -> PendingMutation {
+        var stored = mutation
+        stored.position = state.nextPosition
+        state.nextPosition += 1
+        state.pending.append(stored)
+        return stored
+    }
+
+    func updatePending(_ mutation: PendingMutation) throws {
+        guard let index = state.pending.firstIndex(where: { $0.position == mutation.position }) else { return }
+        state.pending[index] = mutation
+    }
+
+    func removePending(position: Int64) throws { state.pending.removeAll { $0.position == position } }
+
+    func conflict(id: UUID) throws -> Conflict? { state.conflicts.first { $0.id == id } }
+
+    func putConflict(_ conflict: Conflict) throws {
+        if let index = state.conflicts.firstIndex(where: { $0.id == conflict.id }) {
+            state.conflicts[index] = conflict
+        } else {
+            state.conflicts.append(conflict)
+        }
+    }
+
+    func removeConflict(id: UUID) throws { state.conflicts.removeAll { $0.id == id } }
+
+    func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }
+
+    func setMetaValue(_ value: String?, for key: StoreMetaKey) throws { state.meta[key] = value }
 }

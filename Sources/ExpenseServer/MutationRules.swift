@@ -67,7 +67,7 @@ package struct MutationRules: Sendable {
         }
         if mutation.baseVersion > existing.version {
             return .rejected(MutationRejection(
-                reason: "invalid_base_version", field: nil,
+                reason: "invalid_base_version", field: "baseVersion",
                 message: "baseVersion \(mutation.baseVersion) is above the record's version \(existing.version)"))
         }
         switch mutation.type {
@@ -198,11 +198,15 @@ package struct MutationRules: Sendable {
         var changed: Set<ExpenseField> = []
         if old.amount != new.amount { changed.insert(.amount) }
         if old.currency != new.currency { changed.insert(.currency) }
-        if old.category != new.category { changed.insert(.category) }
+        if !sameText(old.category, new.category) { changed.insert(.category) }
         if old.date != new.date { changed.insert(.date) }
-        if old.note != new.note { changed.insert(.note) }
+        if !sameText(old.note, new.note) { changed.insert(.note) }
         return changed
     }
+
+    /// Byte equality: text is stored exactly as sent, so "café" in NFC and in NFD are different values here,
+    /// although Swift's `==` (canonical equivalence) calls them equal.
+    private static func sameText(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
     private static func sentFields(_ fields: [String: JSONValue]) -> [ExpenseField] {
         fields.keys.compactMap { ExpenseField(rawValue: $0) }.filter { $0 != .id }

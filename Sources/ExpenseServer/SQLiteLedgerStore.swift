@@ -29,6 +29,10 @@ package final class SQLiteLedgerStore: LedgerStore {
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
 
     private var totals: [Currency: Int64]
+    /// Where each record is: its current seq (the records table's key). Changed only inside a transaction,
+    /// with `undo` to put it back when the transaction fails.
+    private var seqById: [UUID: Int64]
+    private var undo: [(id: UUID, seq: Int64?)] = []
     private var pendingDeltas: [AggregateKey: Delta] = [:]
 
     struct AggregateKey: Hashable {
@@ -49,7 +53,7 @@ package final class SQLiteLedgerStore: LedgerStore {
     package init(path: String, name: String, currency: Currency, token: String? = nil, verify: Bool = false) throws {
         do {
             connection = try SQLiteConnection(path: path, mode: .create)
-            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 8192;")
             if verify, let report = try connection.check() {
                 throw LedgerError.damagedDatabase(path: path, report: report)
             }
@@ -79,17 +83,24 @@ package final class SQLiteLedgerStore: LedgerStore {
                 totals[currency] = row.int64(1)
             }
             self.totals = totals
+            var seqById: [UUID: Int64] = [:]
+            seqById.reserveCapacity(Int(head))
+            try connection.prepare("SELECT id, seq FROM records").forEach { row in
+                seqById[try Self.uuid(row.blob(0))] = row.int64(1)
+            }
+            self.seqById = seqById
         } catch let error as SQLiteError where error.isCorruption {
             throw LedgerError.damagedDatabase(path: path, report: error.message)
         }
     }
 
     package func record(id: UUID) throws -> StoredRecord? {
-        try connection.cached("""
+        guard let seq = seqById[id] else { return nil }
+        return try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note,
                    amount_version, currency_version, category_version, date_version, note_version
-            FROM records WHERE id = ?1
-            """).first([Self.blob(id)]) { row in
+            FROM records WHERE seq = ?1
+            """).first([.integer(seq)]) { row in
             try Self.decode(row, id: id, from: 0)
         }
     }
@@ -112,8 +123,11 @@ package final class SQLiteLedgerStore: LedgerStore {
         if let error = faultInjection?(.write) { throw error }
         let expense = record.expense
         let versions = record.fieldVersions
+        if let old {
+            try connection.cached("DELETE FROM records WHERE seq = ?1").run([.integer(old.seq)])
+        }
         try connection.cached("""
-            INSERT OR REPLACE INTO records (seq, id, version, deleted, amount, currency, category, day, note,
+            INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
                 amount_version, currency_version, category_version, date_version, note_version)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """).run([
@@ -123,6 +137,8 @@ package final class SQLiteLedgerStore: LedgerStore {
             .integer(versions.amount), .integer(versions.currency), .integer(versions.category),
             .integer(versions.date), .integer(versions.note),
         ])
+        undo.append((expense.id, seqById[expense.id]))
+        seqById[expense.id] = record.seq
         if let old, !old.deleted { account(old.expense, sign: -1) }
         if !record.deleted { account(expense, sign: 1) }
         head = record.seq
@@ -151,6 +167,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         let savedHead = head
         let savedTotals = totals
         pendingDeltas.removeAll(keepingCapacity: true)
+        undo.removeAll(keepingCapacity: true)
         do {
             let value = try connection.transaction {
                 let value = try body()
@@ -164,6 +181,8 @@ package final class SQLiteLedgerStore: LedgerStore {
         } catch {
             head = savedHead
             totals = savedTotals
+            for (id, seq) in undo.reversed() { seqById[id] = seq }
+            undo.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
             throw error
         }

@@ -1,1 +1,78 @@
-print("expense-bench: not built yet")
+import Foundation
+import Glibc
+
+// expense-bench: the harness of issue 5. See docs/benchmarks.md for the method.
+
+let options: BenchOptions
+do {
+    options = try BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if case .other("help") = error {
+        print(BenchOptions.usage)
+        exit(0)
+    }
+    FileHandle.standardError.write(Data("Error: \(error)\nUsage: expense-bench [--quick] [--json] [--peers] [--runs N]\nSee 'expense-bench --help' for more information.\n".utf8))
+    exit(64)
+}
+
+// 5,000 idle connections need more descriptors than the usual soft limit of 1024.
+var limit = rlimit()
+if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur < limit.rlim_max {
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+signal(SIGPIPE, SIG_IGN)
+
+let workspace: Workspace
+do {
+    workspace = try Workspace()
+} catch {
+    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+    exit(1)
+}
+
+var report = BenchReport()
+let began = MonotonicClock.now()
+progress("workspace \(workspace.path); runs \(options.runs)\(options.quick ? " (quick)" : "")")
+
+for binary in [options.expensed, options.expense] where !FileManager.default.isExecutableFile(atPath: binary) {
+    progress("warning: \(binary) is not an executable file")
+}
+
+if options.includes("throughput") || options.includes("idle") {
+    ThroughputScenario(options: options, workspace: workspace).run(into: &report)
+}
+let peers = PeerScenario(options: options, workspace: workspace)
+var peerProblem: String?
+if options.includes("redis") || options.includes("pg") {
+    peerProblem = peers.setUp()
+    if let peerProblem {
+        report.markMissing(["redis_ping_rps", "redis_ping_pipelined_rps", "redis_aof_set_rps", "pg_batch_rows_per_s"],
+                           peerProblem)
+    }
+}
+if peerProblem == nil && options.includes("redis") { peers.runRedis(into: &report) }
+if options.includes("ledger") { LargeLedgerScenario(options: options, workspace: workspace).run(into: &report) }
+if options.includes("add") { AddScenario(options: options, workspace: workspace).run(into: &report) }
+if peerProblem == nil && options.includes("pg") { peers.runPostgreSQL(into: &report) }
+
+workspace.removeAll()
+
+var uname = utsname()
+Glibc.uname(&uname)
+let machine = withUnsafeBytes(of: uname.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+report.context = [
+    ("mode", options.quick ? "quick (ledger \(options.ledgerSize), cache \(options.cacheSize), 1 s windows)"
+                           : "full (ledger \(options.ledgerSize), cache \(options.cacheSize), \(Int(options.windowSeconds)) s windows)"),
+    ("runs", "\(options.runs) (median)"),
+    ("machine", "\(ProcessInfo.processInfo.activeProcessorCount) CPUs, "
+        + "\(ProcessInfo.processInfo.physicalMemory / 1_048_576) MiB, Linux \(machine)"),
+    ("wall", "\(BenchReport.format(MonotonicClock.now() - began, 1)) s"),
+]
+let shown = Figure.all.filter { !$0.isPeer || report.entries[$0.key] != nil }
+if options.json {
+    FileHandle.standardError.write(Data(report.table(figures: shown).utf8))
+    print(report.json(figures: Figure.all))
+} else {
+    print(report.table(figures: shown), terminator: "")
+}

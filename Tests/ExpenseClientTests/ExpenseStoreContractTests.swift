@@ -28,29 +28,58 @@ import Testing
         #expect(expense.category == "food")
         #expect(try ledger.store.record(id: expense.id) == LocalRecord(expense: expense))
         let pending = try ledger.store.pendingMutations(limit: 10)
-        #expect(pending == [PendingMutation(mutationId: 1, type: .put, id: expense.id, baseVersion: 0,
-                                            fields: ExpenseDraft(amount: 1250, currency: "USD", category: "food",
-                                                                 date: "2026-03-01", note: "lunch\twith Ann"))])
+        #expect(pending.count == 1)
+        #expect(pending.first.map { PendingMutation(type: $0.type, id: $0.id, baseVersion: $0.baseVersion, fields: $0.fields) }
+                == PendingMutation(type: .put, id: expense.id, baseVersion: 0,
+                                   fields: ExpenseDraft(amount: 1250, currency: "USD", category: "food",
+                                                        date: "2026-03-01", note: "lunch\twith Ann")))
+        #expect(pending.first?.mutationId == nil && pending.first?.state == .unsent)
     }
 
     @Test(arguments: StoreKind.allCases)
-    func editQueuesOnlyChangedFieldsAndDeleteHides(kind: StoreKind) throws {
+    func unsentChangesMergeIntoOneEntryAndCreateThenDeleteLeavesNothing(kind: StoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let expense = try ledger.add(draft(1250, "food", "2026-03-01"))
         let record = try ledger.find(String(expense.idString.prefix(6)).uppercased())
         let edited = try ledger.edit(record, changes: ExpenseDraft(amount: 999, category: "food", note: "x"))
         #expect(edited.amount == 999 && edited.note == "x" && edited.category == "food")
-        // No real change: nothing queued.
         try ledger.edit(try ledger.find(expense.idString), changes: ExpenseDraft(note: "x"))
+        var pending = try ledger.store.pendingMutations(limit: 10)
+        #expect(pending.count == 1)
+        #expect(pending.first?.baseVersion == 0)
+        #expect(pending.first?.fields == ExpenseDraft(amount: 999, currency: "USD", category: "food", date: "2026-03-01", note: "x"))
+        // Deleting an expense the daemon never saw forgets it entirely.
         try ledger.delete(try ledger.find(expense.idString))
-        let pending = try ledger.store.pendingMutations(limit: 10)
-        #expect(pending.map(\.mutationId) == [1, 2, 3])
-        #expect(pending[1].fields == ExpenseDraft(amount: 999, note: "x"))
-        #expect(pending[2].type == .delete && pending[2].id == expense.id)
+        pending = try ledger.store.pendingMutations(limit: 10)
+        #expect(pending.isEmpty)
         #expect(try ledger.list().isEmpty)
         #expect(try ledger.store.record(id: expense.id)?.deleted == true)
         #expect(throws: StoreError.unknownId(expense.idString)) { try ledger.find(expense.idString) }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func editsOfASyncedRecordMergeOnItsServerVersionAndDeleteReplacesThem(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let ledger = LocalLedger(store: try kind.open(in: directory))
+        let theirs = try ExpenseValidator.validate(ExpenseDraft(id: UUID().uuidString, amount: 5, currency: "EUR",
+                                                                category: "c", date: "2026-01-03"))
+        try ledger.apply(pulled: [Record(expense: theirs, version: 7, seq: 3, deleted: false)], cursor: 3)
+        #expect(try ledger.store.record(id: theirs.id) == LocalRecord(expense: theirs, baseVersion: 7))
+        #expect(try ledger.pullCursor() == 3)
+        #expect(try ledger.store.pendingCount() == 0)
+        try ledger.edit(try ledger.find(theirs.idString), changes: ExpenseDraft(note: "a"))
+        try ledger.edit(try ledger.find(theirs.idString), changes: ExpenseDraft(category: "d"))
+        var pending = try ledger.store.pendingMutations(limit: 10)
+        #expect(pending.count == 1)
+        #expect(pending.first?.baseVersion == 7 && pending.first?.fields == ExpenseDraft(category: "d", note: "a"))
+        try ledger.delete(try ledger.find(theirs.idString))
+        pending = try ledger.store.pendingMutations(limit: 10)
+        #expect(pending.count == 1 && pending.first?.type == .delete && pending.first?.baseVersion == 7)
+        // A numbered (sent) entry is never changed: a later change is a new entry on the same base.
+        _ = try ledger.nextBatch()
+        #expect(try ledger.store.pendingMutations(limit: 10).first?.state == .sent)
+        #expect(try ledger.store.pendingMutations(limit: 10).first?.mutationId == 1)
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -83,25 +112,38 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
-    func serverChangesAreNotQueuedAndConsumedMutationsAreDropped(kind: StoreKind) throws {
+    func answersUpdateServerCopiesQueueAndConflicts(kind: StoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
-        let mine = try ledger.add(draft(100, "a", "2026-01-01"))
-        try ledger.add(draft(200, "b", "2026-01-02"))
-        let theirs = try ExpenseValidator.validate(ExpenseDraft(id: UUID().uuidString, amount: 5, currency: "EUR",
-                                                                category: "c", date: "2026-01-03"))
-        let appended = try ledger.store.commit([StagedChange(record: LocalRecord(expense: theirs, baseVersion: 7), mutation: nil),
-                                                StagedChange(record: LocalRecord(expense: mine, baseVersion: 1), mutation: nil)],
-                                               meta: [.pullCursor: "42"])
-        #expect(appended.isEmpty)
-        #expect(try ledger.store.record(id: theirs.id)?.baseVersion == 7)
-        #expect(try ledger.store.metaValue(.pullCursor) == "42")
-        try ledger.store.removePendingMutations(through: 1)
-        #expect(try ledger.store.pendingMutations(limit: 10).map(\.mutationId) == [2])
-        // Numbering continues after removal: ids are never reused.
-        try ledger.delete(try ledger.find(mine.idString))
-        let last = try ledger.store.pendingMutations(limit: 10).last
-        #expect(last?.mutationId == 3 && last?.baseVersion == 1)
+        let a = try ledger.add(draft(100, "a", "2026-01-01"))
+        let b = try ledger.add(draft(200, "b", "2026-01-02"))
+        let c = try ledger.add(draft(300, "c", "2026-01-03"))
+        let batch = try ledger.nextBatch()
+        #expect(batch.map(\.mutationId) == [1, 2, 3])
+        let theirs = Record(expense: try ExpenseValidator.validate(ExpenseDraft(id: b.idString, amount: 5, currency: "USD",
+                                                                                 category: "x", date: "2026-01-02")),
+                            version: 1, seq: 9, deleted: false)
+        let outcome = try ledger.apply(results: [
+            MutationResult(mutationId: 1, status: .applied(version: 1, seq: 10)),
+            MutationResult(mutationId: 2, status: .conflict(current: theirs)),
+            MutationResult(mutationId: 3, status: .rejected(MutationRejection(reason: "amount_overflow", field: "amount", message: "too much"))),
+        ], for: batch)
+        #expect(outcome.applied == 1 && outcome.conflicts == 1 && outcome.rejected == 1)
+        #expect(try ledger.store.record(id: a.id)?.baseVersion == 1)
+        #expect(try ledger.store.record(id: b.id)?.expense == theirs.expense)
+        #expect(try ledger.store.conflicts().map(\.id) == [b.id])
+        let queue = try ledger.store.pendingMutations(limit: 10)
+        #expect(queue.count == 1 && queue.first?.id == c.id && queue.first?.state == .rejected)
+        #expect(queue.first?.rejection?.reason == "amount_overflow")
+        #expect(try ledger.list().map(\.id) == [a.id, b.id, c.id])  // the rejected change is kept and shown
+        // Resolving with theirs closes the conflict and queues nothing.
+        try ledger.resolve(try ledger.conflict(String(b.idString.prefix(5))), .theirs)
+        #expect(try ledger.store.conflicts().isEmpty)
+        #expect(try ledger.store.pendingCount() == 1)
+        // Numbering continues: a new session says the daemon consumed 3.
+        try ledger.beginSession(lastMutationId: 3, remote: "x/y")
+        try ledger.edit(try ledger.find(a.idString), changes: ExpenseDraft(note: "n"))
+        #expect(try ledger.nextBatch().map(\.mutationId) == [4])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -132,7 +174,7 @@ import Testing
         #expect(try reopened.store.pendingMutations(limit: 10) == pending)
         #expect(try reopened.defaultCurrency().code == "JPY")
         try reopened.add(draft(1, "x", "2026-01-01"))
-        #expect(try reopened.store.pendingMutations(limit: 10).last?.mutationId == 2)
+        #expect(try reopened.store.pendingMutations(limit: 10).count == 2)
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -64,6 +64,20 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func textIsStoredExactlyWithoutNormalisation(kind: StoreKind) throws {
+        let ledger = try TestLedger(kind)
+        var client = TestClient(ledger.engine)
+        let id = UUID()
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        _ = try client.put(id, base: 0, fields(amount: 100, category: composed, date: "2026-01-01", note: composed))
+        // Swift's == calls these equal; the daemon must still store the bytes that were sent.
+        #expect(try client.put(id, base: 1, fields(category: decomposed, note: decomposed)) == .applied(version: 2, seq: 2))
+        let record = try #require(try allRecords(ledger.engine).first)
+        #expect(Array(record.expense.note.unicodeScalars) == Array(decomposed.unicodeScalars))
+        #expect(Array(record.expense.category.unicodeScalars) == Array(decomposed.unicodeScalars))
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func editAtCurrentVersionAndNoOp(kind: StoreKind) throws {
         let ledger = try TestLedger(kind)
         var client = TestClient(ledger.engine)

@@ -1,0 +1,258 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+extension CommandRunner {
+    /// `expense remote set HOST:PORT --ledger NAME (--token-file FILE | --token TOKEN)`.
+    func remoteSet() throws {
+        let server = command.argument("server") ?? ""
+        guard server.contains(":"), let port = server.split(separator: ":").last, UInt16(port) != nil else {
+            throw usage("The server must be HOST:PORT, such as 127.0.0.1:7468, not '\(server)'")
+        }
+        guard let ledgerName = command.option("ledger"), !ledgerName.isEmpty else { throw usage("--ledger NAME is required") }
+        let token: String
+        switch (command.option("token-file"), command.option("token")) {
+        case (let file?, nil):
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CommandFailure(.ioError, "Error: cannot read the token file \(file)")
+            }
+            token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        case (nil, let given?):
+            token = given
+        default:
+            throw usage("Give exactly one of --token-file FILE and --token TOKEN")
+        }
+        guard !token.isEmpty else { throw usage("The token is empty") }
+        let store = try ledger().store
+        try RemoteConfiguration(server: server, ledger: ledgerName, token: token).save(home: home, store: store)
+        console.err("Remote set: \(server), ledger \(ledgerName) (token stored in \(RemoteConfiguration.tokenPath(in: home)), mode 0600).")
+    }
+
+    /// `expense remote show`.
+    func remoteShow() throws {
+        let store = try ledger().store
+        guard let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: store) else {
+            throw CommandFailure(.failure, "Error: no_remote: no remote is set; run `expense remote set HOST:PORT --ledger NAME --token-file FILE`")
+        }
+        console.out("server \(remote.server)\nledger \(remote.ledger)\n")
+    }
+
+    /// The remote, or a clear error.
+    func remote(_ ledger: LocalLedger) throws -> RemoteConfiguration {
+        guard let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: ledger.store) else {
+            throw SyncError.notConfigured("no remote is set; run `expense remote set HOST:PORT --ledger NAME --token-file FILE` "
+                                          + "or set EXPENSE_SERVER, EXPENSE_LEDGER and EXPENSE_TOKEN")
+        }
+        return remote
+    }
+
+    /// `expense sync [--json] [--watch]`.
+    func sync() throws {
+        let ledger = try ledger()
+        var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
+        if environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) != nil {
+            engine.attempts = environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) ?? engine.attempts
+        }
+        engine.log = { [console] in if environment["EXPENSE_VERBOSE"] != nil { console.err($0) } }
+        if command.flag("watch") {
+            try watch(engine)
+            return
+        }
+        let report = try engine.sync()
+        try finish(report)
+    }
+
+    /// Prints the report and fails with 65 (a rejection is queued) or 3 (conflicts remain).
+    private func finish(_ report: SyncEngine.Report) throws {
+        if command.flag("json") {
+            console.out(#"{"pushed":\#(report.pushed),"pulled":\#(report.pulled),"conflicts":\#(report.newConflicts),"#
+                + #""openConflicts":\#(report.openConflicts),"rejected":\#(report.openRejections),"pending":\#(report.pending),"#
+                + #""cursor":\#(report.cursor)}"# + "\n")
+        } else if report.pushed == 0, report.pulled == 0, report.newConflicts == 0, report.openConflicts == 0, report.openRejections == 0 {
+            console.out("up to date\n")
+        } else {
+            console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
+        }
+        if report.openRejections > 0 {
+            throw CommandFailure(.dataError, "Error: the daemon rejected \(report.openRejections) change\(report.openRejections == 1 ? "" : "s"); see `expense status`")
+        }
+        if report.openConflicts > 0 {
+            throw CommandFailure(.conflictsRemain, "\(report.openConflicts) conflict\(report.openConflicts == 1 ? "" : "s") to resolve; see `expense conflicts`")
+        }
+    }
+
+    /// `expense sync --watch`: sync, then stay connected; pull on each `changed` and push local changes, reconnecting
+    /// with backoff.
+    private func watch(_ engine: SyncEngine) throws {
+        var wait: Duration = .milliseconds(200)
+        while true {
+            do {
+                let connection = try engine.connect()
+                defer { connection.close() }
+                var report = SyncEngine.Report()
+                try engine.run(on: connection, report: &report)
+                _ = try connection.call(WatchRequest())
+                console.err("watching \(engine.remote.server) ledger \(engine.remote.ledger) (Ctrl-C stops)")
+                reportLine(report)
+                wait = .milliseconds(200)
+                while true {
+                    // Local changes made meanwhile go out within a second.
+                    let changed = try connection.waitForChange(timeout: .seconds(1))
+                    let hasUnsent = try engine.ledger.hasUnsent()
+                    guard changed != nil || hasUnsent else { continue }
+                    var round = SyncEngine.Report()
+                    try engine.run(on: connection, report: &round)
+                    reportLine(round)
+                }
+            } catch let error as SyncError {
+                guard case .unreachable(let reason) = error else { throw error }
+                console.err("disconnected (\(reason)); reconnecting in \(wait)")
+                SyncEngine.pause(wait)
+                wait = min(wait * 2, .seconds(5))
+            }
+        }
+    }
+
+    private func reportLine(_ report: SyncEngine.Report) {
+        guard report.pushed + report.pulled + report.newConflicts > 0 else { return }
+        console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
+    }
+
+    /// `expense status [--json]`.
+    func status() throws {
+        let ledger = try ledger()
+        let store = ledger.store
+        let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: store)
+        let queue = try store.pendingMutations(limit: Int.max)
+        let conflicts = try store.conflicts()
+        let cursor = try ledger.pullCursor()
+        let lastSync = try store.metaValue(.lastSyncTime)
+        if command.flag("json") {
+            let body: [String: Any] = [
+                "server": remote?.server ?? NSNull(), "ledger": remote?.ledger ?? NSNull(), "cursor": cursor,
+                "lastSync": lastSync ?? NSNull(), "pending": queue.count, "conflicts": conflicts.count,
+                "rejected": queue.count { $0.state == .rejected },
+                "changes": queue.map { entry in
+                    ["id": entry.id.uuidString.lowercased(), "type": entry.type.rawValue, "state": entry.state.rawValue,
+                     "baseVersion": entry.baseVersion, "reason": entry.rejection?.reason ?? NSNull()] as [String: Any]
+                },
+                "conflictIds": conflicts.map { $0.id.uuidString.lowercased() },
+            ]
+            let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .prettyPrinted])
+            console.out(String(decoding: data, as: UTF8.self) + "\n")
+            return
+        }
+        var text = ""
+        text += "server:     \(remote?.server ?? "(none; run `expense remote set`)")\n"
+        text += "ledger:     \(remote?.ledger ?? "-")\n"
+        text += "cursor:     \(cursor)\n"
+        text += "last sync:  \(lastSync ?? "never")\n"
+        text += "pending:    \(queue.count)\n"
+        text += "conflicts:  \(conflicts.count)\n"
+        if !queue.isEmpty {
+            text += "\nChanges not yet synced:\n"
+            for entry in queue.prefix(50) {
+                let short = String(entry.id.uuidString.lowercased().prefix(8))
+                let what = entry.type == .delete ? "deleted" : (entry.baseVersion == 0 ? "new" : "modified")
+                var line = "  \(what.padding(toLength: 9, withPad: " ", startingAt: 0)) \(short)"
+                if let fields = fieldNames(entry.fields), entry.type == .put, entry.baseVersion > 0 { line += "  (\(fields))" }
+                if let rejection = entry.rejection { line += "  REJECTED \(rejection.reason): \(rejection.message)" }
+                text += line + "\n"
+            }
+            if queue.count > 50 { text += "  … and \(queue.count - 50) more\n" }
+        }
+        if !conflicts.isEmpty {
+            text += "\nConflicts (see `expense conflicts`, settle with `expense resolve ID --mine|--theirs|--edit`):\n"
+            for conflict in conflicts {
+                text += "  both changed  \(String(conflict.id.uuidString.lowercased().prefix(8)))  \(conflictKind(conflict))\n"
+            }
+        }
+        console.out(text)
+    }
+
+    private func fieldNames(_ fields: ExpenseDraft) -> String? {
+        let names = [("amount", fields.amount != nil), ("currency", fields.currency != nil), ("category", fields.category != nil),
+                     ("date", fields.date != nil), ("note", fields.note != nil)].filter(\.1).map(\.0)
+        return names.isEmpty ? nil : names.joined(separator: ", ")
+    }
+
+    private func conflictKind(_ conflict: Conflict) -> String {
+        switch (conflict.mine, conflict.theirs.deleted) {
+        case (.put, true): "edited here, deleted there"
+        case (.delete, false): "deleted here, edited there"
+        default: "edited on both sides"
+        }
+    }
+
+    /// `expense conflicts [--json]`.
+    func listConflicts() throws {
+        let conflicts = try ledger().store.conflicts()
+        if command.flag("json") {
+            let body = conflicts.map { conflict -> [String: Any] in
+                let theirs = conflict.theirs.expense
+                var mine: [String: Any] = ["type": conflict.mine.rawValue, "baseVersion": conflict.mineBaseVersion]
+                let fields = conflict.mineFields
+                if let value = fields.amount { mine["amount"] = value }
+                if let value = fields.currency { mine["currency"] = value }
+                if let value = fields.category { mine["category"] = value }
+                if let value = fields.date { mine["date"] = value }
+                if let value = fields.note { mine["note"] = value }
+                return ["id": conflict.id.uuidString.lowercased(), "kind": conflictKind(conflict), "mine": mine,
+                        "theirs": ["amount": theirs.amount, "currency": theirs.currency.code, "category": theirs.category,
+                                   "date": theirs.date.description, "note": theirs.note, "version": conflict.theirs.version,
+                                   "deleted": conflict.theirs.deleted] as [String: Any]]
+            }
+            let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .prettyPrinted])
+            console.out(String(decoding: data, as: UTF8.self) + "\n")
+            return
+        }
+        guard !conflicts.isEmpty else {
+            console.err("No conflicts.")
+            return
+        }
+        var text = ""
+        for conflict in conflicts {
+            text += "\(conflict.id.uuidString.lowercased())  \(conflictKind(conflict))\n"
+            text += "  FIELD     MINE                           THEIRS\n"
+            for line in conflict.differences {
+                text += "  " + line.field.padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
+                    + ExpenseTable.oneLine(line.mine, width: 30).padding(toLength: 30, withPad: " ", startingAt: 0) + " "
+                    + ExpenseTable.oneLine(line.theirs, width: 30) + "\n"
+            }
+        }
+        console.out(text)
+    }
+
+    /// `expense resolve ID --mine | --theirs | --edit [--amount …]`.
+    func resolve() throws {
+        let choices = ["mine", "theirs", "edit"].filter { command.flag($0) }
+        guard choices.count == 1 else { throw usage("Give exactly one of --mine, --theirs, --edit") }
+        let fieldOptions = ["amount", "category", "date", "note", "currency"]
+        let given = fieldOptions.filter { command.option($0) != nil }
+        if choices[0] != "edit", !given.isEmpty { throw usage("--\(given[0]) needs --edit") }
+        let ledger = try ledger()
+        let conflict = try ledger.conflict(command.argument("id") ?? "")
+        let resolution: Resolution
+        switch choices[0] {
+        case "mine": resolution = .mine
+        case "theirs": resolution = .theirs
+        default:
+            guard !given.isEmpty else { throw usage("--edit needs at least one of --amount, --category, --date, --note, --currency") }
+            if command.option("currency") != nil, command.option("amount") == nil {
+                throw usage("--currency needs --amount too, since the same digits mean different money in another currency")
+            }
+            var fields = ExpenseDraft(category: command.option("category"), date: command.option("date"), note: command.option("note"))
+            if let amountText = command.option("amount") {
+                let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? conflict.theirs.expense.currency
+                fields.currency = currency.code
+                fields.amount = try Money.parse(amountText, currency: currency)
+            }
+            resolution = .edit(fields)
+        }
+        try ledger.resolve(conflict, resolution)
+        console.out(conflict.id.uuidString.lowercased() + "\n")
+        console.err("Resolved (\(choices[0])); run `expense sync` to send it.")
+    }
+}

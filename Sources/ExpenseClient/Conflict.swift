@@ -1,0 +1,47 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// A local change the daemon refused because the expense changed on the server since the change was made
+/// (same field edited on both sides, or edit versus delete). Both sides are kept until the person resolves it.
+package struct Conflict: Hashable, Sendable {
+    /// The expense.
+    package var id: UUID
+    /// What this client tried: `put` (with only the fields it changed) or `delete`.
+    package var mine: MutationType
+    /// The server version the local change was based on.
+    package var mineBaseVersion: Int64
+    /// The fields this client set (empty for a delete).
+    package var mineFields: ExpenseDraft
+    /// The server's record when the conflict was found (a tombstone when it was deleted there).
+    package var theirs: Record
+
+    package init(id: UUID, mine: MutationType, mineBaseVersion: Int64, mineFields: ExpenseDraft, theirs: Record) {
+        self.id = id
+        self.mine = mine
+        self.mineBaseVersion = mineBaseVersion
+        self.mineFields = mineFields
+        self.theirs = theirs
+    }
+
+    /// The fields where the two sides differ: `(field, mine, theirs)`, values as text; for edit versus delete
+    /// a `deleted` line comes first.
+    package var differences: [(field: String, mine: String, theirs: String)] {
+        var lines: [(String, String, String)] = []
+        let expense = theirs.expense
+        switch (mine, theirs.deleted) {
+        case (.delete, false): lines.append(("deleted", "yes", "no (edited)"))
+        case (.put, true): lines.append(("deleted", "no (edited)", "yes"))
+        default: break
+        }
+        let currency = mineFields.currency.flatMap(Currency.init(code:)) ?? expense.currency
+        if let amount = mineFields.amount {
+            lines.append(("amount", Money.format(amount, currency: currency, includeCode: true),
+                          Money.format(expense.amount, currency: expense.currency, includeCode: true)))
+        }
+        if let value = mineFields.category { lines.append(("category", value, expense.category)) }
+        if let value = mineFields.date { lines.append(("date", value, expense.date.description)) }
+        if let value = mineFields.note { lines.append(("note", value, expense.note)) }
+        return lines
+    }
+}

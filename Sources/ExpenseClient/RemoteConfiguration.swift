@@ -1,0 +1,52 @@
+import Foundation
+
+/// Where to sync: the daemon's `HOST:PORT`, the ledger, and its token.
+///
+/// Stored by `expense remote set` in the store's settings (server, ledger) and in `$EXPENSE_HOME/token`
+/// (mode 0600); `EXPENSE_SERVER`, `EXPENSE_LEDGER` and `EXPENSE_TOKEN` override each part and are enough on
+/// their own. The token is never printed.
+package struct RemoteConfiguration: Hashable, Sendable {
+    package var server: String
+    package var ledger: String
+    package var token: String
+
+    package init(server: String, ledger: String, token: String) {
+        self.server = server
+        self.ledger = ledger
+        self.token = token
+    }
+
+    /// `server/ledger`: what the pulled state belongs to.
+    package var key: String { "\(server)/\(ledger)" }
+
+    /// The file holding the token in `home`.
+    package static func tokenPath(in home: ExpenseHome) -> String {
+        (home.path as NSString).appendingPathComponent("token")
+    }
+
+    /// The configuration from the environment over what is stored; `nil` when a part is missing.
+    package static func resolve(environment: [String: String], home: ExpenseHome, store: (any ExpenseStore)?) throws -> RemoteConfiguration? {
+        func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        guard let server = try env("EXPENSE_SERVER") ?? store?.metaValue(.server),
+              let ledger = try env("EXPENSE_LEDGER") ?? store?.metaValue(.ledger),
+              let token = env("EXPENSE_TOKEN") ?? readToken(home: home)
+        else { return nil }
+        return RemoteConfiguration(server: server, ledger: ledger, token: token)
+    }
+
+    /// The stored token, without its trailing line end.
+    static func readToken(home: ExpenseHome) -> String? {
+        guard let data = FileManager.default.contents(atPath: tokenPath(in: home)) else { return nil }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return token.isEmpty ? nil : token
+    }
+
+    /// Stores server and ledger in the store and the token in `$EXPENSE_HOME/token`, mode 0600, atomically.
+    package func save(home: ExpenseHome, store: any ExpenseStore) throws {
+        try FileSystem.writeAtomically(Data((token + "\n").utf8), to: Self.tokenPath(in: home))
+        try store.write { transaction in
+            try transaction.setMetaValue(server, for: .server)
+            try transaction.setMetaValue(ledger, for: .ledger)
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import SQLite
+
+/// The reads and writes of ``SQLiteExpenseStore`` on its connection; ``SQLiteExpenseStore/write(_:)`` wraps
+/// them in one SQLite transaction. Every statement is prepared once and reused; every value is bound.
+final class SQLiteStoreTransaction: StoreTransaction {
+    private let connection: SQLiteConnection
+    private let location: String
+
+    init(connection: SQLiteConnection, location: String) {
+        self.connection = connection
+        self.location = location
+    }
+
+    static let recordColumns = "id, amount, currency, category, day, note, base_version, deleted"
+    static let outboxColumns = """
+        position, mutation_id, state, type, expense_id, base_version, amount, currency, category, date, note,
+        reject_reason, reject_field, reject_message
+        """
+    static let conflictColumns = """
+        expense_id, mine_type, mine_base_version, mine_amount, mine_currency, mine_category, mine_date, mine_note,
+        theirs_amount, theirs_currency, theirs_category, theirs_day, theirs_note, theirs_version, theirs_seq, theirs_deleted
+        """
+
+    // MARK: - Local view
+
+    func record(id: UUID) throws -> LocalRecord? {
+        try connection.cached("SELECT \(Self.recordColumns) FROM expense WHERE id = ?1")
+            .first([.text(id.uuidString.lowercased())]) { try decodeRecord($0) }
+    }
+
+    func putRecord(_ record: LocalRecord) throws {
+        let expense = record.expense
+        try connection.cached("""
+            INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            ON CONFLICT(id) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
+                category = excluded.category, day = excluded.day, note = excluded.note,
+                base_version = excluded.base_version, deleted = excluded.deleted
+            """).run([.text(expense.idString), .integer(expense.amount), .text(expense.currency.code),
+                      .text(expense.category), SQLiteValue(expense.date.ordinal), .text(expense.note),
+                      .integer(record.baseVersion), SQLiteValue(record.deleted)])
+    }
+
+    // MARK: - Server copies
+
+    func serverCopy(id: UUID) throws -> Record? {
+        try connection.cached("SELECT id, amount, currency, category, day, note, version, deleted, seq FROM server_copy WHERE id = ?1")
+            .first([.text(id.uuidString.lowercased())]) { row in
+                let local = try decodeRecord(row)
+                return Record(expense: local.expense, version: local.baseVersion, seq: row.int64(8), deleted: local.deleted)
+            }
+    }
+
+    func putServerCopy(_ record: Record) throws {
+        let expense = record.expense
+        try connection.cached("""
+            INSERT OR REPLACE INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """).run([.text(expense.idString), .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
+                      SQLiteValue(expense.date.ordinal), .text(expense.note), .integer(record.version), .integer(record.seq),
+                      SQLiteValue(record.deleted)])
+    }
+
+    // MARK: - Outbox
+
+    func pending(for id: UUID) throws -> [PendingMutation] {
+        try connection.cached("SELECT \(Self.outboxColumns) FROM outbox WHERE expense_id = ?1 ORDER BY position")
+            .map([.text(id.uuidString.lowercased())]) { try decodePending($0) }
+    }
+
+    func pending(after position: Int64, limit: Int) throws -> [PendingMutation] {
+        try connection.cached("SELECT \(Self.outboxColumns) FROM outbox WHERE position > ?1 ORDER BY position LIMIT ?2")
+            .map([.integer(position), SQLiteValue(limit)]) { try decodePending($0) }
+    }
+
+    func appendPending(_ mutation: PendingMutation) throws -> PendingMutation {
+        try connection.cached("""
+            INSERT INTO outbox(position, mutation_id, state, type, expense_id, base_version, amount, currency, category,
+                               date, note, reject_reason, reject_field, reject_message)
+            VALUES ((SELECT coalesce(max(position), 0) + 1 FROM outbox), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """).run(values(of: mutation))
+        var stored = mutation
+        stored.position = try connection.cached("SELECT max(position) FROM outbox").first { $0.int64(0) } ?? 0
+        return stored
+    }
+
+    func updatePending(_ mutation: PendingMutation) throws {
+        try connection.cached("""
+            UPDATE outbox SET mutation_id = ?1, state = ?2, type = ?3, expense_id = ?4, base_version = ?5, amount = ?6,
+                currency = ?7, category = ?8, date = ?9, note = ?10, reject_reason = ?11, reject_field = ?12,
+                reject_message = ?13
+            WHERE position = ?14
+            """).run(values(of: mutation) + [.integer(mutation.position)])
+    }
+
+    func removePending(position: Int64) throws {
+        try connection.cached("DELETE FROM outbox WHERE position = ?1").run([.integer(position)])
+    }
+
+    private func values(of mutation: PendingMutation) -> [SQLiteValue] {
+        let fields = mutation.fields
+        return [SQLiteValue(mutation.mutationId), .text(mutation.state.rawValue), .text(mutation.type.rawValue),
+                .text(mutation.id.uuidString.lowercased()), .integer(mutation.baseVersion), SQLiteValue(fields.amount),
+                SQLiteValue(fields.currency), SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
+                SQLiteValue(mutation.rejection?.reason), SQLiteValue(mutation.rejection?.field),
+                SQLiteValue(mutation.rejection?.message)]
+    }
+
+    // MARK: - Conflicts
+
+    func conflict(id: UUID) throws -> Conflict? {
+        try connection.cached("SELECT \(Self.conflictColumns) FROM conflict WHERE expense_id = ?1")
+            .first([.text(id.uuidString.lowercased())]) { try decodeConflict($0) }
+    }
+
+    func putConflict(_ conflict: Conflict) throws {
+        let fields = conflict.mineFields
+        let theirs = conflict.theirs.expense
+        try connection.cached("""
+            INSERT INTO conflict(expense_id, found, mine_type, mine_base_version, mine_amount, mine_currency, mine_category,
+                mine_date, mine_note, theirs_amount, theirs_currency, theirs_category, theirs_day, theirs_note,
+                theirs_version, theirs_seq, theirs_deleted)
+            VALUES (?1, (SELECT coalesce(max(found), 0) + 1 FROM conflict), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            ON CONFLICT(expense_id) DO UPDATE SET mine_type = excluded.mine_type,
+                mine_base_version = excluded.mine_base_version, mine_amount = excluded.mine_amount,
+                mine_currency = excluded.mine_currency, mine_category = excluded.mine_category,
+                mine_date = excluded.mine_date, mine_note = excluded.mine_note, theirs_amount = excluded.theirs_amount,
+                theirs_currency = excluded.theirs_currency, theirs_category = excluded.theirs_category,
+                theirs_day = excluded.theirs_day, theirs_note = excluded.theirs_note,
+                theirs_version = excluded.theirs_version, theirs_seq = excluded.theirs_seq,
+                theirs_deleted = excluded.theirs_deleted
+            """).run([.text(conflict.id.uuidString.lowercased()), .text(conflict.mine.rawValue),
+                      .integer(conflict.mineBaseVersion), SQLiteValue(fields.amount), SQLiteValue(fields.currency),
+                      SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
+                      .integer(theirs.amount), .text(theirs.currency.code), .text(theirs.category),
+                      SQLiteValue(theirs.date.ordinal), .text(theirs.note), .integer(conflict.theirs.version),
+                      .integer(conflict.theirs.seq), SQLiteValue(conflict.theirs.deleted)])
+    }
+
+    func removeConflict(id: UUID) throws {
+        try connection.cached("DELETE FROM conflict WHERE expense_id = ?1").run([.text(id.uuidString.lowercased())])
+    }
+
+    // MARK: - Meta
+
+    func metaValue(_ key: StoreMetaKey) throws -> String? {
+        try connection.cached("SELECT value FROM meta WHERE key = ?1").first([.text(key.rawValue)]) { $0.text(0) }
+    }
+
+    func setMetaValue(_ value: String?, for key: StoreMetaKey) throws {
+        if let value {
+            try connection.cached("INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+                .run([.text(key.rawValue), .text(value)])
+        } else {
+            try connection.cached("DELETE FROM meta WHERE key = ?1").run([.text(key.rawValue)])
+        }
+    }
+
+    // MARK: - Rows
+
+    /// Rebuilds a record from a row this program wrote after validating it. A value that no longer parses
+    /// means the file was damaged or edited by hand: that is reported, never skipped.
+    func decodeRecord(_ row: SQLiteRow, from first: Int32 = 0) throws -> LocalRecord {
+        let expense = try decodeExpense(row, id: row.text(first), from: first + 1)
+        return LocalRecord(expense: expense, baseVersion: row.int64(first + 6), deleted: row.int64(first + 7) != 0)
+    }
+
+    /// amount, currency, category, day, note from column `first` on.
+    private func decodeExpense(_ row: SQLiteRow, id idText: String, from first: Int32) throws -> Expense {
+        guard let id = UUID(uuidString: idText), let currency = Currency(code: row.text(first + 1)),
+              let day = CalendarDay(ordinal: row.int(first + 3)), (1...ExpenseRules.maximumAmount).contains(row.int64(first))
+        else { throw StoreError.unreadable(path: location, reason: "the row of expense '\(idText)' is damaged") }
+        return Expense(id: id, amount: row.int64(first), currency: currency, category: row.text(first + 2), date: day,
+                       note: row.text(first + 4))
+    }
+
+    func decodePending(_ row: SQLiteRow) throws -> PendingMutation {
+        guard let state = PendingMutation.State(rawValue: row.text(2)), let type = MutationType(rawValue: row.text(3)),
+              let id = UUID(uuidString: row.text(4)) else {
+            throw StoreError.unreadable(path: location, reason: "queue entry \(row.int64(0)) is damaged")
+        }
+        return PendingMutation(
+            position: row.int64(0), mutationId: row.isNull(1) ? nil : row.int64(1), state: state, type: type, id: id,
+            baseVersion: row.int64(5),
+            fields: ExpenseDraft(amount: row.isNull(6) ? nil : row.int64(6), currency: row.optionalText(7),
+                                 category: row.optionalText(8), date: row.optionalText(9), note: row.optionalText(10)),
+            rejection: row.optionalText(11).map {
+                MutationRejection(reason: $0, field: row.optionalText(12), message: row.optionalText(13) ?? $0)
+            })
+    }
+
+    func decodeConflict(_ row: SQLiteRow) throws -> Conflict {
+        let idText = row.text(0)
+        guard let id = UUID(uuidString: idText), let mine = MutationType(rawValue: row.text(1)) else {
+            throw StoreError.unreadable(path: location, reason: "the conflict of expense '\(idText)' is damaged")
+        }
+        let theirs = try decodeExpense(row, id: idText, from: 8)
+        return Conflict(
+            id: id, mine: mine, mineBaseVersion: row.int64(2),
+            mineFields: ExpenseDraft(amount: row.isNull(3) ? nil : row.int64(3), currency: row.optionalText(4),
+                                     category: row.optionalText(5), date: row.optionalText(6), note: row.optionalText(7)),
+            theirs: Record(expense: theirs, version: row.int64(13), seq: row.int64(14), deleted: row.int64(15) != 0))
+    }
+}

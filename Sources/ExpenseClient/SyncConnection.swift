@@ -1,0 +1,119 @@
+import ExpenseCore
+import ExpenseProtocol
+import ExpenseTransport
+import Foundation
+
+/// One authenticated connection to the daemon: blocking request/response calls over a ``LineConnection``,
+/// with `changed` notifications set aside as they arrive.
+///
+/// - Important: blocking: use it from the main thread or a thread of its own, never on the cooperative pool.
+package final class SyncConnection {
+    private let connection: LineConnection
+    private var nextRequestId: Int64 = 1
+    /// The highest cursor announced by a `changed` notification since it was last read.
+    package private(set) var announcedCursor: Int64?
+    /// How long a call waits for its answer.
+    package var timeout: Duration
+    /// The `hello` result.
+    package private(set) var hello: HelloResult
+
+    /// Connects and says `hello`.
+    /// - Throws: ``SyncError/unreachable(_:)``, ``SyncError/unauthorized(_:)``, ``SyncError/protocolError(_:)``.
+    package init(remote: RemoteConfiguration, clientId: UUID, clientName: String?,
+                 timeout: Duration = .seconds(30)) throws(SyncError) {
+        let address: SocketAddress
+        do { address = try SocketAddress(parsing: remote.server) } catch {
+            throw .notConfigured("the server address '\(remote.server)' is not HOST:PORT (\(error))")
+        }
+        do {
+            connection = try LineConnection(connectingTo: address, timeout: .seconds(5))
+        } catch {
+            throw .unreachable("cannot reach the server at \(remote.server): \(error)")
+        }
+        self.timeout = timeout
+        hello = HelloResult(protocolVersion: 0, server: "", ledger: "", currency: .usd, cursor: 0, lastMutationId: 0)
+        hello = try call(HelloParams(protocolVersion: ProtocolVersion.current, ledger: remote.ledger, token: remote.token,
+                                     clientId: clientId, clientName: clientName))
+    }
+
+    /// Sends `request` and waits for its answer.
+    /// - Throws: ``SyncError``: an RPC error −32001 is `unauthorized`; a broken connection `unreachable`.
+    package func call<Request: RPCMethodRequest>(_ request: Request) throws(SyncError) -> Request.Response {
+        try call(request, afterWrite: {})
+    }
+
+    /// Sends `request`, runs `afterWrite` (a test's fault injection), then waits for the answer.
+    package func call<Request: RPCMethodRequest>(_ request: Request, afterWrite: () throws -> Void) throws(SyncError) -> Request.Response {
+        let id = nextRequestId
+        nextRequestId += 1
+        do { try connection.write(request.requestLine(id: RequestID(id))) } catch {
+            throw .unreachable("the connection to \(connection.address) broke: \(error)")
+        }
+        do { try afterWrite() } catch let error as SyncError { throw error } catch {
+            throw .unreachable("\(error)")
+        }
+        while true {
+            let message = try readMessage(timeout: timeout)
+            guard case .response(let responseId, _) = message else { continue }
+            guard responseId == RequestID(id) || responseId == nil else {
+                throw .protocolError("the daemon answered request \(responseId?.description ?? "null") instead of \(id)")
+            }
+            do {
+                return try message.decodeResult(as: Request.Response.self)
+            } catch {
+                switch error {
+                case .server(let rpcError) where rpcError.code == RPCError.unauthorizedCode:
+                    throw .unauthorized("the server refused ledger or token: \(rpcError.message)")
+                case .server(let rpcError) where rpcError.code == RPCError.busyCode:
+                    throw .unreachable("the server is busy: \(rpcError.message)")
+                case .server(let rpcError):
+                    throw .protocolError("\(Request.method): \(rpcError.reason): \(rpcError.message)")
+                case .decoding(let decoding):
+                    throw .protocolError("cannot read the answer to \(Request.method): \(decoding)")
+                }
+            }
+        }
+    }
+
+    /// Waits up to `timeout` (`nil`: forever) for a `changed` notification; returns the newest cursor announced
+    /// (also one that arrived during an earlier call), or `nil` on timeout.
+    /// - Throws: ``SyncError/unreachable(_:)`` when the connection closes.
+    package func waitForChange(timeout: Duration?) throws(SyncError) -> Int64? {
+        if let cursor = announcedCursor {
+            announcedCursor = nil
+            return cursor
+        }
+        do {
+            _ = try readMessage(timeout: timeout)
+        } catch .unreachable(let text) where text == Self.timedOutText {
+            return nil
+        }
+        defer { announcedCursor = nil }
+        return announcedCursor
+    }
+
+    private static let timedOutText = "timed out"
+
+    /// Reads one message, setting notifications aside.
+    private func readMessage(timeout: Duration?) throws(SyncError) -> RPCIncoming {
+        let line: [UInt8]?
+        do { line = try connection.readLine(timeout: timeout) } catch .timedOut {
+            throw .unreachable(Self.timedOutText)
+        } catch {
+            throw .unreachable("the connection to \(connection.address) broke: \(error)")
+        }
+        guard let line else { throw .unreachable("the server at \(connection.address) closed the connection") }
+        let message: RPCIncoming
+        do { message = try RPCClientCodec.parse(line) } catch {
+            throw .protocolError("cannot read the daemon's message: \(error)")
+        }
+        if case .notification(ChangedNotification.method, let params) = message,
+           let changed = try? ChangedNotification(params: params) {
+            announcedCursor = max(announcedCursor ?? 0, changed.cursor)
+        }
+        return message
+    }
+
+    /// Closes the connection.
+    package func close() { connection.close() }
+}

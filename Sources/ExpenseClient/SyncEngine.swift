@@ -1,0 +1,165 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `expense sync`: `hello`, push the queue in batches of at most 1000, pull pages until `more` is false,
+/// settle answers that were lost, all against one ``LocalLedger``.
+///
+/// Safe to interrupt anywhere and to run again: every step is one store transaction, mutationIds are
+/// persisted before a push is written, and `hello`'s `lastMutationId` tells which numbered entries the daemon
+/// consumed. A broken connection is retried from `hello` with bounded backoff.
+///
+/// - Important: blocking: run it on the main thread or a thread of its own.
+package struct SyncEngine {
+    /// What a sync did.
+    package struct Report: Sendable, Equatable {
+        /// Mutations the daemon applied.
+        package var pushed = 0
+        /// Records pulled.
+        package var pulled = 0
+        /// Conflicts found in this sync.
+        package var newConflicts = 0
+        /// Rejections in this sync.
+        package var rejected = 0
+        /// Open conflicts after the sync.
+        package var openConflicts = 0
+        /// Entries rejected by the daemon and still queued.
+        package var openRejections = 0
+        /// Entries still queued (rejected ones included).
+        package var pending = 0
+        /// The pull cursor after the sync.
+        package var cursor: Int64 = 0
+
+        package init() {}
+    }
+
+    package let ledger: LocalLedger
+    package let remote: RemoteConfiguration
+    package var clientName: String? = ProcessInfo.processInfo.hostName
+    /// Attempts before giving up on an unreachable daemon (the first included).
+    package var attempts = 4
+    /// The wait before the second attempt; doubled each time, at most ``maximumBackoff``.
+    package var initialBackoff: Duration = .milliseconds(200)
+    package var maximumBackoff: Duration = .seconds(3)
+    /// How long a call waits for its answer.
+    package var timeout: Duration = .seconds(30)
+    /// Told what happens, for `--verbose` or logs.
+    package var log: (String) -> Void = { _ in }
+    /// Where a test may inject a fault (by throwing ``SyncError/unreachable(_:)``).
+    package enum FaultPoint: Sendable, Hashable {
+        /// A push is written; its answer not yet read.
+        case pushWritten
+        /// A push's answer is read but not yet applied (throwing here is an answer lost after the daemon applied it).
+        case pushAnswered
+    }
+    /// Called at each ``FaultPoint`` with the batch (tests only).
+    package var faultInjection: ((FaultPoint, [PendingMutation]) throws -> Void)?
+    /// Told of every change the daemon acknowledged as applied, with its version (tests check none is lost).
+    package var onApplied: ((PendingMutation, Int64) -> Void)?
+
+    package init(ledger: LocalLedger, remote: RemoteConfiguration) {
+        self.ledger = ledger
+        self.remote = remote
+    }
+
+    /// Runs one sync, retrying a broken connection.
+    /// - Throws: ``SyncError`` (the queue is intact), ``StoreError``.
+    package func sync() throws -> Report {
+        var report = Report()
+        try retrying { attempt in
+            let connection = try connect()
+            defer { connection.close() }
+            try run(on: connection, report: &report)
+        }
+        return report
+    }
+
+    /// Connects and says `hello`, then prepares the queue for this session.
+    package func connect() throws -> SyncConnection {
+        guard let clientId = try ledger.store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
+        let connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: timeout)
+        try ledger.beginSession(lastMutationId: connection.hello.lastMutationId, remote: remote.key)
+        return connection
+    }
+
+    /// Push, pull, settle on an open session, adding to `report`. Entries whose lost answer turns out not to
+    /// have been applied go out again in a second round.
+    package func run(on connection: SyncConnection, report: inout Report) throws {
+        for _ in 1...3 {
+            try push(on: connection, report: &report)
+            try pull(on: connection, report: &report)
+            try ledger.settleUnknown()
+            if try !ledger.hasUnsent() { break }
+        }
+        try ledger.finishSync()
+        let queue = try ledger.store.pendingMutations(limit: Int.max)
+        report.pending = queue.count
+        report.openRejections = queue.count { $0.state == .rejected }
+        report.openConflicts = try ledger.store.conflicts().count
+        report.cursor = try ledger.pullCursor()
+    }
+
+    /// Pushes batches until nothing more can be sent.
+    package func push(on connection: SyncConnection, report: inout Report) throws {
+        while true {
+            let batch = try ledger.nextBatch()
+            if batch.isEmpty { break }
+            let request = PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation(mutationId: $0) } })
+            let result: PushResult
+            if let faultInjection {
+                result = try connection.call(request) { try faultInjection(.pushWritten, batch) }
+                try faultInjection(.pushAnswered, batch)
+            } else {
+                result = try connection.call(request)
+            }
+            if let onApplied {
+                let byId = Dictionary(batch.compactMap { entry in entry.mutationId.map { ($0, entry) } }, uniquingKeysWith: { a, _ in a })
+                for item in result.results {
+                    if case .applied(let version, _) = item.status, let entry = byId[item.mutationId] { onApplied(entry, version) }
+                }
+            }
+            let outcome = try ledger.apply(results: result.results, for: batch)
+            report.pushed += outcome.applied
+            report.newConflicts += outcome.conflicts
+            report.rejected += outcome.rejected
+            log("push: \(batch.count) sent, \(outcome.applied) applied, \(outcome.conflicts) conflicts, \(outcome.rejected) rejected")
+            if outcome.gap { throw SyncError.protocolError("the daemon reported a mutation_gap; run sync again") }
+        }
+    }
+
+    /// Pulls pages from the stored cursor until `more` is false.
+    package func pull(on connection: SyncConnection, report: inout Report) throws {
+        while true {
+            let page = try connection.call(PullParams(since: try ledger.pullCursor(), limit: 1000))
+            try ledger.apply(pulled: page.changes, cursor: page.cursor)
+            report.pulled += page.changes.count
+            if !page.more { break }
+        }
+    }
+
+    /// Runs `body` until it succeeds, retrying ``SyncError/unreachable(_:)`` with doubling waits.
+    package func retrying(_ body: (Int) throws -> Void) throws {
+        var wait = initialBackoff
+        for attempt in 1...max(attempts, 1) {
+            do {
+                try body(attempt)
+                return
+            } catch SyncError.unreachable(let reason) where attempt < attempts {
+                log("attempt \(attempt) failed (\(reason)); retrying in \(wait)")
+                Self.pause(wait)
+                wait = min(wait * 2, maximumBackoff)
+            }
+        }
+    }
+
+    /// Blocks the calling thread (never the cooperative pool: this engine runs on a thread of its own).
+    package static func pause(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// The command line of `expense-bench`, and the sizes it implies.
+struct BenchOptions {
+    var quick = false
+    var json = false
+    var peers = false
+    var runs = 3
+    var expensed: String
+    var expense: String
+    var peersDirectory: String
+    /// Sections to run (all by default): throughput, idle, ledger, add, redis, pg.
+    var only: Set<String>?
+
+    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "redis", "pg"]
+
+    static let usage = """
+        OVERVIEW: Benchmarks expensed and the expense client (issue 5) and prints one table.
+
+        USAGE: expense-bench [--quick] [--json] [--peers] [--runs N] [--expensed PATH] [--expense PATH]
+                             [--peers-dir DIR] [--only SECTION,...]
+
+        OPTIONS:
+          --quick           Smaller sizes (50k-expense ledger, 10k cache), one run, 1 s windows.
+          --json            Print one JSON object on stdout (the table goes to stderr).
+          --peers           Start Redis and PostgreSQL with DIR/setup-peers.sh and measure them too.
+          --runs N          Runs per figure; the median is reported (default 3; 1 with --quick).
+          --expensed PATH   The daemon binary (default: next to this executable).
+          --expense PATH    The client binary (default: next to this executable).
+          --peers-dir DIR   The peer kit (default: ../shared/peers).
+          --only LIST       Comma-separated sections: throughput, idle, ledger, add, redis, pg.
+          -h, --help        Show this help.
+
+        Progress goes to stderr. A figure that cannot be measured is reported as n/a (JSON null) with its reason.
+        """
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: a usage message.
+    init(arguments: [String]) throws(BenchError) {
+        let here = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+            .deletingLastPathComponent().path
+        expensed = here + "/expensed"
+        expense = here + "/expense"
+        peersDirectory = "../shared/peers"
+        var explicitRuns = false
+        var iterator = arguments.makeIterator()
+        func value(for option: String) throws(BenchError) -> String {
+            guard let next = iterator.next() else { throw .other("\(option) needs a value") }
+            return next
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--quick": quick = true
+            case "--json": json = true
+            case "--peers": peers = true
+            case "--runs":
+                let text = try value(for: argument)
+                guard let number = Int(text), number >= 1 else { throw .other("--runs needs a positive integer") }
+                runs = number
+                explicitRuns = true
+            case "--expensed": expensed = try value(for: argument)
+            case "--expense": expense = try value(for: argument)
+            case "--peers-dir": peersDirectory = try value(for: argument)
+            case "--only":
+                let list = Set(try value(for: argument).split(separator: ",").map(String.init))
+                let unknown = list.subtracting(Self.sections)
+                guard unknown.isEmpty else { throw .other("unknown section(s): \(unknown.sorted().joined(separator: ", "))") }
+                only = list
+            case "-h", "--help": throw .other("help")
+            default: throw .other("unknown argument '\(argument)'")
+            }
+        }
+        if quick && !explicitRuns { runs = 1 }
+    }
+
+    /// Whether `section` runs (peer sections need `--peers` unless named in `--only`).
+    func includes(_ section: String) -> Bool {
+        if let only { return only.contains(section) }
+        if section == "redis" || section == "pg" { return peers }
+        return true
+    }
+
+    /// Seconds measured per load run, after the warm-up.
+    var windowSeconds: Double { quick ? 1 : 3 }
+    var warmupSeconds: Double { quick ? 0.3 : 0.5 }
+    /// Expenses in the large ledger (figures named `_1m`).
+    var ledgerSize: Int { quick ? 50_000 : 1_000_000 }
+    /// Expenses in the client cache for `add`.
+    var cacheSize: Int { quick ? 10_000 : 100_000 }
+    var idleConnections: Int { 5_000 }
+    var idlePings: Int { quick ? 2_000 : 10_000 }
+    var summaryRepetitions: Int { quick ? 50 : 200 }
+    var addRepetitions: Int { quick ? 3 : 7 }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// The measured values (or why each is missing), rendered as the table and as JSON.
+struct BenchReport {
+    /// A measured value or the reason it is missing.
+    enum Entry {
+        case value(Double)
+        case missing(String)
+    }
+
+    var entries: [String: Entry] = [:]
+    /// Facts about the run printed with it (sizes, runs, quick).
+    var context: [(String, String)] = []
+
+    mutating func record(_ key: String, _ value: Double?, missing reason: @autoclosure () -> String = "not measured") {
+        if let value, value.isFinite { entries[key] = .value(value) } else { entries[key] = .missing(reason()) }
+    }
+
+    mutating func markMissing(_ keys: [String], _ reason: String) {
+        for key in keys where entries[key] == nil { entries[key] = .missing(reason) }
+    }
+
+    func value(_ key: String) -> Double? {
+        if case .value(let v)? = entries[key] { return v }
+        return nil
+    }
+
+    /// The target as the table shows it.
+    static func targetText(_ target: Figure.Target) -> String {
+        switch target {
+        case .none: return ""
+        case .atLeast(let bound): return "≥ \(format(bound, bound < 10 ? 2 : 0))"
+        case .atMost(let bound): return "≤ \(format(bound, bound < 10 ? 2 : 0))"
+        case .peerRatio(let factor, let peerKey, _, let floor):
+            return "≥ \(format(factor, 1))× \(peerKey)" + (floor.map { " and ≥ \(format($0, 0))" } ?? "")
+        }
+    }
+
+    /// Target text, ratio to the target's reference, verdict, and a note on what the ratio compares with.
+    func judge(_ figure: Figure) -> (target: String, ratio: Double?, pass: Bool?, note: String) {
+        let target = Self.targetText(figure.target)
+        guard let value = value(figure.key) else { return (target, nil, nil, "") }
+        switch figure.target {
+        case .none:
+            return (target, nil, nil, "")
+        case .atLeast(let bound):
+            return (target, value / bound, value >= bound, "")
+        case .atMost(let bound):
+            return (target, value / bound, value <= bound, "")
+        case .peerRatio(let factor, let peerKey, let anchor, let floor):
+            let measured = self.value(peerKey)
+            let ratio = value / (measured ?? anchor)
+            let pass = ratio >= factor && value >= (floor ?? 0)
+            let note = measured == nil ? "vs results.md anchor \(Self.format(anchor, 0))" : "vs this run"
+            return (target, ratio, pass, note)
+        }
+    }
+
+    /// The aligned table for stdout; the reasons of missing values are numbered notes below it.
+    func table(figures: [Figure]) -> String {
+        var rows: [[String]] = [["figure", "key", "value", "target", "ratio", "pass"]]
+        var notes: [String] = []
+        for figure in figures {
+            let (target, ratio, pass, note) = judge(figure)
+            let valueText: String
+            if case .value(let v)? = entries[figure.key] {
+                valueText = "\(Self.format(v, figure.decimals)) \(figure.unit)"
+            } else {
+                var reason = "not run"
+                if case .missing(let why)? = entries[figure.key] { reason = why }
+                if !notes.contains(reason) { notes.append(reason) }
+                valueText = "n/a [\((notes.firstIndex(of: reason) ?? 0) + 1)]"
+            }
+            let ratioText = ratio.map { Self.format($0, 2) + "×" + (note.isEmpty ? "" : " (\(note))") } ?? ""
+            let passText = pass.map { $0 ? "pass" : "FAIL" } ?? (target.isEmpty ? "" : "—")
+            rows.append([figure.label, figure.key, valueText, target, ratioText, passText])
+        }
+        let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var out = ""
+        for (index, row) in rows.enumerated() {
+            var line = ""
+            for (column, cell) in row.enumerated() {
+                let padded = column == 2 && index > 0 && !cell.hasPrefix("n/a")
+                    ? String(repeating: " ", count: widths[column] - cell.count) + cell  // numbers right-aligned
+                    : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                line += (column == 0 ? "" : "  ") + padded
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            out += line + "\n"
+            if index == 0 { out += String(repeating: "-", count: widths.reduce(0, +) + 10) + "\n" }
+        }
+        for (number, reason) in notes.enumerated() { out += "[\(number + 1)] n/a: \(reason)\n" }
+        for (key, value) in context { out += "\(key): \(value)\n" }
+        return out
+    }
+
+    /// One JSON object: every figure key (number or null), then `missing`, `ratios`, `pass` and `context`.
+    func json(figures: [Figure]) -> String {
+        var members: [String] = []
+        var missing: [String] = []
+        var ratios: [String] = []
+        var passes: [String] = []
+        for figure in figures {
+            switch entries[figure.key] {
+            case .value(let v)?: members.append("\(Self.quote(figure.key)):\(Self.format(v, figure.decimals))")
+            case .missing(let reason)?:
+                members.append("\(Self.quote(figure.key)):null")
+                missing.append("\(Self.quote(figure.key)):\(Self.quote(reason))")
+            case nil:
+                if figure.isPeer { continue }
+                members.append("\(Self.quote(figure.key)):null")
+                missing.append("\(Self.quote(figure.key)):\(Self.quote("not run"))")
+            }
+            let (_, ratio, pass, _) = judge(figure)
+            if let ratio, case .peerRatio = figure.target {
+                ratios.append("\(Self.quote(figure.key)):\(Self.format(ratio, 3))")
+            }
+            if let pass { passes.append("\(Self.quote(figure.key)):\(pass)") }
+        }
+        members.append("\"missing\":{\(missing.joined(separator: ","))}")
+        members.append("\"ratios\":{\(ratios.joined(separator: ","))}")
+        members.append("\"pass\":{\(passes.joined(separator: ","))}")
+        let contextMembers = context.map { "\(Self.quote($0.0)):\(Self.quote($0.1))" }
+        members.append("\"context\":{\(contextMembers.joined(separator: ","))}")
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// Fixed decimals, no exponent, no grouping ("%.2f").
+    static func format(_ value: Double, _ decimals: Int) -> String {
+        String(format: "%.\(decimals)f", value)
+    }
+
+    /// A JSON string literal.
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

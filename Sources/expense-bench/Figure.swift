@@ -1,0 +1,64 @@
+/// One figure of issue 5: its JSON key, what the table calls it, its unit and its target.
+struct Figure: Sendable {
+    /// What a figure is compared with.
+    enum Target: Sendable {
+        /// No target in issue 5 (reported for context).
+        case none
+        /// Value ≥ bound.
+        case atLeast(Double)
+        /// Value ≤ bound.
+        case atMost(Double)
+        /// Value ≥ factor × a peer figure measured in the same run (`peerKey`), else × the anchor from
+        /// `../shared/peers/results.md`; and, when given, ≥ an absolute floor.
+        case peerRatio(factor: Double, peerKey: String, anchor: Double, floor: Double?)
+    }
+
+    var key: String
+    var label: String
+    var unit: String
+    var target: Target
+    /// Decimal places in the table and JSON.
+    var decimals: Int
+
+    /// Every figure in the order of issue 5's list, then the peers.
+    static let all: [Figure] = [
+        Figure(key: "ping_rps", label: "ping, 50 conns, 1 in flight", unit: "req/s",
+               target: .peerRatio(factor: 0.8, peerKey: "redis_ping_rps", anchor: 61_143, floor: nil), decimals: 0),
+        Figure(key: "ping_pipelined_rps", label: "ping, 50 conns, pipelined 16", unit: "req/s",
+               target: .peerRatio(factor: 0.3, peerKey: "redis_ping_pipelined_rps", anchor: 961_538, floor: nil),
+               decimals: 0),
+        Figure(key: "push_mutations_per_s", label: "push 500/push, 16 conns", unit: "mut/s",
+               target: .peerRatio(factor: 2, peerKey: "pg_batch_rows_per_s", anchor: 50_436, floor: 100_000),
+               decimals: 0),
+        Figure(key: "push_p50_ms", label: "  push latency p50", unit: "ms", target: .none, decimals: 2),
+        Figure(key: "push_p99_ms", label: "  push latency p99", unit: "ms", target: .none, decimals: 2),
+        Figure(key: "single_push_per_s", label: "1-mutation push, 100 conns", unit: "push/s",
+               target: .peerRatio(factor: 0.6, peerKey: "redis_aof_set_rps", anchor: 41_093, floor: 25_000),
+               decimals: 0),
+        Figure(key: "single_push_p99_ms", label: "  1-mutation push p99", unit: "ms", target: .atMost(10), decimals: 2),
+        Figure(key: "first_sync_1m_s", label: "first sync of 1M", unit: "s", target: .atMost(5), decimals: 2),
+        Figure(key: "first_sync_1m_peak_mib", label: "  client peak RSS", unit: "MiB", target: .atMost(1024),
+               decimals: 1),
+        Figure(key: "start_1m_s", label: "daemon start with 1M", unit: "s", target: .atMost(3), decimals: 3),
+        Figure(key: "start_1m_rss_mib", label: "  daemon RSS after start", unit: "MiB", target: .atMost(500),
+               decimals: 1),
+        Figure(key: "disk_bytes_per_expense", label: "disk per expense (VACUUM)", unit: "B", target: .atMost(200),
+               decimals: 1),
+        Figure(key: "summary_1m_ms", label: "summary by category, 1M", unit: "ms", target: .atMost(2), decimals: 3),
+        Figure(key: "add_100k_ms", label: "expense add, 100k cached", unit: "ms", target: .atMost(100), decimals: 1),
+        Figure(key: "idle_5000_rss_mib", label: "5000 idle conns: daemon RSS", unit: "MiB", target: .atMost(300),
+               decimals: 1),
+        Figure(key: "idle_5000_ping_p99_ms", label: "  ping p99 meanwhile", unit: "ms", target: .atMost(5),
+               decimals: 3),
+        Figure(key: "redis_ping_rps", label: "peer: Redis PING, 50 conns", unit: "req/s", target: .none, decimals: 0),
+        Figure(key: "redis_ping_pipelined_rps", label: "peer: Redis PING, pipelined 16", unit: "req/s",
+               target: .none, decimals: 0),
+        Figure(key: "redis_aof_set_rps", label: "peer: Redis SET, fsync always", unit: "req/s", target: .none,
+               decimals: 0),
+        Figure(key: "pg_batch_rows_per_s", label: "peer: PostgreSQL 500-row txns", unit: "rows/s", target: .none,
+               decimals: 0),
+    ]
+
+    /// Whether the figure comes from a peer (measured only with `--peers`).
+    var isPeer: Bool { key.hasPrefix("redis_") || key.hasPrefix("pg_") }
+}

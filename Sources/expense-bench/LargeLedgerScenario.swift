@@ -1,0 +1,167 @@
+import Foundation
+import SQLite
+
+/// Figures 4–6 of issue 5 on a ledger seeded with `ledgerSize` expenses (1,000,000; 50,000 with --quick):
+/// summary latency, first sync into an empty client cache, daemon restart time and memory, bytes on disk.
+struct LargeLedgerScenario {
+    let options: BenchOptions
+    let workspace: Workspace
+
+    static let keys = ["summary_1m_ms", "first_sync_1m_s", "first_sync_1m_peak_mib", "start_1m_s", "start_1m_rss_mib",
+                       "disk_bytes_per_expense"]
+    static let summaryLine = #"{"jsonrpc":"2.0","id":7,"method":"summary","params":{"groupBy":"category"}}"#
+
+    func run(into report: inout BenchReport) {
+        let data = workspace.item("data-ledger", directory: true)
+        let log = workspace.item("expensed-ledger.log")
+        let daemon: DaemonProcess
+        do {
+            daemon = try DaemonProcess(executable: options.expensed, dataDirectory: data, log: log)
+            try seed(daemon)
+        } catch {
+            progress("ledger: \(error)")
+            report.markMissing(Self.keys, "\(error)")
+            return
+        }
+        measureSummary(daemon, into: &report)
+        measureFirstSync(daemon, into: &report)
+        let exit = daemon.stop()
+        if !exit.succeeded { progress("ledger: expensed stopped with \(exit.summary) (expected exit 0)") }
+        measureRestart(data: data, log: log, into: &report)
+        measureDisk(data: data, into: &report)
+        workspace.remove("data-ledger")
+    }
+
+    /// Pushes `ledgerSize` new expenses, 1,000 per push, from 4 connections.
+    private func seed(_ daemon: DaemonProcess) throws(BenchError) {
+        let perPush = 1_000
+        let pushes = (options.ledgerSize + perPush - 1) / perPush
+        let connections = 4
+        let token = daemon.token
+        let seedBase = UInt64(MonotonicClock.now() * 1000) &+ 77
+        let plan = LoadPlan(
+            port: daemon.port, connections: connections,
+            handshake: { connection, _ throws(BenchError) in try RPCSession.hello(connection, token: token) },
+            source: { index, last in
+                let share = pushes / connections + (index < pushes % connections ? 1 : 0)
+                return PushRoundSource(mutationsPerPush: perPush, lastMutationId: last, pushes: share,
+                                       seed: seedBase &+ UInt64(index))
+            },
+            expect: ThroughputScenario.appliedToken, stop: .exhausted)
+        progress("ledger: seeding \(options.ledgerSize) expenses (\(pushes) pushes of \(perPush))")
+        let result = try LoadGenerator.run(plan)
+        progress("ledger: seeded \(result.operations) in \(BenchReport.format(result.seconds, 1)) s "
+                 + "(\(BenchReport.format(result.operationsPerSecond, 0)) mutations/s with 1000-mutation pushes)")
+    }
+
+    private func measureSummary(_ daemon: DaemonProcess, into report: inout BenchReport) {
+        let outcome = medianOfRuns(options.runs, "summary_1m_ms") { _ throws(BenchError) in
+            let connection = try TCPConnection(host: "127.0.0.1", port: daemon.port)
+            _ = try RPCSession.hello(connection, token: daemon.token)
+            var latencies: [Double] = []
+            for repetition in 0..<(options.summaryRepetitions + 5) {
+                let began = MonotonicClock.now()
+                let result = try RPCSession.call(connection, Self.summaryLine)
+                let elapsed = (MonotonicClock.now() - began) * 1000
+                if repetition == 0 {
+                    let count = (result["totals"] as? [[String: Any]])?.compactMap { $0["count"] as? Int }.reduce(0, +)
+                    guard count == options.ledgerSize else {
+                        throw .unexpectedResponse("summary counts \(count.map(String.init) ?? "?") expenses, "
+                                                  + "expected \(options.ledgerSize)")
+                    }
+                }
+                if repetition >= 5 { latencies.append(elapsed) }  // the first five warm up
+            }
+            return ["ms": Statistics.median(latencies) ?? .nan]
+        }
+        switch outcome {
+        case .success(let medians): report.record("summary_1m_ms", medians["ms"])
+        case .failure(let error): report.markMissing(["summary_1m_ms"], "\(error)")
+        }
+    }
+
+    /// `expense sync` into a fresh `EXPENSE_HOME`: wall time and the child's peak RSS (`wait4`).
+    private func measureFirstSync(_ daemon: DaemonProcess, into report: inout BenchReport) {
+        let keys = ["first_sync_1m_s", "first_sync_1m_peak_mib"]
+        let outcome = medianOfRuns(options.runs, "first_sync") { run throws(BenchError) in
+            let home = workspace.item("home-sync-\(run)", directory: true)
+            let output = workspace.item("sync-\(run).out")
+            defer {
+                workspace.remove("home-sync-\(run)")
+                workspace.remove("sync-\(run).out")
+            }
+            let environment = cleanEnvironment([
+                "EXPENSE_HOME": home, "EXPENSE_SERVER": "127.0.0.1:\(daemon.port)",
+                "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": daemon.token,
+            ])
+            let (exit, seconds) = try ChildProcess.run(options.expense, ["sync"], environment: environment,
+                                                       stdout: .file(output), stderr: .file(output), timeout: 600)
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            guard exit.succeeded else {
+                throw .child("expense sync: \(exit.summary): \(text.split(separator: "\n").prefix(2).joined(separator: " | ").prefix(300))")
+            }
+            if let pulled = Self.number(after: "pulled ", in: text), pulled != options.ledgerSize {
+                throw .child("expense sync pulled \(pulled) of \(options.ledgerSize): \(text.prefix(200))")
+            }
+            return ["s": seconds, "peak_mib": Double(exit.maxResidentKiB) / 1024]
+        }
+        switch outcome {
+        case .success(let medians):
+            report.record("first_sync_1m_s", medians["s"])
+            report.record("first_sync_1m_peak_mib", medians["peak_mib"])
+        case .failure(let error): report.markMissing(keys, "\(error)")
+        }
+    }
+
+    /// Restarts the daemon on the seeded data: seconds to `listening on`, then RSS once a client said hello.
+    private func measureRestart(data: String, log: String, into report: inout BenchReport) {
+        let outcome = medianOfRuns(options.runs, "start_1m") { _ throws(BenchError) in
+            let daemon = try DaemonProcess(executable: options.expensed, dataDirectory: data, log: log)
+            let connection = try TCPConnection(host: "127.0.0.1", port: daemon.port)
+            _ = try RPCSession.hello(connection, token: daemon.token)
+            _ = try RPCSession.call(connection, #"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+            let rss = daemon.residentMiB()
+            let exit = daemon.stop()
+            guard exit.succeeded else { throw .child("expensed stopped with \(exit.summary)") }
+            return ["s": daemon.startSeconds, "rss_mib": rss ?? .nan]
+        }
+        switch outcome {
+        case .success(let medians):
+            report.record("start_1m_s", medians["s"])
+            report.record("start_1m_rss_mib", medians["rss_mib"], missing: "no /proc/PID/status")
+        case .failure(let error): report.markMissing(["start_1m_s", "start_1m_rss_mib"], "\(error)")
+        }
+    }
+
+    /// Copies `default.sqlite` with SQLite's backup API, `VACUUM`s the copy, divides its size by the count.
+    private func measureDisk(data: String, into report: inout BenchReport) {
+        let source = data + "/default.sqlite"
+        let copy = workspace.item("vacuumed.sqlite")
+        defer { workspace.remove("vacuumed.sqlite") }
+        do {
+            guard FileManager.default.fileExists(atPath: source) else {
+                report.markMissing(["disk_bytes_per_expense"], "no \(source)")
+                return
+            }
+            try SQLiteConnection(path: source, mode: .readOnly).backup(to: copy)
+            do {
+                let connection = try SQLiteConnection(path: copy, mode: .readWrite)
+                try connection.execute("PRAGMA journal_mode=DELETE")
+                try connection.execute("VACUUM")
+            }
+            let attributes = try FileManager.default.attributesOfItem(atPath: copy)
+            let bytes = (attributes[.size] as? NSNumber)?.doubleValue ?? .nan
+            progress("disk: \(Int(bytes)) bytes after VACUUM for \(options.ledgerSize) expenses")
+            report.record("disk_bytes_per_expense", bytes / Double(options.ledgerSize))
+        } catch {
+            report.markMissing(["disk_bytes_per_expense"], "\(error)")
+        }
+    }
+
+    /// The integer after `prefix` in `text`, if any (digit grouping with `,` or `_` is accepted).
+    static func number(after prefix: String, in text: String) -> Int? {
+        guard let range = text.range(of: prefix) else { return nil }
+        let digits = text[range.upperBound...].prefix { $0.isASCII && ($0.isNumber || $0 == "," || $0 == "_") }
+        return Int(digits.filter { $0.isNumber })
+    }
+}

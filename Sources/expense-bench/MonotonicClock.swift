@@ -1,0 +1,20 @@
+import Glibc
+
+/// Wall-clock-independent time for latencies: `clock_gettime(CLOCK_MONOTONIC)`.
+///
+/// Seconds as `Double` are fine here: these are durations, never money.
+enum MonotonicClock {
+    /// Seconds since an arbitrary fixed point (boot).
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1_000_000_000
+    }
+
+    /// Sleeps for `seconds` (used only to wait for a peer or child to settle, never as synchronisation).
+    static func sleep(_ seconds: Double) {
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The peers of issue 5, started through `../shared/peers/setup-peers.sh` and driven by the same load
+/// generator as expensed (Redis), or by the kit's own script (PostgreSQL).
+struct PeerScenario {
+    let options: BenchOptions
+    let workspace: Workspace
+
+    static let redisPort: UInt16 = 6390
+    static let redisAOFPort: UInt16 = 6391
+
+    /// Runs `setup-peers.sh` (idempotent: installs if needed, starts what is not running).
+    /// - Returns: `nil` on success, else the reason.
+    func setUp() -> String? {
+        let script = options.peersDirectory + "/setup-peers.sh"
+        let log = workspace.item("setup-peers.log")
+        progress("peers: \(script)")
+        do {
+            let (exit, _) = try ChildProcess.run("/bin/bash", [script], environment: cleanEnvironment([:]),
+                                                 stdout: .file(log), stderr: .file(log), timeout: 900)
+            return exit.succeeded ? nil : "setup-peers.sh: \(exit.summary): \(DaemonProcess.tail(of: log, lines: 2))"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    func runRedis(into report: inout BenchReport) {
+        let window = LoadPlan.Stop.window(warmup: options.warmupSeconds, duration: options.windowSeconds)
+        let ping = Array("PING\r\n".utf8)
+        let cases: [(String, LoadPlan)] = [
+            ("redis_ping_rps", LoadPlan(port: Self.redisPort, connections: 50,
+                                        source: { _, _ in FixedRoundSource(request: ping, depth: 1) },
+                                        expect: Array("+PONG".utf8), stop: window)),
+            ("redis_ping_pipelined_rps", LoadPlan(port: Self.redisPort, connections: 50,
+                                                  source: { _, _ in FixedRoundSource(request: ping, depth: 16) },
+                                                  expect: Array("+PONG".utf8), stop: window)),
+            ("redis_aof_set_rps", LoadPlan(port: Self.redisAOFPort, connections: 50,
+                                           source: { index, _ in
+                                               FixedRoundSource(request: Array("SET key:\(index) value\r\n".utf8), depth: 1)
+                                           },
+                                           expect: Array("+OK".utf8), stop: window)),
+        ]
+        for (key, plan) in cases {
+            switch medianOfRuns(options.runs, key, { _ throws(BenchError) in
+                ["rps": try LoadGenerator.run(plan).operationsPerSecond]
+            }) {
+            case .success(let medians): report.record(key, medians["rps"])
+            case .failure(let error): report.markMissing([key], "\(error)")
+            }
+        }
+    }
+
+    /// `python3 pg_bench.py --runs 1 --json FILE`: the 500-row-transaction `executemany` insert rate.
+    func runPostgreSQL(into report: inout BenchReport) {
+        let output = workspace.item("pg.json")
+        let log = workspace.item("pg.log")
+        var arguments = [options.peersDirectory + "/pg_bench.py", "--runs", "1", "--json", output]
+        if options.quick { arguments += ["--rows", "20000"] }
+        progress("peers: pg_bench.py \(arguments.dropFirst().joined(separator: " "))")
+        do {
+            let (exit, _) = try ChildProcess.run("/usr/bin/env", ["python3"] + arguments,
+                                                 environment: cleanEnvironment([:]),
+                                                 stdout: .file(log), stderr: .file(log), timeout: 600)
+            guard exit.succeeded else {
+                throw BenchError.child("pg_bench.py: \(exit.summary): \(DaemonProcess.tail(of: log, lines: 2))")
+            }
+            let data = try Data(contentsOf: URL(fileURLWithPath: output))
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let summary = object?["summary"] as? [String: Any]
+            let batch = summary?["batch-executemany.rows_per_s"] as? [String: Any]
+            guard let median = (batch?["median"] as? NSNumber)?.doubleValue else {
+                throw BenchError.unexpectedResponse("pg_bench.py JSON has no summary.batch-executemany.rows_per_s")
+            }
+            report.record("pg_batch_rows_per_s", median)
+            progress("peers: PostgreSQL 500-row transactions \(BenchReport.format(median, 0)) rows/s")
+        } catch {
+            report.markMissing(["pg_batch_rows_per_s"], "\(error)")
+        }
+    }
+}

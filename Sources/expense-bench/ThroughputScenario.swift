@@ -1,0 +1,133 @@
+import Foundation
+
+/// Figures 1–3 and 8 of issue 5 on one fresh daemon: ping (1 in flight and 16 deep), 5,000 idle
+/// connections, durable pushes of 500 mutations, single-mutation pushes.
+struct ThroughputScenario {
+    let options: BenchOptions
+    let workspace: Workspace
+
+    static let pingLine = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.utf8) + [UInt8(ascii: "\n")]
+    static let resultToken = Array(#""result""#.utf8)
+    static let appliedToken = Array(#""applied""#.utf8)
+    static let keys = ["ping_rps", "ping_pipelined_rps", "push_mutations_per_s", "push_p50_ms", "push_p99_ms",
+                       "single_push_per_s", "single_push_p99_ms", "idle_5000_rss_mib", "idle_5000_ping_p99_ms"]
+
+    func run(into report: inout BenchReport) {
+        let daemon: DaemonProcess
+        do {
+            // 5,000 idle connections plus the active ones exceed the default --max-connections (4096).
+            daemon = try DaemonProcess(executable: options.expensed,
+                                       dataDirectory: workspace.item("data-throughput", directory: true),
+                                       log: workspace.item("expensed-throughput.log"),
+                                       extraArguments: ["--max-connections", "10000"])
+        } catch {
+            progress("throughput: \(error)")
+            report.markMissing(Self.keys, "\(error)")
+            return
+        }
+        progress("throughput: expensed listening on port \(daemon.port) (started in "
+                 + "\(BenchReport.format(daemon.startSeconds, 3)) s)")
+        if options.includes("throughput") { measureLoad(daemon, into: &report) }
+        if options.includes("idle") { measureIdle(daemon, into: &report) }
+        let exit = daemon.stop()
+        if !exit.succeeded { progress("throughput: expensed stopped with \(exit.summary) (expected exit 0)") }
+        workspace.remove("data-throughput")
+    }
+
+    private func plan(_ daemon: DaemonProcess, connections: Int,
+                      source: @escaping @Sendable (Int, Int) -> any RoundSource, expect: [UInt8]) -> LoadPlan {
+        let token = daemon.token
+        return LoadPlan(port: daemon.port, connections: connections,
+                        handshake: { connection, _ throws(BenchError) in try RPCSession.hello(connection, token: token) },
+                        source: source, expect: expect,
+                        stop: .window(warmup: options.warmupSeconds, duration: options.windowSeconds))
+    }
+
+    private func measureLoad(_ daemon: DaemonProcess, into report: inout BenchReport) {
+        for (key, depth) in [("ping_rps", 1), ("ping_pipelined_rps", 16)] {
+            let load = plan(daemon, connections: 50, source: { _, _ in
+                FixedRoundSource(request: Self.pingLine, depth: depth)
+            }, expect: Self.resultToken)
+            switch medianOfRuns(options.runs, key, { _ throws(BenchError) in
+                ["rps": try LoadGenerator.run(load).operationsPerSecond]
+            }) {
+            case .success(let medians): report.record(key, medians["rps"])
+            case .failure(let error): report.markMissing([key], "\(error)")
+            }
+        }
+
+        let seedBase = UInt64(MonotonicClock.now() * 1000)
+        let push = plan(daemon, connections: 16, source: { index, last in
+            PushRoundSource(mutationsPerPush: 500, lastMutationId: last, pushes: nil, seed: seedBase &+ UInt64(index))
+        }, expect: Self.appliedToken)
+        switch medianOfRuns(options.runs, "push_mutations_per_s", { _ throws(BenchError) in
+            let result = try LoadGenerator.run(push)
+            return ["mut_s": result.operationsPerSecond, "p50_ms": result.latencyPercentile(50) ?? .nan,
+                    "p99_ms": result.latencyPercentile(99) ?? .nan]
+        }) {
+        case .success(let medians):
+            report.record("push_mutations_per_s", medians["mut_s"])
+            report.record("push_p50_ms", medians["p50_ms"])
+            report.record("push_p99_ms", medians["p99_ms"])
+        case .failure(let error): report.markMissing(["push_mutations_per_s", "push_p50_ms", "push_p99_ms"], "\(error)")
+        }
+
+        let single = plan(daemon, connections: 100, source: { index, last in
+            PushRoundSource(mutationsPerPush: 1, lastMutationId: last, pushes: nil,
+                            seed: seedBase &+ 1000 &+ UInt64(index))
+        }, expect: Self.appliedToken)
+        switch medianOfRuns(options.runs, "single_push_per_s", { _ throws(BenchError) in
+            let result = try LoadGenerator.run(single)
+            return ["push_s": result.operationsPerSecond, "p99_ms": result.latencyPercentile(99) ?? .nan]
+        }) {
+        case .success(let medians):
+            report.record("single_push_per_s", medians["push_s"])
+            report.record("single_push_p99_ms", medians["p99_ms"])
+        case .failure(let error): report.markMissing(["single_push_per_s", "single_push_p99_ms"], "\(error)")
+        }
+    }
+
+    /// Opens `idleConnections` connections that each say `hello` and then stay silent; measures the
+    /// daemon's RSS and the ping latency of one more, active connection.
+    private func measureIdle(_ daemon: DaemonProcess, into report: inout BenchReport) {
+        let keys = ["idle_5000_rss_mib", "idle_5000_ping_p99_ms"]
+        let baseline = daemon.residentMiB()
+        var idle: [TCPConnection] = []
+        idle.reserveCapacity(options.idleConnections)
+        do {
+            for _ in 0..<options.idleConnections {
+                let connection = try TCPConnection(host: "127.0.0.1", port: daemon.port)
+                _ = try RPCSession.hello(connection, token: daemon.token)
+                idle.append(connection)
+            }
+            progress("idle: \(idle.count) connections said hello; daemon RSS "
+                     + "\(baseline.map { BenchReport.format($0, 1) } ?? "?") MiB before")
+            let active = try TCPConnection(host: "127.0.0.1", port: daemon.port)
+            _ = try RPCSession.hello(active, token: daemon.token)
+            var response: [UInt8] = []
+            let outcome = medianOfRuns(options.runs, "idle_5000") { _ throws(BenchError) in
+                var latencies: [Double] = []
+                latencies.reserveCapacity(options.idlePings)
+                for _ in 0..<options.idlePings {
+                    let began = MonotonicClock.now()
+                    try active.send(Self.pingLine)
+                    try active.receive(lines: 1, into: &response)
+                    latencies.append((MonotonicClock.now() - began) * 1000)
+                    guard TCPConnection.occurrences(of: Self.resultToken, in: response) == 1 else {
+                        throw .unexpectedResponse(BenchError.excerpt(response))
+                    }
+                }
+                return ["rss_mib": daemon.residentMiB() ?? .nan, "p99_ms": Statistics.percentile(latencies, 99) ?? .nan]
+            }
+            switch outcome {
+            case .success(let medians):
+                report.record("idle_5000_rss_mib", medians["rss_mib"], missing: "no /proc/PID/status")
+                report.record("idle_5000_ping_p99_ms", medians["p99_ms"])
+            case .failure(let error): report.markMissing(keys, "\(error)")
+            }
+        } catch {
+            progress("idle: failed after \(idle.count) connections: \(error)")
+            report.markMissing(keys, "after \(idle.count) connections: \(error)")
+        }
+    }
+}

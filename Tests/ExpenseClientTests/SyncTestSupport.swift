@@ -1,0 +1,155 @@
+import Dispatch
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import ExpenseServer
+import ExpenseTransport
+import Foundation
+import Testing
+
+/// Runs blocking client work on a thread of its own (never the cooperative pool, which the in-process daemon's
+/// sessions need) and awaits it.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+}
+
+/// Runs async work from a blocking thread (not the pool) and waits for it.
+func blocking(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        await body()
+        done.signal()
+    }
+    done.wait()
+}
+
+/// A real daemon (SQLite ledgers in a temporary directory, the network front on 127.0.0.1 port 0) in this process.
+final class TestDaemon: @unchecked Sendable {
+    // @unchecked Sendable: `server` and `ledgers` change only in `restart()`, which tests call while no client
+    // is between calls, or from a fault hook that blocks the only client using it.
+    let directory: String
+    let token: String
+    private(set) var port: UInt16 = 0
+    private var ledgers: LedgerDirectory
+    private var server: Server
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "expense-sync-tests-" + UUID().uuidString
+        ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
+        token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        server = try Self.start(ledgers, port: 0)
+        port = server.address.port
+    }
+
+    private static func start(_ ledgers: LedgerDirectory, port: UInt16) throws -> Server {
+        var configuration = ServerConfiguration()
+        configuration.listen = SocketAddress(host: "127.0.0.1", port: port)
+        configuration.shutdownGrace = .seconds(2)
+        let server = try Server(configuration: configuration, ledgers: ledgers, log: .none)
+        server.start()
+        return server
+    }
+
+    var remote: RemoteConfiguration { RemoteConfiguration(server: "127.0.0.1:\(port)", ledger: "default", token: token) }
+
+    /// The ledger actor, for checks.
+    var ledger: Ledger {
+        get throws { try #require(ledgers.authenticate(ledger: "default", token: token)) }
+    }
+
+    /// Stops the daemon (in-flight requests finish, connections close, ledgers commit and close) and starts a new
+    /// one on the same data and port, as a restart of `expensed` would.
+    func restart() async throws {
+        server.stop()
+        await server.waitUntilStopped()
+        await ledgers.close()
+        ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
+        server = try Self.start(ledgers, port: port)
+    }
+
+    func stop() async {
+        server.stop()
+        await server.waitUntilStopped()
+        await ledgers.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Every record the daemon holds (tombstones included), by id.
+    func records() async throws -> [UUID: Record] {
+        let ledger = try self.ledger
+        var since: Int64 = 0
+        var all: [UUID: Record] = [:]
+        while true {
+            let page = try await ledger.pull(PullParams(since: since, limit: 10_000))
+            for record in page.changes { all[record.expense.id] = record }
+            since = page.cursor
+            if !page.more { return all }
+        }
+    }
+}
+
+/// One person's `expense` (an in-memory or SQLite store) syncing with a ``TestDaemon``.
+final class TestClient: @unchecked Sendable {
+    // @unchecked Sendable: used by one test at a time, each call awaited before the next (onThread).
+    let name: String
+    let ledger: LocalLedger
+    private let directory: TemporaryDirectory?
+    var fault: ((SyncEngine.FaultPoint, [PendingMutation]) throws -> Void)?
+    var onApplied: ((PendingMutation, Int64) -> Void)?
+
+    init(_ name: String, persistent: Bool = false) throws {
+        self.name = name
+        if persistent {
+            let directory = try TemporaryDirectory()
+            self.directory = directory
+            ledger = LocalLedger(store: try SQLiteExpenseStore(path: directory.path + "/cache.sqlite"))
+        } else {
+            directory = nil
+            ledger = LocalLedger(store: InMemoryExpenseStore())
+        }
+    }
+
+    func engine(_ daemon: TestDaemon) -> SyncEngine {
+        var engine = SyncEngine(ledger: ledger, remote: daemon.remote)
+        engine.clientName = name
+        engine.initialBackoff = .milliseconds(20)
+        engine.timeout = .seconds(20)
+        engine.faultInjection = fault
+        engine.onApplied = onApplied
+        return engine
+    }
+
+    @discardableResult
+    func sync(_ daemon: TestDaemon) async throws -> SyncEngine.Report {
+        let engine = engine(daemon)
+        return try await onThread { [engine] in try engine.sync() }
+    }
+
+    @discardableResult
+    func add(_ amount: Int64, _ category: String, note: String = "", date: String = "2026-03-01") throws -> Expense {
+        try ledger.add(ExpenseDraft(amount: amount, currency: "USD", category: category, date: date, note: note))
+    }
+
+    func edit(_ id: UUID, _ changes: ExpenseDraft) throws {
+        try ledger.edit(try ledger.find(id.uuidString), changes: changes)
+    }
+
+    func delete(_ id: UUID) throws { try ledger.delete(try ledger.find(id.uuidString)) }
+
+    /// The live expenses, by id.
+    func live() throws -> [UUID: Expense] {
+        Dictionary(uniqueKeysWithValues: try ledger.list().map { ($0.id, $0) })
+    }
+}
+
+extension SyncEngine: @unchecked Sendable {}
+// @unchecked Sendable (tests only): an engine is handed to one thread and used there alone.
+
+/// The live expenses of the daemon's records.
+func liveExpenses(_ records: [UUID: Record]) -> [UUID: Expense] {
+    records.filter { !$0.value.deleted }.mapValues(\.expense)
+}

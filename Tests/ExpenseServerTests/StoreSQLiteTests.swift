@@ -1,0 +1,39 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import Testing
+@testable import ExpenseServer
+
+/// What only the SQLite store has to prove: everything the rules need survives a close and reopen.
+@Suite struct StoreSQLiteTests {
+    @Test func reopenKeepsFieldVersionsClientsTotalsAndAggregates() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/l.sqlite"
+        let maximum: Int64 = 9_007_199_254_740_991
+        let id = UUID()
+        let clientId = UUID()
+        do {
+            let engine = LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "l", currency: .usd), currency: .usd)
+            var items = [putItem(1, id, base: 0, lunch()), putItem(2, id, base: 1, fields(amount: 99))]
+            items += (3...1026).map { putItem(Int64($0), UUID(), base: 0, lunch(maximum)) }  // 1024 maxima: USD is full
+            _ = try engine.apply([(clientId, Array(items[..<600])), (clientId, Array(items[600...]))])
+        }
+        let store = try SQLiteLedgerStore(path: path, name: "ignored", currency: .usd, verify: true)
+        #expect(store.name == "l" && store.head == 1026)
+        let engine = LedgerEngine(store: store, currency: .usd)
+        #expect(try engine.hello(clientId: clientId) == (1026, 1026))
+        let result = try engine.push(clientId: clientId, items: [
+            putItem(1026, UUID(), base: 0, lunch()),                 // duplicate after reopen
+            putItem(1027, id, base: 1, fields(note: "merged")),      // note unchanged since 1: merges
+            putItem(1028, id, base: 1, fields(amount: 5)),           // amount changed at 2: conflict
+            putItem(1029, UUID(), base: 0, lunch(maximum)),          // the 1025th maximum: overflow
+        ])
+        #expect(result.results.map(\.status)[0] == .duplicate)
+        #expect(result.results.map(\.status)[1] == .applied(version: 3, seq: 1027))
+        #expect(result.results.map(\.status)[2].isConflict)
+        #expect(result.results.map(\.status)[3].reason == "amount_overflow")
+        let expenses = try allRecords(engine).filter { !$0.deleted }.map(\.expense)
+        #expect(try engine.summary(SummaryQuery(groupBy: .month)).summary == Aggregator.summarize(expenses, query: SummaryQuery(groupBy: .month)))
+    }
+}

@@ -67,7 +67,12 @@ struct RequestDispatcher: Sendable {
     /// The protocol's form of any error; unknown errors become −32603 and are logged (never sent in detail).
     static func rpcError(for error: any Error, log: ServerLog) -> RPCError {
         if let error = error as? RPCError { return error }
-        if let error = error as? any RPCErrorConvertible { return error.rpcError }
+        if let error = error as? any RPCErrorConvertible {
+            let rpcError = error.rpcError
+            // The daemon's own trouble (a full disk, a failed write or fsync) must reach the operator too.
+            if rpcError.code == RPCError.internalErrorCode { log("request failed: \(error)") }
+            return rpcError
+        }
         log("internal error: \(error)")
         return .internalError("internal error; see the daemon's log")
     }

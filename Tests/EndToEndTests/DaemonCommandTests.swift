@@ -84,8 +84,8 @@ import Glibc
         #expect(try Self.mode(data + "/default.token") == 0o600)
         #expect(FileManager.default.fileExists(atPath: data + "/default.sqlite"))
         // The daemon answers, with the token from the file.
-        let client = try RPCClient(address)
-        #expect(try client.hello(token: token)["lastMutationId"] as? Int == 0)
+        let client = try WireClient(address)
+        #expect(try client.hello(token: token).lastMutationId == 0)
         client.close()
 
         let stopped = daemon.stop(SIGTERM)
@@ -118,8 +118,8 @@ import Glibc
         let again = try scratch.run(["ledger", "add", "work", "--data", data], executable: Self.daemon)
         #expect(again.status == 1 && again.stdout == "" && again.stderr.contains("ledger_exists"), "\(again)")
 
-        let client = try RPCClient(try daemon.address())
-        #expect(try client.hello(ledger: "work", token: token)["currency"] as? String == "EUR")
+        let client = try WireClient(try daemon.address())
+        #expect(try client.hello(token: token, ledger: "work").currency.code == "EUR")
         client.close()
         #expect(daemon.stop().status == 0)
     }
@@ -128,7 +128,7 @@ import Glibc
         let scratch = try ExpenseProcess()
         let data = scratch.directory + "/data"
         let daemon = try DaemonProcess.serve(data: data, scratch: scratch.directory)
-        let client = try RPCClient(try daemon.address())
+        let client = try WireClient(try daemon.address())
         _ = try client.hello(token: try Self.token(data))
         _ = try client.pushCreates(count: 50, firstMutationId: 1)
 
@@ -149,7 +149,7 @@ import Glibc
         try FileManager.default.copyItem(atPath: file, toPath: restored + "/default.sqlite")
         try FileManager.default.copyItem(atPath: data + "/default.token", toPath: restored + "/default.token")
         let second = try DaemonProcess.serve(data: restored, scratch: scratch.directory)
-        let reader = try RPCClient(try second.address())
+        let reader = try WireClient(try second.address())
         _ = try reader.hello(token: try Self.token(data))
         #expect(try reader.pullAll().count == 50)
         client.close()
@@ -196,11 +196,11 @@ import Glibc
         let data = scratch.directory + "/data"
         let daemon = try DaemonProcess.serve(data: data, scratch: scratch.directory)
         let token = try Self.token(data)
-        let client = try RPCClient(try daemon.address())
+        let client = try WireClient(try daemon.address())
         _ = try client.hello(token: token)
-        var acknowledged: [String: Int] = [:]
+        var acknowledged: [UUID: Int64] = [:]
         for push in 0..<20 {
-            let created = try client.pushCreates(count: 5, firstMutationId: push * 5 + 1)
+            let created = try client.pushCreates(count: 5, firstMutationId: Int64(push * 5 + 1))
             acknowledged.merge(created) { $1 }
         }
         #expect(acknowledged.count == 100)
@@ -209,11 +209,11 @@ import Glibc
         client.close()
 
         let restarted = try DaemonProcess.serve(data: data, scratch: scratch.directory)
-        let reader = try RPCClient(try restarted.address())
-        #expect(try reader.hello(token: token, clientId: client.clientId)["lastMutationId"] as? Int == 100)
+        let reader = try WireClient(try restarted.address())
+        #expect(try reader.hello(token: token, clientId: client.clientId).lastMutationId == 100)
         let records = try reader.pullAll()
-        var found: [String: Int] = [:]
-        for record in records { found[record["id"] as? String ?? ""] = record["amount"] as? Int }
+        var found: [UUID: Int64] = [:]
+        for record in records { found[record.expense.id] = record.expense.amount }
         #expect(found == acknowledged)
         reader.close()
         #expect(restarted.stop(SIGINT).status == 0)
@@ -231,64 +231,5 @@ import Glibc
 
     private static func mode(_ path: String) throws -> Int {
         try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
-    }
-}
-
-/// A minimal synchronous JSON-RPC client over ``LineConnection``, used only from non-async tests (a blocking
-/// read inside async code could starve the two-thread cooperative pool).
-private final class RPCClient {
-    let connection: LineConnection
-    let clientId = UUID().uuidString.lowercased()
-    private var nextId = 1
-
-    init(_ address: SocketAddress) throws {
-        connection = try LineConnection(connectingTo: address)
-    }
-
-    func close() { connection.close() }
-
-    /// Sends one request and returns its `result`, failing the test on an error response.
-    func call(_ method: String, _ params: [String: Any]) throws -> [String: Any] {
-        let id = nextId
-        nextId += 1
-        let request: [String: Any] = ["jsonrpc": "2.0", "id": id, "method": method, "params": params]
-        try connection.writeLine(try JSONSerialization.data(withJSONObject: request))
-        let line = try #require(try connection.readLine())
-        let response = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-        #expect(response["id"] as? Int == id)
-        return try #require(response["result"] as? [String: Any], "\(method) failed: \(String(decoding: line, as: UTF8.self))")
-    }
-
-    func hello(ledger: String = "default", token: String, clientId: String? = nil) throws -> [String: Any] {
-        try call("hello", ["protocol": 1, "ledger": ledger, "token": token, "clientId": clientId ?? self.clientId,
-                           "clientName": "e2e"])
-    }
-
-    /// Pushes `count` creates in one push, requires each to be applied, and returns `id → amount`.
-    func pushCreates(count: Int, firstMutationId: Int) throws -> [String: Int] {
-        var created: [String: Int] = [:]
-        let mutations: [[String: Any]] = (0..<count).map { offset in
-            let id = UUID().uuidString.lowercased()
-            let amount = (firstMutationId + offset) * 100 + 7
-            created[id] = amount
-            return ["mutationId": firstMutationId + offset, "type": "put", "id": id, "baseVersion": 0,
-                    "fields": ["amount": amount, "category": "food", "date": "2026-01-02", "note": "e2e"]]
-        }
-        let result = try call("push", ["mutations": mutations])
-        let statuses = (result["results"] as? [[String: Any]] ?? []).map { $0["status"] as? String }
-        #expect(statuses == Array(repeating: "applied", count: count), "\(result)")
-        return created
-    }
-
-    /// Every record, following `more`.
-    func pullAll() throws -> [[String: Any]] {
-        var records: [[String: Any]] = []
-        var since = 0
-        while true {
-            let page = try call("pull", ["since": since, "limit": 1000])
-            records += page["changes"] as? [[String: Any]] ?? []
-            since = try #require(page["cursor"] as? Int)
-            guard page["more"] as? Bool == true else { return records }
-        }
     }
 }

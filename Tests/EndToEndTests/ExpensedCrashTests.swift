@@ -6,115 +6,6 @@ import Testing
 import Glibc
 #endif
 
-/// The real `expensed` binary as a process on a data directory of its own, listening on port 0.
-final class ExpensedDaemon: Sendable {
-    let data: String
-    let process: Process
-    let address: SocketAddress
-    let stderrPath: String
-
-    /// The built `expensed`, found like ``ExpenseProcess/executable``.
-    static let executable: String = {
-        let expense = URL(fileURLWithPath: ExpenseProcess.executable)
-        return expense.deletingLastPathComponent().appendingPathComponent("expensed").path
-    }()
-
-    /// Starts `expensed serve --data data --listen listen extra…` and waits for its `listening on` line.
-    init(data: String, listen: String = "127.0.0.1:0", extra: [String] = []) throws {
-        self.data = data
-        stderrPath = data + ".stderr-" + UUID().uuidString
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["serve", "--data", data, "--listen", listen] + extra
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        // The first stdout line, read byte by byte (blocking: callers run on a thread of their own).
-        var line: [UInt8] = []
-        let reader = output.fileHandleForReading
-        while true {
-            guard let byte = try reader.read(upToCount: 1), let first = byte.first else { break }
-            if first == 0x0A { break }
-            line.append(first)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("listening on ") else {
-            process.terminate()
-            throw DaemonFailure(message: "expensed did not start: '\(text)'")
-        }
-        address = try SocketAddress(parsing: String(text.dropFirst("listening on ".count)))
-    }
-
-    struct DaemonFailure: Error { var message: String }
-
-    /// The token of `default`.
-    var token: String {
-        get throws {
-            try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-    }
-
-    /// What the daemon wrote to standard error so far.
-    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-    func kill9() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    /// SIGTERM, then waits; returns the exit status.
-    func stop() -> Int32 {
-        process.terminate()
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: stderrPath)
-        return process.terminationStatus
-    }
-}
-
-/// Runs blocking code on a thread of its own, never on the cooperative pool.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}
-
-/// A blocking JSON-RPC client for the end-to-end tests.
-final class WireClient {
-    let connection: LineConnection
-    private var nextId: Int64 = 0
-
-    init(_ address: SocketAddress) throws { connection = try LineConnection(connectingTo: address) }
-
-    func call(_ method: String, _ params: String) throws -> Result<JSONValue, RPCError> {
-        nextId += 1
-        let id = nextId
-        try connection.writeLine(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#)
-        while true {
-            guard let line = try connection.readLine(timeout: .seconds(30)) else { throw TransportError.connectionClosed }
-            if case .response(let answered, let outcome) = try RPCClientCodec.parse(line), answered == RequestID(id) {
-                return outcome
-            }
-        }
-    }
-
-    func result(_ method: String, _ params: String) throws -> JSONValue {
-        switch try call(method, params) {
-        case .success(let value): return value
-        case .failure(let error): throw error
-        }
-    }
-
-    func hello(token: String, clientId: UUID, ledger: String = "default") throws -> HelloResult {
-        try HelloResult(json: result("hello", #"{"protocol":1,"ledger":"\#(ledger)","token":"\#(token)","clientId":"\#(clientId.uuidString)","clientName":"e2e"}"#))
-    }
-}
-
 /// Smoke version of `Scripts/crash-test`: pushes in flight when the daemon is SIGKILLed, restart, resend.
 @Suite(.serialized) struct ExpensedCrashTests {
     struct Expected { var version: Int64; var amount: Int64 }
@@ -208,15 +99,9 @@ final class WireClient {
             #expect(acknowledged > 60)
             #expect(daemon.stop() == 0)
             if FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
-                let check = Process()
-                check.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-                check.arguments = [data + "/default.sqlite", "PRAGMA integrity_check;"]
-                let pipe = Pipe()
-                check.standardOutput = pipe
-                try check.run()
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                check.waitUntilExit()
-                #expect(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
+                let check = try ExpenseProcess.run("/usr/bin/sqlite3", [data + "/default.sqlite", "PRAGMA integrity_check;"],
+                                                   environment: ProcessInfo.processInfo.environment, scratch: directory)
+                #expect(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check)")
             }
         }
     }

@@ -24,7 +24,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
             try connection.migrate(Self.migrations)
             transaction = SQLiteStoreTransaction(connection: connection, location: path)
             try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
-                .run([.text(StoreMetaKey.clientId.rawValue), .text(UUID().uuidString.lowercased())])
+                .run([.text(StoreMetaKey.clientId.rawValue), .text(Expense.lowercaseText(of: UUID()))])
             if try transaction.metaValue(.bulkLoad) != nil { try finishInterruptedBulkLoad() }
         } catch let error as SQLiteError {
             throw StoreError.unreadable(path: path, reason: Self.reason(error))
@@ -37,7 +37,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
     package func record(id: UUID) throws -> LocalRecord? {
         try reading {
             try connection.cached("SELECT \(Self.columns) FROM expense WHERE id = ?1")
-                .first([.text(id.uuidString.lowercased())]) { try decode($0) }
+                .first([.text(Expense.lowercaseText(of: id))]) { try decode($0) }
         }
     }
 

@@ -26,8 +26,31 @@ public struct Expense: Hashable, Sendable, Identifiable {
         self.note = note
     }
 
-    /// The id as it is written everywhere: lower-case UUID text.
-    public var idString: String { id.uuidString.lowercased() }
+    /// The id as it is written everywhere: lower-case UUID text (`8-4-4-4-12` hex digits), the same as
+    /// `id.uuidString.lowercased()` without Foundation's `sprintf` and a second pass to lower the case.
+    public var idString: String { Self.lowercaseText(of: id) }
+
+    /// Lower-case UUID text of `id`, formatted by hand (36 ASCII bytes).
+    public static func lowercaseText(of id: UUID) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        return withUnsafeBytes(of: id.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var index = 0
+                digits.withUTF8Buffer { hex in
+                    for (offset, byte) in bytes.enumerated() {
+                        if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                            text[index] = UInt8(ascii: "-")
+                            index += 1
+                        }
+                        text[index] = hex[Int(byte >> 4)]
+                        text[index + 1] = hex[Int(byte & 0x0f)]
+                        index += 2
+                    }
+                }
+                return index
+            }
+        }
+    }
 
     /// A draft holding these values, to change some of them and validate again.
     public var draft: ExpenseDraft {

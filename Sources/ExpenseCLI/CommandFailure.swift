@@ -32,7 +32,7 @@ struct CommandFailure: Error {
         case let error as SyncError:
             let code: ExitCode
             switch error {
-            case .notConfigured: code = .usage
+            case .notConfigured, .otherLedger: code = .usage
             case .unreachable: code = .unavailable
             case .unauthorized: code = .permissionDenied
             case .protocolError: code = .failure

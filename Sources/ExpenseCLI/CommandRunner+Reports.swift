@@ -9,11 +9,16 @@ extension CommandRunner {
     func list() throws {
         let filter = ExpenseFilter(from: try day("from"), to: try day("to"), category: command.option("category"))
         let ledger = try ledger()
-        let expenses = try ledger.list(filter)
         defer { noteUnsynced(ledger) }
         if command.flag("json") {
-            console.out(try ExpenseJSON.expenses(expenses))
-        } else if expenses.isEmpty {
+            var stream = ExpenseStream(handle: .standardOutput, format: .json)
+            stream.begin()
+            try ledger.forEach(filter) { stream.write($0) }
+            stream.end()
+            return
+        }
+        let expenses = try ledger.list(filter)
+        if expenses.isEmpty {
             console.err("No expenses.")
         } else {
             console.out(ExpenseTable.render(expenses))
@@ -69,26 +74,38 @@ extension CommandRunner {
     func export() throws {
         let format = command.option("format") ?? "csv"
         guard format == "csv" || format == "json" else { throw usage("--format must be csv or json, not '\(format)'") }
-        let expenses = try ledger().list()
-        let text: String
-        if format == "json" {
-            text = try ExpenseJSON.expenses(expenses)
-        } else {
-            text = CSV.row(CSVImporter.header) + expenses.map { expense in
-                CSV.row([expense.date.description, Money.format(expense.amount, currency: expense.currency),
-                         expense.currency.code, expense.category, expense.note])
-            }.joined()
-        }
+        let ledger = try ledger()
         guard let output = command.option("output") else {
-            console.out(text)
+            var stream = ExpenseStream(handle: .standardOutput, format: format == "json" ? .json : .csv)
+            stream.begin()
+            try ledger.forEach { stream.write($0) }
+            stream.end()
             return
         }
+        // Written to a temporary file beside the target and renamed over it: the target is whole or untouched.
+        let temporary = output + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
+        let count: Int
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            guard FileManager.default.createFile(atPath: temporary, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: temporary) else {
+                throw CommandFailure(.ioError, "Error: cannot write \(output): cannot create \(temporary)")
+            }
+            defer { try? handle.close() }
+            var stream = ExpenseStream(handle: handle, format: format == "json" ? .json : .csv)
+            stream.begin()
+            try ledger.forEach { stream.write($0) }
+            stream.end()
+            try handle.synchronize()
+            count = stream.count
+            guard rename(temporary, output) == 0 else {
+                throw CommandFailure(.ioError, "Error: cannot write \(output): \(String(cString: strerror(errno)))")
+            }
         } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            if error is CommandFailure || error is StoreError { throw error }
             throw CommandFailure(.ioError, "Error: cannot write \(output): \(error.localizedDescription)")
         }
-        console.err("Exported \(expenses.count) expense\(expenses.count == 1 ? "" : "s") to \(output).")
+        console.err("Exported \(count) expense\(count == 1 ? "" : "s") to \(output).")
     }
 
     /// `expense import FILE [--dry-run]`: all rows or none.

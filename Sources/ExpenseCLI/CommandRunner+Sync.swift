@@ -26,7 +26,12 @@ extension CommandRunner {
         }
         guard !token.isEmpty else { throw usage("The token is empty") }
         let store = try ledger().store
-        try RemoteConfiguration(server: server, ledger: ledgerName, token: token).save(home: home, store: store)
+        let configuration = RemoteConfiguration(server: server, ledger: ledgerName, token: token)
+        // A cache holds one ledger: pointing it at another would mix the two ledgers' records.
+        if let synced = try store.metaValue(.syncedLedger), synced != configuration.key {
+            throw SyncError.otherLedger(synced: synced, asked: configuration.key)
+        }
+        try configuration.save(home: home, store: store)
         console.err("Remote set: \(server), ledger \(ledgerName) (token stored in \(RemoteConfiguration.tokenPath(in: home)), mode 0600).")
     }
 

@@ -23,6 +23,14 @@ package protocol ExpenseStore: AnyObject {
     /// The live expenses passing `filter`, by date, then in the order they were first stored.
     func expenses(matching filter: ExpenseFilter) throws -> [Expense]
 
+    /// Calls `body` with each live expense passing `filter`, in the order of ``expenses(matching:)``, without
+    /// holding them all in memory (where the store can avoid it); stops early when `body` throws.
+    func forEachExpense(matching filter: ExpenseFilter, _ body: (Expense) throws -> Void) throws
+
+    /// The live expenses passing `filter`, summed per day, category and currency, in no particular order.
+    /// - Throws: `ValidationError.amountOverflow` when a bucket's sum does not fit, ``StoreError``.
+    func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket]
+
     /// How many live expenses there are.
     func liveCount() throws -> Int
 
@@ -31,6 +39,9 @@ package protocol ExpenseStore: AnyObject {
 
     /// How many entries the queue holds.
     func pendingCount() throws -> Int
+
+    /// Whether some queue entry waits to be sent (state ``PendingMutation/State/unsent``). A plain read.
+    func hasUnsent() throws -> Bool
 
     /// Every open conflict, oldest first.
     func conflicts() throws -> [Conflict]

@@ -21,6 +21,17 @@ package final class InMemoryExpenseStore: ExpenseStore {
 
     package func pendingCount() throws -> Int { state.pending.count }
 
+    package func forEachExpense(matching filter: ExpenseFilter, _ body: (Expense) throws -> Void) throws {
+        for expense in state.expenses(matching: filter) { try body(expense) }
+    }
+
+    package func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket] {
+        try ExpenseBucket.summing(state.rows.values.lazy.filter { !$0.record.deleted }.map(\.record.expense)
+            .filter { filter.matches($0) })
+    }
+
+    package func hasUnsent() throws -> Bool { state.pending.contains { $0.state == .unsent } }
+
     package func conflicts() throws -> [Conflict] { state.conflicts }
 
     package func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }

@@ -35,6 +35,17 @@ package final class JSONFileExpenseStore: ExpenseStore {
 
     package func pendingCount() throws -> Int { state.pending.count }
 
+    package func forEachExpense(matching filter: ExpenseFilter, _ body: (Expense) throws -> Void) throws {
+        for expense in state.expenses(matching: filter) { try body(expense) }
+    }
+
+    package func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket] {
+        try ExpenseBucket.summing(state.rows.values.lazy.filter { !$0.record.deleted }.map(\.record.expense)
+            .filter { filter.matches($0) })
+    }
+
+    package func hasUnsent() throws -> Bool { state.pending.contains { $0.state == .unsent } }
+
     package func conflicts() throws -> [Conflict] { state.conflicts }
 
     package func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }
@@ -160,7 +171,7 @@ package final class JSONFileExpenseStore: ExpenseStore {
         }
         var position: Int64 = 0
         for entry in file.pending {
-            guard let type = MutationType(rawValue: entry.type), let id = UUID(uuidString: entry.id),
+            guard let type = MutationType(rawValue: entry.type), let id = UUIDText.parse(entry.id),
                   let mutationState = PendingMutation.State(rawValue: entry.state ?? "unsent") else {
                 throw StoreError.unreadable(path: path, reason: "the file is damaged (pending mutation of \(entry.id))")
             }
@@ -178,7 +189,7 @@ package final class JSONFileExpenseStore: ExpenseStore {
         }
         state.nextPosition = max(file.nextPosition ?? 1, position + 1)
         for entry in file.conflicts ?? [] {
-            guard let id = UUID(uuidString: entry.id), let mine = MutationType(rawValue: entry.mine) else {
+            guard let id = UUIDText.parse(entry.id), let mine = MutationType(rawValue: entry.mine) else {
                 throw StoreError.unreadable(path: path, reason: "the file is damaged (conflict \(entry.id))")
             }
             state.conflicts.append(Conflict(

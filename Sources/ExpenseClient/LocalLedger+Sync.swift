@@ -8,12 +8,18 @@ extension LocalLedger {
     /// After `hello`: entries numbered at or below `lastMutationId` were consumed by the daemon but their answer
     /// was lost (state ``PendingMutation/State/unknown``, checked after the pull); numbered entries above it never
     /// arrived and become unsent again, so numbering restarts at `lastMutationId + 1` with no gap.
-    /// A different server or ledger than last time starts the pull over from 0.
+    /// A cache synced with another server or ledger is refused (``SyncError/otherLedger(synced:asked:)``): the two
+    /// ledgers' records would mix silently. The queue is untouched.
     package func beginSession(lastMutationId: Int64, remote: String) throws {
         try store.write { transaction in
-            if try transaction.metaValue(.syncedLedger) != remote {
+            switch try transaction.metaValue(.syncedLedger) {
+            case nil:
                 try transaction.setMetaValue(remote, for: .syncedLedger)
                 try transaction.setMetaValue("0", for: .pullCursor)
+            case let synced? where synced != remote:
+                throw SyncError.otherLedger(synced: synced, asked: remote)
+            default:
+                break
             }
             var position: Int64 = 0
             while true {
@@ -201,16 +207,8 @@ extension LocalLedger {
         }
     }
 
-    /// Whether some entry waits to be sent.
-    package func hasUnsent() throws -> Bool {
-        var position: Int64 = 0
-        while true {
-            let page = try store.write { try $0.pending(after: position, limit: 1000) }
-            guard let last = page.last else { return false }
-            if page.contains(where: { $0.state == .unsent }) { return true }
-            position = last.position
-        }
-    }
+    /// Whether some entry waits to be sent (a read, no transaction).
+    package func hasUnsent() throws -> Bool { try store.hasUnsent() }
 
     /// The cursor to pull from.
     package func pullCursor() throws -> Int64 { try store.metaValue(.pullCursor).flatMap { Int64($0) } ?? 0 }

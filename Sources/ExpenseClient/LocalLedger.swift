@@ -101,11 +101,20 @@ package final class LocalLedger {
         try store.expenses(matching: filter)
     }
 
+    /// Calls `body` with each listed expense in turn, without holding the listing in memory (SQLite store).
+    package func forEach(_ filter: ExpenseFilter = ExpenseFilter(), _ body: (Expense) throws -> Void) throws {
+        try store.forEachExpense(matching: filter, body)
+    }
+
     /// Totals per currency (and per group) of the live expenses the query covers, with the core's aggregator.
     /// - Throws: ``ExpenseCore/ValidationError/amountOverflow``, ``StoreError``.
     package func summary(_ query: SummaryQuery) throws -> Summary {
-        let expenses = try store.expenses(matching: ExpenseFilter(from: query.from, to: query.to, category: query.category))
-        return try Aggregator.summarize(expenses, query: query)
+        var aggregator = Aggregator(query: query)
+        for bucket in try store.buckets(matching: ExpenseFilter(from: query.from, to: query.to, category: query.category)) {
+            try aggregator.add(amount: bucket.amount, count: bucket.count, currency: bucket.currency,
+                               category: bucket.category, date: bucket.date)
+        }
+        return aggregator.summary
     }
 
     /// How many local changes are waiting to be synced (so totals can say they include unsynced changes).

@@ -24,7 +24,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
             try connection.migrate(Self.migrations)
             transaction = SQLiteStoreTransaction(connection: connection, location: path)
             try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
-                .run([.text(StoreMetaKey.clientId.rawValue), .text(UUID().uuidString.lowercased())])
+                .run([.text(StoreMetaKey.clientId.rawValue), .text(UUIDText.lowercased(UUID()))])
             if try transaction.metaValue(.bulkLoad) != nil { try finishInterruptedBulkLoad() }
         } catch let error as SQLiteError {
             throw StoreError.unreadable(path: path, reason: Self.reason(error))
@@ -37,7 +37,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
     package func record(id: UUID) throws -> LocalRecord? {
         try reading {
             try connection.cached("SELECT \(Self.columns) FROM expense WHERE id = ?1")
-                .first([.text(id.uuidString.lowercased())]) { try decode($0) }
+                .first([.text(UUIDText.lowercased(id))]) { try decode($0) }
         }
     }
 
@@ -53,14 +53,45 @@ package final class SQLiteExpenseStore: ExpenseStore {
     }
 
     package func expenses(matching filter: ExpenseFilter) throws -> [Expense] {
+        var expenses: [Expense] = []
+        try forEachExpense(matching: filter) { expenses.append($0) }
+        return expenses
+    }
+
+    package func forEachExpense(matching filter: ExpenseFilter, _ body: (Expense) throws -> Void) throws {
         try reading {
             try connection.cached("""
                 SELECT \(Self.columns) FROM expense
                 WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3)
                 ORDER BY day, position
-                """).map([SQLiteValue(filter.from?.ordinal ?? 0), SQLiteValue(filter.to?.ordinal ?? 99_999_999),
-                          SQLiteValue(filter.category)]) { try decode($0).expense }
+                """).forEach(Self.bindings(filter)) { try body(try decode($0).expense) }
         }
+    }
+
+    /// Summed in SQL (one row per day, category and currency). SQLite's integer `sum` reports an overflow as an
+    /// error rather than wrapping; that becomes `amountOverflow`.
+    package func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket] {
+        do {
+            return try connection.cached("""
+                SELECT day, category, currency, sum(amount), count(*) FROM expense
+                WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3)
+                GROUP BY day, category, currency
+                """).map(Self.bindings(filter)) { row in
+                    guard let date = CalendarDay(ordinal: row.int(0)), let currency = Currency(code: row.text(2)) else {
+                        throw StoreError.unreadable(path: location, reason: "an expense of \(row.int(0)) is damaged")
+                    }
+                    return ExpenseBucket(date: date, category: row.text(1), currency: currency, amount: row.int64(3),
+                                         count: row.int64(4))
+                }
+        } catch let error as SQLiteError where error.message.contains("integer overflow") {
+            throw ValidationError.amountOverflow
+        } catch let error as SQLiteError {
+            throw StoreError.unreadable(path: location, reason: Self.reason(error))
+        }
+    }
+
+    private static func bindings(_ filter: ExpenseFilter) -> [SQLiteValue] {
+        [SQLiteValue(filter.from?.ordinal ?? 0), SQLiteValue(filter.to?.ordinal ?? 99_999_999), SQLiteValue(filter.category)]
     }
 
     package func liveCount() throws -> Int {
@@ -73,6 +104,12 @@ package final class SQLiteExpenseStore: ExpenseStore {
 
     package func pendingCount() throws -> Int {
         try reading { try connection.cached("SELECT count(*) FROM outbox").first { $0.int(0) } ?? 0 }
+    }
+
+    package func hasUnsent() throws -> Bool {
+        try reading {
+            try connection.cached("SELECT EXISTS (SELECT 1 FROM outbox WHERE state = 'unsent')").first { $0.int64(0) != 0 } ?? false
+        }
     }
 
     package func conflicts() throws -> [Conflict] {

@@ -31,40 +31,58 @@ final class SQLiteStoreTransaction: StoreTransaction {
 
     func record(id: UUID) throws -> LocalRecord? {
         try connection.cached("SELECT \(Self.recordColumns) FROM expense WHERE id = ?1")
-            .first([.text(id.uuidString.lowercased())]) { try decodeRecord($0) }
+            .first([.text(UUIDText.lowercased(id))]) { try decodeRecord($0) }
     }
 
+    /// The local view changes: when the row was the server's copy (`seq` set), that copy moves to server_copy
+    /// first, so it outlives the local change.
     func putRecord(_ record: LocalRecord) throws {
         let expense = record.expense
+        let id = SQLiteValue.text(expense.idString)
         try connection.cached("""
-            INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            INSERT INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
+            SELECT id, amount, currency, category, day, note, base_version, seq, deleted FROM expense
+            WHERE id = ?1 AND seq IS NOT NULL
+            """).run([id])
+        try connection.cached("""
+            INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)
             ON CONFLICT(id) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
                 category = excluded.category, day = excluded.day, note = excluded.note,
-                base_version = excluded.base_version, deleted = excluded.deleted
-            """).run([.text(expense.idString), .integer(expense.amount), .text(expense.currency.code),
+                base_version = excluded.base_version, deleted = excluded.deleted, seq = NULL
+            """).run([id, .integer(expense.amount), .text(expense.currency.code),
                       .text(expense.category), SQLiteValue(expense.date.ordinal), .text(expense.note),
                       .integer(record.baseVersion), SQLiteValue(record.deleted)])
     }
 
     // MARK: - Server copies
 
+    /// A server_copy row, else the expense row when it is the server's copy (`seq` set; migration 4).
     func serverCopy(id: UUID) throws -> Record? {
-        try connection.cached("SELECT id, amount, currency, category, day, note, version, deleted, seq FROM server_copy WHERE id = ?1")
-            .first([.text(id.uuidString.lowercased())]) { row in
+        let key = SQLiteValue.text(UUIDText.lowercased(id))
+        let copy = try connection.cached("""
+            SELECT id, amount, currency, category, day, note, version, deleted, seq FROM server_copy WHERE id = ?1
+            UNION ALL
+            SELECT id, amount, currency, category, day, note, base_version, deleted, seq FROM expense
+            WHERE id = ?1 AND seq IS NOT NULL
+            """).first([key]) { row in
                 let local = try decodeRecord(row)
                 return Record(expense: local.expense, version: local.baseVersion, seq: row.int64(8), deleted: local.deleted)
             }
+        return copy
     }
 
+    /// Stores the server copy in server_copy; an expense row that held an older copy no longer does.
     func putServerCopy(_ record: Record) throws {
         let expense = record.expense
+        let id = SQLiteValue.text(expense.idString)
         try connection.cached("""
             INSERT OR REPLACE INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            """).run([.text(expense.idString), .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
+            """).run([id, .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
                       SQLiteValue(expense.date.ordinal), .text(expense.note), .integer(record.version), .integer(record.seq),
                       SQLiteValue(record.deleted)])
+        try connection.cached("UPDATE expense SET seq = NULL WHERE id = ?1 AND seq IS NOT NULL").run([id])
     }
 
     func isSettled() throws -> Bool {
@@ -72,47 +90,42 @@ final class SQLiteStoreTransaction: StoreTransaction {
             .first { $0.int64(0) != 0 } ?? false
     }
 
+    /// The record becomes the expense row itself (with its `seq`), replacing a server_copy row of a version no
+    /// higher; a stored copy of a higher version wins and nothing changes.
     func putSettled(_ record: Record) throws {
         let expense = record.expense
-        let id = SQLiteValue.text(expense.idString)
-        let amount = SQLiteValue.integer(expense.amount), currency = SQLiteValue.text(expense.currency.code)
-        let category = SQLiteValue.text(expense.category), day = SQLiteValue(expense.date.ordinal)
-        let note = SQLiteValue.text(expense.note), version = SQLiteValue.integer(record.version)
-        let deleted = SQLiteValue(record.deleted)
+        let values: [SQLiteValue] = [
+            .text(expense.idString), .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
+            SQLiteValue(expense.date.ordinal), .text(expense.note), .integer(record.version), SQLiteValue(record.deleted),
+            .integer(record.seq),
+        ]
         if bulkLoading {
             try connection.cached("""
-                INSERT INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
+                INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                """).run([id, amount, currency, category, day, note, version, .integer(record.seq), deleted])
-            try connection.cached("""
-                INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                """).run([id, amount, currency, category, day, note, version, deleted])
+                """).run(values)
             return
         }
+        let newer = try connection.cached("""
+            SELECT EXISTS (SELECT 1 FROM server_copy WHERE id = ?1 AND version > ?2)
+                OR EXISTS (SELECT 1 FROM expense WHERE id = ?1 AND seq IS NOT NULL AND base_version > ?2)
+            """).first([values[0], values[6]]) { $0.int64(0) != 0 } ?? false
+        guard !newer else { return }  // a newer copy is stored: the local view follows it already
+        try connection.cached("DELETE FROM server_copy WHERE id = ?1").run([values[0]])
         try connection.cached("""
-            INSERT INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
+            INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT(id) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
-                category = excluded.category, day = excluded.day, note = excluded.note, version = excluded.version,
-                seq = excluded.seq, deleted = excluded.deleted
-            WHERE excluded.version >= server_copy.version
-            """).run([id, amount, currency, category, day, note, version, .integer(record.seq), deleted])
-        guard connection.changes > 0 else { return }  // a newer copy is stored: the local view follows it already
-        try connection.cached("""
-            INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-            ON CONFLICT(id) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
                 category = excluded.category, day = excluded.day, note = excluded.note,
-                base_version = excluded.base_version, deleted = excluded.deleted
-            """).run([id, amount, currency, category, day, note, version, deleted])
+                base_version = excluded.base_version, deleted = excluded.deleted, seq = excluded.seq
+            """).run(values)
     }
 
     // MARK: - Outbox
 
     func pending(for id: UUID) throws -> [PendingMutation] {
         try connection.cached("SELECT \(Self.outboxColumns) FROM outbox WHERE expense_id = ?1 ORDER BY position")
-            .map([.text(id.uuidString.lowercased())]) { try decodePending($0) }
+            .map([.text(UUIDText.lowercased(id))]) { try decodePending($0) }
     }
 
     func pending(after position: Int64, limit: Int) throws -> [PendingMutation] {
@@ -147,7 +160,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
     private func values(of mutation: PendingMutation) -> [SQLiteValue] {
         let fields = mutation.fields
         return [SQLiteValue(mutation.mutationId), .text(mutation.state.rawValue), .text(mutation.type.rawValue),
-                .text(mutation.id.uuidString.lowercased()), .integer(mutation.baseVersion), SQLiteValue(fields.amount),
+                .text(UUIDText.lowercased(mutation.id)), .integer(mutation.baseVersion), SQLiteValue(fields.amount),
                 SQLiteValue(fields.currency), SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
                 SQLiteValue(mutation.rejection?.reason), SQLiteValue(mutation.rejection?.field),
                 SQLiteValue(mutation.rejection?.message)]
@@ -157,7 +170,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
 
     func conflict(id: UUID) throws -> Conflict? {
         try connection.cached("SELECT \(Self.conflictColumns) FROM conflict WHERE expense_id = ?1")
-            .first([.text(id.uuidString.lowercased())]) { try decodeConflict($0) }
+            .first([.text(UUIDText.lowercased(id))]) { try decodeConflict($0) }
     }
 
     func putConflict(_ conflict: Conflict) throws {
@@ -176,7 +189,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
                 theirs_day = excluded.theirs_day, theirs_note = excluded.theirs_note,
                 theirs_version = excluded.theirs_version, theirs_seq = excluded.theirs_seq,
                 theirs_deleted = excluded.theirs_deleted
-            """).run([.text(conflict.id.uuidString.lowercased()), .text(conflict.mine.rawValue),
+            """).run([.text(UUIDText.lowercased(conflict.id)), .text(conflict.mine.rawValue),
                       .integer(conflict.mineBaseVersion), SQLiteValue(fields.amount), SQLiteValue(fields.currency),
                       SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
                       .integer(theirs.amount), .text(theirs.currency.code), .text(theirs.category),
@@ -185,7 +198,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
     }
 
     func removeConflict(id: UUID) throws {
-        try connection.cached("DELETE FROM conflict WHERE expense_id = ?1").run([.text(id.uuidString.lowercased())])
+        try connection.cached("DELETE FROM conflict WHERE expense_id = ?1").run([.text(UUIDText.lowercased(id))])
     }
 
     // MARK: - Meta
@@ -214,7 +227,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
 
     /// amount, currency, category, day, note from column `first` on.
     private func decodeExpense(_ row: SQLiteRow, id idText: String, from first: Int32) throws -> Expense {
-        guard let id = UUID(uuidString: idText), let currency = Currency(code: row.text(first + 1)),
+        guard let id = UUIDText.parse(idText), let currency = Currency(code: row.text(first + 1)),
               let day = CalendarDay(ordinal: row.int(first + 3)), (1...ExpenseRules.maximumAmount).contains(row.int64(first))
         else { throw StoreError.unreadable(path: location, reason: "the row of expense '\(idText)' is damaged") }
         return Expense(id: id, amount: row.int64(first), currency: currency, category: row.text(first + 2), date: day,
@@ -223,7 +236,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
 
     func decodePending(_ row: SQLiteRow) throws -> PendingMutation {
         guard let state = PendingMutation.State(rawValue: row.text(2)), let type = MutationType(rawValue: row.text(3)),
-              let id = UUID(uuidString: row.text(4)) else {
+              let id = UUIDText.parse(row.text(4)) else {
             throw StoreError.unreadable(path: location, reason: "queue entry \(row.int64(0)) is damaged")
         }
         return PendingMutation(
@@ -238,7 +251,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
 
     func decodeConflict(_ row: SQLiteRow) throws -> Conflict {
         let idText = row.text(0)
-        guard let id = UUID(uuidString: idText), let mine = MutationType(rawValue: row.text(1)) else {
+        guard let id = UUIDText.parse(idText), let mine = MutationType(rawValue: row.text(1)) else {
             throw StoreError.unreadable(path: location, reason: "the conflict of expense '\(idText)' is damaged")
         }
         let theirs = try decodeExpense(row, id: idText, from: 8)

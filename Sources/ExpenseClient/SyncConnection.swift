@@ -44,14 +44,27 @@ package final class SyncConnection {
 
     /// Sends `request`, runs `afterWrite` (a test's fault injection), then waits for the answer.
     package func call<Request: RPCMethodRequest>(_ request: Request, afterWrite: () throws -> Void) throws(SyncError) -> Request.Response {
+        let id = try send(request)
+        do { try afterWrite() } catch let error as SyncError { throw error } catch {
+            throw .unreachable("\(error)")
+        }
+        return try receive(Request.self, id: id)
+    }
+
+    /// Writes `request` without waiting for its answer (to pipeline: the daemon prepares the next answer
+    /// while this side works on the last); ``receive(_:id:)`` reads it. Answers come back in request order.
+    /// - Returns: the request's id.
+    package func send<Request: RPCMethodRequest>(_ request: Request) throws(SyncError) -> Int64 {
         let id = nextRequestId
         nextRequestId += 1
         do { try connection.write(request.requestLine(id: RequestID(id))) } catch {
             throw .unreachable("the connection to \(connection.address) broke: \(error)")
         }
-        do { try afterWrite() } catch let error as SyncError { throw error } catch {
-            throw .unreachable("\(error)")
-        }
+        return id
+    }
+
+    /// Waits for the answer to the request `id` sent by ``send(_:)``.
+    package func receive<Request: RPCMethodRequest>(_ type: Request.Type, id: Int64) throws(SyncError) -> Request.Response {
         while true {
             let message = try readMessage(timeout: timeout)
             guard case .response(let responseId, _) = message else { continue }

@@ -136,13 +136,24 @@ package struct SyncEngine {
     /// Into an empty cache the store may load in bulk (``ExpenseStore/beginBulkLoad()``) until the last page.
     package func pull(on connection: SyncConnection, report: inout Report) throws {
         let bulk = try ledger.store.beginBulkLoad()
-        while true {
-            let page = try connection.call(PullParams(since: try ledger.pullCursor(), limit: pullLimit))
+        let clock = ContinuousClock()
+        let began = clock.now
+        var pulled = 0
+        // Pages are read and decoded on a thread of their own (one request in flight), so the daemon's
+        // encoding, this side's decoding and the writes overlap. The stored cursor only moves with a stored page.
+        let pages = PullPrefetcher(connection: connection, since: try ledger.pullCursor(), limit: pullLimit)
+        defer { pages.finish() }
+        while let page = try pages.next() {
             try ledger.apply(pulled: page.changes, cursor: page.cursor)
-            report.pulled += page.changes.count
-            if !page.more { break }
+            pulled += page.changes.count
         }
-        if bulk { try ledger.store.endBulkLoad() }
+        report.pulled += pulled
+        log("pull: \(pulled) records in \(clock.now - began)\(bulk ? " (bulk load)" : "")")
+        if bulk {
+            let indexing = clock.now
+            try ledger.store.endBulkLoad()
+            log("pull: indexes built in \(clock.now - indexing)")
+        }
     }
 
     /// Runs `body` until it succeeds, retrying ``SyncError/unreachable(_:)`` with doubling waits.

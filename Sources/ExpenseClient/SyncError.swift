@@ -10,6 +10,8 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case unauthorized(String)
     /// The daemon answered with an error or something this client cannot read (exit 1).
     case protocolError(String)
+    /// The cache was synced with another server or ledger (`server/ledger` keys); mixing the two is refused (exit 64).
+    case otherLedger(synced: String, asked: String)
 
     /// A stable snake_case code.
     package var code: String {
@@ -18,12 +20,16 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unreachable: "server_unreachable"
         case .unauthorized: "unauthorized"
         case .protocolError: "protocol_error"
+        case .otherLedger: "other_ledger"
         }
     }
 
     package var message: String {
         switch self {
         case .notConfigured(let text), .unreachable(let text), .unauthorized(let text), .protocolError(let text): text
+        case .otherLedger(let synced, let asked):
+            "this cache ($EXPENSE_HOME) was synced with \(synced), not \(asked); its records would mix with another "
+                + "ledger's. Use a fresh EXPENSE_HOME for \(asked), or set the remote back to \(synced)"
         }
     }
 

@@ -1,0 +1,77 @@
+import ExpenseClient
+import ExpenseCore
+import Foundation
+
+/// Writes a listing or an export as it is read from the store, through a 64 KiB buffer, so 100,000 expenses
+/// never sit in memory as values or as one big string. The text is byte for byte what ``ExpenseJSON`` and the
+/// CSV writer produce for the whole list.
+struct ExpenseStream {
+    enum Format { case json, csv }
+
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    private(set) var count = 0
+    private let format: Format
+
+    init(handle: FileHandle, format: Format) {
+        self.handle = handle
+        self.format = format
+        buffer.reserveCapacity(Self.flushSize + 1024)
+    }
+
+    static let flushSize = 65_536
+
+    /// The header (CSV) or opening bracket (JSON).
+    mutating func begin() {
+        if format == .csv { append(CSV.row(CSVImporter.header)) }
+    }
+
+    mutating func write(_ expense: Expense) {
+        switch format {
+        case .csv:
+            append(CSV.row([expense.date.description, Money.format(expense.amount, currency: expense.currency),
+                            expense.currency.code, expense.category, expense.note]))
+        case .json:
+            append(count == 0 ? "[\n" : ",\n")
+            append("  {\n    \"amount\" : \(expense.amount),\n    \"category\" : \(Self.quoted(expense.category)),\n")
+            append("    \"currency\" : \"\(expense.currency.code)\",\n    \"date\" : \"\(expense.date.description)\",\n")
+            append("    \"id\" : \"\(expense.idString)\",\n    \"note\" : \(Self.quoted(expense.note))\n  }")
+        }
+        count += 1
+        if buffer.count >= Self.flushSize { flush() }
+    }
+
+    /// The closing bracket (JSON) and whatever is buffered.
+    mutating func end() {
+        if format == .json { append(count == 0 ? "[]\n" : "\n]\n") }
+        flush()
+    }
+
+    private mutating func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
+
+    private mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        handle.write(Data(buffer))
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// A JSON string as `JSONEncoder` writes it with `.withoutEscapingSlashes`.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case let control where control.value < 0x20:
+                out += "\\u00" + (control.value < 0x10 ? "0" : "") + String(control.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,89 @@
+import ExpenseProtocol
+import Foundation
+
+/// Pull pages read and decoded on a thread of its own while the caller stores the previous page: on two cores
+/// the daemon encodes, this thread decodes and the caller writes SQLite at the same time.
+///
+/// The reader keeps one request in flight and at most ``capacity`` decoded pages waiting. ``finish()`` (also
+/// after an error on either side) stops it and waits until it has let go of the connection.
+final class PullPrefetcher: @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): `connection` is touched only by the reader thread, from `init` until the
+    // thread signals `done`; `finish()` waits for `done` before returning, and the owner uses the connection
+    // again only after `finish()`. Everything else (`pages`, `stopped`, `ended`) is guarded by `condition`.
+    private let connection: SyncConnection
+    private let condition = NSCondition()
+    private var pages: [Result<PullResult, SyncError>] = []
+    private var stopped = false
+    private var ended = false
+    private let done = DispatchSemaphore(value: 0)
+    /// Decoded pages that may wait for the caller (each holds up to 10,000 records).
+    static let capacity = 2
+
+    /// Starts reading pages from `cursor`.
+    init(connection: SyncConnection, since cursor: Int64, limit: Int) {
+        self.connection = connection
+        let thread = Thread { [self] in
+            read(since: cursor, limit: limit)
+            done.signal()
+        }
+        thread.name = "expense-pull"
+        thread.start()
+    }
+
+    /// The next page in order, or `nil` after the last one (`more` false).
+    /// - Throws: what reading or decoding it threw (``SyncError``).
+    func next() throws(SyncError) -> PullResult? {
+        condition.lock()
+        defer { condition.unlock() }
+        while pages.isEmpty && !ended { condition.wait() }
+        guard !pages.isEmpty else { return nil }
+        let page = pages.removeFirst()
+        condition.signal()
+        return try page.get()
+    }
+
+    /// Stops the reader and waits for it (at most the one answer in flight).
+    func finish() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+        done.wait()
+    }
+
+    private func read(since start: Int64, limit: Int) {
+        var cursor = start
+        while true {
+            let result: Result<PullResult, SyncError>
+            do throws(SyncError) {
+                let id = try connection.send(PullParams(since: cursor, limit: limit))
+                result = .success(try connection.receive(PullParams.self, id: id))
+            } catch {
+                result = .failure(error)
+            }
+            condition.lock()
+            while pages.count >= Self.capacity && !stopped { condition.wait() }
+            if stopped {
+                condition.unlock()
+                break
+            }
+            pages.append(result)
+            let last: Bool
+            switch result {
+            case .success(let page):
+                last = !page.more
+                cursor = page.cursor
+            case .failure:
+                last = true
+            }
+            if last { ended = true }
+            condition.broadcast()
+            condition.unlock()
+            if last { break }
+        }
+        condition.lock()
+        ended = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

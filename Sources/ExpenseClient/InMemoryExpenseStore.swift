@@ -1,45 +1,10 @@
-import ExpenseCore
-import Foundation
-
 /// A store that keeps everything in memory: for tests and for dry runs.
-package final class InMemoryExpenseStore: ExpenseStore {
-    private var state = StoreState.fresh()
+package final class InMemoryExpenseStore: StateBackedStore {
+    var state = StoreState.fresh()
 
     package init() {}
 
     package var location: String { ":memory:" }
 
-    package func record(id: UUID) throws -> LocalRecord? { state.rows[id]?.record }
-
-    package func records(idPrefix: String, limit: Int) throws -> [LocalRecord] { state.live(idPrefix: idPrefix, limit: limit) }
-
-    package func expenses(matching filter: ExpenseFilter) throws -> [Expense] { state.expenses(matching: filter) }
-
-    package func liveCount() throws -> Int { state.rows.values.count { !$0.record.deleted } }
-
-    package func pendingMutations(limit: Int) throws -> [PendingMutation] { Array(state.pending.prefix(limit)) }
-
-    package func pendingCount() throws -> Int { state.pending.count }
-
-    package func forEachExpense(matching filter: ExpenseFilter, _ body: (Expense) throws -> Void) throws {
-        for expense in state.expenses(matching: filter) { try body(expense) }
-    }
-
-    package func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket] {
-        try ExpenseBucket.summing(state.rows.values.lazy.filter { !$0.record.deleted }.map(\.record.expense)
-            .filter { filter.matches($0) })
-    }
-
-    package func hasUnsent() throws -> Bool { state.pending.contains { $0.state == .unsent } }
-
-    package func conflicts() throws -> [Conflict] { state.conflicts }
-
-    package func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }
-
-    package func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        let transaction = StateTransaction(state)
-        let result = try body(transaction)
-        state = transaction.state
-        return result
-    }
+    func persist(_ newState: StoreState) throws {}
 }

@@ -4,9 +4,9 @@ import Foundation
 
 /// A store kept in one JSON file, loaded whole when opened and rewritten whole (atomically: temporary file,
 /// fsync, rename, fsync of the directory) on every commit. Simple and inspectable; fine for small ledgers.
-package final class JSONFileExpenseStore: ExpenseStore {
+package final class JSONFileExpenseStore: StateBackedStore {
     package let location: String
-    private var state: StoreState
+    var state: StoreState
 
     /// Opens the file at `path`, creating it (mode 0600) when it does not exist.
     /// - Throws: ``StoreError/unreadable(path:reason:)`` when the file exists but cannot be read or parsed.
@@ -23,42 +23,8 @@ package final class JSONFileExpenseStore: ExpenseStore {
         }
     }
 
-    package func record(id: UUID) throws -> LocalRecord? { state.rows[id]?.record }
-
-    package func records(idPrefix: String, limit: Int) throws -> [LocalRecord] { state.live(idPrefix: idPrefix, limit: limit) }
-
-    package func expenses(matching filter: ExpenseFilter) throws -> [Expense] { state.expenses(matching: filter) }
-
-    package func liveCount() throws -> Int { state.rows.values.count { !$0.record.deleted } }
-
-    package func pendingMutations(limit: Int) throws -> [PendingMutation] { Array(state.pending.prefix(limit)) }
-
-    package func pendingCount() throws -> Int { state.pending.count }
-
-    package func forEachExpense(matching filter: ExpenseFilter, _ body: (Expense) throws -> Void) throws {
-        for expense in state.expenses(matching: filter) { try body(expense) }
-    }
-
-    package func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket] {
-        try ExpenseBucket.summing(state.rows.values.lazy.filter { !$0.record.deleted }.map(\.record.expense)
-            .filter { filter.matches($0) })
-    }
-
-    package func hasUnsent() throws -> Bool { state.pending.contains { $0.state == .unsent } }
-
-    package func conflicts() throws -> [Conflict] { state.conflicts }
-
-    package func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }
-
-    package func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        let transaction = StateTransaction(state)
-        let result = try body(transaction)
-        if transaction.state != state {
-            try save(transaction.state)
-            state = transaction.state
-        }
-        return result
-    }
+    /// Writes `newState` to the file: temporary file, fsync, rename, fsync of the directory.
+    func persist(_ newState: StoreState) throws { try save(newState) }
 
     // MARK: - The file format
 

@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
         .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
         .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseClient", "CommandLineKit"]),
-        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "CommandLineKit"]),
+        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "CommandLineKit", "CEpoll"]),
 
         .executableTarget(name: "expense", dependencies: ["ExpenseCLI"]),
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),

@@ -39,3 +39,34 @@ int cepoll_eventfd_drain(int fd) {
     uint64_t value = 0;
     return (int)read(fd, &value, sizeof value);
 }
+
+#include <signal.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <string.h>
+
+static int stop_signal_write_end = -1;
+
+static void stop_signal_handler(int number) {
+    int saved = errno;  // write(2) is async-signal-safe; errno is preserved for the interrupted code
+    unsigned char byte = (unsigned char)number;
+    if (stop_signal_write_end >= 0) { (void)write(stop_signal_write_end, &byte, 1); }
+    errno = saved;
+}
+
+int cepoll_stop_signal_pipe(void) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    // The reading end blocks (a thread waits on it); the writing end never blocks the handler.
+    int flags = fcntl(ends[0], F_GETFL);
+    fcntl(ends[0], F_SETFL, flags & ~O_NONBLOCK);
+    stop_signal_write_end = ends[1];
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = stop_signal_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    if (sigaction(SIGINT, &action, NULL) != 0 || sigaction(SIGTERM, &action, NULL) != 0) return -1;
+    return ends[0];
+}

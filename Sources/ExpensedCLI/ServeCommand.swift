@@ -1,3 +1,4 @@
+import CEpoll
 import CommandLineKit
 import Dispatch
 import ExpenseCore
@@ -70,18 +71,23 @@ struct ServeCommand {
             log("WARNING: listening on \(server.address), which is not a loopback address. Tokens and expenses travel "
                 + "unencrypted: put an SSH tunnel or a TLS terminator in front, or pass --trust-network if this network is trusted.")
         }
-        // Signals are turned into a graceful stop; the default action (die mid-write) is disabled first.
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                log("received \(number == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
-                server.stop()
-            }
-            source.resume()
-            return source
+        // SIGINT/SIGTERM become a graceful stop. The handler is installed synchronously (sigaction) and only
+        // writes the signal's number into a pipe; a thread of its own reads it. (A Dispatch signal source
+        // registers asynchronously: a signal sent right after `listening on` could slip past it.)
+        let stopSignals = cepoll_stop_signal_pipe()
+        guard stopSignals >= 0 else {
+            log("cannot install the SIGINT/SIGTERM handler: \(String(cString: strerror(errno)))")
+            await directory.close()
+            return .failure
         }
+        let stopWaiter = Thread {
+            var number: UInt8 = 0
+            while read(stopSignals, &number, 1) < 0 && errno == EINTR {}
+            log("received \(Int32(number) == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
+            server.stop()
+        }
+        stopWaiter.stackSize = 64 * 1024
+        stopWaiter.start()
         server.start()
         let ledgers = directory.ledgers().map { "\($0.name) (\($0.currency.code))" }.joined(separator: ", ")
         log("expensed \(ServerConfiguration.version) serving \(ledgers) from \(data) on \(server.address)")
@@ -89,7 +95,6 @@ struct ServeCommand {
         ExpensedCommand.printOut("listening on \(server.address)\n")
         await server.waitUntilStopped()
         await directory.close()
-        for source in sources { source.cancel() }
         log("stopped")
         return .success
     }

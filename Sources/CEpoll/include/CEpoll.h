@@ -17,4 +17,9 @@ int cepoll_eventfd(void);
 int cepoll_eventfd_signal(int fd);
 /// Reads (and so resets) an eventfd; returns read's result.
 int cepoll_eventfd_drain(int fd);
+
+/// Installs (with sigaction, synchronously) a handler for SIGINT and SIGTERM that writes the signal's number as
+/// one byte into a pipe, and returns the pipe's reading end (or -1). A thread reading it turns a stop signal
+/// into a graceful stop; from the moment this returns no stop signal can be lost or kill the process.
+int cepoll_stop_signal_pipe(void);
 #endif

@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "ExpenseTransport", dependencies: ["ExpenseProtocol", "CEpoll"]),
         .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
         .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
-        .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseClient", "CommandLineKit"]),
+        .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit"]),
         .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "CommandLineKit", "CEpoll"]),
 
         .executableTarget(name: "expense", dependencies: ["ExpenseCLI"]),

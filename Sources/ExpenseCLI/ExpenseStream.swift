@@ -1,5 +1,6 @@
 import ExpenseClient
 import ExpenseCore
+import ExpenseProtocol
 import Foundation
 
 /// Writes a listing or an export as it is read from the store, through a 64 KiB buffer, so 100,000 expenses
@@ -55,23 +56,7 @@ struct ExpenseStream {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// A JSON string as `JSONEncoder` writes it with `.withoutEscapingSlashes`.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case let control where control.value < 0x20:
-                out += "\\u00" + (control.value < 0x10 ? "0" : "") + String(control.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal (the same text `JSONEncoder` writes for a valid category or note, which holds no
+    /// control character but tab and newline).
+    static func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
 }

@@ -241,3 +241,13 @@ public struct JSONWriter: Sendable {
     /// Writes `"name":<value>`.
     public mutating func member(_ name: String, _ value: JSONValue) { key(name); self.value(value) }
 }
+
+extension JSONWriter {
+    /// `text` as a JSON string literal, quotes included: the one string escaping of the project, for code that
+    /// lays out its own JSON text (the CLI's streamed listings, the bench's report).
+    public static func quoted(_ text: String) -> String {
+        var writer = JSONWriter(capacity: text.utf8.count + 2)
+        writer.string(text)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

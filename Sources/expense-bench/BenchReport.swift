@@ -1,3 +1,4 @@
+import ExpenseProtocol
 import Foundation
 
 /// The measured values (or why each is missing), rendered as the table and as JSON.
@@ -131,19 +132,5 @@ struct BenchReport {
     }
 
     /// A JSON string literal.
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ text: String) -> String { JSONWriter.quoted(text) }
 }

@@ -72,6 +72,18 @@ public struct ChildProcess: Sendable {
         case .null: posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         case .file(let file): posix_spawn_file_actions_addopen(&actions, 0, file, O_RDONLY, 0)
         }
+        // The child starts with no signal blocked and every signal at its default action. posix_spawn would
+        // otherwise pass on the calling thread's mask: a Dispatch or test-runner thread blocks most signals,
+        // and a child started from it could not be stopped with SIGTERM or SIGINT.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t(), everySignal = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&everySignal)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &everySignal)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -102,7 +114,7 @@ public struct ChildProcess: Sendable {
                 }
             }
             var pid: pid_t = 0
-            let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+            let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
             guard result == 0 else {
                 readEnds.values.forEach { close($0) }
                 throw SpawnError(description: "cannot start \(path): \(String(cString: strerror(result)))")

@@ -89,10 +89,11 @@ extension CommandRunner {
     }
 
     /// `expense sync --watch`: sync, then stay connected; pull on each `changed` and push local changes, reconnecting
-    /// with backoff.
+    /// with backoff. SIGINT or SIGTERM stops it after the step in progress: exit 0.
     private func watch(_ engine: SyncEngine) throws {
+        StopSignal.install()
         var wait: Duration = .milliseconds(200)
-        while true {
+        while StopSignal.requested == nil {
             do {
                 let connection = try engine.connect()
                 defer { connection.close() }
@@ -102,22 +103,24 @@ extension CommandRunner {
                 console.err("watching \(engine.remote.server) ledger \(engine.remote.ledger) (Ctrl-C stops)")
                 reportLine(report)
                 wait = .milliseconds(200)
-                while true {
+                while StopSignal.requested == nil {
                     // Local changes made meanwhile go out within a second.
                     let changed = try connection.waitForChange(timeout: .seconds(1))
                     let hasUnsent = try engine.ledger.hasUnsent()
-                    guard changed != nil || hasUnsent else { continue }
+                    guard changed != nil || hasUnsent, StopSignal.requested == nil else { continue }
                     var round = SyncEngine.Report()
                     try engine.run(on: connection, report: &round)
                     reportLine(round)
                 }
             } catch let error as SyncError {
                 guard case .unreachable(let reason) = error else { throw error }
+                guard StopSignal.requested == nil else { break }
                 console.err("disconnected (\(reason)); reconnecting in \(wait)")
-                SyncEngine.pause(wait)
+                StopSignal.pause(wait)
                 wait = min(wait * 2, .seconds(5))
             }
         }
+        console.err("stopped")
     }
 
     private func reportLine(_ report: SyncEngine.Report) {

@@ -93,4 +93,29 @@ import Glibc
         let status = try ann.succeed(["status", "--json"], environment: environment)
         #expect(status.contains(#""pending" : 0"#), "A still has unsynced changes: \(status)")
     }
+
+    /// Under `expensed --idle-timeout 1` a watcher that pings more often keeps its one connection, and still
+    /// gets changes. Without the pings the daemon would close it every second (`disconnected` on stderr).
+    @Test func watcherPingsToStayConnectedUnderAnIdleTimeout() throws {
+        let ann = try ExpenseProcess(), bob = try ExpenseProcess()
+        let data = ann.directory + "/data"
+        let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory, ["--idle-timeout", "1"])
+        defer { _ = daemon.stop() }
+        let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let environment = ["EXPENSE_SERVER": try daemon.addressText(), "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
+        let watcher = try WatcherProcess(client: ann, environment: environment.merging(["EXPENSE_WATCH_PING": "0.3"]) { $1 })
+        defer { _ = watcher.stop(SIGKILL) }
+        try #require(eventually { watcher.stderr.contains("watching ") || !watcher.isRunning },
+                     "the watcher never said it was watching; stderr: \(watcher.stderr)")
+        // Two and a half idle-timeouts of quiet: the daemon would have closed a silent connection by now.
+        let dropped = eventually(deadline: 2.5) { watcher.stderr.contains("disconnected") || !watcher.isRunning }
+        #expect(!dropped, "the idle watcher lost its connection; stderr: \(watcher.stderr)")
+        try bob.succeed(["add", "2", "misc", "--note", "while-idle"], environment: environment)
+        try bob.succeed(["sync"], environment: environment)
+        #expect(try eventually { try ann.run(["list", "--json"]).stdout.contains("while-idle") },
+                "B's expense never reached the idle watcher; stderr: \(watcher.stderr)")
+        let exit = watcher.stop(SIGTERM)
+        #expect(exit.code == 0, "the watcher ended with \(exit); stderr: \(watcher.stderr)")
+    }
 }

@@ -89,35 +89,54 @@ extension CommandRunner {
     }
 
     /// `expense sync --watch`: sync, then stay connected; pull on each `changed` and push local changes, reconnecting
-    /// with backoff.
+    /// with backoff. SIGINT or SIGTERM stops it after the step in progress: exit 0.
     private func watch(_ engine: SyncEngine) throws {
+        StopSignal.install()
         var wait: Duration = .milliseconds(200)
-        while true {
+        while StopSignal.requested == nil {
             do {
                 let connection = try engine.connect()
                 defer { connection.close() }
                 var report = SyncEngine.Report()
                 try engine.run(on: connection, report: &report)
-                _ = try connection.call(WatchRequest())
+                // A change that landed between that sync and `watch` gets no notification: the result tells it.
+                var watchHead: Int64? = try connection.call(WatchRequest()).cursor
                 console.err("watching \(engine.remote.server) ledger \(engine.remote.ledger) (Ctrl-C stops)")
                 reportLine(report)
                 wait = .milliseconds(200)
-                while true {
+                var quietSince = ContinuousClock.now
+                while StopSignal.requested == nil {
                     // Local changes made meanwhile go out within a second.
-                    let changed = try connection.waitForChange(timeout: .seconds(1))
-                    let hasUnsent = try engine.ledger.hasUnsent()
-                    guard changed != nil || hasUnsent else { continue }
+                    var head = try watchHead ?? connection.waitForChange(timeout: .seconds(1))
+                    watchHead = nil
+                    if head == nil, quietSince.duration(to: .now) >= pingInterval {
+                        // Keeps the connection open under `expensed --idle-timeout`, finds a dead one (no answer:
+                        // reconnect), and catches up should a notification ever be missed.
+                        head = try connection.call(PingRequest()).cursor
+                        quietSince = .now
+                    }
+                    // A `changed` for what was already pulled (this watcher's own push) needs no round.
+                    let behind = try head.map { $0 > (try engine.ledger.pullCursor()) } ?? false
+                    guard try behind || engine.ledger.hasUnsent(), StopSignal.requested == nil else { continue }
                     var round = SyncEngine.Report()
                     try engine.run(on: connection, report: &round)
                     reportLine(round)
+                    quietSince = .now
                 }
             } catch let error as SyncError {
                 guard case .unreachable(let reason) = error else { throw error }
+                guard StopSignal.requested == nil else { break }
                 console.err("disconnected (\(reason)); reconnecting in \(wait)")
-                SyncEngine.pause(wait)
+                StopSignal.pause(wait)
                 wait = min(wait * 2, .seconds(5))
             }
         }
+        console.err("stopped")
+    }
+
+    /// How long a watching connection stays quiet before a `ping` (`EXPENSE_WATCH_PING` seconds; default 15).
+    private var pingInterval: Duration {
+        .milliseconds(Int64((environment["EXPENSE_WATCH_PING"].flatMap(Double.init).map { max($0, 0.1) } ?? 15) * 1000))
     }
 
     private func reportLine(_ report: SyncEngine.Report) {

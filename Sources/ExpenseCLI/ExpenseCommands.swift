@@ -100,7 +100,7 @@ enum ExpenseCommands {
           77: wrong ledger or token.
         """,
         options: [.flag("json", help: "Print the result as JSON."),
-                  .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C stops).")])
+                  .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C or SIGTERM stops it, exit 0).")])
 
     static let status = CommandSpec(
         name: "status", abstract: "Show the remote, the last sync, pending changes and open conflicts.",

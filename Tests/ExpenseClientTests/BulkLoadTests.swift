@@ -35,6 +35,31 @@ import Testing
         #expect(try store.pendingMutations(limit: 10).first?.baseVersion == 2)
     }
 
+    /// A page longer than one multi-row INSERT (100 + 100 + 50 rows), an id twice in it in different statements.
+    @Test func aLongPageIsAppendedInFullAndPartialStatements() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteExpenseStore(path: directory.path + "/cache.sqlite")
+        let ledger = LocalLedger(store: store)
+        let twice = UUID()
+        var page: [Record] = []
+        for seq in Int64(1)...250 {
+            let id = seq == 11 || seq == 211 ? twice : UUID()
+            page.append(try record(id, amount: seq, version: seq == 211 ? 2 : 1, seq: seq, deleted: seq % 50 == 0))
+        }
+        #expect(try store.beginBulkLoad())
+        try ledger.apply(pulled: page, cursor: 250)
+        try store.endBulkLoad()
+        #expect(try store.liveCount() == 249 - 5)
+        #expect(try store.record(id: twice)?.expense.amount == 211)
+        for record in page where record.expense.id != twice {
+            let stored = try #require(try store.record(id: record.expense.id))
+            #expect(stored.expense == record.expense)
+            #expect(stored.deleted == record.deleted)
+            #expect(stored.baseVersion == record.version)
+        }
+        #expect(try ledger.pullCursor() == 250)
+    }
+
     @Test func aStoreHoldingAnythingLoadsRecordByRecord() throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteExpenseStore(path: directory.path + "/cache.sqlite")

@@ -24,6 +24,22 @@ public enum PullPageDecoder {
     public static func decode(_ line: [UInt8]) -> (id: RequestID, result: PullResult)? {
         decode(line[...])
     }
+
+    /// The cursor a pull response line announces for its next page, read from the line's end alone: the
+    /// cursor when the line ends `,"cursor":<digits>,"more":true}}` (as the daemon writes it), else `nil`.
+    ///
+    /// Only a guess, for asking for the next page before this one is decoded: the decoded page's own cursor
+    /// decides (a request sent on a wrong guess has its answer dropped).
+    public static func announcedCursor(_ line: [UInt8]) -> Int64? {
+        let suffix = Array(#","more":true}}"#.utf8)
+        let name = Array(#","cursor":"#.utf8)
+        guard line.count > suffix.count + name.count, line.suffix(suffix.count).elementsEqual(suffix) else { return nil }
+        var start = line.count - suffix.count
+        let end = start
+        while start > 0, line[start - 1] &- UInt8(ascii: "0") < 10, end - start < 19 { start -= 1 }
+        guard start < end, start >= name.count, line[(start - name.count)..<start].elementsEqual(name) else { return nil }
+        return Int64(String(decoding: line[start..<end], as: UTF8.self))
+    }
 }
 
 /// The scanner behind ``PullPageDecoder``: a cursor that expects one particular shape and gives up (`nil`)

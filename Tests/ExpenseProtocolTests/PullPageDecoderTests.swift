@@ -89,6 +89,26 @@ import Testing
         #expect(taken > 0)
     }
 
+    /// The cursor a line's end announces: only `,"cursor":<digits>,"more":true}}` gives one.
+    @Test func announcedCursorReadsOnlyTheLinesEnd() {
+        func cursor(_ text: String) -> Int64? { PullPageDecoder.announcedCursor(Array(text.utf8)) }
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":12345,"more":true}}"#) == 12345)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":0,"more":true}}"#) == 0)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":12345,"more":false}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":-1,"more":true}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":99999999999999999999,"more":true}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor": 5,"more":true}}"#) == nil)
+        #expect(cursor(#","cursor":,"more":true}}"#) == nil)
+        #expect(cursor(#"cursor":5,"more":true}}"#) == nil)
+        #expect(cursor("") == nil)
+        var random = PageGenerator(seed: 99)
+        for round in 0..<50 {
+            let line = random.responseLine(id: Int64(round), records: 3)
+            guard let page = PullPageDecoder.decode(line)?.result else { continue }
+            #expect(PullPageDecoder.announcedCursor(line) == (page.more ? page.cursor : nil))
+        }
+    }
+
     private func expectSameAsGeneral(_ line: [UInt8], _ fast: (id: RequestID, result: PullResult),
                                      sourceLocation: SourceLocation = #_sourceLocation) throws {
         let message = try RPCClientCodec.parse(line)

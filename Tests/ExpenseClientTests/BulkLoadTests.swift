@@ -1,4 +1,4 @@
-import ExpenseClient
+@testable import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -58,6 +58,21 @@ import Testing
             #expect(stored.baseVersion == record.version)
         }
         #expect(try ledger.pullCursor() == 250)
+    }
+
+    /// Listings walk the live day index in order (no table scan, no sort), after a bulk load as after migrations.
+    @Test func listingsWalkTheLiveDayIndex() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteExpenseStore(path: directory.path + "/cache.sqlite")
+        #expect(try store.beginBulkLoad())
+        try LocalLedger(store: store).apply(pulled: [try record(UUID(), amount: 5, version: 1, seq: 1)], cursor: 1)
+        try store.endBulkLoad()
+        let plan = try store.connection.prepare("""
+            EXPLAIN QUERY PLAN SELECT \(SQLiteStoreTransaction.recordColumns) FROM expense
+            WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3)
+            ORDER BY day, position
+            """).map { $0.text(3) }
+        #expect(plan == ["SEARCH expense USING INDEX expense_live_by_day (day>? AND day<?)"])
     }
 
     @Test func aStoreHoldingAnythingLoadsRecordByRecord() throws {

@@ -79,6 +79,8 @@ package protocol StoreTransaction: AnyObject {
     /// has a higher version. Only for a settled store (``isSettled()``): it is what ``LocalLedger``'s
     /// `refresh` would compute when an expense has no queue entry and no conflict.
     func putSettled(_ record: Record) throws
+    /// ``putSettled(_:)`` for each record of a pulled page, in order.
+    func putSettled(_ records: [Record]) throws
 
     /// The queue entries of one expense, in queue order.
     func pending(for id: UUID) throws -> [PendingMutation]
@@ -101,6 +103,11 @@ package protocol StoreTransaction: AnyObject {
 }
 
 extension StoreTransaction {
+    /// One record after the other.
+    package func putSettled(_ records: [Record]) throws {
+        for record in records { try putSettled(record) }
+    }
+
     /// The first `limit` queue entries, in queue order.
     package func pending(limit: Int) throws -> [PendingMutation] { try pending(after: 0, limit: limit) }
 }

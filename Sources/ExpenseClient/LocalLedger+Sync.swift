@@ -148,7 +148,7 @@ extension LocalLedger {
     package func apply(pulled changes: [Record], cursor: Int64) throws {
         try store.write { transaction in
             if try transaction.isSettled() {
-                for record in changes { try transaction.putSettled(record) }
+                try transaction.putSettled(changes)
                 try transaction.setMetaValue(String(cursor), for: .pullCursor)
                 return
             }

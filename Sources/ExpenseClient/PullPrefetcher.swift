@@ -4,8 +4,10 @@ import Foundation
 /// Pull pages read and decoded on a thread of its own while the caller stores the previous page: on two cores
 /// the daemon encodes, this thread decodes and the caller writes SQLite at the same time.
 ///
-/// The reader keeps one request in flight and at most ``capacity`` decoded pages waiting. ``finish()`` (also
-/// after an error on either side) stops it and waits until it has let go of the connection.
+/// The reader sends the request for the next page as soon as a page's line has arrived (on the cursor the
+/// line's end announces, ``PullPageDecoder/announcedCursor(_:)``), then decodes it: at most two requests in
+/// flight and at most ``capacity`` decoded pages waiting. ``finish()`` (also after an error on either side)
+/// stops it and waits until it has let go of the connection.
 final class PullPrefetcher: @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `connection` is touched only by the reader thread, from `init` until the
     // thread signals `done`; `finish()` waits for `done` before returning, and the owner uses the connection
@@ -53,13 +55,35 @@ final class PullPrefetcher: @unchecked Sendable {
 
     private func read(since start: Int64, limit: Int) {
         var cursor = start
+        // The request for the next page, sent as soon as this page's line arrived (on the cursor its end
+        // announces), so the daemon encodes the next page while this thread decodes this one.
+        var ahead: (id: Int64, since: Int64)?
+        var failed = false
         while true {
             let result: Result<PullResult, SyncError>
             do throws(SyncError) {
-                let id = try connection.send(PullParams(since: cursor, limit: limit))
-                result = .success(try connection.receive(PullParams.self, id: id))
+                let request: (id: Int64, since: Int64)
+                if let sent = ahead {
+                    request = sent
+                } else {
+                    request = (try connection.send(PullParams(since: cursor, limit: limit)), cursor)
+                }
+                ahead = nil
+                let page = try connection.receive(PullParams.self, id: request.id) { line in
+                    guard ahead == nil, let next = PullPageDecoder.announcedCursor(line),
+                          let id = try? connection.send(PullParams(since: next, limit: limit)) else { return }
+                    ahead = (id, next)
+                }
+                if let guess = ahead, !page.more || guess.since != page.cursor {
+                    // The line's end announced another cursor than the page holds (never with this daemon):
+                    // the answer to that request is read and dropped.
+                    ahead = nil
+                    try connection.discardAnswer(id: guess.id)
+                }
+                result = .success(page)
             } catch {
                 result = .failure(error)
+                failed = true
             }
             condition.lock()
             while pages.count >= Self.capacity && !stopped { condition.wait() }
@@ -81,6 +105,9 @@ final class PullPrefetcher: @unchecked Sendable {
             condition.unlock()
             if last { break }
         }
+        // Stopped early with a request ahead: its answer is read, so the connection is left in step. (After a
+        // failure the connection is not used again: the sync closes it.)
+        if let guess = ahead, !failed { try? connection.discardAnswer(id: guess.id) }
         condition.lock()
         ended = true
         condition.broadcast()

@@ -106,13 +106,21 @@ extension SQLiteExpenseStore {
         """
         DROP INDEX IF EXISTS expense_by_category;
         """,
+        // 6: listings and summaries only read live expenses (`WHERE deleted = 0`), so the day index holds only
+        // those, keyed (day, position). Building it sorts on day first: the old key began with `deleted`, equal
+        // in almost every row, which cost a first sync of 1,000,000 expenses ~0.25 s more to build.
+        """
+        DROP INDEX IF EXISTS expense_by_day;
+        CREATE INDEX IF NOT EXISTS expense_live_by_day ON expense(day, position) WHERE deleted = 0;
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the
     /// latest migration.
     static let bulkIndexes: [(name: String, table: String, definition: String)] = [
         ("expense_by_id", "expense", "CREATE UNIQUE INDEX IF NOT EXISTS expense_by_id ON expense(id)"),
-        ("expense_by_day", "expense", "CREATE INDEX IF NOT EXISTS expense_by_day ON expense(deleted, day, position)"),
+        ("expense_live_by_day", "expense",
+         "CREATE INDEX IF NOT EXISTS expense_live_by_day ON expense(day, position) WHERE deleted = 0"),
         // server_copy_by_id is not dropped: a bulk load writes no server_copy rows (migration 4). A store marked by
         // an older version (which dropped it) gets it back here.
         ("server_copy_by_id", "server_copy", "CREATE UNIQUE INDEX IF NOT EXISTS server_copy_by_id ON server_copy(id)"),

@@ -93,19 +93,12 @@ final class SQLiteStoreTransaction: StoreTransaction {
     /// The record becomes the expense row itself (with its `seq`), replacing a server_copy row of a version no
     /// higher; a stored copy of a higher version wins and nothing changes.
     func putSettled(_ record: Record) throws {
-        let expense = record.expense
-        let values: [SQLiteValue] = [
-            .text(expense.idString), .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
-            SQLiteValue(expense.date.ordinal), .text(expense.note), .integer(record.version), SQLiteValue(record.deleted),
-            .integer(record.seq),
-        ]
         if bulkLoading {
-            try connection.cached("""
-                INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                """).run(values)
+            try putSettled([record])
             return
         }
+        var values: [SQLiteValue] = []
+        Self.appendSettledValues(of: record, to: &values)
         let newer = try connection.cached("""
             SELECT EXISTS (SELECT 1 FROM server_copy WHERE id = ?1 AND version > ?2)
                 OR EXISTS (SELECT 1 FROM expense WHERE id = ?1 AND seq IS NOT NULL AND base_version > ?2)
@@ -119,6 +112,52 @@ final class SQLiteStoreTransaction: StoreTransaction {
                 category = excluded.category, day = excluded.day, note = excluded.note,
                 base_version = excluded.base_version, deleted = excluded.deleted, seq = excluded.seq
             """).run(values)
+    }
+
+    /// In a bulk load the rows are appended ``bulkRowsPerInsert`` per statement: SQLite then opens its cursor,
+    /// finds the table's end and resets once per hundred rows instead of once per row. Otherwise one by one.
+    func putSettled(_ records: [Record]) throws {
+        guard bulkLoading else {
+            for record in records { try putSettled(record) }
+            return
+        }
+        var start = records.startIndex
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(Self.bulkRowsPerInsert * Self.settledColumnCount)
+        while start < records.endIndex {
+            let end = min(start + Self.bulkRowsPerInsert, records.endIndex)
+            values.removeAll(keepingCapacity: true)
+            for record in records[start..<end] { Self.appendSettledValues(of: record, to: &values) }
+            let sql = end - start == Self.bulkRowsPerInsert ? Self.bulkInsertSQL : Self.bulkInsertSQL(rows: end - start)
+            try connection.cached(sql).run(values)
+            start = end
+        }
+    }
+
+    /// The bound values of ``putSettled(_:)``, in the order of its INSERT's columns.
+    private static func appendSettledValues(of record: Record, to values: inout [SQLiteValue]) {
+        let expense = record.expense
+        values.append(.text(expense.idString))
+        values.append(.integer(expense.amount))
+        values.append(.text(expense.currency.code))
+        values.append(.text(expense.category))
+        values.append(SQLiteValue(expense.date.ordinal))
+        values.append(.text(expense.note))
+        values.append(.integer(record.version))
+        values.append(SQLiteValue(record.deleted))
+        values.append(.integer(record.seq))
+    }
+
+    private static let settledColumnCount = 9
+    /// 900 bound values a statement, far below SQLite's limit of 32,766.
+    static let bulkRowsPerInsert = 100
+    private static let bulkInsertSQL = bulkInsertSQL(rows: bulkRowsPerInsert)
+
+    /// `INSERT INTO expense(…) VALUES (?, …), …` for `rows` rows, in ``appendSettledValues(of:to:)``'s order.
+    private static func bulkInsertSQL(rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: settledColumnCount).joined(separator: ", ") + ")"
+        return "INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     // MARK: - Outbox

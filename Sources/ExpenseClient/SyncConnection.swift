@@ -65,8 +65,23 @@ package final class SyncConnection {
 
     /// Waits for the answer to the request `id` sent by ``send(_:)``.
     package func receive<Request: RPCMethodRequest>(_ type: Request.Type, id: Int64) throws(SyncError) -> Request.Response {
+        try receive(type, id: id, peek: { _ in })
+    }
+
+    /// ``receive(_:id:)``, showing `peek` each line as it arrives, before it is decoded (the pull reader sends
+    /// its next request from there, so the daemon encodes the next page while this side decodes this one).
+    package func receive<Request: RPCMethodRequest>(_ type: Request.Type, id: Int64,
+                                                    peek: ([UInt8]) -> Void) throws(SyncError) -> Request.Response {
         while true {
-            let message = try readMessage(timeout: timeout)
+            let line = try readLine(timeout: timeout)
+            peek(line)
+            // A pull page (a first sync reads a hundred of 10,000 records) is read straight into records when it
+            // has the expected shape; anything else, errors included, takes the general path below.
+            if Request.self == PullParams.self, let (responseId, page) = PullPageDecoder.decode(line),
+               responseId == RequestID(id), let result = page as? Request.Response {
+                return result
+            }
+            let message = try interpret(line)
             guard case .response(let responseId, _) = message else { continue }
             guard responseId == RequestID(id) || responseId == nil else {
                 throw .protocolError("the daemon answered request \(responseId?.description ?? "null") instead of \(id)")
@@ -85,6 +100,18 @@ package final class SyncConnection {
                     throw .protocolError("cannot read the answer to \(Request.method): \(decoding)")
                 }
             }
+        }
+    }
+
+    /// Reads the answer to the request `id` and drops it, whatever it holds (a request sent on a wrong guess).
+    /// - Throws: ``SyncError/unreachable(_:)``; ``SyncError/protocolError(_:)`` when another request is answered.
+    package func discardAnswer(id: Int64) throws(SyncError) {
+        while true {
+            guard case .response(let responseId, _) = try readMessage(timeout: timeout) else { continue }
+            guard responseId == RequestID(id) || responseId == nil else {
+                throw .protocolError("the daemon answered request \(responseId?.description ?? "null") instead of \(id)")
+            }
+            return
         }
     }
 
@@ -109,6 +136,11 @@ package final class SyncConnection {
 
     /// Reads one message, setting notifications aside.
     private func readMessage(timeout: Duration?) throws(SyncError) -> RPCIncoming {
+        try interpret(try readLine(timeout: timeout))
+    }
+
+    /// Reads one line.
+    private func readLine(timeout: Duration?) throws(SyncError) -> [UInt8] {
         let line: [UInt8]?
         do { line = try connection.readLine(timeout: timeout) } catch .timedOut {
             throw .unreachable(Self.timedOutText)
@@ -116,6 +148,11 @@ package final class SyncConnection {
             throw .unreachable("the connection to \(connection.address) broke: \(error)")
         }
         guard let line else { throw .unreachable("the server at \(connection.address) closed the connection") }
+        return line
+    }
+
+    /// Parses one line, setting notifications aside.
+    private func interpret(_ line: [UInt8]) throws(SyncError) -> RPCIncoming {
         let message: RPCIncoming
         do { message = try RPCClientCodec.parse(line) } catch {
             throw .protocolError("cannot read the daemon's message: \(error)")

@@ -143,12 +143,16 @@ package struct SyncEngine {
         // encoding, this side's decoding and the writes overlap. The stored cursor only moves with a stored page.
         let pages = PullPrefetcher(connection: connection, since: try ledger.pullCursor(), limit: pullLimit)
         defer { pages.finish() }
-        while let page = try pages.next() {
+        var waited = Duration.zero
+        while true {
+            let asked = clock.now
+            guard let page = try pages.next() else { break }
+            waited += clock.now - asked
             try ledger.apply(pulled: page.changes, cursor: page.cursor)
             pulled += page.changes.count
         }
         report.pulled += pulled
-        log("pull: \(pulled) records in \(clock.now - began)\(bulk ? " (bulk load)" : "")")
+        log("pull: \(pulled) records in \(clock.now - began)\(bulk ? " (bulk load)" : ""), \(waited) of it waiting for pages")
         if bulk {
             let indexing = clock.now
             try ledger.store.endBulkLoad()

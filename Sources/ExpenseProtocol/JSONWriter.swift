@@ -174,38 +174,49 @@ public struct JSONWriter: Sendable {
     /// Writes a UUID as lower-case text, the way ids are written everywhere on the wire.
     public mutating func uuid(_ value: UUID) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
         let hex: StaticString = "0123456789abcdef"
-        withUnsafeBytes(of: value.uuid) { raw in
-            for index in 0..<16 {
-                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(hex.utf8Start[Int(raw[index] >> 4)])
-                bytes.append(hex.utf8Start[Int(raw[index] & 0xF)])
+        var scratch: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes for `"` + 36 + `"`
+        withUnsafeMutableBytes(of: &scratch) { out in
+            out[0] = UInt8(ascii: "\"")
+            var offset = 1
+            withUnsafeBytes(of: value.uuid) { raw in
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[offset] = UInt8(ascii: "-")
+                        offset += 1
+                    }
+                    out[offset] = hex.utf8Start[Int(raw[index] >> 4)]
+                    out[offset + 1] = hex.utf8Start[Int(raw[index] & 0xF)]
+                    offset += 2
+                }
             }
+            out[offset] = UInt8(ascii: "\"")
+            bytes.append(contentsOf: out[0...offset])  // one append: pull pages write 10,000 ids
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Writes a day as the string `"YYYY-MM-DD"` without building a `String` (years are 1900 … 9999).
     public mutating func day(year: Int, month: Int, day: Int) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        appendDigits(year, width: 4)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(month, width: 2)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(day, width: 2)
-        bytes.append(UInt8(ascii: "\""))
+        var scratch: (UInt64, UInt64) = (0, 0)  // 16 bytes for the 12 of `"YYYY-MM-DD"`
+        withUnsafeMutableBytes(of: &scratch) { out in
+            out[0] = UInt8(ascii: "\"")
+            Self.digits(year, width: 4, into: out, at: 1)
+            out[5] = UInt8(ascii: "-")
+            Self.digits(month, width: 2, into: out, at: 6)
+            out[8] = UInt8(ascii: "-")
+            Self.digits(day, width: 2, into: out, at: 9)
+            out[11] = UInt8(ascii: "\"")
+            bytes.append(contentsOf: out[0..<12])
+        }
     }
 
-    private mutating func appendDigits(_ value: Int, width: Int) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
+    /// Writes `value` as exactly `width` decimal digits (zero-padded) at `offset`.
+    private static func digits(_ value: Int, width: Int, into out: UnsafeMutableRawBufferPointer, at offset: Int) {
         var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor % 10))
-            rest %= divisor
-            divisor /= 10
+        for position in stride(from: offset + width - 1, through: offset, by: -1) {
+            out[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
         }
     }
 

@@ -47,6 +47,9 @@ extension PullResult: RPCResult {
         writer.endObject()
     }
 
+    /// A record is about 200 bytes (a 36-byte id, nine member names, a short category and note).
+    public var encodedSizeHint: Int { 64 + changes.count * 256 }
+
     public init(json: JSONValue) throws(ProtocolDecodingError) {
         let reader = try ResultReader(json, path: "result")
         let elements = try reader.array("changes")

@@ -19,6 +19,13 @@ public protocol RPCResult: Sendable {
     /// Reads the result value (client side).
     /// - Throws: ``ProtocolDecodingError`` naming the member.
     init(json: JSONValue) throws(ProtocolDecodingError)
+    /// About how many bytes ``write(to:)`` writes, so the response buffer is reserved once, not grown by copies.
+    var encodedSizeHint: Int { get }
+}
+
+extension RPCResult {
+    /// Small results: the response writer's default reservation.
+    public var encodedSizeHint: Int { 128 }
 }
 
 extension RPCMethodRequest {

@@ -16,7 +16,7 @@ public enum RPCResponse {
 
     /// A success response carrying a typed result.
     public static func success<Result: RPCResult>(id: RequestID?, result: Result) -> [UInt8] {
-        success(id: id) { writer in result.write(to: &writer) }
+        success(id: id, capacity: result.encodedSizeHint + 64) { writer in result.write(to: &writer) }
     }
 
     /// A success response carrying any JSON value.

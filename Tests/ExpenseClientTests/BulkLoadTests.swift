@@ -1,4 +1,4 @@
-import ExpenseClient
+@testable import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -33,6 +33,46 @@ import Testing
         let edited = try ledger.edit(try ledger.find(String(a.uuidString.prefix(8))), changes: ExpenseDraft(note: "changed"))
         #expect(edited.note == "changed")
         #expect(try store.pendingMutations(limit: 10).first?.baseVersion == 2)
+    }
+
+    /// A page longer than one multi-row INSERT (100 + 100 + 50 rows), an id twice in it in different statements.
+    @Test func aLongPageIsAppendedInFullAndPartialStatements() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteExpenseStore(path: directory.path + "/cache.sqlite")
+        let ledger = LocalLedger(store: store)
+        let twice = UUID()
+        var page: [Record] = []
+        for seq in Int64(1)...250 {
+            let id = seq == 11 || seq == 211 ? twice : UUID()
+            page.append(try record(id, amount: seq, version: seq == 211 ? 2 : 1, seq: seq, deleted: seq % 50 == 0))
+        }
+        #expect(try store.beginBulkLoad())
+        try ledger.apply(pulled: page, cursor: 250)
+        try store.endBulkLoad()
+        #expect(try store.liveCount() == 249 - 5)
+        #expect(try store.record(id: twice)?.expense.amount == 211)
+        for record in page where record.expense.id != twice {
+            let stored = try #require(try store.record(id: record.expense.id))
+            #expect(stored.expense == record.expense)
+            #expect(stored.deleted == record.deleted)
+            #expect(stored.baseVersion == record.version)
+        }
+        #expect(try ledger.pullCursor() == 250)
+    }
+
+    /// Listings walk the live day index in order (no table scan, no sort), after a bulk load as after migrations.
+    @Test func listingsWalkTheLiveDayIndex() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteExpenseStore(path: directory.path + "/cache.sqlite")
+        #expect(try store.beginBulkLoad())
+        try LocalLedger(store: store).apply(pulled: [try record(UUID(), amount: 5, version: 1, seq: 1)], cursor: 1)
+        try store.endBulkLoad()
+        let plan = try store.connection.prepare("""
+            EXPLAIN QUERY PLAN SELECT \(SQLiteStoreTransaction.recordColumns) FROM expense
+            WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3)
+            ORDER BY day, position
+            """).map { $0.text(3) }
+        #expect(plan == ["SEARCH expense USING INDEX expense_live_by_day (day>? AND day<?)"])
     }
 
     @Test func aStoreHoldingAnythingLoadsRecordByRecord() throws {

@@ -1,0 +1,285 @@
+import ExpenseCore
+
+/// Reads a `pull` response line straight into ``Record``s, without building the `JSONValue` tree (a
+/// dictionary per record) that the general path builds: a first sync reads a million records this way.
+///
+/// The contract, which `PullPageDecoderTests` checks on random pages: for any line, ``decode(_:)`` returns
+/// either `nil` or exactly what the general path (``RPCClientCodec/parse(_:)-(ArraySlice<UInt8>)`` then
+/// ``RPCIncoming/decodeResult(as:)`` with ``PullResult``) returns for that line, with the response's id.
+/// It returns `nil` for anything it does not expect — a notification, an error response, a string id,
+/// unknown, repeated or escaped member names, a number with a fraction or an exponent, a record the core's
+/// validator refuses — and the caller then takes the general path, which yields the same result or the
+/// precise error. Strings go through the general parser's own string reader (escapes, UTF-8 checks), and
+/// records through ``ExpenseCore/ExpenseValidator/validate(_:)`` like ``Record/init(json:path:)``.
+public enum PullPageDecoder {
+    /// The id and result of a successful `pull` response, or `nil` (use the general path).
+    public static func decode(_ line: ArraySlice<UInt8>) -> (id: RequestID, result: PullResult)? {
+        line.withUnsafeBufferPointer { buffer in
+            var scanner = PullPageScanner(reader: JSONReader(bytes: buffer))
+            return scanner.response()
+        }
+    }
+
+    /// ``decode(_:)`` over a whole array.
+    public static func decode(_ line: [UInt8]) -> (id: RequestID, result: PullResult)? {
+        decode(line[...])
+    }
+
+    /// The cursor a pull response line announces for its next page, read from the line's end alone: the
+    /// cursor when the line ends `,"cursor":<digits>,"more":true}}` (as the daemon writes it), else `nil`.
+    ///
+    /// Only a guess, for asking for the next page before this one is decoded: the decoded page's own cursor
+    /// decides (a request sent on a wrong guess has its answer dropped).
+    public static func announcedCursor(_ line: [UInt8]) -> Int64? {
+        let suffix = Array(#","more":true}}"#.utf8)
+        let name = Array(#","cursor":"#.utf8)
+        guard line.count > suffix.count + name.count, line.suffix(suffix.count).elementsEqual(suffix) else { return nil }
+        var start = line.count - suffix.count
+        let end = start
+        while start > 0, line[start - 1] &- UInt8(ascii: "0") < 10, end - start < 19 { start -= 1 }
+        guard start < end, start >= name.count, line[(start - name.count)..<start].elementsEqual(name) else { return nil }
+        return Int64(String(decoding: line[start..<end], as: UTF8.self))
+    }
+}
+
+/// The scanner behind ``PullPageDecoder``: a cursor that expects one particular shape and gives up (`nil`)
+/// at the first byte that does not fit it.
+struct PullPageScanner {
+    var reader: JSONReader
+
+    /// `{"jsonrpc":"2.0","id":<integer>,"result":{…}}`, members in any order, whitespace anywhere JSON allows.
+    mutating func response() -> (id: RequestID, result: PullResult)? {
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        var version = false
+        var id: RequestID?
+        var result: PullResult?
+        repeat {
+            guard let name = memberName() else { return nil }
+            switch name {
+            case .jsonrpc:
+                guard !version, peek == UInt8(ascii: "\""), (try? reader.parseString()) == "2.0" else { return nil }
+                version = true
+            case .id:
+                guard id == nil, let text = integerText() else { return nil }
+                id = .number(JSONNumber(text: text))
+            case .result:
+                guard result == nil, let page = pullResult() else { return nil }
+                result = page
+            default:
+                return nil
+            }
+        } while consume(UInt8(ascii: ","))
+        guard consume(UInt8(ascii: "}")), version, let id, let result else { return nil }
+        reader.skipWhitespace()
+        guard reader.index == reader.bytes.count else { return nil }
+        return (id, result)
+    }
+
+    /// `{"changes":[…],"cursor":<integer>,"more":<bool>}`, members in any order.
+    mutating func pullResult() -> PullResult? {
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        var changes: [Record]?
+        var cursor: Int64?
+        var more: Bool?
+        repeat {
+            guard let name = memberName() else { return nil }
+            switch name {
+            case .changes:
+                guard changes == nil, let records = records() else { return nil }
+                changes = records
+            case .cursor:
+                guard cursor == nil, let value = integer() else { return nil }
+                cursor = value
+            case .more:
+                guard more == nil, let flag = boolean() else { return nil }
+                more = flag
+            default:
+                return nil
+            }
+        } while consume(UInt8(ascii: ","))
+        guard consume(UInt8(ascii: "}")), let changes, let cursor, let more else { return nil }
+        return PullResult(changes: changes, cursor: cursor, more: more)
+    }
+
+    /// `[record, …]`.
+    mutating func records() -> [Record]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
+        var records: [Record] = []
+        if consume(UInt8(ascii: "]")) { return records }
+        records.reserveCapacity(PullParams.limitRange.upperBound)
+        repeat {
+            guard let record = record() else { return nil }
+            records.append(record)
+        } while consume(UInt8(ascii: ","))
+        guard consume(UInt8(ascii: "]")) else { return nil }
+        return records
+    }
+
+    /// One record object: all nine members, each once, in any order; validated like ``Record/init(json:path:)``.
+    mutating func record() -> Record? {
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        var draft = ExpenseDraft()
+        var version: Int64?
+        var seq: Int64?
+        var deleted: Bool?
+        repeat {
+            guard let name = memberName() else { return nil }
+            switch name {
+            case .id:
+                guard draft.id == nil, let text = string() else { return nil }
+                draft.id = text
+            case .amount:
+                guard draft.amount == nil, let value = integer() else { return nil }
+                draft.amount = value
+            case .currency:
+                guard draft.currency == nil, let text = string() else { return nil }
+                draft.currency = text
+            case .category:
+                guard draft.category == nil, let text = string() else { return nil }
+                draft.category = text
+            case .date:
+                guard draft.date == nil, let text = string() else { return nil }
+                draft.date = text
+            case .note:
+                guard draft.note == nil, let text = string() else { return nil }
+                draft.note = text
+            case .version:
+                guard version == nil, let value = integer() else { return nil }
+                version = value
+            case .seq:
+                guard seq == nil, let value = integer() else { return nil }
+                seq = value
+            case .deleted:
+                guard deleted == nil, let flag = boolean() else { return nil }
+                deleted = flag
+            default:
+                return nil
+            }
+        } while consume(UInt8(ascii: ","))
+        // The general path requires every member (a missing note is an error there, not the empty note).
+        guard consume(UInt8(ascii: "}")), draft.id != nil, draft.amount != nil, draft.currency != nil,
+              draft.category != nil, draft.date != nil, draft.note != nil,
+              let version, version >= 1, let seq, seq >= 0, let deleted,
+              let expense = try? ExpenseValidator.validate(draft) else { return nil }
+        return Record(expense: expense, version: version, seq: seq, deleted: deleted)
+    }
+
+    // MARK: - Tokens
+
+    /// The member names this scanner knows; any other name is `nil` (and so the general path).
+    enum Name {
+        case jsonrpc, id, result, changes, cursor, more, amount, category, currency, date, deleted, note, seq, version
+    }
+
+    /// `"name"` then `:`. A name with an escape or a byte outside printable ASCII is not one of ours as written.
+    mutating func memberName() -> Name? {
+        reader.skipWhitespace()
+        guard peek == UInt8(ascii: "\"") else { return nil }
+        let bytes = reader.bytes
+        reader.index += 1
+        let start = reader.index
+        while reader.index < bytes.count, bytes[reader.index] != UInt8(ascii: "\"") {
+            guard bytes[reader.index] >= 0x20, bytes[reader.index] < 0x80, bytes[reader.index] != UInt8(ascii: "\\") else {
+                return nil
+            }
+            reader.index += 1
+        }
+        guard reader.index < bytes.count else { return nil }
+        let name = UnsafeBufferPointer(rebasing: bytes[start..<reader.index])
+        reader.index += 1
+        guard consume(UInt8(ascii: ":")) else { return nil }
+        reader.skipWhitespace()
+        return Self.name(name)
+    }
+
+    private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
+        for (text, name) in names where text.utf8CodeUnitCount == bytes.count {
+            if (0..<bytes.count).allSatisfy({ text.utf8Start[$0] == bytes[$0] }) { return name }
+        }
+        return nil
+    }
+
+    private static let names: [(StaticString, Name)] = [
+        ("id", .id), ("amount", .amount), ("currency", .currency), ("category", .category), ("date", .date),
+        ("note", .note), ("version", .version), ("seq", .seq), ("deleted", .deleted), ("changes", .changes),
+        ("cursor", .cursor), ("more", .more), ("jsonrpc", .jsonrpc), ("result", .result),
+    ]
+
+    /// A string value, read by the general parser's string reader.
+    mutating func string() -> String? {
+        guard peek == UInt8(ascii: "\"") else { return nil }
+        return try? reader.parseString()
+    }
+
+    /// The text of an integer exactly as ``JSONNumber/int64`` would accept it (`-`? then `0` or a non-zero
+    /// digit and digits), fitting `Int64`; a fraction, an exponent or anything else is `nil`.
+    mutating func integerText() -> String? {
+        let start = reader.index
+        guard integer(skippingWhitespace: false) != nil else { return nil }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: reader.bytes[start..<reader.index]), as: UTF8.self)
+        reader.skipWhitespace()
+        return text
+    }
+
+    /// See ``integerText()``.
+    mutating func integer(skippingWhitespace: Bool = true) -> Int64? {
+        let bytes = reader.bytes
+        var index = reader.index
+        let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let first = index
+        var magnitude: UInt64 = 0
+        while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+            let (shifted, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = shifted.addingReportingOverflow(UInt64(bytes[index] &- UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            magnitude = sum
+            index += 1
+        }
+        let digits = index - first
+        guard digits > 0, digits == 1 || bytes[first] != UInt8(ascii: "0") else { return nil }
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
+        let value: Int64
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            value = magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+        } else {
+            guard magnitude <= UInt64(Int64.max) else { return nil }
+            value = Int64(magnitude)
+        }
+        reader.index = index
+        if skippingWhitespace { reader.skipWhitespace() }
+        return value
+    }
+
+    /// `true` or `false`.
+    mutating func boolean() -> Bool? {
+        if literal("true") { return true }
+        if literal("false") { return false }
+        return nil
+    }
+
+    private mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard reader.index + count <= reader.bytes.count,
+              (0..<count).allSatisfy({ reader.bytes[reader.index + $0] == text.utf8Start[$0] }) else { return false }
+        reader.index += count
+        reader.skipWhitespace()
+        return true
+    }
+
+    private var peek: UInt8? { reader.index < reader.bytes.count ? reader.bytes[reader.index] : nil }
+
+    /// Skips whitespace, then takes `byte` if it is next. (Never whitespace after it: `byte` may open a string.)
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        reader.skipWhitespace()
+        guard peek == byte else { return false }
+        reader.index += 1
+        return true
+    }
+}

@@ -1,0 +1,182 @@
+import ExpenseCore
+import Foundation
+import Testing
+@testable import ExpenseProtocol
+
+/// The fast pull-page decoder against the general path (`RPCClientCodec.parse` then `decodeResult`): on every
+/// line it returns nil or exactly the general path's id and result.
+@Suite struct PullPageDecoderTests {
+    /// Random pages written by the daemon's own encoder (escapes, Unicode, tombstones, empty pages) are all taken
+    /// by the fast path, and give what the general path gives.
+    @Test func randomPagesDecodeLikeTheGeneralPath() throws {
+        var random = PageGenerator(seed: 20_261_130)
+        for round in 0..<300 {
+            let line = random.responseLine(id: Int64(round), records: Int.random(in: 0...40, using: &random.generator))
+            let fast = try #require(PullPageDecoder.decode(line), "round \(round): \(String(decoding: line, as: UTF8.self))")
+            try expectSameAsGeneral(line, fast)
+        }
+    }
+
+    /// Hand-written lines the fast path takes: whitespace, other member orders, escapes in values, upper-case ids.
+    @Test(arguments: [
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":0,"more":false}}"#,
+        #" { "id" : 7 , "result" : { "more" : true , "cursor" : 12 , "changes" : [ ] } , "jsonrpc" : "2.0" } "#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[{"version":2,"seq":3,"note":"caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \n\t","id":"6F9619FF-8B86-D011-B42D-00CF4FC964FF","deleted":true,"date":"2026-11-30","currency":"EUR","category":"  food\u0020","amount":1250}],"cursor":3,"more":false}}"#,
+        "{\"jsonrpc\":\"2.0\",\"id\":-0,\"result\":{\"changes\":[{\"amount\":1,\"category\":\"日本 é\",\"currency\":\"JPY\",\"date\":\"1900-01-01\",\"deleted\":false,\"id\":\"6f9619ff-8b86-d011-b42d-00cf4fc964ff\",\"note\":\"\",\"seq\":0,\"version\":1}],\"cursor\":9223372036854775807,\"more\":false}}\r\n",
+    ])
+    func acceptedVariants(_ text: String) throws {
+        let line = Array(text.utf8)
+        let fast = try #require(PullPageDecoder.decode(line))
+        try expectSameAsGeneral(line, fast)
+    }
+
+    /// Lines the fast path leaves to the general path (which may take or refuse them): it never answers differently.
+    @Test(arguments: [
+        #"{"jsonrpc":"2.0","id":7,"error":{"code":-32001,"message":"no","data":{"reason":"unauthorized"}}}"#,
+        #"{"jsonrpc":"2.0","method":"changed","params":{"cursor":3}}"#,
+        #"{"jsonrpc":"2.0","id":"7","result":{"changes":[],"cursor":0,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":0,"more":false,"extra":1}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":0,"more":false},"x":null}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":0,"more":false,"more":true}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"ch\u0061nges":[],"cursor":0,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":1.0,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":1e3,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":01,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":9223372036854775808,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":0,"more":false}} x"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[],"cursor":0,"more":false}"#,
+        #"{"jsonrpc":"1.0","id":7,"result":{"changes":[],"cursor":0,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[{"amount":0,"category":"food","currency":"EUR","date":"2026-11-30","deleted":false,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","note":"","seq":1,"version":1}],"cursor":1,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[{"amount":5,"category":"food","currency":"EUR","date":"2026-11-30","deleted":false,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","seq":1,"version":1}],"cursor":1,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[{"amount":5,"category":"food","currency":"EUR","date":"2026-11-30","deleted":false,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","note":"\u0001","seq":1,"version":1}],"cursor":1,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[{"amount":5,"category":"food","currency":"EUR","date":"2026-11-30","deleted":false,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","note":"","seq":1,"version":0}],"cursor":1,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[{"amount":5,"category":"food","currency":"EUR","date":"2026-11-30","deleted":false,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","note":"","seq":-1,"version":1}],"cursor":1,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[{"amount":5,"category":"food","currency":"EUR","date":"2026-11-30","deleted":false,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","note":"","seq":1,"version":1,"extra":true}],"cursor":1,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[{"amount":5,"category":"food","currency":"EUR","date":"2026-11-30","deleted":0,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","note":"","seq":1,"version":1}],"cursor":1,"more":false}}"#,
+        #"{"jsonrpc":"2.0","id":7,"result":{"changes":[{"amount":5,"category":"food","currency":"EUR","date":"2026-11-30","deleted":false,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964f","note":"","seq":1,"version":1}],"cursor":1,"more":false}}"#,
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"changes\":[],\"cursor\":0,\"more\":false,\"x\":\"\u{FFFD}\"}}",
+    ])
+    func leftToTheGeneralPath(_ text: String) throws {
+        let line = Array(text.utf8)
+        #expect(PullPageDecoder.decode(line) == nil)
+    }
+
+    /// Random byte edits of valid lines (invalid UTF-8, broken escapes, cut numbers, stray characters): whenever
+    /// the fast path answers, the general path answers the same.
+    @Test func mutatedPagesNeverDisagree() throws {
+        var random = PageGenerator(seed: 7_777)
+        let alphabet = Array(#"{}[]":,.-+eE0123456789 \tnutrfalsu"#.utf8) + [0x0A, 0x09, 0x0D, 0x20, 0x00, 0x80, 0xC3, 0xA9, 0xED, 0xF4, 0xFF]
+        var taken = 0
+        for round in 0..<5_000 {
+            var line = random.responseLine(id: Int64(round), records: Int.random(in: 0...3, using: &random.generator))
+            for _ in 0..<Int.random(in: 1...3, using: &random.generator) {
+                let position = Int.random(in: 0..<line.count, using: &random.generator)
+                let byte = alphabet.randomElement(using: &random.generator) ?? 0
+                switch Int.random(in: 0..<3, using: &random.generator) {
+                case 0: line[position] = byte
+                case 1: line.insert(byte, at: position)
+                default: line.remove(at: position)
+                }
+            }
+            guard let fast = PullPageDecoder.decode(line) else { continue }
+            taken += 1
+            do {
+                try expectSameAsGeneral(line, fast)
+            } catch {
+                Issue.record("round \(round): the general path refuses \(Array(line)) (\(error)); the fast path took it")
+            }
+        }
+        #expect(taken > 0)
+    }
+
+    /// The cursor a line's end announces: only `,"cursor":<digits>,"more":true}}` gives one.
+    @Test func announcedCursorReadsOnlyTheLinesEnd() {
+        func cursor(_ text: String) -> Int64? { PullPageDecoder.announcedCursor(Array(text.utf8)) }
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":12345,"more":true}}"#) == 12345)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":0,"more":true}}"#) == 0)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":12345,"more":false}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":-1,"more":true}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":99999999999999999999,"more":true}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor": 5,"more":true}}"#) == nil)
+        #expect(cursor(#","cursor":,"more":true}}"#) == nil)
+        #expect(cursor(#"cursor":5,"more":true}}"#) == nil)
+        #expect(cursor("") == nil)
+        var random = PageGenerator(seed: 99)
+        for round in 0..<50 {
+            let line = random.responseLine(id: Int64(round), records: 3)
+            guard let page = PullPageDecoder.decode(line)?.result else { continue }
+            #expect(PullPageDecoder.announcedCursor(line) == (page.more ? page.cursor : nil))
+        }
+    }
+
+    private func expectSameAsGeneral(_ line: [UInt8], _ fast: (id: RequestID, result: PullResult),
+                                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let message = try RPCClientCodec.parse(line)
+        guard case .response(let id, _) = message else {
+            Issue.record("the general path reads a notification", sourceLocation: sourceLocation)
+            return
+        }
+        let result = try message.decodeResult(as: PullResult.self)
+        #expect(id == fast.id, sourceLocation: sourceLocation)
+        #expect(result == fast.result, sourceLocation: sourceLocation)
+        // Byte for byte too (String equality is canonical equivalence, which would hide a different encoding).
+        #expect(result.jsonBytes == fast.result.jsonBytes, sourceLocation: sourceLocation)
+    }
+}
+
+/// Random records and pull responses, deterministic per seed.
+private struct PageGenerator {
+    var generator: SplitMix
+
+    init(seed: UInt64) { generator = SplitMix(state: seed) }
+
+    private static let pieces = ["food", "rent", " ", "é", "e\u{301}", "日本", "😀", "\"", "\\", "/", "\n", "\t",
+                                 "\u{7F}", "\u{2028}", "\u{FEFF}", "a", "Z", "0", "<>&", "\u{10FFFF}"]
+    private static let currencies = ["USD", "EUR", "JPY", "GBP", "CHF"]
+
+    mutating func text(maximum: Int) -> String {
+        var text = ""
+        for _ in 0..<Int.random(in: 0...6, using: &generator) {
+            text += Self.pieces.randomElement(using: &generator) ?? ""
+        }
+        return String(text.prefix(maximum))
+    }
+
+    mutating func record() -> Record? {
+        var raw: [UInt8] = []
+        for _ in 0..<16 { raw.append(UInt8.random(in: 0...255, using: &generator)) }
+        let id = UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7], raw[8], raw[9], raw[10],
+                             raw[11], raw[12], raw[13], raw[14], raw[15]))
+        let draft = ExpenseDraft(
+            id: UUIDText.lowercased(id), amount: Int64.random(in: 1...ExpenseRules.maximumAmount, using: &generator),
+            currency: Self.currencies.randomElement(using: &generator), category: "c" + text(maximum: 60),
+            date: String(format: "%04d-%02d-%02d", Int.random(in: 1900...9999, using: &generator),
+                         Int.random(in: 1...12, using: &generator), Int.random(in: 1...28, using: &generator)),
+            note: text(maximum: 300))
+        // Some drafts break a rule (a control character in the category): those are skipped.
+        guard let expense = try? ExpenseValidator.validate(draft) else { return nil }
+        return Record(expense: expense, version: Int64.random(in: 1...1_000, using: &generator),
+                      seq: Int64.random(in: 0...Int64.max, using: &generator), deleted: Bool.random(using: &generator))
+    }
+
+    mutating func responseLine(id: Int64, records count: Int) -> [UInt8] {
+        let records = (0..<count).compactMap { _ in record() }
+        let page = PullResult(changes: records, cursor: Int64.random(in: 0...Int64.max, using: &generator),
+                              more: Bool.random(using: &generator))
+        var line = RPCResponse.success(id: RequestID(id), result: page)
+        line.removeLast()  // the `\n`, as the line reader hands it over
+        return line
+    }
+}
+
+/// SplitMix64, so a failure reproduces.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

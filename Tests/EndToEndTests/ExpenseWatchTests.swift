@@ -94,22 +94,23 @@ import Glibc
         #expect(status.contains(#""pending" : 0"#), "A still has unsynced changes: \(status)")
     }
 
-    /// Under `expensed --idle-timeout 1` a watcher that pings more often keeps its one connection, and still
-    /// gets changes. Without the pings the daemon would close it every second (`disconnected` on stderr).
+    /// Under `expensed --idle-timeout 3` a watcher that pings every quarter second keeps its one connection, and
+    /// still gets changes. Without the pings the daemon would close it after 3 s (`disconnected` on stderr). The
+    /// margin is wide (a 2.75 s stall would be needed to miss) because the whole suite shares two cores.
     @Test func watcherPingsToStayConnectedUnderAnIdleTimeout() throws {
         let ann = try ExpenseProcess(), bob = try ExpenseProcess()
         let data = ann.directory + "/data"
-        let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory, ["--idle-timeout", "1"])
+        let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory, ["--idle-timeout", "3"])
         defer { _ = daemon.stop() }
         let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let environment = ["EXPENSE_SERVER": try daemon.addressText(), "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
-        let watcher = try WatcherProcess(client: ann, environment: environment.merging(["EXPENSE_WATCH_PING": "0.3"]) { $1 })
+        let watcher = try WatcherProcess(client: ann, environment: environment.merging(["EXPENSE_WATCH_PING": "0.25"]) { $1 })
         defer { _ = watcher.stop(SIGKILL) }
         try #require(eventually { watcher.stderr.contains("watching ") || !watcher.isRunning },
                      "the watcher never said it was watching; stderr: \(watcher.stderr)")
-        // Two and a half idle-timeouts of quiet: the daemon would have closed a silent connection by now.
-        let dropped = eventually(deadline: 2.5) { watcher.stderr.contains("disconnected") || !watcher.isRunning }
+        // More than an idle timeout of quiet: the daemon would have closed a silent connection by now.
+        let dropped = eventually(deadline: 4) { watcher.stderr.contains("disconnected") || !watcher.isRunning }
         #expect(!dropped, "the idle watcher lost its connection; stderr: \(watcher.stderr)")
         try bob.succeed(["add", "2", "misc", "--note", "while-idle"], environment: environment)
         try bob.succeed(["sync"], environment: environment)

@@ -34,13 +34,15 @@ let package = Package(
             dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ExpenseClient", "CommandLineKit", "SQLite", "ProcessSpawn"]
         ),
 
-        .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore"]),
+        // What several test targets share (a seeded generator); not part of any product.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
-        .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseProtocol"]),
+        .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseProtocol", "TestSupport"]),
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport"]),
-        .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseServer", "ExpenseTransport"]),
-        .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseClient", "ExpenseServer"]),
+        .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseServer", "ExpenseTransport", "TestSupport"]),
+        .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseClient", "ExpenseServer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn"]),
     ]
 )

@@ -4,6 +4,7 @@ import ExpenseProtocol
 import ExpenseServer
 import Foundation
 import Testing
+import TestSupport
 
 /// Four clients, a seeded random mix of 2,000 adds, edits, deletes, syncs and conflict resolutions, then a
 /// final sync round: every client equals the daemon, the daemon's summary equals a recomputation from its
@@ -66,7 +67,7 @@ import Testing
 
     /// Runs the random mix on the calling thread; returns how many final rounds it took to settle.
     static func simulate(clients: [TestClient], engines: [SyncEngine], seed: UInt64, operations: Int) throws -> Int {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let categories = ["food", "rent", "taxi", "books", "fun"]
         for _ in 0..<operations {
             let index = Int(random.next() % UInt64(clients.count))
@@ -121,15 +122,3 @@ import Testing
     }
 }
 
-/// A small seeded generator (SplitMix64), so a run can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

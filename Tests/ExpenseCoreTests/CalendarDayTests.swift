@@ -1,6 +1,7 @@
 import ExpenseCore
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("CalendarDay")
 struct CalendarDayTests {

@@ -1,5 +1,6 @@
 import ExpenseCore
 import Testing
+import TestSupport
 
 @Suite("Money.parse and Money.format")
 struct MoneyTests {

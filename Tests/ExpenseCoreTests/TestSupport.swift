@@ -1,5 +1,6 @@
 import ExpenseCore
 import Testing
+import TestSupport
 import Foundation
 
 /// Currencies the tests use, looked up once (a missing one is a test failure, not a crash).
@@ -15,19 +16,6 @@ enum TestCurrency {
     static let jpy = named("JPY")
     static let bhd = named("BHD")
     static let uyw = named("UYW")
-}
-
-/// A small, seeded pseudo-random generator (SplitMix64) so random samples are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// A valid draft, with any field overridable, for tests that vary one field at a time.

@@ -1,23 +1,12 @@
 import Testing
+import TestSupport
 @testable import ExpenseProtocol
-
-/// A small deterministic generator (SplitMix64), so a failure reproduces.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct FuzzTests {
     /// Random bytes and mutated valid requests: never a crash; every accepted input writes back to JSON that
     /// parses to the same value; every request line gets either a request or a one-line error.
     @Test func randomInputsNeverCrash() throws {
-        var random = SeededGenerator(state: 20_261_130)
+        var random = SeededGenerator(seed: 20_261_130)
         let alphabet = Array(#"{}[]":,.-+eE0123456789 \tnulltruefalse\u00e9\ud83d"#.utf8) + [0x0A, 0x0D, 0x00, 0x80, 0xC3, 0xA9, 0xED, 0xF4, 0xFF]
         let seeds = [
             #"{"jsonrpc":"2.0","id":1,"method":"push","params":{"mutations":[{"mutationId":1,"type":"put","id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","baseVersion":0,"fields":{"amount":1250,"category":"food","date":"2026-11-30"}}]}}"#,

@@ -1,6 +1,7 @@
 import ExpenseCore
 import Foundation
 import Testing
+import TestSupport
 @testable import ExpenseProtocol
 
 /// The fast pull-page decoder against the general path (`RPCClientCodec.parse` then `decodeResult`): on every
@@ -126,9 +127,9 @@ import Testing
 
 /// Random records and pull responses, deterministic per seed.
 private struct PageGenerator {
-    var generator: SplitMix
+    var generator: SeededGenerator
 
-    init(seed: UInt64) { generator = SplitMix(state: seed) }
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
     private static let pieces = ["food", "rent", " ", "é", "e\u{301}", "日本", "😀", "\"", "\\", "/", "\n", "\t",
                                  "\u{7F}", "\u{2028}", "\u{FEFF}", "a", "Z", "0", "<>&", "\u{10FFFF}"]
@@ -169,14 +170,3 @@ private struct PageGenerator {
     }
 }
 
-/// SplitMix64, so a failure reproduces.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

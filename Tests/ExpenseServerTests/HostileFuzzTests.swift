@@ -3,6 +3,7 @@ import ExpenseProtocol
 import ExpenseTransport
 import Foundation
 import Testing
+import TestSupport
 @testable import ExpenseServer
 
 /// The short, seeded version of `Scripts/fuzz` (which runs libFuzzer for a bounded time): random and mutated
@@ -17,7 +18,7 @@ import Testing
     static let alphabet = Array(#"{}[]":,.-+eE0123456789 \tnulltruefalse\u00e9\ud83d"#.utf8) + [0x0D, 0x00, 0x80, 0xC3, 0xA9, 0xED, 0xF4, 0xFF]
 
     /// A random line: raw bytes, or a seed with a few byte flips, deletions, insertions or splices.
-    static func input(_ round: Int, _ random: inout SplitMix) -> [UInt8] {
+    static func input(_ round: Int, _ random: inout SeededGenerator) -> [UInt8] {
         if round % 3 == 0 {
             return (0..<Int.random(in: 0...80, using: &random)).map { _ in alphabet.randomElement(using: &random) ?? 0 }
         }
@@ -38,7 +39,7 @@ import Testing
     }
 
     @Test func framingAndDecodingOfRandomInputInRandomChunks() {
-        var random = SplitMix(state: 0xF022_2026)
+        var random = SeededGenerator(seed: 0xF022_2026)
         var requests = 0
         for round in 0..<5000 {
             let maximum = Int.random(in: 16...512, using: &random)
@@ -81,7 +82,7 @@ import Testing
     @Test func mutatedRequestsOverTheWireAreEachAnsweredAndTheDaemonServesOn() async throws {
         try await withLedgerServer { harness in
             let client = try harness.greetedClient()
-            var random = SplitMix(state: 0x5EED_0006)
+            var random = SeededGenerator(seed: 0x5EED_0006)
             let lines = (0..<600).map { Self.input($0, &random).filter { $0 != 0x0A } }
             var bytes: [UInt8] = []
             for line in lines { bytes += line + [0x0A] }

@@ -4,6 +4,7 @@ import ExpenseTransport
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import ExpenseServer
 
 /// A server over a real ledger directory (SQLite in a temporary directory), for the reliability,
@@ -74,18 +75,6 @@ func residentBytes() -> Int {
     return kilobytes * 1024
 }
 
-/// A small deterministic generator (SplitMix64): a failure reproduces from its seed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Garbage and hostile clients: after each, the daemon still answers another client.
 @Suite(.serialized) struct HostileInputTests {
     /// Sends `lines` and a ping with id 999; returns the answers that came before the ping's.
@@ -106,7 +95,7 @@ struct SplitMix: RandomNumberGenerator {
     @Test func linesOfRandomBytesAreErrorsAndTheConnectionSurvives() async throws {
         try await withLedgerServer { harness in
             let client = try harness.greetedClient()
-            var random = SplitMix(state: 6_000_001)
+            var random = SeededGenerator(seed: 6_000_001)
             let lines = (0..<500).map { _ in
                 (0..<Int.random(in: 1...200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
                     .filter { $0 != 0x0A }

@@ -2,6 +2,7 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import Testing
+import TestSupport
 @testable import ExpenseServer
 
 /// The rules of issue 3 ("Semantics"), run against every store: the in-memory reference and SQLite.
@@ -317,15 +318,3 @@ func injectCommitFailure(_ store: any LedgerStore, _ on: Bool) {
     }
 }
 
-/// A small deterministic generator (SplitMix64) so the random workloads are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

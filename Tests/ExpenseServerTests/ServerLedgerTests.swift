@@ -8,17 +8,8 @@ import Testing
 /// The network front over the real ledger engine (SQLite in a temporary directory).
 @Suite struct ServerLedgerTests {
     @Test func pipelinedPushThenSummarySeesThePush() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("expensed-test-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
-        let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        var configuration = ServerConfiguration()
-        configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
-        let server = try Server(configuration: configuration, ledgers: ledgers, log: .none)
-        server.start()
-        try await onThread {
-            let client = try RawClient(server)
+        try await withLedgerServer { harness in
+            let client = try RawClient(harness.server), token = harness.token
             let id = "7d4c1f0e-2a3b-4c5d-8e9f-0a1b2c3d4e5f"
             let push = #"{"jsonrpc":"2.0","id":2,"method":"push","params":{"mutations":[{"mutationId":1,"type":"put","id":"\#(id)","baseVersion":0,"fields":{"amount":1250,"category":"food","date":"2026-11-30","note":"lunch"}},{"mutationId":2,"type":"put","id":"\#(id)","baseVersion":0,"fields":{"amount":12.5,"category":"food","date":"2026-11-30"}}]}}"#
             try client.connection.write(Array((RawClient.hello(token: token) + "\n" + push + "\n" + RawClient.request(id: 3, method: "summary") + "\n").utf8))
@@ -35,23 +26,11 @@ import Testing
             #expect(error.error.code == -32602)
             #expect(error.error.reason == "invalid_cursor")
         }
-        server.stop()
-        await server.waitUntilStopped()
-        await ledgers.close()
     }
 
     @Test func pipelinedPushThenPingSeesTheNewHead() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("expensed-test-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
-        let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        var configuration = ServerConfiguration()
-        configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
-        let server = try Server(configuration: configuration, ledgers: ledgers, log: .none)
-        server.start()
-        try await onThread {
-            let client = try RawClient(server)
+        try await withLedgerServer { harness in
+            let client = try RawClient(harness.server), token = harness.token
             let push = #"{"jsonrpc":"2.0","id":2,"method":"push","params":{"mutations":[{"mutationId":1,"type":"put","id":"7d4c1f0e-2a3b-4c5d-8e9f-0a1b2c3d4e5f","baseVersion":0,"fields":{"amount":1250,"category":"food","date":"2026-11-30"}}]}}"#
             let ping = RawClient.request(id: 3, method: "ping")
             try client.connection.write(Array((RawClient.hello(token: token) + "\n" + ping + "\n" + push + "\n" + ping + "\n").utf8))
@@ -63,8 +42,5 @@ import Testing
             let after = try #require(try client.receiveResult())
             #expect(after.result["cursor"]?.int64Value == 1, "a ping pipelined after a push sees it")
         }
-        server.stop()
-        await server.waitUntilStopped()
-        await ledgers.close()
     }
 }

@@ -137,7 +137,7 @@ public struct ChildProcess: Sendable {
     public func send(_ signal: Int32) { kill(pid, signal) }
 
     /// Waits for the child with `wait4`; after `timeout` seconds it is sent SIGKILL.
-    public func wait(timeout: Double) -> Exit {
+    public func wait(timeout: Double) -> Exit { // not money: a measurement
         let watchdog = Watchdog(pid: pid)
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { watchdog.fire() }
         // Wait for the exit without reaping (WNOWAIT), disarm, then reap: the pid cannot be reused
@@ -173,7 +173,7 @@ public struct ChildProcess: Sendable {
 
     /// Reads one line (without its `\n`) from `descriptor`, waiting at most `timeout` seconds in all.
     /// - Returns: `nil` at end of file or on timeout before a newline.
-    public static func readLine(from descriptor: Int32, timeout: Double) -> String? {
+    public static func readLine(from descriptor: Int32, timeout: Double) -> String? { // not money: a measurement
         let deadline = MonotonicClock.now() + timeout
         var line: [UInt8] = []
         var byte: UInt8 = 0

@@ -5,10 +5,10 @@ import Glibc
 /// Seconds as `Double` are fine here: these are durations, never money.
 public enum MonotonicClock {
     /// Seconds since an arbitrary fixed point (boot).
-    public static func now() -> Double {
+    public static func now() -> Double { // not money: a measurement
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1_000_000_000
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1_000_000_000 // not money: a measurement
     }
 
     /// Sleeps for `seconds` (used only to wait for a peer or child to settle, never as synchronisation).

@@ -1,5 +1,5 @@
 /// A value bound to a statement parameter. There is deliberately no floating-point case: nothing here
-/// stores money, or anything else, as a `Double`.
+/// stores money, or anything else, in floating point.
 public enum SQLiteValue: Hashable, Sendable {
     case null
     case integer(Int64)

@@ -32,7 +32,7 @@ struct AddScenario {
             return
         }
         let outcome = medianOfRuns(options.runs, "add_100k_ms") { _ throws(BenchError) in
-            var times: [Double] = []
+            var times: [Double] = [] // not money: a measurement
             for _ in 0..<options.addRepetitions {
                 let (exit, seconds) = try BenchError.spawning { () throws(ChildProcess.SpawnError) in
                     try ChildProcess.run(options.expense, ["add", "12.50", "food"], environment: environment,

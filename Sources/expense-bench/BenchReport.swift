@@ -5,7 +5,7 @@ import Foundation
 struct BenchReport {
     /// A measured value or the reason it is missing.
     enum Entry {
-        case value(Double)
+        case value(Double) // not money: a measurement
         case missing(String)
     }
 
@@ -13,7 +13,7 @@ struct BenchReport {
     /// Facts about the run printed with it (sizes, runs, quick).
     var context: [(String, String)] = []
 
-    mutating func record(_ key: String, _ value: Double?, missing reason: @autoclosure () -> String = "not measured") {
+    mutating func record(_ key: String, _ value: Double?, missing reason: @autoclosure () -> String = "not measured") { // not money: a measurement
         if let value, value.isFinite { entries[key] = .value(value) } else { entries[key] = .missing(reason()) }
     }
 
@@ -21,7 +21,7 @@ struct BenchReport {
         for key in keys where entries[key] == nil { entries[key] = .missing(reason) }
     }
 
-    func value(_ key: String) -> Double? {
+    func value(_ key: String) -> Double? { // not money: a measurement
         if case .value(let v)? = entries[key] { return v }
         return nil
     }
@@ -127,7 +127,7 @@ struct BenchReport {
     }
 
     /// Fixed decimals, no exponent, no grouping ("%.2f").
-    static func format(_ value: Double, _ decimals: Int) -> String {
+    static func format(_ value: Double, _ decimals: Int) -> String { // not money: a measurement
         String(format: "%.\(decimals)f", value)
     }
 

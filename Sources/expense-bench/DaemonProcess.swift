@@ -17,7 +17,7 @@ final class DaemonProcess {
     /// - Parameter log: file that receives the daemon's stderr (and any stdout after the first line).
     /// - Throws: ``BenchError/child(_:)`` saying what the daemon did instead.
     init(executable: String, dataDirectory: String, log: String, extraArguments: [String] = [],
-         timeout: Double = 120) throws(BenchError) {
+         timeout: Double = 120) throws(BenchError) { // not money: seconds
         let began = MonotonicClock.now()
         let child: ChildProcess, stdoutEnd: Int32?
         do {
@@ -61,12 +61,12 @@ final class DaemonProcess {
     }
 
     /// Resident memory now, in MiB.
-    func residentMiB() -> Double? { child.residentKiB().map { Double($0) / 1024 } }
+    func residentMiB() -> Double? { child.residentKiB().map { Double($0) / 1024 } } // not money: MiB
 
     /// SIGTERM, then waits for a clean exit (the daemon fsyncs and exits 0).
     /// - Returns: how it exited.
     @discardableResult
-    func stop(timeout: Double = 60) -> ChildProcess.Exit {
+    func stop(timeout: Double = 60) -> ChildProcess.Exit { // not money: a measurement
         stopped = true
         child.send(SIGTERM)
         return child.wait(timeout: timeout)

@@ -5,9 +5,9 @@ struct Figure: Sendable {
         /// No target in issue 5 (reported for context).
         case none
         /// Value ≥ bound.
-        case atLeast(Double)
+        case atLeast(Double) // not money: a measurement
         /// Value ≤ bound.
-        case atMost(Double)
+        case atMost(Double) // not money: a measurement
         /// Value ≥ factor × a peer figure measured in the same run (`peerKey`), else × the anchor from
         /// `../shared/peers/results.md`; and, when given, ≥ an absolute floor.
         case peerRatio(factor: Double, peerKey: String, anchor: Double, floor: Double?)

@@ -68,7 +68,7 @@ struct LargeLedgerScenario {
         let outcome = medianOfRuns(options.runs, "summary_1m_ms") { _ throws(BenchError) in
             let connection = try TCPConnection(host: "127.0.0.1", port: daemon.port)
             _ = try RPCSession.hello(connection, token: daemon.token)
-            var latencies: [Double] = []
+            var latencies: [Double] = [] // not money: milliseconds
             for repetition in 0..<(options.summaryRepetitions + 5) {
                 let began = MonotonicClock.now()
                 let result = try RPCSession.call(connection, Self.summaryLine)
@@ -164,7 +164,7 @@ struct LargeLedgerScenario {
             let attributes = try FileManager.default.attributesOfItem(atPath: copy)
             let bytes = (attributes[.size] as? NSNumber)?.doubleValue ?? .nan
             progress("disk: \(Int(bytes)) bytes after VACUUM for \(options.ledgerSize) expenses")
-            report.record("disk_bytes_per_expense", bytes / Double(options.ledgerSize))
+            report.record("disk_bytes_per_expense", bytes / Double(options.ledgerSize)) // not money: a size ratio
         } catch {
             report.markMissing(["disk_bytes_per_expense"], "\(error)")
         }

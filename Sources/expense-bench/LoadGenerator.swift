@@ -49,9 +49,9 @@ struct LoadResult {
 enum LoadGenerator {
     private struct ThreadReport: Sendable {
         var operations = 0
-        var latencies: [Double] = []
+        var latencies: [Double] = [] // not money: a measurement
         var error: String?
-        var firstRoundStart = Double.infinity
+        var firstRoundStart = Double.infinity // not money: a measurement
         var lastRoundEnd = 0.0
     }
 
@@ -59,7 +59,7 @@ enum LoadGenerator {
     private final class RunState: Sendable {
         let reports = Mutex<[ThreadReport]>([])
         /// (measure from, measure until), set by the coordinator before it opens the gate.
-        let window = Mutex<(Double, Double)>((0, .infinity))
+        let window = Mutex<(Double, Double)>((0, .infinity)) // not money: a measurement
         let ready = DispatchGroup()
         let finished = DispatchGroup()
         let gate = DispatchSemaphore(value: 0)

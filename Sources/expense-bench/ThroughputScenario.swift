@@ -114,7 +114,7 @@ struct ThroughputScenario {
             _ = try RPCSession.hello(active, token: daemon.token)
             var response: [UInt8] = []
             let outcome = medianOfRuns(options.runs, "idle_5000") { _ throws(BenchError) in
-                var latencies: [Double] = []
+                var latencies: [Double] = [] // not money: a measurement
                 latencies.reserveCapacity(options.idlePings)
                 for _ in 0..<options.idlePings {
                     let began = MonotonicClock.now()

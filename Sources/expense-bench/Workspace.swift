@@ -52,8 +52,8 @@ func cleanEnvironment(_ extra: [String: String]) -> [String: String] {
 
 /// Runs `body` `runs` times and returns the median of each named value, or the first error.
 func medianOfRuns(_ runs: Int, _ what: String,
-                  _ body: (Int) throws(BenchError) -> [String: Double]) -> Result<[String: Double], BenchError> {
-    var samples: [String: [Double]] = [:]
+                  _ body: (Int) throws(BenchError) -> [String: Double]) -> Result<[String: Double], BenchError> { // not money: a measurement
+    var samples: [String: [Double]] = [:] // not money: a measurement
     for run in 1...runs {
         do {
             let values = try body(run)

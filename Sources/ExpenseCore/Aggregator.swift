@@ -7,9 +7,20 @@ public struct Aggregator: Sendable {
     private var totals: [Currency: CurrencyTotal] = [:]
     private var groups: [GroupKey: GroupTotal] = [:]
 
+    /// A group: its key compared by its exact UTF-8 bytes (text is stored exactly as typed, and Swift's `==`
+    /// would merge canonically equivalent spellings such as "café" in NFC and NFD) and its currency.
     private struct GroupKey: Hashable {
         var key: String
         var currency: Currency
+
+        static func == (lhs: GroupKey, rhs: GroupKey) -> Bool {
+            lhs.currency == rhs.currency && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(currency)
+            for byte in key.utf8 { hasher.combine(byte) }
+        }
     }
 
     public init(query: SummaryQuery = SummaryQuery()) {
@@ -42,7 +53,11 @@ public struct Aggregator: Sendable {
     public var summary: Summary {
         Summary(
             totals: totals.values.sorted { $0.currency < $1.currency },
-            groups: groups.values.sorted { ($0.key, $0.currency.code) < ($1.key, $1.currency.code) })
+            groups: groups.values.sorted { lhs, rhs in
+                lhs.key.utf8.elementsEqual(rhs.key.utf8)
+                    ? lhs.currency < rhs.currency
+                    : lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
+            })
     }
 
     /// Totals `expenses` in one pass.

@@ -23,7 +23,8 @@ public struct SummaryQuery: Hashable, Sendable {
     public func matches(date: CalendarDay, category: String) -> Bool {
         if let from, date < from { return false }
         if let to, date > to { return false }
-        if let wanted = self.category, wanted.trimmingWhitespace != category { return false }
+        // Exact text (UTF-8 bytes), not Swift's canonical equivalence: categories are stored exactly as typed.
+        if let wanted = self.category, !wanted.trimmingWhitespace.utf8.elementsEqual(category.utf8) { return false }
         return true
     }
 
@@ -69,7 +70,7 @@ public struct GroupTotal: Hashable, Sendable {
 public struct Summary: Hashable, Sendable {
     /// Sorted by currency code.
     public var totals: [CurrencyTotal]
-    /// Sorted by key, then currency code; empty for `groupBy: none`.
+    /// Sorted by key (its UTF-8 bytes), then currency code; empty for `groupBy: none`.
     public var groups: [GroupTotal]
 
     public init(totals: [CurrencyTotal], groups: [GroupTotal]) {

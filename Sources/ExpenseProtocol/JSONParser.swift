@@ -44,6 +44,9 @@ public enum JSONParser {
         let value = try reader.parseValue()
         reader.skipWhitespace()
         guard reader.index == bytes.count else { throw .trailingCharacters }
+        // A duplicate key is reported only once the whole text is known to be JSON, so a line that is both
+        // malformed and has a duplicate key is a parse error wherever the two problems stand.
+        if let key = reader.firstDuplicateKey { throw .duplicateKey(key) }
         return value
     }
 }
@@ -53,6 +56,8 @@ struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var depth = 0
+    /// The first key seen twice in one object, if any; `JSONParser.parse` reports it once the text is complete.
+    var firstDuplicateKey: String?
 
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -115,7 +120,7 @@ struct JSONReader {
             index += 1
             skipWhitespace()
             let value = try parseValue()
-            if members.updateValue(value, forKey: key) != nil { throw .duplicateKey(key) }
+            if members.updateValue(value, forKey: key) != nil, firstDuplicateKey == nil { firstDuplicateKey = key }
             skipWhitespace()
             guard index < bytes.count else { throw .unexpectedEnd }
             switch bytes[index] {

@@ -76,6 +76,17 @@ private func parseError(_ text: String) -> String? { parseError(Array(text.utf8)
         #expect(parseError(#"{"a":{"a":1},"b":{"a":2}}"#) == nil)
     }
 
+    /// Not JSON wins over a duplicate key, wherever each stands: the text must be JSON before its keys count.
+    @Test func aParseErrorAfterADuplicateKeyIsStillAParseError() {
+        #expect(throws: JSONParseError.trailingCharacters) { try parse(#"{"a":1,"a":2} x"#) }
+        #expect(throws: JSONParseError.unexpectedEnd) { try parse(#"{"a":1,"a":2"#) }
+        #expect(throws: JSONParseError.nestingTooDeep) {
+            try parse(#"{"a":1,"a":2,"b":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}")
+        }
+        let badUTF8 = Array(#"{"a":1,"a":2,"b":""#.utf8) + [0xFF] + Array(#""}"#.utf8)
+        #expect(throws: JSONParseError.invalidUTF8) { try JSONParser.parse(badUTF8) }
+    }
+
     @Test(arguments: [
         [0x22, 0x80, 0x22],                    // lone continuation byte
         [0x22, 0xC0, 0xAF, 0x22],              // overlong "/"

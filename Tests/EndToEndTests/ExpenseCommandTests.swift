@@ -176,6 +176,15 @@ import Testing
             """)
     }
 
+    /// `resolve` of an expense that has no open conflict says so, rather than that the expense does not exist.
+    @Test func resolvingAnExpenseWithoutAConflictSaysThereIsNoConflict() throws {
+        let expense = try ExpenseProcess()
+        let id = try expense.succeed(["add", "5", "food"]).trimmingCharacters(in: .newlines)
+        let result = try expense.run(["resolve", String(id.prefix(8)), "--mine"])
+        #expect(result.status == 1 && result.stdout == "")
+        #expect(result.stderr == "Error: unknown_id: no open conflict has an id starting with '\(id.prefix(8))'; `expense conflicts` lists them\n")
+    }
+
     @Test func configuredCurrencyIsTheDefault() throws {
         let expense = try ExpenseProcess()
         try expense.succeed(["config", "set", "currency", "JPY"])

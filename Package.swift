@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Imports flow one way: ExpenseCore <- ExpenseProtocol <- ExpenseTransport <- ExpenseServer / ExpenseClient <- CLIs <- executables.
-// See Documentation in README.md ("Where things live").
+// See docs/modules.md ("Where things live").
 let package = Package(
     name: "expense",
     products: [

@@ -27,7 +27,7 @@ struct CommandFailure: Error {
         case let error as StoreError:
             switch error {
             case .unreadable, .writeFailed: return (.ioError, ["Error: \(error.code): \(error.message)"])
-            case .unknownId, .ambiguousId, .idPrefixTooShort: return (.failure, ["Error: \(error.code): \(error.message)"])
+            case .unknownId, .noConflict, .ambiguousId, .idPrefixTooShort: return (.failure, ["Error: \(error.code): \(error.message)"])
             }
         case let error as SyncError:
             let code: ExitCode

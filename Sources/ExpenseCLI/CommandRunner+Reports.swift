@@ -11,10 +11,10 @@ extension CommandRunner {
         let ledger = try ledger()
         defer { noteUnsynced(ledger) }
         if command.flag("json") {
-            var stream = ExpenseStream(handle: .standardOutput, format: .json)
+            var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: .json)
             stream.begin()
-            try ledger.forEach(filter) { stream.write($0) }
-            stream.end()
+            try ledger.forEach(filter) { try stream.write($0) }
+            try stream.end()
             return
         }
         let expenses = try ledger.list(filter)
@@ -76,10 +76,10 @@ extension CommandRunner {
         guard format == "csv" || format == "json" else { throw usage("--format must be csv or json, not '\(format)'") }
         let ledger = try ledger()
         guard let output = command.option("output") else {
-            var stream = ExpenseStream(handle: .standardOutput, format: format == "json" ? .json : .csv)
+            var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: format == "json" ? .json : .csv)
             stream.begin()
-            try ledger.forEach { stream.write($0) }
-            stream.end()
+            try ledger.forEach { try stream.write($0) }
+            try stream.end()
             return
         }
         // Written to a temporary file beside the target and renamed over it: the target is whole or untouched.
@@ -91,10 +91,10 @@ extension CommandRunner {
                 throw CommandFailure(.ioError, "Error: cannot write \(output): cannot create \(temporary)")
             }
             defer { try? handle.close() }
-            var stream = ExpenseStream(handle: handle, format: format == "json" ? .json : .csv)
+            var stream = ExpenseStream(descriptor: handle.fileDescriptor, target: output, format: format == "json" ? .json : .csv)
             stream.begin()
-            try ledger.forEach { stream.write($0) }
-            stream.end()
+            try ledger.forEach { try stream.write($0) }
+            try stream.end()
             try handle.synchronize()
             count = stream.count
             guard rename(temporary, output) == 0 else {

@@ -242,7 +242,7 @@ extension CommandRunner {
             text += "  FIELD     MINE                           THEIRS\n"
             for line in conflict.differences {
                 text += "  " + line.field.padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
-                    + ExpenseTable.oneLine(line.mine, width: 30).padding(toLength: 30, withPad: " ", startingAt: 0) + " "
+                    + TerminalWidth.padded(ExpenseTable.oneLine(line.mine, width: 30), to: 30) + " "
                     + ExpenseTable.oneLine(line.theirs, width: 30) + "\n"
             }
         }

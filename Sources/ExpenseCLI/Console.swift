@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,13 +9,37 @@ struct Console {
     /// Whether standard output is a terminal (charts are drawn only then).
     var isTerminal: Bool = isatty(STDOUT_FILENO) != 0
 
-    /// Writes data to standard output.
+    /// Writes data to standard output. A failed write (a closed pipe while SIGPIPE is ignored, a full disk)
+    /// ends the program with exit 74 and a message, never a crash.
     func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        if let error = Self.write(STDOUT_FILENO, Array(text.utf8)) {
+            err(Self.writeFailure("standard output", error))
+            exit(ExitCode.ioError.rawValue)
+        }
     }
 
-    /// Writes a message line to standard error.
+    /// Writes a message line to standard error (best effort: nowhere is left to report a failure).
     func err(_ line: String) {
-        FileHandle.standardError.write(Data((line.hasSuffix("\n") ? line : line + "\n").utf8))
+        _ = Self.write(STDERR_FILENO, Array((line.hasSuffix("\n") ? line : line + "\n").utf8))
+    }
+
+    /// Writes every byte to `descriptor`, retrying after signals and short writes.
+    /// - Returns: `nil` when everything was written, else the `errno` of the failed write.
+    static func write(_ descriptor: Int32, _ bytes: [UInt8]) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return nil
+    }
+
+    /// The message of a failed write to `target` (a file name or "standard output").
+    static func writeFailure(_ target: String, _ error: Int32) -> String {
+        "Error: write_failed: cannot write to \(target): \(String(cString: strerror(error)))"
     }
 }

@@ -9,13 +9,16 @@ import Foundation
 struct ExpenseStream {
     enum Format { case json, csv }
 
-    private let handle: FileHandle
+    private let descriptor: Int32
+    /// What the stream writes to, for the error message (a file name or "standard output").
+    private let target: String
     private var buffer: [UInt8] = []
     private(set) var count = 0
     private let format: Format
 
-    init(handle: FileHandle, format: Format) {
-        self.handle = handle
+    init(descriptor: Int32, target: String, format: Format) {
+        self.descriptor = descriptor
+        self.target = target
         self.format = format
         buffer.reserveCapacity(Self.flushSize + 1024)
     }
@@ -27,7 +30,8 @@ struct ExpenseStream {
         if format == .csv { append(CSV.row(CSVImporter.header)) }
     }
 
-    mutating func write(_ expense: Expense) {
+    /// - Throws: ``CommandFailure`` (exit 74) when the output cannot be written, such as a closed pipe.
+    mutating func write(_ expense: Expense) throws(CommandFailure) {
         switch format {
         case .csv:
             append(CSV.row([expense.date.description, Money.format(expense.amount, currency: expense.currency),
@@ -39,20 +43,22 @@ struct ExpenseStream {
             append("    \"id\" : \"\(expense.idString)\",\n    \"note\" : \(Self.quoted(expense.note))\n  }")
         }
         count += 1
-        if buffer.count >= Self.flushSize { flush() }
+        if buffer.count >= Self.flushSize { try flush() }
     }
 
     /// The closing bracket (JSON) and whatever is buffered.
-    mutating func end() {
+    mutating func end() throws(CommandFailure) {
         if format == .json { append(count == 0 ? "[]\n" : "\n]\n") }
-        flush()
+        try flush()
     }
 
     private mutating func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
 
-    private mutating func flush() {
+    private mutating func flush() throws(CommandFailure) {
         guard !buffer.isEmpty else { return }
-        handle.write(Data(buffer))
+        if let error = Console.write(descriptor, buffer) {
+            throw CommandFailure(.ioError, Console.writeFailure(target, error))
+        }
         buffer.removeAll(keepingCapacity: true)
     }
 

@@ -10,20 +10,21 @@ enum ExpenseTable {
             [expense.date.description, Money.format(expense.amount, currency: expense.currency), expense.currency.code,
              oneLine(expense.category, width: 64), oneLine(expense.note, width: noteWidth), String(expense.idString.prefix(8))]
         }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        // In terminal columns, not characters: CJK and emoji take two.
+        let widths = header.indices.map { column in ([header] + rows).map { TerminalWidth.of($0[column]) }.max() ?? 0 }
         return ([header] + rows).map { row in
             row.indices.map { column in
                 let cell = row[column]
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                let padding = String(repeating: " ", count: widths[column] - TerminalWidth.of(cell))
                 if column == 1 { return padding + cell }               // amounts right-aligned
                 return column == row.count - 1 ? cell : cell + padding
             }.joined(separator: "  ")
         }.joined(separator: "\n") + "\n"
     }
 
-    /// Tabs and line breaks shown as spaces, long text cut with an ellipsis, so each expense stays on one line.
+    /// Tabs and line breaks shown as spaces, text wider than `width` columns cut with an ellipsis, so each
+    /// expense stays on one line.
     static func oneLine(_ text: String, width: Int) -> String {
-        let flat = String(text.map { $0 == "\t" || $0.isNewline ? " " : $0 })
-        return flat.count > width ? String(flat.prefix(width - 1)) + "…" : flat
+        TerminalWidth.truncated(String(text.map { $0 == "\t" || $0.isNewline ? " " : $0 }), to: width)
     }
 }

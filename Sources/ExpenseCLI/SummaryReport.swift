@@ -15,12 +15,12 @@ enum SummaryReport {
             let groups = summary.groups.filter { $0.currency == currency }
                 .sorted { ($0.amount, $1.key) > ($1.amount, $0.key) }
             guard let largest = groups.first?.amount else { continue }
-            let keyWidth = min(groups.map(\.key.count).max() ?? 0, 30)
+            let keyWidth = min(groups.map { TerminalWidth.of($0.key) }.max() ?? 0, 30)
             let amountWidth = groups.map { Money.format($0.amount, currency: currency).count }.max() ?? 0
             for group in groups {
-                let key = group.key.count > keyWidth ? String(group.key.prefix(keyWidth - 1)) + "…" : group.key
+                let key = TerminalWidth.truncated(group.key, to: keyWidth)
                 let amount = Money.format(group.amount, currency: currency)
-                var line = "  " + key + String(repeating: " ", count: keyWidth - key.count)
+                var line = "  " + TerminalWidth.padded(key, to: keyWidth)
                 if chart {
                     let eighths = Int(scaled(group.amount, of: largest, to: Int64(barWidth * 8)))
                     line += "  " + bar(eighths: max(eighths, 1))

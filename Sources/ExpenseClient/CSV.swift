@@ -31,7 +31,8 @@ package enum CSVError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// RFC 4180 CSV: comma-separated, fields may be quoted with `"`, a quote inside a quoted field is doubled,
-/// quoted fields may hold commas and line breaks. Lines end in CRLF or LF. Empty lines are skipped.
+/// quoted fields may hold commas and line breaks. Lines end in CRLF or LF (a line break inside a quoted field,
+/// CRLF, LF or CR, is read as LF). Empty lines are skipped.
 package enum CSV {
     /// Parses `text` into records, each with the physical line it starts on.
     /// - Throws: ``CSVError``.
@@ -70,7 +71,15 @@ package enum CSV {
                         if pending == "\"" { _ = next(); field.append("\""); continue }
                         break
                     }
-                    if inner == "\n" || (inner == "\r" && pending != "\n") { line += 1 }
+                    if inner == "\r" {
+                        // A line break inside a quoted field is read as "\n" whichever line end the file uses
+                        // (a note may hold "\n" but no "\r": files written on Windows must import too).
+                        if pending == "\n" { _ = next() }
+                        line += 1
+                        field.append("\n")
+                        continue
+                    }
+                    if inner == "\n" { line += 1 }
                     field.append(inner)
                 }
                 guard pending == nil || pending == "," || pending == "\r" || pending == "\n" else {

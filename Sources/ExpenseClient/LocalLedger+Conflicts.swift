@@ -15,14 +15,14 @@ package enum Resolution: Hashable, Sendable {
 
 extension LocalLedger {
     /// The open conflict of the expense whose id starts with `prefix` (at least ``minimumPrefixLength`` characters).
-    /// - Throws: ``StoreError/idPrefixTooShort(_:)``, ``StoreError/unknownId(_:)`` (no conflict for it),
+    /// - Throws: ``StoreError/idPrefixTooShort(_:)``, ``StoreError/noConflict(_:)``,
     ///   ``StoreError/ambiguousId(_:matches:)``.
     package func conflict(_ prefix: String) throws -> Conflict {
         let wanted = prefix.lowercased()
         guard wanted.count >= Self.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
         let found = try store.conflicts().filter { $0.id.uuidString.lowercased().hasPrefix(wanted) }
         switch found.count {
-        case 0: throw StoreError.unknownId(prefix)
+        case 0: throw StoreError.noConflict(prefix)
         case 1: return found[0]
         default: throw StoreError.ambiguousId(prefix, matches: found.map { String($0.id.uuidString.lowercased().prefix(8)) })
         }

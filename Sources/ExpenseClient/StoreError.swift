@@ -8,6 +8,8 @@ package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownId(String)
     /// Several expenses have ids starting with this prefix (exit 1).
     case ambiguousId(String, matches: [String])
+    /// No open conflict has an id starting with this prefix (`expense resolve`; exit 1, code `unknown_id`).
+    case noConflict(String)
     /// An id prefix shorter than ``LocalLedger/minimumPrefixLength`` characters (exit 1).
     case idPrefixTooShort(String)
 
@@ -16,7 +18,7 @@ package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .unreadable: "unreadable_cache"
         case .writeFailed: "write_failed"
-        case .unknownId: "unknown_id"
+        case .unknownId, .noConflict: "unknown_id"
         case .ambiguousId: "ambiguous_id"
         case .idPrefixTooShort: "id_prefix_too_short"
         }
@@ -27,6 +29,7 @@ package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unreadable(let path, let reason): "cannot read the cache \(path): \(reason)"
         case .writeFailed(let path, let reason): "cannot write the cache \(path): \(reason)"
         case .unknownId(let prefix): "no expense has an id starting with '\(prefix)'"
+        case .noConflict(let prefix): "no open conflict has an id starting with '\(prefix)'; `expense conflicts` lists them"
         case .ambiguousId(let prefix, let matches):
             "'\(prefix)' matches several expenses (\(matches.joined(separator: ", "))); give more characters"
         case .idPrefixTooShort(let prefix):

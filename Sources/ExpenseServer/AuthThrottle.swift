@@ -6,7 +6,7 @@ import Synchronization
 /// The first ``ServerConfiguration/authFreeFailures`` failed `hello`s from an address (within 10 minutes)
 /// are answered at once. After that, every `hello` from that address — good or bad token, on any number of
 /// parallel connections — is evaluated only at its turn, one per ``ServerConfiguration/authPenaltyInterval``
-/// (default: one attempt per second per address, 3,600 an hour against a 128-bit token). An attempt whose
+/// (default: one attempt per second per address, 3,600 an hour against a 256-bit token). An attempt whose
 /// turn is more than 30 s away is refused at once without looking at the token. The record of an address
 /// is forgotten 10 minutes after its last failure.
 final class AuthThrottle: Sendable {

@@ -81,10 +81,18 @@ public final class LedgerDirectory: Sendable {
     public static func backup(dataDirectory: String, ledger name: String, to path: String) throws {
         let source = databasePath(name, in: dataDirectory)
         guard isValid(name: name), FileManager.default.fileExists(atPath: source) else { throw LedgerError.unknownLedger(name) }
-        guard !FileManager.default.fileExists(atPath: path) else { throw LedgerError.backupTargetExists(path) }
+        // Created 0600 (it holds the ledger's token and records) and exclusively before SQLite opens it: an
+        // existing file is never overwritten, even one that appears meanwhile.
+        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { throw LedgerError.backupTargetExists(path) }
+            throw LedgerError.storageFailed("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        Glibc.close(descriptor)
         do {
             try SQLiteConnection(path: source, mode: .readOnly).backup(to: path)
         } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             throw LedgerError.storage(error)
         }
     }

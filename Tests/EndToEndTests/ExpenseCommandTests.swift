@@ -154,6 +154,37 @@ import Testing
         #expect(unknown.stderr.hasPrefix("Error: Unknown subcommand 'frobnicate'\nUsage: expense <subcommand>\n"))
     }
 
+    /// Columns line up in terminal cells: CJK characters and emoji take two cells, not one.
+    @Test func wideCharactersKeepTheColumnsAligned() throws {
+        let expense = try ExpenseProcess()
+        try expense.succeed(["add", "5", "食べ物", "--date", "2026-03-01", "--note", "日本語のノート"])
+        try expense.succeed(["add", "3", "🍕 pizza", "--date", "2026-03-02", "--note", "🇯🇵"])
+        try expense.succeed(["add", "12.50", "food", "--date", "2026-03-03", "--note", "lunch"])
+        let lines = try expense.succeed(["list"]).split(separator: "\n").map(String.init)
+        #expect(lines.first == "DATE        AMOUNT  CUR  CATEGORY  NOTE            ID")
+        #expect(lines.dropFirst().map { String($0.dropLast(8)) } == [   // the short ids differ from run to run
+            "2026-03-01    5.00  USD  食べ物    日本語のノート  ",
+            "2026-03-02    3.00  USD  🍕 pizza  🇯🇵              ",
+            "2026-03-03   12.50  USD  food      lunch           ",
+        ])
+        #expect(try expense.succeed(["summary", "--by", "category"]) == """
+            USD  20.50  (3 expenses)
+              food      12.50   61.0%
+              食べ物     5.00   24.4%
+              🍕 pizza   3.00   14.6%
+
+            """)
+    }
+
+    /// `resolve` of an expense that has no open conflict says so, rather than that the expense does not exist.
+    @Test func resolvingAnExpenseWithoutAConflictSaysThereIsNoConflict() throws {
+        let expense = try ExpenseProcess()
+        let id = try expense.succeed(["add", "5", "food"]).trimmingCharacters(in: .newlines)
+        let result = try expense.run(["resolve", String(id.prefix(8)), "--mine"])
+        #expect(result.status == 1 && result.stdout == "")
+        #expect(result.stderr == "Error: unknown_id: no open conflict has an id starting with '\(id.prefix(8))'; `expense conflicts` lists them\n")
+    }
+
     @Test func configuredCurrencyIsTheDefault() throws {
         let expense = try ExpenseProcess()
         try expense.succeed(["config", "set", "currency", "JPY"])

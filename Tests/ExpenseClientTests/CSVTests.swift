@@ -12,6 +12,18 @@ import Testing
         ])
     }
 
+    @Test func aLineBreakInsideQuotesIsReadAsLFWhateverTheFileUses() throws {
+        let text = "h\r\n\"crlf\r\ninside\",\"cr\rinside\"\r\nnext,row\r\n"
+        #expect(try CSV.parse(text) == [
+            CSVRecord(line: 1, fields: ["h"]),
+            CSVRecord(line: 2, fields: ["crlf\ninside", "cr\ninside"]),
+            CSVRecord(line: 5, fields: ["next", "row"]),
+        ])
+        let csv = "date,amount,currency,category,note\r\n2026-01-05,3.10,USD,food,\"multi\r\nline, with \"\"quotes\"\"\"\r\n"
+        let expenses = try CSVImporter.drafts(from: csv, defaultCurrency: .usd)
+        #expect(expenses.map(\.note) == ["multi\nline, with \"quotes\""])
+    }
+
     @Test func noFinalNewlineBlankLinesAndBOM() throws {
         #expect(try CSV.parse("\u{FEFF}a,b\n\nc,d") == [CSVRecord(line: 1, fields: ["a", "b"]), CSVRecord(line: 3, fields: ["c", "d"])])
         #expect(try CSV.parse("") == [])

@@ -100,6 +100,7 @@ import Testing
         let target = directory + "/copy/default.sqlite"
         try FileManager.default.createDirectory(atPath: directory + "/copy", withIntermediateDirectories: true)
         try ledgers.backup(ledger: "default", to: target)
+        #expect(try permissions(target) == 0o600)  // it holds the token: as private as the ledger itself
         #expect(throws: LedgerError.backupTargetExists(target)) { try ledgers.backup(ledger: "default", to: target) }
         #expect(throws: LedgerError.unknownLedger("nope")) { try ledgers.backup(ledger: "nope", to: directory + "/x") }
         await ledgers.close()

@@ -1,0 +1,49 @@
+import Foundation
+import Glibc
+import ProcessSpawn
+import Testing
+
+/// Standard output that goes away or fills up: a clean exit 74 and a message, never a crash.
+@Suite struct ExpenseOutputTests {
+    /// Enough expenses that a listing outgrows a pipe's 64 KiB buffer.
+    static func filled() throws -> ExpenseProcess {
+        let expense = try ExpenseProcess()
+        var csv = "date,amount,currency,category,note\n"
+        for index in 1...3000 { csv += "2026-01-01,\(index).00,USD,category\(index % 7),note number \(index)\n" }
+        let imported = try expense.run(["import", "-"], stdin: csv)
+        #expect(imported.status == 0, "\(imported)")
+        return expense
+    }
+
+    /// `expense … | head -1` run by a parent that ignores SIGPIPE (the child inherits the ignore): every write
+    /// after the reader has gone fails with EPIPE.
+    @Test(arguments: [["list"], ["list", "--json"], ["export"], ["export", "--format", "json"]])
+    func aClosedPipeWithSIGPIPEIgnoredIsAnIOErrorNotACrash(arguments: [String]) throws {
+        let expense = try Self.filled()
+        var environment = ProcessInfo.processInfo.environment
+        environment["EXPENSE_HOME"] = expense.home
+        let errPath = expense.directory + "/closed-pipe.err"
+        let (child, stdout, _) = try ChildProcess.spawn(
+            "/bin/sh", ["-c", "trap '' PIPE; exec \"$0\" \"$@\"", ExpenseProcess.executable] + arguments,
+            environment: environment, stdout: .pipe, stderr: .file(errPath))
+        close(stdout!)  // the reader goes away at once
+        let exit = child.wait(timeout: 60)
+        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        #expect(exit.code == 74, "\(arguments): \(exit)\n\(stderr)")
+        #expect(stderr == "Error: write_failed: cannot write to standard output: Broken pipe\n", "\(arguments)")
+    }
+
+    @Test func aFullStandardOutputIsAnIOErrorNotACrash() throws {
+        let expense = try Self.filled()
+        var environment = ProcessInfo.processInfo.environment
+        environment["EXPENSE_HOME"] = expense.home
+        for arguments in [["list"], ["export"], ["--version"]] {
+            let errPath = expense.directory + "/full-\(arguments[0]).err"
+            let (exit, _) = try ChildProcess.run(ExpenseProcess.executable, arguments, environment: environment,
+                                                 stdout: .file("/dev/full"), stderr: .file(errPath), timeout: 60)
+            let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            #expect(exit.code == 74, "\(arguments): \(exit)\n\(stderr)")
+            #expect(stderr.hasPrefix("Error: write_failed: cannot write to standard output: "), "\(arguments): \(stderr)")
+        }
+    }
+}

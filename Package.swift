@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Imports flow one way: ExpenseCore <- ExpenseProtocol <- ExpenseTransport <- ExpenseServer / ExpenseClient <- CLIs <- executables.
+// Imports flow one way: ExpenseCore <- ExpenseProtocol, and ExpenseTransport (bytes and lines only) <- ExpenseServer /
+// ExpenseClient <- CLIs <- executables.
 // See docs/modules.md ("Where things live").
 let package = Package(
     name: "expense",
@@ -21,11 +22,11 @@ let package = Package(
         // posix_spawn children for the bench and the end-to-end tests (Foundation's Process crashes now and then).
         .target(name: "ProcessSpawn"),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
-        .target(name: "ExpenseTransport", dependencies: ["ExpenseProtocol", "CEpoll"]),
+        .target(name: "ExpenseTransport", dependencies: ["CEpoll"]),
         .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
         .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
         .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit"]),
-        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "CommandLineKit", "CEpoll"]),
+        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "ExpenseTransport", "CommandLineKit", "CEpoll"]),
 
         .executableTarget(name: "expense", dependencies: ["ExpenseCLI"]),
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),

@@ -26,6 +26,10 @@ package enum ExpenseCLI {
             console.out(HelpFormatter.help(root: root, path: path, footer: ExpenseCommands.footer))
             return ExitCode.success.rawValue
         case .run(let command):
+            if let problem = environmentProblem(environment) {
+                console.err("Error: \(problem)")
+                return ExitCode.usage.rawValue
+            }
             let runner = CommandRunner(command: command, home: ExpenseHome(environment: environment), console: console,
                                        environment: environment)
             do {
@@ -40,6 +44,26 @@ package enum ExpenseCLI {
                 return code.rawValue
             }
         }
+    }
+}
+
+extension ExpenseCLI {
+    /// A sentence naming the first environment variable with a value `expense` cannot use, or `nil`. A typo
+    /// such as `EXPENSE_STORE=sqlit` must not silently open another cache than the one asked for.
+    static func environmentProblem(_ environment: [String: String]) -> String? {
+        if let store = environment["EXPENSE_STORE"], ExpenseHome.Backend(rawValue: store) == nil {
+            return "EXPENSE_STORE must be 'sqlite' or 'json', not '\(store)'; unset it for the default (sqlite)"
+        }
+        if let attempts = environment["EXPENSE_SYNC_ATTEMPTS"], !(Int(attempts).map { (1...100).contains($0) } ?? false) {
+            return "EXPENSE_SYNC_ATTEMPTS must be a whole number from 1 to 100, not '\(attempts)'; unset it for the default (4)"
+        }
+        if let ping = environment["EXPENSE_WATCH_PING"], !(Double(ping).map { $0 >= 0.1 && $0 <= 86_400 } ?? false) {
+            return "EXPENSE_WATCH_PING must be seconds from 0.1 to 86400, not '\(ping)'; unset it for the default (15)"
+        }
+        if let chart = environment["EXPENSE_CHART"], chart != "always", chart != "auto" {
+            return "EXPENSE_CHART must be 'always' or 'auto', not '\(chart)'"
+        }
+        return nil
     }
 }
 

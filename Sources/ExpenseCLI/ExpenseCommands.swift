@@ -133,5 +133,10 @@ enum ExpenseCommands {
           EXPENSE_LEDGER  the ledger's name on the daemon
           EXPENSE_TOKEN   the ledger's token
           EXPENSE_CHART   `always` draws summary charts even when standard output is not a terminal
+                          (default `auto`: only in a terminal)
+          EXPENSE_STORE   `sqlite` (default: cache.sqlite) or `json` (cache.json, the whole-file store)
+          EXPENSE_SYNC_ATTEMPTS  connection attempts before `sync` gives up with exit 69 (1-100, default 4)
+          EXPENSE_WATCH_PING     seconds of quiet before `sync --watch` pings the daemon (default 15)
+          EXPENSE_VERBOSE  set: `sync` prints its steps and timings on standard error
         """
 }

@@ -3,6 +3,19 @@ import Testing
 
 /// The `expense` binary, run as a real process: stdout, stderr and exit code of each command.
 @Suite struct ExpenseCommandTests {
+    /// A value `expense` cannot use in its environment is a usage error naming the variable, before anything
+    /// is opened: `EXPENSE_STORE=sqlit` must never open (and create) another cache than the one meant.
+    @Test(arguments: [("EXPENSE_STORE", "mysql"), ("EXPENSE_SYNC_ATTEMPTS", "0"), ("EXPENSE_SYNC_ATTEMPTS", "abc"),
+                      ("EXPENSE_WATCH_PING", "-1"), ("EXPENSE_CHART", "yes")])
+    func unusableEnvironmentValuesAreUsageErrors(name: String, value: String) throws {
+        let expense = try ExpenseProcess()
+        let result = try expense.run(["list"], environment: [name: value])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("Error: \(name) must be"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: expense.home), "nothing may be created")
+    }
+
     @Test func addListAndSummaryHappyPath() throws {
         let expense = try ExpenseProcess()
         let added = try expense.run(["add", "12.50", "food", "--date", "2026-03-01", "--note", "lunch, with Ann"])

@@ -39,6 +39,9 @@ enum DaemonFailure {
             let parent = candidate.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
             candidate = parent.isEmpty ? (candidate.hasPrefix("/") ? "/" : ".") : parent
         }
+        // A file where a directory should be is not a permission problem (and would fail X_OK): an I/O error.
+        var info = stat()
+        if stat(candidate, &info) == 0, info.st_mode & S_IFMT != S_IFDIR { return false }
         return access(candidate, R_OK | W_OK | X_OK) != 0 && errno == EACCES
     }
 }

@@ -191,6 +191,18 @@ import Glibc
         #expect(first.stop().status == 0)
     }
 
+    /// A file where the data directory should be is an I/O error (74), not "permission denied" (77).
+    @Test func aFileAsTheDataDirectoryExits74() throws {
+        let scratch = try ExpenseProcess()
+        let file = scratch.directory + "/not-a-directory"
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        let daemon = try DaemonProcess(["serve", "--listen", "127.0.0.1:0", "--data", file], scratch: scratch.directory)
+        #expect(daemon.firstLine == nil)
+        let exit = daemon.waitForExit()
+        #expect(exit.reason == .exit && exit.status == 74, "\(daemon.stderr)")
+        #expect(daemon.stderr.contains(file) && daemon.stderr.contains("not a directory"))
+    }
+
     @Test func everyAcknowledgedPushSurvivesKill9() throws {
         let scratch = try ExpenseProcess()
         let data = scratch.directory + "/data"

@@ -26,7 +26,11 @@ struct CommandFailure: Error {
             return (.dataError, ["Error: \(error.code): \(error.message)"])
         case let error as StoreError:
             switch error {
-            case .unreadable, .writeFailed: return (.ioError, ["Error: \(error.code): \(error.message)"])
+            case .unreadable:
+                return (.ioError, ["Error: \(error.code): \(error.message)",
+                                   "Nothing was changed. Restore the file from a backup, or move it aside and run "
+                                   + "`expense sync` to fetch the synced expenses again (unsynced changes in it are lost)."])
+            case .writeFailed: return (.ioError, ["Error: \(error.code): \(error.message)"])
             case .unknownId, .noConflict, .ambiguousId, .idPrefixTooShort: return (.failure, ["Error: \(error.code): \(error.message)"])
             }
         case let error as SyncError:
@@ -37,7 +41,17 @@ struct CommandFailure: Error {
             case .unauthorized: code = .permissionDenied
             case .protocolError: code = .failure
             }
-            return (code, ["Error: \(error.code): \(error.message)"])
+            var lines = ["Error: \(error.code): \(error.message)"]
+            switch error {
+            case .unreachable:
+                lines.append("Your changes are kept and will be sent by the next `expense sync`. Check that expensed "
+                             + "runs and that `expense remote show` names its address.")
+            case .unauthorized:
+                lines.append("Check the ledger name and token: `expense remote set HOST:PORT --ledger NAME "
+                             + "--token-file FILE` (the daemon's DIR/NAME.token), or EXPENSE_LEDGER and EXPENSE_TOKEN.")
+            default: break
+            }
+            return (code, lines)
         case let error as ImportError:
             switch error {
             case .invalidRows(let problems):

@@ -154,9 +154,20 @@ public struct ChildProcess: Sendable {
     }
 
     /// Resident memory now, in KiB, from `/proc/PID/status` (`VmRSS`).
-    public func residentKiB() -> Int? {
-        // /proc files report size 0, so read them to EOF with read(2) rather than by their size.
-        let descriptor = open("/proc/\(pid)/status", O_RDONLY | O_CLOEXEC)
+    public func residentKiB() -> Int? { // not money: a measurement
+        guard let status = Self.procFile(pid, "status") else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+        }
+        return nil
+    }
+
+    /// The text of `/proc/PID/NAME`, or `nil` when the process is gone.
+    ///
+    /// /proc files report size 0, so they are read to end of file with read(2), never by their size (Foundation's
+    /// `String(contentsOfFile:)` may return nothing for them).
+    public static func procFile(_ pid: pid_t, _ name: String) -> String? {
+        let descriptor = open("/proc/\(pid)/\(name)", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
@@ -165,10 +176,7 @@ public struct ChildProcess: Sendable {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 { bytes += chunk[0..<count] } else if count < 0 && errno == EINTR { continue } else { break }
         }
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
-        }
-        return nil
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Reads one line (without its `\n`) from `descriptor`, waiting at most `timeout` seconds in all.

@@ -18,32 +18,36 @@ import Testing
     /// `expense … | head -1` run by a parent that ignores SIGPIPE (the child inherits the ignore): every write
     /// after the reader has gone fails with EPIPE.
     @Test(arguments: [["list"], ["list", "--json"], ["export"], ["export", "--format", "json"]])
-    func aClosedPipeWithSIGPIPEIgnoredIsAnIOErrorNotACrash(arguments: [String]) throws {
-        let expense = try Self.filled()
-        var environment = ProcessInfo.processInfo.environment
-        environment["EXPENSE_HOME"] = expense.home
-        let errPath = expense.directory + "/closed-pipe.err"
-        let (child, stdout, _) = try ChildProcess.spawn(
-            "/bin/sh", ["-c", "trap '' PIPE; exec \"$0\" \"$@\"", ExpenseProcess.executable] + arguments,
-            environment: environment, stdout: .pipe, stderr: .file(errPath))
-        close(stdout!)  // the reader goes away at once
-        let exit = child.wait(timeout: 60)
-        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        #expect(exit.code == 74, "\(arguments): \(exit)\n\(stderr)")
-        #expect(stderr == "Error: write_failed: cannot write to standard output: Broken pipe\n", "\(arguments)")
-    }
-
-    @Test func aFullStandardOutputIsAnIOErrorNotACrash() throws {
-        let expense = try Self.filled()
-        var environment = ProcessInfo.processInfo.environment
-        environment["EXPENSE_HOME"] = expense.home
-        for arguments in [["list"], ["export"], ["--version"]] {
-            let errPath = expense.directory + "/full-\(arguments[0]).err"
-            let (exit, _) = try ChildProcess.run(ExpenseProcess.executable, arguments, environment: environment,
-                                                 stdout: .file("/dev/full"), stderr: .file(errPath), timeout: 60)
+    func aClosedPipeWithSIGPIPEIgnoredIsAnIOErrorNotACrash(arguments: [String]) async throws {
+        try await onOwnThread {
+            let expense = try Self.filled()
+            var environment = ProcessInfo.processInfo.environment
+            environment["EXPENSE_HOME"] = expense.home
+            let errPath = expense.directory + "/closed-pipe.err"
+            let (child, stdout, _) = try ChildProcess.spawn(
+                "/bin/sh", ["-c", "trap '' PIPE; exec \"$0\" \"$@\"", ExpenseProcess.executable] + arguments,
+                environment: environment, stdout: .pipe, stderr: .file(errPath))
+            close(stdout!)  // the reader goes away at once
+            let exit = child.wait(timeout: 60)
             let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
             #expect(exit.code == 74, "\(arguments): \(exit)\n\(stderr)")
-            #expect(stderr.hasPrefix("Error: write_failed: cannot write to standard output: "), "\(arguments): \(stderr)")
+            #expect(stderr == "Error: write_failed: cannot write to standard output: Broken pipe\n", "\(arguments)")
+        }
+    }
+
+    @Test func aFullStandardOutputIsAnIOErrorNotACrash() async throws {
+        try await onOwnThread {
+            let expense = try Self.filled()
+            var environment = ProcessInfo.processInfo.environment
+            environment["EXPENSE_HOME"] = expense.home
+            for arguments in [["list"], ["export"], ["--version"]] {
+                let errPath = expense.directory + "/full-\(arguments[0]).err"
+                let (exit, _) = try ChildProcess.run(ExpenseProcess.executable, arguments, environment: environment,
+                                                     stdout: .file("/dev/full"), stderr: .file(errPath), timeout: 60)
+                let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+                #expect(exit.code == 74, "\(arguments): \(exit)\n\(stderr)")
+                #expect(stderr.hasPrefix("Error: write_failed: cannot write to standard output: "), "\(arguments): \(stderr)")
+            }
         }
     }
 }

@@ -61,17 +61,19 @@ import Testing
     }
 
     @Test(arguments: ["sqlite", "json"])
-    func clientCacheFilesAreOwnerOnly(store: String) throws {
-        let expense = try ExpenseProcess()
-        try expense.succeed(["add", "12.50", "food", "--date", "2026-11-30"], environment: ["EXPENSE_STORE": store])
-        let home = expense.home
-        let attributes = try FileManager.default.attributesOfItem(atPath: home)
-        #expect(attributes[.posixPermissions] as? Int == 0o700)
-        let files = try FileManager.default.contentsOfDirectory(atPath: home)
-        #expect(!files.isEmpty)
-        for file in files {
-            let mode = try FileManager.default.attributesOfItem(atPath: home + "/" + file)[.posixPermissions] as? Int
-            #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")
+    func clientCacheFilesAreOwnerOnly(store: String) async throws {
+        try await onOwnThread {
+            let expense = try ExpenseProcess()
+            try expense.succeed(["add", "12.50", "food", "--date", "2026-11-30"], environment: ["EXPENSE_STORE": store])
+            let home = expense.home
+            let attributes = try FileManager.default.attributesOfItem(atPath: home)
+            #expect(attributes[.posixPermissions] as? Int == 0o700)
+            let files = try FileManager.default.contentsOfDirectory(atPath: home)
+            #expect(!files.isEmpty)
+            for file in files {
+                let mode = try FileManager.default.attributesOfItem(atPath: home + "/" + file)[.posixPermissions] as? Int
+                #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")
+            }
         }
     }
 }

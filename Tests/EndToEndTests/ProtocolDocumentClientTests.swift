@@ -24,14 +24,16 @@ enum ProtocolDocumentClient {
 }
 
 @Test(.enabled(if: ProtocolDocumentClient.python != nil, "python3 not found (/usr/bin/python3 or on PATH)"))
-func aClientWrittenFromProtocolDocumentAloneAgreesWithTheDaemon() throws {
-    let python = try #require(ProtocolDocumentClient.python)
-    let scratch = try ExpenseProcess()
-    var environment = ProcessInfo.processInfo.environment
-    environment["PYTHONDONTWRITEBYTECODE"] = "1"
-    let result = try ExpenseProcess.run(python, [ProtocolDocumentClient.script, "--expensed", ExpenseProcess.daemonExecutable],
-                                        environment: environment, scratch: scratch.directory, timeout: 120)
-    let lastLine = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
-    #expect(result.status == 0, "\(result)")
-    #expect(lastLine.hasSuffix(" checks passed, 0 failed"), "\(result)")
+func aClientWrittenFromProtocolDocumentAloneAgreesWithTheDaemon() async throws {
+    try await onOwnThread {
+        let python = try #require(ProtocolDocumentClient.python)
+        let scratch = try ExpenseProcess()
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        let result = try ExpenseProcess.run(python, [ProtocolDocumentClient.script, "--expensed", ExpenseProcess.daemonExecutable],
+                                            environment: environment, scratch: scratch.directory, timeout: 120)
+        let lastLine = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(result.status == 0, "\(result)")
+        #expect(lastLine.hasSuffix(" checks passed, 0 failed"), "\(result)")
+    }
 }

@@ -53,8 +53,7 @@ final class WatcherProcess {
 
     /// The fields of `/proc/PID/stat` after `(comm)`: `[0]` is the state (field 3), `[11]` utime, `[12]` stime.
     private static func statFields(_ pid: pid_t) -> [String]? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+        guard let text = ChildProcess.procFile(pid, "stat"), let close = text.lastIndex(of: ")") else { return nil }
         return text[text.index(after: close)...].split(separator: " ").map(String.init)
     }
 

@@ -57,7 +57,7 @@ extension ExpenseCLI {
         if let attempts = environment["EXPENSE_SYNC_ATTEMPTS"], !(Int(attempts).map { (1...100).contains($0) } ?? false) {
             return "EXPENSE_SYNC_ATTEMPTS must be a whole number from 1 to 100, not '\(attempts)'; unset it for the default (4)"
         }
-        if let ping = environment["EXPENSE_WATCH_PING"], !(Double(ping).map { $0 >= 0.1 && $0 <= 86_400 } ?? false) {
+        if let ping = environment["EXPENSE_WATCH_PING"], !(Double(ping).map { $0 >= 0.1 && $0 <= 86_400 } ?? false) { // not money: seconds
             return "EXPENSE_WATCH_PING must be seconds from 0.1 to 86400, not '\(ping)'; unset it for the default (15)"
         }
         if let chart = environment["EXPENSE_CHART"], chart != "always", chart != "auto" {

@@ -1,3 +1,4 @@
+import ExpenseCore
 import Foundation
 
 /// Writes compact JSON straight into a byte buffer: no intermediate ``JSONValue``, no `String` building.
@@ -174,24 +175,12 @@ public struct JSONWriter: Sendable {
     /// Writes a UUID as lower-case text, the way ids are written everywhere on the wire.
     public mutating func uuid(_ value: UUID) {
         separate()
-        let hex: StaticString = "0123456789abcdef"
         var scratch: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes for `"` + 36 + `"`
         withUnsafeMutableBytes(of: &scratch) { out in
             out[0] = UInt8(ascii: "\"")
-            var offset = 1
-            withUnsafeBytes(of: value.uuid) { raw in
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        out[offset] = UInt8(ascii: "-")
-                        offset += 1
-                    }
-                    out[offset] = hex.utf8Start[Int(raw[index] >> 4)]
-                    out[offset + 1] = hex.utf8Start[Int(raw[index] & 0xF)]
-                    offset += 2
-                }
-            }
-            out[offset] = UInt8(ascii: "\"")
-            bytes.append(contentsOf: out[0...offset])  // one append: pull pages write 10,000 ids
+            UUIDText.write(value, into: out, at: 1)
+            out[37] = UInt8(ascii: "\"")
+            bytes.append(contentsOf: out[0...37])  // one append: pull pages write 10,000 ids
         }
     }
 

@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "ProcessSpawn"]),
         .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseProtocol", "TestSupport"]),
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport"]),
         .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseServer", "ExpenseTransport", "TestSupport"]),

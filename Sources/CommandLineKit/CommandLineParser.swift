@@ -35,7 +35,7 @@ public enum CommandLineParser {
             index += 1
             if optionsEnded || token == "-" || !token.hasPrefix("-") {
                 if !optionsEnded, !spec.subcommands.isEmpty, spec.arguments.isEmpty {
-                    throw UsageError("Unknown subcommand '\(token)'", path: path)
+                    throw unknownSubcommand(token, of: spec, path: path, root: root)
                 }
                 positionals.append(token)
                 continue
@@ -89,6 +89,13 @@ public enum CommandLineParser {
         if let missing = spec.options.first(where: { $0.isRequired && options[$0.name] == nil }) {
             throw UsageError("Missing expected argument '\(missing.synopsis)'", path: path)
         }
+        for group in spec.exclusiveGroups {
+            let given = group.names.filter { options[$0] != nil || flags.contains($0) }
+            if given.count > 1 || (group.isRequired && given.isEmpty) {
+                let names = group.names.map { "--" + $0 }.joined(separator: ", ")
+                throw UsageError("Give \(group.isRequired ? "exactly" : "at most") one of \(names)", path: path)
+            }
+        }
         return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags))
     }
 
@@ -101,13 +108,17 @@ public enum CommandLineParser {
         return fallback
     }
 
-    /// The command `help a b` names; every word must be a subcommand.
+    /// The command `help a b` names; every word must be a subcommand. `help help` is the help command itself.
     private static func helpPath(_ words: [String], root: CommandSpec) throws(UsageError) -> [String] {
+        if words.first == HelpCommand.name {
+            guard words.count == 1 else { throw UsageError("Unexpected argument '\(words[1])'", path: [HelpCommand.name]) }
+            return [HelpCommand.name]
+        }
         var spec = root
         var path: [String] = []
         for word in words {
             guard let next = spec.subcommand(named: word) else {
-                throw UsageError("Unknown subcommand '\(word)'", path: path)
+                throw unknownSubcommand(word, of: spec, path: path, root: root)
             }
             spec = next
             path.append(word)
@@ -122,8 +133,18 @@ public enum CommandLineParser {
         return spec.option(for: name) != nil
     }
 
-    /// The spec at `path` below `root`, if every word names a subcommand.
+    /// `Unknown subcommand 'lst'; did you mean 'list'?` (the guess only when one is near enough).
+    private static func unknownSubcommand(_ word: String, of spec: CommandSpec, path: [String], root: CommandSpec) -> UsageError {
+        var names = spec.subcommands.map(\.name)
+        if path.isEmpty, HelpCommand.isImplicit(in: root) { names.append(HelpCommand.name) }
+        let guess = Suggestion.nearest(to: word, among: names).map { "; did you mean '\($0)'?" } ?? ""
+        return UsageError("Unknown subcommand '\(word)'\(guess)", path: path)
+    }
+
+    /// The spec at `path` below `root`, if every word names a subcommand; `["help"]` is the implicit help
+    /// command when `root` has no `help` subcommand of its own.
     public static func spec(at path: [String], root: CommandSpec) -> CommandSpec? {
+        if path == [HelpCommand.name], HelpCommand.isImplicit(in: root) { return HelpCommand.spec }
         var spec = root
         for word in path {
             guard let next = spec.subcommand(named: word) else { return nil }

@@ -20,14 +20,19 @@ public struct CommandSpec: Sendable {
     /// option (`expensed --listen …` is `expensed serve --listen …`). `--help`, `-h` and `--version` right after
     /// this command still concern this command itself, and a word that names no subcommand is still an error.
     public var defaultSubcommand: String?
+    /// Options of which at most one (or, when required, exactly one) may be given, such as `--mine | --theirs`.
+    public var exclusiveGroups: [OptionGroup]
 
     public init(name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
-                options: [OptionSpec] = [], subcommands: [CommandSpec] = [], runnable: Bool? = nil,
-                defaultSubcommand: String? = nil) {
+                options: [OptionSpec] = [], exclusiveGroups: [OptionGroup] = [], subcommands: [CommandSpec] = [],
+                runnable: Bool? = nil, defaultSubcommand: String? = nil) {
         precondition(arguments.drop(while: { !$0.isOptional }).allSatisfy(\.isOptional),
                      "optional positional arguments must come after the required ones")
         precondition(defaultSubcommand.map { name in subcommands.contains { $0.name == name } } ?? true,
                      "the default subcommand must be one of the subcommands")
+        precondition(exclusiveGroups.allSatisfy { group in
+            group.names.count > 1 && group.names.allSatisfy { name in options.contains { $0.name == name && !$0.isRequired } }
+        }, "an exclusive group names two or more of the command's own options, none of them required alone")
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
@@ -36,11 +41,17 @@ public struct CommandSpec: Sendable {
         self.subcommands = subcommands
         self.runnable = runnable ?? subcommands.isEmpty
         self.defaultSubcommand = defaultSubcommand
+        self.exclusiveGroups = exclusiveGroups
     }
 
     /// The subcommand called `name`, if any.
     public func subcommand(named name: String) -> CommandSpec? {
         subcommands.first { $0.name == name }
+    }
+
+    /// The group `option` belongs to, if any.
+    public func exclusiveGroup(of option: String) -> OptionGroup? {
+        exclusiveGroups.first { $0.names.contains(option) }
     }
 
     /// The option written `token` (`--date` or `-d`), including the implicit `--help`/`-h`.
@@ -55,11 +66,61 @@ public struct ArgumentSpec: Sendable {
     public var name: String
     public var help: String
     public var isOptional: Bool
+    /// Whether the argument takes every remaining word (shown as `[<name> ...]`); only the implicit `help`
+    /// command has one, since ``ParsedCommand`` holds one value per argument.
+    public var isRepeating: Bool
+    /// What a shell offers for this argument.
+    public var completion: ValueCompletion
 
-    public init(_ name: String, help: String, optional: Bool = false) {
+    /// - Parameter completion: what shells offer; by default inferred from `name` (``ValueCompletion/inferred(from:)``).
+    public init(_ name: String, help: String, optional: Bool = false, completion: ValueCompletion? = nil) {
+        self.init(name, help: help, optional: optional, repeating: false, completion: completion)
+    }
+
+    init(_ name: String, help: String, optional: Bool, repeating: Bool, completion: ValueCompletion?) {
         self.name = name
         self.help = help
         self.isOptional = optional
+        self.isRepeating = repeating
+        self.completion = completion ?? .inferred(from: name)
+    }
+}
+
+/// Options of one command that exclude each other: `(--mine | --theirs | --edit)` when one is required,
+/// `[--json | --csv]` when none need be given. The parser refuses two of them, or none of a required group.
+public struct OptionGroup: Sendable, Equatable {
+    /// The options' long names, in the order the usage line shows them.
+    public var names: [String]
+    /// Whether exactly one must be given (else at most one).
+    public var isRequired: Bool
+
+    /// Exactly one of `names` must be given.
+    public static func exactlyOne(_ names: String...) -> OptionGroup { OptionGroup(names: names, isRequired: true) }
+
+    /// At most one of `names` may be given.
+    public static func atMostOne(_ names: String...) -> OptionGroup { OptionGroup(names: names, isRequired: false) }
+}
+
+/// What a shell's completion offers for an option's value or a positional argument.
+public enum ValueCompletion: Sendable, Equatable {
+    /// Nothing: free text such as an amount or a note.
+    case none
+    /// File names.
+    case file
+    /// Directory names.
+    case directory
+    /// One of these words.
+    case choices([String])
+
+    /// Inferred from a placeholder: `file` → files, `dir` → directories, `csv|json` → those words, else nothing.
+    public static func inferred(from placeholder: String) -> ValueCompletion {
+        switch placeholder {
+        case "file", "path": return .file
+        case "dir", "directory": return .directory
+        default:
+            let words = placeholder.split(separator: "|").map(String.init)
+            return words.count > 1 ? .choices(words) : .none
+        }
     }
 }
 
@@ -74,11 +135,15 @@ public struct OptionSpec: Sendable {
     public var help: String
     /// Whether the option must be given (shown without brackets in the usage line); only for options with a value.
     public var isRequired: Bool = false
+    /// What a shell offers for the value (``ValueCompletion/none`` for a flag).
+    public var completion: ValueCompletion = .none
 
     /// An option with a value; a `required` one must be given, else parsing fails with a usage error.
+    /// `completion` (what shells offer for the value) is inferred from `value` unless given.
     public static func option(_ name: String, short: Character? = nil, value: String, help: String,
-                              required: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: value, help: help, isRequired: required)
+                              required: Bool = false, completion: ValueCompletion? = nil) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: value, help: help, isRequired: required,
+                   completion: completion ?? .inferred(from: value))
     }
 
     /// A flag, present or not.

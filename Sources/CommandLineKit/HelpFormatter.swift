@@ -31,12 +31,27 @@ public enum HelpFormatter {
         guard let spec = CommandLineParser.spec(at: path, root: root) else { return nil }
         var parts = [root.name] + path
         if !spec.subcommands.isEmpty { parts.append(spec.defaultSubcommand == nil ? "<subcommand>" : "[<subcommand>]") }
-        parts += spec.arguments.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
-        parts += spec.options.map { option in
-            let text = "--\(option.name)" + (option.valueName.map { " <\($0)>" } ?? "")
-            return option.isRequired ? text : "[" + text + "]"
+        parts += spec.arguments.map { argument in
+            let text = "<\(argument.name)>" + (argument.isRepeating ? " ..." : "")
+            return argument.isOptional ? "[" + text + "]" : text
+        }
+        for option in spec.options {
+            guard let group = spec.exclusiveGroup(of: option.name) else {
+                parts.append(option.isRequired ? usageText(option) : "[" + usageText(option) + "]")
+                continue
+            }
+            // A group is shown once, where its first option stands: `(--mine | --theirs)` or `[--a | --b]`.
+            guard group.names.first == option.name else { continue }
+            let members = group.names.compactMap { name in spec.options.first { $0.name == name } }.map(usageText)
+            let text = members.joined(separator: " | ")
+            parts.append(group.isRequired ? "(" + text + ")" : "[" + text + "]")
         }
         return parts.joined(separator: " ")
+    }
+
+    /// `--date <date>` or `--json`.
+    private static func usageText(_ option: OptionSpec) -> String {
+        "--\(option.name)" + (option.valueName.map { " <\($0)>" } ?? "")
     }
 
     private static func rows(_ rows: [(String, String)]) -> String {

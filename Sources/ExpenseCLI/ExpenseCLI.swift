@@ -25,6 +25,17 @@ package enum ExpenseCLI {
         case .help(let path):
             console.out(HelpFormatter.help(root: root, path: path, footer: ExpenseCommands.footer))
             return ExitCode.success.rawValue
+        case .run(let command) where command.path == [ExpenseCommands.completion.name]:
+            do {
+                console.out(try CompletionScript.script(for: command, root: root))
+                return ExitCode.success.rawValue
+            } catch {
+                console.err(error.report(root: root))
+                return ExitCode.usage.rawValue
+            }
+        case .run(let command) where command.path == [ExpenseCommands.manual.name]:
+            console.out(ExpenseCommands.manualPage.render(root: root))
+            return ExitCode.success.rawValue
         case .run(let command):
             if let problem = environmentProblem(environment) {
                 console.err("Error: \(problem)")

@@ -14,7 +14,8 @@ enum ExpenseCommands {
           in the currency's minor unit (12.50 USD, 1250 JPY, 1.250 BHD). A negative number can only be given
           after `--` (and is then refused as invalid).
         """,
-        subcommands: [add, list, edit, delete, summary, export, importing, config, remote, sync, status, conflicts, resolve])
+        subcommands: [add, list, edit, delete, summary, export, importing, config, remote, sync, status, conflicts, resolve,
+                      completion, manual])
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
@@ -73,10 +74,11 @@ enum ExpenseCommands {
         name: "config", abstract: "Show or change settings.",
         subcommands: [
             CommandSpec(name: "set", abstract: "Change a setting (currency).",
-                        arguments: [ArgumentSpec("key", help: "The setting: currency."),
+                        arguments: [ArgumentSpec("key", help: "The setting: currency.", completion: .choices(["currency"])),
                                     ArgumentSpec("value", help: "The new value, such as EUR.")]),
             CommandSpec(name: "get", abstract: "Print one setting, or every setting as `key value` lines.",
-                        arguments: [ArgumentSpec("key", help: "The setting: currency.", optional: true)]),
+                        arguments: [ArgumentSpec("key", help: "The setting: currency.", optional: true,
+                                                 completion: .choices(["currency"]))]),
         ])
 
     static let remote = CommandSpec(
@@ -84,9 +86,10 @@ enum ExpenseCommands {
         subcommands: [
             CommandSpec(name: "set", abstract: "Set the daemon, the ledger and its token (stored in $EXPENSE_HOME, token mode 0600).",
                         arguments: [ArgumentSpec("server", help: "The daemon's HOST:PORT.")],
-                        options: [.option("ledger", value: "name", help: "The ledger's name on the daemon (required)."),
+                        options: [.option("ledger", value: "name", help: "The ledger's name on the daemon.", required: true),
                                   .option("token-file", value: "file", help: "Read the ledger's token from this file."),
-                                  .option("token", value: "token", help: "The ledger's token (prefer --token-file: a command line is visible to others).")]),
+                                  .option("token", value: "token", help: "The ledger's token (prefer --token-file: a command line is visible to others).")],
+                        exclusiveGroups: [.exactlyOne("token-file", "token")]),
             CommandSpec(name: "show", abstract: "Print the server and ledger (never the token)."),
         ])
 
@@ -120,7 +123,16 @@ enum ExpenseCommands {
                   .option("category", value: "category", help: "With --edit: the category."),
                   .option("date", value: "date", help: "With --edit: the day, YYYY-MM-DD."),
                   .option("note", value: "text", help: "With --edit: the note."),
-                  .option("currency", value: "code", help: "With --edit: the currency (needs --amount).")])
+                  .option("currency", value: "code", help: "With --edit: the currency (needs --amount).")],
+        exclusiveGroups: [.exactlyOne("mine", "theirs", "edit")])
+
+    static let completion = CompletionScript.command(program: "expense")
+
+    static let manual = ManualPage.command(program: "expense", section: 1)
+
+    /// The man page `expense man` prints (docs/man/expense.1 is this page, kept in sync by a test).
+    static let manualPage = ManualPage(section: 1, date: "2026-12-01", source: "expense \(version)", footer: footer,
+                                       seeAlso: ["expensed(8)"])
 
     /// Exit codes and environment, appended to every help text.
     static let footer = """

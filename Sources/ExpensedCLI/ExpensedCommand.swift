@@ -42,6 +42,12 @@ package enum ExpensedCommand {
         case ["ledger", "add"]: return try await ledgerAdd(command)
         case ["ledger", "list"]: return await ledgerList(command)
         case ["backup"]: return backup(command)
+        case [ExpensedCommands.completion.name]:
+            printOut(try CompletionScript.script(for: command, root: ExpensedCommands.root))
+            return .success
+        case [ExpensedCommands.manual.name]:
+            printOut(ExpensedCommands.manualPage(version: ServerConfiguration.version).render(root: ExpensedCommands.root))
+            return .success
         default: throw UsageError("Unknown command", path: command.path)
         }
     }

@@ -12,7 +12,7 @@ enum ExpensedCommands {
           Plain `expensed` is `expensed serve` with the defaults; `expensed --listen …` is `expensed serve --listen …`.
           Each ledger is one SQLite database DIR/NAME.sqlite, its token in DIR/NAME.token (mode 0600).
         """,
-        subcommands: [serve, ledger, backup],
+        subcommands: [serve, ledger, backup, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(
@@ -57,6 +57,10 @@ enum ExpensedCommands {
         arguments: [ArgumentSpec("file", help: "The backup file to create.")],
         options: [data, .option("ledger", value: "name", help: "The ledger to back up.", required: true)])
 
+    static let completion = CompletionScript.command(program: "expensed")
+
+    static let manual = ManualPage.command(program: "expensed", section: 8)
+
     /// Exit codes and environment, appended to every help page.
     static let footer = """
         EXIT CODES:
@@ -70,4 +74,9 @@ enum ExpensedCommands {
         ENVIRONMENT:
           EXPENSED_DATA  The data directory when --data is not given.
         """
+
+    /// The man page `expensed man` prints (docs/man/expensed.8 is this page, kept in sync by a test).
+    static func manualPage(version: String) -> ManualPage {
+        ManualPage(section: 8, date: "2026-12-01", source: "expensed \(version)", footer: footer, seeAlso: ["expense(1)"])
+    }
 }

@@ -23,11 +23,10 @@ struct InstalledShell {
         InstalledShell(name) != nil || ProcessInfo.processInfo.environment["CI"] == "true"
     }
 
-    /// `name`, or a recorded failure saying it is missing (only reached under CI, see ``shouldTest(_:)``).
-    static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> InstalledShell {
+    /// `name`, or an error saying it is missing (only reached under CI, see ``shouldTest(_:)``).
+    static func require(_ name: String) throws -> InstalledShell {
         guard let shell = InstalledShell(name) else {
-            Issue.record("\(name) is not installed; .ci/run installs it on CI", sourceLocation: sourceLocation)
-            throw CancellationError()
+            throw MissingProgram(name: name)
         }
         return shell
     }
@@ -76,4 +75,10 @@ final class ScratchDirectory {
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         return file
     }
+}
+
+/// A program a test needs is not installed (a failure only under `CI=true`; elsewhere the test is skipped).
+struct MissingProgram: Error, CustomStringConvertible {
+    var name: String
+    var description: String { "\(name) is not installed; .ci/run installs it on CI" }
 }

@@ -54,3 +54,31 @@ import Testing
         }
     }
 }
+
+/// `completion` and `man` are ordinary subcommands: help, usage errors, nothing opened.
+@Suite struct ToolCommandTests {
+    @Test(arguments: [ExpenseProcess.executable, ExpenseProcess.daemonExecutable])
+    func completionAndManBehaveLikeOtherCommands(executable: String) async throws {
+        try await onOwnThread {
+            let scratch = try ExpenseProcess()
+            let name = URL(fileURLWithPath: executable).lastPathComponent
+            for path in [["completion"], ["man"]] {
+                let help = try scratch.run(path + ["--help"], executable: executable)
+                #expect(help.status == 0 && help.stdout.hasPrefix("OVERVIEW: "), "\(help)")
+            }
+            let unknown = try scratch.run(["completion", "tcsh"], executable: executable)
+            #expect(unknown.status == 64 && unknown.stdout == "")
+            #expect(unknown.stderr.hasPrefix("Error: Unknown shell 'tcsh'; give bash, zsh or fish\nUsage: \(name) completion <shell>\n"),
+                    "\(unknown)")
+            let missing = try scratch.run(["completion"], executable: executable)
+            #expect(missing.status == 64 && missing.stderr.hasPrefix("Error: Missing expected argument '<shell>'"), "\(missing)")
+            for shell in ["bash", "zsh", "fish"] {
+                let script = try scratch.run(["completion", shell], executable: executable)
+                #expect(script.status == 0 && script.stderr == "" && script.stdout.contains(name), "\(shell): \(script)")
+            }
+            let page = try scratch.run(["man"], executable: executable)
+            #expect(page.status == 0 && page.stdout.contains(".TH \(name.uppercased()) "))
+            #expect(!FileManager.default.fileExists(atPath: scratch.home))
+        }
+    }
+}

@@ -42,13 +42,13 @@ public struct ManualPage: Sendable {
         var synopses = commands.compactMap { HelpFormatter.usage(root: root, path: $0.path) }
         if HelpCommand.isImplicit(in: root) { synopses.append(HelpFormatter.usage(root: root, path: [HelpCommand.name]) ?? "") }
         synopses.append("\(root.name) --version")
-        page += synopses.map { Self.usage($0, program: root.name) + "\n" }.joined(separator: ".br\n")
+        page += synopses.map { Self.usage($0) + "\n" }.joined(separator: ".br\n")
         page += ".SH DESCRIPTION\n" + Self.escape(root.abstract) + "\n"
         page += Self.paragraphs(root.discussion)
         page += ".SH COMMANDS\n"
         for (path, spec) in commands {
             page += ".SS " + Self.quoted(([root.name] + path).joined(separator: " ")) + "\n"
-            page += Self.usage(HelpFormatter.usage(root: root, path: path) ?? "", program: root.name) + "\n"
+            page += Self.usage(HelpFormatter.usage(root: root, path: path) ?? "") + "\n"
             page += ".PP\n" + Self.escape(spec.abstract) + "\n" + Self.paragraphs(spec.discussion)
             for argument in spec.arguments {
                 page += ".TP\n\\fI\(Self.escape(argument.name))\\fR\n\(Self.escape(argument.help))\n"
@@ -87,7 +87,7 @@ public struct ManualPage: Sendable {
     }
 
     /// A usage line with the command words in bold and the placeholders in italics.
-    static func usage(_ line: String, program: String) -> String {
+    static func usage(_ line: String) -> String {
         line.split(separator: " ").map { word -> String in
             let text = escape(String(word))
             if word.contains("<") { return text.replacingAll("<", with: "\\fI").replacingAll(">", with: "\\fR") }

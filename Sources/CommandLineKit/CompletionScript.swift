@@ -99,7 +99,8 @@ struct BashCompletion {
                 \(function)_describe ''
                 for ((i = 1; i < COMP_CWORD; i++)); do
                     word="${COMP_WORDS[i]}"
-                    if [[ -n "$expect" ]]; then expect=''; continue; fi
+                    # bash splits `--format=csv` at `=` (COMP_WORDBREAKS): the `=` still awaits the value.
+                    if [[ -n "$expect" ]]; then [[ "$word" == = ]] || expect=''; continue; fi
                     if [[ $ended -eq 0 && "$word" == -- ]]; then ended=1; continue; fi
                     if [[ $ended -eq 0 && "$word" == -?* ]]; then
                         if [[ -n "$fallback" ]]; then
@@ -119,7 +120,10 @@ struct BashCompletion {
                     fi
                     position=$((position + 1))
                 done
-                if [[ -n "$expect" ]]; then \(function)_values "$cmdpath" "$expect" "$cur"; return 0; fi
+                if [[ -n "$expect" ]]; then
+                    [[ "$cur" == = ]] && cur=''
+                    \(function)_values "$cmdpath" "$expect" "$cur"; return 0
+                fi
                 if [[ $ended -eq 0 && "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); return 0; fi
                 if [[ $ended -eq 0 && -n "$subs" ]]; then COMPREPLY=($(compgen -W "$subs" -- "$cur")); return 0; fi
                 \(function)_values "$cmdpath" "#$position" "$cur"

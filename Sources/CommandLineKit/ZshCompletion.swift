@@ -56,13 +56,13 @@ struct ZshCompletion {
             }
 
             # Completes the last of the words $@ (the words after the program name, up to the cursor's): sets kind
-            # (describe, words, file, directory or nothing) and reply.
+            # (describe, words, file, directory or nothing) and reply, and equals=1 for the value in `--option=value`.
             \(function)_complete() {
                 local cur=${@[-1]} cmdpath='' word expect='' next
                 local -i position=0 ended=0
                 local -a subs opts valued
                 local fallback
-                kind=nothing; reply=()
+                kind=nothing; reply=(); equals=0
                 \(function)_describe ''
                 for word in "${@[1,-2]}"; do
                     if [[ -n $expect ]]; then expect=''; continue; fi
@@ -83,15 +83,19 @@ struct ZshCompletion {
                     position+=1
                 done
                 if [[ -n $expect ]]; then \(function)_values "$cmdpath" "$expect"; return 0; fi
+                if (( ! ended )) && [[ $cur == --*=* ]] && (( ${valued[(Ie)${cur%%=*}]} )); then
+                    \(function)_values "$cmdpath" "${cur%%=*}"; equals=1; return 0
+                fi
                 if (( ! ended )) && [[ $cur == -* ]]; then kind=describe; reply=("${opts[@]}"); return 0; fi
                 if (( ! ended )) && (( ${#subs} )); then kind=describe; reply=("${subs[@]}"); return 0; fi
                 \(function)_values "$cmdpath" "#$position"
             }
 
             \(function)() {
-                local kind
+                local kind equals
                 local -a reply
                 \(function)_complete "${(@)words[2,CURRENT]}"
+                (( equals )) && compset -P '*='
                 case $kind in
                     (describe) _describe -t values \(ShellQuote.single(program)) reply ;;
                     (words) compadd -a reply ;;

@@ -175,6 +175,31 @@ private func quoted(_ words: [String]) -> String {
         check(result.lines.map { String($0.prefix { $0 != "\t" }) }, completion.offer, completion, result)
     }
 
+    /// `--format=j` completes the value in each shell's own way: bash splits the word at `=`, zsh and fish do not.
+    @Test(.enabled(if: ["bash", "zsh", "fish"].allSatisfy(InstalledShell.shouldTest), "bash, zsh or fish is not installed"))
+    func equalsFormCompletesTheValue() throws {
+        let (scratch, work) = try scratchWithFiles()
+        let bashScript = try scratch.write("tool.bash", CompletionScript.script(for: .bash, root: tool))
+        let bash = try InstalledShell.require("bash").run(["--norc", "--noprofile", "-c", """
+            cd \(quoted([work])) && source \(quoted([bashScript])) || exit 9
+            COMP_WORDS=(tool export --format = j); COMP_CWORD=4; _tool; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(tool export --format =); COMP_CWORD=3; _tool; echo "${COMPREPLY[*]}"
+            """], in: scratch.path)
+        #expect(bash.stdout == "json\ncsv json\n" && bash.stderr == "", "\(bash)")
+        let zshScript = try scratch.write("_tool", CompletionScript.script(for: .zsh, root: tool))
+        let zsh = try InstalledShell.require("zsh").run(["-f", "-c", """
+            source \(quoted([zshScript])) || exit 9
+            _tool_complete export --format=j; print -r -- $kind $equals $reply
+            """], in: scratch.path)
+        #expect(zsh.stdout == "words 1 csv json\n" && zsh.stderr == "", "\(zsh)")
+        let fishScript = try scratch.write("tool.fish", CompletionScript.script(for: .fish, root: tool))
+        let fish = try InstalledShell.require("fish").run(["--no-config", "-c", """
+            source \(quoted([fishScript])); or exit 9
+            complete -C 'tool export --format=j'
+            """], in: scratch.path)
+        #expect(fish.stdout == "--format=json\tThe format.\n" && fish.stderr == "", "\(fish)")
+    }
+
     @Test func descriptionsReachZshAndFish() {
         let zsh = CompletionScript.script(for: .zsh, root: tool)
         #expect(zsh.contains(#"'add:Add a thing (it'\''s quick: really).'"#))

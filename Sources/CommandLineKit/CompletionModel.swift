@@ -7,7 +7,7 @@ struct CompletionNode {
     var subcommands: [(name: String, abstract: String)]
     /// Every option accepted here, long form, with its help (`--help`, and `--version` on the program, included).
     /// A command with a default subcommand also accepts that subcommand's options, as the parser does.
-    var options: [(token: String, help: String)]
+    var options: [(token: String, short: Character?, help: String)]
     /// The spellings (`--data`, `-d`) of the options here that take a value, with what to offer for it.
     var valued: [(token: String, completion: ValueCompletion)]
     /// What to offer for each positional argument, in order.
@@ -33,9 +33,9 @@ struct CompletionNode {
         if let name = spec.defaultSubcommand, let fallback = spec.subcommand(named: name) {
             accepted += fallback.options.filter { option in !accepted.contains { $0.name == option.name } }
         }
-        var options = accepted.map { ("--" + $0.name, $0.help) }
-        if path.isEmpty { options.append(("--version", "Show the version.")) }
-        options.append(("--" + OptionSpec.help.name, OptionSpec.help.help))
+        var options = accepted.map { ("--" + $0.name, $0.short, $0.help) }
+        if path.isEmpty { options.append(("--version", nil, "Show the version.")) }
+        options.append(("--" + OptionSpec.help.name, OptionSpec.help.short, OptionSpec.help.help))
         var valued: [(String, ValueCompletion)] = []
         for option in accepted where !option.isFlag {
             valued.append(("--" + option.name, option.completion))

@@ -97,7 +97,9 @@ struct FishCompletion {
             }
             for option in node.options {
                 let name = String(option.token.dropFirst(2))
-                var entry = "complete -c \(program) -n \(quote("\(prefix)_in \(key)")) -l \(quote(name))"
+                var entry = "complete -c \(program) -n \(quote("\(prefix)_in \(key)"))"
+                if let short = option.short { entry += " -s \(quote(String(short)))" }
+                entry += " -l \(quote(name))"
                 if let valued = node.valued.first(where: { $0.token == option.token }) {
                     switch valued.completion {
                     case .none: entry += " -x"

@@ -73,6 +73,7 @@ let completionCases: [CompletionCase] = [
     CompletionCase(words: ["tool", "add", "--"], offer: .words(["--date", "--note", "--json", "--help"])),
     CompletionCase(words: ["tool", "add", "--n"], offer: .words(["--note"])),
     CompletionCase(words: ["tool", "add", "-d", "2026-01-01", "--j"], offer: .words(["--json"])),
+    CompletionCase(words: ["tool", "add", "-d", "2026-01-01", "--n"], offer: .words(["--note"])),
     CompletionCase(words: ["tool", "add", "--note", ""], offer: .words([])),
     CompletionCase(words: ["tool", "export", "--format", ""], offer: .words(["csv", "json"])),
     CompletionCase(words: ["tool", "export", "--format", "j"], offer: .words(["json"])),

@@ -48,7 +48,12 @@ struct CompletionNode {
 
 /// The shells ``CompletionScript`` writes for.
 public enum Shell: String, Sendable, CaseIterable {
-    case bash, zsh, fish
+    /// GNU bash with programmable completion (`complete -F`).
+    case bash
+    /// zsh with its completion system (`compinit`, `#compdef`).
+    case zsh
+    /// fish (`complete -c`).
+    case fish
 }
 
 /// Quoting for generated shell text.

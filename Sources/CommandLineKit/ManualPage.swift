@@ -13,6 +13,7 @@ public struct ManualPage: Sendable {
     /// Related pages, such as `expensed(8)`.
     public var seeAlso: [String]
 
+    /// A page description; ``render(root:)`` writes the page of a command tree with it.
     public init(section: Int, date: String, source: String, footer: String, seeAlso: [String] = []) {
         self.section = section
         self.date = date

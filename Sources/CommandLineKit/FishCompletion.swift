@@ -31,8 +31,12 @@ struct FishCompletion {
             end
 
             # Walks the words before the cursor: sets \(prefix)_path, \(prefix)_position and \(prefix)_expect
-            # (the option whose value is being completed, if any).
+            # (the option whose value is being completed, if any). Every entry's condition asks, so the result
+            # is kept for the command line it was computed from.
             function \(prefix)_walk
+                set -l line (commandline -cp)
+                test "$line" = "$\(prefix)_walked"; and return 0
+                set -g \(prefix)_walked "$line"
                 set -l words (commandline -opc)
                 set -g \(prefix)_path ''
                 set -g \(prefix)_position 0

@@ -26,6 +26,7 @@ public struct CommandSpec: Sendable {
                 defaultSubcommand: String? = nil) {
         precondition(arguments.drop(while: { !$0.isOptional }).allSatisfy(\.isOptional),
                      "optional positional arguments must come after the required ones")
+        precondition(arguments.dropLast().allSatisfy { !$0.isVariadic }, "only the last argument may be variadic")
         precondition(defaultSubcommand.map { name in subcommands.contains { $0.name == name } } ?? true,
                      "the default subcommand must be one of the subcommands")
         self.name = name
@@ -55,11 +56,14 @@ public struct ArgumentSpec: Sendable {
     public var name: String
     public var help: String
     public var isOptional: Bool
+    /// Whether it takes every remaining positional word (`<id> ...`); only the last argument may.
+    public var isVariadic: Bool
 
-    public init(_ name: String, help: String, optional: Bool = false) {
+    public init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) {
         self.name = name
         self.help = help
         self.isOptional = optional
+        self.isVariadic = variadic
     }
 }
 

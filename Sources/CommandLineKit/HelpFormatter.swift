@@ -31,7 +31,10 @@ public enum HelpFormatter {
         guard let spec = CommandLineParser.spec(at: path, root: root) else { return nil }
         var parts = [root.name] + path
         if !spec.subcommands.isEmpty { parts.append(spec.defaultSubcommand == nil ? "<subcommand>" : "[<subcommand>]") }
-        parts += spec.arguments.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
+        parts += spec.arguments.map { argument in
+            let word = "<\(argument.name)>" + (argument.isVariadic ? " ..." : "")
+            return argument.isOptional ? "[\(word)]" : word
+        }
         parts += spec.options.map { option in
             let text = "--\(option.name)" + (option.valueName.map { " <\($0)>" } ?? "")
             return option.isRequired ? text : "[" + text + "]"

@@ -257,7 +257,18 @@ extension CommandRunner {
         let given = fieldOptions.filter { command.option($0) != nil }
         if choices[0] != "edit", !given.isEmpty { throw usage("--\(given[0]) needs --edit") }
         let ledger = try ledger()
-        let conflict = try ledger.conflict(command.argument("id") ?? "")
+        let conflict: Conflict
+        do {
+            conflict = try ledger.conflict(command.argument("id") ?? "")
+        } catch StoreError.noConflict(let prefix) where choices[0] == "theirs" {
+            // A change the daemon rejected is settled like a conflict: --theirs drops it (`expense discard`).
+            do {
+                try resolveRejection(prefix, ledger)
+            } catch DiscardError.nothingPending {
+                throw StoreError.noConflict(prefix)
+            }
+            return
+        }
         let resolution: Resolution
         switch choices[0] {
         case "mine": resolution = .mine

@@ -27,22 +27,21 @@ struct ImportRowBuilder {
     /// - Throws: ``ExpenseCore/ValidationError``, or ``ImportError/RowProblem`` for an id given twice.
     mutating func add(line: Int, id: String?, amount: Int64, currency: Currency, category: String, date: String,
                       note: String) throws {
-        var draft = ExpenseDraft(id: nil, amount: amount, currency: currency.code, category: category, date: date, note: note)
         let given = !(id ?? "").isEmpty
-        if given, let id {
-            draft.id = id
-        } else {
-            // Validated first, so the id is derived from the stored (trimmed) values.
-            draft.id = UUIDText.lowercased(UUID())
-            let content = try ExpenseValidator.validate(draft)
-            let key = [content.date.description, String(content.amount), content.currency.code, content.category, content.note]
+        let placeholder = "00000000-0000-0000-0000-000000000000"
+        let valid = try ExpenseValidator.validate(ExpenseDraft(
+            id: given ? id : placeholder, amount: amount, currency: currency.code, category: category, date: date, note: note))
+        var expense = valid
+        if !given {
+            // The id is derived from the validated (trimmed) values, so "food" and " food " are one expense.
+            let key = [valid.date.description, String(valid.amount), valid.currency.code, valid.category, valid.note]
             let occurrence = occurrences[key, default: 0] + 1
             occurrences[key] = occurrence
-            draft.id = UUIDText.lowercased(ImportIdentity.id(
-                date: content.date, amount: content.amount, currency: content.currency, category: content.category,
-                note: content.note, occurrence: occurrence))
+            expense = Expense(id: ImportIdentity.id(date: valid.date, amount: valid.amount, currency: valid.currency,
+                                                    category: valid.category, note: valid.note, occurrence: occurrence),
+                              amount: valid.amount, currency: valid.currency, category: valid.category, date: valid.date,
+                              note: valid.note)
         }
-        let expense = try ExpenseValidator.validate(draft)
         if let earlier = lineOfId[expense.id] {
             throw ImportError.RowProblem(line: line, code: "duplicate_id", message: "the id \(expense.idString) is also on line \(earlier)")
         }

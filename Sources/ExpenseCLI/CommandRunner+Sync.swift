@@ -81,7 +81,8 @@ extension CommandRunner {
             console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
         }
         if report.openRejections > 0 {
-            throw CommandFailure(.dataError, "Error: the daemon rejected \(report.openRejections) change\(report.openRejections == 1 ? "" : "s"); see `expense status`")
+            throw CommandFailure(.dataError, "Error: the daemon rejected \(report.openRejections) change\(report.openRejections == 1 ? "" : "s"); see `expense status`",
+                                 "Edit a rejected expense to fix it, or drop the rejected changes with `expense discard --rejected`.")
         }
         if report.openConflicts > 0 {
             throw CommandFailure(.conflictsRemain, "\(report.openConflicts) conflict\(report.openConflicts == 1 ? "" : "s") to resolve; see `expense conflicts`")

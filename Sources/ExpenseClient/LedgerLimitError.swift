@@ -5,6 +5,9 @@ import ExpenseCore
 package enum LedgerLimitError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The live expenses of `currency` would sum to more than `Int64.max` minor units.
     case totalOverflow(currency: Currency)
+    /// A summary's total (or a group's) in `currency` does not fit in `Int64` minor units: possible only when
+    /// the local view combines records that were never live together on the daemon.
+    case summaryOverflow(currency: Currency)
 
     /// The stable code: the same `amount_overflow` the daemon answers with.
     package var code: String { "amount_overflow" }
@@ -14,6 +17,9 @@ package enum LedgerLimitError: Error, Hashable, Sendable, CustomStringConvertibl
         case .totalOverflow(let currency):
             "the total of all \(currency.code) expenses would not fit in a 64-bit integer of minor units "
                 + "(at most \(Int64.max)); nothing was stored"
+        case .summaryOverflow(let currency):
+            "the total of the \(currency.code) expenses asked for does not fit in a 64-bit integer of minor units; "
+                + "narrow it with --from, --to or --category, or ask the daemon (`expense summary --server`)"
         }
     }
 

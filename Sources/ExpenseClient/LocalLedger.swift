@@ -113,12 +113,16 @@ package final class LocalLedger {
     }
 
     /// Totals per currency (and per group) of the live expenses the query covers, with the core's aggregator.
-    /// - Throws: ``ExpenseCore/ValidationError/amountOverflow``, ``StoreError``.
+    /// - Throws: ``LedgerLimitError/summaryOverflow(currency:)`` naming the currency, ``StoreError``.
     package func summary(_ query: SummaryQuery) throws -> Summary {
         var aggregator = Aggregator(query: query)
         for bucket in try store.buckets(matching: ExpenseFilter(from: query.from, to: query.to, category: query.category)) {
-            try aggregator.add(amount: bucket.amount, count: bucket.count, currency: bucket.currency,
-                               category: bucket.category, date: bucket.date)
+            do {
+                try aggregator.add(amount: bucket.amount, count: bucket.count, currency: bucket.currency,
+                                   category: bucket.category, date: bucket.date)
+            } catch ValidationError.amountOverflow {
+                throw LedgerLimitError.summaryOverflow(currency: bucket.currency)
+            }
         }
         return aggregator.summary
     }

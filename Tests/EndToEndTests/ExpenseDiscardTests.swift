@@ -20,6 +20,11 @@ import Testing
 
             let imported = try ann.run(["import", "-"], stdin: Self.largestAmounts(1024))
             #expect(imported.status == 0, "\(imported)")
+            // Locally too, the USD total must fit: the error names the currency, and nothing is stored.
+            let overflow = try ann.run(["add", "11", "food"])
+            #expect(overflow.status == 65 && overflow.stderr.hasPrefix("Error: amount_overflow: the total of all USD expenses"),
+                    "\(overflow)")
+            try ann.succeed(["add", "11", "food", "--currency", "EUR"])
             try ann.succeed(["sync"], environment: environment)
 
             // Bob's two adds would take the daemon's USD total past Int64.max: both are rejected.

@@ -65,4 +65,25 @@ import Testing
         #expect(summary.totals.first { $0.currency == .usd }?.amount == Int64.max)
         #expect(LedgerLimitError.totalOverflow(currency: .usd).message.contains("USD"))
     }
+
+    /// Records pulled from the daemon are never refused, so a local view can still hold more than fits (two
+    /// days of 1000 of the largest amount: each day's bucket fits, their sum does not): the summary says which
+    /// currency overflowed.
+    @Test(arguments: StoreKind.allCases)
+    func aSummaryOverflowNamesItsCurrency(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory()
+        let ledger = LocalLedger(store: try kind.open(in: directory))
+        try ledger.store.write { transaction in
+            for day in ["2024-01-01", "2024-01-02"] {
+                for _ in 0..<1000 {
+                    let draft = ExpenseDraft(id: UUID().uuidString.lowercased(), amount: ExpenseRules.maximumAmount, currency: "EUR",
+                                             category: "huge", date: day, note: "")
+                    try transaction.putRecord(LocalRecord(expense: try ExpenseValidator.validate(draft)))
+                }
+            }
+        }
+        let eur = try #require(Currency(code: "EUR"))
+        #expect(throws: LedgerLimitError.summaryOverflow(currency: eur)) { try ledger.summary(SummaryQuery()) }
+        #expect(try ledger.summary(SummaryQuery(from: try ExpenseValidator.validateDate("2024-01-02"))).totals.first?.count == 1000)
+    }
 }

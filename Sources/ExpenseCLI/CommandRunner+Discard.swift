@@ -11,7 +11,7 @@ extension CommandRunner {
         let rejected = command.flag("rejected")
         guard prefixes.isEmpty == rejected else { throw usage("Give the ids of the changes to discard, or --rejected") }
         let ledger = try ledger()
-        let dropped = rejected ? try ledger.discardRejected() : try prefixes.map { try ledger.discard($0) }
+        let dropped = rejected ? try ledger.discardRejected() : try ledger.discard(prefixes)
         if rejected, dropped.isEmpty { console.err("No rejected change.") }
         for change in dropped { report(change) }
     }

@@ -148,6 +148,7 @@ enum ExpenseCommands {
         discussion: """
           Drops the queued (unsent or rejected) changes of each expense, and my side of its open conflict, and
           prints each id; the local view returns to the server's copy (an expense the daemon never had is gone).
+          All or nothing: an id that matches no pending change (exit 1) leaves every expense as it was.
           A change already sent whose answer is not in yet cannot be discarded: run `expense sync` first.
         """,
         arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.", optional: true,

@@ -51,17 +51,27 @@ extension LocalLedger {
     /// - Throws: ``DiscardError``, ``StoreError/idPrefixTooShort(_:)``, ``StoreError/ambiguousId(_:matches:)``.
     @discardableResult
     package func discard(_ prefix: String, onlyRejected: Bool = false) throws -> DiscardedChange {
-        let wanted = prefix.lowercased()
-        guard wanted.count >= Self.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
+        try discard([prefix], onlyRejected: onlyRejected)[0]
+    }
+
+    /// ``discard(_:onlyRejected:)`` for several expenses in one transaction: every prefix is resolved first,
+    /// so one that matches nothing (or an expense in flight) leaves every expense as it was.
+    package func discard(_ prefixes: [String], onlyRejected: Bool = false) throws -> [DiscardedChange] {
         let queue = try store.pendingMutations(limit: Int.max)
-        var ids = Set(queue.filter { !onlyRejected || $0.state == .rejected }.map(\.id))
-        if !onlyRejected { ids.formUnion(try store.conflicts().map(\.id)) }
-        let matches = ids.filter { UUIDText.lowercased($0).hasPrefix(wanted) }
-        guard let id = matches.first else { throw DiscardError.nothingPending(prefix) }
-        guard matches.count == 1 else {
-            throw StoreError.ambiguousId(prefix, matches: matches.map { String(UUIDText.lowercased($0).prefix(8)) }.sorted())
+        var candidates = Set(queue.filter { !onlyRejected || $0.state == .rejected }.map(\.id))
+        if !onlyRejected { candidates.formUnion(try store.conflicts().map(\.id)) }
+        var ids: [UUID] = []
+        for prefix in prefixes {
+            let wanted = prefix.lowercased()
+            guard wanted.count >= Self.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
+            let matches = candidates.filter { UUIDText.lowercased($0).hasPrefix(wanted) }
+            guard let id = matches.first else { throw DiscardError.nothingPending(prefix) }
+            guard matches.count == 1 else {
+                throw StoreError.ambiguousId(prefix, matches: matches.map { String(UUIDText.lowercased($0).prefix(8)) }.sorted())
+            }
+            if !ids.contains(id) { ids.append(id) }
         }
-        return try store.write { transaction in try discard(id, in: transaction) }
+        return try store.write { transaction in try ids.map { try discard($0, in: transaction) } }
     }
 
     /// Drops every expense's local changes that include a rejected entry (``discard(_:onlyRejected:)`` for each).

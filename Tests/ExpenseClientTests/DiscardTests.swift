@@ -39,6 +39,11 @@ import Testing
         try ann.edit(expense.id, ExpenseDraft(amount: 700))
         try ann.delete(expense.id)
         #expect(throws: StoreError.idPrefixTooShort("abc")) { try ann.ledger.discard("abc") }
+        // One prefix that matches nothing leaves the others' changes queued.
+        #expect(throws: DiscardError.nothingPending("ffffffff")) {
+            try ann.ledger.discard([expense.idString, "ffffffff"])
+        }
+        #expect(try ann.ledger.pendingCount() == 1)
         let dropped = try ann.ledger.discard(String(expense.idString.prefix(6)).uppercased())
         #expect(dropped.entries.map(\.type) == [.delete] && dropped.after?.expense == expense && dropped.after?.deleted == false)
         #expect(try ann.live() == [expense.id: expense])

@@ -87,7 +87,7 @@ package final class LocalLedger {
         let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
         let changed = Self.difference(from: record.expense, to: updated)
         guard changed != ExpenseDraft() else { return record.expense }
-        if changed.amount != nil { try checkTotals(adding: [updated], removing: record.expense) }
+        if changed.amount != nil || changed.currency != nil { try checkTotals(adding: [updated], removing: record.expense) }
         try store.write { transaction in
             try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)
         }

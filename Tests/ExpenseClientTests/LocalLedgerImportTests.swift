@@ -61,6 +61,11 @@ import Testing
         #expect(throws: LedgerLimitError.totalOverflow(currency: .usd)) {
             try ledger.edit(try ledger.find(small.idString), changes: ExpenseDraft(amount: 2, currency: "USD"))
         }
+        // The same digits in another currency move the whole amount into it.
+        let yen = try ledger.add(ExpenseDraft(amount: 5, currency: "JPY", category: "x", date: "2026-02-02"))
+        #expect(throws: LedgerLimitError.totalOverflow(currency: .usd)) {
+            try ledger.edit(try ledger.find(yen.idString), changes: ExpenseDraft(amount: 5, currency: "USD"))
+        }
         let summary = try ledger.summary(SummaryQuery(from: nil, to: nil, category: nil, groupBy: .none))
         #expect(summary.totals.first { $0.currency == .usd }?.amount == Int64.max)
         #expect(LedgerLimitError.totalOverflow(currency: .usd).message.contains("USD"))

@@ -52,10 +52,15 @@ struct CommandFailure: Error {
             default: break
             }
             return (code, lines)
+        case let error as LedgerLimitError:
+            return (.dataError, ["Error: \(error.code): \(error.message)"])
+        case let error as DiscardError:
+            return (.failure, ["Error: \(error.code): \(error.message)"])
         case let error as ImportError:
             switch error {
-            case .invalidRows(let problems):
-                let head = "Error: nothing imported: \(problems.count) bad row\(problems.count == 1 ? "" : "s")"
+            case .invalidRows(let problems, let total):
+                var head = "Error: nothing imported: \(total) bad row\(total == 1 ? "" : "s")"
+                if total > problems.count { head += " (the first \(problems.count) shown)" }
                 return (.dataError, [head] + problems.map { "  \($0)" })
             default:
                 return (.dataError, ["Error: nothing imported: \(error)"])

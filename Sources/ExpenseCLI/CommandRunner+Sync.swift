@@ -81,7 +81,8 @@ extension CommandRunner {
             console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
         }
         if report.openRejections > 0 {
-            throw CommandFailure(.dataError, "Error: the daemon rejected \(report.openRejections) change\(report.openRejections == 1 ? "" : "s"); see `expense status`")
+            throw CommandFailure(.dataError, "Error: the daemon rejected \(report.openRejections) change\(report.openRejections == 1 ? "" : "s"); see `expense status`",
+                                 "Edit a rejected expense to fix it, or drop the rejected changes with `expense discard --rejected`.")
         }
         if report.openConflicts > 0 {
             throw CommandFailure(.conflictsRemain, "\(report.openConflicts) conflict\(report.openConflicts == 1 ? "" : "s") to resolve; see `expense conflicts`")
@@ -257,7 +258,18 @@ extension CommandRunner {
         let given = fieldOptions.filter { command.option($0) != nil }
         if choices[0] != "edit", !given.isEmpty { throw usage("--\(given[0]) needs --edit") }
         let ledger = try ledger()
-        let conflict = try ledger.conflict(command.argument("id") ?? "")
+        let conflict: Conflict
+        do {
+            conflict = try ledger.conflict(command.argument("id") ?? "")
+        } catch StoreError.noConflict(let prefix) where choices[0] == "theirs" {
+            // A change the daemon rejected is settled like a conflict: --theirs drops it (`expense discard`).
+            do {
+                try resolveRejection(prefix, ledger)
+            } catch DiscardError.nothingPending {
+                throw StoreError.noConflict(prefix)
+            }
+            return
+        }
         let resolution: Resolution
         switch choices[0] {
         case "mine": resolution = .mine

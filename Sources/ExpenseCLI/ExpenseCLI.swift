@@ -102,6 +102,7 @@ struct CommandRunner {
         case ["status"]: try status()
         case ["conflicts"]: try listConflicts()
         case ["resolve"]: try resolve()
+        case ["discard"]: try discard()
         default: throw usage("Unknown command")
         }
     }

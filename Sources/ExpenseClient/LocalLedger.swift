@@ -47,15 +47,20 @@ package final class LocalLedger {
         return expenses
     }
 
-    /// Stores already-validated new expenses (an import) in one transaction, each with a queued `put`.
+    /// Stores already-validated new expenses in one transaction, each with a queued `put`.
+    /// - Throws: ``LedgerLimitError/totalOverflow(currency:)`` (nothing stored), ``StoreError``.
     package func insert(_ expenses: [Expense]) throws {
-        try store.write { transaction in
-            for expense in expenses {
-                var fields = expense.draft
-                fields.id = nil
-                try transaction.putRecord(LocalRecord(expense: expense))
-                try transaction.appendPending(PendingMutation(type: .put, id: expense.id, baseVersion: 0, fields: fields))
-            }
+        try store.write { transaction in try insert(expenses, in: transaction) }
+    }
+
+    /// ``insert(_:)`` inside `transaction`, after the daemon's overflow rule (``checkTotals(adding:removing:)``).
+    func insert(_ expenses: [Expense], in transaction: any StoreTransaction) throws {
+        try checkTotals(adding: expenses)
+        for expense in expenses {
+            var fields = expense.draft
+            fields.id = nil
+            try transaction.putRecord(LocalRecord(expense: expense))
+            try transaction.appendPending(PendingMutation(type: .put, id: expense.id, baseVersion: 0, fields: fields))
         }
     }
 
@@ -82,6 +87,7 @@ package final class LocalLedger {
         let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
         let changed = Self.difference(from: record.expense, to: updated)
         guard changed != ExpenseDraft() else { return record.expense }
+        if changed.amount != nil || changed.currency != nil { try checkTotals(adding: [updated], removing: record.expense) }
         try store.write { transaction in
             try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)
         }
@@ -107,12 +113,16 @@ package final class LocalLedger {
     }
 
     /// Totals per currency (and per group) of the live expenses the query covers, with the core's aggregator.
-    /// - Throws: ``ExpenseCore/ValidationError/amountOverflow``, ``StoreError``.
+    /// - Throws: ``LedgerLimitError/summaryOverflow(currency:)`` naming the currency, ``StoreError``.
     package func summary(_ query: SummaryQuery) throws -> Summary {
         var aggregator = Aggregator(query: query)
         for bucket in try store.buckets(matching: ExpenseFilter(from: query.from, to: query.to, category: query.category)) {
-            try aggregator.add(amount: bucket.amount, count: bucket.count, currency: bucket.currency,
-                               category: bucket.category, date: bucket.date)
+            do {
+                try aggregator.add(amount: bucket.amount, count: bucket.count, currency: bucket.currency,
+                                   category: bucket.category, date: bucket.date)
+            } catch ValidationError.amountOverflow {
+                throw LedgerLimitError.summaryOverflow(currency: bucket.currency)
+            }
         }
         return aggregator.summary
     }

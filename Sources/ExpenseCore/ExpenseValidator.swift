@@ -35,13 +35,16 @@ public enum ExpenseValidator {
         return currency
     }
 
-    /// The category trimmed of whitespace and newlines, 1 to 64 characters, no control characters.
+    /// The category trimmed of whitespace and newlines, 1 to 64 characters and at most 256 bytes of UTF-8, no
+    /// control characters.
     public static func validateCategory(_ text: String) throws -> String {
         // Foundation's trimming is slow; text that starts and ends with a visible ASCII character has nothing to trim.
         let trimmed = hasVisibleASCIIEnds(text) ? text : text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw ValidationError.emptyCategory }
         guard !containsControl(trimmed, allowingTabAndNewline: false) else { throw ValidationError.invalidText(.category) }
-        guard trimmed.count <= ExpenseRules.maximumCategoryLength else { throw ValidationError.categoryTooLong }
+        if let limit = exceededLimit(trimmed, characters: ExpenseRules.maximumCategoryLength, bytes: ExpenseRules.maximumCategoryBytes) {
+            throw ValidationError.categoryTooLong(limit)
+        }
         return trimmed
     }
 
@@ -51,11 +54,26 @@ public enum ExpenseValidator {
         return day
     }
 
-    /// A note of 0 to 300 characters, stored exactly as given; tab and newline are its only allowed control characters.
+    /// A note of 0 to 300 characters and at most 1,200 bytes of UTF-8, stored exactly as given; tab and newline are
+    /// its only allowed control characters.
     public static func validateNote(_ text: String) throws -> String {
         guard !containsControl(text, allowingTabAndNewline: true) else { throw ValidationError.invalidText(.note) }
-        guard text.count <= ExpenseRules.maximumNoteLength else { throw ValidationError.noteTooLong }
+        if let limit = exceededLimit(text, characters: ExpenseRules.maximumNoteLength, bytes: ExpenseRules.maximumNoteBytes) {
+            throw ValidationError.noteTooLong(limit)
+        }
         return text
+    }
+
+    /// Which limit `text` passes, characters before bytes (the limit a person thinks in is named when both are
+    /// passed); `nil` when it is within both.
+    ///
+    /// Text of at most `characters` bytes cannot hold more characters, so the usual short text is never counted
+    /// grapheme by grapheme; text over `bytes` bytes is counted only up to `characters + 1`.
+    private static func exceededLimit(_ text: String, characters: Int, bytes: Int) -> TextLimit? {
+        let byteCount = text.utf8.count
+        if byteCount <= characters { return nil }
+        if text.dropFirst(characters).isEmpty == false { return .characters }
+        return byteCount > bytes ? .bytes : nil
     }
 
     /// Whether the first and the last byte are ASCII `!` … `~` (so neither end is whitespace or a newline).

@@ -124,4 +124,49 @@ import Testing
         #expect(try await bob.sync(daemon).pulled == 200)
         await daemon.stop()
     }
+
+    @Test("a daemon without maxLine is taken to accept 1 MiB; a push it refuses fails with a protocol error naming the change, kept for status")
+    func olderDaemonWithoutMaxLine() async throws {
+        var configuration = LineServerConfiguration()
+        configuration.maximumLineLength = 1024
+        let server = try LineServer(address: SocketAddress(host: "127.0.0.1", port: 0), configuration: configuration,
+                                    log: { _ in }, makeSession: { _ in OlderDaemonSession() })
+        server.start()
+        defer { server.stop() }
+        let ann = try TestClient("ann", persistent: true)
+        let big = try ann.add(200, "big", note: Self.japaneseNote)
+        var engine = SyncEngine(ledger: ann.ledger, remote: RemoteConfiguration(server: "127.0.0.1:\(server.address.port)",
+                                                                                 ledger: "default", token: "t"))
+        engine.attempts = 1
+        let hello = try await onThread { [engine] in
+            let connection = try engine.connect()
+            defer { connection.close() }
+            return connection.hello
+        }
+        #expect(hello.maxLine == HelloResult.assumedMaxLine)
+        let error = await #expect(throws: SyncError.self) { try await onThread { [engine] in try engine.sync() } }
+        guard case .protocolError(let text)? = error else { Issue.record("\(String(describing: error))"); return }
+        let short = String(big.id.uuidString.lowercased().prefix(8))
+        #expect(text.contains("line_too_long") && text.contains("while pushing 1 change, mutationId 1") && text.contains(short), "\(text)")
+        let recorded = try #require(try ann.ledger.lastSyncFailure())
+        #expect(recorded.contains(short) && recorded.hasPrefix("protocol_error: "), "\(recorded)")
+        #expect(try ann.ledger.pendingCount() == 1)
+    }
+}
+
+/// A daemon from before `maxLine` with a 1,024-byte line: answers `hello` without it, and whatever else fits
+/// with an error; a longer line gets −32002 `line_too_long`, as `expensed` answers.
+private final class OlderDaemonSession: LineSession {
+    func received(line: ArraySlice<UInt8>) -> LineDisposition {
+        guard case .success(let request) = RPCRequest.parse(line), let id = request.id else { return .reply([], .proceed) }
+        if request.method == HelloParams.method {
+            let hello = #"{"currency":"USD","cursor":0,"lastMutationId":0,"ledger":"default","protocol":1,"server":"expensed 0.0.9"}"#
+            return .reply(RPCResponse.success(id: id, result: (try? JSONParser.parse(Array(hello.utf8))) ?? .null), .establish)
+        }
+        return .reply(RPCResponse.error(id: id, .methodNotFound(request.method)), .proceed)
+    }
+
+    func lineTooLong() -> [UInt8] { RPCResponse.error(id: nil, .lineTooLong(limit: 1024)) }
+
+    func closed() {}
 }

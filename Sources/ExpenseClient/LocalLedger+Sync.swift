@@ -114,7 +114,7 @@ extension LocalLedger {
                     if (copy?.version ?? 0) <= version {
                         var draft = copy?.expense.draft ?? ExpenseDraft(id: entry.id.uuidString.lowercased())
                         if entry.type == .put { draft = draft.merging(entry.fields) }
-                        if let expense = try? ExpenseValidator.validate(draft) {
+                        if let expense = try? ExpenseValidator.validateStored(draft) {
                             try transaction.putServerCopy(Record(expense: expense, version: version, seq: max(seq, copy?.seq ?? 0),
                                                                  deleted: entry.type == .delete))
                         }

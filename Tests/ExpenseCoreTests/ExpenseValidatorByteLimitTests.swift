@@ -52,4 +52,15 @@ struct ExpenseValidatorByteLimitTests {
             #expect(throws: Never.self, "\(label)") { try ExpenseValidator.validate(makeDraft(category: text)) }
         }
     }
+
+    @Test("an expense read back (validateStored) keeps every rule but the byte limits, which came later")
+    func storedRecordsAreReadAsTheyAre() throws {
+        let flags = String(repeating: "🇯🇵", count: 300)  // 300 characters, 2,400 bytes: accepted before the byte limits
+        let draft = makeDraft(category: String(repeating: "🇫🇷", count: 64), note: flags)
+        expectValidationError("category_too_long", field: .category) { try ExpenseValidator.validate(draft) }
+        let stored = try ExpenseValidator.validateStored(draft)
+        #expect(stored.note == flags && stored.category.count == 64)
+        expectValidationError("note_too_long", field: .note) { try ExpenseValidator.validateStored(makeDraft(note: flags + "a")) }
+        expectValidationError("invalid_amount", field: .amount) { try ExpenseValidator.validateStored(makeDraft(amount: 0)) }
+    }
 }

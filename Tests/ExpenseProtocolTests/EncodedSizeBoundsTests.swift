@@ -69,4 +69,15 @@ import Testing
             #expect(line == RPCResponse.success(id: RequestID(7), result: page))
         }
     }
+
+    @Test("a record the daemon stored before the byte limits is still read, on both decoding paths")
+    func legacyRecordIsRead() throws {
+        let note = String(repeating: "🇯🇵", count: 300)  // 2,400 bytes
+        let recordJSON = Fixtures.recordJSON.replacingOccurrences(of: #""note":"lunch""#, with: #""note":"\#(note)""#)
+        let line = Array(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[\#(recordJSON)],"cursor":17,"more":false}}"#.utf8)
+        let (_, fast) = try #require(PullPageDecoder.decode(line))
+        #expect(fast.changes.first?.expense.note == note)
+        let general = try Record(json: try JSONParser.parse(Array(recordJSON.utf8)))
+        #expect(general.expense.note == note)
+    }
 }

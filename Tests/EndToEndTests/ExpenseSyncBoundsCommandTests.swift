@@ -72,6 +72,8 @@ import Testing
             #expect(failed.status == 76 && failed.stderr.contains("protocol_error") && failed.stderr.contains("line_too_long"),
                     "\(failed)")
             #expect(try ann.succeed(["status", "--json"]).contains(#""pending" : 1"#))
+            let status = try ann.succeed(["status"])
+            #expect(status.contains("last error: protocol_error: ") && status.contains("line_too_long"), "\(status)")
         }
     }
 }

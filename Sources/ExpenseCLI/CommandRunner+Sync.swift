@@ -133,6 +133,7 @@ extension CommandRunner {
                     quietSince = .now
                 }
             } catch let error as SyncError {
+                if case .protocolError = error { try? engine.ledger.recordSyncFailure(error.description) }
                 guard case .unreachable(let reason) = error else { throw error }
                 guard StopSignal.requested == nil else { break }
                 console.err("disconnected (\(reason)); reconnecting in \(wait)")

@@ -106,7 +106,7 @@ enum ExpenseCommands {
                   .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C or SIGTERM stops it, exit 0).")])
 
     static let status = CommandSpec(
-        name: "status", abstract: "Show the remote, the last sync, pending changes and open conflicts.",
+        name: "status", abstract: "Show the remote, the last sync (or why it failed), pending changes and open conflicts.",
         options: [.flag("json", help: "Print JSON.")])
 
     static let conflicts = CommandSpec(

@@ -67,8 +67,8 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
                 + "\(ExpenseRules.maximumCategoryLength) characters and \(ExpenseRules.maximumCategoryBytes) bytes)"
         case .noteTooLong(.characters): "the note is longer than \(ExpenseRules.maximumNoteLength) characters"
         case .noteTooLong(.bytes):
-            "the note is longer than 1,200 bytes of UTF-8 (at most \(ExpenseRules.maximumNoteLength) characters and "
-                + "1,200 bytes)"
+            "the note is longer than \(Self.grouped(ExpenseRules.maximumNoteBytes)) bytes of UTF-8 (at most "
+                + "\(ExpenseRules.maximumNoteLength) characters and \(Self.grouped(ExpenseRules.maximumNoteBytes)) bytes)"
         case .invalidText(let field):
             field == .note
                 ? "the note contains a control character (only tab and newline are allowed)"
@@ -87,6 +87,17 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     static func quoted(_ text: String) -> String {
         let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
         return "'" + withoutControls(shown) + "'"
+    }
+
+    /// `value` in decimal with a comma every three digits (`1,200`), the same in every locale.
+    static func grouped(_ value: Int) -> String {
+        var digits = Array(String(value))
+        var index = digits.count - 3
+        while index > 0 {
+            digits.insert(",", at: index)
+            index -= 3
+        }
+        return String(digits)
     }
 
     /// `text` with every control character replaced by `?`.

@@ -184,7 +184,11 @@ extension CommandRunner {
         text += "ledger:     \(remote?.ledger ?? "-")\n"
         text += "cursor:     \(cursor)\n"
         text += "last sync:  \(lastSync ?? "never")\n"
-        if let lastFailure { text += "last error: \(lastFailure)\n" }
+        if let lastFailure {
+            // The daemon's words: shown with control characters as `?`, so they cannot restyle the terminal.
+            let shown = lastFailure.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined()
+            text += "last error: \(shown)\n"
+        }
         text += "pending:    \(queue.count)\n"
         text += "conflicts:  \(conflicts.count)\n"
         if !queue.isEmpty {

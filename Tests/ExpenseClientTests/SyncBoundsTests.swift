@@ -24,6 +24,14 @@ import Testing
     func thousandLongNotesSync(maximumLineLength: Int) async throws {
         let daemon = try TestDaemon(maximumLineLength: maximumLineLength)
         let ann = try TestClient("ann", persistent: true), bob = try TestClient("bob")
+        // `hello` announces the daemon's --max-line.
+        let engine = bob.engine(daemon)
+        let announced = try await onThread { [engine] in
+            let connection = try engine.connect()
+            defer { connection.close() }
+            return connection.hello.maxLine
+        }
+        #expect(announced == maximumLineLength)
         try ann.ledger.add(Self.drafts(1000))
         let pushes = Counter()
         ann.fault = { point, _ in if point == .pushWritten { _ = pushes.increment() } }

@@ -39,13 +39,16 @@ struct CommandFailure: Error {
             case .notConfigured, .otherLedger: code = .usage
             case .unreachable: code = .unavailable
             case .unauthorized: code = .permissionDenied
-            case .protocolError: code = .failure
+            case .protocolError: code = .protocolError
             }
             var lines = ["Error: \(error.code): \(error.message)"]
             switch error {
             case .unreachable:
                 lines.append("Your changes are kept and will be sent by the next `expense sync`. Check that expensed "
                              + "runs and that `expense remote show` names its address.")
+            case .protocolError:
+                lines.append("Your changes are kept. `expense status` shows this failure until a sync succeeds; "
+                             + "`EXPENSE_VERBOSE=1 expense sync` tells each step.")
             case .unauthorized:
                 lines.append("Check the ledger name and token: `expense remote set HOST:PORT --ledger NAME "
                              + "--token-file FILE` (the daemon's DIR/NAME.token), or EXPENSE_LEDGER and EXPENSE_TOKEN.")

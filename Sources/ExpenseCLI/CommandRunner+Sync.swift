@@ -81,8 +81,17 @@ extension CommandRunner {
             console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
         }
         if report.openRejections > 0 {
-            throw CommandFailure(.dataError, "Error: the daemon rejected \(report.openRejections) change\(report.openRejections == 1 ? "" : "s"); see `expense status`",
-                                 "Edit a rejected expense to fix it, or drop the rejected changes with `expense discard --rejected`.")
+            let plural = report.openRejections == 1 ? "" : "s"
+            var lines = ["Error: \(report.openRejections) change\(plural) rejected and kept; see `expense status`"]
+            if report.tooLarge > 0 {
+                lines.append("  too_large: \(report.tooLarge) change\(report.tooLarge == 1 ? " does" : "s do") not fit in the daemon's line "
+                             + "(expensed --max-line) and \(report.tooLarge == 1 ? "was" : "were") not sent; the others synced")
+            }
+            if report.openRejections > report.tooLarge {
+                lines.append("  the daemon rejected \(report.openRejections - report.tooLarge): edit them to fix them, "
+                             + "or drop them with `expense discard --rejected`")
+            }
+            throw CommandFailure(.dataError, lines: lines)
         }
         if report.openConflicts > 0 {
             throw CommandFailure(.conflictsRemain, "\(report.openConflicts) conflict\(report.openConflicts == 1 ? "" : "s") to resolve; see `expense conflicts`")
@@ -125,6 +134,7 @@ extension CommandRunner {
                     quietSince = .now
                 }
             } catch let error as SyncError {
+                if case .protocolError = error { try? engine.ledger.recordSyncFailure(error.description) }
                 guard case .unreachable(let reason) = error else { throw error }
                 guard StopSignal.requested == nil else { break }
                 console.err("disconnected (\(reason)); reconnecting in \(wait)")
@@ -154,10 +164,11 @@ extension CommandRunner {
         let conflicts = try store.conflicts()
         let cursor = try ledger.pullCursor()
         let lastSync = try store.metaValue(.lastSyncTime)
+        let lastFailure = try ledger.lastSyncFailure()
         if command.flag("json") {
             let body: [String: Any] = [
                 "server": remote?.server ?? NSNull(), "ledger": remote?.ledger ?? NSNull(), "cursor": cursor,
-                "lastSync": lastSync ?? NSNull(), "pending": queue.count, "conflicts": conflicts.count,
+                "lastSync": lastSync ?? NSNull(), "lastFailure": lastFailure ?? NSNull(), "pending": queue.count, "conflicts": conflicts.count,
                 "rejected": queue.count { $0.state == .rejected },
                 "changes": queue.map { entry in
                     ["id": entry.id.uuidString.lowercased(), "type": entry.type.rawValue, "state": entry.state.rawValue,
@@ -174,6 +185,11 @@ extension CommandRunner {
         text += "ledger:     \(remote?.ledger ?? "-")\n"
         text += "cursor:     \(cursor)\n"
         text += "last sync:  \(lastSync ?? "never")\n"
+        if let lastFailure {
+            // The daemon's words: shown with control characters as `?`, so they cannot restyle the terminal.
+            let shown = lastFailure.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined()
+            text += "last error: \(shown)\n"
+        }
         text += "pending:    \(queue.count)\n"
         text += "conflicts:  \(conflicts.count)\n"
         if !queue.isEmpty {

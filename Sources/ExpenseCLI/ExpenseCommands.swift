@@ -117,17 +117,20 @@ enum ExpenseCommands {
     static let sync = CommandSpec(
         name: "sync", abstract: "Push local changes to the daemon and pull everyone else's.",
         discussion: """
-          Says hello, pushes the pending changes in batches, pulls every change since the last sync and prints
-          `pushed N, pulled M, conflicts K` (or `up to date`). Safe to interrupt and to run again.
-          Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: the daemon
-          rejected a change (see `expense status`); 69: the daemon is unreachable (nothing is lost);
-          77: wrong ledger or token.
+          Says hello, pushes the pending changes in batches (at most 1000 changes and at most the daemon's line
+          limit in bytes each), pulls every change since the last sync and prints `pushed N, pulled M,
+          conflicts K` (or `up to date`). Safe to interrupt and to run again.
+          Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: a change was
+          rejected, by the daemon or here as `too_large` (it does not fit in the daemon's line, expensed
+          --max-line), and is kept while the rest syncs (see `expense status`); 69: the daemon is unreachable
+          (nothing is lost); 76: a protocol failure (the daemon refused a request; `expense status` names the
+          changes a failed push carried); 77: wrong ledger or token.
         """,
         options: [.flag("json", help: "Print the result as JSON."),
                   .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C or SIGTERM stops it, exit 0).")])
 
     static let status = CommandSpec(
-        name: "status", abstract: "Show the remote, the last sync, pending changes and open conflicts.",
+        name: "status", abstract: "Show the remote, the last sync (or why it failed), pending changes and open conflicts.",
         options: [.flag("json", help: "Print JSON.")])
 
     static let conflicts = CommandSpec(

@@ -40,14 +40,23 @@ extension LocalLedger {
         }
     }
 
-    /// Numbers and marks sent the next batch (at most `limit` entries, the first unsent entry of each expense
-    /// whose earlier entries are all answered), persisting the numbers before anything is written to the socket.
+    /// Numbers and marks sent the next batch, persisting the numbers before anything is written to the socket:
+    /// at most `limit` entries (the first unsent entry of each expense whose earlier entries are all answered)
+    /// whose push line, envelope included, stays within `maximumLineLength` bytes (the daemon's `maxLine`).
+    ///
+    /// An entry whose push line alone would pass `maximumLineLength` is not numbered: it is marked rejected
+    /// here with ``MutationRejection/tooLarge(bytes:limit:)`` and the entries after it go on, so numbering stays
+    /// consecutive (no mutationId is spent on a change that is never sent) and one change never blocks the rest.
+    /// Such an entry is looked at again by every batch and goes out as soon as it fits (a shorter edit, or a
+    /// daemon with a larger limit).
     /// - Returns: the batch, in `mutationId` order; empty when nothing can be sent now.
-    package func nextBatch(limit: Int = PushRequest.maximumMutations) throws -> [PendingMutation] {
+    package func nextBatch(limit: Int = PushRequest.maximumMutations,
+                           maximumLineLength: Int = HelloResult.assumedMaxLine) throws -> [PendingMutation] {
         try store.write { transaction in
             var nextId = (try transaction.metaValue(.lastMutationId).flatMap { Int64($0) } ?? 0) + 1
             var seen = Set<UUID>()
             var batch: [PendingMutation] = []
+            var lineBytes = PushRequest.envelopeBytes
             var position: Int64 = 0
             scan: while batch.count < limit {
                 let page = try transaction.pending(after: position, limit: 1000)
@@ -55,9 +64,21 @@ extension LocalLedger {
                 position = lastEntry.position
                 for var entry in page {
                     guard seen.insert(entry.id).inserted else { continue }
-                    guard entry.state == .unsent else { continue }
+                    guard entry.state == .unsent || (entry.state == .rejected && entry.rejection?.isTooLarge == true) else { continue }
+                    let bytes = PushRequest.encodedBytes(of: entry.mutation(mutationId: nextId))
+                    if PushRequest.envelopeBytes + bytes > maximumLineLength {
+                        if entry.state != .rejected {
+                            entry.state = .rejected
+                            entry.rejection = .tooLarge(bytes: PushRequest.envelopeBytes + bytes, limit: maximumLineLength)
+                            try transaction.updatePending(entry)
+                        }
+                        continue
+                    }
+                    if lineBytes + bytes > maximumLineLength { break scan }
+                    lineBytes += bytes
                     entry.mutationId = nextId
                     entry.state = .sent
+                    entry.rejection = nil
                     nextId += 1
                     try transaction.updatePending(entry)
                     batch.append(entry)
@@ -78,7 +99,7 @@ extension LocalLedger {
         package var gap = false
     }
 
-    /// Applies the daemon's answers to a batch from ``nextBatch(limit:)``.
+    /// Applies the daemon's answers to a batch from ``nextBatch(limit:maximumLineLength:)``.
     package func apply(results: [MutationResult], for batch: [PendingMutation]) throws -> PushOutcome {
         let byId = Dictionary(batch.compactMap { entry in entry.mutationId.map { ($0, entry) } }, uniquingKeysWith: { a, _ in a })
         var outcome = PushOutcome()
@@ -93,7 +114,7 @@ extension LocalLedger {
                     if (copy?.version ?? 0) <= version {
                         var draft = copy?.expense.draft ?? ExpenseDraft(id: entry.id.uuidString.lowercased())
                         if entry.type == .put { draft = draft.merging(entry.fields) }
-                        if let expense = try? ExpenseValidator.validate(draft) {
+                        if let expense = try? ExpenseValidator.validateStored(draft) {
                             try transaction.putServerCopy(Record(expense: expense, version: version, seq: max(seq, copy?.seq ?? 0),
                                                                  deleted: entry.type == .delete))
                         }
@@ -213,8 +234,19 @@ extension LocalLedger {
     /// The cursor to pull from.
     package func pullCursor() throws -> Int64 { try store.metaValue(.pullCursor).flatMap { Int64($0) } ?? 0 }
 
-    /// Records a successful sync.
+    /// Records a successful sync (and forgets an earlier failure).
     package func finishSync(at date: Date = Date()) throws {
-        try store.setMetaValue(date.formatted(.iso8601), for: .lastSyncTime)
+        try store.write { transaction in
+            try transaction.setMetaValue(date.formatted(.iso8601), for: .lastSyncTime)
+            try transaction.setMetaValue(nil, for: .lastSyncFailure)
+        }
     }
+
+    /// Records why a sync failed for a protocol reason, for `expense status`.
+    package func recordSyncFailure(_ text: String) throws {
+        try store.setMetaValue(text, for: .lastSyncFailure)
+    }
+
+    /// Why the last sync failed for a protocol reason, if it did and no sync has succeeded since.
+    package func lastSyncFailure() throws -> String? { try store.metaValue(.lastSyncFailure) }
 }

@@ -199,7 +199,7 @@ package final class LocalLedger {
                 deleted = true
             }
         }
-        guard let expense = try? ExpenseValidator.validate(draft) else {
+        guard let expense = try? ExpenseValidator.validateStored(draft) else {
             // Incomplete (a server copy never arrived for an edit): keep what is shown, as deleted if nothing is left.
             if var existing, entries.isEmpty, copy == nil {
                 existing.deleted = true

@@ -10,6 +10,9 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     case pullCursor = "pull_cursor"
     /// When the last sync succeeded (ISO 8601).
     case lastSyncTime = "last_sync_time"
+    /// Why the last sync failed for a protocol reason (naming the changes a failed push carried), until a sync
+    /// succeeds; `expense status` shows it.
+    case lastSyncFailure = "last_sync_failure"
     /// The configured default currency (`expense config set currency EUR`).
     case currency
     /// `HOST:PORT` of the daemon (`expense remote set`).

@@ -5,8 +5,8 @@ import Foundation
 import Glibc
 #endif
 
-/// `expense sync`: `hello`, push the queue in batches of at most 1000, pull pages until `more` is false,
-/// settle answers that were lost, all against one ``LocalLedger``.
+/// `expense sync`: `hello`, push the queue in batches of at most 1000 mutations and at most the daemon's
+/// `maxLine` bytes, pull pages until `more` is false, settle answers that were lost, all against one ``LocalLedger``.
 ///
 /// Safe to interrupt anywhere and to run again: every step is one store transaction, mutationIds are
 /// persisted before a push is written, and `hello`'s `lastMutationId` tells which numbered entries the daemon
@@ -26,8 +26,11 @@ package struct SyncEngine {
         package var rejected = 0
         /// Open conflicts after the sync.
         package var openConflicts = 0
-        /// Entries rejected by the daemon and still queued.
+        /// Entries rejected (by the daemon, or here as too large for its line) and still queued.
         package var openRejections = 0
+        /// Of ``openRejections``, the entries rejected here because their push line alone passes the daemon's
+        /// `maxLine` (reason `too_large`).
+        package var tooLarge = 0
         /// Entries still queued (rejected ones included).
         package var pending = 0
         /// The pull cursor after the sync.
@@ -71,10 +74,16 @@ package struct SyncEngine {
     /// - Throws: ``SyncError`` (the queue is intact), ``StoreError``.
     package func sync() throws -> Report {
         var report = Report()
-        try retrying { attempt in
-            let connection = try connect()
-            defer { connection.close() }
-            try run(on: connection, report: &report)
+        do {
+            try retrying { attempt in
+                let connection = try connect()
+                defer { connection.close() }
+                try run(on: connection, report: &report)
+            }
+        } catch SyncError.protocolError(let text) {
+            // Kept for `expense status` (a later successful sync clears it); the queue is intact either way.
+            try? ledger.recordSyncFailure(SyncError.protocolError(text).description)
+            throw SyncError.protocolError(text)
         }
         return report
     }
@@ -100,22 +109,28 @@ package struct SyncEngine {
         let queue = try ledger.store.pendingMutations(limit: Int.max)
         report.pending = queue.count
         report.openRejections = queue.count { $0.state == .rejected }
+        report.tooLarge = queue.count { $0.state == .rejected && $0.rejection?.isTooLarge == true }
         report.openConflicts = try ledger.store.conflicts().count
         report.cursor = try ledger.pullCursor()
     }
 
-    /// Pushes batches until nothing more can be sent.
+    /// Pushes batches until nothing more can be sent; each push line fits in the daemon's `maxLine`.
+    /// - Throws: ``SyncError``; a protocol failure of a push names the changes it carried.
     package func push(on connection: SyncConnection, report: inout Report) throws {
         while true {
-            let batch = try ledger.nextBatch()
+            let batch = try ledger.nextBatch(maximumLineLength: connection.hello.maxLine)
             if batch.isEmpty { break }
             let request = PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation(mutationId: $0) } })
             let result: PushResult
-            if let faultInjection {
-                result = try connection.call(request) { try faultInjection(.pushWritten, batch) }
-                try faultInjection(.pushAnswered, batch)
-            } else {
-                result = try connection.call(request)
+            do {
+                if let faultInjection {
+                    result = try connection.call(request) { try faultInjection(.pushWritten, batch) }
+                    try faultInjection(.pushAnswered, batch)
+                } else {
+                    result = try connection.call(request)
+                }
+            } catch SyncError.protocolError(let text) {
+                throw SyncError.protocolError(text + " (" + Self.describe(batch) + ")")
             }
             if let onApplied {
                 let byId = Dictionary(batch.compactMap { entry in entry.mutationId.map { ($0, entry) } }, uniquingKeysWith: { a, _ in a })
@@ -130,6 +145,14 @@ package struct SyncEngine {
             log("push: \(batch.count) sent, \(outcome.applied) applied, \(outcome.conflicts) conflicts, \(outcome.rejected) rejected")
             if outcome.gap { throw SyncError.protocolError("the daemon reported a mutation_gap; run sync again") }
         }
+    }
+
+    /// Which changes a push carried, for an error a person reads: `expense status` then names them.
+    static func describe(_ batch: [PendingMutation]) -> String {
+        let ids = batch.compactMap(\.mutationId)
+        let first = batch.first.map { String($0.id.uuidString.lowercased().prefix(8)) } ?? "-"
+        let numbers = ids.count == 1 ? "mutationId \(ids[0])" : "mutationIds \(ids.first ?? 0)–\(ids.last ?? 0)"
+        return "while pushing \(batch.count) change\(batch.count == 1 ? "" : "s"), \(numbers), the first of expense \(first)"
     }
 
     /// Pulls pages from the stored cursor until `more` is false.

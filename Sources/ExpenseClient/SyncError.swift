@@ -8,7 +8,7 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case unreachable(String)
     /// Wrong ledger or token (exit 77).
     case unauthorized(String)
-    /// The daemon answered with an error or something this client cannot read (exit 1).
+    /// The daemon answered with an error or something this client cannot read (exit 76).
     case protocolError(String)
     /// The cache was synced with another server or ledger (`server/ledger` keys); mixing the two is refused (exit 64).
     case otherLedger(synced: String, asked: String)

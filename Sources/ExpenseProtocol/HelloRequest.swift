@@ -38,13 +38,14 @@ extension HelloParams: RPCMethodRequest {
 }
 
 extension HelloResult: RPCResult {
-    /// Writes `{"currency","cursor","lastMutationId","ledger","protocol","server"}`.
+    /// Writes `{"currency","cursor","lastMutationId","ledger","maxLine","protocol","server"}`.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("currency", currency.code)
         writer.member("cursor", cursor)
         writer.member("lastMutationId", lastMutationId)
         writer.member("ledger", ledger)
+        writer.member("maxLine", Int64(maxLine))
         writer.member("protocol", protocolVersion)
         writer.member("server", server)
         writer.endObject()
@@ -54,7 +55,16 @@ extension HelloResult: RPCResult {
         let reader = try ResultReader(json, path: "result")
         let code = try reader.string("currency")
         guard let currency = Currency(code: code) else { throw .invalidMember(path: "result.currency", detail: "unknown currency \(code)") }
+        // `maxLine` is newer than protocol 1's first daemons: absent, the protocol's default limit holds.
+        var maxLine = HelloResult.assumedMaxLine
+        if let announced = reader.members["maxLine"], !announced.isNull {
+            guard let value = announced.int64Value, value >= 1, value <= Int64(Int32.max) else {
+                throw .invalidMember(path: reader.sub("maxLine"), detail: "expected a positive integer of bytes")
+            }
+            maxLine = Int(value)
+        }
         self.init(protocolVersion: try reader.int64("protocol"), server: try reader.string("server"), ledger: try reader.string("ledger"),
-                  currency: currency, cursor: try reader.int64("cursor"), lastMutationId: try reader.int64("lastMutationId"))
+                  currency: currency, cursor: try reader.int64("cursor"), lastMutationId: try reader.int64("lastMutationId"),
+                  maxLine: maxLine)
     }
 }

@@ -27,14 +27,22 @@ public struct HelloResult: Hashable, Sendable {
     public var cursor: Int64
     /// The highest mutationId consumed for this clientId; 0 for a new client.
     public var lastMutationId: Int64
+    /// The daemon's line limit in bytes (`--max-line`, Protocol.md §1): no line sent to it may be longer, and
+    /// its pull pages are cut to it (§5.3). ``assumedMaxLine`` when the daemon does not announce one.
+    public var maxLine: Int
 
-    public init(protocolVersion: Int64, server: String, ledger: String, currency: Currency, cursor: Int64, lastMutationId: Int64) {
+    /// What a client assumes of a daemon whose `hello` result has no `maxLine`: the protocol's default limit.
+    public static let assumedMaxLine = 1_048_576
+
+    public init(protocolVersion: Int64, server: String, ledger: String, currency: Currency, cursor: Int64, lastMutationId: Int64,
+                maxLine: Int = HelloResult.assumedMaxLine) {
         self.protocolVersion = protocolVersion
         self.server = server
         self.ledger = ledger
         self.currency = currency
         self.cursor = cursor
         self.lastMutationId = lastMutationId
+        self.maxLine = maxLine
     }
 }
 

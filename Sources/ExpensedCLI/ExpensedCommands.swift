@@ -21,7 +21,9 @@ enum ExpensedCommands {
           Prints exactly `listening on HOST:PORT` as the first line on stdout once it accepts connections (the
           real port when given port 0). On first start with an empty data directory it creates the ledger
           `default` and writes its token to DIR/default.token (mode 0600); the token is never printed or logged.
-          A damaged database is refused at start, naming the file. Logs go to stderr, one line per event.
+          A damaged database is refused at start, naming the file. One daemon serves a data directory at a time:
+          it holds DIR/expensed.lock (flock) while it runs, and a second one exits 75 naming the directory and the
+          holder's pid; `ledger add`, `ledger list` and `backup` work beside it. Logs go to stderr, one line per event.
           SIGINT/SIGTERM: stop accepting, finish in-flight requests, commit, exit 0.
         """,
         options: [
@@ -65,6 +67,8 @@ enum ExpensedCommands {
          64  usage error (a wrong command line)
          69  the listen address is unavailable (in use, or not an address of this machine)
          74  I/O error: the data directory or a database cannot be read or written, or a database is damaged
+         75  the data directory is in use: another `expensed serve` holds DIR/expensed.lock; the message
+             names its pid
          77  permission denied (the data directory, or a port the user may not bind)
 
         ENVIRONMENT:

@@ -154,7 +154,8 @@ final class ClientSession: LineSession {
                 state.clientId = params.clientId
             }
             let result = HelloResult(protocolVersion: ProtocolVersion.current, server: context.serverName, ledger: ledger.name,
-                                     currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId)
+                                     currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId,
+                                     identity: ledger.identity)
             return (RPCResponse.success(id: id, result: result), .establish)
         } catch {
             return (RPCResponse.error(id: id, RequestDispatcher.rpcError(for: error, log: context.log)), .proceed)

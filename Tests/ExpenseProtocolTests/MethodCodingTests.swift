@@ -11,6 +11,11 @@ import Testing
                         json: #"{"clientId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","ledger":"l","protocol":1,"token":"t"}"#)
         try checkResult(HelloResult(protocolVersion: 1, server: "expensed 0.1.0", ledger: "default", currency: .usd, cursor: 12, lastMutationId: 3),
                         json: #"{"currency":"USD","cursor":12,"lastMutationId":3,"ledger":"default","protocol":1,"server":"expensed 0.1.0"}"#)
+        let identity = LedgerIdentity(ledgerId: Fixtures.id, epoch: UUID(uuidString: "3f2504e0-4f89-41d3-9a0c-0305e82c3301")!, epochCursor: 7)
+        try checkResult(HelloResult(protocolVersion: 1, server: "expensed 0.1.0", ledger: "default", currency: .usd, cursor: 12, lastMutationId: 3,
+                                    identity: identity),
+                        json: #"{"currency":"USD","cursor":12,"epoch":"3f2504e0-4f89-41d3-9a0c-0305e82c3301","epochCursor":7,"lastMutationId":3,"#
+                            + #""ledger":"default","ledgerId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","protocol":1,"server":"expensed 0.1.0"}"#)
     }
 
     @Test func helloErrors() {

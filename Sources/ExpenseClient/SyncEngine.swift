@@ -83,7 +83,7 @@ package struct SyncEngine {
     package func connect() throws -> SyncConnection {
         guard let clientId = try ledger.store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
         let connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: timeout)
-        try ledger.beginSession(lastMutationId: connection.hello.lastMutationId, remote: remote.key)
+        try ledger.beginSession(connection.hello, remote: remote.key)
         return connection
     }
 
@@ -181,5 +181,48 @@ package struct SyncEngine {
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}
+
+extension SyncEngine {
+    /// What `expense remote set` learned about the remote this engine points at.
+    package enum RemoteCheck: Sendable, Equatable {
+        /// The cache has never synced: any remote is fine.
+        case unbound
+        /// The remote serves the ledger this cache holds (the same address, or the same `ledgerId`).
+        case sameLedger
+        /// The remote could not be asked (unreachable, or it refused the token); the next sync checks it before
+        /// changing anything.
+        case unverified(String)
+    }
+
+    /// Checks, before a new remote is stored, that it serves the ledger this cache is bound to (Protocol.md §5.7):
+    /// one `hello` when the address differs from the one last synced with. Nothing local changes.
+    /// - Throws: ``SyncError/otherLedger(synced:asked:)`` when it serves another ledger, or when the cache is bound
+    ///   by address only (synced before ledger ids) and the address differs.
+    package func checkRemote() throws -> RemoteCheck {
+        let store = ledger.store
+        let boundId = try store.metaValue(.syncedLedgerId).flatMap(UUIDText.parse)
+        let address = try store.metaValue(.syncedLedger)
+        guard boundId != nil || address != nil else { return .unbound }
+        if address == remote.key { return .sameLedger }
+        guard let boundId else { throw SyncError.otherLedger(synced: address ?? "?", asked: remote.key) }
+        guard let clientId = try store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
+        let connection: SyncConnection
+        do {
+            connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: .seconds(10))
+        } catch {
+            switch error {
+            case .unreachable(let reason), .unauthorized(let reason): return .unverified(reason)
+            default: throw error
+            }
+        }
+        let hello = connection.hello
+        connection.close()
+        guard let reported = hello.identity?.ledgerId, reported == boundId else {
+            throw SyncError.otherLedger(synced: LocalLedger.describe(address, boundId),
+                                        asked: hello.identity.map { LocalLedger.describe(remote.key, $0.ledgerId) } ?? remote.key)
+        }
+        return .sameLedger
     }
 }

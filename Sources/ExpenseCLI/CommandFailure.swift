@@ -39,7 +39,7 @@ struct CommandFailure: Error {
             case .notConfigured, .otherLedger: code = .usage
             case .unreachable: code = .unavailable
             case .unauthorized: code = .permissionDenied
-            case .protocolError: code = .failure
+            case .protocolError, .historyReplaced: code = .failure
             }
             var lines = ["Error: \(error.code): \(error.message)"]
             switch error {

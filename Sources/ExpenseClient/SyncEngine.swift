@@ -90,9 +90,17 @@ package struct SyncEngine {
     /// Push, pull, settle on an open session, adding to `report`. Entries whose lost answer turns out not to
     /// have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
+        if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
         for _ in 1...3 {
             try push(on: connection, report: &report)
-            try pull(on: connection, report: &report)
+            do {
+                try pull(on: connection, report: &report)
+            } catch SyncError.historyReplaced(let reason) {
+                // The daemon's history is not the one pulled (Protocol.md §5.3, §5.7): heal, then go on.
+                log("pull refused (\(reason)); healing from \(connection.hello.cursor)")
+                try ledger.requireHeal(from: connection.hello.cursor)
+                try heal(on: connection, from: try ledger.healPoint() ?? 0, report: &report)
+            }
             try ledger.settleUnknown()
             if try !ledger.hasUnsent() { break }
         }
@@ -130,6 +138,22 @@ package struct SyncEngine {
             log("push: \(batch.count) sent, \(outcome.applied) applied, \(outcome.conflicts) conflicts, \(outcome.rejected) rejected")
             if outcome.gap { throw SyncError.protocolError("the daemon reported a mutation_gap; run sync again") }
         }
+    }
+
+    /// Heals a cache whose daemon replaced its history (see `LocalLedger+Heal.swift`): pulls everything from 0,
+    /// reconciling each record with the server copies the daemon may have lost, then queues again what it lost.
+    /// The queue is pushed by the rounds that follow.
+    package func heal(on connection: SyncConnection, from point: Int64, report: inout Report) throws {
+        var lost = try ledger.lostCopies(above: point)
+        log("heal: the daemon's history was replaced at \(point); \(lost.count) records to check")
+        let pages = PullPrefetcher(connection: connection, since: 0, limit: pullLimit)
+        defer { pages.finish() }
+        while let page = try pages.next() {
+            report.newConflicts += try ledger.heal(pulled: page.changes, lost: &lost, point: point, cursor: page.cursor)
+            report.pulled += page.changes.count
+        }
+        try ledger.finishHeal(absent: lost)
+        log("heal: done; \(lost.count) records the daemon did not have are queued again")
     }
 
     /// Pulls pages from the stored cursor until `more` is false.

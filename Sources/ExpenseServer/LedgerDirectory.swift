@@ -8,7 +8,8 @@ import Synchronization
 /// Several processes may use one directory at once (`expensed ledger add` while the daemon runs): a new
 /// ledger is built under a temporary name and linked into place atomically (an existing name is never
 /// overwritten), and the daemon opens a ledger that appeared after it started the first time someone asks
-/// for it by name. SQLite's own locking guards each file.
+/// for it by name. SQLite's own locking guards each file. Only one daemon serves a directory at a time, and a
+/// restore replaces a ledger only while none does (``DataDirectoryLock``).
 public final class LedgerDirectory: Sendable {
     /// The directory holding the ledgers.
     public let dataDirectory: String

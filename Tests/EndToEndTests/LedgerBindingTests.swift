@@ -38,6 +38,14 @@ import Testing
             #expect(try ann.succeed(["sync"]) == "pushed 1, pulled 1, conflicts 0\n")
             let listed = try ann.succeed(["list", "--json"])
             #expect(listed.components(separatedBy: "\"id\"").count - 1 == 3, "\(listed)")
+
+            // An address that cannot be asked now is stored with a warning; the next sync checks it.
+            let unreachable = try ann.run(["remote", "set", "127.0.0.1:1", "--ledger", "default", "--token-file", tokenFile])
+            #expect(unreachable.status == 0 && unreachable.stderr.contains("Warning: could not ask 127.0.0.1:1"), "\(unreachable)")
+            let down = try ann.run(["sync"], environment: ["EXPENSE_SYNC_ATTEMPTS": "1"])
+            #expect(down.status == 69, "\(down)")
+            try ann.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
+            #expect(try ann.succeed(["sync"]) == "up to date\n")
         }
     }
 }

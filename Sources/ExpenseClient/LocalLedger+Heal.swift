@@ -26,8 +26,11 @@ extension LocalLedger {
 
     /// Notes a heal from `point` (the daemon refused the cursor: `invalid_cursor`, `cursor_expired`).
     package func requireHeal(from point: Int64) throws {
-        let noted = try healPoint()
-        try store.setMetaValue(String(max(0, min(noted ?? point, point))), for: .healPoint)
+        try store.write { transaction in
+            var binding = try LedgerBinding.load(from: transaction)
+            binding.heal(from: point)
+            try binding.save(to: transaction)
+        }
     }
 
     /// The server copies the daemon may have lost (`seq` above `point`), by id.
@@ -77,7 +80,9 @@ extension LocalLedger {
                 try queueHeal(to: copy, over: nil, in: transaction)
                 try refresh(copy.expense.id, in: transaction)
             }
-            try transaction.setMetaValue(nil, for: .healPoint)
+            var binding = try LedgerBinding.load(from: transaction)
+            binding.healed()
+            try binding.save(to: transaction)
         }
     }
 

@@ -5,8 +5,8 @@ import Foundation
 /// The sync steps that change the local store, each one transaction, so a sync interrupted anywhere leaves a
 /// consistent store that the next sync continues from.
 extension LocalLedger {
-    /// After `hello`: checks and records the cache's binding (``bind(_:remote:in:)``), notes a heal when the daemon's
-    /// history was replaced (``noteHistory(_:in:)``), then settles the numbering: entries numbered at or below
+    /// After `hello`: checks and records the cache's binding and notes a heal when the daemon's history was
+    /// replaced (``LedgerBinding/greeted(_:at:)``), then settles the numbering: entries numbered at or below
     /// `lastMutationId` were consumed by the daemon but their answer was lost (state ``PendingMutation/State/unknown``,
     /// checked after the pull); numbered entries above it never arrived (or a restored daemon forgot them) and become
     /// unsent again, so numbering restarts at `lastMutationId + 1` with no gap.
@@ -14,65 +14,9 @@ extension LocalLedger {
     ///   ledger than the one this cache holds: the two ledgers' records would mix silently.
     package func beginSession(_ hello: HelloResult, remote: String) throws {
         try store.write { transaction in
-            guard try bind(hello, remote: remote, in: transaction) else { return try renumber(hello.lastMutationId, in: transaction) }
-            try noteHistory(hello, in: transaction)
+            try LedgerBinding.load(from: transaction).greeted(hello, at: remote).save(to: transaction)
             try renumber(hello.lastMutationId, in: transaction)
         }
-    }
-
-    /// The binding rule (Protocol.md §5.7, README "Sync"): a cache is bound to the `ledgerId` of its first sync. A
-    /// daemon serving that id is accepted at any address; another id is refused. A cache bound before ledger ids
-    /// (by its `server/ledger` text only) is accepted at that same address only, and bound to the id it reports.
-    /// A daemon that reports no id is compared by address, as before.
-    /// - Returns: `false` for a first binding (nothing pulled yet: no history to compare).
-    private func bind(_ hello: HelloResult, remote: String, in transaction: any StoreTransaction) throws -> Bool {
-        let boundId = try transaction.metaValue(.syncedLedgerId).flatMap(UUIDText.parse)
-        let address = try transaction.metaValue(.syncedLedger)
-        let reported = hello.identity?.ledgerId
-        switch (boundId, address) {
-        case (nil, nil):
-            try transaction.setMetaValue(remote, for: .syncedLedger)
-            try transaction.setMetaValue("0", for: .pullCursor)
-            if let identity = hello.identity {
-                try transaction.setMetaValue(UUIDText.lowercased(identity.ledgerId), for: .syncedLedgerId)
-                try transaction.setMetaValue(UUIDText.lowercased(identity.epoch), for: .ledgerEpoch)
-            }
-            return false
-        case (let bound?, _):
-            if let reported {
-                guard reported == bound else {
-                    throw SyncError.otherLedger(synced: Self.describe(address, bound), asked: Self.describe(remote, reported))
-                }
-            } else if address != remote {
-                throw SyncError.otherLedger(synced: Self.describe(address, bound), asked: remote)
-            }
-        case (nil, let address?):
-            guard address == remote else { throw SyncError.otherLedger(synced: address, asked: remote) }
-            if let reported { try transaction.setMetaValue(UUIDText.lowercased(reported), for: .syncedLedgerId) }
-        }
-        try transaction.setMetaValue(remote, for: .syncedLedger)
-        return true
-    }
-
-    /// `server/ledger (ledger id …)` for messages.
-    static func describe(_ address: String?, _ id: UUID) -> String {
-        (address.map { $0 + " " } ?? "") + "(ledger id \(UUIDText.lowercased(id)))"
-    }
-
-    /// Notes a heal (``StoreMetaKey/healPoint``) when the daemon's history is not the one this cache pulled: a new
-    /// `epoch` (heal from its `epochCursor`) or a head below the cache's cursor (a history rewound without a new
-    /// epoch: heal from that head). A heal noted earlier and not finished is kept (the lower point wins).
-    private func noteHistory(_ hello: HelloResult, in transaction: any StoreTransaction) throws {
-        var point = try transaction.metaValue(.healPoint).flatMap { Int64($0) }
-        func lower(_ candidate: Int64) { point = min(point ?? candidate, candidate) }
-        if let identity = hello.identity {
-            let known = try transaction.metaValue(.ledgerEpoch).flatMap(UUIDText.parse)
-            if let known, known != identity.epoch { lower(identity.epochCursor) }
-            try transaction.setMetaValue(UUIDText.lowercased(identity.epoch), for: .ledgerEpoch)
-        }
-        let cursor = try transaction.metaValue(.pullCursor).flatMap { Int64($0) } ?? 0
-        if cursor > hello.cursor { lower(hello.cursor) }
-        try transaction.setMetaValue(point.map { String(max($0, 0)) }, for: .healPoint)
     }
 
     private func renumber(_ lastMutationId: Int64, in transaction: any StoreTransaction) throws {

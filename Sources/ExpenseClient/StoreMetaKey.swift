@@ -19,7 +19,8 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// The address the pulled state was last synced from (`server/ledger`). Before ``syncedLedgerId`` it was the
     /// binding itself; a cache bound that way is bound to its ledger id at its next `hello` to that address.
     case syncedLedger = "synced_ledger"
-    /// The `ledgerId` the pulled state came from (Protocol.md §5.7): the cache's binding, made by a sync.
+    /// The `ledgerId` the pulled state came from (Protocol.md §5.7): the cache's binding, made by a sync
+    /// (``LedgerBinding`` reads and writes these keys).
     case syncedLedgerId = "synced_ledger_id"
     /// The `epoch` of the history the pulled state came from.
     case ledgerEpoch = "ledger_epoch"

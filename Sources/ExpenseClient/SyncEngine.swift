@@ -244,8 +244,8 @@ extension SyncEngine {
         let hello = connection.hello
         connection.close()
         guard let reported = hello.identity?.ledgerId, reported == boundId else {
-            throw SyncError.otherLedger(synced: LocalLedger.describe(address, boundId),
-                                        asked: hello.identity.map { LocalLedger.describe(remote.key, $0.ledgerId) } ?? remote.key)
+            throw SyncError.otherLedger(synced: LedgerBinding.describe(address, boundId),
+                                        asked: hello.identity.map { LedgerBinding.describe(remote.key, $0.ledgerId) } ?? remote.key)
         }
         return .sameLedger
     }

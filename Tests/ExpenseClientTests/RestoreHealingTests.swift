@@ -3,6 +3,7 @@ import ExpenseCore
 import ExpenseProtocol
 import ExpenseServer
 import Foundation
+import Synchronization
 import Testing
 
 /// A daemon restored from a backup (Protocol.md §5.7): clients that synced with the lost history heal instead of
@@ -50,6 +51,42 @@ import Testing
         #expect(try bob.live() == held)
         let records = try await daemon.records()
         #expect(records[taxi.id]?.deleted == true, "the acknowledged delete was lost")
+        await daemon.stop()
+    }
+
+    /// Two clients heal the same lost changes at the same time (both pull before either pushes): the second one's
+    /// creates and puts are no-ops on the daemon (no new version, no new record).
+    @Test func twoClientsHealingAtOnceDoubleNothing() async throws {
+        let daemon = try TestDaemon()
+        let ann = try TestClient("ann"), bob = try TestClient("bob")
+        let lunch = try ann.add(1200, "food")
+        try await ann.sync(daemon)
+        let backup = try daemon.backup()
+        let books = try ann.add(3000, "books")
+        try ann.edit(lunch.id, ExpenseDraft(amount: 1500, note: "team"))
+        try await ann.sync(daemon)
+        try await bob.sync(daemon)  // bob holds both acknowledged changes too
+
+        try await daemon.restore(from: backup)
+        let annEngine = ann.engine(daemon), bobEngine = bob.engine(daemon)
+        let afterBob = try await onThread { [annEngine, bobEngine, ann, daemon] () throws -> [UUID: Record] in
+            let connection = try annEngine.connect()
+            defer { connection.close() }
+            var report = SyncEngine.Report()
+            try annEngine.heal(on: connection, from: try #require(try ann.ledger.healPoint()), report: &report)
+            _ = try bobEngine.sync()  // heals and pushes first
+            let records = Mutex<[UUID: Record]>([:])
+            blocking { if let all = try? await daemon.records() { records.withLock { $0 = all } } }
+            try annEngine.run(on: connection, report: &report)
+            #expect(report.pushed == 2, "ann re-sent the create and the edit: \(report)")
+            #expect(report.openConflicts == 0 && report.pending == 0, "\(report)")
+            return records.withLock { $0 }
+        }
+        #expect(afterBob[lunch.id]?.expense.amount == 1500 && afterBob[books.id] != nil)
+        let afterAnn = try await daemon.records()
+        #expect(afterAnn.mapValues(\.version) == afterBob.mapValues(\.version), "a repeated heal made new versions")
+        #expect(afterAnn.count == 2)
+        #expect(try ann.live() == liveExpenses(afterAnn))
         await daemon.stop()
     }
 

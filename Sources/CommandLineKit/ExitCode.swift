@@ -16,6 +16,9 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
     case unavailable = 69
     /// A file could not be read or written, such as an unreadable cache (EX_IOERR).
     case ioError = 74
+    /// A resource is busy for now and the same command may work later, such as a data directory another
+    /// daemon holds (EX_TEMPFAIL).
+    case temporaryFailure = 75
     /// The other side of a protocol answered something that cannot be used, such as an error for a request
     /// this side had to send (EX_PROTOCOL).
     case protocolError = 76

@@ -40,6 +40,7 @@ struct CommandFailure: Error {
             case .unreachable: code = .unavailable
             case .unauthorized: code = .permissionDenied
             case .protocolError: code = .protocolError
+            case .historyReplaced: code = .failure
             }
             var lines = ["Error: \(error.code): \(error.message)"]
             switch error {

@@ -27,9 +27,13 @@ extension CommandRunner {
         guard !token.isEmpty else { throw usage("The token is empty") }
         let store = try ledger().store
         let configuration = RemoteConfiguration(server: server, ledger: ledgerName, token: token)
-        // A cache holds one ledger: pointing it at another would mix the two ledgers' records.
-        if let synced = try store.metaValue(.syncedLedger), synced != configuration.key {
-            throw SyncError.otherLedger(synced: synced, asked: configuration.key)
+        // A cache holds one ledger: pointing it at another would mix the two ledgers' records. Any address that
+        // serves the same ledger id is fine (Protocol.md §5.7).
+        var engine = SyncEngine(ledger: LocalLedger(store: store), remote: configuration)
+        engine.attempts = 1
+        if case .unverified(let reason) = try engine.checkRemote() {
+            console.err("Warning: could not ask \(server) which ledger it serves (\(reason)); the next `expense sync` "
+                        + "checks it before changing anything.")
         }
         try configuration.save(home: home, store: store)
         console.err("Remote set: \(server), ledger \(ledgerName) (token stored in \(RemoteConfiguration.tokenPath(in: home)), mode 0600).")

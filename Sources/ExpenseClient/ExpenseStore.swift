@@ -75,6 +75,8 @@ package protocol StoreTransaction: AnyObject {
     /// The server's last-seen copy of an expense.
     func serverCopy(id: UUID) throws -> Record?
     func putServerCopy(_ record: Record) throws
+    /// Every server copy with `seq` above `seq` (the records a replaced daemon history may have lost; a heal).
+    func serverCopies(seqAbove seq: Int64) throws -> [Record]
 
     /// Whether the queue and the open conflicts are both empty: then the local view of every expense is
     /// its server copy, and a pulled record can be stored with ``putSettled(_:)`` without a merge.

@@ -5,39 +5,37 @@ import Foundation
 /// The sync steps that change the local store, each one transaction, so a sync interrupted anywhere leaves a
 /// consistent store that the next sync continues from.
 extension LocalLedger {
-    /// After `hello`: entries numbered at or below `lastMutationId` were consumed by the daemon but their answer
-    /// was lost (state ``PendingMutation/State/unknown``, checked after the pull); numbered entries above it never
-    /// arrived and become unsent again, so numbering restarts at `lastMutationId + 1` with no gap.
-    /// A cache synced with another server or ledger is refused (``SyncError/otherLedger(synced:asked:)``): the two
-    /// ledgers' records would mix silently. The queue is untouched.
-    package func beginSession(lastMutationId: Int64, remote: String) throws {
+    /// After `hello`: checks and records the cache's binding and notes a heal when the daemon's history was
+    /// replaced (``LedgerBinding/greeted(_:at:)``), then settles the numbering: entries numbered at or below
+    /// `lastMutationId` were consumed by the daemon but their answer was lost (state ``PendingMutation/State/unknown``,
+    /// checked after the pull); numbered entries above it never arrived (or a restored daemon forgot them) and become
+    /// unsent again, so numbering restarts at `lastMutationId + 1` with no gap.
+    /// - Throws: ``SyncError/otherLedger(synced:asked:)`` before anything is changed when the daemon serves another
+    ///   ledger than the one this cache holds: the two ledgers' records would mix silently.
+    package func beginSession(_ hello: HelloResult, remote: String) throws {
         try store.write { transaction in
-            switch try transaction.metaValue(.syncedLedger) {
-            case nil:
-                try transaction.setMetaValue(remote, for: .syncedLedger)
-                try transaction.setMetaValue("0", for: .pullCursor)
-            case let synced? where synced != remote:
-                throw SyncError.otherLedger(synced: synced, asked: remote)
-            default:
-                break
-            }
-            var position: Int64 = 0
-            while true {
-                let page = try transaction.pending(after: position, limit: 1000)
-                guard let lastEntry = page.last else { break }
-                position = lastEntry.position
-                for var entry in page where entry.state == .sent || entry.state == .unknown {
-                    if let id = entry.mutationId, id <= lastMutationId {
-                        entry.state = .unknown
-                    } else {
-                        entry.state = .unsent
-                        entry.mutationId = nil
-                    }
-                    try transaction.updatePending(entry)
-                }
-            }
-            try transaction.setMetaValue(String(lastMutationId), for: .lastMutationId)
+            try LedgerBinding.load(from: transaction).greeted(hello, at: remote).save(to: transaction)
+            try renumber(hello.lastMutationId, in: transaction)
         }
+    }
+
+    private func renumber(_ lastMutationId: Int64, in transaction: any StoreTransaction) throws {
+        var position: Int64 = 0
+        while true {
+            let page = try transaction.pending(after: position, limit: 1000)
+            guard let lastEntry = page.last else { break }
+            position = lastEntry.position
+            for var entry in page where entry.state == .sent || entry.state == .unknown {
+                if let id = entry.mutationId, id <= lastMutationId {
+                    entry.state = .unknown
+                } else {
+                    entry.state = .unsent
+                    entry.mutationId = nil
+                }
+                try transaction.updatePending(entry)
+            }
+        }
+        try transaction.setMetaValue(String(lastMutationId), for: .lastMutationId)
     }
 
     /// Numbers and marks sent the next batch, persisting the numbers before anything is written to the socket:

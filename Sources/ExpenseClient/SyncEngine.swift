@@ -92,16 +92,24 @@ package struct SyncEngine {
     package func connect() throws -> SyncConnection {
         guard let clientId = try ledger.store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
         let connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: timeout)
-        try ledger.beginSession(lastMutationId: connection.hello.lastMutationId, remote: remote.key)
+        try ledger.beginSession(connection.hello, remote: remote.key)
         return connection
     }
 
     /// Push, pull, settle on an open session, adding to `report`. Entries whose lost answer turns out not to
     /// have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
+        if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
         for _ in 1...3 {
             try push(on: connection, report: &report)
-            try pull(on: connection, report: &report)
+            do {
+                try pull(on: connection, report: &report)
+            } catch SyncError.historyReplaced(let reason) {
+                // The daemon's history is not the one pulled (Protocol.md §5.3, §5.7): heal, then go on.
+                log("pull refused (\(reason)); healing from \(connection.hello.cursor)")
+                try ledger.requireHeal(from: connection.hello.cursor)
+                try heal(on: connection, from: try ledger.healPoint() ?? 0, report: &report)
+            }
             try ledger.settleUnknown()
             if try !ledger.hasUnsent() { break }
         }
@@ -155,6 +163,22 @@ package struct SyncEngine {
         return "while pushing \(batch.count) change\(batch.count == 1 ? "" : "s"), \(numbers), the first of expense \(first)"
     }
 
+    /// Heals a cache whose daemon replaced its history (see `LocalLedger+Heal.swift`): pulls everything from 0,
+    /// reconciling each record with the server copies the daemon may have lost, then queues again what it lost.
+    /// The queue is pushed by the rounds that follow.
+    package func heal(on connection: SyncConnection, from point: Int64, report: inout Report) throws {
+        var lost = try ledger.lostCopies(above: point)
+        log("heal: the daemon's history was replaced at \(point); \(lost.count) records to check")
+        let pages = PullPrefetcher(connection: connection, since: 0, limit: pullLimit)
+        defer { pages.finish() }
+        while let page = try pages.next() {
+            report.newConflicts += try ledger.heal(pulled: page.changes, lost: &lost, point: point, cursor: page.cursor)
+            report.pulled += page.changes.count
+        }
+        try ledger.finishHeal(absent: lost)
+        log("heal: done; \(lost.count) records the daemon did not have are queued again")
+    }
+
     /// Pulls pages from the stored cursor until `more` is false.
     /// Into an empty cache the store may load in bulk (``ExpenseStore/beginBulkLoad()``) until the last page.
     package func pull(on connection: SyncConnection, report: inout Report) throws {
@@ -204,5 +228,48 @@ package struct SyncEngine {
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}
+
+extension SyncEngine {
+    /// What `expense remote set` learned about the remote this engine points at.
+    package enum RemoteCheck: Sendable, Equatable {
+        /// The cache has never synced: any remote is fine.
+        case unbound
+        /// The remote serves the ledger this cache holds (the same address, or the same `ledgerId`).
+        case sameLedger
+        /// The remote could not be asked (unreachable, or it refused the token); the next sync checks it before
+        /// changing anything.
+        case unverified(String)
+    }
+
+    /// Checks, before a new remote is stored, that it serves the ledger this cache is bound to (Protocol.md §5.7):
+    /// one `hello` when the address differs from the one last synced with. Nothing local changes.
+    /// - Throws: ``SyncError/otherLedger(synced:asked:)`` when it serves another ledger, or when the cache is bound
+    ///   by address only (synced before ledger ids) and the address differs.
+    package func checkRemote() throws -> RemoteCheck {
+        let store = ledger.store
+        let boundId = try store.metaValue(.syncedLedgerId).flatMap(UUIDText.parse)
+        let address = try store.metaValue(.syncedLedger)
+        guard boundId != nil || address != nil else { return .unbound }
+        if address == remote.key { return .sameLedger }
+        guard let boundId else { throw SyncError.otherLedger(synced: address ?? "?", asked: remote.key) }
+        guard let clientId = try store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
+        let connection: SyncConnection
+        do {
+            connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: .seconds(10))
+        } catch {
+            switch error {
+            case .unreachable(let reason), .unauthorized(let reason): return .unverified(reason)
+            default: throw error
+            }
+        }
+        let hello = connection.hello
+        connection.close()
+        guard let reported = hello.identity?.ledgerId, reported == boundId else {
+            throw SyncError.otherLedger(synced: LedgerBinding.describe(address, boundId),
+                                        asked: hello.identity.map { LedgerBinding.describe(remote.key, $0.ledgerId) } ?? remote.key)
+        }
+        return .sameLedger
     }
 }

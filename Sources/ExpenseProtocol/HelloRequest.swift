@@ -38,13 +38,19 @@ extension HelloParams: RPCMethodRequest {
 }
 
 extension HelloResult: RPCResult {
-    /// Writes `{"currency","cursor","lastMutationId","ledger","maxLine","protocol","server"}`.
+    /// Writes `{"currency","cursor","epoch","epochCursor","lastMutationId","ledger","ledgerId","maxLine","protocol","server"}`
+    /// (the identity members only when known).
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("currency", currency.code)
         writer.member("cursor", cursor)
+        if let identity {
+            writer.key("epoch"); writer.uuid(identity.epoch)
+            writer.member("epochCursor", identity.epochCursor)
+        }
         writer.member("lastMutationId", lastMutationId)
         writer.member("ledger", ledger)
+        if let identity { writer.key("ledgerId"); writer.uuid(identity.ledgerId) }
         writer.member("maxLine", Int64(maxLine))
         writer.member("protocol", protocolVersion)
         writer.member("server", server)
@@ -65,6 +71,18 @@ extension HelloResult: RPCResult {
         }
         self.init(protocolVersion: try reader.int64("protocol"), server: try reader.string("server"), ledger: try reader.string("ledger"),
                   currency: currency, cursor: try reader.int64("cursor"), lastMutationId: try reader.int64("lastMutationId"),
-                  maxLine: maxLine)
+                  maxLine: maxLine, identity: try Self.identity(reader))
+    }
+
+    /// `ledgerId`, `epoch` and `epochCursor`: all absent (an older daemon) is `nil`; a present one must be valid.
+    private static func identity(_ reader: ResultReader) throws(ProtocolDecodingError) -> LedgerIdentity? {
+        guard let ledgerIdText = try reader.optionalString("ledgerId") else { return nil }
+        func uuid(_ text: String, _ key: String) throws(ProtocolDecodingError) -> UUID {
+            guard let id = UUIDText.parse(text) else { throw .invalidMember(path: reader.sub(key), detail: "expected a UUID") }
+            return id
+        }
+        let epochCursor = reader.members["epochCursor"] == nil ? 0 : try reader.int64("epochCursor")
+        return LedgerIdentity(ledgerId: try uuid(ledgerIdText, "ledgerId"), epoch: try uuid(try reader.string("epoch"), "epoch"),
+                              epochCursor: epochCursor)
     }
 }

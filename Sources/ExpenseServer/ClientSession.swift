@@ -156,7 +156,7 @@ final class ClientSession: LineSession {
             }
             let result = HelloResult(protocolVersion: ProtocolVersion.current, server: context.serverName, ledger: ledger.name,
                                      currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId,
-                                     maxLine: maximumLineLength)
+                                     maxLine: maximumLineLength, identity: ledger.identity)
             return (RPCResponse.success(id: id, result: result), .establish)
         } catch {
             return (RPCResponse.error(id: id, RequestDispatcher.rpcError(for: error, log: context.log)), .proceed)

@@ -8,7 +8,8 @@ import Synchronization
 /// Several processes may use one directory at once (`expensed ledger add` while the daemon runs): a new
 /// ledger is built under a temporary name and linked into place atomically (an existing name is never
 /// overwritten), and the daemon opens a ledger that appeared after it started the first time someone asks
-/// for it by name. SQLite's own locking guards each file.
+/// for it by name. SQLite's own locking guards each file. Only one daemon serves a directory at a time, and a
+/// restore replaces a ledger only while none does (``DataDirectoryLock``).
 public final class LedgerDirectory: Sendable {
     /// The directory holding the ledgers.
     public let dataDirectory: String
@@ -91,6 +92,8 @@ public final class LedgerDirectory: Sendable {
         Glibc.close(descriptor)
         do {
             try SQLiteConnection(path: source, mode: .readOnly).backup(to: path)
+            // The copy's history ends here: once restored it is another history than the ledger's (Protocol.md §5.7).
+            try SQLiteLedgerStore.startNewEpoch(connection: SQLiteConnection(path: path, mode: .readWrite))
         } catch {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             throw LedgerError.storage(error)
@@ -132,7 +135,7 @@ public final class LedgerDirectory: Sendable {
         do {
             let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: true)
             let token = store.token.map { Array($0.utf8) }
-            let ledger = Ledger(name: store.name, currency: store.currency, store: store)
+            let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
             return Entry(ledger: ledger, token: token)
         } catch let error as LedgerError {
             throw error
@@ -169,7 +172,7 @@ public final class LedgerDirectory: Sendable {
 
     /// Writes `token` to a temporary file (0600), fsyncs it, runs `onlyIfLinked` (which puts the ledger in
     /// place), then renames the token file into place and fsyncs the directory.
-    private static func writeTokenFile(_ token: String, to path: String, directory: String, onlyIfLinked: () throws -> Void) throws {
+    static func writeTokenFile(_ token: String, to path: String, directory: String, onlyIfLinked: () throws -> Void) throws {
         let temporary = path + ".tmp-" + UUID().uuidString.lowercased()
         defer { unlink(temporary) }
         let descriptor = Glibc.open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)

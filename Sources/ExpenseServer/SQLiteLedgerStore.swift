@@ -22,6 +22,8 @@ package final class SQLiteLedgerStore: LedgerStore {
     package let name: String
     package let currency: Currency
     package let token: String?
+    /// The ledger's id and history epoch (`meta`; see `SQLiteLedgerStore+Identity.swift`).
+    package let identity: LedgerIdentity
     package private(set) var head: Int64
     /// Transactions committed so far (group commit shows as fewer commits than pushes).
     package private(set) var commitCount = 0
@@ -82,6 +84,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             self.name = storedName
             self.currency = storedCurrency
             self.token = meta["token"]
+            self.identity = try Self.loadIdentity(meta, connection: connection)
             head = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
             var totals: [Currency: Int64] = [:]
             try connection.prepare("SELECT currency, sum(amount) FROM monthly_totals GROUP BY currency").forEach { row in

@@ -48,8 +48,11 @@ struct ServeCommand {
                               trustNetwork: Bool) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
+        let lock: DataDirectoryLock
         let directory: LedgerDirectory
         do {
+            // One daemon per data directory, taken before any ledger is opened (see DataDirectoryLock).
+            lock = try DataDirectoryLock(directory: data)
             directory = try LedgerDirectory(dataDirectory: data, defaultCurrency: currency)
         } catch {
             // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
@@ -95,6 +98,7 @@ struct ServeCommand {
         ExpensedCommand.printOut("listening on \(server.address)\n")
         await server.waitUntilStopped()
         await directory.close()
+        withExtendedLifetime(lock) {}  // held until every ledger is closed
         log("stopped")
         return .success
     }

@@ -75,6 +75,23 @@ final class TestDaemon: @unchecked Sendable {
         server = try Self.start(ledgers, port: port, maximumLineLength: maximumLineLength)
     }
 
+    /// `expensed backup` of `default` into a new file; returns its path.
+    func backup() throws -> String {
+        let file = directory + "-backup-" + UUID().uuidString + ".sqlite"
+        try ledgers.backup(ledger: "default", to: file)
+        return file
+    }
+
+    /// Stop, `expensed restore FILE --ledger default`, start again on the same port (Protocol.md §5.7).
+    func restore(from file: String) async throws {
+        server.stop()
+        await server.waitUntilStopped()
+        await ledgers.close()
+        _ = try LedgerDirectory.restore(dataDirectory: directory, ledger: "default", from: file)
+        ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
+        server = try Self.start(ledgers, port: port, maximumLineLength: maximumLineLength)
+    }
+
     func stop() async {
         server.stop()
         await server.waitUntilStopped()

@@ -24,6 +24,15 @@ import Testing
         }
     }
 
+    @Test("hello's result carries the ledger's identity when the daemon knows it")
+    func helloIdentity() throws {
+        let identity = LedgerIdentity(ledgerId: Fixtures.id, epoch: UUID(uuidString: "3f2504e0-4f89-41d3-9a0c-0305e82c3301")!, epochCursor: 7)
+        try checkResult(HelloResult(protocolVersion: 1, server: "expensed 0.1.0", ledger: "default", currency: .usd, cursor: 12, lastMutationId: 3,
+                                    identity: identity),
+                        json: #"{"currency":"USD","cursor":12,"epoch":"3f2504e0-4f89-41d3-9a0c-0305e82c3301","epochCursor":7,"lastMutationId":3,"#
+                            + #""ledger":"default","ledgerId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","maxLine":1048576,"protocol":1,"server":"expensed 0.1.0"}"#)
+    }
+
     @Test func helloErrors() {
         let upper = #""clientId":"6F9619FF-8B86-D011-B42D-00CF4FC964FF""#
         #expect(paramsError(HelloParams.self, #"{"protocol":1,"ledger":"l","token":"t",\#(upper)}"#) == nil)

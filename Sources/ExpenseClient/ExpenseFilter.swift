@@ -1,7 +1,7 @@
 import ExpenseCore
 
 /// Which live expenses a listing returns. `from` and `to` are inclusive; `category` matches the stored
-/// (trimmed) category exactly.
+/// (trimmed) category exactly: by its bytes (``ExpenseCore/ExactText``), in every store alike.
 package struct ExpenseFilter: Hashable, Sendable {
     package var from: CalendarDay?
     package var to: CalendarDay?
@@ -17,7 +17,7 @@ package struct ExpenseFilter: Hashable, Sendable {
     package func matches(_ expense: Expense) -> Bool {
         if let from, expense.date < from { return false }
         if let to, expense.date > to { return false }
-        if let category, expense.category != category { return false }
+        if let category, !ExactText.same(expense.category, category) { return false }
         return true
     }
 }

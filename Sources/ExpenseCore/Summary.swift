@@ -24,7 +24,7 @@ public struct SummaryQuery: Hashable, Sendable {
         if let from, date < from { return false }
         if let to, date > to { return false }
         // Exact text (UTF-8 bytes), not Swift's canonical equivalence: categories are stored exactly as typed.
-        if let wanted = self.category, !wanted.trimmingWhitespace.utf8.elementsEqual(category.utf8) { return false }
+        if let wanted = self.category, !ExactText.same(wanted.trimmingWhitespace, category) { return false }
         return true
     }
 
@@ -63,6 +63,18 @@ public struct GroupTotal: Hashable, Sendable {
         self.currency = currency
         self.amount = amount
         self.count = count
+    }
+
+    /// Equal when every member is, the key by its bytes (``ExactText``), as groups are formed.
+    public static func == (lhs: GroupTotal, rhs: GroupTotal) -> Bool {
+        ExactText.same(lhs.key, rhs.key) && lhs.currency == rhs.currency && lhs.amount == rhs.amount && lhs.count == rhs.count
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        ExactText.hash(key, into: &hasher)
+        hasher.combine(currency)
+        hasher.combine(amount)
+        hasher.combine(count)
     }
 }
 

@@ -12,7 +12,8 @@ extension SQLiteLedgerStore {
     ///   falling as the ledger grows). The store keeps the `id → seq` map in memory instead, rebuilt from this
     ///   table at open (about 50 MB and well under a second for 1M records). The 16-byte blob `id` is unique
     ///   by construction (one row per id). Dates are `YYYYMMDD` integers; per-field versions are small integers
-    ///   (a 1 costs no byte at all).
+    ///   (a 1 costs no byte at all), one for money (amount and currency together, since migration 1), category,
+    ///   date and note.
     /// - `daily_totals` and `monthly_totals` hold, per (day or month, category, currency), the sum and count
     ///   of LIVE records, updated in the same transaction as the records: `summary` reads whole months from
     ///   the monthly table and the partial months at the edges of a range from the daily one, never records.
@@ -47,6 +48,14 @@ extension SQLiteLedgerStore {
             amount INTEGER NOT NULL, count INTEGER NOT NULL,
             PRIMARY KEY (month, category, currency)
         ) WITHOUT ROWID;
+        """,
+        // 1: money is one field (Protocol.md §7.4). The amount's and the currency's versions become one, the later
+        // of the two (a record whose currency changed at 2 has had its money changed at 2), in one column.
+        // DROP COLUMN rewrites the table once; each record is then one small integer shorter.
         """
+        UPDATE records SET amount_version = currency_version WHERE currency_version > amount_version;
+        ALTER TABLE records RENAME COLUMN amount_version TO money_version;
+        ALTER TABLE records DROP COLUMN currency_version;
+        """,
     ]
 }

@@ -104,7 +104,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         guard let seq = seqById[id] else { return nil }
         return try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note,
-                   amount_version, currency_version, category_version, date_version, note_version
+                   money_version, category_version, date_version, note_version
             FROM records WHERE seq = ?1
             """).first([.integer(seq)]) { row in
             try Self.decode(row, id: id, from: 0)
@@ -147,14 +147,13 @@ package final class SQLiteLedgerStore: LedgerStore {
         }
         try connection.cached("""
             INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
-                amount_version, currency_version, category_version, date_version, note_version)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                money_version, category_version, date_version, note_version)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """).run([
             .integer(record.seq), Self.blob(expense.id), .integer(record.version), .integer(record.deleted ? 1 : 0),
             .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
             .integer(Int64(expense.date.ordinal)), .text(expense.note),
-            .integer(versions.amount), .integer(versions.currency), .integer(versions.category),
-            .integer(versions.date), .integer(versions.note),
+            .integer(versions.money), .integer(versions.category), .integer(versions.date), .integer(versions.note),
         ])
         undo.append((expense.id, seqById[expense.id]))
         seqById[expense.id] = record.seq
@@ -175,10 +174,10 @@ package final class SQLiteLedgerStore: LedgerStore {
     package func changes(since: Int64, limit: Int) throws -> [Record] {
         try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note,
-                   amount_version, currency_version, category_version, date_version, note_version, id
+                   money_version, category_version, date_version, note_version, id
             FROM records WHERE seq > ?1 ORDER BY seq LIMIT ?2
             """).map([.integer(since), .integer(Int64(limit))]) { row in
-            try Self.decode(row, id: try Self.uuid(row.blob(13)), from: 0).record
+            try Self.decode(row, id: try Self.uuid(row.blob(12)), from: 0).record
         }
     }
 
@@ -264,8 +263,8 @@ package final class SQLiteLedgerStore: LedgerStore {
         let expense = Expense(id: id, amount: row.int64(c + 3), currency: currency, category: row.text(c + 5),
                               date: day, note: row.text(c + 7))
         let record = Record(expense: expense, version: row.int64(c + 1), seq: row.int64(c), deleted: row.int64(c + 2) != 0)
-        let versions = FieldVersions(amount: row.int64(c + 8), currency: row.int64(c + 9), category: row.int64(c + 10),
-                                     date: row.int64(c + 11), note: row.int64(c + 12))
+        let versions = FieldVersions(money: row.int64(c + 8), category: row.int64(c + 9), date: row.int64(c + 10),
+                                     note: row.int64(c + 11))
         return StoredRecord(record: record, fieldVersions: versions)
     }
 }

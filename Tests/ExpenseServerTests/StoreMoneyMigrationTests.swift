@@ -62,5 +62,9 @@ import Testing
         #expect(try reopened.record(id: currencyChanged)?.fieldVersions[.currency] == 3)
         #expect(try reopened.connection.prepare("PRAGMA user_version").first { $0.int64(0) }
                 == Int64(SQLiteLedgerStore.migrations.count))
+        // One version column for money; the old table's pages were given back (vacuumed).
+        let columns = try reopened.connection.prepare("PRAGMA table_info(records)").map { $0.text(1) }
+        #expect(columns.contains("money_version") && !columns.contains("amount_version") && !columns.contains("currency_version"))
+        #expect(try reopened.connection.prepare("PRAGMA freelist_count").first { $0.int64(0) } == 0)
     }
 }

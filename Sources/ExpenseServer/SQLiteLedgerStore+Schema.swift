@@ -1,4 +1,9 @@
 extension SQLiteLedgerStore {
+    /// The index of the migration that rebuilds `records` with one money version; a file that ran it is
+    /// vacuumed once afterwards (outside the migration's transaction, which VACUUM cannot run in), so the old
+    /// table's pages go back to the file system instead of doubling the file.
+    static let moneyMigration = 1
+
     /// The schema, one migration per entry, applied in order with `PRAGMA user_version`.
     ///
     /// - Important: Never edit a shipped migration; append a new one. Files written by an older program are
@@ -18,11 +23,6 @@ extension SQLiteLedgerStore {
     ///   of LIVE records, updated in the same transaction as the records: `summary` reads whole months from
     ///   the monthly table and the partial months at the edges of a range from the daily one, never records.
     /// - `clients` holds each client's last consumed mutationId, written in the same transaction as the effects.
-    /// The index of the migration that rebuilds `records` with one money version; a file that ran it is
-    /// vacuumed once afterwards (outside the migration's transaction, which VACUUM cannot run in), so the old
-    /// table's pages go back to the file system instead of doubling the file.
-    static let moneyMigration = 1
-
     static let migrations: [String] = [
         """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

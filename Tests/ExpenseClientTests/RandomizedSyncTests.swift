@@ -46,6 +46,15 @@ import TestSupport
         }
         let acks = acknowledged.get()
         #expect(acks.count > 500, comment)
+        // Never a pair nobody entered: each live record holds exactly the (amount, currency) of the newest
+        // acknowledged change of its money (a creation, an edit, a restore).
+        let newestMoney = Dictionary(acks.filter { $0.entry.type == .put && ($0.entry.fields.amount != nil || $0.entry.fields.currency != nil) }
+            .map { ($0.entry.id, $0) }, uniquingKeysWith: { $0.version >= $1.version ? $0 : $1 })
+        for (id, record) in records where !record.deleted {
+            let money = try #require(newestMoney[id], comment)
+            #expect(money.entry.fields.amount == record.expense.amount && money.entry.fields.currency == record.expense.currency.code,
+                    "\(record.expense.amount) \(record.expense.currency.code) is not the newest pair entered; \(comment)")
+        }
         for ack in acks {
             let record = try #require(records[ack.entry.id], comment)
             let later = acks.filter { $0.entry.id == ack.entry.id && $0.version > ack.version }

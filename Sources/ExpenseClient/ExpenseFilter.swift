@@ -13,6 +13,17 @@ package struct ExpenseFilter: Hashable, Sendable {
         self.category = category.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
+    /// Equal when every member is, the category by its bytes: two such filters pass the same expenses.
+    package static func == (lhs: ExpenseFilter, rhs: ExpenseFilter) -> Bool {
+        lhs.from == rhs.from && lhs.to == rhs.to && ExactText.same(lhs.category, rhs.category)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(from)
+        hasher.combine(to)
+        ExactText.hash(category, into: &hasher)
+    }
+
     /// Whether `expense` passes the filter (used by the stores that filter in memory).
     package func matches(_ expense: Expense) -> Bool {
         if let from, expense.date < from { return false }

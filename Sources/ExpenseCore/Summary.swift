@@ -19,6 +19,18 @@ public struct SummaryQuery: Hashable, Sendable {
         self.groupBy = groupBy
     }
 
+    /// Equal when every member is, the category by its bytes (``ExactText``): two such queries cover the same expenses.
+    public static func == (lhs: SummaryQuery, rhs: SummaryQuery) -> Bool {
+        lhs.from == rhs.from && lhs.to == rhs.to && lhs.groupBy == rhs.groupBy && ExactText.same(lhs.category, rhs.category)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(from)
+        hasher.combine(to)
+        hasher.combine(groupBy)
+        ExactText.hash(category, into: &hasher)
+    }
+
     /// Whether an expense with this date and category is covered.
     public func matches(date: CalendarDay, category: String) -> Bool {
         if let from, date < from { return false }

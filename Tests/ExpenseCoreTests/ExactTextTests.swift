@@ -30,5 +30,7 @@ struct ExactTextTests {
         #expect(draft(Self.composed) != draft(Self.decomposed))
         let group = { (key: String) in GroupTotal(key: key, currency: .usd, amount: 1, count: 1) }
         #expect(group(Self.composed) != group(Self.decomposed) && Set([group(Self.composed), group(Self.decomposed)]).count == 2)
+        #expect(SummaryQuery(category: Self.composed) != SummaryQuery(category: Self.decomposed))
+        #expect(SummaryQuery(category: Self.composed) == SummaryQuery(category: "caf\u{E9}"))
     }
 }

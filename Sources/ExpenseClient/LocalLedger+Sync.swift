@@ -210,7 +210,7 @@ extension LocalLedger {
         }
     }
 
-    /// Whether the server's record shows the effect of `entry`.
+    /// Whether the server's record shows the effect of `entry` (text compared by its bytes).
     static func holds(_ record: Record, _ entry: PendingMutation) -> Bool {
         switch entry.type {
         case .delete: return record.deleted
@@ -220,9 +220,9 @@ extension LocalLedger {
             let fields = entry.fields
             return (fields.amount.map { $0 == expense.amount } ?? true)
                 && (fields.currency.map { $0 == expense.currency.code } ?? true)
-                && (fields.category.map { $0 == expense.category } ?? true)
+                && (fields.category.map { ExactText.same($0, expense.category) } ?? true)
                 && (fields.date.map { $0 == expense.date.description } ?? true)
-                && (fields.note.map { $0 == expense.note } ?? true)
+                && (fields.note.map { ExactText.same($0, expense.note) } ?? true)
         }
     }
 

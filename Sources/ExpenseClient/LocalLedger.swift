@@ -132,14 +132,21 @@ package final class LocalLedger {
 
     // MARK: - The queue
 
-    /// The fields of `after` that differ from `before` (`nil` where equal).
+    /// The fields of `after` that differ from `before` (`nil` where equal), text compared by its bytes
+    /// (``ExpenseCore/ExactText``).
+    ///
+    /// Money is one value (Protocol.md §7.4): when the amount or the currency differs, both are given, so a
+    /// queued change always carries the person's whole (amount, currency) pair. The local view, which lays
+    /// queued fields over the server's copy, then never shows the server's digits with a local currency or
+    /// the other way round, and `resolve --mine` re-submits the pair the person meant.
     static func difference(from before: Expense, to after: Expense) -> ExpenseDraft {
-        ExpenseDraft(
-            amount: after.amount != before.amount ? after.amount : nil,
-            currency: after.currency != before.currency ? after.currency.code : nil,
-            category: after.category != before.category ? after.category : nil,
+        let moneyChanged = after.amount != before.amount || after.currency != before.currency
+        return ExpenseDraft(
+            amount: moneyChanged ? after.amount : nil,
+            currency: moneyChanged ? after.currency.code : nil,
+            category: ExactText.same(after.category, before.category) ? nil : after.category,
             date: after.date != before.date ? after.date.description : nil,
-            note: after.note != before.note ? after.note : nil)
+            note: ExactText.same(after.note, before.note) ? nil : after.note)
     }
 
     /// Queues a local change of `change.id` (its `baseVersion` is ignored) and refreshes the local view.
@@ -183,7 +190,9 @@ package final class LocalLedger {
         try refresh(change.id, in: transaction)
     }
 
-    /// Recomputes the local view of `id`: its server copy with its queue entries applied in order.
+    /// Recomputes the local view of `id`: its server copy with its queue entries applied in order. The view is
+    /// rewritten whenever it differs, text by its bytes (``Expense``'s `==`), so a pulled record that differs
+    /// only in normalisation replaces it.
     func refresh(_ id: UUID, in transaction: any StoreTransaction) throws {
         let copy = try transaction.serverCopy(id: id)
         let entries = try transaction.pending(for: id)

@@ -39,7 +39,11 @@ package final class SQLiteLedgerStore: LedgerStore {
     private var lastMutationIds: [UUID: Int64] = [:]
     /// The transaction's new last consumed mutationIds, written once per client when it commits (a client that
     /// pushes several times in one group commit costs one row write, not one per push).
-    private var pendingLastMutationIds: [UUID: Int64] = [:]
+    var pendingLastMutationIds: [UUID: Int64] = [:]
+    /// The transaction's newly consumed mutations' outcomes, written when it commits
+    /// (`SQLiteLedgerStore+Outcomes.swift`).
+    var pendingOutcomes: [OutcomeKey: ConsumedOutcome] = [:]
+    package let outcomeRetention: Int64
 
     struct AggregateKey: Hashable {
         var day: Int
@@ -56,7 +60,9 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// An existing ledger keeps the name and currency it was created with.
     /// - Throws: ``LedgerError/damagedDatabase(path:report:)`` for a file that is not a sound ledger;
     ///   ``SQLite/SQLiteError`` otherwise.
-    package init(path: String, name: String, currency: Currency, token: String? = nil, verify: Bool = false) throws {
+    package init(path: String, name: String, currency: Currency, token: String? = nil, verify: Bool = false,
+                 outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
+        self.outcomeRetention = outcomeRetention
         do {
             connection = try SQLiteConnection(path: path, mode: .create)
             try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 8192;")
@@ -187,11 +193,13 @@ package final class SQLiteLedgerStore: LedgerStore {
         let savedTotals = totals
         pendingDeltas.removeAll(keepingCapacity: true)
         pendingLastMutationIds.removeAll(keepingCapacity: true)
+        pendingOutcomes.removeAll(keepingCapacity: true)
         undo.removeAll(keepingCapacity: true)
         do {
             let value = try connection.transaction {
                 let value = try body()
                 try flushLastMutationIds()
+                try flushOutcomes()
                 try flushAggregates()
                 if let error = faultInjection?(.commit) { throw error }
                 return value
@@ -200,6 +208,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             pendingDeltas.removeAll(keepingCapacity: true)
             lastMutationIds.merge(pendingLastMutationIds) { _, new in new }
             pendingLastMutationIds.removeAll(keepingCapacity: true)
+            pendingOutcomes.removeAll(keepingCapacity: true)
             return value
         } catch {
             head = savedHead
@@ -208,6 +217,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             undo.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
             pendingLastMutationIds.removeAll(keepingCapacity: true)
+            pendingOutcomes.removeAll(keepingCapacity: true)
             throw error
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ExpenseServer
+import SQLite
 
 /// A `duplicate` answer carries what was decided when its id was consumed, for each client's latest
 /// `outcomeRetention` mutations (Protocol.md §5.2, §7.6), with both stores.
@@ -116,5 +117,26 @@ import TestSupport
         let edge = try engine.push(clientId: ann, items: [putItem(1000, UUID(), base: 0, lunch()), putItem(1001, UUID(), base: 0, lunch())])
         #expect(edge.results[0].status == .duplicate(original: nil))
         #expect(edge.results[1].status == .duplicate(original: .applied(version: 1, seq: 1001)))
+    }
+
+    /// A ledger written before outcomes were kept (schema 1) is brought forward at open: its clients' earlier
+    /// ids stay duplicates, without an original (the client then pulls and compares); new ones keep theirs.
+    @Test func aLedgerFromBeforeOutcomesMigratesAndAnswersWithout() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/old.sqlite"
+        let ann = UUID()
+        do {
+            let connection = try SQLiteConnection(path: path)
+            try connection.migrate(Array(SQLiteLedgerStore.migrations.prefix(1)))
+            try connection.execute("INSERT INTO meta (key, value) VALUES ('name', 'old'), ('currency', 'USD')")
+            try connection.cached("INSERT INTO clients (id, last_mutation_id) VALUES (?1, 3)").run([SQLiteLedgerStore.blob(ann)])
+        }
+        let store = try SQLiteLedgerStore(path: path, name: "ignored", currency: .usd, verify: true)
+        #expect(try store.connection.userVersion == SQLiteLedgerStore.migrations.count)
+        let engine = LedgerEngine(store: store, currency: .usd)
+        let results = try engine.push(clientId: ann, items: [putItem(3, UUID(), base: 0, lunch()), putItem(4, UUID(), base: 0, lunch()),
+                                                             putItem(4, UUID(), base: 0, lunch())]).results.map(\.status)
+        #expect(results == [.duplicate(original: nil), .applied(version: 1, seq: 1), .duplicate(original: .applied(version: 1, seq: 1))])
     }
 }

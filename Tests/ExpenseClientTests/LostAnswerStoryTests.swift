@@ -4,6 +4,7 @@ import ExpenseProtocol
 import ExpenseServer
 import Foundation
 import Testing
+import TestSupport
 
 /// Stories of a push whose answer is lost (Protocol.md §5.2 `duplicate`, §7.6 "Exactly once"): the daemon
 /// applied or decided the push, the client never heard it, and the next sync must learn what really happened
@@ -62,7 +63,7 @@ import Testing
         let daemon = try TestDaemon()
         let proxy = try AnswerDroppingProxy(forwardingTo: daemon.port)
         let ann = try TestClient("ann")
-        ann.remote = proxy.remote(daemon)
+        ann.remote = RemoteConfiguration(server: proxy.address, ledger: "default", token: daemon.token)
         try await appliedThenCorrected(daemon, ann: ann) {
             proxy.dropNextPushAnswer()
             ann.attempts = 1

@@ -1,23 +1,24 @@
-import ExpenseClient
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A TCP proxy in front of a ``TestDaemon`` that forwards every line both ways, except that, while armed, it
+/// A TCP proxy on 127.0.0.1 (port 0) in front of a daemon that forwards every line both ways, except that, while armed, it
 /// forwards a push to the daemon, waits for the daemon's answer and drops it: the connection closes as a
 /// killed client, a sleeping laptop or a broken network would leave it (the daemon has applied the push).
-final class AnswerDroppingProxy: @unchecked Sendable {
+public final class AnswerDroppingProxy: @unchecked Sendable {
     // @unchecked Sendable: `armed` and `dropped` are guarded by `lock`; the file descriptors are owned by the
     // threads that use them (the listener's by the accept thread until `stop()` shuts it down).
     private let lock = NSLock()
     private var armed = false
     private var dropped = 0
     private let listener: Int32
-    let port: UInt16
+    /// The port the proxy listens on.
+    public let port: UInt16
     private let upstreamPort: UInt16
 
-    init(forwardingTo upstreamPort: UInt16) throws {
+    /// Listens, and forwards each connection to 127.0.0.1:`upstreamPort`.
+    public init(forwardingTo upstreamPort: UInt16) throws {
         self.upstreamPort = upstreamPort
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -27,7 +28,7 @@ final class AnswerDroppingProxy: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard fd >= 0, bound == 0, listen(fd, 16) == 0 else { throw SyncError.unreachable("proxy: cannot listen") }
+        guard fd >= 0, bound == 0, listen(fd, 16) == 0 else { throw ProxyError.cannotListen }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
@@ -39,16 +40,16 @@ final class AnswerDroppingProxy: @unchecked Sendable {
     }
 
     /// Drops the answer of the next push (once).
-    func dropNextPushAnswer() { lock.withLock { armed = true } }
+    public func dropNextPushAnswer() { lock.withLock { armed = true } }
 
     /// Push answers dropped so far.
-    var droppedCount: Int { lock.withLock { dropped } }
+    public var droppedCount: Int { lock.withLock { dropped } }
 
-    func remote(_ daemon: TestDaemon) -> RemoteConfiguration {
-        RemoteConfiguration(server: "127.0.0.1:\(port)", ledger: "default", token: daemon.token)
-    }
+    /// `127.0.0.1:PORT`.
+    public var address: String { "127.0.0.1:\(port)" }
 
-    func stop() {
+    /// Stops accepting (connections already proxied go on until either side closes).
+    public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
@@ -125,6 +126,9 @@ final class AnswerDroppingProxy: @unchecked Sendable {
         return fd
     }
 }
+
+/// The proxy could not bind or listen.
+public enum ProxyError: Error { case cannotListen }
 
 /// The two sockets of one proxied connection, shut down once and closed when both threads are done with it.
 private final class SocketPair: @unchecked Sendable {

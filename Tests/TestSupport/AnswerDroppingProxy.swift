@@ -50,14 +50,19 @@ public final class AnswerDroppingProxy: @unchecked Sendable {
 
     /// Stops accepting (connections already proxied go on until either side closes).
     public func stop() {
+        // Only shut down: the accept thread closes the listener when accept fails, so its descriptor number
+        // cannot be reused by another socket while that thread might still call accept on it.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+            guard client >= 0 else {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                close(listener)
+                return
+            }
             let upstream = Self.connect(port: upstreamPort)
             guard upstream >= 0 else { close(client); continue }
             // Both directions get a thread; whichever ends first shuts both sockets so the other one ends too.

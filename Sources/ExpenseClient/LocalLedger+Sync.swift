@@ -88,6 +88,26 @@ extension LocalLedger {
         }
     }
 
+    /// The next page of entries whose answer was lost (state ``PendingMutation/State/unknown``, numbered at or
+    /// below `hello`'s `lastMutationId`) after queue position `position`, in queue order: the session sends them
+    /// again with their own ids, and each `duplicate` answer tells what became of it (Protocol.md §5.2).
+    package func unanswered(after position: Int64, limit: Int = PushRequest.maximumMutations) throws -> [PendingMutation] {
+        try store.write { transaction in
+            var found: [PendingMutation] = []
+            var position = position
+            while found.count < limit {
+                let page = try transaction.pending(after: position, limit: 1000)
+                guard let lastEntry = page.last else { break }
+                position = lastEntry.position
+                for entry in page where entry.state == .unknown && entry.mutationId != nil {
+                    found.append(entry)
+                    if found.count == limit { break }
+                }
+            }
+            return found
+        }
+    }
+
     /// What one push's answers did.
     package struct PushOutcome: Sendable, Equatable {
         package var applied = 0
@@ -104,7 +124,10 @@ extension LocalLedger {
         try store.write { transaction in
             for result in results {
                 guard var entry = byId[result.mutationId] else { continue }
-                switch result.status {
+                var status = result.status
+                // A lost answer asked again: what the daemon decided then is the answer (Protocol.md §5.2).
+                if case .duplicate(let original?) = status { status = original.status }
+                switch status {
                 case .applied(let version, let seq):
                     outcome.applied += 1
                     try transaction.removePending(position: entry.position)
@@ -117,18 +140,29 @@ extension LocalLedger {
                                                                  deleted: entry.type == .delete))
                         }
                     }
-                    try rebase(entry.id, from: entry.baseVersion, to: version, in: transaction)
+                    try rebase(after: entry, to: version, applied: true, in: transaction)
                 case .duplicate:
+                    // Consumed, but the daemon no longer keeps its outcome: settled against the pull.
                     entry.state = .unknown
                     try transaction.updatePending(entry)
                 case .conflict(let current):
-                    outcome.conflicts += 1
                     try transaction.removePending(position: entry.position)
-                    try transaction.putServerCopy(current)
-                    var conflict = Conflict(id: entry.id, mine: entry.type, mineBaseVersion: entry.baseVersion,
-                                            mineFields: entry.fields, theirs: current)
-                    if let earlier = try transaction.conflict(id: entry.id), earlier.mine == .put, entry.type == .put {
-                        conflict.mineFields = earlier.mineFields.merging(entry.fields)
+                    if let copy = try transaction.serverCopy(id: entry.id), copy.version > current.version {} else {
+                        try transaction.putServerCopy(current)
+                    }
+                    // What the conflict shows and `--mine` re-submits is the newest local intent: later changes
+                    // of the expense made while this one was on its way fold into it (a delete supersedes it).
+                    let mine = try foldLater(into: entry, in: transaction)
+                    if mine.type == .delete && current.deleted {
+                        // Deleted on both sides: nothing is left to decide.
+                        try transaction.removeConflict(id: entry.id)
+                        break
+                    }
+                    outcome.conflicts += 1
+                    var conflict = Conflict(id: entry.id, mine: mine.type, mineBaseVersion: mine.baseVersion,
+                                            mineFields: mine.fields, theirs: current)
+                    if let earlier = try transaction.conflict(id: entry.id), earlier.mine == .put, mine.type == .put {
+                        conflict.mineFields = earlier.mineFields.merging(mine.fields)
                         conflict.mineBaseVersion = earlier.mineBaseVersion
                     }
                     try transaction.putConflict(conflict)
@@ -137,12 +171,22 @@ extension LocalLedger {
                         outcome.gap = true
                         entry.state = .unsent
                         entry.mutationId = nil
+                        try transaction.updatePending(entry)
                     } else {
-                        outcome.rejected += 1
-                        entry.state = .rejected
-                        entry.rejection = rejection
+                        // A later change of the expense (the newest intent) goes out in its place, folded in;
+                        // with none, the rejection stays shown.
+                        var folded = try foldLater(into: entry, in: transaction)
+                        if folded == entry {
+                            outcome.rejected += 1
+                            folded.state = .rejected
+                            folded.rejection = rejection
+                        } else {
+                            folded.state = .unsent
+                            folded.mutationId = nil
+                            folded.rejection = nil
+                        }
+                        try transaction.updatePending(folded)
                     }
-                    try transaction.updatePending(entry)
                 }
                 try refresh(entry.id, in: transaction)
             }
@@ -150,12 +194,59 @@ extension LocalLedger {
         return outcome
     }
 
-    /// Entries of `id` made on top of a change that is now applied at `version` are based on that version.
-    private func rebase(_ id: UUID, from baseVersion: Int64, to version: Int64, in transaction: any StoreTransaction) throws {
-        for var later in try transaction.pending(for: id) where later.baseVersion == baseVersion && later.state != .sent {
+    /// Moves the base of the entries queued after `earlier` (same expense, same base) to `version`, where
+    /// `earlier` is now applied (`applied`: the daemon said so, at `version`; else the server copy at `version`
+    /// shows its effect) — but only over changes the person saw (Protocol.md §7.4, "Pending changes"):
+    ///
+    /// - `version` is the next after the base and `earlier` was applied there: the only change in between is
+    ///   `earlier`'s own; or
+    /// - every field the later `put` sets was set by `earlier` too: the daemon kept `earlier`'s values for them
+    ///   (else `earlier` would have conflicted), which is what the person saw.
+    ///
+    /// Otherwise the entry keeps the version the person saw, so the daemon checks it against every change since
+    /// (one that skipped someone else's change to the same field would overwrite it silently).
+    private func rebase(after earlier: PendingMutation, to version: Int64, applied: Bool,
+                        in transaction: any StoreTransaction) throws {
+        for var later in try transaction.pending(for: earlier.id)
+        where later.baseVersion == earlier.baseVersion && later.state != .sent && later.position != earlier.position {
+            let onlyOwnChange = applied && version == earlier.baseVersion + 1
+            let sameFields = earlier.type == .put && later.type == .put
+                && Self.setFields(later.fields).isSubset(of: Self.setFields(earlier.fields))
+            guard onlyOwnChange || sameFields else { continue }
             later.baseVersion = version
             try transaction.updatePending(later)
         }
+    }
+
+    /// The fields a change sets.
+    static func setFields(_ draft: ExpenseDraft) -> Set<ExpenseField> {
+        var fields: Set<ExpenseField> = []
+        if draft.amount != nil { fields.insert(.amount) }
+        if draft.currency != nil { fields.insert(.currency) }
+        if draft.category != nil { fields.insert(.category) }
+        if draft.date != nil { fields.insert(.date) }
+        if draft.note != nil { fields.insert(.note) }
+        return fields
+    }
+
+    /// `entry` with the unsent (or rejected) entries of the same expense queued after it folded in, which are
+    /// removed from the queue: later fields win, a later delete supersedes, a later put after a delete is that
+    /// put. The base stays `entry`'s (the oldest, so the daemon checks every change since).
+    private func foldLater(into entry: PendingMutation, in transaction: any StoreTransaction) throws -> PendingMutation {
+        var folded = entry
+        for later in try transaction.pending(for: entry.id)
+        where later.position > entry.position && (later.state == .unsent || later.state == .rejected) {
+            switch later.type {
+            case .delete:
+                folded.type = .delete
+                folded.fields = ExpenseDraft()
+            case .put:
+                folded.fields = folded.type == .put ? folded.fields.merging(later.fields) : later.fields
+                folded.type = .put
+            }
+            try transaction.removePending(position: later.position)
+        }
+        return folded
     }
 
     /// Applies one pulled page: each record becomes the server copy; the local view is that copy with any
@@ -184,9 +275,10 @@ extension LocalLedger {
         }
     }
 
-    /// After the pull: each entry whose answer was lost is dropped when the server copy holds what it set
-    /// (it was applied), else queued again unchanged, so the daemon answers for it once more (applied, or a
-    /// conflict that is kept): a change is never dropped silently.
+    /// After the pull: each entry whose answer was lost and whose outcome the daemon no longer keeps is dropped
+    /// when the server copy holds what it set (it was applied), else queued again (with any later change of the
+    /// expense folded in), so the daemon answers for it once more (applied, or a conflict that is kept): a change
+    /// is never dropped silently.
     package func settleUnknown() throws {
         try store.write { transaction in
             var position: Int64 = 0
@@ -194,15 +286,18 @@ extension LocalLedger {
                 let page = try transaction.pending(after: position, limit: 1000)
                 guard let lastEntry = page.last else { break }
                 position = lastEntry.position
-                for var entry in page where entry.state == .unknown {
+                for entry in page where entry.state == .unknown {
                     let copy = try transaction.serverCopy(id: entry.id)
                     if let copy, Self.holds(copy, entry) {
                         try transaction.removePending(position: entry.position)
-                        try rebase(entry.id, from: entry.baseVersion, to: copy.version, in: transaction)
+                        try rebase(after: entry, to: copy.version, applied: false, in: transaction)
                     } else {
-                        entry.state = .unsent
-                        entry.mutationId = nil
-                        try transaction.updatePending(entry)
+                        // Sent again as the newest local intent: later changes of the expense fold into it.
+                        var again = try foldLater(into: entry, in: transaction)
+                        again.state = .unsent
+                        again.mutationId = nil
+                        again.rejection = nil
+                        try transaction.updatePending(again)
                     }
                     try refresh(entry.id, in: transaction)
                 }

@@ -96,9 +96,10 @@ package struct SyncEngine {
         return connection
     }
 
-    /// Push, pull, settle on an open session, adding to `report`. Entries whose lost answer turns out not to
-    /// have been applied go out again in a second round.
+    /// Recover, push, pull, settle on an open session, adding to `report`. Entries whose lost answer turns out
+    /// not to have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
+        try recover(on: connection, report: &report)
         if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
         for _ in 1...3 {
             try push(on: connection, report: &report)
@@ -122,6 +123,39 @@ package struct SyncEngine {
         report.cursor = try ledger.pullCursor()
     }
 
+    /// Sends every entry whose answer was lost again, with its own mutationId: the daemon applies nothing twice
+    /// and answers `duplicate` with what it decided then, while it keeps that (Protocol.md §5.2, §7.6), so an
+    /// applied change is known as applied and only a real conflict is shown as one. Entries whose outcome is no
+    /// longer kept stay unknown and are settled against the pull (``LocalLedger/settleUnknown()``).
+    package func recover(on connection: SyncConnection, report: inout Report) throws {
+        var position: Int64 = 0
+        while true {
+            let batch = try ledger.unanswered(after: position)
+            guard let last = batch.last else { return }
+            position = last.position
+            let request = PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation(mutationId: $0) } })
+            let result = try connection.call(request)
+            tellApplied(result, batch)
+            let outcome = try ledger.apply(results: result.results, for: batch)
+            report.pushed += outcome.applied
+            report.newConflicts += outcome.conflicts
+            report.rejected += outcome.rejected
+            log("recover: \(batch.count) asked again, \(outcome.applied) applied, \(outcome.conflicts) conflicts, \(outcome.rejected) rejected")
+        }
+    }
+
+    /// Tells ``onApplied`` of each change the daemon acknowledged as applied in `result` (a `duplicate`'s
+    /// original outcome included).
+    private func tellApplied(_ result: PushResult, _ batch: [PendingMutation]) {
+        guard let onApplied else { return }
+        let byId = Dictionary(batch.compactMap { entry in entry.mutationId.map { ($0, entry) } }, uniquingKeysWith: { a, _ in a })
+        for item in result.results {
+            var status = item.status
+            if case .duplicate(let original?) = status { status = original.status }
+            if case .applied(let version, _) = status, let entry = byId[item.mutationId] { onApplied(entry, version) }
+        }
+    }
+
     /// Pushes batches until nothing more can be sent; each push line fits in the daemon's `maxLine`.
     /// - Throws: ``SyncError``; a protocol failure of a push names the changes it carried.
     package func push(on connection: SyncConnection, report: inout Report) throws {
@@ -140,12 +174,7 @@ package struct SyncEngine {
             } catch SyncError.protocolError(let text) {
                 throw SyncError.protocolError(text + " (" + Self.describe(batch) + ")")
             }
-            if let onApplied {
-                let byId = Dictionary(batch.compactMap { entry in entry.mutationId.map { ($0, entry) } }, uniquingKeysWith: { a, _ in a })
-                for item in result.results {
-                    if case .applied(let version, _) = item.status, let entry = byId[item.mutationId] { onApplied(entry, version) }
-                }
-            }
+            tellApplied(result, batch)
             let outcome = try ledger.apply(results: result.results, for: batch)
             report.pushed += outcome.applied
             report.newConflicts += outcome.conflicts

@@ -63,12 +63,39 @@ public struct PushItem: Hashable, Sendable {
 public enum MutationStatus: Hashable, Sendable {
     /// Applied (or already true): the record's version and seq now.
     case applied(version: Int64, seq: Int64)
-    /// At or below the client's last consumed id: not applied again.
-    case duplicate
+    /// At or below the client's last consumed id: not applied again. `original` is what the daemon decided
+    /// when it consumed that id, while it still keeps it (Protocol.md §5.2, §7.6); `nil` outside that window.
+    case duplicate(original: MutationOutcome?)
     /// Would overwrite a change the client has not seen: nothing of it applied; the record as it is now.
     case conflict(current: Record)
     /// Refused; nothing of it applied.
     case rejected(MutationRejection)
+}
+
+extension MutationStatus {
+    /// Whether this is a `duplicate` answer (with or without its original outcome).
+    public var isDuplicate: Bool {
+        if case .duplicate = self { true } else { false }
+    }
+}
+
+/// What the daemon decided for a mutation when it consumed its id: what a `duplicate` answer repeats.
+public enum MutationOutcome: Hashable, Sendable {
+    /// Applied (or already true) at this version and seq.
+    case applied(version: Int64, seq: Int64)
+    /// A conflict; `current` is the record as it is when the duplicate is answered.
+    case conflict(current: Record)
+    /// Refused.
+    case rejected(MutationRejection)
+
+    /// The same decision as a push result's status.
+    public var status: MutationStatus {
+        switch self {
+        case .applied(let version, let seq): .applied(version: version, seq: seq)
+        case .conflict(let current): .conflict(current: current)
+        case .rejected(let rejection): .rejected(rejection)
+        }
+    }
 }
 
 /// The result of one mutation of a push, in the order sent.

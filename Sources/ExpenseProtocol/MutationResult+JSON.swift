@@ -11,7 +11,8 @@ extension MutationRejection {
 
 extension MutationResult {
     /// Writes one of (keys sorted):
-    /// `{"mutationId":…,"seq":…,"status":"applied","version":…}`, `{"mutationId":…,"status":"duplicate"}`,
+    /// `{"mutationId":…,"seq":…,"status":"applied","version":…}`,
+    /// `{"mutationId":…,"original"?:<outcome>,"status":"duplicate"}`,
     /// `{"current":<Record>,"mutationId":…,"status":"conflict"}`,
     /// `{"error":{"field":…,"message":…,"reason":…},"mutationId":…,"status":"rejected"}`.
     public func write(to writer: inout JSONWriter) {
@@ -22,8 +23,12 @@ extension MutationResult {
             writer.member("seq", seq)
             writer.member("status", "applied")
             writer.member("version", version)
-        case .duplicate:
+        case .duplicate(let original):
             writer.member("mutationId", mutationId)
+            if let original {
+                writer.key("original")
+                original.write(to: &writer)
+            }
             writer.member("status", "duplicate")
         case .conflict(let current):
             writer.key("current")
@@ -39,23 +44,70 @@ extension MutationResult {
         writer.endObject()
     }
 
-    /// Reads one mutation result sent by the daemon.
+    /// Reads one mutation result sent by the daemon. A `duplicate`'s `original` that cannot be read is taken
+    /// as absent (the client then falls back to pulling, Protocol.md §5.2).
     /// - Throws: ``ProtocolDecodingError``.
     public init(json: JSONValue, path: String = "result") throws(ProtocolDecodingError) {
         let reader = try ResultReader(json, path: path)
         let mutationId = try reader.int64("mutationId")
         let status: MutationStatus
         switch try reader.string("status") {
-        case "applied": status = .applied(version: try reader.int64("version"), seq: try reader.int64("seq"))
-        case "duplicate": status = .duplicate
-        case "conflict": status = .conflict(current: try Record(json: try reader.value("current"), path: reader.sub("current")))
-        case "rejected":
-            let error = try ResultReader(try reader.value("error"), path: reader.sub("error"))
-            status = .rejected(MutationRejection(reason: try error.string("reason"), field: try error.optionalString("field"),
-                                                 message: try error.optionalString("message") ?? ""))
+        case "duplicate":
+            let original = reader.members["original"].flatMap { value in try? MutationOutcome(json: value, path: reader.sub("original")) }
+            status = .duplicate(original: original)
         case let other:
-            throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(other.prefix(40))")
+            guard let outcome = try MutationOutcome(reader, status: other) else {
+                throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(other.prefix(40))")
+            }
+            status = outcome.status
         }
         self.init(mutationId: mutationId, status: status)
+    }
+}
+
+extension MutationOutcome {
+    /// Writes `{"seq":…,"status":"applied","version":…}`, `{"current":<Record>,"status":"conflict"}` or
+    /// `{"error":{…},"status":"rejected"}`: a result without its `mutationId` (a `duplicate`'s `original`).
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        switch self {
+        case .applied(let version, let seq):
+            writer.member("seq", seq)
+            writer.member("status", "applied")
+            writer.member("version", version)
+        case .conflict(let current):
+            writer.key("current")
+            current.write(to: &writer)
+            writer.member("status", "conflict")
+        case .rejected(let rejection):
+            writer.key("error")
+            rejection.write(to: &writer)
+            writer.member("status", "rejected")
+        }
+        writer.endObject()
+    }
+
+    /// Reads an outcome object (a `duplicate`'s `original`).
+    /// - Throws: ``ProtocolDecodingError``, also for an unknown status.
+    public init(json: JSONValue, path: String) throws(ProtocolDecodingError) {
+        let reader = try ResultReader(json, path: path)
+        let status = try reader.string("status")
+        guard let outcome = try Self(reader, status: status) else {
+            throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(status.prefix(40))")
+        }
+        self = outcome
+    }
+
+    /// The outcome `status` names, with its members from `reader`; `nil` for a status that is not an outcome.
+    init?(_ reader: ResultReader, status: String) throws(ProtocolDecodingError) {
+        switch status {
+        case "applied": self = .applied(version: try reader.int64("version"), seq: try reader.int64("seq"))
+        case "conflict": self = .conflict(current: try Record(json: try reader.value("current"), path: reader.sub("current")))
+        case "rejected":
+            let error = try ResultReader(try reader.value("error"), path: reader.sub("error"))
+            self = .rejected(MutationRejection(reason: try error.string("reason"), field: try error.optionalString("field"),
+                                               message: try error.optionalString("message") ?? ""))
+        default: return nil
+        }
     }
 }

@@ -10,6 +10,8 @@ package final class InMemoryLedgerStore: LedgerStore {
         var idBySeq: [Int64: UUID] = [:]
         var totals: [Currency: Int64] = [:]
         var clients: [UUID: Int64] = [:]
+        /// Per client, the kept outcomes by mutationId (at most ``outcomeRetention`` each).
+        var outcomes: [UUID: [Int64: ConsumedOutcome]] = [:]
         var head: Int64 = 0
     }
 
@@ -19,7 +21,11 @@ package final class InMemoryLedgerStore: LedgerStore {
     /// Called just before a commit; throwing makes the commit fail (tests of storage failure).
     package var beforeCommit: (() throws -> Void)?
 
-    package init() {}
+    package let outcomeRetention: Int64
+
+    package init(outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) {
+        self.outcomeRetention = outcomeRetention
+    }
 
     package var head: Int64 { state.head }
 
@@ -32,6 +38,22 @@ package final class InMemoryLedgerStore: LedgerStore {
     package func setLastMutationId(clientId: UUID, _ mutationId: Int64) throws {
         state.clients[clientId] = mutationId
     }
+
+    package func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws {
+        state.outcomes[clientId, default: [:]][mutationId] = outcome
+        let oldest = mutationId - outcomeRetention
+        state.outcomes[clientId]?[oldest] = nil
+        if let kept = state.outcomes[clientId], kept.count > outcomeRetention {
+            state.outcomes[clientId] = kept.filter { $0.key > oldest }
+        }
+    }
+
+    package func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome? {
+        state.outcomes[clientId]?[mutationId]
+    }
+
+    /// Outcomes kept for `clientId` (tests of the retention window).
+    package func keptOutcomeCount(clientId: UUID) -> Int { state.outcomes[clientId]?.count ?? 0 }
 
     package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
         precondition(record.seq == state.head + 1, "a write takes the next seq")

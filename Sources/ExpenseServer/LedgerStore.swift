@@ -88,6 +88,16 @@ package protocol LedgerStore: AnyObject {
     func lastMutationId(clientId: UUID) throws -> Int64
     /// Records `mutationId` as the client's last consumed one.
     func setLastMutationId(clientId: UUID, _ mutationId: Int64) throws
+    /// How many of each client's latest consumed mutations keep their outcome (Protocol.md §7.6): the outcome
+    /// of mutation `m` is kept while `m > lastMutationId - outcomeRetention`.
+    var outcomeRetention: Int64 { get }
+    /// Keeps what was decided for the client's newly consumed `mutationId`, in the same transaction as its
+    /// effect, and forgets (at the latest when the transaction commits) the outcomes of that client's mutations
+    /// that fall out of the window.
+    func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws
+    /// The kept outcome of the client's `mutationId`; `nil` when it is outside the window (or was consumed
+    /// before outcomes were kept).
+    func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome?
     /// Stores `record` (new or replacing `old`, the value previously read for the same id), moving its
     /// contribution to the live totals and aggregates from `old` to `record`. `record.seq` must be `head + 1`.
     func write(_ record: StoredRecord, replacing old: StoredRecord?) throws

@@ -33,7 +33,8 @@ package struct MutationRules: Sendable {
         results.reserveCapacity(items.count)
         for item in items {
             if item.mutationId <= last {
-                results.append(MutationResult(mutationId: item.mutationId, status: .duplicate))
+                let original = try originalOutcome(clientId: clientId, mutationId: item.mutationId, in: store)
+                results.append(MutationResult(mutationId: item.mutationId, status: .duplicate(original: original)))
                 continue
             }
             if item.mutationId != last + 1 {
@@ -49,10 +50,24 @@ package struct MutationRules: Sendable {
             case .failure(let rejection): status = .rejected(rejection)
             case .success(let mutation): status = try decide(mutation, in: store)
             }
+            if let outcome = ConsumedOutcome(status) {
+                try store.keepOutcome(outcome, clientId: clientId, mutationId: item.mutationId)
+            }
             results.append(MutationResult(mutationId: item.mutationId, status: status))
         }
         if last != firstLast { try store.setLastMutationId(clientId: clientId, last) }
         return results
+    }
+
+    /// What was decided when `mutationId` was consumed, as a `duplicate` answer repeats it (Protocol.md §5.2):
+    /// a conflict with the record as it is now; `nil` outside the store's retention window.
+    private func originalOutcome(clientId: UUID, mutationId: Int64, in store: some LedgerStore) throws -> MutationOutcome? {
+        switch try store.outcome(clientId: clientId, mutationId: mutationId) {
+        case nil: return nil
+        case .applied(let version, let seq)?: return .applied(version: version, seq: seq)
+        case .rejected(let rejection)?: return .rejected(rejection)
+        case .conflict(let id)?: return try store.record(id: id).map { .conflict(current: $0.record) }
+        }
     }
 
     /// Steps (2) to (6) for one well-formed mutation.

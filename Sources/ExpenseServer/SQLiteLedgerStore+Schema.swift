@@ -23,6 +23,11 @@ extension SQLiteLedgerStore {
     ///   of LIVE records, updated in the same transaction as the records: `summary` reads whole months from
     ///   the monthly table and the partial months at the edges of a range from the daily one, never records.
     /// - `clients` holds each client's last consumed mutationId, written in the same transaction as the effects.
+    /// - `outcomes` (migration 2) holds, per client, what was decided for each of its latest consumed mutations
+    ///   (``LedgerStore/outcomeRetention``, Protocol.md §7.6), written and pruned in the same transaction as the
+    ///   effects. Keyed (client, mutationId), so each client's rows are appended and pruned at the two ends of
+    ///   its own range. status: 0 applied (version, seq), 1 conflict (record: the id), 2 rejected (reason,
+    ///   field, message).
     static let migrations: [String] = [
         """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -81,6 +86,16 @@ extension SQLiteLedgerStore {
             FROM records ORDER BY seq;
         DROP TABLE records;
         ALTER TABLE records_money RENAME TO records;
+        """,
+        // 2: the outcomes of each client's latest consumed mutations, for `duplicate` answers.
+        """
+        CREATE TABLE outcomes (
+            client BLOB NOT NULL,
+            mutation_id INTEGER NOT NULL,
+            status INTEGER NOT NULL,
+            version INTEGER, seq INTEGER, record BLOB, reason TEXT, field TEXT, message TEXT,
+            PRIMARY KEY (client, mutation_id)
+        ) WITHOUT ROWID;
         """,
     ]
 }

@@ -41,7 +41,11 @@ package final class SQLiteLedgerStore: LedgerStore {
     private var lastMutationIds: [UUID: Int64] = [:]
     /// The transaction's new last consumed mutationIds, written once per client when it commits (a client that
     /// pushes several times in one group commit costs one row write, not one per push).
-    private var pendingLastMutationIds: [UUID: Int64] = [:]
+    var pendingLastMutationIds: [UUID: Int64] = [:]
+    /// The transaction's newly consumed mutations' outcomes, written when it commits
+    /// (`SQLiteLedgerStore+Outcomes.swift`).
+    var pendingOutcomes: [OutcomeKey: ConsumedOutcome] = [:]
+    package let outcomeRetention: Int64
 
     /// One row of `daily_totals` or `monthly_totals`: the category by its bytes (``ExpenseCore/ExactText``), as
     /// the table's key compares it. With `String`'s `==`, "café" in NFC and in NFD would share one delta and
@@ -71,7 +75,9 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// An existing ledger keeps the name and currency it was created with.
     /// - Throws: ``LedgerError/damagedDatabase(path:report:)`` for a file that is not a sound ledger;
     ///   ``SQLite/SQLiteError`` otherwise.
-    package init(path: String, name: String, currency: Currency, token: String? = nil, verify: Bool = false) throws {
+    package init(path: String, name: String, currency: Currency, token: String? = nil, verify: Bool = false,
+                 outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
+        self.outcomeRetention = outcomeRetention
         do {
             connection = try SQLiteConnection(path: path, mode: .create)
             try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 8192;")
@@ -204,11 +210,13 @@ package final class SQLiteLedgerStore: LedgerStore {
         let savedTotals = totals
         pendingDeltas.removeAll(keepingCapacity: true)
         pendingLastMutationIds.removeAll(keepingCapacity: true)
+        pendingOutcomes.removeAll(keepingCapacity: true)
         undo.removeAll(keepingCapacity: true)
         do {
             let value = try connection.transaction {
                 let value = try body()
                 try flushLastMutationIds()
+                try flushOutcomes()
                 try flushAggregates()
                 if let error = faultInjection?(.commit) { throw error }
                 return value
@@ -217,6 +225,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             pendingDeltas.removeAll(keepingCapacity: true)
             lastMutationIds.merge(pendingLastMutationIds) { _, new in new }
             pendingLastMutationIds.removeAll(keepingCapacity: true)
+            pendingOutcomes.removeAll(keepingCapacity: true)
             return value
         } catch {
             head = savedHead
@@ -225,6 +234,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             undo.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
             pendingLastMutationIds.removeAll(keepingCapacity: true)
+            pendingOutcomes.removeAll(keepingCapacity: true)
             throw error
         }
     }

@@ -121,6 +121,10 @@ final class TestClient: @unchecked Sendable {
     private let directory: TemporaryDirectory?
     var fault: ((SyncEngine.FaultPoint, [PendingMutation]) throws -> Void)?
     var onApplied: ((PendingMutation, Int64) -> Void)?
+    /// Attempts per sync when set (1: a cut connection fails the sync, as an interrupted `expense sync` would).
+    var attempts: Int?
+    /// Where to sync instead of the daemon itself (a proxy in front of it).
+    var remote: RemoteConfiguration?
 
     init(_ name: String, persistent: Bool = false) throws {
         self.name = name
@@ -135,8 +139,9 @@ final class TestClient: @unchecked Sendable {
     }
 
     func engine(_ daemon: TestDaemon) -> SyncEngine {
-        var engine = SyncEngine(ledger: ledger, remote: daemon.remote)
+        var engine = SyncEngine(ledger: ledger, remote: remote ?? daemon.remote)
         engine.clientName = name
+        if let attempts { engine.attempts = attempts }
         engine.initialBackoff = .milliseconds(20)
         engine.timeout = .seconds(20)
         engine.faultInjection = fault

@@ -30,12 +30,26 @@ private let put = #""type":"put","id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","ba
     @Test func results() throws {
         let result = PushResult(results: [
             MutationResult(mutationId: 1, status: .applied(version: 1, seq: 5)),
-            MutationResult(mutationId: 2, status: .duplicate),
+            MutationResult(mutationId: 2, status: .duplicate(original: nil)),
             MutationResult(mutationId: 3, status: .conflict(current: try Fixtures.record())),
             MutationResult(mutationId: 4, status: .rejected(MutationRejection(reason: "invalid_amount", field: "amount", message: "bad"))),
             MutationResult(mutationId: 5, status: .rejected(MutationRejection(reason: "mutation_gap", field: nil, message: "gap"))),
         ], cursor: 5)
         try checkResult(result, json: #"{"cursor":5,"results":[{"mutationId":1,"seq":5,"status":"applied","version":1},{"mutationId":2,"status":"duplicate"},{"current":\#(Fixtures.recordJSON),"mutationId":3,"status":"conflict"},{"error":{"field":"amount","message":"bad","reason":"invalid_amount"},"mutationId":4,"status":"rejected"},{"error":{"message":"gap","reason":"mutation_gap"},"mutationId":5,"status":"rejected"}]}"#)
+    }
+
+    /// A `duplicate` carries what was decided when the id was consumed (Protocol.md §5.2); a reader that does not
+    /// know `original` (protocol 1 as first written) still reads the line, and an unreadable one is absent.
+    @Test func duplicateCarriesTheOriginalOutcome() throws {
+        let rejection = MutationRejection(reason: "invalid_amount", field: "amount", message: "bad")
+        let result = PushResult(results: [
+            MutationResult(mutationId: 1, status: .duplicate(original: .applied(version: 3, seq: 41))),
+            MutationResult(mutationId: 2, status: .duplicate(original: .conflict(current: try Fixtures.record()))),
+            MutationResult(mutationId: 3, status: .duplicate(original: .rejected(rejection))),
+        ], cursor: 41)
+        try checkResult(result, json: #"{"cursor":41,"results":[{"mutationId":1,"original":{"seq":41,"status":"applied","version":3},"status":"duplicate"},{"mutationId":2,"original":{"current":\#(Fixtures.recordJSON),"status":"conflict"},"status":"duplicate"},{"mutationId":3,"original":{"error":{"field":"amount","message":"bad","reason":"invalid_amount"},"status":"rejected"},"status":"duplicate"}]}"#)
+        let unreadable = try JSONParser.parse(Array(#"{"mutationId":4,"original":{"status":"later"},"status":"duplicate"}"#.utf8))
+        #expect(try MutationResult(json: unreadable).status == .duplicate(original: nil))
     }
 
     @Test func batchLimit() throws {

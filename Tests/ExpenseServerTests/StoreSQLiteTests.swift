@@ -29,7 +29,7 @@ import Testing
             putItem(1028, id, base: 1, fields(amount: 5)),           // amount changed at 2: conflict
             putItem(1029, UUID(), base: 0, lunch(maximum)),          // the 1025th maximum: overflow
         ])
-        #expect(result.results.map(\.status)[0] == .duplicate)
+        #expect(result.results.map(\.status)[0].isDuplicate)
         #expect(result.results.map(\.status)[1] == .applied(version: 3, seq: 1027))
         #expect(result.results.map(\.status)[2].isConflict)
         #expect(result.results.map(\.status)[3].reason == "amount_overflow")
@@ -63,7 +63,7 @@ import Testing
                 (clientId, [putItem(3, UUID(), base: 0, lunch()), putItem(2, UUID(), base: 0, lunch())]),
             ])
             #expect(results.map { $0.results.map(\.status) } == [
-                [.applied(version: 1, seq: 2)], [.applied(version: 1, seq: 3)], [.applied(version: 1, seq: 4), .duplicate],
+                [.applied(version: 1, seq: 2)], [.applied(version: 1, seq: 3)], [.applied(version: 1, seq: 4), .duplicate(original: .applied(version: 1, seq: 2))],
             ])
         }
         let engine = LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "l", currency: .usd), currency: .usd)

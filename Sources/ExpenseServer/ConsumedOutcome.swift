@@ -1,0 +1,25 @@
+import ExpenseProtocol
+import Foundation
+
+/// What the daemon decided for a mutation it consumed, as a ``LedgerStore`` keeps it so that a `duplicate`
+/// answer can repeat it (Protocol.md §5.2, §7.6). A conflict keeps only the record's id: the answer carries the
+/// record as it is when the duplicate is answered.
+package enum ConsumedOutcome: Hashable, Sendable {
+    case applied(version: Int64, seq: Int64)
+    case conflict(id: UUID)
+    case rejected(MutationRejection)
+
+    /// The outcome of a decided `status`; `nil` for a `duplicate`, which consumed nothing.
+    package init?(_ status: MutationStatus) {
+        switch status {
+        case .applied(let version, let seq): self = .applied(version: version, seq: seq)
+        case .conflict(let current): self = .conflict(id: current.expense.id)
+        case .rejected(let rejection): self = .rejected(rejection)
+        case .duplicate: return nil
+        }
+    }
+
+    /// How many of a client's latest consumed mutations keep their outcome by default: a client that lost
+    /// answers to fewer than this many pushes' worth of mutations learns every one of them.
+    package static let defaultRetention: Int64 = 10_000
+}

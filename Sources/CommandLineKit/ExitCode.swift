@@ -16,6 +16,8 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
     case unavailable = 69
     /// A file could not be read or written, such as an unreadable cache (EX_IOERR).
     case ioError = 74
+    /// Try again later: another `expense sync` is running on the same cache (EX_TEMPFAIL).
+    case temporaryFailure = 75
     /// Permission was refused, such as an unauthorized token (EX_NOPERM).
     case permissionDenied = 77
 
@@ -29,6 +31,7 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
          65  invalid data (a validation error; the message names the field)
          69  server unavailable
          74  I/O error (for example an unreadable cache file)
+         75  try again later (another `expense sync` runs on this cache)
          77  permission denied
         """
     }

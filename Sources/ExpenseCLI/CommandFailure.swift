@@ -52,6 +52,8 @@ struct CommandFailure: Error {
             default: break
             }
             return (code, lines)
+        case let error as SyncLockError:
+            return (.temporaryFailure, ["Error: \(error.code): \(error.message)"])
         case let error as ImportError:
             switch error {
             case .invalidRows(let problems):

@@ -97,7 +97,8 @@ enum ExpenseCommands {
           `pushed N, pulled M, conflicts K` (or `up to date`). Safe to interrupt and to run again.
           Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: the daemon
           rejected a change (see `expense status`); 69: the daemon is unreachable (nothing is lost);
-          77: wrong ledger or token.
+          75: another `expense sync` (or `sync --watch`) is syncing this cache (sync_running; your changes
+          are kept, it sends them); 77: wrong ledger or token. Other commands may run during a sync.
         """,
         options: [.flag("json", help: "Print the result as JSON."),
                   .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C or SIGTERM stops it, exit 0).")])

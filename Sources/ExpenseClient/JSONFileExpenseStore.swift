@@ -1,30 +1,83 @@
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A store kept in one JSON file, loaded whole when opened and rewritten whole (atomically: temporary file,
 /// fsync, rename, fsync of the directory) on every commit. Simple and inspectable; fine for small ledgers.
+///
+/// Safe for many processes on one file: a commit holds the writer lock (`cache.json.lock` beside the file),
+/// re-reads the file when another process replaced it since it was loaded, and only then applies its change
+/// and writes; reads take in a newer file first. The loaded version is kept open, so the file's identity
+/// (``FileSystem/FileIdentity``) tells for sure whether it was replaced.
 package final class JSONFileExpenseStore: StateBackedStore {
     package let location: String
     var state: StoreState
+    private let lock: FileLock
+    /// The version of the file that ``state`` was loaded from (or last written as), kept open.
+    private var loaded: (descriptor: Int32, identity: FileSystem.FileIdentity)?
 
     /// Opens the file at `path`, creating it (mode 0600) when it does not exist.
     /// - Throws: ``StoreError/unreadable(path:reason:)`` when the file exists but cannot be read or parsed.
     package init(path: String) throws {
         location = path
-        if FileManager.default.fileExists(atPath: path) {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw StoreError.unreadable(path: path, reason: "permission denied or not a regular file")
+        lock = FileLock(path: path + ".lock")
+        state = StoreState()
+        try lock.withExclusive {
+            if FileManager.default.fileExists(atPath: path) {
+                try load()
+            } else {
+                state = StoreState.fresh()
+                try persist(state)
             }
-            state = try Self.decode(data, path: path)
-        } else {
-            state = StoreState.fresh()
-            try save(state)
         }
     }
 
+    deinit {
+        if let loaded { close(loaded.descriptor) }
+    }
+
     /// Writes `newState` to the file: temporary file, fsync, rename, fsync of the directory.
-    func persist(_ newState: StoreState) throws { try save(newState) }
+    func persist(_ newState: StoreState) throws {
+        try save(newState)
+        // Under the writer lock: the file now at `location` is the one just written.
+        try remember(open(location, O_RDONLY | O_CLOEXEC))
+    }
+
+    func reload() throws {
+        // A file removed meanwhile keeps the state as it was; the next write makes the file again.
+        guard let now = FileSystem.identity(of: location), now != loaded?.identity else { return }
+        try load()
+    }
+
+    func exclusively<T>(_ body: () throws -> T) throws -> T { try lock.withExclusive(body) }
+
+    /// Reads and decodes the file now at ``location`` and keeps it open as the loaded version.
+    private func load() throws {
+        let descriptor = open(location, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw StoreError.unreadable(path: location, reason: String(cString: strerror(errno)))
+        }
+        do {
+            state = try Self.decode(try FileSystem.readAll(descriptor, path: location), path: location)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        try remember(descriptor)
+    }
+
+    private func remember(_ descriptor: Int32) throws {
+        guard descriptor >= 0, let identity = FileSystem.identity(of: descriptor) else {
+            let reason = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            throw StoreError.unreadable(path: location, reason: reason)
+        }
+        if let loaded { close(loaded.descriptor) }
+        loaded = (descriptor, identity)
+    }
 
     // MARK: - The file format
 

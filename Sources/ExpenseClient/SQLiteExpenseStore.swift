@@ -8,24 +8,39 @@ import SQLite
 ///
 /// Built for 100,000 expenses and more: an add is one indexed insert, listings filter in SQL on indexes,
 /// and nothing loads the whole table except a listing or summary that asks for all of it.
+///
+/// Safe for many processes on one file: opening (migrations) and every ``write(_:)`` hold the writer lock
+/// (`cache.sqlite.lock` beside the file) as well as SQLite's own, and nothing read in one transaction is
+/// trusted in the next (a bulk load another process began or ended is noticed at the start of each one).
 package final class SQLiteExpenseStore: ExpenseStore {
     let connection: SQLiteConnection
     let transaction: SQLiteStoreTransaction
     package let location: String
+    /// The writer lock; `nil` for `:memory:`, which no other process can open.
+    let lock: FileLock?
 
     /// Opens (or creates, mode 0600) the cache at `path` and brings its schema up to date.
     /// - Throws: ``StoreError/unreadable(path:reason:)`` when the file is damaged, not a database, or cannot be opened.
     package init(path: String) throws {
         location = path
+        let lock = path == ":memory:" ? nil : FileLock(path: path + ".lock")
+        self.lock = lock
         do {
-            if path != ":memory:" { try FileSystem.createPrivateFileIfMissing(path) }
-            connection = try SQLiteConnection(path: path, mode: .readWrite)
-            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-            try connection.migrate(Self.migrations)
-            transaction = SQLiteStoreTransaction(connection: connection, location: path)
-            try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
-                .run([.text(StoreMetaKey.clientId.rawValue), .text(UUIDText.lowercased(UUID()))])
-            if try transaction.metaValue(.bulkLoad) != nil { try finishInterruptedBulkLoad() }
+            // Two processes opening a new cache at once must not both run its migrations.
+            let opened: (SQLiteConnection, SQLiteStoreTransaction) = try Self.exclusively(lock) {
+                if path != ":memory:" { try FileSystem.createPrivateFileIfMissing(path) }
+                let connection = try SQLiteConnection(path: path, mode: .readWrite)
+                try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+                try connection.migrate(Self.migrations)
+                let transaction = SQLiteStoreTransaction(connection: connection, location: path)
+                try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
+                    .run([.text(StoreMetaKey.clientId.rawValue), .text(UUIDText.lowercased(UUID()))])
+                if try transaction.metaValue(.bulkLoad) != nil {
+                    try connection.transaction { try Self.rebuildIndexes(connection: connection, transaction: transaction) }
+                }
+                return (connection, transaction)
+            }
+            (connection, transaction) = opened
         } catch let error as SQLiteError {
             throw StoreError.unreadable(path: path, reason: Self.reason(error))
         } catch let error as StoreError {
@@ -123,8 +138,25 @@ package final class SQLiteExpenseStore: ExpenseStore {
         try reading { try transaction.metaValue(key) }
     }
 
+    /// One SQLite transaction under the writer lock. A bulk load another process began (a first sync) is ended
+    /// first, so this write finds the indexes it needs; one another process ended is noticed.
     package func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try writing { try connection.transaction { try body(transaction) } }
+        try exclusively {
+            try writing {
+                try connection.transaction {
+                    try takeInBulkLoadState()
+                    return try body(transaction)
+                }
+            }
+        }
+    }
+
+    /// Runs `body` holding the writer lock.
+    func exclusively<T>(_ body: () throws -> T) throws -> T { try Self.exclusively(lock, body) }
+
+    private static func exclusively<T>(_ lock: FileLock?, _ body: () throws -> T) throws -> T {
+        guard let lock else { return try body() }
+        return try lock.withExclusive(body)
     }
 
     // MARK: - Rows and errors

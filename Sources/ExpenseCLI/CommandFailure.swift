@@ -26,10 +26,19 @@ struct CommandFailure: Error {
             return (.dataError, ["Error: \(error.code): \(error.message)"])
         case let error as StoreError:
             switch error {
-            case .unreadable:
+            case .damaged(let path, _):
+                // Only a file that fails its integrity check is worth moving aside, and only after saving what
+                // can still be read.
                 return (.ioError, ["Error: \(error.code): \(error.message)",
-                                   "Nothing was changed. Restore the file from a backup, or move it aside and run "
-                                   + "`expense sync` to fetch the synced expenses again (unsynced changes in it are lost)."])
+                                   "Nothing was changed. Save what can still be read with `expense export --output saved.csv`, "
+                                   + "then move \(path) aside and run `expense sync` to fetch the synced expenses again "
+                                   + "(and `expense import saved.csv` for changes that were not synced), or restore it from a backup."])
+            case .permissionDenied(let path, _, _):
+                return (.permissionDenied, ["Error: \(error.code): \(error.message)",
+                                            "Nothing was changed. Check the owner and mode of \(path) and its directory "
+                                            + "(`ls -la`): they should belong to you, the cache mode 0600, the directory 0700."])
+            case .unreadable:
+                return (.ioError, ["Error: \(error.code): \(error.message)", "Nothing was changed."])
             case .writeFailed: return (.ioError, ["Error: \(error.code): \(error.message)"])
             case .unknownId, .noConflict, .ambiguousId, .idPrefixTooShort: return (.failure, ["Error: \(error.code): \(error.message)"])
             }

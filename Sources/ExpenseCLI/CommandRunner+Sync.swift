@@ -37,7 +37,7 @@ extension CommandRunner {
 
     /// `expense remote show`.
     func remoteShow() throws {
-        let store = try ledger().store
+        let store = try ledger(readOnly: true).store
         guard let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: store) else {
             throw CommandFailure(.failure, "Error: no_remote: no remote is set; run `expense remote set HOST:PORT --ledger NAME --token-file FILE`")
         }
@@ -149,7 +149,7 @@ extension CommandRunner {
 
     /// `expense status [--json]`.
     func status() throws {
-        let ledger = try ledger()
+        let ledger = try ledger(readOnly: true)
         let store = ledger.store
         let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: store)
         let queue = try store.pendingMutations(limit: Int.max)
@@ -215,7 +215,7 @@ extension CommandRunner {
 
     /// `expense conflicts [--json]`.
     func listConflicts() throws {
-        let conflicts = try ledger().store.conflicts()
+        let conflicts = try ledger(readOnly: true).store.conflicts()
         if command.flag("json") {
             let body = conflicts.map { conflict -> [String: Any] in
                 let theirs = conflict.theirs.expense

@@ -66,7 +66,9 @@ final class FileLock {
             opened = Self.retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
         }
         guard opened >= 0 else {
-            throw StoreError.writeFailed(path: path, reason: "cannot open the lock file: \(String(cString: strerror(errno)))")
+            throw StoreError.failure(errno, path: path, needed: "create or open (in a directory it may write)", otherwise: {
+                .writeFailed(path: $0, reason: "cannot open the lock file: \($1)")
+            })
         }
         descriptor = opened
         return opened

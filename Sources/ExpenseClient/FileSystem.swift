@@ -18,7 +18,12 @@ enum FileSystem {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StoreError.writeFailed(path: path, reason: "cannot create the directory: \(error.localizedDescription)")
+            // Foundation's error text is for developers (NSCocoaErrorDomain …): say what the system said, for people.
+            let made = mkdir(path, 0o700) == 0 ? 0 : errno
+            if made == 0 || made == EEXIST { return }
+            throw StoreError.failure(made, path: path, needed: "create", otherwise: {
+                .writeFailed(path: $0, reason: "cannot create the directory: \($1)")
+            })
         }
     }
 
@@ -29,7 +34,7 @@ enum FileSystem {
         if descriptor >= 0 {
             close(descriptor)
         } else if errno != EEXIST {
-            throw StoreError.writeFailed(path: path, reason: String(cString: strerror(errno)))
+            throw StoreError.failure(errno, path: path, needed: "create", otherwise: StoreError.writeFailed)
         }
     }
 
@@ -65,7 +70,7 @@ enum FileSystem {
     }
 
     private static func failure(_ path: String) -> StoreError {
-        .writeFailed(path: path, reason: String(cString: strerror(errno)))
+        StoreError.failure(errno, path: path, needed: "write", otherwise: StoreError.writeFailed)
     }
 }
 

@@ -19,18 +19,27 @@ package final class JSONFileExpenseStore: StateBackedStore {
     /// The version of the file that ``state`` was loaded from (or last written as), kept open.
     private var loaded: (descriptor: Int32, identity: FileSystem.FileIdentity)?
 
-    /// Opens the file at `path`, creating it (mode 0600) when it does not exist.
-    /// - Throws: ``StoreError/unreadable(path:reason:)`` when the file exists but cannot be read or parsed.
-    package init(path: String) throws {
+    /// Opens the file at `path`, creating it (mode 0600) when it does not exist. Reading an existing file needs
+    /// neither the lock nor write access (a reader sees one whole version: writers rename).
+    /// - Parameter readOnly: for a command that only reads: a missing file is not created.
+    /// - Throws: ``StoreError/damaged(path:reason:)`` when the file cannot be parsed,
+    ///   ``StoreError/permissionDenied(path:needed:reason:)``, ``StoreError/unreadable(path:reason:)``.
+    package init(path: String, readOnly: Bool = false) throws {
         location = path
         lock = FileLock(path: path + ".lock")
         state = StoreState()
-        try lock.withExclusive {
-            if FileManager.default.fileExists(atPath: path) {
-                try load()
-            } else {
-                state = StoreState.fresh()
-                try persist(state)
+        if FileManager.default.fileExists(atPath: path) {
+            try load()
+        } else if readOnly {
+            state = StoreState.fresh()
+        } else {
+            try lock.withExclusive {
+                if FileManager.default.fileExists(atPath: path) {
+                    try load()
+                } else {
+                    state = StoreState.fresh()
+                    try persist(state)
+                }
             }
         }
     }
@@ -58,7 +67,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
     private func load() throws {
         let descriptor = open(location, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw StoreError.unreadable(path: location, reason: String(cString: strerror(errno)))
+            throw StoreError.failure(errno, path: location, needed: "read", otherwise: StoreError.unreadable)
         }
         do {
             state = try Self.decode(try FileSystem.readAll(descriptor, path: location), path: location)
@@ -162,7 +171,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
     private static func decode(_ data: Data, path: String) throws -> StoreState {
         let file: File
         do { file = try JSONDecoder().decode(File.self, from: data) } catch {
-            throw StoreError.unreadable(path: path, reason: "the file is damaged (not the expected JSON)")
+            throw StoreError.damaged(path: path, reason: "not the expected JSON")
         }
         guard file.format == 1 || file.format == 2 else {
             throw StoreError.unreadable(path: path, reason: "format \(file.format) is newer than this program understands")
@@ -173,7 +182,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
                     id: entry.id, amount: entry.amount, currency: entry.currency, category: entry.category,
                     date: entry.date, note: entry.note))
             } catch {
-                throw StoreError.unreadable(path: path, reason: "the file is damaged (expense \(entry.id): \(error))")
+                throw StoreError.damaged(path: path, reason: "expense \(entry.id): \(error)")
             }
         }
         var state = StoreState()
@@ -192,7 +201,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
         for entry in file.pending {
             guard let type = MutationType(rawValue: entry.type), let id = UUIDText.parse(entry.id),
                   let mutationState = PendingMutation.State(rawValue: entry.state ?? "unsent") else {
-                throw StoreError.unreadable(path: path, reason: "the file is damaged (pending mutation of \(entry.id))")
+                throw StoreError.damaged(path: path, reason: "pending mutation of \(entry.id)")
             }
             position = entry.position ?? (position + 1)
             // Format 1 numbered entries when they were queued, but never sent them: they are unsent.
@@ -209,7 +218,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
         state.nextPosition = max(file.nextPosition ?? 1, position + 1)
         for entry in file.conflicts ?? [] {
             guard let id = UUIDText.parse(entry.id), let mine = MutationType(rawValue: entry.mine) else {
-                throw StoreError.unreadable(path: path, reason: "the file is damaged (conflict \(entry.id))")
+                throw StoreError.damaged(path: path, reason: "conflict \(entry.id)")
             }
             state.conflicts.append(Conflict(
                 id: id, mine: mine, mineBaseVersion: entry.mineBaseVersion, mineFields: entry.mineFields.draft,

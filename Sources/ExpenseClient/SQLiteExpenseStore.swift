@@ -2,6 +2,9 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import SQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The default store: one SQLite file (`$EXPENSE_HOME/cache.sqlite`) in WAL mode with `synchronous=FULL`,
 /// so a committed change (and its pending mutation) survives a crash or a power cut.
@@ -20,12 +23,22 @@ package final class SQLiteExpenseStore: ExpenseStore {
     let lock: FileLock?
 
     /// Opens (or creates, mode 0600) the cache at `path` and brings its schema up to date.
-    /// - Throws: ``StoreError/unreadable(path:reason:)`` when the file is damaged, not a database, or cannot be opened.
-    package init(path: String) throws {
+    /// - Parameter readOnly: for a command that only reads: an existing, up-to-date cache is opened read-only,
+    ///   so a cache the user may read but not write still lists and exports. (One that needs a migration or an
+    ///   index rebuild is opened for writing.)
+    /// - Throws: ``StoreError/damaged(path:reason:)`` when the file fails SQLite's checks (damaged, not a
+    ///   database), ``StoreError/permissionDenied(path:needed:reason:)``, ``StoreError/unreadable(path:reason:)``.
+    package init(path: String, readOnly: Bool = false) throws {
         location = path
         let lock = path == ":memory:" ? nil : FileLock(path: path + ".lock")
         self.lock = lock
         do {
+            if path != ":memory:" { Self.healCompanionFiles(of: path) }
+            if readOnly, path != ":memory:", FileManager.default.fileExists(atPath: path),
+               let opened = try Self.openForReading(path) {
+                (connection, transaction) = opened
+                return
+            }
             // Two processes opening a new cache at once must not both run its migrations.
             let opened: (SQLiteConnection, SQLiteStoreTransaction) = try Self.exclusively(lock) {
                 if path != ":memory:" { try FileSystem.createPrivateFileIfMissing(path) }
@@ -42,10 +55,34 @@ package final class SQLiteExpenseStore: ExpenseStore {
             }
             (connection, transaction) = opened
         } catch let error as SQLiteError {
-            throw StoreError.unreadable(path: path, reason: Self.reason(error))
+            throw Self.storeError(error, path: path, needed: readOnly ? "read" : "read and write")
         } catch let error as StoreError {
             if case .writeFailed(_, let reason) = error { throw StoreError.unreadable(path: path, reason: reason) }
             throw error
+        }
+    }
+
+    /// A read-only connection to an up-to-date cache, or `nil` when the cache needs a write first (a migration,
+    /// a client id, an interrupted bulk load's indexes).
+    private static func openForReading(_ path: String) throws -> (SQLiteConnection, SQLiteStoreTransaction)? {
+        let connection = try SQLiteConnection(path: path, mode: .readOnly)
+        guard try connection.userVersion == migrations.count else { return nil }
+        let transaction = SQLiteStoreTransaction(connection: connection, location: path)
+        guard try transaction.metaValue(.clientId) != nil, try transaction.metaValue(.bulkLoad) == nil else { return nil }
+        return (connection, transaction)
+    }
+
+    /// SQLite creates the `-wal` and `-shm` files with the database file's mode (and gives an empty one that
+    /// mode too): an open of a 0400 cache leaves a 0400 `-shm` behind, which would break every later open even
+    /// once the cache is 0600 again. So an owner-read-only `-wal`/`-shm` of ours beside a cache we may write is
+    /// made 0600 before opening.
+    private static func healCompanionFiles(of path: String) {
+        guard access(path, W_OK) == 0 else { return }
+        for suffix in ["-wal", "-shm"] {
+            var status = stat()
+            if stat(path + suffix, &status) == 0, status.st_uid == geteuid(), status.st_mode & 0o200 == 0 {
+                _ = chmod(path + suffix, 0o600)
+            }
         }
     }
 
@@ -93,7 +130,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
                 GROUP BY day, category, currency
                 """).map(Self.bindings(filter)) { row in
                     guard let date = CalendarDay(ordinal: row.int(0)), let currency = Currency(code: row.text(2)) else {
-                        throw StoreError.unreadable(path: location, reason: "an expense of \(row.int(0)) is damaged")
+                        throw StoreError.damaged(path: location, reason: "an expense of \(row.int(0)) is damaged")
                     }
                     return ExpenseBucket(date: date, category: row.text(1), currency: currency, amount: row.int64(3),
                                          count: row.int64(4))
@@ -101,7 +138,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
         } catch let error as SQLiteError where error.message.contains("integer overflow") {
             throw ValidationError.amountOverflow
         } catch let error as SQLiteError {
-            throw StoreError.unreadable(path: location, reason: Self.reason(error))
+            throw Self.storeError(error, path: location, needed: "read")
         }
     }
 
@@ -167,19 +204,34 @@ package final class SQLiteExpenseStore: ExpenseStore {
 
     private func reading<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
-            throw StoreError.unreadable(path: location, reason: Self.reason(error))
+            throw Self.storeError(error, path: location, needed: "read")
         }
     }
 
     func writing<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
-            throw error.isCorruption
-                ? StoreError.unreadable(path: location, reason: Self.reason(error))
-                : StoreError.writeFailed(path: location, reason: Self.reason(error))
+            switch Self.storeError(error, path: location, needed: "write") {
+            case .unreadable(let path, let reason): throw StoreError.writeFailed(path: path, reason: reason)
+            case let other: throw other
+            }
         }
     }
 
-    private static func reason(_ error: SQLiteError) -> String {
-        error.isCorruption ? "the file is damaged or is not an expense cache (\(error.message))" : error.message
+    /// Damage, a refused permission, or another failure, told apart by SQLite's result code (and, for a file
+    /// that cannot be opened, by whether the system lets us at it). The message is SQLite's, never the SQL.
+    static func storeError(_ error: SQLiteError, path: String, needed: String) -> StoreError {
+        if error.isCorruption { return .damaged(path: path, reason: error.message) }
+        if error.isPermissionDenied
+            || (error.isCannotOpen && !Self.accessible(path, writing: needed != "read")) {
+            return .permissionDenied(path: path, needed: needed, reason: "permission denied")
+        }
+        return .unreadable(path: path, reason: error.message)
+    }
+
+    /// Whether the cache and its directory allow what a command needs.
+    private static func accessible(_ path: String, writing: Bool) -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        let mode = writing ? R_OK | W_OK : R_OK
+        return access(path, mode) == 0 && access(directory.isEmpty ? "." : directory, writing ? W_OK | X_OK : X_OK) == 0
     }
 }

@@ -1,6 +1,7 @@
 import CommandLineKit
 import ExpenseClient
 import ExpenseCore
+import Foundation
 
 /// A command that failed: the exit code and the lines for standard error.
 struct CommandFailure: Error {
@@ -72,7 +73,24 @@ struct CommandFailure: Error {
                 return (.dataError, ["Error: nothing imported: \(error)"])
             }
         default:
+            if let described = fileProblem(error) { return described }
             return (.failure, ["Error: \(error)"])
         }
+    }
+
+    /// A Foundation file error said for people: the path and the system's reason, never the raw
+    /// `NSCocoaErrorDomain Code=… UserInfo=…` dump; exit 77 for a refused permission, else 74.
+    private static func fileProblem(_ error: any Error) -> (ExitCode, [String])? {
+        let error = error as NSError
+        guard error.domain == NSCocoaErrorDomain else { return nil }
+        let path = error.userInfo[NSFilePathErrorKey] as? String ?? (error.userInfo[NSURLErrorKey] as? URL)?.path ?? "a file"
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        let posix = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32(truncatingIfNeeded: $0.code) : nil }
+        let denied = posix == EACCES || posix == EPERM || posix == EROFS
+            || [CocoaError.fileReadNoPermission.rawValue, CocoaError.fileWriteNoPermission.rawValue].contains(error.code)
+        let reason = posix.map { String(cString: strerror($0)) } ?? (denied ? "permission denied" : "the operation failed")
+        return denied
+            ? (.permissionDenied, ["Error: permission_denied: \(path): \(reason)"])
+            : (.ioError, ["Error: io_error: \(path): \(reason)"])
     }
 }

@@ -55,10 +55,11 @@ extension CommandRunner {
 
     /// `expense sync [--json] [--watch]`.
     func sync() throws {
-        let ledger = try ledger()
-        // Held until this command ends (the watcher: until it stops); another sync of this cache exits 75.
-        let syncLock = try SyncLock.acquire(for: ledger.store)
+        // Taken before the cache is opened and held until this command ends (the watcher: until it stops);
+        // another sync of this cache exits 75 having touched nothing.
+        let syncLock = try SyncLock.acquire(for: home)
         defer { syncLock.release() }
+        let ledger = try ledger()
         var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
         if environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) != nil {
             engine.attempts = environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) ?? engine.attempts

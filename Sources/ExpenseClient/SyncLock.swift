@@ -24,7 +24,18 @@ package final class SyncLock {
     ///   lock file cannot be opened.
     package static func acquire(for store: any ExpenseStore) throws -> SyncLock {
         guard store.location != ":memory:" else { return SyncLock(lock: nil) }
-        let lock = FileLock(path: store.location + ".sync.lock")
+        return try acquire(cachePath: store.location)
+    }
+
+    /// Takes the sync lock of `home`'s cache before the cache is opened, so a refused sync touches nothing
+    /// (opening could, for one, end the running sync's bulk load).
+    package static func acquire(for home: ExpenseHome) throws -> SyncLock {
+        try FileSystem.ensureDirectory(home.path)
+        return try acquire(cachePath: home.cachePath)
+    }
+
+    private static func acquire(cachePath: String) throws -> SyncLock {
+        let lock = FileLock(path: cachePath + ".sync.lock")
         guard try lock.tryAcquire() else { throw SyncLockError.alreadyRunning(pid: holder(of: lock)) }
         // Who holds it, for the next one's message (best effort: a read-only lock file stays as it is).
         let descriptor = try lock.fileDescriptor()

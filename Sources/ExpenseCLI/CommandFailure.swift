@@ -31,7 +31,7 @@ struct CommandFailure: Error {
                 // Only a file that fails its integrity check is worth moving aside, and only after saving what
                 // can still be read.
                 return (.ioError, ["Error: \(error.code): \(error.message)",
-                                   "Nothing was changed. Save what can still be read with `expense export --output saved.csv`, "
+                                   "Nothing was changed. Try to save what can still be read with `expense export --output saved.csv`, "
                                    + "then move \(path) aside and run `expense sync` to fetch the synced expenses again "
                                    + "(and `expense import saved.csv` for changes that were not synced), or restore it from a backup."])
             case .permissionDenied(let path, _, _):

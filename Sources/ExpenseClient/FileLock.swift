@@ -66,7 +66,7 @@ final class FileLock {
             opened = Self.retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
         }
         guard opened >= 0 else {
-            throw StoreError.failure(errno, path: path, needed: "create or open (in a directory it may write)", otherwise: {
+            throw StoreError.failure(errno, path: path, needed: "to create and lock it (its directory must be writable)", otherwise: {
                 .writeFailed(path: $0, reason: "cannot open the lock file: \($1)")
             })
         }

@@ -21,7 +21,7 @@ enum FileSystem {
             // Foundation's error text is for developers (NSCocoaErrorDomain …): say what the system said, for people.
             let made = mkdir(path, 0o700) == 0 ? 0 : errno
             if made == 0 || made == EEXIST { return }
-            throw StoreError.failure(made, path: path, needed: "create", otherwise: {
+            throw StoreError.failure(made, path: path, needed: "to create it (its parent must be writable)", otherwise: {
                 .writeFailed(path: $0, reason: "cannot create the directory: \($1)")
             })
         }
@@ -34,7 +34,7 @@ enum FileSystem {
         if descriptor >= 0 {
             close(descriptor)
         } else if errno != EEXIST {
-            throw StoreError.failure(errno, path: path, needed: "create", otherwise: StoreError.writeFailed)
+            throw StoreError.failure(errno, path: path, needed: "to create it in a directory it may write", otherwise: StoreError.writeFailed)
         }
     }
 
@@ -70,7 +70,7 @@ enum FileSystem {
     }
 
     private static func failure(_ path: String) -> StoreError {
-        StoreError.failure(errno, path: path, needed: "write", otherwise: StoreError.writeFailed)
+        StoreError.failure(errno, path: path, needed: "to write it and create files in its directory", otherwise: StoreError.writeFailed)
     }
 }
 

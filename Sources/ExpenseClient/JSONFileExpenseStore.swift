@@ -67,7 +67,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
     private func load() throws {
         let descriptor = open(location, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw StoreError.failure(errno, path: location, needed: "read", otherwise: StoreError.unreadable)
+            throw StoreError.failure(errno, path: location, needed: "to read it", otherwise: StoreError.unreadable)
         }
         do {
             state = try Self.decode(try FileSystem.readAll(descriptor, path: location), path: location)

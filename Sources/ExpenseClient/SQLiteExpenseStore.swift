@@ -55,7 +55,8 @@ package final class SQLiteExpenseStore: ExpenseStore {
             }
             (connection, transaction) = opened
         } catch let error as SQLiteError {
-            throw Self.storeError(error, path: path, needed: readOnly ? "read" : "read and write")
+            throw Self.storeError(error, path: path,
+                                  needed: readOnly ? Self.toRead : "to read and write it (and its directory, for the -wal and -shm files)")
         } catch let error as StoreError {
             if case .writeFailed(_, let reason) = error { throw StoreError.unreadable(path: path, reason: reason) }
             throw error
@@ -138,7 +139,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
         } catch let error as SQLiteError where error.message.contains("integer overflow") {
             throw ValidationError.amountOverflow
         } catch let error as SQLiteError {
-            throw Self.storeError(error, path: location, needed: "read")
+            throw Self.storeError(error, path: location, needed: Self.toRead)
         }
     }
 
@@ -204,13 +205,13 @@ package final class SQLiteExpenseStore: ExpenseStore {
 
     private func reading<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
-            throw Self.storeError(error, path: location, needed: "read")
+            throw Self.storeError(error, path: location, needed: Self.toRead)
         }
     }
 
     func writing<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
-            switch Self.storeError(error, path: location, needed: "write") {
+            switch Self.storeError(error, path: location, needed: "to write it (and its directory, for the -wal and -shm files)") {
             case .unreadable(let path, let reason): throw StoreError.writeFailed(path: path, reason: reason)
             case let other: throw other
             }
@@ -222,11 +223,14 @@ package final class SQLiteExpenseStore: ExpenseStore {
     static func storeError(_ error: SQLiteError, path: String, needed: String) -> StoreError {
         if error.isCorruption { return .damaged(path: path, reason: error.message) }
         if error.isPermissionDenied
-            || (error.isCannotOpen && !Self.accessible(path, writing: needed != "read")) {
+            || (error.isCannotOpen && !Self.accessible(path, writing: needed != Self.toRead)) {
             return .permissionDenied(path: path, needed: needed, reason: "permission denied")
         }
         return .unreadable(path: path, reason: error.message)
     }
+
+    /// What a command that only reads needs.
+    private static let toRead = "to read it"
 
     /// Whether the cache and its directory allow what a command needs.
     private static func accessible(_ path: String, writing: Bool) -> Bool {

@@ -12,7 +12,7 @@ package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `unreadable_cache` as for ``unreadable(path:reason:)``); only then is moving it aside advised.
     case damaged(path: String, reason: String)
     /// The system refused access to the cache, its directory or its lock file (exit 77): `needed` says what the
-    /// command needs, such as "read and write"; `reason` is the system's word for the refusal.
+    /// command needs, such as "to read and write it"; `reason` is the system's word for the refusal.
     case permissionDenied(path: String, needed: String, reason: String)
     /// The cache file cannot be written (exit 74).
     case writeFailed(path: String, reason: String)
@@ -42,7 +42,7 @@ package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unreadable(let path, let reason): "cannot read the cache \(path): \(reason)"
         case .damaged(let path, let reason): "cannot read the cache \(path): it is damaged or is not an expense cache (\(reason))"
         case .permissionDenied(let path, let needed, let reason):
-            "cannot open \(path): \(reason); this command needs to \(needed) it"
+            "cannot open \(path): \(reason); this command needs \(needed)"
         case .writeFailed(let path, let reason): "cannot write the cache \(path): \(reason)"
         case .unknownId(let prefix): "no expense has an id starting with '\(prefix)'"
         case .noConflict(let prefix): "no open conflict has an id starting with '\(prefix)'; `expense conflicts` lists them"

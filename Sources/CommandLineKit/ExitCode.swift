@@ -16,8 +16,8 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
     case unavailable = 69
     /// A file could not be read or written, such as an unreadable cache (EX_IOERR).
     case ioError = 74
-    /// A resource is busy for now and the same command may work later, such as a data directory another
-    /// daemon holds (EX_TEMPFAIL).
+    /// A resource is busy for now and the same command may work later, such as another `expense sync` on the
+    /// same cache or a data directory another daemon holds (EX_TEMPFAIL).
     case temporaryFailure = 75
     /// The other side of a protocol answered something that cannot be used, such as an error for a request
     /// this side had to send (EX_PROTOCOL).
@@ -35,6 +35,7 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
          65  invalid data (a validation error; the message names the field)
          69  server unavailable
          74  I/O error (for example an unreadable cache file)
+         75  try again later (another `expense sync` runs on this cache)
          76  protocol failure (the daemon refused or answered a request in a way the client cannot use)
          77  permission denied
         """

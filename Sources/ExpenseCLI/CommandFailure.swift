@@ -1,6 +1,7 @@
 import CommandLineKit
 import ExpenseClient
 import ExpenseCore
+import Foundation
 
 /// A command that failed: the exit code and the lines for standard error.
 struct CommandFailure: Error {
@@ -26,10 +27,19 @@ struct CommandFailure: Error {
             return (.dataError, ["Error: \(error.code): \(error.message)"])
         case let error as StoreError:
             switch error {
-            case .unreadable:
+            case .damaged(let path, _):
+                // Only a file that fails its integrity check is worth moving aside, and only after saving what
+                // can still be read.
                 return (.ioError, ["Error: \(error.code): \(error.message)",
-                                   "Nothing was changed. Restore the file from a backup, or move it aside and run "
-                                   + "`expense sync` to fetch the synced expenses again (unsynced changes in it are lost)."])
+                                   "Nothing was changed. Try to save what can still be read with `expense export --output saved.csv`, "
+                                   + "then move \(path) aside and run `expense sync` to fetch the synced expenses again "
+                                   + "(and `expense import saved.csv` for changes that were not synced), or restore it from a backup."])
+            case .permissionDenied(let path, _, _):
+                return (.permissionDenied, ["Error: \(error.code): \(error.message)",
+                                            "Nothing was changed. Check the owner and mode of \(path) and its directory "
+                                            + "(`ls -la`): they should belong to you, the cache mode 0600, the directory 0700."])
+            case .unreadable:
+                return (.ioError, ["Error: \(error.code): \(error.message)", "Nothing was changed."])
             case .writeFailed: return (.ioError, ["Error: \(error.code): \(error.message)"])
             case .unknownId, .noConflict, .ambiguousId, .idPrefixTooShort: return (.failure, ["Error: \(error.code): \(error.message)"])
             }
@@ -60,6 +70,8 @@ struct CommandFailure: Error {
             return (.dataError, ["Error: \(error.code): \(error.message)"])
         case let error as DiscardError:
             return (.failure, ["Error: \(error.code): \(error.message)"])
+        case let error as SyncLockError:
+            return (.temporaryFailure, ["Error: \(error.code): \(error.message)"])
         case let error as ImportError:
             switch error {
             case .invalidRows(let problems, let total):
@@ -70,7 +82,24 @@ struct CommandFailure: Error {
                 return (.dataError, ["Error: nothing imported: \(error)"])
             }
         default:
+            if let described = fileProblem(error) { return described }
             return (.failure, ["Error: \(error)"])
         }
+    }
+
+    /// A Foundation file error said for people: the path and the system's reason, never the raw
+    /// `NSCocoaErrorDomain Code=… UserInfo=…` dump; exit 77 for a refused permission, else 74.
+    private static func fileProblem(_ error: any Error) -> (ExitCode, [String])? {
+        let error = error as NSError
+        guard error.domain == NSCocoaErrorDomain else { return nil }
+        let path = error.userInfo[NSFilePathErrorKey] as? String ?? (error.userInfo[NSURLErrorKey] as? URL)?.path ?? "a file"
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        let posix = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32(truncatingIfNeeded: $0.code) : nil }
+        let denied = posix == EACCES || posix == EPERM || posix == EROFS
+            || [CocoaError.fileReadNoPermission.rawValue, CocoaError.fileWriteNoPermission.rawValue].contains(error.code)
+        let reason = posix.map { String(cString: strerror($0)) } ?? (denied ? "permission denied" : "the operation failed")
+        return denied
+            ? (.permissionDenied, ["Error: permission_denied: \(path): \(reason)"])
+            : (.ioError, ["Error: io_error: \(path): \(reason)"])
     }
 }

@@ -56,7 +56,7 @@ extension CommandRunner {
 
     /// `expense config get [currency]`.
     func configGet() throws {
-        let currency = try ledger().defaultCurrency().code
+        let currency = try ledger(readOnly: true).defaultCurrency().code
         switch command.argument("key") {
         case nil: console.out("currency \(currency)\n")
         case "currency": console.out(currency + "\n")

@@ -41,7 +41,7 @@ extension CommandRunner {
 
     /// `expense remote show`.
     func remoteShow() throws {
-        let store = try ledger().store
+        let store = try ledger(readOnly: true).store
         guard let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: store) else {
             throw CommandFailure(.failure, "Error: no_remote: no remote is set; run `expense remote set HOST:PORT --ledger NAME --token-file FILE`")
         }
@@ -59,6 +59,10 @@ extension CommandRunner {
 
     /// `expense sync [--json] [--watch]`.
     func sync() throws {
+        // Taken before the cache is opened and held until this command ends (the watcher: until it stops);
+        // another sync of this cache exits 75 having touched nothing.
+        let syncLock = try SyncLock.acquire(for: home)
+        defer { syncLock.release() }
         let ledger = try ledger()
         var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
         if environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) != nil {
@@ -161,7 +165,7 @@ extension CommandRunner {
 
     /// `expense status [--json]`.
     func status() throws {
-        let ledger = try ledger()
+        let ledger = try ledger(readOnly: true)
         let store = ledger.store
         let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: store)
         let queue = try store.pendingMutations(limit: Int.max)
@@ -233,7 +237,7 @@ extension CommandRunner {
 
     /// `expense conflicts [--json]`.
     func listConflicts() throws {
-        let conflicts = try ledger().store.conflicts()
+        let conflicts = try ledger(readOnly: true).store.conflicts()
         if command.flag("json") {
             let body = conflicts.map { conflict -> [String: Any] in
                 let theirs = conflict.theirs.expense

@@ -108,7 +108,12 @@ struct CommandRunner {
     }
 
     /// Opened on demand, so `--help` and usage errors never touch the disk.
-    func ledger() throws -> LocalLedger { LocalLedger(store: try home.openStore()) }
+    /// - Parameter readOnly: the command only reads (list, export, summary, status, conflicts, config get,
+    ///   remote show): a cache the user may read but not write still works.
+    func ledger(readOnly: Bool = false) throws -> LocalLedger {
+        if let warning = home.modeWarning() { console.err(warning) }
+        return LocalLedger(store: try home.openStore(readOnly: readOnly))
+    }
 
     /// A usage error for this command.
     func usage(_ message: String) -> UsageError { UsageError(message, path: command.path) }

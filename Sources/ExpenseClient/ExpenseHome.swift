@@ -35,12 +35,25 @@ package struct ExpenseHome: Sendable {
     }
 
     /// Creates the directory if needed and opens the store.
+    /// - Parameter readOnly: the command only reads: an existing cache is opened without write access, so one
+    ///   the user may read but not write still works.
     /// - Throws: ``StoreError``.
-    package func openStore() throws -> any ExpenseStore {
+    package func openStore(readOnly: Bool = false) throws -> any ExpenseStore {
         try FileSystem.ensureDirectory(path)
         switch backend {
-        case .sqlite: return try SQLiteExpenseStore(path: cachePath)
-        case .json: return try JSONFileExpenseStore(path: cachePath)
+        case .sqlite: return try SQLiteExpenseStore(path: cachePath, readOnly: readOnly)
+        case .json: return try JSONFileExpenseStore(path: cachePath, readOnly: readOnly)
         }
+    }
+
+    /// A warning when the directory already exists with access for its group or others (it holds the token
+    /// and every expense), naming its mode, like ssh does for a key file; `nil` when it is private or missing.
+    /// The mode is not changed: the directory may be shared on purpose, and a tool that silently chmods a
+    /// directory it did not create surprises its owner.
+    package func modeWarning() -> String? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let mode = attributes[.posixPermissions] as? Int, mode & 0o077 != 0 else { return nil }
+        let octal = String(mode & 0o7777, radix: 8)
+        return "Warning: \(path) has mode 0\(octal): others may read your expenses and token; run `chmod 700 \(path)`"
     }
 }

@@ -18,7 +18,12 @@ enum FileSystem {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StoreError.writeFailed(path: path, reason: "cannot create the directory: \(error.localizedDescription)")
+            // Foundation's error text is for developers (NSCocoaErrorDomain …): say what the system said, for people.
+            let made = mkdir(path, 0o700) == 0 ? 0 : errno
+            if made == 0 || made == EEXIST { return }
+            throw StoreError.failure(made, path: path, needed: "to create it (its parent must be writable)", otherwise: {
+                .writeFailed(path: $0, reason: "cannot create the directory: \($1)")
+            })
         }
     }
 
@@ -29,7 +34,7 @@ enum FileSystem {
         if descriptor >= 0 {
             close(descriptor)
         } else if errno != EEXIST {
-            throw StoreError.writeFailed(path: path, reason: String(cString: strerror(errno)))
+            throw StoreError.failure(errno, path: path, needed: "to create it in a directory it may write", otherwise: StoreError.writeFailed)
         }
     }
 
@@ -65,6 +70,65 @@ enum FileSystem {
     }
 
     private static func failure(_ path: String) -> StoreError {
-        .writeFailed(path: path, reason: String(cString: strerror(errno)))
+        StoreError.failure(errno, path: path, needed: "to write it and create files in its directory", otherwise: StoreError.writeFailed)
+    }
+}
+
+extension FileSystem {
+    /// What tells one version of a file from another: which inode the path names and that inode's size and
+    /// change times. Every writer replaces the cache by a rename (``writeAtomically(_:to:)``), so a new version
+    /// is a new inode; while a reader keeps the version it loaded open, that inode cannot be reused for another.
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+        var changed: timespec
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+            size = Int64(status.st_size)
+            modified = status.st_mtim
+            changed = status.st_ctim
+        }
+
+        static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+            a.device == b.device && a.inode == b.inode && a.size == b.size
+                && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+                && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+        }
+    }
+
+    /// The identity of the file `path` names now, or `nil` when there is none.
+    static func identity(of path: String) -> FileIdentity? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return FileIdentity(status)
+    }
+
+    /// The identity of an open file.
+    static func identity(of descriptor: Int32) -> FileIdentity? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return FileIdentity(status)
+    }
+
+    /// Every byte of an open file, from its start.
+    /// - Throws: ``StoreError/unreadable(path:reason:)`` naming `path`.
+    static func readAll(_ descriptor: Int32, path: String) throws -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var offset: off_t = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.unreadable(path: path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+            offset += off_t(count)
+        }
     }
 }

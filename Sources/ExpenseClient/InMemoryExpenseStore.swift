@@ -7,4 +7,10 @@ package final class InMemoryExpenseStore: StateBackedStore {
     package var location: String { ":memory:" }
 
     func persist(_ newState: StoreState) throws {}
+
+    /// Nobody else writes this state.
+    func reload() throws {}
+
+    /// One owner, so no lock.
+    func exclusively<T>(_ body: () throws -> T) throws -> T { try body() }
 }

@@ -1,30 +1,92 @@
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A store kept in one JSON file, loaded whole when opened and rewritten whole (atomically: temporary file,
 /// fsync, rename, fsync of the directory) on every commit. Simple and inspectable; fine for small ledgers.
+///
+/// Safe for many processes on one file: a commit holds the writer lock (`cache.json.lock` beside the file),
+/// re-reads the file when another process replaced it since it was loaded, and only then applies its change
+/// and writes; reads take in a newer file first. The loaded version is kept open, so the file's identity
+/// (``FileSystem/FileIdentity``) tells for sure whether it was replaced.
 package final class JSONFileExpenseStore: StateBackedStore {
     package let location: String
     var state: StoreState
+    private let lock: FileLock
+    /// The version of the file that ``state`` was loaded from (or last written as), kept open.
+    private var loaded: (descriptor: Int32, identity: FileSystem.FileIdentity)?
 
-    /// Opens the file at `path`, creating it (mode 0600) when it does not exist.
-    /// - Throws: ``StoreError/unreadable(path:reason:)`` when the file exists but cannot be read or parsed.
-    package init(path: String) throws {
+    /// Opens the file at `path`, creating it (mode 0600) when it does not exist. Reading an existing file needs
+    /// neither the lock nor write access (a reader sees one whole version: writers rename).
+    /// - Parameter readOnly: for a command that only reads: a missing file is not created.
+    /// - Throws: ``StoreError/damaged(path:reason:)`` when the file cannot be parsed,
+    ///   ``StoreError/permissionDenied(path:needed:reason:)``, ``StoreError/unreadable(path:reason:)``.
+    package init(path: String, readOnly: Bool = false) throws {
         location = path
+        lock = FileLock(path: path + ".lock")
+        state = StoreState()
         if FileManager.default.fileExists(atPath: path) {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw StoreError.unreadable(path: path, reason: "permission denied or not a regular file")
-            }
-            state = try Self.decode(data, path: path)
-        } else {
+            try load()
+        } else if readOnly {
             state = StoreState.fresh()
-            try save(state)
+        } else {
+            try lock.withExclusive {
+                if FileManager.default.fileExists(atPath: path) {
+                    try load()
+                } else {
+                    state = StoreState.fresh()
+                    try persist(state)
+                }
+            }
         }
     }
 
+    deinit {
+        if let loaded { close(loaded.descriptor) }
+    }
+
     /// Writes `newState` to the file: temporary file, fsync, rename, fsync of the directory.
-    func persist(_ newState: StoreState) throws { try save(newState) }
+    func persist(_ newState: StoreState) throws {
+        try save(newState)
+        // Under the writer lock: the file now at `location` is the one just written.
+        try remember(open(location, O_RDONLY | O_CLOEXEC))
+    }
+
+    func reload() throws {
+        // A file removed meanwhile keeps the state as it was; the next write makes the file again.
+        guard let now = FileSystem.identity(of: location), now != loaded?.identity else { return }
+        try load()
+    }
+
+    func exclusively<T>(_ body: () throws -> T) throws -> T { try lock.withExclusive(body) }
+
+    /// Reads and decodes the file now at ``location`` and keeps it open as the loaded version.
+    private func load() throws {
+        let descriptor = open(location, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw StoreError.failure(errno, path: location, needed: "to read it", otherwise: StoreError.unreadable)
+        }
+        do {
+            state = try Self.decode(try FileSystem.readAll(descriptor, path: location), path: location)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        try remember(descriptor)
+    }
+
+    private func remember(_ descriptor: Int32) throws {
+        guard descriptor >= 0, let identity = FileSystem.identity(of: descriptor) else {
+            let reason = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            throw StoreError.unreadable(path: location, reason: reason)
+        }
+        if let loaded { close(loaded.descriptor) }
+        loaded = (descriptor, identity)
+    }
 
     // MARK: - The file format
 
@@ -109,7 +171,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
     private static func decode(_ data: Data, path: String) throws -> StoreState {
         let file: File
         do { file = try JSONDecoder().decode(File.self, from: data) } catch {
-            throw StoreError.unreadable(path: path, reason: "the file is damaged (not the expected JSON)")
+            throw StoreError.damaged(path: path, reason: "not the expected JSON")
         }
         guard file.format == 1 || file.format == 2 else {
             throw StoreError.unreadable(path: path, reason: "format \(file.format) is newer than this program understands")
@@ -120,7 +182,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
                     id: entry.id, amount: entry.amount, currency: entry.currency, category: entry.category,
                     date: entry.date, note: entry.note))
             } catch {
-                throw StoreError.unreadable(path: path, reason: "the file is damaged (expense \(entry.id): \(error))")
+                throw StoreError.damaged(path: path, reason: "expense \(entry.id): \(error)")
             }
         }
         var state = StoreState()
@@ -139,7 +201,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
         for entry in file.pending {
             guard let type = MutationType(rawValue: entry.type), let id = UUIDText.parse(entry.id),
                   let mutationState = PendingMutation.State(rawValue: entry.state ?? "unsent") else {
-                throw StoreError.unreadable(path: path, reason: "the file is damaged (pending mutation of \(entry.id))")
+                throw StoreError.damaged(path: path, reason: "pending mutation of \(entry.id)")
             }
             position = entry.position ?? (position + 1)
             // Format 1 numbered entries when they were queued, but never sent them: they are unsent.
@@ -156,7 +218,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
         state.nextPosition = max(file.nextPosition ?? 1, position + 1)
         for entry in file.conflicts ?? [] {
             guard let id = UUIDText.parse(entry.id), let mine = MutationType(rawValue: entry.mine) else {
-                throw StoreError.unreadable(path: path, reason: "the file is damaged (conflict \(entry.id))")
+                throw StoreError.damaged(path: path, reason: "conflict \(entry.id)")
             }
             state.conflicts.append(Conflict(
                 id: id, mine: mine, mineBaseVersion: entry.mineBaseVersion, mineFields: entry.mineFields.draft,

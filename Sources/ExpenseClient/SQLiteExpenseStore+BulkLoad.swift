@@ -6,11 +6,15 @@ import SQLite
 ///
 /// Safe to interrupt: the drop and the ``StoreMetaKey/bulkLoad`` mark are one transaction, every page is
 /// committed with its cursor, and the rebuild and the unmarking are one transaction. A store opened while
-/// marked rebuilds its indexes before anything else (``finishInterruptedBulkLoad()``); a sync that is
+/// marked (interrupted, or still loading in another process) rebuilds its indexes before anything else; a sync that is
 /// retried within the same run continues the bulk load.
+///
+/// Another process may write meanwhile (an `add` during a first sync): its write ends the bulk load first
+/// (``takeInBulkLoadState()`` builds the indexes it needs), and the loading process notices at its next
+/// transaction and carries on record by record.
 extension SQLiteExpenseStore {
     package func beginBulkLoad() throws -> Bool {
-        let on: Bool = try writing {
+        let on: Bool = try exclusively { try writing {
             try connection.transaction {
                 if try transaction.metaValue(.bulkLoad) != nil { return true }
                 let empty = try connection.cached("""
@@ -24,7 +28,7 @@ extension SQLiteExpenseStore {
                 try transaction.setMetaValue("1", for: .bulkLoad)
                 return true
             }
-        }
+        } }
         transaction.bulkLoading = on
         // A page lost to a power cut is pulled again (its cursor is lost with it): no fsync per page. WAL keeps
         // every commit atomic; FULL comes back with the indexes.
@@ -33,23 +37,43 @@ extension SQLiteExpenseStore {
     }
 
     package func endBulkLoad() throws {
-        guard transaction.bulkLoading else { return }
-        try writing {
-            try connection.execute("PRAGMA synchronous=FULL")
-            try connection.transaction { try rebuildIndexes() }
+        guard transaction.bulkLoading else {
+            // Ended by another process's write; only this connection's durability is left to restore.
+            try writing { try connection.execute("PRAGMA synchronous=FULL") }
+            return
+        }
+        try exclusively {
+            try writing {
+                try connection.execute("PRAGMA synchronous=FULL")
+                try connection.transaction {
+                    if try transaction.metaValue(.bulkLoad) != nil { try rebuildIndexes() }
+                }
+            }
         }
         transaction.bulkLoading = false
     }
 
-    /// At open: a bulk load was interrupted; make the store indexed (and so usable by every command) again.
-    func finishInterruptedBulkLoad() throws {
-        try connection.transaction { try rebuildIndexes() }
+    /// At the start of every write transaction (under the writer lock): what this process knew about a bulk load
+    /// may be stale. A mark another process set (its first sync is loading, or was interrupted) is ended here, so
+    /// this write has its indexes; a load this process began and another ended goes on record by record.
+    func takeInBulkLoadState() throws {
+        let marked = try transaction.metaValue(.bulkLoad) != nil
+        if transaction.bulkLoading {
+            if !marked { transaction.bulkLoading = false }
+        } else if marked {
+            try rebuildIndexes()
+        }
     }
 
     /// Builds the indexes and clears the mark, inside a transaction. An id pulled twice (changed on the daemon
     /// while the pull went on) makes a unique index fail: then the older rows of such ids are dropped first
     /// (a sort of the whole table, so only when needed).
     private func rebuildIndexes() throws {
+        try Self.rebuildIndexes(connection: connection, transaction: transaction)
+    }
+
+    /// ``rebuildIndexes()`` on a connection being opened.
+    static func rebuildIndexes(connection: SQLiteConnection, transaction: SQLiteStoreTransaction) throws {
         // Two sorter threads: the indexes are built after the pull, when the machine's cores are otherwise idle.
         try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB); PRAGMA threads = 2")
         defer { try? connection.execute("PRAGMA cache_size = -2000; PRAGMA threads = 0") }
@@ -57,7 +81,8 @@ extension SQLiteExpenseStore {
             do {
                 try connection.execute(index.definition)
             } catch let error as SQLiteError where error.primaryCode == Self.constraintCode {
-                try dropOlderDuplicates(in: index.table, version: index.table == "expense" ? "base_version" : "version")
+                try dropOlderDuplicates(in: index.table, version: index.table == "expense" ? "base_version" : "version",
+                                        connection: connection)
                 try connection.execute(index.definition)
             }
         }
@@ -65,7 +90,7 @@ extension SQLiteExpenseStore {
     }
 
     /// Keeps, of the rows sharing an id, the one with the highest version (the last pulled).
-    private func dropOlderDuplicates(in table: String, version: String) throws {
+    private static func dropOlderDuplicates(in table: String, version: String, connection: SQLiteConnection) throws {
         try connection.execute("""
             DELETE FROM \(table) WHERE position IN (
                 SELECT position FROM (

@@ -2,35 +2,88 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import SQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The default store: one SQLite file (`$EXPENSE_HOME/cache.sqlite`) in WAL mode with `synchronous=FULL`,
 /// so a committed change (and its pending mutation) survives a crash or a power cut.
 ///
 /// Built for 100,000 expenses and more: an add is one indexed insert, listings filter in SQL on indexes,
 /// and nothing loads the whole table except a listing or summary that asks for all of it.
+///
+/// Safe for many processes on one file: opening (migrations) and every ``write(_:)`` hold the writer lock
+/// (`cache.sqlite.lock` beside the file) as well as SQLite's own, and nothing read in one transaction is
+/// trusted in the next (a bulk load another process began or ended is noticed at the start of each one).
 package final class SQLiteExpenseStore: ExpenseStore {
     let connection: SQLiteConnection
     let transaction: SQLiteStoreTransaction
     package let location: String
+    /// The writer lock; `nil` for `:memory:`, which no other process can open.
+    let lock: FileLock?
 
     /// Opens (or creates, mode 0600) the cache at `path` and brings its schema up to date.
-    /// - Throws: ``StoreError/unreadable(path:reason:)`` when the file is damaged, not a database, or cannot be opened.
-    package init(path: String) throws {
+    /// - Parameter readOnly: for a command that only reads: an existing, up-to-date cache is opened read-only,
+    ///   so a cache the user may read but not write still lists and exports. (One that needs a migration or an
+    ///   index rebuild is opened for writing.)
+    /// - Throws: ``StoreError/damaged(path:reason:)`` when the file fails SQLite's checks (damaged, not a
+    ///   database), ``StoreError/permissionDenied(path:needed:reason:)``, ``StoreError/unreadable(path:reason:)``.
+    package init(path: String, readOnly: Bool = false) throws {
         location = path
+        let lock = path == ":memory:" ? nil : FileLock(path: path + ".lock")
+        self.lock = lock
         do {
-            if path != ":memory:" { try FileSystem.createPrivateFileIfMissing(path) }
-            connection = try SQLiteConnection(path: path, mode: .readWrite)
-            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-            try connection.migrate(Self.migrations)
-            transaction = SQLiteStoreTransaction(connection: connection, location: path)
-            try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
-                .run([.text(StoreMetaKey.clientId.rawValue), .text(UUIDText.lowercased(UUID()))])
-            if try transaction.metaValue(.bulkLoad) != nil { try finishInterruptedBulkLoad() }
+            if path != ":memory:" { Self.healCompanionFiles(of: path) }
+            if readOnly, path != ":memory:", FileManager.default.fileExists(atPath: path),
+               let opened = try Self.openForReading(path) {
+                (connection, transaction) = opened
+                return
+            }
+            // Two processes opening a new cache at once must not both run its migrations.
+            let opened: (SQLiteConnection, SQLiteStoreTransaction) = try Self.exclusively(lock) {
+                if path != ":memory:" { try FileSystem.createPrivateFileIfMissing(path) }
+                let connection = try SQLiteConnection(path: path, mode: .readWrite)
+                try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+                try connection.migrate(Self.migrations)
+                let transaction = SQLiteStoreTransaction(connection: connection, location: path)
+                try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
+                    .run([.text(StoreMetaKey.clientId.rawValue), .text(UUIDText.lowercased(UUID()))])
+                if try transaction.metaValue(.bulkLoad) != nil {
+                    try connection.transaction { try Self.rebuildIndexes(connection: connection, transaction: transaction) }
+                }
+                return (connection, transaction)
+            }
+            (connection, transaction) = opened
         } catch let error as SQLiteError {
-            throw StoreError.unreadable(path: path, reason: Self.reason(error))
+            throw Self.storeError(error, path: path,
+                                  needed: readOnly ? Self.toRead : "to read and write it (and its directory, for the -wal and -shm files)")
         } catch let error as StoreError {
             if case .writeFailed(_, let reason) = error { throw StoreError.unreadable(path: path, reason: reason) }
             throw error
+        }
+    }
+
+    /// A read-only connection to an up-to-date cache, or `nil` when the cache needs a write first (a migration,
+    /// a client id, an interrupted bulk load's indexes).
+    private static func openForReading(_ path: String) throws -> (SQLiteConnection, SQLiteStoreTransaction)? {
+        let connection = try SQLiteConnection(path: path, mode: .readOnly)
+        guard try connection.userVersion == migrations.count else { return nil }
+        let transaction = SQLiteStoreTransaction(connection: connection, location: path)
+        guard try transaction.metaValue(.clientId) != nil, try transaction.metaValue(.bulkLoad) == nil else { return nil }
+        return (connection, transaction)
+    }
+
+    /// SQLite creates the `-wal` and `-shm` files with the database file's mode (and gives an empty one that
+    /// mode too): an open of a 0400 cache leaves a 0400 `-shm` behind, which would break every later open even
+    /// once the cache is 0600 again. So an owner-read-only `-wal`/`-shm` of ours beside a cache we may write is
+    /// made 0600 before opening.
+    private static func healCompanionFiles(of path: String) {
+        guard access(path, W_OK) == 0 else { return }
+        for suffix in ["-wal", "-shm"] {
+            var status = stat()
+            if stat(path + suffix, &status) == 0, status.st_uid == geteuid(), status.st_mode & 0o200 == 0 {
+                _ = chmod(path + suffix, 0o600)
+            }
         }
     }
 
@@ -78,7 +131,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
                 GROUP BY day, category, currency
                 """).map(Self.bindings(filter)) { row in
                     guard let date = CalendarDay(ordinal: row.int(0)), let currency = Currency(code: row.text(2)) else {
-                        throw StoreError.unreadable(path: location, reason: "an expense of \(row.int(0)) is damaged")
+                        throw StoreError.damaged(path: location, reason: "an expense of \(row.int(0)) is damaged")
                     }
                     return ExpenseBucket(date: date, category: row.text(1), currency: currency, amount: row.int64(3),
                                          count: row.int64(4))
@@ -86,7 +139,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
         } catch let error as SQLiteError where error.message.contains("integer overflow") {
             throw ValidationError.amountOverflow
         } catch let error as SQLiteError {
-            throw StoreError.unreadable(path: location, reason: Self.reason(error))
+            throw Self.storeError(error, path: location, needed: Self.toRead)
         }
     }
 
@@ -123,8 +176,25 @@ package final class SQLiteExpenseStore: ExpenseStore {
         try reading { try transaction.metaValue(key) }
     }
 
+    /// One SQLite transaction under the writer lock. A bulk load another process began (a first sync) is ended
+    /// first, so this write finds the indexes it needs; one another process ended is noticed.
     package func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try writing { try connection.transaction { try body(transaction) } }
+        try exclusively {
+            try writing {
+                try connection.transaction {
+                    try takeInBulkLoadState()
+                    return try body(transaction)
+                }
+            }
+        }
+    }
+
+    /// Runs `body` holding the writer lock.
+    func exclusively<T>(_ body: () throws -> T) throws -> T { try Self.exclusively(lock, body) }
+
+    private static func exclusively<T>(_ lock: FileLock?, _ body: () throws -> T) throws -> T {
+        guard let lock else { return try body() }
+        return try lock.withExclusive(body)
     }
 
     // MARK: - Rows and errors
@@ -135,19 +205,37 @@ package final class SQLiteExpenseStore: ExpenseStore {
 
     private func reading<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
-            throw StoreError.unreadable(path: location, reason: Self.reason(error))
+            throw Self.storeError(error, path: location, needed: Self.toRead)
         }
     }
 
     func writing<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
-            throw error.isCorruption
-                ? StoreError.unreadable(path: location, reason: Self.reason(error))
-                : StoreError.writeFailed(path: location, reason: Self.reason(error))
+            switch Self.storeError(error, path: location, needed: "to write it (and its directory, for the -wal and -shm files)") {
+            case .unreadable(let path, let reason): throw StoreError.writeFailed(path: path, reason: reason)
+            case let other: throw other
+            }
         }
     }
 
-    private static func reason(_ error: SQLiteError) -> String {
-        error.isCorruption ? "the file is damaged or is not an expense cache (\(error.message))" : error.message
+    /// Damage, a refused permission, or another failure, told apart by SQLite's result code (and, for a file
+    /// that cannot be opened, by whether the system lets us at it). The message is SQLite's, never the SQL.
+    static func storeError(_ error: SQLiteError, path: String, needed: String) -> StoreError {
+        if error.isCorruption { return .damaged(path: path, reason: error.message) }
+        if error.isPermissionDenied
+            || (error.isCannotOpen && !Self.accessible(path, writing: needed != Self.toRead)) {
+            return .permissionDenied(path: path, needed: needed, reason: "permission denied")
+        }
+        return .unreadable(path: path, reason: error.message)
+    }
+
+    /// What a command that only reads needs.
+    private static let toRead = "to read it"
+
+    /// Whether the cache and its directory allow what a command needs.
+    private static func accessible(_ path: String, writing: Bool) -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        let mode = writing ? R_OK | W_OK : R_OK
+        return access(path, mode) == 0 && access(directory.isEmpty ? "." : directory, writing ? W_OK | X_OK : X_OK) == 0
     }
 }

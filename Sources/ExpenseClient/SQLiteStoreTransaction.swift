@@ -280,7 +280,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
     private func decodeExpense(_ row: SQLiteRow, id idText: String, from first: Int32) throws -> Expense {
         guard let id = UUIDText.parse(idText), let currency = Currency(code: row.text(first + 1)),
               let day = CalendarDay(ordinal: row.int(first + 3)), (1...ExpenseRules.maximumAmount).contains(row.int64(first))
-        else { throw StoreError.unreadable(path: location, reason: "the row of expense '\(idText)' is damaged") }
+        else { throw StoreError.damaged(path: location, reason: "the row of expense '\(idText)' is damaged") }
         return Expense(id: id, amount: row.int64(first), currency: currency, category: row.text(first + 2), date: day,
                        note: row.text(first + 4))
     }
@@ -288,7 +288,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
     func decodePending(_ row: SQLiteRow) throws -> PendingMutation {
         guard let state = PendingMutation.State(rawValue: row.text(2)), let type = MutationType(rawValue: row.text(3)),
               let id = UUIDText.parse(row.text(4)) else {
-            throw StoreError.unreadable(path: location, reason: "queue entry \(row.int64(0)) is damaged")
+            throw StoreError.damaged(path: location, reason: "queue entry \(row.int64(0)) is damaged")
         }
         return PendingMutation(
             position: row.int64(0), mutationId: row.isNull(1) ? nil : row.int64(1), state: state, type: type, id: id,
@@ -303,7 +303,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
     func decodeConflict(_ row: SQLiteRow) throws -> Conflict {
         let idText = row.text(0)
         guard let id = UUIDText.parse(idText), let mine = MutationType(rawValue: row.text(1)) else {
-            throw StoreError.unreadable(path: location, reason: "the conflict of expense '\(idText)' is damaged")
+            throw StoreError.damaged(path: location, reason: "the conflict of expense '\(idText)' is damaged")
         }
         let theirs = try decodeExpense(row, id: idText, from: 8)
         return Conflict(

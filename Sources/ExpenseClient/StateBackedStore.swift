@@ -4,51 +4,73 @@ import Foundation
 /// A store that holds its whole state as one ``StoreState`` value: in memory only, or loaded from one file and
 /// written back whole. The reads and the transaction logic are the same for every such store; only where the
 /// state is kept differs (``persist(_:)``).
+///
+/// Several processes may share the file: every read first takes in what another process stored
+/// (``reload()``), and ``write(_:)`` re-reads and writes back while holding the store's writer lock
+/// (``exclusively(_:)``), so a write never replaces the file with a state that misses another's change.
 protocol StateBackedStore: ExpenseStore {
-    /// Everything the store holds.
+    /// Everything the store holds, as last loaded (reads go through ``current()``).
     var state: StoreState { get set }
 
     /// Makes `newState` durable before it replaces ``state`` (nothing to do for a store in memory).
     /// - Throws: when it could not be stored; ``state`` is then left as it was.
     func persist(_ newState: StoreState) throws
+
+    /// Replaces ``state`` with what the file holds now when another process changed it since it was loaded
+    /// (nothing to do for a store in memory).
+    /// - Throws: ``StoreError`` when the file cannot be read.
+    func reload() throws
+
+    /// Runs `body` holding the writer lock every process shares (a store in memory has no other writer).
+    func exclusively<T>(_ body: () throws -> T) throws -> T
 }
 
 extension StateBackedStore {
-    package func record(id: UUID) throws -> LocalRecord? { state.rows[id]?.record }
+    /// The state, brought up to date with the file first.
+    func current() throws -> StoreState {
+        try reload()
+        return state
+    }
 
-    package func records(idPrefix: String, limit: Int) throws -> [LocalRecord] { state.live(idPrefix: idPrefix, limit: limit) }
+    package func record(id: UUID) throws -> LocalRecord? { try current().rows[id]?.record }
 
-    package func expenses(matching filter: ExpenseFilter) throws -> [Expense] { state.expenses(matching: filter) }
+    package func records(idPrefix: String, limit: Int) throws -> [LocalRecord] { try current().live(idPrefix: idPrefix, limit: limit) }
 
-    package func liveCount() throws -> Int { state.rows.values.count { !$0.record.deleted } }
+    package func expenses(matching filter: ExpenseFilter) throws -> [Expense] { try current().expenses(matching: filter) }
 
-    package func pendingMutations(limit: Int) throws -> [PendingMutation] { Array(state.pending.prefix(limit)) }
+    package func liveCount() throws -> Int { try current().rows.values.count { !$0.record.deleted } }
 
-    package func pendingCount() throws -> Int { state.pending.count }
+    package func pendingMutations(limit: Int) throws -> [PendingMutation] { Array(try current().pending.prefix(limit)) }
+
+    package func pendingCount() throws -> Int { try current().pending.count }
 
     package func forEachExpense(matching filter: ExpenseFilter, _ body: (Expense) throws -> Void) throws {
-        for expense in state.expenses(matching: filter) { try body(expense) }
+        for expense in try current().expenses(matching: filter) { try body(expense) }
     }
 
     package func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket] {
-        try ExpenseBucket.summing(state.rows.values.lazy.filter { !$0.record.deleted }.map(\.record.expense)
+        try ExpenseBucket.summing(try current().rows.values.lazy.filter { !$0.record.deleted }.map(\.record.expense)
             .filter { filter.matches($0) })
     }
 
-    package func hasUnsent() throws -> Bool { state.pending.contains { $0.state == .unsent } }
+    package func hasUnsent() throws -> Bool { try current().pending.contains { $0.state == .unsent } }
 
-    package func conflicts() throws -> [Conflict] { state.conflicts }
+    package func conflicts() throws -> [Conflict] { try current().conflicts }
 
-    package func metaValue(_ key: StoreMetaKey) throws -> String? { state.meta[key] }
+    package func metaValue(_ key: StoreMetaKey) throws -> String? { try current().meta[key] }
 
-    /// Runs `body` on a copy of the state; a change is persisted, then kept. A thrown error keeps nothing.
+    /// Under the writer lock, re-reads the state and runs `body` on a copy of it; a change is persisted, then
+    /// kept. A thrown error keeps nothing.
     package func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        let transaction = StateTransaction(state)
-        let result = try body(transaction)
-        if transaction.state != state {
-            try persist(transaction.state)
-            state = transaction.state
+        try exclusively {
+            try reload()
+            let transaction = StateTransaction(state)
+            let result = try body(transaction)
+            if transaction.state != state {
+                try persist(transaction.state)
+                state = transaction.state
+            }
+            return result
         }
-        return result
     }
 }

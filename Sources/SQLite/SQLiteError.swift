@@ -24,6 +24,14 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file is damaged or is not a database at all.
     public var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
 
+    /// The system or the file's mode refused a write (`SQLITE_READONLY*`, `SQLITE_PERM`, `SQLITE_AUTH`).
+    public var isPermissionDenied: Bool {
+        primaryCode == SQLITE_READONLY || primaryCode == SQLITE_PERM || primaryCode == SQLITE_AUTH
+    }
+
+    /// The file (or its journal) could not be opened (`SQLITE_CANTOPEN*`): missing, a directory, or refused.
+    public var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
+
     /// The disk is full or an I/O operation failed.
     public var isDiskTrouble: Bool { primaryCode == SQLITE_FULL || primaryCode == SQLITE_IOERR }
 

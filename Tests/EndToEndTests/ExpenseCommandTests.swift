@@ -125,7 +125,8 @@ import Testing
         try await onOwnThread {
             // Ids are random, so this cache is written by hand, in the JSON store's format.
             let expense = try ExpenseProcess()
-            try FileManager.default.createDirectory(atPath: expense.home, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: expense.home, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
             func entry(_ id: String, _ order: Int) -> String {
                 #"{"id":"\#(id)","amount":100,"currency":"USD","category":"food","date":"2026-01-01","note":"","baseVersion":0,"deleted":false,"order":\#(order)}"#
             }
@@ -144,7 +145,8 @@ import Testing
     @Test func corruptCacheExits74NamingTheFile() async throws {
         try await onOwnThread {
             let expense = try ExpenseProcess()
-            try FileManager.default.createDirectory(atPath: expense.home, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: expense.home, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
             let cache = expense.home + "/cache.sqlite"
             try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: cache))
             for arguments in [["list"], ["add", "1", "food"], ["summary"]] {

@@ -32,7 +32,7 @@ import Testing
                 .trimmingCharacters(in: .newlines)
             try bob.succeed(["add", "12", "food", "--date", "2026-02-03"], environment: environment)
             let synced = try bob.run(["sync"], environment: environment)
-            #expect(synced.status == 65 && synced.stderr.contains("rejected 2 changes"), "\(synced)")
+            #expect(synced.status == 65 && synced.stderr.contains("the daemon rejected 2:") && synced.stderr.contains("expense discard --rejected"), "\(synced)")
 
             let resolved = try bob.run(["resolve", String(first.prefix(8)), "--theirs"], environment: environment)
             #expect(resolved.status == 0, "\(resolved)")

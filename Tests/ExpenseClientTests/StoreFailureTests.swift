@@ -13,7 +13,7 @@ import Testing
             _ = try kind.open(in: directory)
             Issue.record("opening a damaged cache must fail")
         } catch let error as StoreError {
-            guard case .unreadable(let named, _) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .damaged(let named, _) = error else { Issue.record("unexpected \(error)"); return }
             #expect(named == path)
             #expect(error.message.contains(path))
         }

@@ -12,6 +12,8 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     case lastSyncTime = "last_sync_time"
     /// The configured default currency (`expense config set currency EUR`).
     case currency
+    /// How money is shown to people (`expense config set locale de_DE`; absent: follow the environment).
+    case displayLocale = "locale"
     /// `HOST:PORT` of the daemon (`expense remote set`).
     case server
     /// The ledger name on the daemon.

@@ -48,22 +48,33 @@ struct ServeCommand {
                               trustNetwork: Bool) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
+        // Nothing is created before the socket is bound: the existing ledgers are opened (a damaged one is
+        // refused before listening), and a fresh directory and its `default` ledger are made only once the
+        // address is ours, before the first connection is accepted.
         let directory: LedgerDirectory
         do {
-            directory = try LedgerDirectory(dataDirectory: data, defaultCurrency: currency)
+            directory = try LedgerDirectory(dataDirectory: data, creating: .later)
         } catch {
             // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
             log("cannot open the data directory \(data): \(error)")
             return DaemonFailure.exitCode(for: error)
-        }
-        if let tokenPath = directory.createdDefaultTokenPath {
-            log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
         }
         let server: Server
         do {
             server = try Server(configuration: configuration, ledgers: directory, log: log)
         } catch {
             log("cannot listen on \(configuration.listen): \(error)")
+            await directory.close()
+            return DaemonFailure.exitCode(for: error)
+        }
+        do {
+            if let tokenPath = try directory.createDefaultLedgerIfEmpty(currency: currency) {
+                log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
+            }
+        } catch {
+            log("cannot open the data directory \(data): \(error)")
+            server.stop()
+            await server.waitUntilStopped()
             await directory.close()
             return DaemonFailure.exitCode(for: error)
         }

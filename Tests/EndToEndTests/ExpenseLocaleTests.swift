@@ -106,6 +106,13 @@ import Testing
             try expense.succeed(["config", "set", "locale", "auto"])
             #expect(try amount(["LANG": "en_IE.UTF-8"]) == "€1,234,567.50  ")
 
+            // Messages for people use it too.
+            try expense.succeed(["config", "set", "locale", "de_DE"])
+            let id = try expense.succeed(["add", "12.50", "tea", "--currency", "EUR", "--date", "2026-03-02"])
+            let deleted = try expense.run(["delete", String(id.prefix(8))], environment: Self.unset)
+            #expect(deleted.stderr == "Deleted 2026-03-02 12,50\u{A0}€ tea.\n", "\(deleted)")
+            try expense.succeed(["config", "set", "locale", "auto"])
+
             let unknown = try expense.run(["config", "set", "locale", "xx_YY"])
             #expect(unknown.status == 65 && unknown.stderr.hasPrefix("Error: invalid_locale: "), "\(unknown)")
             #expect(try expense.succeed(["config", "get", "locale"]) == "auto\n")
@@ -148,6 +155,13 @@ import Testing
                   食べ物          5,00\u{A0}€    0.0%
 
                 """)
+            // With the chart, every bar and amount still ends in the same column.
+            let charted = try expense.succeed(["summary", "--by", "category"],
+                                              environment: german.merging(["EXPENSE_CHART": "always"]) { $1 })
+            let groupLines = charted.split(separator: "\n").dropFirst()
+            let columns = groupLines.map { $0.unicodeScalars.reduce(0) { $0 + ((0x3040...0x9FFF).contains($1.value) ? 2 : 1) } }
+            #expect(columns.count == 2 && Set(columns).count == 1, "\(charted)")
+            #expect(groupLines.first?.contains("█") == true)
             let arabic = Self.environment(["LANG": "ar_EG.UTF-8"])
             let rows = try expense.succeed(["list"], environment: arabic).split(separator: "\n").map(String.init)
             #expect(rows.dropFirst().map { String($0.dropLast(8)) } == [

@@ -75,13 +75,15 @@ public enum CommandLineParser {
             if positionals.isEmpty, options.isEmpty, flags.isEmpty { return .help(path: path) }
             throw UsageError("Missing subcommand", path: path)
         }
-        if positionals.count > spec.arguments.count {
+        if positionals.count > spec.arguments.count, spec.arguments.last?.isVariadic != true {
             throw UsageError("Unexpected argument '\(positionals[spec.arguments.count])'", path: path)
         }
         var values: [String: String] = [:]
+        var lists: [String: [String]] = [:]
         for (offset, argument) in spec.arguments.enumerated() {
             if offset < positionals.count {
                 values[argument.name] = positionals[offset]
+                if argument.isVariadic { lists[argument.name] = Array(positionals[offset...]) }
             } else if !argument.isOptional {
                 throw UsageError("Missing expected argument '<\(argument.name)>'", path: path)
             }
@@ -96,7 +98,7 @@ public enum CommandLineParser {
                 throw UsageError("Give \(group.isRequired ? "exactly" : "at most") one of \(names)", path: path)
             }
         }
-        return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags))
+        return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags, lists: lists))
     }
 
     /// The default subcommand of `spec` when `next` (the first token after it, if any) names none: nothing

@@ -28,6 +28,7 @@ public struct CommandSpec: Sendable {
                 runnable: Bool? = nil, defaultSubcommand: String? = nil) {
         precondition(arguments.drop(while: { !$0.isOptional }).allSatisfy(\.isOptional),
                      "optional positional arguments must come after the required ones")
+        precondition(arguments.dropLast().allSatisfy { !$0.isVariadic }, "only the last argument may be variadic")
         precondition(defaultSubcommand.map { name in subcommands.contains { $0.name == name } } ?? true,
                      "the default subcommand must be one of the subcommands")
         precondition(exclusiveGroups.allSatisfy { group in
@@ -66,22 +67,18 @@ public struct ArgumentSpec: Sendable {
     public var name: String
     public var help: String
     public var isOptional: Bool
-    /// Whether the argument takes every remaining word (shown as `[<name> ...]`); only the implicit `help`
-    /// command has one, since ``ParsedCommand`` holds one value per argument.
-    public var isRepeating: Bool
+    /// Whether it takes every remaining positional word (shown as `<name> ...`); only the last argument may.
+    public var isVariadic: Bool
     /// What a shell offers for this argument.
     public var completion: ValueCompletion
 
     /// - Parameter completion: what shells offer; by default inferred from `name` (``ValueCompletion/inferred(from:)``).
-    public init(_ name: String, help: String, optional: Bool = false, completion: ValueCompletion? = nil) {
-        self.init(name, help: help, optional: optional, repeating: false, completion: completion)
-    }
-
-    init(_ name: String, help: String, optional: Bool, repeating: Bool, completion: ValueCompletion?) {
+    public init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false,
+                completion: ValueCompletion? = nil) {
         self.name = name
         self.help = help
         self.isOptional = optional
-        self.isRepeating = repeating
+        self.isVariadic = variadic
         self.completion = completion ?? .inferred(from: name)
     }
 }

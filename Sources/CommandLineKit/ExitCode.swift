@@ -16,6 +16,12 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
     case unavailable = 69
     /// A file could not be read or written, such as an unreadable cache (EX_IOERR).
     case ioError = 74
+    /// A resource is busy for now and the same command may work later, such as a data directory another
+    /// daemon holds (EX_TEMPFAIL).
+    case temporaryFailure = 75
+    /// The other side of a protocol answered something that cannot be used, such as an error for a request
+    /// this side had to send (EX_PROTOCOL).
+    case protocolError = 76
     /// Permission was refused, such as an unauthorized token (EX_NOPERM).
     case permissionDenied = 77
 
@@ -29,6 +35,7 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
          65  invalid data (a validation error; the message names the field)
          69  server unavailable
          74  I/O error (for example an unreadable cache file)
+         76  protocol failure (the daemon refused or answered a request in a way the client cannot use)
          77  permission denied
         """
     }

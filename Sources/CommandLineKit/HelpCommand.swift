@@ -9,7 +9,7 @@ enum HelpCommand {
         name: name, abstract: "Show help information for a subcommand.",
         discussion: "  The same text as `--help` after the subcommand. With no subcommand, the help of the program.",
         arguments: [ArgumentSpec("subcommand", help: "The subcommand to describe; nested ones as several words (config set).",
-                                 optional: true, repeating: true, completion: ValueCompletion.none)])
+                                 optional: true, variadic: true, completion: ValueCompletion.none)])
 
     /// Whether `root` gets the implicit help command (it has no `help` subcommand of its own).
     static func isImplicit(in root: CommandSpec) -> Bool { root.subcommand(named: name) == nil }

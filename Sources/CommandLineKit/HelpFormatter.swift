@@ -32,7 +32,7 @@ public enum HelpFormatter {
         var parts = [root.name] + path
         if !spec.subcommands.isEmpty { parts.append(spec.defaultSubcommand == nil ? "<subcommand>" : "[<subcommand>]") }
         parts += spec.arguments.map { argument in
-            let text = "<\(argument.name)>" + (argument.isRepeating ? " ..." : "")
+            let text = "<\(argument.name)>" + (argument.isVariadic ? " ..." : "")
             return argument.isOptional ? "[" + text + "]" : text
         }
         for option in spec.options {

@@ -8,13 +8,20 @@ public struct ParsedCommand: Sendable, Equatable {
     public var options: [String: String]
     /// Flags that were given, by long name.
     public var flags: Set<String>
+    /// Every word a variadic argument took, by its spec name (its first word is also in ``arguments``).
+    public var lists: [String: [String]]
 
-    public init(path: [String], arguments: [String: String] = [:], options: [String: String] = [:], flags: Set<String> = []) {
+    public init(path: [String], arguments: [String: String] = [:], options: [String: String] = [:], flags: Set<String> = [],
+                lists: [String: [String]] = [:]) {
         self.path = path
         self.arguments = arguments
         self.options = options
         self.flags = flags
+        self.lists = lists
     }
+
+    /// Every word of the variadic argument `name` (empty when none was given).
+    public func arguments(_ name: String) -> [String] { lists[name] ?? arguments[name].map { [$0] } ?? [] }
 
     /// The value of the option `--name`, if given.
     public func option(_ name: String) -> String? { options[name] }

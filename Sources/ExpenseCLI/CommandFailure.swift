@@ -39,23 +39,32 @@ struct CommandFailure: Error {
             case .notConfigured, .otherLedger: code = .usage
             case .unreachable: code = .unavailable
             case .unauthorized: code = .permissionDenied
-            case .protocolError: code = .failure
+            case .protocolError: code = .protocolError
+            case .historyReplaced: code = .failure
             }
             var lines = ["Error: \(error.code): \(error.message)"]
             switch error {
             case .unreachable:
                 lines.append("Your changes are kept and will be sent by the next `expense sync`. Check that expensed "
                              + "runs and that `expense remote show` names its address.")
+            case .protocolError:
+                lines.append("Your changes are kept. `expense status` shows this failure until a sync succeeds; "
+                             + "`EXPENSE_VERBOSE=1 expense sync` tells each step.")
             case .unauthorized:
                 lines.append("Check the ledger name and token: `expense remote set HOST:PORT --ledger NAME "
                              + "--token-file FILE` (the daemon's DIR/NAME.token), or EXPENSE_LEDGER and EXPENSE_TOKEN.")
             default: break
             }
             return (code, lines)
+        case let error as LedgerLimitError:
+            return (.dataError, ["Error: \(error.code): \(error.message)"])
+        case let error as DiscardError:
+            return (.failure, ["Error: \(error.code): \(error.message)"])
         case let error as ImportError:
             switch error {
-            case .invalidRows(let problems):
-                let head = "Error: nothing imported: \(problems.count) bad row\(problems.count == 1 ? "" : "s")"
+            case .invalidRows(let problems, let total):
+                var head = "Error: nothing imported: \(total) bad row\(total == 1 ? "" : "s")"
+                if total > problems.count { head += " (the first \(problems.count) shown)" }
                 return (.dataError, [head] + problems.map { "  \($0)" })
             default:
                 return (.dataError, ["Error: nothing imported: \(error)"])

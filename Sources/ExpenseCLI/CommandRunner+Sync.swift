@@ -27,9 +27,13 @@ extension CommandRunner {
         guard !token.isEmpty else { throw usage("The token is empty") }
         let store = try ledger().store
         let configuration = RemoteConfiguration(server: server, ledger: ledgerName, token: token)
-        // A cache holds one ledger: pointing it at another would mix the two ledgers' records.
-        if let synced = try store.metaValue(.syncedLedger), synced != configuration.key {
-            throw SyncError.otherLedger(synced: synced, asked: configuration.key)
+        // A cache holds one ledger: pointing it at another would mix the two ledgers' records. Any address that
+        // serves the same ledger id is fine (Protocol.md §5.7).
+        var engine = SyncEngine(ledger: LocalLedger(store: store), remote: configuration)
+        engine.attempts = 1
+        if case .unverified(let reason) = try engine.checkRemote() {
+            console.err("Warning: could not ask \(server) which ledger it serves (\(reason)); the next `expense sync` "
+                        + "checks it before changing anything.")
         }
         try configuration.save(home: home, store: store)
         console.err("Remote set: \(server), ledger \(ledgerName) (token stored in \(RemoteConfiguration.tokenPath(in: home)), mode 0600).")
@@ -81,7 +85,17 @@ extension CommandRunner {
             console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
         }
         if report.openRejections > 0 {
-            throw CommandFailure(.dataError, "Error: the daemon rejected \(report.openRejections) change\(report.openRejections == 1 ? "" : "s"); see `expense status`")
+            let plural = report.openRejections == 1 ? "" : "s"
+            var lines = ["Error: \(report.openRejections) change\(plural) rejected and kept; see `expense status`"]
+            if report.tooLarge > 0 {
+                lines.append("  too_large: \(report.tooLarge) change\(report.tooLarge == 1 ? " does" : "s do") not fit in the daemon's line "
+                             + "(expensed --max-line) and \(report.tooLarge == 1 ? "was" : "were") not sent; the others synced")
+            }
+            if report.openRejections > report.tooLarge {
+                lines.append("  the daemon rejected \(report.openRejections - report.tooLarge): edit them to fix them, "
+                             + "or drop them with `expense discard --rejected`")
+            }
+            throw CommandFailure(.dataError, lines: lines)
         }
         if report.openConflicts > 0 {
             throw CommandFailure(.conflictsRemain, "\(report.openConflicts) conflict\(report.openConflicts == 1 ? "" : "s") to resolve; see `expense conflicts`")
@@ -124,6 +138,7 @@ extension CommandRunner {
                     quietSince = .now
                 }
             } catch let error as SyncError {
+                if case .protocolError = error { try? engine.ledger.recordSyncFailure(error.description) }
                 guard case .unreachable(let reason) = error else { throw error }
                 guard StopSignal.requested == nil else { break }
                 console.err("disconnected (\(reason)); reconnecting in \(wait)")
@@ -153,10 +168,11 @@ extension CommandRunner {
         let conflicts = try store.conflicts()
         let cursor = try ledger.pullCursor()
         let lastSync = try store.metaValue(.lastSyncTime)
+        let lastFailure = try ledger.lastSyncFailure()
         if command.flag("json") {
             let body: [String: Any] = [
                 "server": remote?.server ?? NSNull(), "ledger": remote?.ledger ?? NSNull(), "cursor": cursor,
-                "lastSync": lastSync ?? NSNull(), "pending": queue.count, "conflicts": conflicts.count,
+                "lastSync": lastSync ?? NSNull(), "lastFailure": lastFailure ?? NSNull(), "pending": queue.count, "conflicts": conflicts.count,
                 "rejected": queue.count { $0.state == .rejected },
                 "changes": queue.map { entry in
                     ["id": entry.id.uuidString.lowercased(), "type": entry.type.rawValue, "state": entry.state.rawValue,
@@ -173,6 +189,11 @@ extension CommandRunner {
         text += "ledger:     \(remote?.ledger ?? "-")\n"
         text += "cursor:     \(cursor)\n"
         text += "last sync:  \(lastSync ?? "never")\n"
+        if let lastFailure {
+            // The daemon's words: shown with control characters as `?`, so they cannot restyle the terminal.
+            let shown = lastFailure.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined()
+            text += "last error: \(shown)\n"
+        }
         text += "pending:    \(queue.count)\n"
         text += "conflicts:  \(conflicts.count)\n"
         if !queue.isEmpty {
@@ -257,7 +278,18 @@ extension CommandRunner {
         let given = fieldOptions.filter { command.option($0) != nil }
         if choices[0] != "edit", !given.isEmpty { throw usage("--\(given[0]) needs --edit") }
         let ledger = try ledger()
-        let conflict = try ledger.conflict(command.argument("id") ?? "")
+        let conflict: Conflict
+        do {
+            conflict = try ledger.conflict(command.argument("id") ?? "")
+        } catch StoreError.noConflict(let prefix) where choices[0] == "theirs" {
+            // A change the daemon rejected is settled like a conflict: --theirs drops it (`expense discard`).
+            do {
+                try resolveRejection(prefix, ledger)
+            } catch DiscardError.nothingPending {
+                throw StoreError.noConflict(prefix)
+            }
+            return
+        }
         let resolution: Resolution
         switch choices[0] {
         case "mine": resolution = .mine

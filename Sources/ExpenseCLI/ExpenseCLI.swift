@@ -157,6 +157,7 @@ struct CommandRunner {
         case ["status"]: try status()
         case ["conflicts"]: try listConflicts()
         case ["resolve"]: try resolve()
+        case ["discard"]: try discard()
         default: throw usage("Unknown command")
         }
     }

@@ -18,7 +18,7 @@ enum ExpenseCommands {
           1234567.50 EUR); --json, export and import always use plain decimals and minor units.
         """,
         subcommands: [add, list, edit, delete, summary, export, importing, config, remote, sync, status, conflicts, resolve,
-                      completion, manual])
+                      discard, completion, manual])
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
@@ -59,19 +59,40 @@ enum ExpenseCommands {
                   .flag("json", help: "Print JSON (amounts as integers in minor units).")])
 
     static let export = CommandSpec(
-        name: "export", abstract: "Write every expense as CSV or JSON.",
+        name: "export", abstract: "Write every expense, with its id, as CSV or JSON.",
+        discussion: """
+          CSV has the header `id,date,amount,currency,category,note` and amounts as decimal text; a cell starting
+          with =, +, -, @, a tab or a carriage return gets a leading ' (after any 's already there) so that a
+          spreadsheet shows it as text, and `expense import` removes it again. JSON is an array of
+          {id, date, amount, currency, category, note} with amounts in minor units. --output files are
+          replaced atomically and created with mode 0600.
+        """,
         options: [.option("format", value: "csv|json", help: "The format (default: csv)."),
-                  .option("output", value: "file", help: "Write to this file instead of standard output.")])
+                  .option("output", value: "file", help: "Write to this file (mode 0600) instead of standard output.")])
 
     static let importing = CommandSpec(
-        name: "import", abstract: "Add the expenses of a CSV file: all of them, or none if any row is invalid.",
+        name: "import", abstract: "Add the expenses of a CSV or JSON file that are not here yet; nothing if any row is invalid.",
         discussion: """
-          The file starts with the header `date,amount,currency,category,note`; amounts are decimal text;
-          an empty currency means the configured one. Fields follow RFC 4180 quoting. A bad row is reported
-          with its line number (the header is line 1).
+          Reads our export: CSV with the header `id,date,amount,currency,category,note` (id optional, columns in
+          any order; an empty currency means --currency, else the configured one) or JSON (detected: the file
+          starts with `[`). A row whose id is stored already is skipped when identical and reported when it
+          differs (the stored expense is kept); a row without an id gets one derived from its values and its
+          occurrence among identical rows, so importing one file twice, or on two machines, adds it once.
+          Prints `N new, M already present, K differing`. A bad row is reported with its line (the header is
+          line 1) or JSON item, and then nothing is imported.
+
+          Bank exports: --map names the header of each field's column (other columns are ignored). Amounts of a
+          mapped file (or with --decimal-comma) may carry a leading + and thousands separators (. or , whichever
+          is not the decimal mark, a space, or '), grouped by three; a negative amount is a refund and is refused.
         """,
-        arguments: [ArgumentSpec("file", help: "The CSV file, or - for standard input.")],
-        options: [.flag("dry-run", help: "Check the file and say what would be imported, without storing anything.")])
+        arguments: [ArgumentSpec("file", help: "The CSV or JSON file, or - for standard input.")],
+        options: [.flag("dry-run", help: "Check the file and print what would be imported, without storing anything."),
+                  .option("format", value: "csv|json", help: "The file's format (default: JSON if it starts with [, else CSV)."),
+                  .option("map", value: "field=Header,…", help: "Read a bank's CSV: the column of each field (date, amount and category required; currency, note, id optional)."),
+                  .option("currency", value: "code", help: "The currency of rows without one (default: the configured currency)."),
+                  .option("delimiter", value: "char", help: "The CSV field separator, such as ';' or tab (default: ,)."),
+                  .flag("decimal-comma", help: "Amounts are written 1.234,56 (comma as the decimal mark)."),
+                  .option("date-format", value: "format", help: "How dates are written, with YYYY, MM and DD, such as DD.MM.YYYY (default: YYYY-MM-DD).")])
 
     static let config = CommandSpec(
         name: "config", abstract: "Show or change settings.",
@@ -105,17 +126,20 @@ enum ExpenseCommands {
     static let sync = CommandSpec(
         name: "sync", abstract: "Push local changes to the daemon and pull everyone else's.",
         discussion: """
-          Says hello, pushes the pending changes in batches, pulls every change since the last sync and prints
-          `pushed N, pulled M, conflicts K` (or `up to date`). Safe to interrupt and to run again.
-          Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: the daemon
-          rejected a change (see `expense status`); 69: the daemon is unreachable (nothing is lost);
-          77: wrong ledger or token.
+          Says hello, pushes the pending changes in batches (at most 1000 changes and at most the daemon's line
+          limit in bytes each), pulls every change since the last sync and prints `pushed N, pulled M,
+          conflicts K` (or `up to date`). Safe to interrupt and to run again.
+          Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: a change was
+          rejected, by the daemon or here as `too_large` (it does not fit in the daemon's line, expensed
+          --max-line), and is kept while the rest syncs (see `expense status`); 69: the daemon is unreachable
+          (nothing is lost); 76: a protocol failure (the daemon refused a request; `expense status` names the
+          changes a failed push carried); 77: wrong ledger or token.
         """,
         options: [.flag("json", help: "Print the result as JSON."),
                   .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C or SIGTERM stops it, exit 0).")])
 
     static let status = CommandSpec(
-        name: "status", abstract: "Show the remote, the last sync, pending changes and open conflicts.",
+        name: "status", abstract: "Show the remote, the last sync (or why it failed), pending changes and open conflicts.",
         options: [.flag("json", help: "Print JSON.")])
 
     static let conflicts = CommandSpec(
@@ -126,7 +150,7 @@ enum ExpenseCommands {
         name: "resolve", abstract: "Settle a conflict; the next sync sends the result.",
         arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.")],
         options: [.flag("mine", help: "Keep my change (re-submitted against the server's current version; restores a deleted expense)."),
-                  .flag("theirs", help: "Drop my change and take the server's."),
+                  .flag("theirs", help: "Drop my change and take the server's (also for a change the daemon rejected)."),
                   .flag("edit", help: "Start from the server's version and set the fields given below."),
                   .option("amount", value: "amount", help: "With --edit: the amount."),
                   .option("category", value: "category", help: "With --edit: the category."),
@@ -142,6 +166,18 @@ enum ExpenseCommands {
     /// The man page `expense man` prints (docs/man/expense.1 is this page, kept in sync by a test).
     static let manualPage = ManualPage(section: 1, date: "2026-12-01", source: "expense \(version)", footer: footer,
                                        seeAlso: ["expensed(8)"])
+
+    static let discard = CommandSpec(
+        name: "discard", abstract: "Drop local changes that are not synced yet; the server's copy is untouched.",
+        discussion: """
+          Drops the queued (unsent or rejected) changes of each expense, and my side of its open conflict, and
+          prints each id; the local view returns to the server's copy (an expense the daemon never had is gone).
+          All or nothing: an id that matches no pending change (exit 1) leaves every expense as it was.
+          A change already sent whose answer is not in yet cannot be discarded: run `expense sync` first.
+        """,
+        arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.", optional: true,
+                                 variadic: true)],
+        options: [.flag("rejected", help: "Drop every change the daemon rejected (see `expense status`).")])
 
     /// Exit codes and environment, appended to every help text.
     static let footer = """

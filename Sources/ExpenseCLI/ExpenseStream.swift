@@ -25,7 +25,7 @@ struct ExpenseStream {
 
     static let flushSize = 65_536
 
-    /// The header (CSV) or opening bracket (JSON).
+    /// The header (CSV, ``ExpenseClient/CSVImporter/header``); JSON opens its bracket with the first row.
     mutating func begin() {
         if format == .csv { append(CSV.row(CSVImporter.header)) }
     }
@@ -34,7 +34,7 @@ struct ExpenseStream {
     mutating func write(_ expense: Expense) throws(CommandFailure) {
         switch format {
         case .csv:
-            append(CSV.row([expense.date.description, Money.format(expense.amount, currency: expense.currency),
+            append(CSV.row([expense.idString, expense.date.description, Money.format(expense.amount, currency: expense.currency),
                             expense.currency.code, expense.category, expense.note]))
         case .json:
             append(count == 0 ? "[\n" : ",\n")

@@ -33,10 +33,15 @@ package enum CSVError: Error, Hashable, Sendable, CustomStringConvertible {
 /// RFC 4180 CSV: comma-separated, fields may be quoted with `"`, a quote inside a quoted field is doubled,
 /// quoted fields may hold commas and line breaks. Lines end in CRLF or LF (a line break inside a quoted field,
 /// CRLF, LF or CR, is read as LF). Empty lines are skipped.
+///
+/// Written cells are guarded against spreadsheet formulas (``guardFormula(_:)``), and ``unguardFormula(_:)``
+/// reads them back exactly.
 package enum CSV {
-    /// Parses `text` into records, each with the physical line it starts on.
+    /// Parses `text` into records, each with the physical line it starts on. `delimiter` separates fields
+    /// (`,` by RFC 4180; bank exports often use `;`); it may not be a quote or a line break.
     /// - Throws: ``CSVError``.
-    package static func parse(_ text: String) throws(CSVError) -> [CSVRecord] {
+    package static func parse(_ text: String, delimiter: Unicode.Scalar = ",") throws(CSVError) -> [CSVRecord] {
+        precondition(delimiter != "\"" && delimiter != "\r" && delimiter != "\n", "a delimiter cannot be a quote or a line break")
         // Unicode scalars, not Characters: "\r\n" is one Character, and a quote may combine with what follows.
         var scalars = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = scalars.next()
@@ -82,13 +87,13 @@ package enum CSV {
                     if inner == "\n" { line += 1 }
                     field.append(inner)
                 }
-                guard pending == nil || pending == "," || pending == "\r" || pending == "\n" else {
+                guard pending == nil || pending == delimiter || pending == "\r" || pending == "\n" else {
                     throw .unexpectedQuote(line: line)
                 }
                 continue
             }
             switch scalar {
-            case ",":
+            case delimiter:
                 fields.append(String(field))
                 field = String.UnicodeScalarView()
             case "\r", "\n":
@@ -106,14 +111,36 @@ package enum CSV {
         return records
     }
 
-    /// One field, quoted when it holds a comma, a quote or a line break.
+    /// One field, formula-guarded (``guardFormula(_:)``), then quoted when it holds a comma, a quote or a line
+    /// break, or when it was guarded (OWASP's advice: a guarded cell is also quoted).
     package static func escape(_ field: String) -> String {
-        guard field.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let guarded = guardFormula(field)
+        guard guarded != field || guarded.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+        else { return field }
+        return "\"" + guarded.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// One record and its line end (`\n`).
     package static func row(_ fields: [String]) -> String {
         fields.map(escape).joined(separator: ",") + "\n"
     }
+
+    /// The characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
+    /// `field` as a spreadsheet shows it as text: a field that starts with `=`, `+`, `-`, `@`, a tab or a
+    /// carriage return, after any number of `'`, gets one more `'` in front. (The `'`s already there are
+    /// counted so that ``unguardFormula(_:)`` can tell a guard from a value that really starts with `'`.)
+    package static func guardFormula(_ field: String) -> String {
+        needsGuard(field.unicodeScalars.drop { $0 == "'" }.first) ? "'" + field : field
+    }
+
+    /// The inverse of ``guardFormula(_:)``: one leading `'` is removed when `'`s are followed by a formula
+    /// start. Every other field is returned unchanged, so `unguardFormula(guardFormula(x)) == x` for every `x`.
+    package static func unguardFormula(_ field: String) -> String {
+        guard field.unicodeScalars.first == "'", needsGuard(field.unicodeScalars.drop { $0 == "'" }.first) else { return field }
+        return String(field.unicodeScalars.dropFirst())
+    }
+
+    private static func needsGuard(_ first: Unicode.Scalar?) -> Bool { first.map(formulaStarts.contains) ?? false }
 }

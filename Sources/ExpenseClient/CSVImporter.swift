@@ -5,71 +5,141 @@ import ExpenseCore
 package enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file is not valid CSV.
     case malformed(CSVError)
-    /// The first line is not `date,amount,currency,category,note`.
-    case badHeader(found: String)
-    /// One or more rows are invalid; each names its physical line.
-    case invalidRows([RowProblem])
+    /// The file is not valid JSON (with `--format json`, or a file starting with `[`).
+    case malformedJSON(String)
+    /// The header does not name the columns needed (`expected` says what was looked for).
+    case badHeader(found: String, expected: String)
+    /// One or more rows are invalid; each names its physical line (or JSON item). `total` counts them all,
+    /// while `problems` holds the first ``ImportError/shownProblems``.
+    case invalidRows([RowProblem], total: Int)
+
+    /// How many bad rows are listed at most.
+    package static let shownProblems = 50
 
     /// One bad row.
-    package struct RowProblem: Hashable, Sendable, CustomStringConvertible {
+    package struct RowProblem: Error, Hashable, Sendable, CustomStringConvertible {
         package var line: Int
-        /// A validation code (`invalid_amount`, …) or `invalid_row` for a wrong number of fields.
+        /// A validation code (`invalid_amount`, …), `invalid_row` for a wrong number of fields or a wrong JSON
+        /// type, or `duplicate_id` for an id given twice.
         package var code: String
         package var message: String
+        /// `line` for CSV, `item` for a JSON array element.
+        package var unit = "line"
 
-        package var description: String { "line \(line): \(code): \(message)" }
+        package init(line: Int, code: String, message: String, unit: String = "line") {
+            self.line = line
+            self.code = code
+            self.message = message
+            self.unit = unit
+        }
+
+        package var description: String { "\(unit) \(line): \(code): \(message)" }
     }
 
     package var description: String {
         switch self {
         case .malformed(let error): "invalid_csv: \(error)"
-        case .badHeader(let found):
-            "invalid_header: line 1: expected the header '\(CSVImporter.header.joined(separator: ","))', found '\(found)'"
-        case .invalidRows(let problems):
+        case .malformedJSON(let reason): "invalid_json: \(reason)"
+        case .badHeader(let found, let expected):
+            "invalid_header: line 1: expected \(expected), found '\(found)'"
+        case .invalidRows(let problems, _):
             problems.map(\.description).joined(separator: "\n")
         }
     }
 }
 
-/// Turns a CSV export (`date,amount,currency,category,note`, amounts as decimal text) into validated drafts.
+/// Turns a CSV file into validated rows: our export (`id,date,amount,currency,category,note`, `id` optional,
+/// columns in any order, amounts as decimal text, formula guards removed), or a bank's export read through
+/// ``ImportOptions/columns`` (`--map`), where other columns are ignored.
 package enum CSVImporter {
-    /// The required header, in order.
-    package static let header = ["date", "amount", "currency", "category", "note"]
+    /// The columns of our export, in the order `export` writes them; `id` may be left out on import.
+    package static let header = ["id", "date", "amount", "currency", "category", "note"]
 
-    /// Parses and validates every row with the core's validator; an empty currency means `defaultCurrency`.
-    /// - Returns: the validated drafts, each with a new id, ready for ``LocalLedger/add(_:)-(Array)``.
-    /// - Throws: ``ImportError`` naming every bad row (up to 50), so nothing half-imports.
+    /// Parses and validates every row with the core's validator (all of them, so the error can count them);
+    /// an empty currency means `defaultCurrency`.
+    /// - Returns: the validated expenses, ids included (see ``ImportRow``).
+    /// - Throws: ``ImportError`` naming the bad rows (the first 50), so nothing half-imports.
     package static func drafts(from text: String, defaultCurrency: Currency) throws(ImportError) -> [Expense] {
-        let records: [CSVRecord]
-        do { records = try CSV.parse(text) } catch { throw .malformed(error) }
-        guard let first = records.first,
-              first.fields.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) == header
-        else { throw .badHeader(found: records.first?.fields.joined(separator: ",") ?? "") }
+        try rows(from: text, options: ImportOptions(), defaultCurrency: defaultCurrency).map(\.expense)
+    }
 
-        var expenses: [Expense] = []
+    /// ``drafts(from:defaultCurrency:)`` with the options of a bank export, returning rows with their lines.
+    package static func rows(from text: String, options: ImportOptions, defaultCurrency: Currency) throws(ImportError) -> [ImportRow] {
+        let records: [CSVRecord]
+        do { records = try CSV.parse(text, delimiter: options.delimiter) } catch { throw .malformed(error) }
+        let columns = try columnIndexes(records.first, options: options)
+        let currency = options.currency ?? defaultCurrency
+        var builder = ImportRowBuilder()
         var problems: [ImportError.RowProblem] = []
+        var total = 0
+        let width = records.first?.fields.count ?? 0
         for record in records.dropFirst() {
-            guard record.fields.count == header.count else {
-                problems.append(.init(line: record.line, code: "invalid_row",
-                                      message: "expected \(header.count) fields, found \(record.fields.count)"))
+            func problem(_ code: String, _ message: String) {
+                total += 1
+                if problems.count < ImportError.shownProblems {
+                    problems.append(.init(line: record.line, code: code, message: message))
+                }
+            }
+            guard options.columns != nil ? record.fields.count >= width : record.fields.count == width else {
+                problem("invalid_row", "expected \(width) fields, found \(record.fields.count)")
                 continue
             }
-            let fields = record.fields
-            do {
-                let currencyText = fields[2].isEmpty ? defaultCurrency.code : fields[2]
-                let currency = try ExpenseValidator.validateCurrency(currencyText)
-                let amount = try Money.parse(fields[1], currency: currency)
-                expenses.append(try ExpenseValidator.validate(ExpenseDraft(
-                    id: UUID().uuidString.lowercased(), amount: amount, currency: currency.code,
-                    category: fields[3], date: fields[0], note: fields[4])))
-            } catch let error as ValidationError {
-                problems.append(.init(line: record.line, code: error.code, message: error.message))
-            } catch {
-                problems.append(.init(line: record.line, code: "invalid_row", message: "\(error)"))
+            func field(_ name: ExpenseField) -> String? {
+                columns[name].map { options.columns == nil ? CSV.unguardFormula(record.fields[$0]) : record.fields[$0] }
             }
-            if problems.count >= 50 { break }
+            do {
+                let currencyText = field(.currency).map { $0.trimmingWhitespace } ?? ""
+                let rowCurrency = currencyText.isEmpty ? currency : try ExpenseValidator.validateCurrency(currencyText)
+                let amountText = field(.amount) ?? ""
+                let amount = options.bankAmounts
+                    ? try ImportAmount.parse(amountText, currency: rowCurrency, decimalComma: options.decimalComma)
+                    : try Money.parse(amountText, currency: rowCurrency)
+                var date = field(.date) ?? ""
+                if let format = options.dateFormat {
+                    guard let iso = format.isoText(date) else {
+                        throw ValidationError.invalidDate(date + " (expected \(format.text))")
+                    }
+                    date = iso
+                }
+                try builder.add(line: record.line, id: field(.id)?.trimmingWhitespace, amount: amount, currency: rowCurrency,
+                                category: field(.category) ?? "", date: date, note: field(.note) ?? "")
+            } catch let error as ValidationError {
+                problem(error.code, error.message)
+            } catch let error as ImportError.RowProblem {
+                problem(error.code, error.message)
+            } catch {
+                problem("invalid_row", "\(error)")
+            }
         }
-        guard problems.isEmpty else { throw .invalidRows(problems) }
-        return expenses
+        guard problems.isEmpty else { throw .invalidRows(problems, total: total) }
+        return builder.rows
+    }
+
+    /// Where each field's column is. Our header: the names of ``header`` in any order, each at most once,
+    /// all but `id` required, nothing else. With `--map`: each mapped header text (trimmed, any case) must be there.
+    private static func columnIndexes(_ first: CSVRecord?, options: ImportOptions) throws(ImportError) -> [ExpenseField: Int] {
+        let names = (first?.fields ?? []).map { $0.trimmingWhitespace.lowercased() }
+        let found = first?.fields.joined(separator: String(Character(options.delimiter))) ?? ""
+        var indexes: [ExpenseField: Int] = [:]
+        if let mapped = options.columns {
+            for (field, column) in mapped {
+                guard let index = names.firstIndex(of: column.lowercased()) else {
+                    throw .badHeader(found: found, expected: "a column '\(column)' for \(field.rawValue) (from --map)")
+                }
+                indexes[field] = index
+            }
+            return indexes
+        }
+        let expected = "the header '\(header.joined(separator: ","))' (id optional, any order; or give --map)"
+        for (index, name) in names.enumerated() {
+            guard let field = ExpenseField(rawValue: name), header.contains(name), indexes[field] == nil else {
+                throw .badHeader(found: found, expected: expected)
+            }
+            indexes[field] = index
+        }
+        guard header.dropFirst().allSatisfy({ ExpenseField(rawValue: $0).flatMap { indexes[$0] } != nil }) else {
+            throw .badHeader(found: found, expected: expected)
+        }
+        return indexes
     }
 }

@@ -36,9 +36,19 @@ package struct ExpenseBucket: Hashable, Sendable {
     }
 }
 
-/// What a bucket is keyed by.
+/// What a bucket is keyed by: the category by its bytes (``ExpenseCore/ExactText``), as SQLite groups it.
 private struct BucketKey: Hashable {
     var date: CalendarDay
     var category: String
     var currency: Currency
+
+    static func == (lhs: BucketKey, rhs: BucketKey) -> Bool {
+        lhs.date == rhs.date && lhs.currency == rhs.currency && ExactText.same(lhs.category, rhs.category)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(date)
+        hasher.combine(currency)
+        ExactText.hash(category, into: &hasher)
+    }
 }

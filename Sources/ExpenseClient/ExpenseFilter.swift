@@ -1,7 +1,7 @@
 import ExpenseCore
 
 /// Which live expenses a listing returns. `from` and `to` are inclusive; `category` matches the stored
-/// (trimmed) category exactly.
+/// (trimmed) category exactly: by its bytes (``ExpenseCore/ExactText``), in every store alike.
 package struct ExpenseFilter: Hashable, Sendable {
     package var from: CalendarDay?
     package var to: CalendarDay?
@@ -13,11 +13,22 @@ package struct ExpenseFilter: Hashable, Sendable {
         self.category = category.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
+    /// Equal when every member is, the category by its bytes: two such filters pass the same expenses.
+    package static func == (lhs: ExpenseFilter, rhs: ExpenseFilter) -> Bool {
+        lhs.from == rhs.from && lhs.to == rhs.to && ExactText.same(lhs.category, rhs.category)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(from)
+        hasher.combine(to)
+        ExactText.hash(category, into: &hasher)
+    }
+
     /// Whether `expense` passes the filter (used by the stores that filter in memory).
     package func matches(_ expense: Expense) -> Bool {
         if let from, expense.date < from { return false }
         if let to, expense.date > to { return false }
-        if let category, expense.category != category { return false }
+        if let category, !ExactText.same(expense.category, category) { return false }
         return true
     }
 }

@@ -34,6 +34,10 @@ package protocol ExpenseStore: AnyObject {
     /// How many live expenses there are.
     func liveCount() throws -> Int
 
+    /// The sum of the live amounts in `currency`, or `nil` when it does not fit in `Int64` (for the local
+    /// overflow rule, `LocalLedger+Limits.swift`). Stores without a faster way sum their buckets.
+    func liveTotal(currency: Currency) throws -> Int64?
+
     /// The first `limit` queue entries, in queue order.
     func pendingMutations(limit: Int) throws -> [PendingMutation]
 
@@ -71,6 +75,8 @@ package protocol StoreTransaction: AnyObject {
     /// The server's last-seen copy of an expense.
     func serverCopy(id: UUID) throws -> Record?
     func putServerCopy(_ record: Record) throws
+    /// Every server copy with `seq` above `seq` (the records a replaced daemon history may have lost; a heal).
+    func serverCopies(seqAbove seq: Int64) throws -> [Record]
 
     /// Whether the queue and the open conflicts are both empty: then the local view of every expense is
     /// its server copy, and a pulled record can be stored with ``putSettled(_:)`` without a merge.
@@ -113,6 +119,21 @@ extension StoreTransaction {
 }
 
 extension ExpenseStore {
+    /// The buckets' sum, overflow-checked.
+    package func liveTotal(currency: Currency) throws -> Int64? {
+        var total: Int64 = 0
+        do {
+            for bucket in try buckets(matching: ExpenseFilter()) where bucket.currency == currency {
+                let (sum, overflow) = total.addingReportingOverflow(bucket.amount)
+                if overflow { return nil }
+                total = sum
+            }
+        } catch ValidationError.amountOverflow {
+            return nil
+        }
+        return total
+    }
+
     /// Stores without a bulk mode load record by record.
     package func beginBulkLoad() throws -> Bool { false }
     package func endBulkLoad() throws {}

@@ -116,7 +116,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
         }
         func expense(_ entry: Entry) throws -> Expense {
             do {
-                return try ExpenseValidator.validate(ExpenseDraft(
+                return try ExpenseValidator.validateStored(ExpenseDraft(
                     id: entry.id, amount: entry.amount, currency: entry.currency, category: entry.category,
                     date: entry.date, note: entry.note))
             } catch {

@@ -5,49 +5,56 @@ import Foundation
 /// The sync steps that change the local store, each one transaction, so a sync interrupted anywhere leaves a
 /// consistent store that the next sync continues from.
 extension LocalLedger {
-    /// After `hello`: entries numbered at or below `lastMutationId` were consumed by the daemon but their answer
-    /// was lost (state ``PendingMutation/State/unknown``, checked after the pull); numbered entries above it never
-    /// arrived and become unsent again, so numbering restarts at `lastMutationId + 1` with no gap.
-    /// A cache synced with another server or ledger is refused (``SyncError/otherLedger(synced:asked:)``): the two
-    /// ledgers' records would mix silently. The queue is untouched.
-    package func beginSession(lastMutationId: Int64, remote: String) throws {
+    /// After `hello`: checks and records the cache's binding and notes a heal when the daemon's history was
+    /// replaced (``LedgerBinding/greeted(_:at:)``), then settles the numbering: entries numbered at or below
+    /// `lastMutationId` were consumed by the daemon but their answer was lost (state ``PendingMutation/State/unknown``,
+    /// checked after the pull); numbered entries above it never arrived (or a restored daemon forgot them) and become
+    /// unsent again, so numbering restarts at `lastMutationId + 1` with no gap.
+    /// - Throws: ``SyncError/otherLedger(synced:asked:)`` before anything is changed when the daemon serves another
+    ///   ledger than the one this cache holds: the two ledgers' records would mix silently.
+    package func beginSession(_ hello: HelloResult, remote: String) throws {
         try store.write { transaction in
-            switch try transaction.metaValue(.syncedLedger) {
-            case nil:
-                try transaction.setMetaValue(remote, for: .syncedLedger)
-                try transaction.setMetaValue("0", for: .pullCursor)
-            case let synced? where synced != remote:
-                throw SyncError.otherLedger(synced: synced, asked: remote)
-            default:
-                break
-            }
-            var position: Int64 = 0
-            while true {
-                let page = try transaction.pending(after: position, limit: 1000)
-                guard let lastEntry = page.last else { break }
-                position = lastEntry.position
-                for var entry in page where entry.state == .sent || entry.state == .unknown {
-                    if let id = entry.mutationId, id <= lastMutationId {
-                        entry.state = .unknown
-                    } else {
-                        entry.state = .unsent
-                        entry.mutationId = nil
-                    }
-                    try transaction.updatePending(entry)
-                }
-            }
-            try transaction.setMetaValue(String(lastMutationId), for: .lastMutationId)
+            try LedgerBinding.load(from: transaction).greeted(hello, at: remote).save(to: transaction)
+            try renumber(hello.lastMutationId, in: transaction)
         }
     }
 
-    /// Numbers and marks sent the next batch (at most `limit` entries, the first unsent entry of each expense
-    /// whose earlier entries are all answered), persisting the numbers before anything is written to the socket.
+    private func renumber(_ lastMutationId: Int64, in transaction: any StoreTransaction) throws {
+        var position: Int64 = 0
+        while true {
+            let page = try transaction.pending(after: position, limit: 1000)
+            guard let lastEntry = page.last else { break }
+            position = lastEntry.position
+            for var entry in page where entry.state == .sent || entry.state == .unknown {
+                if let id = entry.mutationId, id <= lastMutationId {
+                    entry.state = .unknown
+                } else {
+                    entry.state = .unsent
+                    entry.mutationId = nil
+                }
+                try transaction.updatePending(entry)
+            }
+        }
+        try transaction.setMetaValue(String(lastMutationId), for: .lastMutationId)
+    }
+
+    /// Numbers and marks sent the next batch, persisting the numbers before anything is written to the socket:
+    /// at most `limit` entries (the first unsent entry of each expense whose earlier entries are all answered)
+    /// whose push line, envelope included, stays within `maximumLineLength` bytes (the daemon's `maxLine`).
+    ///
+    /// An entry whose push line alone would pass `maximumLineLength` is not numbered: it is marked rejected
+    /// here with ``MutationRejection/tooLarge(bytes:limit:)`` and the entries after it go on, so numbering stays
+    /// consecutive (no mutationId is spent on a change that is never sent) and one change never blocks the rest.
+    /// Such an entry is looked at again by every batch and goes out as soon as it fits (a shorter edit, or a
+    /// daemon with a larger limit).
     /// - Returns: the batch, in `mutationId` order; empty when nothing can be sent now.
-    package func nextBatch(limit: Int = PushRequest.maximumMutations) throws -> [PendingMutation] {
+    package func nextBatch(limit: Int = PushRequest.maximumMutations,
+                           maximumLineLength: Int = HelloResult.assumedMaxLine) throws -> [PendingMutation] {
         try store.write { transaction in
             var nextId = (try transaction.metaValue(.lastMutationId).flatMap { Int64($0) } ?? 0) + 1
             var seen = Set<UUID>()
             var batch: [PendingMutation] = []
+            var lineBytes = PushRequest.envelopeBytes
             var position: Int64 = 0
             scan: while batch.count < limit {
                 let page = try transaction.pending(after: position, limit: 1000)
@@ -55,9 +62,21 @@ extension LocalLedger {
                 position = lastEntry.position
                 for var entry in page {
                     guard seen.insert(entry.id).inserted else { continue }
-                    guard entry.state == .unsent else { continue }
+                    guard entry.state == .unsent || (entry.state == .rejected && entry.rejection?.isTooLarge == true) else { continue }
+                    let bytes = PushRequest.encodedBytes(of: entry.mutation(mutationId: nextId))
+                    if PushRequest.envelopeBytes + bytes > maximumLineLength {
+                        if entry.state != .rejected {
+                            entry.state = .rejected
+                            entry.rejection = .tooLarge(bytes: PushRequest.envelopeBytes + bytes, limit: maximumLineLength)
+                            try transaction.updatePending(entry)
+                        }
+                        continue
+                    }
+                    if lineBytes + bytes > maximumLineLength { break scan }
+                    lineBytes += bytes
                     entry.mutationId = nextId
                     entry.state = .sent
+                    entry.rejection = nil
                     nextId += 1
                     try transaction.updatePending(entry)
                     batch.append(entry)
@@ -78,7 +97,7 @@ extension LocalLedger {
         package var gap = false
     }
 
-    /// Applies the daemon's answers to a batch from ``nextBatch(limit:)``.
+    /// Applies the daemon's answers to a batch from ``nextBatch(limit:maximumLineLength:)``.
     package func apply(results: [MutationResult], for batch: [PendingMutation]) throws -> PushOutcome {
         let byId = Dictionary(batch.compactMap { entry in entry.mutationId.map { ($0, entry) } }, uniquingKeysWith: { a, _ in a })
         var outcome = PushOutcome()
@@ -93,7 +112,7 @@ extension LocalLedger {
                     if (copy?.version ?? 0) <= version {
                         var draft = copy?.expense.draft ?? ExpenseDraft(id: entry.id.uuidString.lowercased())
                         if entry.type == .put { draft = draft.merging(entry.fields) }
-                        if let expense = try? ExpenseValidator.validate(draft) {
+                        if let expense = try? ExpenseValidator.validateStored(draft) {
                             try transaction.putServerCopy(Record(expense: expense, version: version, seq: max(seq, copy?.seq ?? 0),
                                                                  deleted: entry.type == .delete))
                         }
@@ -191,7 +210,7 @@ extension LocalLedger {
         }
     }
 
-    /// Whether the server's record shows the effect of `entry`.
+    /// Whether the server's record shows the effect of `entry` (text compared by its bytes).
     static func holds(_ record: Record, _ entry: PendingMutation) -> Bool {
         switch entry.type {
         case .delete: return record.deleted
@@ -201,9 +220,9 @@ extension LocalLedger {
             let fields = entry.fields
             return (fields.amount.map { $0 == expense.amount } ?? true)
                 && (fields.currency.map { $0 == expense.currency.code } ?? true)
-                && (fields.category.map { $0 == expense.category } ?? true)
+                && (fields.category.map { ExactText.same($0, expense.category) } ?? true)
                 && (fields.date.map { $0 == expense.date.description } ?? true)
-                && (fields.note.map { $0 == expense.note } ?? true)
+                && (fields.note.map { ExactText.same($0, expense.note) } ?? true)
         }
     }
 
@@ -213,8 +232,19 @@ extension LocalLedger {
     /// The cursor to pull from.
     package func pullCursor() throws -> Int64 { try store.metaValue(.pullCursor).flatMap { Int64($0) } ?? 0 }
 
-    /// Records a successful sync.
+    /// Records a successful sync (and forgets an earlier failure).
     package func finishSync(at date: Date = Date()) throws {
-        try store.setMetaValue(date.formatted(.iso8601), for: .lastSyncTime)
+        try store.write { transaction in
+            try transaction.setMetaValue(date.formatted(.iso8601), for: .lastSyncTime)
+            try transaction.setMetaValue(nil, for: .lastSyncFailure)
+        }
     }
+
+    /// Records why a sync failed for a protocol reason, for `expense status`.
+    package func recordSyncFailure(_ text: String) throws {
+        try store.setMetaValue(text, for: .lastSyncFailure)
+    }
+
+    /// Why the last sync failed for a protocol reason, if it did and no sync has succeeded since.
+    package func lastSyncFailure() throws -> String? { try store.metaValue(.lastSyncFailure) }
 }

@@ -47,15 +47,20 @@ package final class LocalLedger {
         return expenses
     }
 
-    /// Stores already-validated new expenses (an import) in one transaction, each with a queued `put`.
+    /// Stores already-validated new expenses in one transaction, each with a queued `put`.
+    /// - Throws: ``LedgerLimitError/totalOverflow(currency:)`` (nothing stored), ``StoreError``.
     package func insert(_ expenses: [Expense]) throws {
-        try store.write { transaction in
-            for expense in expenses {
-                var fields = expense.draft
-                fields.id = nil
-                try transaction.putRecord(LocalRecord(expense: expense))
-                try transaction.appendPending(PendingMutation(type: .put, id: expense.id, baseVersion: 0, fields: fields))
-            }
+        try store.write { transaction in try insert(expenses, in: transaction) }
+    }
+
+    /// ``insert(_:)`` inside `transaction`, after the daemon's overflow rule (``checkTotals(adding:removing:)``).
+    func insert(_ expenses: [Expense], in transaction: any StoreTransaction) throws {
+        try checkTotals(adding: expenses)
+        for expense in expenses {
+            var fields = expense.draft
+            fields.id = nil
+            try transaction.putRecord(LocalRecord(expense: expense))
+            try transaction.appendPending(PendingMutation(type: .put, id: expense.id, baseVersion: 0, fields: fields))
         }
     }
 
@@ -84,6 +89,7 @@ package final class LocalLedger {
         let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
         let changed = Self.difference(from: record.expense, to: updated)
         guard changed != ExpenseDraft() else { return record.expense }
+        if changed.amount != nil || changed.currency != nil { try checkTotals(adding: [updated], removing: record.expense) }
         try store.write { transaction in
             try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)
         }
@@ -109,12 +115,16 @@ package final class LocalLedger {
     }
 
     /// Totals per currency (and per group) of the live expenses the query covers, with the core's aggregator.
-    /// - Throws: ``ExpenseCore/ValidationError/amountOverflow``, ``StoreError``.
+    /// - Throws: ``LedgerLimitError/summaryOverflow(currency:)`` naming the currency, ``StoreError``.
     package func summary(_ query: SummaryQuery) throws -> Summary {
         var aggregator = Aggregator(query: query)
         for bucket in try store.buckets(matching: ExpenseFilter(from: query.from, to: query.to, category: query.category)) {
-            try aggregator.add(amount: bucket.amount, count: bucket.count, currency: bucket.currency,
-                               category: bucket.category, date: bucket.date)
+            do {
+                try aggregator.add(amount: bucket.amount, count: bucket.count, currency: bucket.currency,
+                                   category: bucket.category, date: bucket.date)
+            } catch ValidationError.amountOverflow {
+                throw LedgerLimitError.summaryOverflow(currency: bucket.currency)
+            }
         }
         return aggregator.summary
     }
@@ -124,14 +134,21 @@ package final class LocalLedger {
 
     // MARK: - The queue
 
-    /// The fields of `after` that differ from `before` (`nil` where equal).
+    /// The fields of `after` that differ from `before` (`nil` where equal), text compared by its bytes
+    /// (``ExpenseCore/ExactText``).
+    ///
+    /// Money is one value (Protocol.md §7.4): when the amount or the currency differs, both are given, so a
+    /// queued change always carries the person's whole (amount, currency) pair. The local view, which lays
+    /// queued fields over the server's copy, then never shows the server's digits with a local currency or
+    /// the other way round, and `resolve --mine` re-submits the pair the person meant.
     static func difference(from before: Expense, to after: Expense) -> ExpenseDraft {
-        ExpenseDraft(
-            amount: after.amount != before.amount ? after.amount : nil,
-            currency: after.currency != before.currency ? after.currency.code : nil,
-            category: after.category != before.category ? after.category : nil,
+        let moneyChanged = after.amount != before.amount || after.currency != before.currency
+        return ExpenseDraft(
+            amount: moneyChanged ? after.amount : nil,
+            currency: moneyChanged ? after.currency.code : nil,
+            category: ExactText.same(after.category, before.category) ? nil : after.category,
             date: after.date != before.date ? after.date.description : nil,
-            note: after.note != before.note ? after.note : nil)
+            note: ExactText.same(after.note, before.note) ? nil : after.note)
     }
 
     /// Queues a local change of `change.id` (its `baseVersion` is ignored) and refreshes the local view.
@@ -175,7 +192,9 @@ package final class LocalLedger {
         try refresh(change.id, in: transaction)
     }
 
-    /// Recomputes the local view of `id`: its server copy with its queue entries applied in order.
+    /// Recomputes the local view of `id`: its server copy with its queue entries applied in order. The view is
+    /// rewritten whenever it differs, text by its bytes (``Expense``'s `==`), so a pulled record that differs
+    /// only in normalisation replaces it.
     func refresh(_ id: UUID, in transaction: any StoreTransaction) throws {
         let copy = try transaction.serverCopy(id: id)
         let entries = try transaction.pending(for: id)
@@ -191,7 +210,7 @@ package final class LocalLedger {
                 deleted = true
             }
         }
-        guard let expense = try? ExpenseValidator.validate(draft) else {
+        guard let expense = try? ExpenseValidator.validateStored(draft) else {
             // Incomplete (a server copy never arrived for an edit): keep what is shown, as deleted if nothing is left.
             if var existing, entries.isEmpty, copy == nil {
                 existing.deleted = true

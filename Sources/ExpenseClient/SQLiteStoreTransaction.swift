@@ -72,6 +72,18 @@ final class SQLiteStoreTransaction: StoreTransaction {
         return copy
     }
 
+    /// The server_copy rows and the expense rows holding their own copy (`seq` set) above `seq`.
+    func serverCopies(seqAbove seq: Int64) throws -> [Record] {
+        try connection.cached("""
+            SELECT id, amount, currency, category, day, note, version, deleted, seq FROM server_copy WHERE seq > ?1
+            UNION ALL
+            SELECT id, amount, currency, category, day, note, base_version, deleted, seq FROM expense WHERE seq > ?1
+            """).map([.integer(seq)]) { row in
+                let local = try decodeRecord(row)
+                return Record(expense: local.expense, version: local.baseVersion, seq: row.int64(8), deleted: local.deleted)
+            }
+    }
+
     /// Stores the server copy in server_copy; an expense row that held an older copy no longer does.
     func putServerCopy(_ record: Record) throws {
         let expense = record.expense

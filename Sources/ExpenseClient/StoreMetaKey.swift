@@ -10,6 +10,9 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     case pullCursor = "pull_cursor"
     /// When the last sync succeeded (ISO 8601).
     case lastSyncTime = "last_sync_time"
+    /// Why the last sync failed for a protocol reason (naming the changes a failed push carried), until a sync
+    /// succeeds; `expense status` shows it.
+    case lastSyncFailure = "last_sync_failure"
     /// The configured default currency (`expense config set currency EUR`).
     case currency
     /// How money is shown to people (`expense config set locale de_DE`; absent: follow the environment).
@@ -18,8 +21,17 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     case server
     /// The ledger name on the daemon.
     case ledger
-    /// The ledger the pulled state came from (`server/ledger`), so switching remotes starts over.
+    /// The address the pulled state was last synced from (`server/ledger`). Before ``syncedLedgerId`` it was the
+    /// binding itself; a cache bound that way is bound to its ledger id at its next `hello` to that address.
     case syncedLedger = "synced_ledger"
+    /// The `ledgerId` the pulled state came from (Protocol.md §5.7): the cache's binding, made by a sync
+    /// (``LedgerBinding`` reads and writes these keys).
+    case syncedLedgerId = "synced_ledger_id"
+    /// The `epoch` of the history the pulled state came from.
+    case ledgerEpoch = "ledger_epoch"
+    /// Set while a heal is due (the daemon's history was replaced): the cursor at or below which the daemon's
+    /// records are those of the history this cache knew (Protocol.md §5.7). Removed when the heal is done.
+    case healPoint = "heal_point"
     /// Set while a first sync appends into an empty cache with its indexes dropped (SQLite store); an open
     /// store that finds it set (the sync was interrupted) rebuilds the indexes first.
     case bulkLoad = "bulk_load"

@@ -58,6 +58,8 @@ final class StateTransaction: StoreTransaction {
 
     func putServerCopy(_ record: Record) throws { state.serverCopies[record.expense.id] = record }
 
+    func serverCopies(seqAbove seq: Int64) throws -> [Record] { state.serverCopies.values.filter { $0.seq > seq } }
+
     func isSettled() throws -> Bool { state.pending.isEmpty && state.conflicts.isEmpty }
 
     func putSettled(_ record: Record) throws {

@@ -94,6 +94,8 @@ package final class SyncConnection {
                     throw .unauthorized("the server refused ledger or token: \(rpcError.message)")
                 case .server(let rpcError) where rpcError.code == RPCError.busyCode:
                     throw .unreachable("the server is busy: \(rpcError.message)")
+                case .server(let rpcError) where rpcError.reason == "invalid_cursor" || rpcError.reason == "cursor_expired":
+                    throw .historyReplaced("\(Request.method): \(rpcError.reason): \(rpcError.message)")
                 case .server(let rpcError):
                     throw .protocolError("\(Request.method): \(rpcError.reason): \(rpcError.message)")
                 case .decoding(let decoding):

@@ -5,8 +5,8 @@ import Foundation
 import Glibc
 #endif
 
-/// `expense sync`: `hello`, push the queue in batches of at most 1000, pull pages until `more` is false,
-/// settle answers that were lost, all against one ``LocalLedger``.
+/// `expense sync`: `hello`, push the queue in batches of at most 1000 mutations and at most the daemon's
+/// `maxLine` bytes, pull pages until `more` is false, settle answers that were lost, all against one ``LocalLedger``.
 ///
 /// Safe to interrupt anywhere and to run again: every step is one store transaction, mutationIds are
 /// persisted before a push is written, and `hello`'s `lastMutationId` tells which numbered entries the daemon
@@ -26,8 +26,11 @@ package struct SyncEngine {
         package var rejected = 0
         /// Open conflicts after the sync.
         package var openConflicts = 0
-        /// Entries rejected by the daemon and still queued.
+        /// Entries rejected (by the daemon, or here as too large for its line) and still queued.
         package var openRejections = 0
+        /// Of ``openRejections``, the entries rejected here because their push line alone passes the daemon's
+        /// `maxLine` (reason `too_large`).
+        package var tooLarge = 0
         /// Entries still queued (rejected ones included).
         package var pending = 0
         /// The pull cursor after the sync.
@@ -71,10 +74,16 @@ package struct SyncEngine {
     /// - Throws: ``SyncError`` (the queue is intact), ``StoreError``.
     package func sync() throws -> Report {
         var report = Report()
-        try retrying { attempt in
-            let connection = try connect()
-            defer { connection.close() }
-            try run(on: connection, report: &report)
+        do {
+            try retrying { attempt in
+                let connection = try connect()
+                defer { connection.close() }
+                try run(on: connection, report: &report)
+            }
+        } catch SyncError.protocolError(let text) {
+            // Kept for `expense status` (a later successful sync clears it); the queue is intact either way.
+            try? ledger.recordSyncFailure(SyncError.protocolError(text).description)
+            throw SyncError.protocolError(text)
         }
         return report
     }
@@ -83,16 +92,24 @@ package struct SyncEngine {
     package func connect() throws -> SyncConnection {
         guard let clientId = try ledger.store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
         let connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: timeout)
-        try ledger.beginSession(lastMutationId: connection.hello.lastMutationId, remote: remote.key)
+        try ledger.beginSession(connection.hello, remote: remote.key)
         return connection
     }
 
     /// Push, pull, settle on an open session, adding to `report`. Entries whose lost answer turns out not to
     /// have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
+        if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
         for _ in 1...3 {
             try push(on: connection, report: &report)
-            try pull(on: connection, report: &report)
+            do {
+                try pull(on: connection, report: &report)
+            } catch SyncError.historyReplaced(let reason) {
+                // The daemon's history is not the one pulled (Protocol.md §5.3, §5.7): heal, then go on.
+                log("pull refused (\(reason)); healing from \(connection.hello.cursor)")
+                try ledger.requireHeal(from: connection.hello.cursor)
+                try heal(on: connection, from: try ledger.healPoint() ?? 0, report: &report)
+            }
             try ledger.settleUnknown()
             if try !ledger.hasUnsent() { break }
         }
@@ -100,22 +117,28 @@ package struct SyncEngine {
         let queue = try ledger.store.pendingMutations(limit: Int.max)
         report.pending = queue.count
         report.openRejections = queue.count { $0.state == .rejected }
+        report.tooLarge = queue.count { $0.state == .rejected && $0.rejection?.isTooLarge == true }
         report.openConflicts = try ledger.store.conflicts().count
         report.cursor = try ledger.pullCursor()
     }
 
-    /// Pushes batches until nothing more can be sent.
+    /// Pushes batches until nothing more can be sent; each push line fits in the daemon's `maxLine`.
+    /// - Throws: ``SyncError``; a protocol failure of a push names the changes it carried.
     package func push(on connection: SyncConnection, report: inout Report) throws {
         while true {
-            let batch = try ledger.nextBatch()
+            let batch = try ledger.nextBatch(maximumLineLength: connection.hello.maxLine)
             if batch.isEmpty { break }
             let request = PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation(mutationId: $0) } })
             let result: PushResult
-            if let faultInjection {
-                result = try connection.call(request) { try faultInjection(.pushWritten, batch) }
-                try faultInjection(.pushAnswered, batch)
-            } else {
-                result = try connection.call(request)
+            do {
+                if let faultInjection {
+                    result = try connection.call(request) { try faultInjection(.pushWritten, batch) }
+                    try faultInjection(.pushAnswered, batch)
+                } else {
+                    result = try connection.call(request)
+                }
+            } catch SyncError.protocolError(let text) {
+                throw SyncError.protocolError(text + " (" + Self.describe(batch) + ")")
             }
             if let onApplied {
                 let byId = Dictionary(batch.compactMap { entry in entry.mutationId.map { ($0, entry) } }, uniquingKeysWith: { a, _ in a })
@@ -130,6 +153,30 @@ package struct SyncEngine {
             log("push: \(batch.count) sent, \(outcome.applied) applied, \(outcome.conflicts) conflicts, \(outcome.rejected) rejected")
             if outcome.gap { throw SyncError.protocolError("the daemon reported a mutation_gap; run sync again") }
         }
+    }
+
+    /// Which changes a push carried, for an error a person reads: `expense status` then names them.
+    static func describe(_ batch: [PendingMutation]) -> String {
+        let ids = batch.compactMap(\.mutationId)
+        let first = batch.first.map { String($0.id.uuidString.lowercased().prefix(8)) } ?? "-"
+        let numbers = ids.count == 1 ? "mutationId \(ids[0])" : "mutationIds \(ids.first ?? 0)–\(ids.last ?? 0)"
+        return "while pushing \(batch.count) change\(batch.count == 1 ? "" : "s"), \(numbers), the first of expense \(first)"
+    }
+
+    /// Heals a cache whose daemon replaced its history (see `LocalLedger+Heal.swift`): pulls everything from 0,
+    /// reconciling each record with the server copies the daemon may have lost, then queues again what it lost.
+    /// The queue is pushed by the rounds that follow.
+    package func heal(on connection: SyncConnection, from point: Int64, report: inout Report) throws {
+        var lost = try ledger.lostCopies(above: point)
+        log("heal: the daemon's history was replaced at \(point); \(lost.count) records to check")
+        let pages = PullPrefetcher(connection: connection, since: 0, limit: pullLimit)
+        defer { pages.finish() }
+        while let page = try pages.next() {
+            report.newConflicts += try ledger.heal(pulled: page.changes, lost: &lost, point: point, cursor: page.cursor)
+            report.pulled += page.changes.count
+        }
+        try ledger.finishHeal(absent: lost)
+        log("heal: done; \(lost.count) records the daemon did not have are queued again")
     }
 
     /// Pulls pages from the stored cursor until `more` is false.
@@ -181,5 +228,48 @@ package struct SyncEngine {
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}
+
+extension SyncEngine {
+    /// What `expense remote set` learned about the remote this engine points at.
+    package enum RemoteCheck: Sendable, Equatable {
+        /// The cache has never synced: any remote is fine.
+        case unbound
+        /// The remote serves the ledger this cache holds (the same address, or the same `ledgerId`).
+        case sameLedger
+        /// The remote could not be asked (unreachable, or it refused the token); the next sync checks it before
+        /// changing anything.
+        case unverified(String)
+    }
+
+    /// Checks, before a new remote is stored, that it serves the ledger this cache is bound to (Protocol.md §5.7):
+    /// one `hello` when the address differs from the one last synced with. Nothing local changes.
+    /// - Throws: ``SyncError/otherLedger(synced:asked:)`` when it serves another ledger, or when the cache is bound
+    ///   by address only (synced before ledger ids) and the address differs.
+    package func checkRemote() throws -> RemoteCheck {
+        let store = ledger.store
+        let boundId = try store.metaValue(.syncedLedgerId).flatMap(UUIDText.parse)
+        let address = try store.metaValue(.syncedLedger)
+        guard boundId != nil || address != nil else { return .unbound }
+        if address == remote.key { return .sameLedger }
+        guard let boundId else { throw SyncError.otherLedger(synced: address ?? "?", asked: remote.key) }
+        guard let clientId = try store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
+        let connection: SyncConnection
+        do {
+            connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: .seconds(10))
+        } catch {
+            switch error {
+            case .unreachable(let reason), .unauthorized(let reason): return .unverified(reason)
+            default: throw error
+            }
+        }
+        let hello = connection.hello
+        connection.close()
+        guard let reported = hello.identity?.ledgerId, reported == boundId else {
+            throw SyncError.otherLedger(synced: LedgerBinding.describe(address, boundId),
+                                        asked: hello.identity.map { LedgerBinding.describe(remote.key, $0.ledgerId) } ?? remote.key)
+        }
+        return .sameLedger
     }
 }

@@ -8,8 +8,12 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case unreachable(String)
     /// Wrong ledger or token (exit 77).
     case unauthorized(String)
-    /// The daemon answered with an error or something this client cannot read (exit 1).
+    /// The daemon answered with an error or something this client cannot read (exit 76).
     case protocolError(String)
+    /// The daemon refused the cache's pull cursor (`invalid_cursor`, `cursor_expired`): its history is not the one
+    /// the cache pulled. The sync heals (pulls from 0 and re-sends what the daemon lost) instead of failing; this
+    /// only escapes when that fails too (exit 1).
+    case historyReplaced(String)
     /// The cache was synced with another server or ledger (`server/ledger` keys); mixing the two is refused (exit 64).
     case otherLedger(synced: String, asked: String)
 
@@ -21,12 +25,14 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unauthorized: "unauthorized"
         case .protocolError: "protocol_error"
         case .otherLedger: "other_ledger"
+        case .historyReplaced: "history_replaced"
         }
     }
 
     package var message: String {
         switch self {
-        case .notConfigured(let text), .unreachable(let text), .unauthorized(let text), .protocolError(let text): text
+        case .notConfigured(let text), .unreachable(let text), .unauthorized(let text), .protocolError(let text),
+             .historyReplaced(let text): text
         case .otherLedger(let synced, let asked):
             "this cache ($EXPENSE_HOME) was synced with \(synced), not \(asked); its records would mix with another "
                 + "ledger's. Use a fresh EXPENSE_HOME for \(asked), or set the remote back to \(synced)"

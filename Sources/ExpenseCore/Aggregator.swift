@@ -7,19 +7,19 @@ public struct Aggregator: Sendable {
     private var totals: [Currency: CurrencyTotal] = [:]
     private var groups: [GroupKey: GroupTotal] = [:]
 
-    /// A group: its key compared by its exact UTF-8 bytes (text is stored exactly as typed, and Swift's `==`
-    /// would merge canonically equivalent spellings such as "café" in NFC and NFD) and its currency.
+    /// A group: its key compared by its exact UTF-8 bytes (``ExactText``: Swift's `==` would merge canonically
+    /// equivalent spellings such as "café" in NFC and NFD) and its currency.
     private struct GroupKey: Hashable {
         var key: String
         var currency: Currency
 
         static func == (lhs: GroupKey, rhs: GroupKey) -> Bool {
-            lhs.currency == rhs.currency && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+            lhs.currency == rhs.currency && ExactText.same(lhs.key, rhs.key)
         }
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(currency)
-            for byte in key.utf8 { hasher.combine(byte) }
+            ExactText.hash(key, into: &hasher)
         }
     }
 

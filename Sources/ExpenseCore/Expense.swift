@@ -29,6 +29,21 @@ public struct Expense: Hashable, Sendable, Identifiable {
     /// The id as it is written everywhere: lower-case UUID text.
     public var idString: String { UUIDText.lowercased(id) }
 
+    /// Equal when every field is, text by its bytes (``ExactText``): "café" in NFC and in NFD are two values.
+    public static func == (lhs: Expense, rhs: Expense) -> Bool {
+        lhs.id == rhs.id && lhs.amount == rhs.amount && lhs.currency == rhs.currency && lhs.date == rhs.date
+            && ExactText.same(lhs.category, rhs.category) && ExactText.same(lhs.note, rhs.note)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(amount)
+        hasher.combine(currency)
+        hasher.combine(date)
+        ExactText.hash(category, into: &hasher)
+        ExactText.hash(note, into: &hasher)
+    }
+
     /// A draft holding these values, to change some of them and validate again.
     public var draft: ExpenseDraft {
         ExpenseDraft(id: idString, amount: amount, currency: currency.code, category: category,

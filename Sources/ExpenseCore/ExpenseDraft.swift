@@ -19,6 +19,18 @@ public struct ExpenseDraft: Hashable, Sendable {
         self.note = note
     }
 
+    /// Equal when every field is, text by its bytes (``ExactText``).
+    public static func == (lhs: ExpenseDraft, rhs: ExpenseDraft) -> Bool {
+        lhs.amount == rhs.amount && ExactText.same(lhs.id, rhs.id) && ExactText.same(lhs.currency, rhs.currency)
+            && ExactText.same(lhs.category, rhs.category) && ExactText.same(lhs.date, rhs.date)
+            && ExactText.same(lhs.note, rhs.note)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(amount)
+        for text in [id, currency, category, date, note] { ExactText.hash(text, into: &hasher) }
+    }
+
     /// This draft with every field that `changes` gives replacing the one here.
     public func merging(_ changes: ExpenseDraft) -> ExpenseDraft {
         ExpenseDraft(id: changes.id ?? id, amount: changes.amount ?? amount,

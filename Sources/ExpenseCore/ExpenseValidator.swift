@@ -9,6 +9,19 @@ public enum ExpenseValidator {
     /// ledger's currency) fill it in first. A missing `note` is the empty note.
     /// - Throws: ``ValidationError``.
     public static func validate(_ draft: ExpenseDraft) throws -> Expense {
+        try validate(draft, byteLimits: true)
+    }
+
+    /// ``validate(_:)`` for an expense read back (from a cache, or pulled from the daemon) rather than entered or
+    /// sent: every rule but the byte limits of category and note (Protocol.md §6), which are newer than records
+    /// stored before them. Such a record is read and shown as it is, so an upgrade never makes a cache or a pull
+    /// unreadable; any change to it goes through ``validate(_:)`` again, byte limits included.
+    /// - Throws: ``ValidationError``.
+    public static func validateStored(_ draft: ExpenseDraft) throws -> Expense {
+        try validate(draft, byteLimits: false)
+    }
+
+    private static func validate(_ draft: ExpenseDraft, byteLimits: Bool) throws -> Expense {
         guard let idText = draft.id else { throw ValidationError.missingField(.id) }
         let id = try validateID(idText)
         guard let amount = draft.amount else { throw ValidationError.missingField(.amount) }
@@ -16,10 +29,10 @@ public enum ExpenseValidator {
         guard let currencyText = draft.currency else { throw ValidationError.missingField(.currency) }
         let currency = try validateCurrency(currencyText)
         guard let categoryText = draft.category else { throw ValidationError.missingField(.category) }
-        let category = try validateCategory(categoryText)
+        let category = try checkedCategory(categoryText, byteLimits: byteLimits)
         guard let dateText = draft.date else { throw ValidationError.missingField(.date) }
         let date = try validateDate(dateText)
-        let note = try validateNote(draft.note ?? "")
+        let note = try checkedNote(draft.note ?? "", byteLimits: byteLimits)
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note)
     }
 
@@ -35,13 +48,21 @@ public enum ExpenseValidator {
         return currency
     }
 
-    /// The category trimmed of whitespace and newlines, 1 to 64 characters, no control characters.
+    /// The category trimmed of whitespace and newlines, 1 to 64 characters and at most 256 bytes of UTF-8, no
+    /// control characters.
     public static func validateCategory(_ text: String) throws -> String {
+        try checkedCategory(text, byteLimits: true)
+    }
+
+    private static func checkedCategory(_ text: String, byteLimits: Bool) throws -> String {
         // Foundation's trimming is slow; text that starts and ends with a visible ASCII character has nothing to trim.
         let trimmed = hasVisibleASCIIEnds(text) ? text : text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw ValidationError.emptyCategory }
         guard !containsControl(trimmed, allowingTabAndNewline: false) else { throw ValidationError.invalidText(.category) }
-        guard trimmed.count <= ExpenseRules.maximumCategoryLength else { throw ValidationError.categoryTooLong }
+        if let limit = exceededLimit(trimmed, characters: ExpenseRules.maximumCategoryLength,
+                                     bytes: byteLimits ? ExpenseRules.maximumCategoryBytes : Int.max) {
+            throw ValidationError.categoryTooLong(limit)
+        }
         return trimmed
     }
 
@@ -51,11 +72,31 @@ public enum ExpenseValidator {
         return day
     }
 
-    /// A note of 0 to 300 characters, stored exactly as given; tab and newline are its only allowed control characters.
+    /// A note of 0 to 300 characters and at most 1,200 bytes of UTF-8, stored exactly as given; tab and newline are
+    /// its only allowed control characters.
     public static func validateNote(_ text: String) throws -> String {
+        try checkedNote(text, byteLimits: true)
+    }
+
+    private static func checkedNote(_ text: String, byteLimits: Bool) throws -> String {
         guard !containsControl(text, allowingTabAndNewline: true) else { throw ValidationError.invalidText(.note) }
-        guard text.count <= ExpenseRules.maximumNoteLength else { throw ValidationError.noteTooLong }
+        if let limit = exceededLimit(text, characters: ExpenseRules.maximumNoteLength,
+                                     bytes: byteLimits ? ExpenseRules.maximumNoteBytes : Int.max) {
+            throw ValidationError.noteTooLong(limit)
+        }
         return text
+    }
+
+    /// Which limit `text` passes, characters before bytes (the limit a person thinks in is named when both are
+    /// passed); `nil` when it is within both.
+    ///
+    /// Text of at most `characters` bytes cannot hold more characters, so the usual short text is never counted
+    /// grapheme by grapheme; text over `bytes` bytes is counted only up to `characters + 1`.
+    private static func exceededLimit(_ text: String, characters: Int, bytes: Int) -> TextLimit? {
+        let byteCount = text.utf8.count
+        if byteCount <= characters { return nil }
+        if text.dropFirst(characters).isEmpty == false { return .characters }
+        return byteCount > bytes ? .bytes : nil
     }
 
     /// Whether the first and the last byte are ASCII `!` … `~` (so neither end is whitespace or a newline).

@@ -19,12 +19,24 @@ public struct SummaryQuery: Hashable, Sendable {
         self.groupBy = groupBy
     }
 
+    /// Equal when every member is, the category by its bytes (``ExactText``): two such queries cover the same expenses.
+    public static func == (lhs: SummaryQuery, rhs: SummaryQuery) -> Bool {
+        lhs.from == rhs.from && lhs.to == rhs.to && lhs.groupBy == rhs.groupBy && ExactText.same(lhs.category, rhs.category)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(from)
+        hasher.combine(to)
+        hasher.combine(groupBy)
+        ExactText.hash(category, into: &hasher)
+    }
+
     /// Whether an expense with this date and category is covered.
     public func matches(date: CalendarDay, category: String) -> Bool {
         if let from, date < from { return false }
         if let to, date > to { return false }
         // Exact text (UTF-8 bytes), not Swift's canonical equivalence: categories are stored exactly as typed.
-        if let wanted = self.category, !wanted.trimmingWhitespace.utf8.elementsEqual(category.utf8) { return false }
+        if let wanted = self.category, !ExactText.same(wanted.trimmingWhitespace, category) { return false }
         return true
     }
 
@@ -63,6 +75,18 @@ public struct GroupTotal: Hashable, Sendable {
         self.currency = currency
         self.amount = amount
         self.count = count
+    }
+
+    /// Equal when every member is, the key by its bytes (``ExactText``), as groups are formed.
+    public static func == (lhs: GroupTotal, rhs: GroupTotal) -> Bool {
+        ExactText.same(lhs.key, rhs.key) && lhs.currency == rhs.currency && lhs.amount == rhs.amount && lhs.count == rhs.count
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        ExactText.hash(key, into: &hasher)
+        hasher.combine(currency)
+        hasher.combine(amount)
+        hasher.combine(count)
     }
 }
 

@@ -10,10 +10,11 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     case amountOverflow
     /// The category is empty once whitespace and newlines are trimmed.
     case emptyCategory
-    /// The category is longer than 64 characters (grapheme clusters) after trimming.
-    case categoryTooLong
-    /// The note is longer than 300 characters (grapheme clusters).
-    case noteTooLong
+    /// The category is longer than 64 characters (grapheme clusters) or 256 bytes of UTF-8 after trimming; the
+    /// limit says which.
+    case categoryTooLong(TextLimit)
+    /// The note is longer than 300 characters (grapheme clusters) or 1,200 bytes of UTF-8; the limit says which.
+    case noteTooLong(TextLimit)
     /// A control character in the given field (tab and newline are allowed in notes only).
     case invalidText(ExpenseField)
     /// The date is not a real Gregorian day written `YYYY-MM-DD` between 1900-01-01 and 9999-12-31.
@@ -60,8 +61,14 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidAmount(let detail): "invalid amount: \(Self.withoutControls(detail))"
         case .amountOverflow: "the total in this currency would not fit in a 64-bit integer of minor units"
         case .emptyCategory: "the category is empty; give 1 to \(ExpenseRules.maximumCategoryLength) characters"
-        case .categoryTooLong: "the category is longer than \(ExpenseRules.maximumCategoryLength) characters"
-        case .noteTooLong: "the note is longer than \(ExpenseRules.maximumNoteLength) characters"
+        case .categoryTooLong(.characters): "the category is longer than \(ExpenseRules.maximumCategoryLength) characters"
+        case .categoryTooLong(.bytes):
+            "the category is longer than \(ExpenseRules.maximumCategoryBytes) bytes of UTF-8 (at most "
+                + "\(ExpenseRules.maximumCategoryLength) characters and \(ExpenseRules.maximumCategoryBytes) bytes)"
+        case .noteTooLong(.characters): "the note is longer than \(ExpenseRules.maximumNoteLength) characters"
+        case .noteTooLong(.bytes):
+            "the note is longer than \(Self.grouped(ExpenseRules.maximumNoteBytes)) bytes of UTF-8 (at most "
+                + "\(ExpenseRules.maximumNoteLength) characters and \(Self.grouped(ExpenseRules.maximumNoteBytes)) bytes)"
         case .invalidText(let field):
             field == .note
                 ? "the note contains a control character (only tab and newline are allowed)"
@@ -80,6 +87,17 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     static func quoted(_ text: String) -> String {
         let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
         return "'" + withoutControls(shown) + "'"
+    }
+
+    /// `value` in decimal with a comma every three digits (`1,200`), the same in every locale.
+    static func grouped(_ value: Int) -> String {
+        var digits = Array(String(value))
+        var index = digits.count - 3
+        while index > 0 {
+            digits.insert(",", at: index)
+            index -= 3
+        }
+        return String(digits)
     }
 
     /// `text` with every control character replaced by `?`.

@@ -38,13 +38,20 @@ extension HelloParams: RPCMethodRequest {
 }
 
 extension HelloResult: RPCResult {
-    /// Writes `{"currency","cursor","lastMutationId","ledger","protocol","server"}`.
+    /// Writes `{"currency","cursor","epoch","epochCursor","lastMutationId","ledger","ledgerId","maxLine","protocol","server"}`
+    /// (the identity members only when known).
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("currency", currency.code)
         writer.member("cursor", cursor)
+        if let identity {
+            writer.key("epoch"); writer.uuid(identity.epoch)
+            writer.member("epochCursor", identity.epochCursor)
+        }
         writer.member("lastMutationId", lastMutationId)
         writer.member("ledger", ledger)
+        if let identity { writer.key("ledgerId"); writer.uuid(identity.ledgerId) }
+        writer.member("maxLine", Int64(maxLine))
         writer.member("protocol", protocolVersion)
         writer.member("server", server)
         writer.endObject()
@@ -54,7 +61,28 @@ extension HelloResult: RPCResult {
         let reader = try ResultReader(json, path: "result")
         let code = try reader.string("currency")
         guard let currency = Currency(code: code) else { throw .invalidMember(path: "result.currency", detail: "unknown currency \(code)") }
+        // `maxLine` is newer than protocol 1's first daemons: absent, the protocol's default limit holds.
+        var maxLine = HelloResult.assumedMaxLine
+        if let announced = reader.members["maxLine"], !announced.isNull {
+            guard let value = announced.int64Value, value >= 1, value <= Int64(Int32.max) else {
+                throw .invalidMember(path: reader.sub("maxLine"), detail: "expected a positive integer of bytes")
+            }
+            maxLine = Int(value)
+        }
         self.init(protocolVersion: try reader.int64("protocol"), server: try reader.string("server"), ledger: try reader.string("ledger"),
-                  currency: currency, cursor: try reader.int64("cursor"), lastMutationId: try reader.int64("lastMutationId"))
+                  currency: currency, cursor: try reader.int64("cursor"), lastMutationId: try reader.int64("lastMutationId"),
+                  maxLine: maxLine, identity: try Self.identity(reader))
+    }
+
+    /// `ledgerId`, `epoch` and `epochCursor`: all absent (an older daemon) is `nil`; a present one must be valid.
+    private static func identity(_ reader: ResultReader) throws(ProtocolDecodingError) -> LedgerIdentity? {
+        guard let ledgerIdText = try reader.optionalString("ledgerId") else { return nil }
+        func uuid(_ text: String, _ key: String) throws(ProtocolDecodingError) -> UUID {
+            guard let id = UUIDText.parse(text) else { throw .invalidMember(path: reader.sub(key), detail: "expected a UUID") }
+            return id
+        }
+        let epochCursor = reader.members["epochCursor"] == nil ? 0 : try reader.int64("epochCursor")
+        return LedgerIdentity(ledgerId: try uuid(ledgerIdText, "ledgerId"), epoch: try uuid(try reader.string("epoch"), "epoch"),
+                              epochCursor: epochCursor)
     }
 }

@@ -27,14 +27,42 @@ public struct HelloResult: Hashable, Sendable {
     public var cursor: Int64
     /// The highest mutationId consumed for this clientId; 0 for a new client.
     public var lastMutationId: Int64
+    /// The daemon's line limit in bytes (`--max-line`, Protocol.md §1): no line sent to it may be longer, and
+    /// its pull pages are cut to it (§5.3). ``assumedMaxLine`` when the daemon does not announce one.
+    public var maxLine: Int
+    /// The ledger's identity and history epoch (Protocol.md §5.7); `nil` from a daemon that does not send them.
+    public var identity: LedgerIdentity?
 
-    public init(protocolVersion: Int64, server: String, ledger: String, currency: Currency, cursor: Int64, lastMutationId: Int64) {
+    /// What a client assumes of a daemon whose `hello` result has no `maxLine`: the protocol's default limit.
+    public static let assumedMaxLine = 1_048_576
+
+    public init(protocolVersion: Int64, server: String, ledger: String, currency: Currency, cursor: Int64, lastMutationId: Int64,
+                maxLine: Int = HelloResult.assumedMaxLine, identity: LedgerIdentity? = nil) {
         self.protocolVersion = protocolVersion
         self.server = server
         self.ledger = ledger
         self.currency = currency
         self.cursor = cursor
         self.lastMutationId = lastMutationId
+        self.maxLine = maxLine
+        self.identity = identity
+    }
+}
+
+/// Who a ledger is and which history it is on (Protocol.md §5.7): `hello`'s `ledgerId`, `epoch` and `epochCursor`.
+public struct LedgerIdentity: Hashable, Sendable {
+    /// Made when the ledger is created and never changed (a backup and a restore keep it).
+    public var ledgerId: UUID
+    /// Changes whenever the ledger's history is replaced (a restore, a backup file).
+    public var epoch: UUID
+    /// The head at which the epoch began: records with `seq` at or below it are as the previous history had
+    /// them; every change made in this epoch has a higher `seq`. 0 for a ledger whose history was never replaced.
+    public var epochCursor: Int64
+
+    public init(ledgerId: UUID, epoch: UUID, epochCursor: Int64) {
+        self.ledgerId = ledgerId
+        self.epoch = epoch
+        self.epochCursor = epochCursor
     }
 }
 

@@ -160,7 +160,7 @@ struct PullPageScanner {
         guard consume(UInt8(ascii: "}")), draft.id != nil, draft.amount != nil, draft.currency != nil,
               draft.category != nil, draft.date != nil, draft.note != nil,
               let version, version >= 1, let seq, seq >= 0, let deleted,
-              let expense = try? ExpenseValidator.validate(draft) else { return nil }
+              let expense = try? ExpenseValidator.validateStored(draft) else { return nil }
         return Record(expense: expense, version: version, seq: seq, deleted: deleted)
     }
 

@@ -121,3 +121,17 @@ extension PushResult: RPCResult {
         self.init(results: results, cursor: try reader.int64("cursor"))
     }
 }
+
+extension PushRequest {
+    /// The bytes of a push request line around its mutations, `{"jsonrpc":"2.0","id":…,"method":"push",
+    /// "params":{"mutations":[` … `]}}`, with the longest request id a client numbers (an Int64) and without
+    /// the `\n`: with ``encodedBytes(of:)`` a client knows a push's line length before it numbers anything.
+    public static let envelopeBytes = RPCClientCodec.request(id: RequestID(Int64.max), PushRequest(mutations: [])).count - 1
+
+    /// The bytes `mutation` adds to a push line: its JSON and the comma that may precede it.
+    public static func encodedBytes(of mutation: Mutation) -> Int {
+        var writer = JSONWriter(capacity: 256)
+        mutation.write(to: &writer)
+        return writer.bytes.count + 1
+    }
+}

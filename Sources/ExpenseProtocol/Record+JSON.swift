@@ -19,7 +19,8 @@ extension Record {
         writer.endObject()
     }
 
-    /// Reads a record sent by the daemon; its expense goes through the core's validation like any outside input.
+    /// Reads a record sent by the daemon; its expense goes through the core's validation like any outside input
+    /// (``ExpenseValidator/validateStored(_:)``: a record stored before the byte limits is read as it is).
     /// - Throws: ``ProtocolDecodingError`` naming the member under `path`.
     public init(json: JSONValue, path: String = "record") throws(ProtocolDecodingError) {
         let reader = try ResultReader(json, path: path)
@@ -28,7 +29,8 @@ extension Record {
                                  date: try reader.string("date"), note: try reader.string("note"))
         let expense: Expense
         do {
-            expense = try ExpenseValidator.validate(draft)
+            // Stored before the byte limits, a record is still read as it is (Protocol.md §6).
+            expense = try ExpenseValidator.validateStored(draft)
         } catch let error as ValidationError {
             throw .invalidMember(path: reader.sub(error.field.rawValue), detail: error.description)
         } catch {

@@ -64,7 +64,8 @@ final class ClientSession: LineSession {
             }
             return run { await self.watch(ledger: ledger, id: id) }
         default:
-            switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log).plan(request, id: id) {
+            switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log,
+                                   maximumLineLength: maximumLineLength).plan(request, id: id) {
             case .immediate(let bytes): return .reply(bytes, .proceed)
             case .deferred(let start):
                 let connection = connection
@@ -154,7 +155,8 @@ final class ClientSession: LineSession {
                 state.clientId = params.clientId
             }
             let result = HelloResult(protocolVersion: ProtocolVersion.current, server: context.serverName, ledger: ledger.name,
-                                     currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId)
+                                     currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId,
+                                     maxLine: maximumLineLength, identity: ledger.identity)
             return (RPCResponse.success(id: id, result: result), .establish)
         } catch {
             return (RPCResponse.error(id: id, RequestDispatcher.rpcError(for: error, log: context.log)), .proceed)

@@ -26,6 +26,8 @@ public actor Ledger {
 
     public nonisolated let name: String
     public nonisolated let currency: Currency
+    /// The ledger's id and history epoch, as `hello` reports them.
+    public nonisolated let identity: LedgerIdentity?
 
     private let executor: LedgerExecutor
     /// The head as of the latest commit, readable from any thread without a hop to the actor (``headSnapshot``).
@@ -51,9 +53,11 @@ public actor Ledger {
 
     /// A ledger over `store`, which it owns from now on.
     package init(name: String, currency: Currency, store: sending any LedgerStore,
+                 identity: LedgerIdentity? = LedgerIdentity(ledgerId: UUID(), epoch: UUID(), epochCursor: 0),
                  fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
         self.name = name
         self.currency = currency
+        self.identity = identity
         self.executor = LedgerExecutor(name: "ledger-" + name)
         let engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
         self.committedHead = Atomic(engine.store.head)

@@ -8,7 +8,8 @@ import Synchronization
 /// Several processes may use one directory at once (`expensed ledger add` while the daemon runs): a new
 /// ledger is built under a temporary name and linked into place atomically (an existing name is never
 /// overwritten), and the daemon opens a ledger that appeared after it started the first time someone asks
-/// for it by name. SQLite's own locking guards each file.
+/// for it by name. SQLite's own locking guards each file. Only one daemon serves a directory at a time, and a
+/// restore replaces a ledger only while none does (``DataDirectoryLock``).
 public final class LedgerDirectory: Sendable {
     /// The directory holding the ledgers.
     public let dataDirectory: String
@@ -31,8 +32,8 @@ public final class LedgerDirectory: Sendable {
         case nothing
         /// The directory (0700) if missing, but no ledger (`ledger add NAME` creates only NAME).
         case directory
-        /// Nothing yet where nothing exists: a missing directory opens as empty, and
-        /// ``createDefaultLedgerIfEmpty(currency:)`` makes it later (`serve`, once it knows it can listen).
+        /// Nothing yet, not even a read: ``openDeferred(defaultCurrency:)`` opens (and creates) everything
+        /// later (`serve`, once it knows it can listen and holds the directory's lock).
         case later
         /// The directory if missing and, with no ledger at all, `default` in this currency (its token in
         /// `DIR/default.token`).
@@ -54,13 +55,12 @@ public final class LedgerDirectory: Sendable {
         self.dataDirectory = dataDirectory
         var found: [String: Entry] = [:]
         switch creating {
-        case .nothing, .later:
+        case .later:
+            createdDefaultTokenPath = nil
+            return
+        case .nothing:
             guard try Self.directoryExists(dataDirectory) else {
-                if case .nothing = creating {
-                    throw LedgerError.dataDirectory(path: dataDirectory, detail: "no such directory (nothing was created)")
-                }
-                createdDefaultTokenPath = nil
-                return
+                throw LedgerError.dataDirectory(path: dataDirectory, detail: "no such directory (nothing was created)")
             }
         case .directory, .defaultLedger:
             try Self.makeDirectory(dataDirectory)
@@ -77,19 +77,18 @@ public final class LedgerDirectory: Sendable {
         entries.withLock { $0 = found }
     }
 
-    /// With no ledger at all, creates the directory (0700) if missing and ledger `default` in `currency`.
+    /// The work a `.later` directory deferred: creates the directory (0700) if missing, opens every ledger in
+    /// it, and with none at all creates `default` in `defaultCurrency`.
     /// - Returns: the new token file's path (`DIR/default.token`), or `nil` when there were ledgers already.
-    /// - Throws: ``LedgerError/dataDirectory(path:detail:)`` or a storage error.
-    public func createDefaultLedgerIfEmpty(currency: Currency) throws -> String? {
-        guard entries.withLock({ $0.isEmpty }) else { return nil }
+    /// - Throws: as ``init(dataDirectory:creating:)``.
+    public func openDeferred(defaultCurrency: Currency) throws -> String? {
         try Self.makeDirectory(dataDirectory)
-        // Ledgers added since this directory was opened (`expensed ledger add` meanwhile) count too.
         for name in try Self.ledgerNames(in: dataDirectory) { _ = try openAppeared(name) }
         guard entries.withLock({ $0.isEmpty }) else { return nil }
         let entry: Entry
         do {
-            entry = try Self.create(name: "default", currency: currency, in: dataDirectory).entry
-        } catch LedgerError.ledgerExists {
+            entry = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory).entry
+        } catch LedgerError.ledgerExists {  // made by `expensed ledger add default` meanwhile
             _ = try openAppeared("default")
             return nil
         }
@@ -144,6 +143,8 @@ public final class LedgerDirectory: Sendable {
         Glibc.close(descriptor)
         do {
             try SQLiteConnection(path: source, mode: .readOnly).backup(to: path)
+            // The copy's history ends here: once restored it is another history than the ledger's (Protocol.md §5.7).
+            try SQLiteLedgerStore.startNewEpoch(connection: SQLiteConnection(path: path, mode: .readWrite))
         } catch {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             throw LedgerError.storage(error)
@@ -185,7 +186,7 @@ public final class LedgerDirectory: Sendable {
         do {
             let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: true)
             let token = store.token.map { Array($0.utf8) }
-            let ledger = Ledger(name: store.name, currency: store.currency, store: store)
+            let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
             return Entry(ledger: ledger, token: token)
         } catch let error as LedgerError {
             throw error
@@ -222,7 +223,7 @@ public final class LedgerDirectory: Sendable {
 
     /// Writes `token` to a temporary file (0600), fsyncs it, runs `onlyIfLinked` (which puts the ledger in
     /// place), then renames the token file into place and fsyncs the directory.
-    private static func writeTokenFile(_ token: String, to path: String, directory: String, onlyIfLinked: () throws -> Void) throws {
+    static func writeTokenFile(_ token: String, to path: String, directory: String, onlyIfLinked: () throws -> Void) throws {
         let temporary = path + ".tmp-" + UUID().uuidString.lowercased()
         defer { unlink(temporary) }
         let descriptor = Glibc.open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)

@@ -33,6 +33,11 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case dataDirectory(path: String, detail: String)
     /// A backup target that already exists (a backup never overwrites a file).
     case backupTargetExists(String)
+    /// Another process (`expensed serve` or `expensed restore`) holds the data directory's lock
+    /// (``DataDirectoryLock``); `pid` is the holder when it could be read.
+    case dataDirectoryInUse(path: String, pid: Int32?)
+    /// A file given to `expensed restore` that is not a sound ledger database.
+    case invalidBackup(path: String, detail: String)
 
     /// The stable snake_case code.
     public var reason: String {
@@ -50,6 +55,8 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownLedger: "unknown_ledger"
         case .dataDirectory: "data_directory"
         case .backupTargetExists: "backup_target_exists"
+        case .dataDirectoryInUse: "data_directory_in_use"
+        case .invalidBackup: "invalid_backup"
         }
     }
 
@@ -57,9 +64,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Int {
         switch self {
         case .invalidCursor, .invalidParams, .batchTooLarge, .ledgerExists, .invalidLedgerName, .unknownLedger,
-             .backupTargetExists:
+             .backupTargetExists, .invalidBackup:
             -32602
-        case .storageFull, .storageFailed, .ledgerFailed, .damagedDatabase, .ledgerClosed, .dataDirectory:
+        case .storageFull, .storageFailed, .ledgerFailed, .damagedDatabase, .ledgerClosed, .dataDirectory, .dataDirectoryInUse:
             -32603
         }
     }
@@ -82,6 +89,10 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownLedger(let name): "no ledger is named '\(name.prefix(80))'"
         case .dataDirectory(let path, let detail): "cannot use the data directory \(path): \(detail)"
         case .backupTargetExists(let path): "\(path) already exists; a backup never overwrites a file"
+        case .dataDirectoryInUse(let path, let pid):
+            "the data directory \(path) is in use by another expensed (\(pid.map { "pid \($0)" } ?? "pid unknown")); "
+                + "one daemon serves a directory at a time: stop it first, or give another --data"
+        case .invalidBackup(let path, let detail): "\(path) is not a ledger backup: \(detail)"
         }
     }
 

@@ -14,6 +14,8 @@ public protocol LedgerService: Sendable {
     var name: String { get }
     /// The ledger's default currency.
     var currency: Currency { get }
+    /// The ledger's id and history epoch (Protocol.md §5.7); `nil` leaves them out of `hello`.
+    var identity: LedgerIdentity? { get }
     /// The head cursor and the highest mutationId consumed for `clientId` (0 when new).
     func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64)
     /// Applies a push; returns only once its effects are durable.
@@ -41,6 +43,7 @@ public protocol LedgerService: Sendable {
 
 extension LedgerService {
     public var headSnapshot: Int64? { nil }
+    public var identity: LedgerIdentity? { nil }
 
     public func push(clientId: UUID, items: [PushItem],
                      completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {

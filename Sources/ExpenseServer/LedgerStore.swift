@@ -6,16 +6,18 @@ import Foundation
 ///
 /// This is what lets an edit made against an older version still apply when it touches only fields nobody
 /// else changed since (disjoint edits merge) instead of being reported as a conflict.
+///
+/// `amount` and `currency` are one field here, **money** (Protocol.md §7.4): the same digits are different
+/// money in another currency, so they share one version and a change of either is a change of both.
 package struct FieldVersions: Hashable, Sendable {
-    package var amount: Int64
-    package var currency: Int64
+    /// When the (amount, currency) pair last changed.
+    package var money: Int64
     package var category: Int64
     package var date: Int64
     package var note: Int64
 
-    package init(amount: Int64, currency: Int64, category: Int64, date: Int64, note: Int64) {
-        self.amount = amount
-        self.currency = currency
+    package init(money: Int64, category: Int64, date: Int64, note: Int64) {
+        self.money = money
         self.category = category
         self.date = date
         self.note = note
@@ -23,16 +25,15 @@ package struct FieldVersions: Hashable, Sendable {
 
     /// Every field at `version` (a creation).
     package init(all version: Int64) {
-        self.init(amount: version, currency: version, category: version, date: version, note: version)
+        self.init(money: version, category: version, date: version, note: version)
     }
 
-    /// The version at which `field` last changed (`id` never changes: 1).
+    /// The version at which `field` last changed (`id` never changes: 1; `amount` and `currency` are money).
     package subscript(field: ExpenseField) -> Int64 {
         get {
             switch field {
             case .id: 1
-            case .amount: amount
-            case .currency: currency
+            case .amount, .currency: money
             case .category: category
             case .date: date
             case .note: note
@@ -41,8 +42,7 @@ package struct FieldVersions: Hashable, Sendable {
         set {
             switch field {
             case .id: break
-            case .amount: amount = newValue
-            case .currency: currency = newValue
+            case .amount, .currency: money = newValue
             case .category: category = newValue
             case .date: date = newValue
             case .note: note = newValue

@@ -8,7 +8,7 @@ package typealias FieldsConverter = @Sendable ([String: JSONValue]) -> Result<Ex
 
 /// The daemon's decision for each mutation of a push: pure and synchronous, against any ``LedgerStore``.
 ///
-/// Precedence for one mutation (issue 3, "Semantics"): duplicate and gap first; then (1) malformed,
+/// Precedence for one mutation (Protocol.md §7.1): duplicate and gap first; then (1) malformed,
 /// (2) `not_found` / `invalid_base_version`, (3) field validation, (4) conflict, (5) overflow, (6) applied.
 /// Every value goes through ``ExpenseValidator/validate(_:)``, the same function the client uses.
 ///
@@ -196,17 +196,14 @@ package struct MutationRules: Sendable {
 
     private static func changedFields(from old: Expense, to new: Expense) -> Set<ExpenseField> {
         var changed: Set<ExpenseField> = []
-        if old.amount != new.amount { changed.insert(.amount) }
-        if old.currency != new.currency { changed.insert(.currency) }
-        if !sameText(old.category, new.category) { changed.insert(.category) }
+        // Money is one value (Protocol.md §7.4): when the pair changes, both of its fields did, so a put that
+        // sends either one conflicts with any change of the other.
+        if old.amount != new.amount || old.currency != new.currency { changed.formUnion([.amount, .currency]) }
+        if !ExactText.same(old.category, new.category) { changed.insert(.category) }
         if old.date != new.date { changed.insert(.date) }
-        if !sameText(old.note, new.note) { changed.insert(.note) }
+        if !ExactText.same(old.note, new.note) { changed.insert(.note) }
         return changed
     }
-
-    /// Byte equality: text is stored exactly as sent, so "café" in NFC and in NFD are different values here,
-    /// although Swift's `==` (canonical equivalence) calls them equal.
-    private static func sameText(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
     private static func sentFields(_ fields: [String: JSONValue]) -> [ExpenseField] {
         fields.keys.compactMap { ExpenseField(rawValue: $0) }.filter { $0 != .id }

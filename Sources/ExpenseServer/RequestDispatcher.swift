@@ -20,11 +20,14 @@ struct RequestDispatcher: Sendable {
     let ledger: any LedgerService
     let clientId: UUID
     let log: ServerLog
+    /// The daemon's line limit (`--max-line`): pull pages are cut to it (Protocol.md §5.3).
+    let maximumLineLength: Int
 
     func plan(_ request: RPCRequest, id: RequestID) -> Plan {
         let ledger = ledger
         let clientId = clientId
         let log = log
+        let maximumLineLength = maximumLineLength
         do {
             switch request.method {
             case PingRequest.method:
@@ -42,7 +45,14 @@ struct RequestDispatcher: Sendable {
                 }
             case PullParams.method:
                 let pull = try PullParams(params: request.params)
-                return .deferred { reply in ledger.pull(pull) { reply(Self.encode($0, id: id, log: log)) } }
+                return .deferred { reply in
+                    ledger.pull(pull) { result in
+                        switch result {
+                        case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
+                        case .failure: reply(Self.encode(result, id: id, log: log))
+                        }
+                    }
+                }
             case SummaryRequest.method:
                 let summary = try SummaryRequest(params: request.params)
                 return .deferred { reply in

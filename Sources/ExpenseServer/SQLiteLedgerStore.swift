@@ -22,6 +22,8 @@ package final class SQLiteLedgerStore: LedgerStore {
     package let name: String
     package let currency: Currency
     package let token: String?
+    /// The ledger's id and history epoch (`meta`; see `SQLiteLedgerStore+Identity.swift`).
+    package let identity: LedgerIdentity
     package private(set) var head: Int64
     /// Transactions committed so far (group commit shows as fewer commits than pushes).
     package private(set) var commitCount = 0
@@ -41,10 +43,23 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// pushes several times in one group commit costs one row write, not one per push).
     private var pendingLastMutationIds: [UUID: Int64] = [:]
 
+    /// One row of `daily_totals` or `monthly_totals`: the category by its bytes (``ExpenseCore/ExactText``), as
+    /// the table's key compares it. With `String`'s `==`, "café" in NFC and in NFD would share one delta and
+    /// write it to one spelling's row, so the other spelling's totals would drift from its records.
     struct AggregateKey: Hashable {
         var day: Int
         var category: String
         var currency: String
+
+        static func == (lhs: AggregateKey, rhs: AggregateKey) -> Bool {
+            lhs.day == rhs.day && lhs.currency == rhs.currency && ExactText.same(lhs.category, rhs.category)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(day)
+            hasher.combine(currency)
+            ExactText.hash(category, into: &hasher)
+        }
     }
 
     struct Delta {
@@ -63,7 +78,9 @@ package final class SQLiteLedgerStore: LedgerStore {
             if verify, let report = try connection.check() {
                 throw LedgerError.damagedDatabase(path: path, report: report)
             }
+            let versionBefore = try connection.prepare("PRAGMA user_version").first { $0.int64(0) } ?? 0
             try connection.migrate(Self.migrations)
+            if versionBefore > 0 && versionBefore <= Self.moneyMigration { try connection.execute("VACUUM") }
             var meta: [String: String] = [:]
             try connection.prepare("SELECT key, value FROM meta").forEach { meta[$0.text(0)] = $0.text(1) }
             if meta.isEmpty {
@@ -82,6 +99,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             self.name = storedName
             self.currency = storedCurrency
             self.token = meta["token"]
+            self.identity = try Self.loadIdentity(meta, connection: connection)
             head = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
             var totals: [Currency: Int64] = [:]
             try connection.prepare("SELECT currency, sum(amount) FROM monthly_totals GROUP BY currency").forEach { row in
@@ -104,7 +122,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         guard let seq = seqById[id] else { return nil }
         return try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note,
-                   amount_version, currency_version, category_version, date_version, note_version
+                   money_version, category_version, date_version, note_version
             FROM records WHERE seq = ?1
             """).first([.integer(seq)]) { row in
             try Self.decode(row, id: id, from: 0)
@@ -147,14 +165,13 @@ package final class SQLiteLedgerStore: LedgerStore {
         }
         try connection.cached("""
             INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
-                amount_version, currency_version, category_version, date_version, note_version)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                money_version, category_version, date_version, note_version)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """).run([
             .integer(record.seq), Self.blob(expense.id), .integer(record.version), .integer(record.deleted ? 1 : 0),
             .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
             .integer(Int64(expense.date.ordinal)), .text(expense.note),
-            .integer(versions.amount), .integer(versions.currency), .integer(versions.category),
-            .integer(versions.date), .integer(versions.note),
+            .integer(versions.money), .integer(versions.category), .integer(versions.date), .integer(versions.note),
         ])
         undo.append((expense.id, seqById[expense.id]))
         seqById[expense.id] = record.seq
@@ -175,10 +192,10 @@ package final class SQLiteLedgerStore: LedgerStore {
     package func changes(since: Int64, limit: Int) throws -> [Record] {
         try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note,
-                   amount_version, currency_version, category_version, date_version, note_version, id
+                   money_version, category_version, date_version, note_version, id
             FROM records WHERE seq > ?1 ORDER BY seq LIMIT ?2
             """).map([.integer(since), .integer(Int64(limit))]) { row in
-            try Self.decode(row, id: try Self.uuid(row.blob(13)), from: 0).record
+            try Self.decode(row, id: try Self.uuid(row.blob(12)), from: 0).record
         }
     }
 
@@ -264,8 +281,8 @@ package final class SQLiteLedgerStore: LedgerStore {
         let expense = Expense(id: id, amount: row.int64(c + 3), currency: currency, category: row.text(c + 5),
                               date: day, note: row.text(c + 7))
         let record = Record(expense: expense, version: row.int64(c + 1), seq: row.int64(c), deleted: row.int64(c + 2) != 0)
-        let versions = FieldVersions(amount: row.int64(c + 8), currency: row.int64(c + 9), category: row.int64(c + 10),
-                                     date: row.int64(c + 11), note: row.int64(c + 12))
+        let versions = FieldVersions(money: row.int64(c + 8), category: row.int64(c + 9), date: row.int64(c + 10),
+                                     note: row.int64(c + 11))
         return StoredRecord(record: record, fieldVersions: versions)
     }
 }

@@ -18,6 +18,10 @@ enum DaemonFailure {
                 return .ioError
             case .invalidLedgerName:
                 return .usage
+            case .dataDirectoryInUse:
+                return .temporaryFailure
+            case .invalidBackup:
+                return .dataError
             default:
                 return .failure
             }

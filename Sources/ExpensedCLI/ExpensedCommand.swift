@@ -42,6 +42,7 @@ package enum ExpensedCommand {
         case ["ledger", "add"]: return try await ledgerAdd(command)
         case ["ledger", "list"]: return await ledgerList(command)
         case ["backup"]: return backup(command)
+        case ["restore"]: return restore(command)
         case [ExpensedCommands.completion.name]:
             printOut(try CompletionScript.script(for: command, root: ExpensedCommands.root))
             return .success
@@ -89,6 +90,23 @@ package enum ExpensedCommand {
         let file = command.argument("file") ?? ""
         do {
             try LedgerDirectory.backup(dataDirectory: dataDirectory(command.option("data")), ledger: ledger, to: file)
+            return .success
+        } catch {
+            printError("Error: \(error)")
+            return DaemonFailure.exitCode(for: error)
+        }
+    }
+
+    private static func restore(_ command: ParsedCommand) -> ExitCode {
+        let ledger = command.option("ledger") ?? ""
+        let file = command.argument("file") ?? ""
+        let data = dataDirectory(command.option("data"))
+        do {
+            let report = try LedgerDirectory.restore(dataDirectory: data, ledger: ledger, from: file)
+            var text = "restored ledger '\(ledger)' from \(file): \(report.records) records, head \(report.head), "
+                + "new epoch \(UUIDText.lowercased(report.identity.epoch))"
+            if let replaced = report.replacedPath { text += "; the replaced database is kept as \(replaced)" }
+            printError(text)
             return .success
         } catch {
             printError("Error: \(error)")

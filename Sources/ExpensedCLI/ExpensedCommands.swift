@@ -12,7 +12,7 @@ enum ExpensedCommands {
           Plain `expensed` is `expensed serve` with the defaults; `expensed --listen …` is `expensed serve --listen …`.
           Each ledger is one SQLite database DIR/NAME.sqlite, its token in DIR/NAME.token (mode 0600).
         """,
-        subcommands: [serve, ledger, backup, completion, manual],
+        subcommands: [serve, ledger, backup, restore, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(
@@ -22,7 +22,9 @@ enum ExpensedCommands {
           real port when given port 0). On first start with an empty or missing data directory it creates the
           directory and the ledger `default`, with its token in DIR/default.token (mode 0600), once it knows it
           can listen (an address in use creates nothing); the token is never printed or logged.
-          A damaged database is refused at start, naming the file. Logs go to stderr, one line per event.
+          A damaged database is refused at start, naming the file. One daemon serves a data directory at a time:
+          it holds DIR/expensed.lock (flock) while it runs, and a second one exits 75 naming the directory and the
+          holder's pid; `ledger add`, `ledger list` and `backup` work beside it. Logs go to stderr, one line per event.
           SIGINT/SIGTERM: stop accepting, finish in-flight requests, commit, exit 0.
         """,
         options: [
@@ -59,6 +61,18 @@ enum ExpensedCommands {
         arguments: [ArgumentSpec("file", help: "The backup file to create.")],
         options: [data, .option("ledger", value: "name", help: "The ledger to back up.", required: true)])
 
+    static let restore = CommandSpec(
+        name: "restore", abstract: "Replace a ledger with a backup made by `expensed backup`; clients heal on their next sync.",
+        discussion: """
+          Refused while a daemon serves the data directory (it holds DIR/expensed.lock; exit 75): stop it, restore,
+          start it again. FILE is checked (integrity_check, a ledger of that NAME, the same ledger id) and never
+          changed; it is copied beside NAME.sqlite, given a new history epoch (clients see it in `hello` and
+          heal: they re-send every change the daemon no longer has), and renamed over NAME.sqlite atomically.
+          The replaced database is kept as NAME.sqlite.replaced-<time>-<id>; delete it once you are sure.
+        """,
+        arguments: [ArgumentSpec("file", help: "The backup file (made by `expensed backup`).")],
+        options: [data, .option("ledger", value: "name", help: "The ledger to replace.", required: true)])
+
     static let completion = CompletionScript.command(program: "expensed")
 
     static let manual = ManualPage.command(program: "expensed", section: 8)
@@ -70,7 +84,10 @@ enum ExpensedCommands {
           1  failure (for example an unknown ledger, an existing ledger or backup file)
          64  usage error (a wrong command line)
          69  the listen address is unavailable (in use, or not an address of this machine)
+         65  invalid data (restore: FILE is not a sound backup of that ledger)
          74  I/O error: the data directory or a database cannot be read or written, or a database is damaged
+         75  the data directory is in use: another `expensed serve` holds DIR/expensed.lock; the message
+             names its pid (serve, restore)
          77  permission denied (the data directory, or a port the user may not bind)
 
         ENVIRONMENT:

@@ -48,14 +48,13 @@ struct ServeCommand {
                               trustNetwork: Bool) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
-        // Nothing is created before the socket is bound: the existing ledgers are opened (a damaged one is
-        // refused before listening), and a fresh directory and its `default` ledger are made only once the
-        // address is ours, before the first connection is accepted.
+        // Nothing is created before the socket is bound: the directory object reads nothing yet; once the
+        // address is ours (connections wait in the backlog until `start`), the directory's lock is taken, then
+        // the ledgers are opened (a damaged one is refused), and a fresh directory gets `default`.
         let directory: LedgerDirectory
         do {
             directory = try LedgerDirectory(dataDirectory: data, creating: .later)
         } catch {
-            // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
             log("cannot open the data directory \(data): \(error)")
             return DaemonFailure.exitCode(for: error)
         }
@@ -67,11 +66,15 @@ struct ServeCommand {
             await directory.close()
             return DaemonFailure.exitCode(for: error)
         }
+        let lock: DataDirectoryLock
         do {
-            if let tokenPath = try directory.createDefaultLedgerIfEmpty(currency: currency) {
+            // One daemon per data directory, taken before any ledger is opened (see DataDirectoryLock).
+            lock = try DataDirectoryLock(directory: data)
+            if let tokenPath = try directory.openDeferred(defaultCurrency: currency) {
                 log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
             }
         } catch {
+            // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
             log("cannot open the data directory \(data): \(error)")
             server.stop()
             await server.waitUntilStopped()
@@ -106,6 +109,7 @@ struct ServeCommand {
         ExpensedCommand.printOut("listening on \(server.address)\n")
         await server.waitUntilStopped()
         await directory.close()
+        withExtendedLifetime(lock) {}  // held until every ledger is closed
         log("stopped")
         return .success
     }

@@ -83,3 +83,24 @@ func helpRequests(arguments: [String], path: [String]) throws {
 @Test func lastOccurrenceOfAnOptionWins() throws {
     #expect(try run(["add", "1", "f", "--date", "a", "--date", "b"]).option("date") == "b")
 }
+
+@Test func aVariadicLastArgumentTakesEveryRemainingWord() throws {
+    let spec = CommandSpec(name: "tool", abstract: "A test tool.", subcommands: [
+        CommandSpec(name: "drop", abstract: "Drop things.",
+                    arguments: [ArgumentSpec("id", help: "Ids.", optional: true, variadic: true)],
+                    options: [.flag("all", help: "All.")]),
+    ])
+    guard case .run(let many) = try CommandLineParser.parse(["drop", "a1", "--all", "b2", "--", "-c3"], root: spec) else {
+        Issue.record("expected a command to run")
+        return
+    }
+    #expect(many.arguments("id") == ["a1", "b2", "-c3"] && many.argument("id") == "a1" && many.flag("all"))
+    guard case .run(let none) = try CommandLineParser.parse(["drop", "--all"], root: spec) else {
+        Issue.record("expected a command to run")
+        return
+    }
+    #expect(none.arguments("id") == [])
+    #expect(HelpFormatter.usage(root: spec, path: ["drop"]) == "tool drop [<id> ...] [--all]")
+    // Not variadic: an extra word is still an error.
+    #expect(throws: UsageError.self) { try CommandLineParser.parse(["list", "a", "b"], root: root) }
+}

@@ -11,7 +11,7 @@ import Glibc
 @Suite struct DaemonCommandTests {
     private static let daemon = ExpenseProcess.daemonExecutable
 
-    @Test(arguments: [[], ["serve"], ["ledger"], ["ledger", "add"], ["ledger", "list"], ["backup"]])
+    @Test(arguments: [[], ["serve"], ["ledger"], ["ledger", "add"], ["ledger", "list"], ["backup"], ["restore"]])
     func helpOfEverySubcommand(path: [String]) async throws {
         try await onOwnThread {
             let scratch = try ExpenseProcess()

@@ -46,7 +46,8 @@ import Testing
             // A daemon started on it serves `work` and makes no `default` either: the directory has a ledger.
             let daemon = try DaemonProcess.serve(data: data, scratch: scratch.directory)
             #expect(daemon.stop().status == 0)
-            #expect(Self.files(data).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == ["work.sqlite", "work.token"])
+            #expect(Self.files(data).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+                    == ["expensed.lock", "work.sqlite", "work.token"])
         }
     }
 

@@ -63,6 +63,9 @@ final class DaemonProcess {
         try SocketAddress(parsing: try addressText())
     }
 
+    /// The daemon's process id.
+    var pid: Int32 { child.pid }
+
     /// What the daemon wrote to standard error so far.
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 

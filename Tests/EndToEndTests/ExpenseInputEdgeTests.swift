@@ -39,7 +39,8 @@ import Testing
             let expense = try ExpenseProcess()
             let added = try runRaw(expense, #""$EXPENSE" add 5 "$(printf 'caf\303\251')" --date 2026-01-01"#)
             #expect(added.status == 0, "\(added)")
-            #expect(try expense.succeed(["export"]) == "date,amount,currency,category,note\n2026-01-01,5.00,USD,café,\n")
+            let id = added.stdout.trimmingCharacters(in: .newlines)
+            #expect(try expense.succeed(["export"]) == "id,date,amount,currency,category,note\n\(id),2026-01-01,5.00,USD,café,\n")
         }
     }
 

@@ -125,13 +125,14 @@ import Testing
         try await onOwnThread {
             let expense = try ExpenseProcess()
             let german = Self.environment(["LC_ALL": "de_DE.UTF-8"])
-            try expense.succeed(["add", "1234567.50", "food", "--currency", "EUR", "--date", "2026-03-01"], environment: german)
+            let id = try expense.succeed(["add", "1234567.50", "food", "--currency", "EUR", "--date", "2026-03-01"],
+                                         environment: german).trimmingCharacters(in: .newlines)
             let comma = try expense.run(["add", "12,50", "food"], environment: german)
             #expect(comma.status == 65 && comma.stderr.contains("invalid_amount"), "\(comma)")
             #expect(try expense.succeed(["list", "--json"], environment: german).contains(#""amount" : 123456750"#))
             #expect(try expense.succeed(["summary", "--json"], environment: german).contains(#""amount" : 123456750"#))
             #expect(try expense.succeed(["export"], environment: german)
-                    == "date,amount,currency,category,note\n2026-03-01,1234567.50,EUR,food,\n")
+                    == "id,date,amount,currency,category,note\n\(id),2026-03-01,1234567.50,EUR,food,\n")
         }
     }
 

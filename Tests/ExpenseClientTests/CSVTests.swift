@@ -58,8 +58,8 @@ import Testing
             _ = try CSVImporter.drafts(from: csv, defaultCurrency: .usd)
             Issue.record("expected the import to be refused")
         } catch {
-            guard case .invalidRows(let problems) = error else { Issue.record("unexpected \(error)"); return }
-            #expect(problems.map(\.line) == [4, 5, 6, 7])
+            guard case .invalidRows(let problems, let total) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(problems.map(\.line) == [4, 5, 6, 7] && total == 4)
             #expect(problems.map(\.code) == ["invalid_amount", "invalid_date", "invalid_row", "empty_category"])
         }
     }
@@ -73,7 +73,8 @@ import Testing
     }
 
     @Test func importRefusesAWrongHeader() {
-        #expect(throws: ImportError.badHeader(found: "when,how much")) {
+        #expect(throws: ImportError.badHeader(
+            found: "when,how much", expected: "the header 'id,date,amount,currency,category,note' (id optional, any order; or give --map)")) {
             try CSVImporter.drafts(from: "when,how much\n", defaultCurrency: .usd)
         }
     }

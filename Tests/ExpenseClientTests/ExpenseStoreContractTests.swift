@@ -141,7 +141,7 @@ import Testing
         #expect(try ledger.store.conflicts().isEmpty)
         #expect(try ledger.store.pendingCount() == 1)
         // Numbering continues: a new session says the daemon consumed 3.
-        try ledger.beginSession(lastMutationId: 3, remote: "x/y")
+        try ledger.beginSession(HelloResult(protocolVersion: 1, server: "s", ledger: "y", currency: .usd, cursor: 0, lastMutationId: 3), remote: "x/y")
         try ledger.edit(try ledger.find(a.idString), changes: ExpenseDraft(note: "n"))
         #expect(try ledger.nextBatch().map(\.mutationId) == [4])
     }

@@ -77,7 +77,7 @@ import Testing
 }
 
 /// A one-connection daemon on 127.0.0.1 that answers each request line with `answer(method, since, id)`.
-private final class CannedDaemon: Sendable {
+final class CannedDaemon: Sendable {
     private let socket: ListeningSocket
     private let sinces = Mutex<[Int64]>([])
     private let done = DispatchSemaphore(value: 0)

@@ -6,9 +6,11 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Four clients, a seeded random mix of 2,000 adds, edits, deletes, syncs and conflict resolutions, then a
-/// final sync round: every client equals the daemon, the daemon's summary equals a recomputation from its
-/// records, and every acknowledged change is present or superseded by a later acknowledged change.
+/// Four clients, a seeded random mix of 2,000 adds, edits (amounts, currencies with or without new digits, and
+/// text, some of it canonically equivalent to what it replaces: "café" in NFC and NFD), deletes, syncs and
+/// conflict resolutions, then a final sync round: every client equals the daemon byte for byte, the daemon's
+/// summary equals a recomputation from its records, and every acknowledged change is present or superseded by
+/// a later acknowledged change (money as one value, Protocol.md §7.4).
 /// Set `EXPENSE_SYNC_SEED` to replay a run; the seed is printed on failure.
 @Suite struct RandomizedSyncTests {
     struct Acknowledged: Sendable {
@@ -33,7 +35,7 @@ import TestSupport
         let records = try await daemon.records()
         let server = liveExpenses(records)
         for client in clients {
-            #expect(try client.live() == server, comment)
+            #expect(Self.bytes(try client.live()) == Self.bytes(server), comment)
             #expect(try client.ledger.store.pendingCount() == 0, comment)
             #expect(try client.ledger.store.conflicts().isEmpty, comment)
         }
@@ -44,6 +46,15 @@ import TestSupport
         }
         let acks = acknowledged.get()
         #expect(acks.count > 500, comment)
+        // Never a pair nobody entered: each live record holds exactly the (amount, currency) of the newest
+        // acknowledged change of its money (a creation, an edit, a restore).
+        let newestMoney = Dictionary(acks.filter { $0.entry.type == .put && ($0.entry.fields.amount != nil || $0.entry.fields.currency != nil) }
+            .map { ($0.entry.id, $0) }, uniquingKeysWith: { $0.version >= $1.version ? $0 : $1 })
+        for (id, record) in records where !record.deleted {
+            let money = try #require(newestMoney[id], comment)
+            #expect(money.entry.fields.amount == record.expense.amount && money.entry.fields.currency == record.expense.currency.code,
+                    "\(record.expense.amount) \(record.expense.currency.code) is not the newest pair entered; \(comment)")
+        }
         for ack in acks {
             let record = try #require(records[ack.entry.id], comment)
             let later = acks.filter { $0.entry.id == ack.entry.id && $0.version > ack.version }
@@ -56,19 +67,36 @@ import TestSupport
                 let fields = ack.entry.fields
                 let expense = record.expense
                 func superseded(_ set: (ExpenseDraft) -> Bool) -> Bool { later.contains { $0.entry.type == .put && set($0.entry.fields) } }
-                if let value = fields.amount, value != expense.amount { #expect(superseded { $0.amount != nil }, comment) }
-                if let value = fields.category, value != expense.category { #expect(superseded { $0.category != nil }, comment) }
-                if let value = fields.note, value != expense.note { #expect(superseded { $0.note != nil }, comment) }
+                // Money is one value: a change carrying it is superseded only by a later change of money.
+                if fields.amount != nil || fields.currency != nil {
+                    #expect(fields.amount != nil && fields.currency != nil, "a queued money change carries the pair; \(comment)")
+                    if fields.amount != expense.amount || fields.currency != expense.currency.code {
+                        #expect(superseded { $0.amount != nil || $0.currency != nil }, comment)
+                    }
+                }
+                if let value = fields.category, !ExactText.same(value, expense.category) { #expect(superseded { $0.category != nil }, comment) }
+                if let value = fields.note, !ExactText.same(value, expense.note) { #expect(superseded { $0.note != nil }, comment) }
                 if let value = fields.date, value != expense.date.description { #expect(superseded { $0.date != nil }, comment) }
             }
         }
         await daemon.stop()
     }
 
+    /// Each expense as its exact bytes, so that no comparison can call NFC and NFD the same.
+    static func bytes(_ expenses: [UUID: Expense]) -> [UUID: [[UInt8]]] {
+        expenses.mapValues { expense in
+            [Array(String(expense.amount).utf8), Array(expense.currency.code.utf8), Array(expense.category.utf8),
+             Array(expense.date.description.utf8), Array(expense.note.utf8)]
+        }
+    }
+
     /// Runs the random mix on the calling thread; returns how many final rounds it took to settle.
     static func simulate(clients: [TestClient], engines: [SyncEngine], seed: UInt64, operations: Int) throws -> Int {
         var random = SeededGenerator(seed: seed)
-        let categories = ["food", "rent", "taxi", "books", "fun"]
+        // Two canonically equivalent spellings of each word: `==` on String calls them equal, the ledger does not.
+        let categories = ["food", "caf\u{E9}", "cafe\u{301}", "r\u{E9}sum\u{E9}", "re\u{301}sume\u{301}"]
+        let notes = ["n1", "n2", "na\u{EF}ve", "nai\u{308}ve", "\u{C5}", "A\u{30A}", "\u{212B}"]
+        let currencies = ["USD", "EUR", "JPY"]
         for _ in 0..<operations {
             let index = Int(random.next() % UInt64(clients.count))
             let client = clients[index]
@@ -77,13 +105,20 @@ import TestSupport
             switch roll {
             case _ where roll < 30 || (live.isEmpty && roll < 75):
                 try client.add(Int64(random.next() % 100_000) + 1, categories[Int(random.next() % 5)],
-                               note: "n\(random.next() % 10)", date: "2026-0\(random.next() % 9 + 1)-1\(random.next() % 9)")
+                               note: notes[Int(random.next() % UInt64(notes.count))],
+                               date: "2026-0\(random.next() % 9 + 1)-1\(random.next() % 9)")
             case 30..<60:
                 let expense = live[Int(random.next() % UInt64(live.count))]
                 var changes = ExpenseDraft()
-                switch random.next() % 3 {
+                switch random.next() % 5 {
                 case 0: changes.amount = Int64(random.next() % 100_000) + 1
-                case 1: changes.note = "n\(random.next() % 10)"
+                case 1: changes.note = notes[Int(random.next() % UInt64(notes.count))]
+                case 2:
+                    // As `edit --currency X --amount A` does; half the time with the same digits (only the
+                    // currency differs, as in 5.00 EUR → 500 JPY).
+                    changes.currency = currencies[Int(random.next() % 3)]
+                    changes.amount = random.next() % 2 == 0 ? expense.amount : Int64(random.next() % 100_000) + 1
+                case 3: changes.category = Self.equivalent(of: expense.category, in: categories) ?? categories[Int(random.next() % 5)]
                 default: changes.category = categories[Int(random.next() % 5)]
                 }
                 try client.edit(expense.id, changes)
@@ -119,6 +154,11 @@ import TestSupport
             }
         }
         return 11
+    }
+
+    /// Another spelling of `text` that Swift's `==` calls equal (canonically equivalent), if the list has one.
+    static func equivalent(of text: String, in list: [String]) -> String? {
+        list.first { $0 == text && !ExactText.same($0, text) }
     }
 }
 

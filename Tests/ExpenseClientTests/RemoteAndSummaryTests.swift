@@ -1,16 +1,30 @@
 @testable import ExpenseClient
 import ExpenseCore
+import ExpenseProtocol
 import Foundation
 import Testing
 
 /// A cache synced with one server/ledger refuses another, and its queue stays as it was.
 @Test func anotherLedgerIsRefused() throws {
     let ledger = LocalLedger(store: InMemoryExpenseStore())
-    try ledger.beginSession(lastMutationId: 0, remote: "127.0.0.1:1/a")
-    try ledger.beginSession(lastMutationId: 0, remote: "127.0.0.1:1/a")
+    let unidentified = HelloResult(protocolVersion: 1, server: "old", ledger: "a", currency: .usd, cursor: 0, lastMutationId: 0)
+    try ledger.beginSession(unidentified, remote: "127.0.0.1:1/a")
+    try ledger.beginSession(unidentified, remote: "127.0.0.1:1/a")
     #expect(throws: SyncError.otherLedger(synced: "127.0.0.1:1/a", asked: "127.0.0.1:2/b")) {
-        try ledger.beginSession(lastMutationId: 0, remote: "127.0.0.1:2/b")
+        try ledger.beginSession(unidentified, remote: "127.0.0.1:2/b")
     }
+    // Bound the old way (by address), the cache takes the ledger id at its next hello to that address; from then on
+    // any address serving that id is accepted and another id refused.
+    let ledgerId = UUID(), epoch = UUID()
+    var identified = unidentified
+    identified.identity = LedgerIdentity(ledgerId: ledgerId, epoch: epoch, epochCursor: 0)
+    #expect(throws: SyncError.self) { try ledger.beginSession(identified, remote: "localhost:1/a") }
+    try ledger.beginSession(identified, remote: "127.0.0.1:1/a")
+    try ledger.beginSession(identified, remote: "localhost:9/a")
+    #expect(try ledger.store.metaValue(.syncedLedger) == "localhost:9/a")
+    var other = identified
+    other.identity = LedgerIdentity(ledgerId: UUID(), epoch: epoch, epochCursor: 0)
+    #expect(throws: SyncError.self) { try ledger.beginSession(other, remote: "localhost:9/a") }
 }
 
 /// Summaries from SQL buckets equal the aggregator over every expense, on each store; an overflowing bucket throws.

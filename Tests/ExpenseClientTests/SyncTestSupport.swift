@@ -36,17 +36,21 @@ final class TestDaemon: @unchecked Sendable {
     private(set) var port: UInt16 = 0
     private var ledgers: LedgerDirectory
     private var server: Server
+    /// The daemon's `--max-line`.
+    let maximumLineLength: Int
 
-    init() throws {
+    init(maximumLineLength: Int = ServerConfiguration().maximumLineLength) throws {
+        self.maximumLineLength = maximumLineLength
         directory = NSTemporaryDirectory() + "expense-sync-tests-" + UUID().uuidString
         ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        server = try Self.start(ledgers, port: 0)
+        server = try Self.start(ledgers, port: 0, maximumLineLength: maximumLineLength)
         port = server.address.port
     }
 
-    private static func start(_ ledgers: LedgerDirectory, port: UInt16) throws -> Server {
+    private static func start(_ ledgers: LedgerDirectory, port: UInt16, maximumLineLength: Int) throws -> Server {
         var configuration = ServerConfiguration()
+        configuration.maximumLineLength = maximumLineLength
         configuration.listen = SocketAddress(host: "127.0.0.1", port: port)
         configuration.shutdownGrace = .seconds(2)
         let server = try Server(configuration: configuration, ledgers: ledgers, log: .none)
@@ -68,7 +72,24 @@ final class TestDaemon: @unchecked Sendable {
         await server.waitUntilStopped()
         await ledgers.close()
         ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
-        server = try Self.start(ledgers, port: port)
+        server = try Self.start(ledgers, port: port, maximumLineLength: maximumLineLength)
+    }
+
+    /// `expensed backup` of `default` into a new file; returns its path.
+    func backup() throws -> String {
+        let file = directory + "-backup-" + UUID().uuidString + ".sqlite"
+        try ledgers.backup(ledger: "default", to: file)
+        return file
+    }
+
+    /// Stop, `expensed restore FILE --ledger default`, start again on the same port (Protocol.md §5.7).
+    func restore(from file: String) async throws {
+        server.stop()
+        await server.waitUntilStopped()
+        await ledgers.close()
+        _ = try LedgerDirectory.restore(dataDirectory: directory, ledger: "default", from: file)
+        ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
+        server = try Self.start(ledgers, port: port, maximumLineLength: maximumLineLength)
     }
 
     func stop() async {

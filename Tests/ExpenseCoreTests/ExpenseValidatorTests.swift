@@ -120,8 +120,8 @@ struct ExpenseValidatorTests {
     @Test("category length is counted in what a person sees (grapheme clusters)", arguments: [
         ("a", 64, true), ("a", 65, false),
         ("e\u{301}", 64, true), ("e\u{301}", 65, false),             // é as e + combining acute: 2 scalars, 1 character
-        ("🇫🇷", 64, true), ("🇫🇷", 65, false),                         // a flag: 2 regional indicators, 1 character
-        ("👩‍👩‍👧‍👦", 64, true), ("👩‍👩‍👧‍👦", 65, false),                     // a family: 7 scalars joined, 1 character
+        ("🇫🇷", 32, true), ("🇫🇷", 64, false),                         // a flag: 2 regional indicators, 1 character of 8 bytes
+        ("👩‍👩‍👧‍👦", 10, true), ("👩‍👩‍👧‍👦", 11, false),                     // a family: 7 scalars joined, 1 character of 25 bytes
         ("食", 64, true), ("食", 65, false),
     ])
     func categoryLength(unit: String, count: Int, valid: Bool) throws {
@@ -153,7 +153,7 @@ struct ExpenseValidatorTests {
 
     @Test("note length is counted in grapheme clusters", arguments: [
         ("a", 300, true), ("a", 301, false), ("e\u{301}", 300, true), ("e\u{301}", 301, false),
-        ("🇯🇵", 300, true), ("🇯🇵", 301, false), ("\n", 300, true), ("\n", 301, false),
+        ("🇯🇵", 150, true), ("🇯🇵", 151, false), ("\n", 300, true), ("\n", 301, false),   // a flag is 8 bytes: 1,200 bytes at most
     ])
     func noteLength(unit: String, count: Int, valid: Bool) throws {
         let text = String(repeating: unit, count: count)

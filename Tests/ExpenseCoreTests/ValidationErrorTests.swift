@@ -8,8 +8,10 @@ struct ValidationErrorTests {
         (ValidationError.invalidAmount("x"), "invalid_amount", ExpenseField.amount),
         (.amountOverflow, "amount_overflow", .amount),
         (.emptyCategory, "empty_category", .category),
-        (.categoryTooLong, "category_too_long", .category),
-        (.noteTooLong, "note_too_long", .note),
+        (.categoryTooLong(.characters), "category_too_long", .category),
+        (.categoryTooLong(.bytes), "category_too_long", .category),
+        (.noteTooLong(.characters), "note_too_long", .note),
+        (.noteTooLong(.bytes), "note_too_long", .note),
         (.invalidText(.category), "invalid_text", .category),
         (.invalidText(.note), "invalid_text", .note),
         (.invalidDate("2026-02-29"), "invalid_date", .date),
@@ -28,7 +30,7 @@ struct ValidationErrorTests {
     @Test("the ten codes are distinct")
     func distinct() {
         let codes: [ValidationError] = [
-            .invalidAmount(""), .amountOverflow, .emptyCategory, .categoryTooLong, .noteTooLong,
+            .invalidAmount(""), .amountOverflow, .emptyCategory, .categoryTooLong(.bytes), .noteTooLong(.bytes),
             .invalidText(.note), .invalidDate(""), .invalidCurrency(""), .invalidId(""), .missingField(.id),
         ]
         #expect(Set(codes.map(\.code)).count == 10)

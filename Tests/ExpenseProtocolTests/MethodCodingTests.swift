@@ -9,8 +9,28 @@ import Testing
                         json: #"{"clientId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","clientName":"laptop","ledger":"default","protocol":1,"token":"s3cret"}"#)
         try checkParams(HelloParams(protocolVersion: 1, ledger: "l", token: "t", clientId: Fixtures.id, clientName: nil),
                         json: #"{"clientId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","ledger":"l","protocol":1,"token":"t"}"#)
-        try checkResult(HelloResult(protocolVersion: 1, server: "expensed 0.1.0", ledger: "default", currency: .usd, cursor: 12, lastMutationId: 3),
-                        json: #"{"currency":"USD","cursor":12,"lastMutationId":3,"ledger":"default","protocol":1,"server":"expensed 0.1.0"}"#)
+        try checkResult(HelloResult(protocolVersion: 1, server: "expensed 0.1.0", ledger: "default", currency: .usd, cursor: 12, lastMutationId: 3,
+                                    maxLine: 4096),
+                        json: #"{"currency":"USD","cursor":12,"lastMutationId":3,"ledger":"default","maxLine":4096,"protocol":1,"server":"expensed 0.1.0"}"#)
+    }
+
+    @Test("a hello result without maxLine (an older daemon) means the protocol's default 1,048,576; a bad one is refused")
+    func helloMaxLine() throws {
+        let older = try JSONParser.parse(Array(#"{"currency":"USD","cursor":1,"lastMutationId":0,"ledger":"l","protocol":1,"server":"s"}"#.utf8))
+        #expect(try HelloResult(json: older).maxLine == 1_048_576)
+        for bad in [#""4096""#, "0", "-1", "1.5", "true"] {
+            let text = #"{"currency":"USD","cursor":1,"lastMutationId":0,"ledger":"l","maxLine":"# + bad + #","protocol":1,"server":"s"}"#
+            #expect(throws: ProtocolDecodingError.self, "\(bad)") { try HelloResult(json: try JSONParser.parse(Array(text.utf8))) }
+        }
+    }
+
+    @Test("hello's result carries the ledger's identity when the daemon knows it")
+    func helloIdentity() throws {
+        let identity = LedgerIdentity(ledgerId: Fixtures.id, epoch: UUID(uuidString: "3f2504e0-4f89-41d3-9a0c-0305e82c3301")!, epochCursor: 7)
+        try checkResult(HelloResult(protocolVersion: 1, server: "expensed 0.1.0", ledger: "default", currency: .usd, cursor: 12, lastMutationId: 3,
+                                    identity: identity),
+                        json: #"{"currency":"USD","cursor":12,"epoch":"3f2504e0-4f89-41d3-9a0c-0305e82c3301","epochCursor":7,"lastMutationId":3,"#
+                            + #""ledger":"default","ledgerId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","maxLine":1048576,"protocol":1,"server":"expensed 0.1.0"}"#)
     }
 
     @Test func helloErrors() {

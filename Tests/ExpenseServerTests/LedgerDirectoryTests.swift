@@ -28,7 +28,7 @@ import Testing
     }
 
     /// Each way of opening creates only what it allows: `.nothing` nothing (a missing directory is an error),
-    /// `.directory` the directory, `.later` nothing until ``LedgerDirectory/createDefaultLedgerIfEmpty(currency:)``.
+    /// `.directory` the directory, `.later` nothing until ``LedgerDirectory/openDeferred(defaultCurrency:)``.
     @Test func openingCreatesOnlyWhatItIsAllowedTo() async throws {
         let root = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -38,8 +38,8 @@ import Testing
 
         let later = try LedgerDirectory(dataDirectory: missing, creating: .later)
         #expect(later.ledgers().isEmpty && !FileManager.default.fileExists(atPath: missing))
-        #expect(try later.createDefaultLedgerIfEmpty(currency: .usd) == missing + "/default.token")
-        #expect(try later.createDefaultLedgerIfEmpty(currency: .usd) == nil)
+        #expect(try later.openDeferred(defaultCurrency: .usd) == missing + "/default.token")
+        #expect(try later.openDeferred(defaultCurrency: .usd) == nil)
         #expect(later.ledgers().map(\.name) == ["default"])
         #expect(try permissions(missing) == 0o700)
         await later.close()
@@ -54,7 +54,7 @@ import Testing
 
         // A directory with a ledger gets no `default`, whichever way it is opened.
         let reopened = try LedgerDirectory(dataDirectory: fresh, creating: .later)
-        #expect(try reopened.createDefaultLedgerIfEmpty(currency: .usd) == nil)
+        #expect(try reopened.openDeferred(defaultCurrency: .usd) == nil)
         #expect(reopened.ledgers().map(\.name) == ["work"])
         await reopened.close()
     }

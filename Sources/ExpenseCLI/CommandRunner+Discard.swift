@@ -1,0 +1,47 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import Foundation
+
+extension CommandRunner {
+    /// `expense discard ID… | --rejected`: drops local pending changes (nothing is sent; the server's copy is
+    /// untouched). Prints each expense's id; says on standard error what was dropped and what is shown now.
+    func discard() throws {
+        let prefixes = command.arguments("id")
+        let rejected = command.flag("rejected")
+        guard prefixes.isEmpty == rejected else { throw usage("Give the ids of the changes to discard, or --rejected") }
+        let ledger = try ledger()
+        let dropped = rejected ? try ledger.discardRejected() : try ledger.discard(prefixes)
+        if rejected, dropped.isEmpty { console.err("No rejected change.") }
+        for change in dropped { report(change) }
+    }
+
+    /// `resolve ID --theirs` for an expense whose change the daemon rejected: the rejected change is dropped.
+    func resolveRejection(_ prefix: String, _ ledger: LocalLedger) throws {
+        report(try ledger.discard(prefix, onlyRejected: true))
+    }
+
+    private func report(_ change: DiscardedChange) {
+        let id = UUIDText.lowercased(change.id)
+        console.out(id + "\n")
+        for entry in change.entries {
+            let what = entry.type == .delete ? "deleted" : (entry.baseVersion == 0 ? "new" : "modified")
+            var line = "Discarded \(what) \(id.prefix(8))"
+            if entry.type == .put, let before = change.before?.expense {
+                line += " \(before.date) \(Money.format(before.amount, currency: before.currency, includeCode: true)) "
+                    + ExpenseTable.oneLine(before.category, width: 30)
+            }
+            if let rejection = entry.rejection { line += " (rejected: \(rejection.reason))" }
+            console.err(line + ".")
+        }
+        if change.conflict != nil { console.err("Discarded my side of the conflict on \(id.prefix(8)).") }
+        if let after = change.after, !after.deleted {
+            let expense = after.expense
+            console.err("Now shown as the server has it: \(expense.date) "
+                        + "\(Money.format(expense.amount, currency: expense.currency, includeCode: true)) "
+                        + ExpenseTable.oneLine(expense.category, width: 30) + ".")
+        } else {
+            console.err("The daemon never had it: it is gone.")
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import Foundation
+
+extension CommandRunner {
+    /// `expense export [--format csv|json] [--output FILE]`: every live expense with its id.
+    func export() throws {
+        let format = command.option("format") ?? "csv"
+        guard format == "csv" || format == "json" else { throw usage("--format must be csv or json, not '\(format)'") }
+        let ledger = try ledger()
+        let kind: ExpenseStream.Format = format == "json" ? .json : .csv
+        guard let output = command.option("output") else {
+            var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: kind)
+            stream.begin()
+            try ledger.forEach { try stream.write($0) }
+            try stream.end()
+            return
+        }
+        // Whole or untouched, and 0600 like the cache: an export holds the same data.
+        let count: Int
+        do {
+            count = try AtomicFile.replace(output) { descriptor in
+                var stream = ExpenseStream(descriptor: descriptor, target: output, format: kind)
+                stream.begin()
+                try ledger.forEach { try stream.write($0) }
+                try stream.end()
+                return stream.count
+            }
+        } catch let failure as AtomicFile.Failure {
+            throw CommandFailure(.ioError, "Error: write_failed: \(failure)")
+        }
+        console.err("Exported \(count) expense\(count == 1 ? "" : "s") to \(output).")
+    }
+
+    /// `expense import FILE [--dry-run] [--format csv|json] [--map …] [--currency C] [--delimiter D]
+    /// [--decimal-comma] [--date-format F]`: every valid row whose id is new, or nothing if any row is invalid.
+    /// Prints `N new, M already present, K differing`; each differing row is named on standard error.
+    func importFile() throws {
+        let options = try importOptions()
+        let path = command.argument("file") ?? ""
+        let data: Data?
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            data = FileManager.default.contents(atPath: path)
+        }
+        guard let data, let text = String(data: data, encoding: .utf8) else {
+            throw CommandFailure(.ioError, "Error: cannot read \(path): " +
+                (data == nil ? "no such file or permission denied" : "it is not UTF-8 text"))
+        }
+        let ledger = try ledger()
+        let format = options.format(of: Substring(text))
+        if format == .json, options.columns != nil || options.decimalComma || options.dateFormat != nil || options.delimiter != "," {
+            throw usage("--map, --delimiter, --decimal-comma and --date-format are for CSV files, and \(path) is JSON")
+        }
+        let defaultCurrency = try options.currency ?? ledger.defaultCurrency()
+        let rows = format == .json
+            ? try JSONImporter.rows(from: text, defaultCurrency: defaultCurrency)
+            : try CSVImporter.rows(from: text, options: options, defaultCurrency: defaultCurrency)
+        let dryRun = command.flag("dry-run")
+        let outcome = try ledger.importRows(rows, dryRun: dryRun)
+        for (row, stored) in outcome.differing.prefix(ImportError.shownProblems) {
+            console.err("\(format == .json ? "item" : "line") \(row.line): \(row.expense.idString.prefix(8)) differs from the stored expense: "
+                        + Self.differences(row.expense, stored))
+        }
+        if outcome.differing.count > ImportError.shownProblems {
+            console.err("… and \(outcome.differing.count - ImportError.shownProblems) more differing rows")
+        }
+        console.out(outcome.counts + "\n")
+        if dryRun {
+            console.err("Dry run: nothing stored.")
+        } else if !outcome.differing.isEmpty {
+            console.err("Rows that differ were not imported: the stored expenses are kept (edit them, or remove the rows).")
+        }
+    }
+
+    /// The options of `import`, checked (usage errors name the option).
+    private func importOptions() throws -> ImportOptions {
+        var options = ImportOptions()
+        do {
+            switch command.option("format") {
+            case nil: break
+            case "csv": options.format = .csv
+            case "json": options.format = .json
+            case let other?: throw usage("--format must be csv or json, not '\(other)'")
+            }
+            options.columns = try command.option("map").map(ImportOptions.columns(fromMap:))
+            options.delimiter = try command.option("delimiter").map(ImportOptions.delimiter(from:)) ?? ","
+            options.dateFormat = try command.option("date-format").map(ImportDateFormat.init)
+        } catch let error as ImportOptionError {
+            throw usage(error.description)
+        }
+        options.decimalComma = command.flag("decimal-comma")
+        options.currency = try command.option("currency").map(ExpenseValidator.validateCurrency)
+        return options
+    }
+
+    /// `amount 12.50 USD here, 13.00 USD stored; note 'a' here, 'b' stored`, or `deleted here`.
+    static func differences(_ row: Expense, _ stored: LocalRecord) -> String {
+        if stored.deleted { return "it is deleted here (an import does not restore it)" }
+        let old = stored.expense
+        var parts: [String] = []
+        if row.amount != old.amount || row.currency != old.currency {
+            parts.append("amount \(Money.format(row.amount, currency: row.currency, includeCode: true)) here, "
+                         + "\(Money.format(old.amount, currency: old.currency, includeCode: true)) stored")
+        }
+        if row.date != old.date { parts.append("date \(row.date) here, \(old.date) stored") }
+        if !row.category.utf8.elementsEqual(old.category.utf8) {
+            parts.append("category \(ExpenseTable.oneLine(row.category, width: 30)) here, \(ExpenseTable.oneLine(old.category, width: 30)) stored")
+        }
+        if !row.note.utf8.elementsEqual(old.note.utf8) {
+            parts.append("note '\(ExpenseTable.oneLine(row.note, width: 30))' here, '\(ExpenseTable.oneLine(old.note, width: 30))' stored")
+        }
+        return parts.joined(separator: "; ")
+    }
+}

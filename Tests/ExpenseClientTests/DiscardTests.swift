@@ -1,0 +1,73 @@
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import ExpenseServer
+import Foundation
+import Testing
+
+/// Dropping local changes with a real daemon: a rejected change, an edit of a synced expense, and one bank
+/// file imported on two machines.
+@Suite(.serialized) struct DiscardTests {
+    static func largest(_ count: Int) throws -> [ImportRow] {
+        try CSVImporter.rows(from: "date,amount,currency,category,note\n"
+                             + String(repeating: "2026-02-01,90071992547409.91,USD,big,\n", count: count),
+                             options: ImportOptions(), defaultCurrency: .usd)
+    }
+
+    @Test func aRejectedChangeIsDiscardedAndTheLocalViewIsTheServers() async throws {
+        let daemon = try TestDaemon()
+        let ann = try TestClient("ann"), bob = try TestClient("bob", persistent: true)
+        try ann.ledger.importRows(try Self.largest(1024))
+        try await ann.sync(daemon)
+        let rejected = try bob.add(2000, "food")
+        let report = try await bob.sync(daemon)
+        #expect(report.openRejections == 1)
+        let dropped = try bob.ledger.discardRejected()
+        #expect(dropped.map(\.id) == [rejected.id] && dropped.first?.entries.first?.rejection?.reason == "amount_overflow")
+        #expect(try bob.ledger.pendingCount() == 0)
+        #expect(try bob.live() == liveExpenses(try await daemon.records()))
+        #expect(try bob.ledger.summary(SummaryQuery()).totals.first?.amount == 9_223_372_036_854_774_784)
+        #expect(try bob.ledger.discardRejected().isEmpty)
+        await daemon.stop()
+    }
+
+    @Test func discardingAnEditOfASyncedExpenseLeavesTheServersCopy() async throws {
+        let daemon = try TestDaemon()
+        let ann = try TestClient("ann")
+        let expense = try ann.add(500, "food")
+        try await ann.sync(daemon)
+        try ann.edit(expense.id, ExpenseDraft(amount: 700))
+        try ann.delete(expense.id)
+        #expect(throws: StoreError.idPrefixTooShort("abc")) { try ann.ledger.discard("abc") }
+        // One prefix that matches nothing leaves the others' changes queued.
+        #expect(throws: DiscardError.nothingPending("ffffffff")) {
+            try ann.ledger.discard([expense.idString, "ffffffff"])
+        }
+        #expect(try ann.ledger.pendingCount() == 1)
+        let dropped = try ann.ledger.discard(String(expense.idString.prefix(6)).uppercased())
+        #expect(dropped.entries.map(\.type) == [.delete] && dropped.after?.expense == expense && dropped.after?.deleted == false)
+        #expect(try ann.live() == [expense.id: expense])
+        #expect(throws: DiscardError.nothingPending(expense.idString)) { try ann.ledger.discard(expense.idString) }
+        let report = try await ann.sync(daemon)
+        #expect(report.pushed == 0)
+        #expect(liveExpenses(try await daemon.records()) == [expense.id: expense])
+        await daemon.stop()
+    }
+
+    @Test func oneFileImportedOnTwoMachinesConvergesToOneCopy() async throws {
+        let daemon = try TestDaemon()
+        let ann = try TestClient("ann"), bob = try TestClient("bob", persistent: true)
+        let rows = try CSVImporter.rows(from: LocalLedgerImportTests.csv, options: ImportOptions(), defaultCurrency: .usd)
+        try ann.ledger.importRows(rows)
+        try bob.ledger.importRows(rows)
+        try await ann.sync(daemon)
+        let report = try await bob.sync(daemon)
+        #expect(report.openRejections == 0 && report.newConflicts == 0 && report.pending == 0)
+        let server = liveExpenses(try await daemon.records())
+        #expect(server.count == 3)
+        #expect(try bob.live() == server)
+        try await ann.sync(daemon)
+        #expect(try ann.live() == server)
+        await daemon.stop()
+    }
+}

@@ -42,25 +42,52 @@ extension CommandRunner {
         let record = try ledger.find(command.argument("id") ?? "")
         try ledger.delete(record)
         console.out(record.expense.idString + "\n")
-        console.err("Deleted \(record.expense.date) \(Money.format(record.expense.amount, currency: record.expense.currency, includeCode: true)) \(record.expense.category).")
+        let amount = moneyDisplay(ledger).text(record.expense.amount, currency: record.expense.currency)
+        console.err("Deleted \(record.expense.date) \(amount) \(record.expense.category).")
     }
 
-    /// `expense config set currency EUR`.
+    /// `expense config set currency EUR` (any case: `eur` is EUR) or `expense config set locale de_DE|C|auto`.
     func configSet() throws {
-        guard command.argument("key") == "currency" else {
-            throw usage("Unknown setting '\(command.argument("key") ?? "")'; the settings are: currency")
+        let value = command.argument("value") ?? ""
+        switch command.argument("key") {
+        case "currency":
+            // ISO 4217 codes are upper case; only ASCII letters are changed, so `éur` stays invalid.
+            let code = String(value.unicodeScalars.map { ("a"..."z").contains($0) ? Character(String($0).uppercased()) : Character($0) })
+            try ledger().setDefaultCurrency(try ExpenseValidator.validateCurrency(code))
+        case "locale":
+            guard MoneyDisplay.isValidSetting(value) else {
+                throw CommandFailure(.dataError, "Error: invalid_locale: '\(value)' is not a locale this system knows "
+                    + "(such as de_DE, en_IN or ja_JP), C, POSIX, or auto (follow LC_ALL, LC_MONETARY and LANG)")
+            }
+            let store = try ledger().store
+            if value == MoneyDisplay.automatic {
+                try store.setMetaValue(nil, for: .displayLocale)
+            } else {
+                try store.setMetaValue(MoneyDisplay.canonicalSetting(value), for: .displayLocale)
+            }
+        case let key:
+            throw usage("Unknown setting '\(key ?? "")'; the settings are: \(Self.settings.joined(separator: ", "))")
         }
-        let currency = try ExpenseValidator.validateCurrency(command.argument("value") ?? "")
-        try ledger().setDefaultCurrency(currency)
     }
 
-    /// `expense config get [currency]`.
+    /// `expense config get [currency|locale]`.
     func configGet() throws {
-        let currency = try ledger(readOnly: true).defaultCurrency().code
+        let ledger = try ledger(readOnly: true)
+        let currency = try ledger.defaultCurrency().code
+        let locale = try ledger.store.metaValue(.displayLocale) ?? MoneyDisplay.automatic
         switch command.argument("key") {
-        case nil: console.out("currency \(currency)\n")
+        case nil: console.out("currency \(currency)\nlocale \(locale)\n")
         case "currency": console.out(currency + "\n")
-        case let key?: throw usage("Unknown setting '\(key)'; the settings are: currency")
+        case "locale": console.out(locale + "\n")
+        case let key?: throw usage("Unknown setting '\(key)'; the settings are: \(Self.settings.joined(separator: ", "))")
         }
+    }
+
+    /// The names `config set` and `config get` accept.
+    static let settings = ["currency", "locale"]
+
+    /// How this command shows money to people (see ``MoneyDisplay/resolve(environment:configured:)``).
+    func moneyDisplay(_ ledger: LocalLedger) -> MoneyDisplay {
+        MoneyDisplay.resolve(environment: environment, configured: try? ledger.store.metaValue(.displayLocale))
     }
 }

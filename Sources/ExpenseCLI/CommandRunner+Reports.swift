@@ -21,7 +21,7 @@ extension CommandRunner {
         if expenses.isEmpty {
             console.err("No expenses.")
         } else {
-            console.out(ExpenseTable.render(expenses))
+            console.out(ExpenseTable.render(expenses, money: moneyDisplay(ledger)))
         }
     }
 
@@ -57,7 +57,7 @@ extension CommandRunner {
         } else if summary.totals.isEmpty {
             console.err("No expenses.")
         } else {
-            console.out(SummaryReport.render(summary, chart: console.isTerminal))
+            console.out(SummaryReport.render(summary, chart: console.isTerminal, grouping: grouping, money: moneyDisplay(ledger)))
         }
     }
 

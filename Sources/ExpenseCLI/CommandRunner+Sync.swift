@@ -68,7 +68,7 @@ extension CommandRunner {
         if environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) != nil {
             engine.attempts = environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) ?? engine.attempts
         }
-        engine.log = { [console] in if environment["EXPENSE_VERBOSE"] != nil { console.err($0) } }
+        engine.log = { [console, verbose = ExpenseCLI.isVerbose(environment)] in if verbose { console.err($0) } }
         if command.flag("watch") {
             try watch(engine)
             return

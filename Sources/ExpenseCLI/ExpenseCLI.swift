@@ -5,6 +5,39 @@ import Foundation
 
 /// The `expense` program: parses the command line, opens the local store, runs one command.
 package enum ExpenseCLI {
+    /// Runs `expense` with the bytes of `rawArguments` (without the program name): an argument that is not
+    /// UTF-8 is refused with `invalid_text` (exit 65) before anything else, where Swift's `CommandLine.arguments`
+    /// would silently turn its bytes into U+FFFD and store them so.
+    package static func main(rawArguments: [[UInt8]], environment: [String: String]) -> Int32 {
+        var arguments: [String] = []
+        for (index, bytes) in rawArguments.enumerated() {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                Console().err("Error: invalid_text: argument \(index + 1) ('\(escaped(bytes))') is not UTF-8 text; "
+                              + "write it in UTF-8 (such as with iconv)")
+                return ExitCode.dataError.rawValue
+            }
+            arguments.append(text)
+        }
+        return main(arguments: arguments, environment: environment)
+    }
+
+    /// This process's arguments after the program name, as the bytes the kernel passed.
+    package static func processArguments() -> [[UInt8]] {
+        (1..<Int(max(CommandLine.argc, 1))).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return [] }
+            return Array(UnsafeBufferPointer(start: argument, count: strlen(argument))).map { UInt8(bitPattern: $0) }
+        }
+    }
+
+    /// Printable ASCII as it is, every other byte as `\xHH`, so a message never writes invalid UTF-8 itself.
+    static func escaped(_ bytes: [UInt8]) -> String {
+        let shown = bytes.prefix(40).map { byte in
+            (0x20..<0x7F).contains(byte) && byte != UInt8(ascii: "\\") && byte != UInt8(ascii: "'")
+                ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+        }.joined()
+        return bytes.count > 40 ? shown + "…" : shown
+    }
+
     /// Runs `expense` with `arguments` (without the program name) and returns the process exit code.
     package static func main(arguments: [String], environment: [String: String]) -> Int32 {
         var console = Console()
@@ -74,8 +107,30 @@ extension ExpenseCLI {
         if let chart = environment["EXPENSE_CHART"], chart != "always", chart != "auto" {
             return "EXPENSE_CHART must be 'always' or 'auto', not '\(chart)'"
         }
+        if let verbose = environment["EXPENSE_VERBOSE"], switchValue(verbose) == nil {
+            return "EXPENSE_VERBOSE must be 1, true, yes or on (or 0, false, no, off, empty), not '\(verbose)'"
+        }
         return nil
     }
+
+    /// An on/off environment value: `1`, `true`, `yes`, `on` are on; `0`, `false`, `no`, `off` and empty are
+    /// off (in any case); anything else `nil`.
+    static func switchValue(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": true
+        case "", "0", "false", "no", "off": false
+        default: nil
+        }
+    }
+
+    /// Whether `EXPENSE_VERBOSE` asks `sync` to tell its steps (unset: no).
+    static func isVerbose(_ environment: [String: String]) -> Bool {
+        environment["EXPENSE_VERBOSE"].flatMap(switchValue) ?? false
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
 /// Runs one parsed command against the store in `home`.

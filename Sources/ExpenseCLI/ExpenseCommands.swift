@@ -11,8 +11,11 @@ enum ExpenseCommands {
         abstract: "Record what you spend, offline, from a terminal.",
         discussion: """
           Expenses are kept in $EXPENSE_HOME (default ~/.expense) in cache.sqlite. Amounts are exact decimals
-          in the currency's minor unit (12.50 USD, 1250 JPY, 1.250 BHD). A negative number can only be given
-          after `--` (and is then refused as invalid).
+          in the currency's minor unit (12.50 USD, 1250 JPY, 1.250 BHD), whatever the locale. A negative number
+          can only be given after `--` (and is then refused as invalid). Arguments must be UTF-8 (else exit 65,
+          invalid_text). Tables and summaries write money the way the locale does (1.234.567,50 € for de_DE,
+          from LC_ALL, else `expense config set locale`, else LC_MONETARY, else LANG; C, POSIX or none: the plain
+          1234567.50 EUR); --json, export and import always use plain decimals and minor units.
         """,
         subcommands: [add, list, edit, delete, summary, export, importing, config, remote, sync, status, conflicts, resolve,
                       discard, completion, manual])
@@ -94,12 +97,18 @@ enum ExpenseCommands {
     static let config = CommandSpec(
         name: "config", abstract: "Show or change settings.",
         subcommands: [
-            CommandSpec(name: "set", abstract: "Change a setting (currency).",
-                        arguments: [ArgumentSpec("key", help: "The setting: currency.", completion: .choices(["currency"])),
-                                    ArgumentSpec("value", help: "The new value, such as EUR.")]),
+            CommandSpec(name: "set", abstract: "Change a setting (currency, locale).",
+                        discussion: """
+                          currency: the default currency of `add` and `import`, an ISO 4217 code in any case (eur is EUR).
+                          locale: how tables and summaries write money, such as de_DE, en_IN or ja_JP; C or POSIX for the
+                          plain form; auto (the default) follows LC_MONETARY and LANG. LC_ALL, when set, wins over it.
+                        """,
+                        arguments: [ArgumentSpec("key", help: "The setting: currency or locale.",
+                                                 completion: .choices(["currency", "locale"])),
+                                    ArgumentSpec("value", help: "The new value, such as EUR or de_DE.")]),
             CommandSpec(name: "get", abstract: "Print one setting, or every setting as `key value` lines.",
-                        arguments: [ArgumentSpec("key", help: "The setting: currency.", optional: true,
-                                                 completion: .choices(["currency"]))]),
+                        arguments: [ArgumentSpec("key", help: "The setting: currency or locale.", optional: true,
+                                                 completion: .choices(["currency", "locale"]))]),
         ])
 
     static let remote = CommandSpec(
@@ -187,6 +196,8 @@ enum ExpenseCommands {
           EXPENSE_STORE   `sqlite` (default: cache.sqlite) or `json` (cache.json, the whole-file store)
           EXPENSE_SYNC_ATTEMPTS  connection attempts before `sync` gives up with exit 69 (1-100, default 4)
           EXPENSE_WATCH_PING     seconds of quiet before `sync --watch` pings the daemon (default 15)
-          EXPENSE_VERBOSE  set: `sync` prints its steps and timings on standard error
+          EXPENSE_VERBOSE  1, true, yes or on: `sync` prints its steps and timings on standard error
+                           (0, false, no, off or empty: off, the default)
+          LC_ALL, LC_MONETARY, LANG  the locale tables and summaries write money in (C, POSIX: plain)
         """
 }

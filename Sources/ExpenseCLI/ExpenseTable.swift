@@ -1,16 +1,20 @@
 import ExpenseCore
 
 /// The readable table of `expense list`: date, amount (right-aligned), currency, category, note, short id.
+/// When money is written the locale's way (`1.234.567,50 €`) the amount carries its currency and the table
+/// has no currency column.
 enum ExpenseTable {
     static let noteWidth = 40
 
-    static func render(_ expenses: [Expense]) -> String {
-        let header = ["DATE", "AMOUNT", "CUR", "CATEGORY", "NOTE", "ID"]
+    static func render(_ expenses: [Expense], money: MoneyDisplay = .plain) -> String {
+        let withCurrency = !money.showsCurrency
+        let header = withCurrency ? ["DATE", "AMOUNT", "CUR", "CATEGORY", "NOTE", "ID"] : ["DATE", "AMOUNT", "CATEGORY", "NOTE", "ID"]
         let rows = expenses.map { expense in
-            [expense.date.description, Money.format(expense.amount, currency: expense.currency), expense.currency.code,
-             oneLine(expense.category, width: 64), oneLine(expense.note, width: noteWidth), String(expense.idString.prefix(8))]
+            [expense.date.description, money.figure(expense.amount, currency: expense.currency)]
+                + (withCurrency ? [expense.currency.code] : [])
+                + [oneLine(expense.category, width: 64), oneLine(expense.note, width: noteWidth), String(expense.idString.prefix(8))]
         }
-        // In terminal columns, not characters: CJK and emoji take two.
+        // In terminal columns, not characters: CJK and emoji take two, a right-to-left mark none.
         let widths = header.indices.map { column in ([header] + rows).map { TerminalWidth.of($0[column]) }.max() ?? 0 }
         return ([header] + rows).map { row in
             row.indices.map { column in

@@ -1,31 +1,34 @@
 import ExpenseCore
 
-/// The text of `expense summary`: per currency a total line and, when grouped, one line per group,
-/// largest first, with its share in percent, and in a terminal a bar of Unicode blocks.
+/// The text of `expense summary`: per currency a total line and, when grouped, one line per group with its
+/// share in percent, and in a terminal a bar of Unicode blocks. Categories are listed largest first, months in
+/// date order (as the JSON lists them). Amounts are written as `money` says (plain, or the locale's way).
 enum SummaryReport {
     static let barWidth = 24
 
-    static func render(_ summary: Summary, chart: Bool) -> String {
+    static func render(_ summary: Summary, chart: Bool, grouping: SummaryGrouping = .category,
+                       money: MoneyDisplay = .plain) -> String {
         guard !summary.totals.isEmpty else { return "" }
         var text = ""
         for total in summary.totals {
             let currency = total.currency
-            text += "\(currency.code)  \(Money.format(total.amount, currency: currency))"
+            text += "\(currency.code)  \(money.figure(total.amount, currency: currency))"
                 + "  (\(total.count) expense\(total.count == 1 ? "" : "s"))\n"
             let groups = summary.groups.filter { $0.currency == currency }
-                .sorted { ($0.amount, $1.key) > ($1.amount, $0.key) }
-            guard let largest = groups.first?.amount else { continue }
+                .sorted { grouping == .month ? $0.key < $1.key : ($0.amount, $1.key) > ($1.amount, $0.key) }
+            guard let largest = groups.map(\.amount).max() else { continue }
             let keyWidth = min(groups.map { TerminalWidth.of($0.key) }.max() ?? 0, 30)
-            let amountWidth = groups.map { Money.format($0.amount, currency: currency).count }.max() ?? 0
-            for group in groups {
+            let amounts = groups.map { money.figure($0.amount, currency: currency) }
+            // In terminal columns: a locale's amount may hold a zero-width right-to-left mark.
+            let amountWidth = amounts.map(TerminalWidth.of).max() ?? 0
+            for (group, amount) in zip(groups, amounts) {
                 let key = TerminalWidth.truncated(group.key, to: keyWidth)
-                let amount = Money.format(group.amount, currency: currency)
                 var line = "  " + TerminalWidth.padded(key, to: keyWidth)
                 if chart {
                     let eighths = Int(scaled(group.amount, of: largest, to: Int64(barWidth * 8)))
                     line += "  " + bar(eighths: max(eighths, 1))
                 }
-                line += "  " + String(repeating: " ", count: amountWidth - amount.count) + amount
+                line += "  " + String(repeating: " ", count: amountWidth - TerminalWidth.of(amount)) + amount
                 line += "  " + percent(group.amount, of: total.amount)
                 text += line + "\n"
             }

@@ -15,9 +15,10 @@ package enum Resolution: Hashable, Sendable {
 
 extension LocalLedger {
     /// The open conflict of the expense whose id starts with `prefix` (at least ``minimumPrefixLength`` characters).
-    /// - Throws: ``StoreError/idPrefixTooShort(_:)``, ``StoreError/noConflict(_:)``,
-    ///   ``StoreError/ambiguousId(_:matches:)``.
+    /// - Throws: ``ExpenseCore/ValidationError/invalidId(_:)`` when no id can start so (`zzzz`),
+    ///   ``StoreError/idPrefixTooShort(_:)``, ``StoreError/noConflict(_:)``, ``StoreError/ambiguousId(_:matches:)``.
     package func conflict(_ prefix: String) throws -> Conflict {
+        guard UUIDText.isPossiblePrefix(prefix) else { throw ValidationError.invalidId(prefix) }
         let wanted = prefix.lowercased()
         guard wanted.count >= Self.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
         let found = try store.conflicts().filter { $0.id.uuidString.lowercased().hasPrefix(wanted) }

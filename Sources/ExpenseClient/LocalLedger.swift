@@ -65,8 +65,10 @@ package final class LocalLedger {
     }
 
     /// The live record whose id starts with `prefix` (at least ``minimumPrefixLength`` characters, any case).
-    /// - Throws: ``StoreError/idPrefixTooShort(_:)``, ``StoreError/unknownId(_:)``, ``StoreError/ambiguousId(_:matches:)``.
+    /// - Throws: ``ExpenseCore/ValidationError/invalidId(_:)`` when no id can start so (`zzzz`),
+    ///   ``StoreError/idPrefixTooShort(_:)``, ``StoreError/unknownId(_:)``, ``StoreError/ambiguousId(_:matches:)``.
     package func find(_ prefix: String) throws -> LocalRecord {
+        guard UUIDText.isPossiblePrefix(prefix) else { throw ValidationError.invalidId(prefix) }
         let wanted = prefix.lowercased()
         guard wanted.count >= Self.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
         let found = try store.records(idPrefix: wanted, limit: 5)

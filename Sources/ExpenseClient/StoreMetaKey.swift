@@ -15,6 +15,8 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     case lastSyncFailure = "last_sync_failure"
     /// The configured default currency (`expense config set currency EUR`).
     case currency
+    /// How money is shown to people (`expense config set locale de_DE`; absent: follow the environment).
+    case displayLocale = "locale"
     /// `HOST:PORT` of the daemon (`expense remote set`).
     case server
     /// The ledger name on the daemon.

@@ -60,6 +60,17 @@ public enum UUIDText {
         }
     }
 
+    /// Whether `text` can begin a UUID's text: at most 36 bytes, each a hexadecimal digit in either case,
+    /// or a hyphen at offsets 8, 13, 18 and 23. `zzzz` and `abcd-ef` cannot name any id; `1B08` and
+    /// `1b080588-94` can.
+    public static func isPossiblePrefix(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count <= 36 else { return false }
+        return bytes.enumerated().allSatisfy { offset, byte in
+            [8, 13, 18, 23].contains(offset) ? byte == UInt8(ascii: "-") : hexValue(byte) != nil
+        }
+    }
+
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

@@ -25,24 +25,75 @@ public final class LedgerDirectory: Sendable {
     /// Compared against when the ledger is unknown, so that case takes the same time as a wrong token.
     private let decoyToken = Array(Token.generate().utf8)
 
+    /// What opening a data directory may create: `expensed` creates only what it was asked for.
+    public enum Creation: Sendable {
+        /// Nothing: a missing directory is ``LedgerError/dataDirectory(path:detail:)`` (`ledger list`, so a
+        /// mistyped `--data` does not become a new directory).
+        case nothing
+        /// The directory (0700) if missing, but no ledger (`ledger add NAME` creates only NAME).
+        case directory
+        /// Nothing yet, not even a read: ``openDeferred(defaultCurrency:)`` opens (and creates) everything
+        /// later (`serve`, once it knows it can listen and holds the directory's lock).
+        case later
+        /// The directory if missing and, with no ledger at all, `default` in this currency (its token in
+        /// `DIR/default.token`).
+        case defaultLedger(Currency)
+    }
+
     /// Opens every ledger in `dataDirectory`, creating the directory (0700) if needed, and on first start
     /// with no ledger at all creates `default` in `defaultCurrency` and writes `DIR/default.token` (0600).
+    /// - Throws: as ``init(dataDirectory:creating:)``.
+    public convenience init(dataDirectory: String, defaultCurrency: Currency) throws {
+        try self.init(dataDirectory: dataDirectory, creating: .defaultLedger(defaultCurrency))
+    }
+
+    /// Opens every ledger in `dataDirectory`, creating only what `creating` allows.
     /// - Throws: ``LedgerError/damagedDatabase(path:report:)`` naming the first damaged file (it is never
-    ///   served), ``LedgerError/dataDirectory(path:detail:)``, or a storage error.
-    public init(dataDirectory: String, defaultCurrency: Currency) throws {
+    ///   served), ``LedgerError/dataDirectory(path:detail:)`` (also for a missing directory with `.nothing`),
+    ///   or a storage error.
+    public init(dataDirectory: String, creating: Creation) throws {
         self.dataDirectory = dataDirectory
-        try Self.makeDirectory(dataDirectory)
         var found: [String: Entry] = [:]
+        switch creating {
+        case .later:
+            createdDefaultTokenPath = nil
+            return
+        case .nothing:
+            guard try Self.directoryExists(dataDirectory) else {
+                throw LedgerError.dataDirectory(path: dataDirectory, detail: "no such directory (nothing was created)")
+            }
+        case .directory, .defaultLedger:
+            try Self.makeDirectory(dataDirectory)
+        }
         for name in try Self.ledgerNames(in: dataDirectory) {
             found[name] = try Self.open(name: name, in: dataDirectory)
         }
-        if found.isEmpty {
-            found["default"] = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory).entry
+        if case .defaultLedger(let currency) = creating, found.isEmpty {
+            found["default"] = try Self.create(name: "default", currency: currency, in: dataDirectory).entry
             createdDefaultTokenPath = dataDirectory + "/default.token"
         } else {
             createdDefaultTokenPath = nil
         }
         entries.withLock { $0 = found }
+    }
+
+    /// The work a `.later` directory deferred: creates the directory (0700) if missing, opens every ledger in
+    /// it, and with none at all creates `default` in `defaultCurrency`.
+    /// - Returns: the new token file's path (`DIR/default.token`), or `nil` when there were ledgers already.
+    /// - Throws: as ``init(dataDirectory:creating:)``.
+    public func openDeferred(defaultCurrency: Currency) throws -> String? {
+        try Self.makeDirectory(dataDirectory)
+        for name in try Self.ledgerNames(in: dataDirectory) { _ = try openAppeared(name) }
+        guard entries.withLock({ $0.isEmpty }) else { return nil }
+        let entry: Entry
+        do {
+            entry = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory).entry
+        } catch LedgerError.ledgerExists {  // made by `expensed ledger add default` meanwhile
+            _ = try openAppeared("default")
+            return nil
+        }
+        entries.withLock { $0["default"] = $0["default"] ?? entry }
+        return dataDirectory + "/default.token"
     }
 
     /// The ledger `ledger` when `token` is its token; `nil` otherwise. The comparison takes the same time
@@ -195,12 +246,17 @@ public final class LedgerDirectory: Sendable {
         }
     }
 
-    private static func makeDirectory(_ path: String) throws {
+    /// Whether `path` is a directory; `false` when nothing is there.
+    /// - Throws: ``LedgerError/dataDirectory(path:detail:)`` when something other than a directory is there.
+    private static func directoryExists(_ path: String) throws -> Bool {
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw LedgerError.dataDirectory(path: path, detail: "not a directory") }
-            return
-        }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
+        guard isDirectory.boolValue else { throw LedgerError.dataDirectory(path: path, detail: "not a directory") }
+        return true
+    }
+
+    private static func makeDirectory(_ path: String) throws {
+        if try directoryExists(path) { return }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])

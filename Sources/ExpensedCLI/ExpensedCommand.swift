@@ -62,20 +62,23 @@ package enum ExpensedCommand {
             throw UsageError(LedgerError.invalidLedgerName(name).message, path: command.path)
         }
         let currency = try currencyOption(command)
-        return await withDirectory(command, currency: currency) { directory in
+        // Only this ledger: a fresh directory does not also get `default`.
+        return await withDirectory(command, creating: .directory) { directory in
             printOut(try directory.addLedger(name: name, currency: currency) + "\n")
         }
     }
 
     private static func ledgerList(_ command: ParsedCommand) async -> ExitCode {
-        await withDirectory(command, currency: .usd) { directory in
+        // Creates nothing: a mistyped `--data` is an error, not a new directory with a new ledger.
+        await withDirectory(command, creating: .nothing) { directory in
             let ledgers = directory.ledgers()
             if command.flag("json") {
                 struct Item: Encodable { var name: String, currency: String }
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
                 let data = try encoder.encode(ledgers.map { Item(name: $0.name, currency: $0.currency.code) })
-                printOut(String(decoding: data, as: UTF8.self) + "\n")
+                // `[]` for none, as `expense list --json` prints it (the encoder would write `[\n\n]`).
+                printOut(ledgers.isEmpty ? "[]\n" : String(decoding: data, as: UTF8.self) + "\n")
             } else {
                 printOut(ledgers.map { "\($0.name) \($0.currency.code)\n" }.joined())
             }
@@ -132,13 +135,13 @@ package enum ExpensedCommand {
         return currency
     }
 
-    /// Opens the data directory of `command`, runs `body`, closes the directory; failures are printed as
+    /// Opens the data directory of `command` (creating only what `creating` allows), runs `body`, closes the directory; failures are printed as
     /// `Error: …` and mapped to their exit code.
-    private static func withDirectory(_ command: ParsedCommand, currency: Currency,
+    private static func withDirectory(_ command: ParsedCommand, creating: LedgerDirectory.Creation,
                                       _ body: (LedgerDirectory) throws -> Void) async -> ExitCode {
         let directory: LedgerDirectory
         do {
-            directory = try LedgerDirectory(dataDirectory: dataDirectory(command.option("data")), defaultCurrency: currency)
+            directory = try LedgerDirectory(dataDirectory: dataDirectory(command.option("data")), creating: creating)
         } catch {
             printError("Error: \(error)")
             return DaemonFailure.exitCode(for: error)

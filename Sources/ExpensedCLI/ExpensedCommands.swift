@@ -19,8 +19,9 @@ enum ExpensedCommands {
         name: "serve", abstract: "Serve the ledgers of a data directory over newline-delimited JSON-RPC on TCP.",
         discussion: """
           Prints exactly `listening on HOST:PORT` as the first line on stdout once it accepts connections (the
-          real port when given port 0). On first start with an empty data directory it creates the ledger
-          `default` and writes its token to DIR/default.token (mode 0600); the token is never printed or logged.
+          real port when given port 0). On first start with an empty or missing data directory it creates the
+          directory and the ledger `default`, with its token in DIR/default.token (mode 0600), once it knows it
+          can listen (an address in use creates nothing); the token is never printed or logged.
           A damaged database is refused at start, naming the file. One daemon serves a data directory at a time:
           it holds DIR/expensed.lock (flock) while it runs, and a second one exits 75 naming the directory and the
           holder's pid; `ledger add`, `ledger list` and `backup` work beside it. Logs go to stderr, one line per event.
@@ -44,13 +45,14 @@ enum ExpensedCommands {
         name: "add", abstract: "Create a ledger and print its token (only the token) on stdout.",
         discussion: """
           The token is also written to DIR/NAME.token (mode 0600). A running daemon serves the new ledger from
-          its first `hello`.
+          its first `hello`. A missing data directory is created (mode 0700) with only this ledger in it.
         """,
         arguments: [ArgumentSpec("name", help: "1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
         options: [.option("currency", value: "code", help: "The ledger's currency (default: USD)."), data])
 
     static let ledgerList = CommandSpec(
         name: "list", abstract: "List the ledgers of the data directory, one `NAME CURRENCY` per line.",
+        discussion: "  Creates nothing: a data directory that does not exist is an error (exit 74), not a new one.",
         options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects.")])
 
     static let backup = CommandSpec(

@@ -48,25 +48,36 @@ struct ServeCommand {
                               trustNetwork: Bool) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
-        let lock: DataDirectoryLock
+        // Nothing is created before the socket is bound: the directory object reads nothing yet; once the
+        // address is ours (connections wait in the backlog until `start`), the directory's lock is taken, then
+        // the ledgers are opened (a damaged one is refused), and a fresh directory gets `default`.
         let directory: LedgerDirectory
         do {
-            // One daemon per data directory, taken before any ledger is opened (see DataDirectoryLock).
-            lock = try DataDirectoryLock(directory: data)
-            directory = try LedgerDirectory(dataDirectory: data, defaultCurrency: currency)
+            directory = try LedgerDirectory(dataDirectory: data, creating: .later)
         } catch {
-            // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
             log("cannot open the data directory \(data): \(error)")
             return DaemonFailure.exitCode(for: error)
-        }
-        if let tokenPath = directory.createdDefaultTokenPath {
-            log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
         }
         let server: Server
         do {
             server = try Server(configuration: configuration, ledgers: directory, log: log)
         } catch {
             log("cannot listen on \(configuration.listen): \(error)")
+            await directory.close()
+            return DaemonFailure.exitCode(for: error)
+        }
+        let lock: DataDirectoryLock
+        do {
+            // One daemon per data directory, taken before any ledger is opened (see DataDirectoryLock).
+            lock = try DataDirectoryLock(directory: data)
+            if let tokenPath = try directory.openDeferred(defaultCurrency: currency) {
+                log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
+            }
+        } catch {
+            // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
+            log("cannot open the data directory \(data): \(error)")
+            server.stop()
+            await server.waitUntilStopped()
             await directory.close()
             return DaemonFailure.exitCode(for: error)
         }

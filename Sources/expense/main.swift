@@ -1,4 +1,4 @@
 import ExpenseCLI
 import Foundation
 
-exit(ExpenseCLI.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+exit(ExpenseCLI.main(rawArguments: ExpenseCLI.processArguments(), environment: ProcessInfo.processInfo.environment))

@@ -174,8 +174,8 @@ import Glibc
         try await onOwnThread {
             let scratch = try ExpenseProcess()
             let data = scratch.directory + "/data"
-            let created = try scratch.run(["ledger", "list", "--data", data], executable: Self.daemon)
-            #expect(created.status == 0 && created.stdout == "default USD\n", "\(created)")
+            let created = try scratch.run(["ledger", "add", "default", "--data", data], executable: Self.daemon)
+            #expect(created.status == 0 && Self.isToken(created.stdout.trimmingCharacters(in: .newlines)), "\(created)")
             let database = data + "/default.sqlite"
             let size = try #require(try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
             var generator = SystemRandomNumberGenerator()

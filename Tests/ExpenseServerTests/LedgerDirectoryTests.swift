@@ -27,6 +27,38 @@ import Testing
         await ledgers.close()
     }
 
+    /// Each way of opening creates only what it allows: `.nothing` nothing (a missing directory is an error),
+    /// `.directory` the directory, `.later` nothing until ``LedgerDirectory/openDeferred(defaultCurrency:)``.
+    @Test func openingCreatesOnlyWhatItIsAllowedTo() async throws {
+        let root = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let missing = root + "/missing"
+        #expect(throws: LedgerError.self) { try LedgerDirectory(dataDirectory: missing, creating: .nothing) }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+
+        let later = try LedgerDirectory(dataDirectory: missing, creating: .later)
+        #expect(later.ledgers().isEmpty && !FileManager.default.fileExists(atPath: missing))
+        #expect(try later.openDeferred(defaultCurrency: .usd) == missing + "/default.token")
+        #expect(try later.openDeferred(defaultCurrency: .usd) == nil)
+        #expect(later.ledgers().map(\.name) == ["default"])
+        #expect(try permissions(missing) == 0o700)
+        await later.close()
+
+        let fresh = root + "/fresh"
+        let directory = try LedgerDirectory(dataDirectory: fresh, creating: .directory)
+        #expect(directory.createdDefaultTokenPath == nil && directory.ledgers().isEmpty)
+        _ = try directory.addLedger(name: "work", currency: .usd)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fresh).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+                .sorted() == ["work.sqlite", "work.token"])
+        await directory.close()
+
+        // A directory with a ledger gets no `default`, whichever way it is opened.
+        let reopened = try LedgerDirectory(dataDirectory: fresh, creating: .later)
+        #expect(try reopened.openDeferred(defaultCurrency: .usd) == nil)
+        #expect(reopened.ledgers().map(\.name) == ["work"])
+        await reopened.close()
+    }
+
     @Test func ledgersAreIsolated() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,3 +1,4 @@
+import ExpenseCore
 extension MutationRejection {
     /// Writes `{"field"?,"message","reason"}`.
     public func write(to writer: inout JSONWriter) {
@@ -54,7 +55,7 @@ extension MutationResult {
             status = .rejected(MutationRejection(reason: try error.string("reason"), field: try error.optionalString("field"),
                                                  message: try error.optionalString("message") ?? ""))
         case let other:
-            throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(other.prefix(40))")
+            throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(DisplayText.quoted(other))")
         }
         self.init(mutationId: mutationId, status: status)
     }

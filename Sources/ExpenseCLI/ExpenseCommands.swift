@@ -96,7 +96,8 @@ enum ExpenseCommands {
           Says hello, pushes the pending changes in batches, pulls every change since the last sync and prints
           `pushed N, pulled M, conflicts K` (or `up to date`). Safe to interrupt and to run again.
           Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: the daemon
-          rejected a change (see `expense status`); 69: the daemon is unreachable (nothing is lost);
+          rejected a change (see `expense status`); 69: the daemon is unreachable, or is slowing down
+          logins from this address after failed attempts (`throttled`: try again in N s; nothing is lost);
           77: wrong ledger or token.
         """,
         options: [.flag("json", help: "Print the result as JSON."),

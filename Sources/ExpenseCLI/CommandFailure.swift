@@ -47,7 +47,7 @@ struct CommandFailure: Error {
             let code: ExitCode
             switch error {
             case .notConfigured, .otherLedger: code = .usage
-            case .unreachable: code = .unavailable
+            case .unreachable, .throttled: code = .unavailable
             case .unauthorized: code = .permissionDenied
             case .protocolError: code = .protocolError
             case .historyReplaced: code = .failure
@@ -63,6 +63,9 @@ struct CommandFailure: Error {
             case .unauthorized:
                 lines.append("Check the ledger name and token: `expense remote set HOST:PORT --ledger NAME "
                              + "--token-file FILE` (the daemon's DIR/NAME.token), or EXPENSE_LEDGER and EXPENSE_TOKEN.")
+            case .throttled:
+                lines.append("Your changes are kept and will be sent by the next `expense sync`. A client at this "
+                             + "address kept failing to log in to this ledger; fix its remote settings if it is yours.")
             default: break
             }
             return (code, lines)

@@ -227,13 +227,7 @@ extension CommandRunner {
         return names.isEmpty ? nil : names.joined(separator: ", ")
     }
 
-    private func conflictKind(_ conflict: Conflict) -> String {
-        switch (conflict.mine, conflict.theirs.deleted) {
-        case (.put, true): "edited here, deleted there"
-        case (.delete, false): "deleted here, edited there"
-        default: "edited on both sides"
-        }
-    }
+    private func conflictKind(_ conflict: Conflict) -> String { conflict.kind.label }
 
     /// `expense conflicts [--json]`.
     func listConflicts() throws {

@@ -131,8 +131,9 @@ enum ExpenseCommands {
           conflicts K` (or `up to date`). Safe to interrupt and to run again.
           Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: a change was
           rejected, by the daemon or here as `too_large` (it does not fit in the daemon's line, expensed
-          --max-line), and is kept while the rest syncs (see `expense status`); 69: the daemon is unreachable
-          (nothing is lost);
+          --max-line), and is kept while the rest syncs (see `expense status`); 69: the daemon is unreachable,
+          or is slowing down logins from this address after failed attempts (`throttled`: try again in N s;
+          nothing is lost);
           75: another `expense sync` (or `sync --watch`) is syncing this cache (sync_running; your changes
           are kept, it sends them); 76: a protocol failure (the daemon refused a request; `expense status` names the
           changes a failed push carried); 77: wrong ledger or token. Other commands may run during a sync.

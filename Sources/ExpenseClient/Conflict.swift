@@ -24,15 +24,48 @@ package struct Conflict: Hashable, Sendable {
         self.theirs = theirs
     }
 
+    /// Which side edited and which deleted.
+    package enum Kind: Hashable, Sendable {
+        /// The same field changed here and there.
+        case editedOnBothSides
+        /// Edited here (a `put`), deleted on the server by someone else.
+        case editedHereDeletedThere
+        /// Deleted here, edited on the server by someone else.
+        case deletedHereEditedThere
+        /// Deleted here and on the server: nothing left to settle (a pull closes such a conflict).
+        case deletedOnBothSides
+
+        /// How `expense status` and `expense conflicts` name it.
+        package var label: String {
+            switch self {
+            case .editedOnBothSides: "edited on both sides"
+            case .editedHereDeletedThere: "edited here, deleted there"
+            case .deletedHereEditedThere: "deleted here, edited there"
+            case .deletedOnBothSides: "deleted on both sides"
+            }
+        }
+    }
+
+    /// Which side edited and which deleted: `mine` is always this client's newest intent for the expense, so a
+    /// delete made here is never labelled as the other side's.
+    package var kind: Kind {
+        switch (mine, theirs.deleted) {
+        case (.put, false): .editedOnBothSides
+        case (.put, true): .editedHereDeletedThere
+        case (.delete, false): .deletedHereEditedThere
+        case (.delete, true): .deletedOnBothSides
+        }
+    }
+
     /// The fields where the two sides differ: `(field, mine, theirs)`, values as text; for edit versus delete
     /// a `deleted` line comes first.
     package var differences: [(field: String, mine: String, theirs: String)] {
         var lines: [(String, String, String)] = []
         let expense = theirs.expense
-        switch (mine, theirs.deleted) {
-        case (.delete, false): lines.append(("deleted", "yes", "no (edited)"))
-        case (.put, true): lines.append(("deleted", "no (edited)", "yes"))
-        default: break
+        switch kind {
+        case .deletedHereEditedThere: lines.append(("deleted", "yes", "no (edited)"))
+        case .editedHereDeletedThere: lines.append(("deleted", "no (edited)", "yes"))
+        case .editedOnBothSides, .deletedOnBothSides: break
         }
         let currency = mineFields.currency.flatMap(Currency.init(code:)) ?? expense.currency
         if let amount = mineFields.amount {

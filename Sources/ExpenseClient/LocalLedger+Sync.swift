@@ -267,7 +267,11 @@ extension LocalLedger {
                 try transaction.putServerCopy(record)
                 if var conflict = try transaction.conflict(id: record.expense.id) {
                     conflict.theirs = record
-                    try transaction.putConflict(conflict)
+                    if conflict.kind == .deletedOnBothSides {
+                        try transaction.removeConflict(id: conflict.id)  // both sides agree: nothing to settle
+                    } else {
+                        try transaction.putConflict(conflict)
+                    }
                 }
                 try refresh(record.expense.id, in: transaction)
             }

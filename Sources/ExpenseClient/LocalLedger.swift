@@ -157,7 +157,14 @@ package final class LocalLedger {
     /// fields (the later value winning); a delete after a creation the daemon never received drops both; a
     /// delete after an unsent edit replaces it. An entry already numbered (sent) is never changed: the new
     /// change is appended, based on the same version, and rebased when the daemon answers.
+    ///
+    /// A delete of an expense whose conflict is open supersedes the conflicting edit: the conflict is closed and
+    /// the delete is based on the server's version (the conflict's `theirs`, which the local view shows), so it is
+    /// a conflict again only if the server changed since.
     func stage(_ change: PendingMutation, in transaction: any StoreTransaction) throws {
+        if change.type == .delete, try transaction.conflict(id: change.id) != nil {
+            try transaction.removeConflict(id: change.id)
+        }
         let entries = try transaction.pending(for: change.id)
         if var last = entries.last, last.state == .unsent || last.state == .rejected {
             switch (last.type, change.type) {

@@ -37,7 +37,8 @@ package final class SyncConnection {
     }
 
     /// Sends `request` and waits for its answer.
-    /// - Throws: ``SyncError``: an RPC error −32001 is `unauthorized`; a broken connection `unreachable`.
+    /// - Throws: ``SyncError``: an RPC error −32001 is `unauthorized` (`throttled` when its reason says so);
+    ///   a broken connection `unreachable`.
     package func call<Request: RPCMethodRequest>(_ request: Request) throws(SyncError) -> Request.Response {
         try call(request, afterWrite: {})
     }
@@ -90,6 +91,9 @@ package final class SyncConnection {
                 return try message.decodeResult(as: Request.Response.self)
             } catch {
                 switch error {
+                case .server(let rpcError) where rpcError.code == RPCError.unauthorizedCode
+                    && rpcError.reason == RPCError.throttledReason:
+                    throw .throttled(retryAfter: rpcError.retryAfter)
                 case .server(let rpcError) where rpcError.code == RPCError.unauthorizedCode:
                     throw .unauthorized("the server refused ledger or token: \(rpcError.message)")
                 case .server(let rpcError) where rpcError.code == RPCError.busyCode:

@@ -8,6 +8,9 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case unreachable(String)
     /// Wrong ledger or token (exit 77).
     case unauthorized(String)
+    /// The daemon's login throttle refused `hello` without looking at the token, after too many failed attempts
+    /// from this address for this ledger; the whole seconds to wait, when the daemon said (exit 69).
+    case throttled(retryAfter: Int64?)
     /// The daemon answered with an error or something this client cannot read (exit 76).
     case protocolError(String)
     /// The daemon refused the cache's pull cursor (`invalid_cursor`, `cursor_expired`): its history is not the one
@@ -23,6 +26,7 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notConfigured: "no_remote"
         case .unreachable: "server_unreachable"
         case .unauthorized: "unauthorized"
+        case .throttled: "throttled"
         case .protocolError: "protocol_error"
         case .otherLedger: "other_ledger"
         case .historyReplaced: "history_replaced"
@@ -33,6 +37,9 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notConfigured(let text), .unreachable(let text), .unauthorized(let text), .protocolError(let text),
              .historyReplaced(let text): text
+        case .throttled(let retryAfter):
+            "the server is slowing down logins from this address to this ledger after too many failed attempts; "
+                + "try again " + (retryAfter.map { "in \($0) s" } ?? "later")
         case .otherLedger(let synced, let asked):
             "this cache ($EXPENSE_HOME) was synced with \(synced), not \(asked); its records would mix with another "
                 + "ledger's. Use a fresh EXPENSE_HOME for \(asked), or set the remote back to \(synced)"

@@ -82,12 +82,8 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
 
     public var description: String { "\(code): \(message)" }
 
-    /// `text` in single quotes, safe to print: control characters (a terminal escape sequence, a bell) become
-    /// `?` and anything past 40 characters is cut, so a message never restyles a terminal or grows unbounded.
-    static func quoted(_ text: String) -> String {
-        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-        return "'" + withoutControls(shown) + "'"
-    }
+    /// `text` in single quotes, safe to print (``DisplayText/quoted(_:quote:)``).
+    static func quoted(_ text: String) -> String { DisplayText.quoted(text) }
 
     /// `value` in decimal with a comma every three digits (`1,200`), the same in every locale.
     static func grouped(_ value: Int) -> String {
@@ -100,8 +96,6 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         return String(digits)
     }
 
-    /// `text` with every control character replaced by `?`.
-    static func withoutControls(_ text: String) -> String {
-        text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined()
-    }
+    /// `text` with every control character escaped (``DisplayText/escaped(_:)``).
+    static func withoutControls(_ text: String) -> String { DisplayText.escaped(text) }
 }

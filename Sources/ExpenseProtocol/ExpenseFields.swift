@@ -72,8 +72,8 @@ public enum ExpenseFields {
         guard let minorUnits = number.int64 else {
             let isInteger = number.text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) }
             return .failure(MutationRejection(.invalidAmount(isInteger
-                ? "\(Self.shortened(number.text)) is out of range: amounts are 1 to \(ExpenseRules.maximumAmount) minor units"
-                : "\(Self.shortened(number.text)) is not a JSON integer; send whole minor units such as 1250 (no fraction, no exponent)")))
+                ? "\(DisplayText.escaped(number.text)) is out of range: amounts are 1 to \(ExpenseRules.maximumAmount) minor units"
+                : "\(DisplayText.escaped(number.text)) is not a JSON integer; send whole minor units such as 1250 (no fraction, no exponent)")))
         }
         do {
             try Money.checkRange(minorUnits)
@@ -100,11 +100,5 @@ public enum ExpenseFields {
         }
     }
 
-    private static func shortened(_ text: String) -> String {
-        text.utf8.count > 40 ? String(decoding: text.utf8.prefix(40), as: UTF8.self) + "…" : text
-    }
-
-    private static func quoted(_ text: String) -> String {
-        "\"" + shortened(text).unicodeScalars.map { $0.value < 0x20 ? "?" : String($0) }.joined() + "\""
-    }
+    private static func quoted(_ text: String) -> String { DisplayText.quoted(text, quote: "\"") }
 }

@@ -17,7 +17,7 @@ extension HelloParams: RPCMethodRequest {
         let reader = try ParamsReader(params)
         guard let protocolValue = reader.optional("protocol") else { throw .invalidParams("protocol is missing", field: "protocol") }
         guard case .number(let number) = protocolValue else { throw .invalidParams("protocol must be an integer", field: "protocol") }
-        guard number.int64 == ProtocolVersion.current else { throw .unsupportedProtocol(String(number.text.prefix(40))) }
+        guard number.int64 == ProtocolVersion.current else { throw .unsupportedProtocol(DisplayText.escaped(number.text)) }
         let clientIdText = try reader.string("clientId")
         guard let clientId = try? ExpenseValidator.validateID(clientIdText) else {
             throw .invalidParams("clientId must be a UUID", field: "clientId")

@@ -1,3 +1,4 @@
+import ExpenseCore
 /// Why a line is not acceptable JSON. Every case has a stable snake_case ``code``.
 ///
 /// The parser is strict RFC 8259 with a few limits of its own (nesting depth, number length, duplicate keys),
@@ -50,8 +51,7 @@ public enum JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .duplicateKey(let key):
-            let shown = key.utf8.count > 40 ? String(decoding: key.utf8.prefix(40), as: UTF8.self) + "…" : key
-            return "duplicate_key: the key \"\(shown.unicodeScalars.map { $0.value < 0x20 ? "?" : String($0) }.joined())\" appears twice in one object"
+            return "duplicate_key: the key \(DisplayText.quoted(key, quote: "\"")) appears twice in one object"
         default:
             return code
         }

@@ -1,3 +1,4 @@
+import ExpenseCore
 extension MutationRejection {
     /// Writes `{"field"?,"message","reason"}`.
     public func write(to writer: inout JSONWriter) {
@@ -57,7 +58,7 @@ extension MutationResult {
             status = .duplicate(original: original)
         case let other:
             guard let outcome = try MutationOutcome(reader, status: other) else {
-                throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(other.prefix(40))")
+                throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(DisplayText.quoted(other))")
             }
             status = outcome.status
         }

@@ -65,7 +65,7 @@ public struct PushRequest: RPCMethodRequest, Hashable {
         }
         guard let idText = members["id"]?.stringValue, let id = try? ExpenseValidator.validateID(idText) else {
             let shown = members["id"].map { $0.stringValue ?? $0.jsonText } ?? "(missing)"
-            return .failure(MutationRejection(.invalidId(String(shown.prefix(60)))))
+            return .failure(MutationRejection(.invalidId(DisplayText.escaped(shown))))
         }
         return .success(Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion, fields: fields))
     }

@@ -1,18 +1,23 @@
-/// A JSON-RPC error as sent on the wire: `{"code":…,"message":…,"data":{"reason":…,"field":…}}`.
+import ExpenseCore
+/// A JSON-RPC error as sent on the wire: `{"code":…,"message":…,"data":{"reason":…,"field":…,"retryAfter":…}}`.
 ///
 /// `code` is the JSON-RPC code, `reason` the stable snake_case code scripts match on, `field` the parameter
-/// concerned (when one is), `message` a sentence for a person (never matched on; it may change).
+/// concerned (when one is), `retryAfter` the seconds to wait before trying again (when the daemon knows),
+/// `message` a sentence for a person (never matched on; it may change).
 public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: Int
     public var message: String
     public var reason: String
     public var field: String?
+    /// Whole seconds after which the same request may succeed (`throttled`); `nil` when not said.
+    public var retryAfter: Int64?
 
-    public init(code: Int, message: String, reason: String, field: String? = nil) {
+    public init(code: Int, message: String, reason: String, field: String? = nil, retryAfter: Int64? = nil) {
         self.code = code
         self.message = message
         self.reason = reason
         self.field = field
+        self.retryAfter = retryAfter
     }
 
     public var description: String {
@@ -65,8 +70,7 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// −32601 `method_not_found`.
     public static func methodNotFound(_ method: String) -> RPCError {
-        let shown = method.unicodeScalars.count > 64 ? String(String.UnicodeScalarView(method.unicodeScalars.prefix(64))) + "…" : method
-        return RPCError(code: methodNotFoundCode, message: "Method not found: \(shown)", reason: "method_not_found")
+        RPCError(code: methodNotFoundCode, message: "Method not found: \(DisplayText.escaped(method))", reason: "method_not_found")
     }
 
     /// −32602 `invalid_params` naming the parameter.
@@ -101,6 +105,17 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
         RPCError(code: unauthorizedCode, message: message, reason: "unauthorized")
     }
 
+    /// −32001 `throttled`: a `hello` refused without looking at its token, because too many attempts from this
+    /// address for this ledger failed (Protocol.md section 4); `retryAfter` says when its turn comes.
+    public static func throttled(retryAfter seconds: Int64) -> RPCError {
+        RPCError(code: unauthorizedCode,
+                 message: "too many failed attempts from this address for this ledger; try again in \(seconds) s",
+                 reason: throttledReason, retryAfter: seconds)
+    }
+
+    /// The `reason` of a −32001 that is the login throttle's refusal, not a wrong ledger or token.
+    public static let throttledReason = "throttled"
+
     /// −32001 `unauthorized` for a request before `hello`.
     public static let helloRequired = RPCError(code: unauthorizedCode, message: "hello must be the first request on a connection",
                                                reason: "unauthorized")
@@ -127,8 +142,8 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension RPCError {
-    /// Writes the error object `{"code":…,"data":{"field":…,"reason":…},"message":…}` (keys sorted;
-    /// `field` only when there is one).
+    /// Writes the error object `{"code":…,"data":{"field":…,"reason":…,"retryAfter":…},"message":…}` (keys
+    /// sorted; `field` and `retryAfter` only when there is one).
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("code", Int64(code))
@@ -136,6 +151,7 @@ extension RPCError {
         writer.beginObject()
         if let field { writer.member("field", field) }
         writer.member("reason", reason)
+        if let retryAfter { writer.member("retryAfter", retryAfter) }
         writer.endObject()
         writer.member("message", message)
         writer.endObject()
@@ -150,9 +166,12 @@ extension RPCError {
             let dataReader = try ResultReader(data, path: "error.data")
             reason = try dataReader.optionalString("reason") ?? "unknown"
             field = try dataReader.optionalString("field")
+            // Advice only: a value that is not a whole number of seconds, 0 or more, is ignored.
+            retryAfter = dataReader.members["retryAfter"]?.int64Value.flatMap { $0 >= 0 ? $0 : nil }
         } else {
             reason = "unknown"
             field = nil
+            retryAfter = nil
         }
     }
 }

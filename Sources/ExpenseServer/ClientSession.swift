@@ -65,7 +65,7 @@ final class ClientSession: LineSession {
             return run { await self.watch(ledger: ledger, id: id) }
         default:
             switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log,
-                                   maximumLineLength: maximumLineLength).plan(request, id: id) {
+                                   maximumLineLength: maximumLineLength, logName: connection.logName).plan(request, id: id) {
             case .immediate(let bytes): return .reply(bytes, .proceed)
             case .deferred(let start):
                 let connection = connection
@@ -110,10 +110,12 @@ final class ClientSession: LineSession {
             return .reply(RPCResponse.error(id: id, error), .proceed)
         }
         let peer = connection.peerHost
-        switch context.throttle.admit(peer) {
-        case .refuse:
-            context.log("\(connection.logName): hello refused, too many failed attempts from \(peer)")
-            return .reply(RPCResponse.error(id: id, .unauthorized("too many failed attempts from this address; try again later")), .close)
+        switch context.throttle.admit(peer, ledger: params.ledger) {
+        case .refuse(let retryAfter):
+            let seconds = Self.wholeSeconds(retryAfter)
+            context.log("\(connection.logName): hello refused for ledger \(DisplayText.quoted(params.ledger)), "
+                        + "too many failed attempts; its turn is in \(seconds) s")
+            return .reply(RPCResponse.error(id: id, .throttled(retryAfter: seconds)), .close)
         case .evaluate(let wait) where wait == .zero:
             guard let ledger = authenticate(params) else {
                 return .reply(RPCResponse.error(id: id, .unauthorized()), .close)
@@ -139,11 +141,18 @@ final class ClientSession: LineSession {
         }
     }
 
+    /// `duration` rounded up to whole seconds (a client told to come back in N s finds its turn has come).
+    private static func wholeSeconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds + (attoseconds > 0 ? 1 : 0)
+    }
+
     /// Checks the ledger and token; logs and counts a failure (never the token).
     private func authenticate(_ params: HelloParams) -> (any LedgerService)? {
         if let ledger = context.ledgers.authenticatedLedger(name: params.ledger, token: params.token) { return ledger }
-        context.throttle.recordFailure(connection.peerHost)
-        context.log("\(connection.logName): hello failed for ledger '\(params.ledger.prefix(64))' (unknown ledger or wrong token); closing")
+        context.throttle.recordFailure(connection.peerHost, ledger: params.ledger)
+        context.log("\(connection.logName): hello failed for ledger \(DisplayText.quoted(params.ledger)) "
+                    + "(unknown ledger or wrong token); closing")
         return nil
     }
 
@@ -154,6 +163,9 @@ final class ClientSession: LineSession {
                 state.ledger = ledger
                 state.clientId = params.clientId
             }
+            context.log("\(connection.logName): hello: ledger \(DisplayText.quoted(ledger.name)), client "
+                        + (params.clientName.map { DisplayText.quoted($0) } ?? "(unnamed)")
+                        + " \(params.clientId.uuidString.lowercased())")
             let result = HelloResult(protocolVersion: ProtocolVersion.current, server: context.serverName, ledger: ledger.name,
                                      currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId,
                                      maxLine: maximumLineLength, identity: ledger.identity)

@@ -1,3 +1,4 @@
+import ExpenseCore
 import SQLite
 
 /// Why a ledger operation failed. Each case has a stable snake_case ``reason`` (the protocol's `data.reason`),
@@ -85,8 +86,8 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .ledgerClosed: "the ledger is closed"
         case .ledgerExists(let name): "a ledger named '\(name)' already exists"
         case .invalidLedgerName(let name):
-            "invalid ledger name '\(name.prefix(80))': use 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit"
-        case .unknownLedger(let name): "no ledger is named '\(name.prefix(80))'"
+            "invalid ledger name \(DisplayText.quoted(name)): use 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit"
+        case .unknownLedger(let name): "no ledger is named \(DisplayText.quoted(name))"
         case .dataDirectory(let path, let detail): "cannot use the data directory \(path): \(detail)"
         case .backupTargetExists(let path): "\(path) already exists; a backup never overwrites a file"
         case .dataDirectoryInUse(let path, let pid):

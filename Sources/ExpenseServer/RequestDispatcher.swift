@@ -22,6 +22,8 @@ struct RequestDispatcher: Sendable {
     let log: ServerLog
     /// The daemon's line limit (`--max-line`): pull pages are cut to it (Protocol.md §5.3).
     let maximumLineLength: Int
+    /// The connection's name in log lines (`connection 7.1 from 127.0.0.1`).
+    var logName = "connection"
 
     func plan(_ request: RPCRequest, id: RequestID) -> Plan {
         let ledger = ledger
@@ -40,8 +42,15 @@ struct RequestDispatcher: Sendable {
                 }
             case PushRequest.method:
                 let push = try PushRequest(params: request.params)
+                let logName = logName
                 return .deferred { reply in
-                    ledger.push(clientId: clientId, items: push.items) { reply(Self.encode($0, id: id, log: log)) }
+                    ledger.push(clientId: clientId, items: push.items) { result in
+                        if case .success(let pushed) = result {
+                            log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(clientId.uuidString.lowercased()): "
+                                + Self.counts(pushed))
+                        }
+                        reply(Self.encode(result, id: id, log: log))
+                    }
                 }
             case PullParams.method:
                 let pull = try PullParams(params: request.params)
@@ -64,6 +73,20 @@ struct RequestDispatcher: Sendable {
         } catch {
             return .immediate(RPCResponse.error(id: id, error))
         }
+    }
+
+    /// `3 applied, 0 duplicate, 1 conflict, 0 rejected`: what a push's answers were, for the log.
+    static func counts(_ result: PushResult) -> String {
+        var applied = 0, duplicate = 0, conflict = 0, rejected = 0
+        for item in result.results {
+            switch item.status {
+            case .applied: applied += 1
+            case .duplicate: duplicate += 1
+            case .conflict: conflict += 1
+            case .rejected: rejected += 1
+            }
+        }
+        return "\(applied) applied, \(duplicate) duplicate, \(conflict) conflict, \(rejected) rejected"
     }
 
     /// The response line for a ledger call's result, or for the error it failed with.

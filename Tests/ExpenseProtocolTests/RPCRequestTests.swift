@@ -82,6 +82,20 @@ private func requestFailure(_ line: String) -> RPCRequestFailure? {
             #"{"jsonrpc":"2.0","id":null,"error":{"code":-32004,"data":{"reason":"busy"},"message":"too many connections; try again later"}}"# + "\n")
     }
 
+    /// The throttle's refusal: the −32001 a protocol-1 client already handles, plus `reason` and `retryAfter`.
+    @Test func throttledErrorLineRoundTrips() throws {
+        let line = RPCResponse.error(id: RequestID(1), .throttled(retryAfter: 42))
+        let text = #"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"data":{"reason":"throttled","retryAfter":42},"message":"too many failed attempts from this address for this ledger; try again in 42 s"}}"#
+        #expect(String(decoding: line, as: UTF8.self) == text + "\n")
+        let error = try RPCError(json: try JSONParser.parse(Array(#"{"code":-32001,"data":{"reason":"throttled","retryAfter":42},"message":"m"}"#.utf8)))
+        #expect(error.retryAfter == 42 && error.reason == RPCError.throttledReason)
+        // Advice only: a malformed retryAfter is ignored, never a decoding error.
+        for bad in [#""42""#, "-1", "4.5", "null"] {
+            let json = #"{"code":-32001,"data":{"reason":"throttled","retryAfter":\#(bad)},"message":"m"}"#
+            #expect(try RPCError(json: try JSONParser.parse(Array(json.utf8))).retryAfter == nil, "\(bad)")
+        }
+    }
+
     @Test func everyErrorConstructorHasItsCode() {
         let cases: [(RPCError, Int, String)] = [
             (.parseError("x"), -32700, "parse_error"), (.invalidRequest("x"), -32600, "invalid_request"),
@@ -90,7 +104,7 @@ private func requestFailure(_ line: String) -> RPCRequestFailure? {
             (.invalidCursor("x"), -32602, "invalid_cursor"), (.internalError("x"), -32603, "internal_error"),
             (.unauthorized(), -32001, "unauthorized"), (.helloRequired, -32001, "unauthorized"),
             (.lineTooLong(limit: 1_048_576), -32002, "line_too_long"), (.unsupportedProtocol("2"), -32003, "unsupported_protocol"),
-            (.busy, -32004, "busy"), (.cursorExpired(), -32005, "cursor_expired"),
+            (.busy, -32004, "busy"), (.cursorExpired(), -32005, "cursor_expired"), (.throttled(retryAfter: 5), -32001, "throttled"),
         ]
         for (error, code, reason) in cases {
             #expect(error.code == code)

@@ -1,0 +1,49 @@
+/// The one way to show text that someone else supplied (a field value, a JSON key, a ledger or client name)
+/// inside a message for a person or a line of the daemon's log.
+///
+/// - Important: the result never holds a control character or a line break, so a message never restyles a
+///   terminal (an escape sequence, a bell) and a log line stays one line per event; and it is bounded (at most
+///   ``limit`` Unicode scalars of the text are shown), so a message never grows with its input.
+///
+/// A backslash is kept as it is: the escapes exist to keep a message on one line and a terminal unstyled, not to
+/// make the text recoverable from it. Escaping is therefore idempotent (already-shown text is shown unchanged).
+public enum DisplayText {
+    /// How many Unicode scalars of a text are shown at most (a ledger name, at most 64, is shown whole).
+    public static let limit = 64
+
+    /// `text` safe for one line: control characters (C0, DEL, C1) and line or paragraph separators are written as
+    /// `\n`, `\r`, `\t` or `\u{1B}`; past ``limit`` Unicode scalars it is cut and `…` is appended.
+    public static func escaped(_ text: String) -> String {
+        var shown = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            guard count < limit else {
+                shown += "…"
+                break
+            }
+            count += 1
+            shown += escape(scalar)
+        }
+        return shown
+    }
+
+    /// ``escaped(_:)`` between `quote`s: `'text'` by default.
+    public static func quoted(_ text: String, quote: Character = "'") -> String {
+        "\(quote)\(escaped(text))\(quote)"
+    }
+
+    private static func escape(_ scalar: Unicode.Scalar) -> String {
+        switch scalar {
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        default:
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator:
+                return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default:
+                return String(scalar)
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Testing
+@testable import ExpenseCore
+
+@Suite struct DisplayTextTests {
+    @Test(arguments: [
+        ("plain", "plain"), ("a\nb", #"a\nb"#), ("tab\tcr\r", #"tab\tcr\r"#), ("\u{1B}[31mred", #"\u{1B}[31mred"#),
+        ("bell\u{7}", #"bell\u{7}"#), ("del\u{7F}", #"del\u{7F}"#), ("csi\u{9B}", #"csi\u{9B}"#),
+        ("ls\u{2028}ps\u{2029}", #"ls\u{2028}ps\u{2029}"#), ("café 日本 👩‍👩‍👧", "café 日本 👩‍👩‍👧"), (#"back\slash"#, #"back\slash"#),
+    ])
+    func controlsAreEscapedAndTheRestKept(text: String, shown: String) {
+        #expect(DisplayText.escaped(text) == shown)
+        #expect(DisplayText.quoted(text) == "'" + shown + "'")
+        #expect(DisplayText.escaped(shown) == shown, "escaping is idempotent")
+    }
+
+    @Test func longTextIsCutAtTheLimitOfScalars() {
+        #expect(DisplayText.escaped(String(repeating: "x", count: DisplayText.limit)) == String(repeating: "x", count: DisplayText.limit))
+        #expect(DisplayText.escaped(String(repeating: "x", count: 100)) == String(repeating: "x", count: DisplayText.limit) + "…")
+        // One grapheme of 600,000 combining accents is still cut: the bound is on scalars.
+        let wedge = "e" + String(repeating: "\u{301}", count: 600_000)
+        #expect(DisplayText.escaped(wedge).unicodeScalars.count == DisplayText.limit + 1)
+        #expect(DisplayText.quoted("x", quote: "\"") == "\"x\"")
+    }
+}

@@ -38,13 +38,6 @@ package struct LiveTotal: Sendable, Equatable {
         count -= 1
     }
 
-    /// Adds another total's parts (the totals of two sets of expenses).
-    package mutating func add(_ other: LiveTotal) {
-        high += other.high
-        low += other.low
-        count += other.count
-    }
-
     /// The exact sum of the amounts, or `nil` when it does not fit in `Int64` (how the local overflow rule
     /// refuses, `LocalLedger+Limits.swift`).
     package var sum: Int64? {

@@ -31,11 +31,12 @@ package protocol ExpenseStore: AnyObject {
     /// - Throws: `ValidationError.amountOverflow` when a bucket's sum does not fit, ``StoreError``.
     func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket]
 
-    /// How many live expenses there are.
+    /// How many live expenses there are (kept with the totals, like ``liveTotal(currency:)``).
     func liveCount() throws -> Int
 
-    /// The sum of the live amounts in `currency`, or `nil` when it does not fit in `Int64` (for the local
-    /// overflow rule, `LocalLedger+Limits.swift`). Stores without a faster way sum their buckets.
+    /// The exact sum of the live amounts in `currency`, or `nil` when it does not fit in `Int64` (for the
+    /// local overflow rule, `LocalLedger+Limits.swift`). Every store keeps these sums as its rows change
+    /// (``LiveTotal``), so this reads one value rather than summing the expenses.
     func liveTotal(currency: Currency) throws -> Int64?
 
     /// The first `limit` queue entries, in queue order.
@@ -119,21 +120,6 @@ extension StoreTransaction {
 }
 
 extension ExpenseStore {
-    /// The buckets' sum, overflow-checked.
-    package func liveTotal(currency: Currency) throws -> Int64? {
-        var total: Int64 = 0
-        do {
-            for bucket in try buckets(matching: ExpenseFilter()) where bucket.currency == currency {
-                let (sum, overflow) = total.addingReportingOverflow(bucket.amount)
-                if overflow { return nil }
-                total = sum
-            }
-        } catch ValidationError.amountOverflow {
-            return nil
-        }
-        return total
-    }
-
     /// Stores without a bulk mode load record by record.
     package func beginBulkLoad() throws -> Bool { false }
     package func endBulkLoad() throws {}

@@ -189,8 +189,8 @@ package final class JSONFileExpenseStore: StateBackedStore {
         state.nextOrder = file.nextOrder
         for entry in file.expenses {
             let expense = try expense(entry)
-            state.rows[expense.id] = StoreState.Row(
-                record: LocalRecord(expense: expense, baseVersion: entry.baseVersion, deleted: entry.deleted), order: entry.order)
+            state.put(StoreState.Row(
+                record: LocalRecord(expense: expense, baseVersion: entry.baseVersion, deleted: entry.deleted), order: entry.order))
         }
         for entry in file.serverCopies ?? [] {
             let expense = try expense(entry)

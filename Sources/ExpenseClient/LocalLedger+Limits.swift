@@ -4,14 +4,10 @@ extension LocalLedger {
     /// The daemon's per-currency overflow rule, applied locally: after adding `expenses` (and taking `old`
     /// away, an edited expense's previous values) every currency's live total still fits in `Int64`.
     ///
-    /// Each amount is at most ``ExpenseCore/ExpenseRules/maximumAmount`` (2^53−1), so with at most 1024 live
-    /// expenses after the change no total can overflow and nothing is summed; past that each currency added
-    /// to is summed once by the store (``ExpenseStore/liveTotal(currency:)``).
+    /// Each currency added to costs one read of the total the store keeps (``ExpenseStore/liveTotal(currency:)``,
+    /// ``LiveTotal``), however many expenses the cache holds.
     /// - Throws: ``LedgerLimitError/totalOverflow(currency:)`` naming the currency.
     func checkTotals(adding expenses: [Expense], removing old: Expense? = nil) throws {
-        guard !expenses.isEmpty else { return }
-        let safeCount = Int(Int64.max / ExpenseRules.maximumAmount)
-        if try store.liveCount() + expenses.count <= safeCount { return }
         var totals: [Currency: Int64] = [:]
         for expense in expenses {
             var total: Int64

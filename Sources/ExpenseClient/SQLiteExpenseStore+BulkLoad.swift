@@ -25,6 +25,7 @@ extension SQLiteExpenseStore {
                 for index in Self.bulkIndexes where index.table == "expense" {
                     try connection.execute("DROP INDEX IF EXISTS \(index.name)")
                 }
+                for trigger in Self.bulkTriggers { try connection.execute("DROP TRIGGER IF EXISTS \(trigger.name)") }
                 try transaction.setMetaValue("1", for: .bulkLoad)
                 return true
             }
@@ -65,9 +66,10 @@ extension SQLiteExpenseStore {
         }
     }
 
-    /// Builds the indexes and clears the mark, inside a transaction. An id pulled twice (changed on the daemon
-    /// while the pull went on) makes a unique index fail: then the older rows of such ids are dropped first
-    /// (a sort of the whole table, so only when needed).
+    /// Builds the indexes and the live-total triggers and clears the mark, inside a transaction. An id pulled
+    /// twice (changed on the daemon while the pull went on) makes a unique index fail: then the older rows of
+    /// such ids are dropped first (a sort of the whole table, so only when needed) and the live totals, which
+    /// counted them, are recounted.
     private func rebuildIndexes() throws {
         try Self.rebuildIndexes(connection: connection, transaction: transaction)
     }
@@ -77,15 +79,20 @@ extension SQLiteExpenseStore {
         // Two sorter threads: the indexes are built after the pull, when the machine's cores are otherwise idle.
         try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB); PRAGMA threads = 2")
         defer { try? connection.execute("PRAGMA cache_size = -2000; PRAGMA threads = 0") }
+        var droppedDuplicates = false
         for index in Self.bulkIndexes {
             do {
                 try connection.execute(index.definition)
             } catch let error as SQLiteError where error.primaryCode == Self.constraintCode {
                 try dropOlderDuplicates(in: index.table, version: index.table == "expense" ? "base_version" : "version",
                                         connection: connection)
+                droppedDuplicates = droppedDuplicates || index.table == "expense"
                 try connection.execute(index.definition)
             }
         }
+        // The pages' totals counted every row appended; the dropped ones no longer count.
+        if droppedDuplicates { try recountTotals(connection: connection) }
+        for trigger in Self.bulkTriggers { try connection.execute(trigger.definition) }
         try transaction.setMetaValue(nil, for: .bulkLoad)
     }
 

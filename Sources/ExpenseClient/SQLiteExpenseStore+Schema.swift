@@ -113,6 +113,49 @@ extension SQLiteExpenseStore {
         DROP INDEX IF EXISTS expense_by_day;
         CREATE INDEX IF NOT EXISTS expense_live_by_day ON expense(day, position) WHERE deleted = 0;
         """,
+        // 7: the local overflow rule (LocalLedger+Limits.swift) needs each currency's live total on every add, edit
+        // and import; summing the currency's rows in SQL made `expense add` on a 100,000-expense cache cost 0.32 s
+        // of CPU (0.63 s wall; medians of 15 release runs under farm-bench on a loaded 2-core machine). live_total
+        // keeps, per currency, the live rows' count and their amounts summed in two parts (above and below bit 32;
+        // LiveTotal.swift), so the exact total, even one past Int64, is high * 2^32 + low and no column overflows
+        // before 2^31 rows. Triggers on expense keep it in the same transaction as every change of a row (putRecord,
+        // putSettled, a dropped duplicate); a bulk load drops them with the indexes, adds each page's totals itself
+        // (one upsert per currency of the page), recounts only when it dropped duplicate rows, and builds them back
+        // at the end (bulkTriggers). Built here from the existing rows with one GROUP BY: ~0.1 s of CPU (0.3-0.45 s
+        // wall) on a 100,000-expense cache, once. Measured after: `expense add` on that cache 0.021 s CPU, 0.055 s
+        // wall (paired with the old binary, CPU ratio 0.07); a first sync of 100,000 records with the real binaries
+        // 0.78 s CPU of the client before and after (paired ratio 0.99, 9 runs): the bulk path is not slower.
+        """
+        CREATE TABLE live_total (
+            currency TEXT PRIMARY KEY,
+            high INTEGER NOT NULL,                   -- sum of amount >> 32 over the live expenses
+            low INTEGER NOT NULL,                    -- sum of amount & 0xFFFFFFFF
+            count INTEGER NOT NULL                   -- how many live expenses; a row may stay at 0
+        ) WITHOUT ROWID;
+        INSERT INTO live_total(currency, high, low, count)
+            SELECT currency, sum(amount >> 32), sum(amount & 4294967295), count(*) FROM expense WHERE deleted = 0
+            GROUP BY currency;
+        CREATE TRIGGER IF NOT EXISTS live_total_insert AFTER INSERT ON expense WHEN NEW.deleted = 0 BEGIN
+            INSERT INTO live_total(currency, high, low, count)
+                VALUES (NEW.currency, NEW.amount >> 32, NEW.amount & 4294967295, 1)
+                ON CONFLICT(currency) DO UPDATE SET high = high + excluded.high, low = low + excluded.low,
+                    count = count + 1;
+        END;
+        CREATE TRIGGER IF NOT EXISTS live_total_delete AFTER DELETE ON expense WHEN OLD.deleted = 0 BEGIN
+            UPDATE live_total SET high = high - (OLD.amount >> 32), low = low - (OLD.amount & 4294967295),
+                count = count - 1 WHERE currency = OLD.currency;
+        END;
+        CREATE TRIGGER IF NOT EXISTS live_total_update AFTER UPDATE OF amount, currency, deleted ON expense
+            WHEN OLD.amount IS NOT NEW.amount OR OLD.currency IS NOT NEW.currency OR OLD.deleted IS NOT NEW.deleted
+        BEGIN
+            UPDATE live_total SET high = high - (OLD.amount >> 32), low = low - (OLD.amount & 4294967295),
+                count = count - 1 WHERE currency = OLD.currency AND OLD.deleted = 0;
+            INSERT INTO live_total(currency, high, low, count)
+                SELECT NEW.currency, NEW.amount >> 32, NEW.amount & 4294967295, 1 WHERE NEW.deleted = 0
+                ON CONFLICT(currency) DO UPDATE SET high = high + excluded.high, low = low + excluded.low,
+                    count = count + 1;
+        END;
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the
@@ -124,5 +167,37 @@ extension SQLiteExpenseStore {
         // server_copy_by_id is not dropped: a bulk load writes no server_copy rows (migration 4). A store marked by
         // an older version (which dropped it) gets it back here.
         ("server_copy_by_id", "server_copy", "CREATE UNIQUE INDEX IF NOT EXISTS server_copy_by_id ON server_copy(id)"),
+    ]
+
+    /// The triggers keeping `live_total` (migration 7), which a bulk load drops with the indexes (it adds each
+    /// page's totals itself, ``SQLiteStoreTransaction/putSettled(_:)``) and builds back, as the latest migration
+    /// created them.
+    static let bulkTriggers: [(name: String, definition: String)] = [
+        ("live_total_insert", """
+            CREATE TRIGGER IF NOT EXISTS live_total_insert AFTER INSERT ON expense WHEN NEW.deleted = 0 BEGIN
+                INSERT INTO live_total(currency, high, low, count)
+                    VALUES (NEW.currency, NEW.amount >> 32, NEW.amount & 4294967295, 1)
+                    ON CONFLICT(currency) DO UPDATE SET high = high + excluded.high, low = low + excluded.low,
+                        count = count + 1;
+            END
+            """),
+        ("live_total_delete", """
+            CREATE TRIGGER IF NOT EXISTS live_total_delete AFTER DELETE ON expense WHEN OLD.deleted = 0 BEGIN
+                UPDATE live_total SET high = high - (OLD.amount >> 32), low = low - (OLD.amount & 4294967295),
+                    count = count - 1 WHERE currency = OLD.currency;
+            END
+            """),
+        ("live_total_update", """
+            CREATE TRIGGER IF NOT EXISTS live_total_update AFTER UPDATE OF amount, currency, deleted ON expense
+                WHEN OLD.amount IS NOT NEW.amount OR OLD.currency IS NOT NEW.currency OR OLD.deleted IS NOT NEW.deleted
+            BEGIN
+                UPDATE live_total SET high = high - (OLD.amount >> 32), low = low - (OLD.amount & 4294967295),
+                    count = count - 1 WHERE currency = OLD.currency AND OLD.deleted = 0;
+                INSERT INTO live_total(currency, high, low, count)
+                    SELECT NEW.currency, NEW.amount >> 32, NEW.amount & 4294967295, 1 WHERE NEW.deleted = 0
+                    ON CONFLICT(currency) DO UPDATE SET high = high + excluded.high, low = low + excluded.low,
+                        count = count + 1;
+            END
+            """),
     ]
 }

@@ -147,10 +147,6 @@ package final class SQLiteExpenseStore: ExpenseStore {
         [SQLiteValue(filter.from?.ordinal ?? 0), SQLiteValue(filter.to?.ordinal ?? 99_999_999), SQLiteValue(filter.category)]
     }
 
-    package func liveCount() throws -> Int {
-        try reading { try connection.cached("SELECT count(*) FROM expense WHERE deleted = 0").first { $0.int(0) } ?? 0 }
-    }
-
     package func pendingMutations(limit: Int) throws -> [PendingMutation] {
         try reading { try transaction.pending(limit: limit) }
     }
@@ -203,7 +199,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
 
     private func decode(_ row: SQLiteRow) throws -> LocalRecord { try transaction.decodeRecord(row) }
 
-    private func reading<T>(_ body: () throws -> T) throws -> T {
+    func reading<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
             throw Self.storeError(error, path: location, needed: Self.toRead)
         }

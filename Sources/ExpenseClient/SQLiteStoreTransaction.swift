@@ -6,7 +6,7 @@ import SQLite
 /// The reads and writes of ``SQLiteExpenseStore`` on its connection; ``SQLiteExpenseStore/write(_:)`` wraps
 /// them in one SQLite transaction. Every statement is prepared once and reused; every value is bound.
 final class SQLiteStoreTransaction: StoreTransaction {
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     private let location: String
     /// On during a bulk load (``SQLiteExpenseStore/beginBulkLoad()``): the indexes are dropped, so
     /// ``putSettled(_:)`` appends rows without looking for an earlier copy (duplicates are settled at the end).
@@ -127,7 +127,8 @@ final class SQLiteStoreTransaction: StoreTransaction {
     }
 
     /// In a bulk load the rows are appended ``bulkRowsPerInsert`` per statement: SQLite then opens its cursor,
-    /// finds the table's end and resets once per hundred rows instead of once per row. Otherwise one by one.
+    /// finds the table's end and resets once per hundred rows instead of once per row; the live totals (whose
+    /// triggers are dropped meanwhile) get one addition per currency of the page. Otherwise one by one.
     func putSettled(_ records: [Record]) throws {
         guard bulkLoading else {
             for record in records { try putSettled(record) }
@@ -144,6 +145,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
             try connection.cached(sql).run(values)
             start = end
         }
+        try addBulkTotals(of: records)
     }
 
     /// The bound values of ``putSettled(_:)``, in the order of its INSERT's columns.

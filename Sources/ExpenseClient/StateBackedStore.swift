@@ -38,7 +38,14 @@ extension StateBackedStore {
 
     package func expenses(matching filter: ExpenseFilter) throws -> [Expense] { try current().expenses(matching: filter) }
 
-    package func liveCount() throws -> Int { try current().rows.values.count { !$0.record.deleted } }
+    /// From the state's totals (``StoreState/totals``), not a walk of the rows.
+    package func liveCount() throws -> Int { Int(try current().totals.values.reduce(0) { $0 + $1.count }) }
+
+    /// From the state's totals (``StoreState/totals``), kept as rows change and built once when a file is loaded.
+    package func liveTotal(currency: Currency) throws -> Int64? {
+        guard let total = try current().totals[currency] else { return 0 }
+        return total.sum
+    }
 
     package func pendingMutations(limit: Int) throws -> [PendingMutation] { Array(try current().pending.prefix(limit)) }
 

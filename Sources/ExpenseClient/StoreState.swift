@@ -11,7 +11,10 @@ struct StoreState: Sendable, Equatable {
         var order: Int64
     }
 
-    var rows: [UUID: Row] = [:]
+    /// The local view of every expense; changed only through ``put(_:)``, which keeps ``totals``.
+    private(set) var rows: [UUID: Row] = [:]
+    /// Per currency, the live rows' ``LiveTotal`` (no entry for a currency with none), kept by ``put(_:)``.
+    private(set) var totals: [Currency: LiveTotal] = [:]
     var nextOrder: Int64 = 1
     var serverCopies: [UUID: Record] = [:]
     /// The queue, in position order.
@@ -26,6 +29,19 @@ struct StoreState: Sendable, Equatable {
         var state = StoreState()
         state.meta[.clientId] = UUID().uuidString.lowercased()
         return state
+    }
+
+    /// Stores `row` in place of the row of its id, and moves its amount between the currencies' ``totals``.
+    mutating func put(_ row: Row) {
+        if let old = rows[row.record.id]?.record, !old.deleted {
+            let currency = old.expense.currency
+            totals[currency, default: LiveTotal()].remove(old.expense.amount)
+            if totals[currency]?.count == 0 { totals[currency] = nil }
+        }
+        if !row.record.deleted {
+            totals[row.record.expense.currency, default: LiveTotal()].add(row.record.expense.amount)
+        }
+        rows[row.record.id] = row
     }
 
     func live(idPrefix: String, limit: Int) -> [LocalRecord] {
@@ -51,7 +67,7 @@ final class StateTransaction: StoreTransaction {
     func putRecord(_ record: LocalRecord) throws {
         let order = state.rows[record.id]?.order ?? state.nextOrder
         if order == state.nextOrder { state.nextOrder += 1 }
-        state.rows[record.id] = StoreState.Row(record: record, order: order)
+        state.put(StoreState.Row(record: record, order: order))
     }
 
     func serverCopy(id: UUID) throws -> Record? { state.serverCopies[id] }

@@ -38,6 +38,12 @@ import TestSupport
             #expect(Self.bytes(try client.live()) == Self.bytes(server), comment)
             #expect(try client.ledger.store.pendingCount() == 0, comment)
             #expect(try client.ledger.store.conflicts().isEmpty, comment)
+            // The totals each store keeps (LiveTotal) follow every push answer, conflict and pull.
+            #expect(try client.ledger.store.liveCount() == server.count, comment)
+            for currency in Set(server.values.map(\.currency)) {
+                let sum = server.values.filter { $0.currency == currency }.reduce(Int128(0)) { $0 + Int128($1.amount) }
+                #expect(try client.ledger.store.liveTotal(currency: currency) == Int64(exactly: sum), comment)
+            }
         }
         for grouping in [SummaryGrouping.none, .category, .month] {
             let query = SummaryQuery(groupBy: grouping)

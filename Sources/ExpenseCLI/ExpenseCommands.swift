@@ -23,7 +23,7 @@ enum ExpenseCommands {
                     ArgumentSpec("category", help: "The category, such as food (1 to 64 characters).")],
         options: [.option("date", value: "date", help: "The day of the expense, YYYY-MM-DD (default: today)."),
                   .option("note", value: "text", help: "A note (up to 300 characters)."),
-                  .option("currency", value: "code", help: "An ISO 4217 code (default: the configured currency, else USD).")])
+                  .option("currency", value: "code", help: "An ISO 4217 code (default: the configured currency, else the synced ledger's, else USD).")])
 
     static let list = CommandSpec(
         name: "list", abstract: "List expenses by date.",

@@ -6,6 +6,9 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case notConfigured(String)
     /// The daemon could not be reached or the connection broke, after the retries (exit 69).
     case unreachable(String)
+    /// The server accepted the connection but did not answer `hello` within the connect timeout
+    /// (`EXPENSE_CONNECT_TIMEOUT`): given up on at once, not retried (exit 69, like ``unreachable(_:)``).
+    case unanswered(String)
     /// Wrong ledger or token (exit 77).
     case unauthorized(String)
     /// The daemon answered with an error or something this client cannot read (exit 76).
@@ -21,7 +24,7 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     package var code: String {
         switch self {
         case .notConfigured: "no_remote"
-        case .unreachable: "server_unreachable"
+        case .unreachable, .unanswered: "server_unreachable"
         case .unauthorized: "unauthorized"
         case .protocolError: "protocol_error"
         case .otherLedger: "other_ledger"
@@ -31,7 +34,7 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
 
     package var message: String {
         switch self {
-        case .notConfigured(let text), .unreachable(let text), .unauthorized(let text), .protocolError(let text),
+        case .notConfigured(let text), .unreachable(let text), .unanswered(let text), .unauthorized(let text), .protocolError(let text),
              .historyReplaced(let text): text
         case .otherLedger(let synced, let asked):
             "this cache ($EXPENSE_HOME) was synced with \(synced), not \(asked); its records would mix with another "

@@ -31,6 +31,7 @@ extension CommandRunner {
         // serves the same ledger id is fine (Protocol.md §5.7).
         var engine = SyncEngine(ledger: LocalLedger(store: store), remote: configuration)
         engine.attempts = 1
+        engine.connectTimeout = connectTimeout
         if case .unverified(let reason) = try engine.checkRemote() {
             console.err("Warning: could not ask \(server) which ledger it serves (\(reason)); the next `expense sync` "
                         + "checks it before changing anything.")
@@ -69,9 +70,7 @@ extension CommandRunner {
             engine.attempts = environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) ?? engine.attempts
         }
         engine.log = { [console] in if environment["EXPENSE_VERBOSE"] != nil { console.err($0) } }
-        if let seconds = environment["EXPENSE_CONNECT_TIMEOUT"].flatMap(Double.init) { // not money: seconds
-            engine.connectTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
-        }
+        engine.connectTimeout = connectTimeout
         // On a terminal only: pipes, files and tests see nothing on standard error but errors.
         if let display = SyncProgressDisplay.forStandardError() { engine.progress = display.show }
         if command.flag("watch") {
@@ -166,6 +165,13 @@ extension CommandRunner {
             }
         }
         console.err("stopped")
+    }
+
+    /// The most one attempt waits for the connection and `hello`'s answer (`EXPENSE_CONNECT_TIMEOUT` seconds,
+    /// validated by ``ExpenseCLI/environmentProblem(_:)``; default 10).
+    var connectTimeout: Duration {
+        environment["EXPENSE_CONNECT_TIMEOUT"].flatMap(Double.init) // not money: seconds
+            .map { .milliseconds(Int64(($0 * 1000).rounded())) } ?? SyncConnection.defaultConnectTimeout
     }
 
     /// How long a watching connection stays quiet before a `ping` (`EXPENSE_WATCH_PING` seconds; default 15).

@@ -49,6 +49,27 @@ import Testing
         }
     }
 
+    /// The same sync on a pseudo-terminal (`script`, where installed): the progress is drawn and cleared.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func onATerminalSyncTellsWhatItIsDoing() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess()
+            let data = ann.directory + "/data"
+            let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
+            defer { _ = daemon.stop() }
+            let address = try daemon.addressText()
+            try ann.succeed(["remote", "set", address, "--ledger", "default", "--token-file", data + "/default.token"])
+            let imported = try ann.run(["import", "-"], stdin: "date,amount,currency,category,note\n"
+                                            + (1...300).map { "2026-03-01,\($0),USD,food,\n" }.joined())
+            #expect(imported.status == 0, "\(imported)")
+            let synced = try ann.run(["-qec", ExpenseProcess.executable + " sync", "/dev/null"], executable: "/usr/bin/script")
+            #expect(synced.status == 0, "\(synced)")
+            #expect(synced.stdout.contains("\rconnecting to \(address)…"), "\(synced)")
+            #expect(synced.stdout.contains("\rpushing 300/300 changes (100 %)"), "\(synced)")
+            #expect(synced.stdout.contains("\r\u{1B}[Kpushed 300, pulled 0, conflicts 0"), "\(synced)")
+        }
+    }
+
     @Test func aServerThatAcceptsButNeverAnswersIsGivenUpOnAfterTheConnectTimeout() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess()

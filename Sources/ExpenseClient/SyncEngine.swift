@@ -201,6 +201,8 @@ package struct SyncEngine {
             log("push: \(batch.count) sent, \(outcome.applied) applied, \(outcome.conflicts) conflicts, \(outcome.rejected) rejected")
             if outcome.gap { throw SyncError.protocolError("the daemon reported a mutation_gap; run sync again") }
         }
+        // Entries that were not sent (rejected ones, conflicts' own) were counted in the total: the push is done.
+        if sent > 0, sent < total { progress?(.pushing(sent: sent, total: sent)) }
     }
 
     /// Which changes a push carried, for an error a person reads: `expense status` then names them.

@@ -9,8 +9,8 @@ import Testing
 @Suite(.serialized) struct SyncReportTests {
     @Test func ownPushesComingBackAreNotCountedAsPulled() async throws {
         let daemon = try TestDaemon()
-        let ann = try TestClient("ann", persistent: true), bob = try TestClient("bob")
-        for index in 0..<1_500 { try ann.add(Int64(100 + index), "food") }
+        let ann = try TestClient("ann"), bob = try TestClient("bob")
+        try addMany(1_500, to: ann)
         let first = try await ann.sync(daemon)
         #expect(first.pushed == 1_500 && first.pulled == 0)
         try bob.add(5, "tea")
@@ -27,7 +27,7 @@ import Testing
     /// client's own, not counted as pulled.
     @Test func aRecoveredLostAnswerIsNotCountedAsPulled() async throws {
         let daemon = try TestDaemon()
-        let ann = try TestClient("ann", persistent: true)
+        let ann = try TestClient("ann")
         try ann.add(100, "food")
         let faults = Counter()
         ann.attempts = 1
@@ -44,8 +44,8 @@ import Testing
 
     @Test func theEngineTellsConnectingPushAndPullProgress() async throws {
         let daemon = try TestDaemon()
-        let ann = try TestClient("ann", persistent: true)
-        for index in 0..<2_500 { try ann.add(Int64(100 + index), "food") }
+        let ann = try TestClient("ann")
+        try addMany(2_500, to: ann)
         let events = EventLog()
         var engine = ann.engine(daemon)
         engine.progress = { events.append($0) }
@@ -81,6 +81,13 @@ import Testing
         #expect(kinds == ["connect true 1/3", "retry 2/3 0.02 seconds", "connect true 2/3", "retry 3/3 0.04 seconds",
                           "connect true 3/3", "finished"])
     }
+}
+
+/// Adds `count` expenses in one transaction (in memory: the test's task must not hold a pool thread for long).
+private func addMany(_ count: Int, to client: TestClient) throws {
+    try client.ledger.add((0..<count).map { index in
+        ExpenseDraft(amount: Int64(100 + index), currency: "USD", category: "food", date: "2026-03-01", note: "")
+    })
 }
 
 /// Events told from the sync's thread, read by the test afterwards.

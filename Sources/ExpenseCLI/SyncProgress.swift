@@ -38,6 +38,8 @@ package enum SyncProgress {
                 if done > 0, all > done { text += "  ETA \(clock(seconds * (all - done) / done))" }
             }
             return .status(text)
+        case .indexing:
+            return .status("building indexes…")
         case .finished:
             return .clear
         }

@@ -256,6 +256,7 @@ package struct SyncEngine {
         report.pulled += fromOthers
         log("pull: \(pulled) records (\(fromOthers) others' changes) in \(clock.now - began)\(bulk ? " (bulk load)" : ""), \(waited) of it waiting for pages")
         if bulk {
+            progress?(.indexing)
             let indexing = clock.now
             try ledger.store.endBulkLoad()
             log("pull: indexes built in \(clock.now - indexing)")
@@ -328,22 +329,5 @@ extension SyncEngine {
                                         asked: hello.identity.map { LedgerBinding.describe(remote.key, $0.ledgerId) } ?? remote.key)
         }
         return .sameLedger
-    }
-}
-
-/// The `seq`s of the versions this sync's own pushes were answered with: a pulled record at one of them is the
-/// echo of this client's change, not another client's (``SyncEngine/Report/pulled``).
-package final class ProducedVersions {
-    package private(set) var seqs: Set<Int64> = []
-
-    package init() {}
-
-    /// Notes every version `result` says a change of this client was applied at (a `duplicate`'s original too).
-    package func note(_ result: PushResult) {
-        for item in result.results {
-            var status = item.status
-            if case .duplicate(let original?) = status { status = original.status }
-            if case .applied(_, let seq) = status { seqs.insert(seq) }
-        }
     }
 }

@@ -8,6 +8,8 @@ package enum SyncEvent: Sendable, Equatable {
     case pushing(sent: Int, total: Int)
     /// `records` pulled so far; the cursor went from `from` to `cursor`, of the `head` that `hello` announced.
     case pulling(records: Int, from: Int64, cursor: Int64, head: Int64)
+    /// Every page is stored; the indexes of a bulk-loaded first sync are being built.
+    case indexing
     /// The sync is done (or failed): whatever was drawn goes away.
     case finished
 }

@@ -31,6 +31,7 @@ struct SyncProgressRenderingTests {
                 == .status("pulling 100000 records (10 %)  100000/s  ETA 9 s"))
         #expect(SyncProgress.render(.pulling(records: 10, from: 90, cursor: 100, head: 100), elapsed: .seconds(1))
                 == .status("pulling 10 records (100 %)  10/s"))
+        #expect(SyncProgress.render(.indexing, elapsed: .seconds(3)) == .status("building indexes…"))
         #expect(SyncProgress.render(.finished, elapsed: .zero) == .clear)
     }
 

@@ -7,11 +7,14 @@ import ExpenseProtocol
 /// thread only.
 package final class ProducedVersions {
     package private(set) var seqs: Set<Int64> = []
+    /// The highest cursor a push answer announced (the head a pull after it goes to, for its progress).
+    package private(set) var cursor: Int64 = 0
 
     package init() {}
 
     /// Notes every version `result` says a change of this client was applied at (a `duplicate`'s original too).
     package func note(_ result: PushResult) {
+        cursor = max(cursor, result.cursor)
         for item in result.results {
             var status = item.status
             if case .duplicate(let original?) = status { status = original.status }

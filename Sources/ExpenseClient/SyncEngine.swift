@@ -235,7 +235,7 @@ package struct SyncEngine {
                       produced: ProducedVersions = ProducedVersions()) throws {
         let bulk = try ledger.store.beginBulkLoad()
         let from = try ledger.pullCursor()
-        let head = max(connection.hello.cursor, from)
+        let head = max(connection.hello.cursor, produced.cursor, from)
         let clock = ContinuousClock()
         let began = clock.now
         var pulled = 0, fromOthers = 0

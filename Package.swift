@@ -44,6 +44,6 @@ let package = Package(
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport"]),
         .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseServer", "ExpenseTransport", "TestSupport"]),
         .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseClient", "ExpenseServer", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseCLI", "ExpenseClient", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn", "TestSupport"]),
     ]
 )

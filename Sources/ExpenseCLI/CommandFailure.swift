@@ -47,14 +47,14 @@ struct CommandFailure: Error {
             let code: ExitCode
             switch error {
             case .notConfigured, .otherLedger: code = .usage
-            case .unreachable, .throttled: code = .unavailable
+            case .unreachable, .throttled, .unanswered: code = .unavailable
             case .unauthorized: code = .permissionDenied
             case .protocolError: code = .protocolError
             case .historyReplaced: code = .failure
             }
             var lines = ["Error: \(error.code): \(error.message)"]
             switch error {
-            case .unreachable:
+            case .unreachable, .unanswered:
                 lines.append("Your changes are kept and will be sent by the next `expense sync`. Check that expensed "
                              + "runs and that `expense remote show` names its address.")
             case .protocolError:

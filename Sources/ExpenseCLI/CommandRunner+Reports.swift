@@ -43,7 +43,7 @@ extension CommandRunner {
             var result: Summary?
             try engine.retrying { _ in
                 let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),
-                                                    clientName: nil)
+                                                    clientName: nil, connectTimeout: connectTimeout)
                 defer { connection.close() }
                 result = try connection.call(SummaryRequest(query: query)).summary
             }

@@ -31,6 +31,7 @@ extension CommandRunner {
         // serves the same ledger id is fine (Protocol.md §5.7).
         var engine = SyncEngine(ledger: LocalLedger(store: store), remote: configuration)
         engine.attempts = 1
+        engine.connectTimeout = connectTimeout
         if case .unverified(let reason) = try engine.checkRemote() {
             console.err("Warning: could not ask \(server) which ledger it serves (\(reason)); the next `expense sync` "
                         + "checks it before changing anything.")
@@ -69,6 +70,9 @@ extension CommandRunner {
             engine.attempts = environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) ?? engine.attempts
         }
         engine.log = { [console, verbose = ExpenseCLI.isVerbose(environment)] in if verbose { console.err($0) } }
+        engine.connectTimeout = connectTimeout
+        // On a terminal only: pipes, files and tests see nothing on standard error but errors.
+        if let display = SyncProgressDisplay.forStandardError() { engine.progress = display.show }
         if command.flag("watch") {
             try watch(engine)
             return
@@ -80,9 +84,12 @@ extension CommandRunner {
     /// Prints the report and fails with 65 (a rejection is queued) or 3 (conflicts remain).
     private func finish(_ report: SyncEngine.Report) throws {
         if command.flag("json") {
+            // The keys and their meaning are fixed (README, "Sync"): `conflicts` counts this sync's new conflicts
+            // and `rejected` the rejections still queued, as they always have; the `new…`/`open…` keys say which.
             console.out(#"{"pushed":\#(report.pushed),"pulled":\#(report.pulled),"conflicts":\#(report.newConflicts),"#
                 + #""openConflicts":\#(report.openConflicts),"rejected":\#(report.openRejections),"pending":\#(report.pending),"#
-                + #""cursor":\#(report.cursor)}"# + "\n")
+                + #""cursor":\#(report.cursor),"newConflicts":\#(report.newConflicts),"newRejections":\#(report.rejected),"#
+                + #""openRejections":\#(report.openRejections)}"# + "\n")
         } else if report.pushed == 0, report.pulled == 0, report.newConflicts == 0, report.openConflicts == 0, report.openRejections == 0 {
             console.out("up to date\n")
         } else {
@@ -117,6 +124,7 @@ extension CommandRunner {
                 defer { connection.close() }
                 var report = SyncEngine.Report()
                 try engine.run(on: connection, report: &report)
+                engine.progress?(.finished)
                 // A change that landed between that sync and `watch` gets no notification: the result tells it.
                 var watchHead: Int64? = try connection.call(WatchRequest()).cursor
                 console.err("watching \(engine.remote.server) ledger \(engine.remote.ledger) (Ctrl-C stops)")
@@ -138,12 +146,18 @@ extension CommandRunner {
                     guard try behind || engine.ledger.hasUnsent(), StopSignal.requested == nil else { continue }
                     var round = SyncEngine.Report()
                     try engine.run(on: connection, report: &round)
+                    engine.progress?(.finished)
                     reportLine(round)
                     quietSince = .now
                 }
             } catch let error as SyncError {
+                engine.progress?(.finished)
                 if case .protocolError = error { try? engine.ledger.recordSyncFailure(error.description) }
-                guard case .unreachable(let reason) = error else { throw error }
+                let reason: String
+                switch error {
+                case .unreachable(let text), .unanswered(let text): reason = text
+                default: throw error
+                }
                 guard StopSignal.requested == nil else { break }
                 console.err("disconnected (\(reason)); reconnecting in \(wait)")
                 StopSignal.pause(wait)
@@ -151,6 +165,13 @@ extension CommandRunner {
             }
         }
         console.err("stopped")
+    }
+
+    /// The most one attempt waits for the connection and `hello`'s answer (`EXPENSE_CONNECT_TIMEOUT` seconds,
+    /// validated by ``ExpenseCLI/environmentProblem(_:)``; default 10).
+    var connectTimeout: Duration {
+        environment["EXPENSE_CONNECT_TIMEOUT"].flatMap(Double.init) // not money: seconds
+            .map { .milliseconds(Int64(($0 * 1000).rounded())) } ?? SyncConnection.defaultConnectTimeout
     }
 
     /// How long a watching connection stays quiet before a `ping` (`EXPENSE_WATCH_PING` seconds; default 15).

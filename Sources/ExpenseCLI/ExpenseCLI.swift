@@ -104,6 +104,9 @@ extension ExpenseCLI {
         if let ping = environment["EXPENSE_WATCH_PING"], !(Double(ping).map { $0 >= 0.1 && $0 <= 86_400 } ?? false) { // not money: seconds
             return "EXPENSE_WATCH_PING must be seconds from 0.1 to 86400, not '\(ping)'; unset it for the default (15)"
         }
+        if let timeout = environment["EXPENSE_CONNECT_TIMEOUT"], !(Double(timeout).map { $0 >= 0.1 && $0 <= 600 } ?? false) { // not money: seconds
+            return "EXPENSE_CONNECT_TIMEOUT must be seconds from 0.1 to 600, not '\(timeout)'; unset it for the default (10)"
+        }
         if let chart = environment["EXPENSE_CHART"], chart != "always", chart != "auto" {
             return "EXPENSE_CHART must be 'always' or 'auto', not '\(chart)'"
         }

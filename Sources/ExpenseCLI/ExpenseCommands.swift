@@ -26,7 +26,7 @@ enum ExpenseCommands {
                     ArgumentSpec("category", help: "The category, such as food (1 to 64 characters).")],
         options: [.option("date", value: "date", help: "The day of the expense, YYYY-MM-DD (default: today)."),
                   .option("note", value: "text", help: "A note (up to 300 characters)."),
-                  .option("currency", value: "code", help: "An ISO 4217 code (default: the configured currency, else USD).")])
+                  .option("currency", value: "code", help: "An ISO 4217 code (default: the configured currency, else the synced ledger's, else USD).")])
 
     static let list = CommandSpec(
         name: "list", abstract: "List expenses by date.",
@@ -128,17 +128,19 @@ enum ExpenseCommands {
         discussion: """
           Says hello, pushes the pending changes in batches (at most 1000 changes and at most the daemon's line
           limit in bytes each), pulls every change since the last sync and prints `pushed N, pulled M,
-          conflicts K` (or `up to date`). Safe to interrupt and to run again.
+          conflicts K` (or `up to date`); pulled counts other clients' changes, not your own coming back.
+          On a terminal it tells on standard error what it is doing (connecting, retries, push and pull
+          progress with rate and ETA); elsewhere nothing. Safe to interrupt and to run again.
           Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: a change was
           rejected, by the daemon or here as `too_large` (it does not fit in the daemon's line, expensed
           --max-line), and is kept while the rest syncs (see `expense status`); 69: the daemon is unreachable,
-          or is slowing down logins from this address after failed attempts (`throttled`: try again in N s;
-          nothing is lost);
+          or is slowing down logins from this address after failed attempts (`throttled`: try again in N s),
+          or accepted but did not answer hello within EXPENSE_CONNECT_TIMEOUT (nothing is lost);
           75: another `expense sync` (or `sync --watch`) is syncing this cache (sync_running; your changes
           are kept, it sends them); 76: a protocol failure (the daemon refused a request; `expense status` names the
           changes a failed push carried); 77: wrong ledger or token. Other commands may run during a sync.
         """,
-        options: [.flag("json", help: "Print the result as JSON."),
+        options: [.flag("json", help: "Print the result as JSON (keys in README, \"Sync\")."),
                   .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C or SIGTERM stops it, exit 0).")])
 
     static let status = CommandSpec(
@@ -196,6 +198,8 @@ enum ExpenseCommands {
                           (default `auto`: only in a terminal)
           EXPENSE_STORE   `sqlite` (default: cache.sqlite) or `json` (cache.json, the whole-file store)
           EXPENSE_SYNC_ATTEMPTS  connection attempts before `sync` gives up with exit 69 (1-100, default 4)
+          EXPENSE_CONNECT_TIMEOUT  seconds one attempt waits to connect and get hello's answer (0.1-600,
+                          default 10); a server that accepts but does not answer is given up on (exit 69)
           EXPENSE_WATCH_PING     seconds of quiet before `sync --watch` pings the daemon (default 15)
           EXPENSE_VERBOSE  1, true, yes or on: `sync` prints its steps and timings on standard error
                            (0, false, no, off or empty: off, the default)

@@ -15,6 +15,10 @@ extension LocalLedger {
     package func beginSession(_ hello: HelloResult, remote: String) throws {
         try store.write { transaction in
             try LedgerBinding.load(from: transaction).greeted(hello, at: remote).save(to: transaction)
+            // The ledger's currency is the default of a cache whose person set none (`config set` wins).
+            if try transaction.metaValue(.ledgerCurrency) != hello.currency.code {
+                try transaction.setMetaValue(hello.currency.code, for: .ledgerCurrency)
+            }
             try renumber(hello.lastMutationId, in: transaction)
         }
     }
@@ -255,15 +259,23 @@ extension LocalLedger {
     ///
     /// With nothing queued and no open conflict (a first sync, or any sync of a client with no local changes)
     /// every record is stored as is, without reading anything back (``StoreTransaction/putSettled(_:)``).
-    package func apply(pulled changes: [Record], cursor: Int64) throws {
+    ///
+    /// - Parameter produced: the `seq`s this client's own pushes were just answered with.
+    /// - Returns: how many records are another client's change (not at a `seq` in `produced`) and were stored
+    ///   (not older than the server copy held).
+    @discardableResult
+    package func apply(pulled changes: [Record], cursor: Int64, produced: Set<Int64> = []) throws -> Int {
         try store.write { transaction in
             if try transaction.isSettled() {
                 try transaction.putSettled(changes)
                 try transaction.setMetaValue(String(cursor), for: .pullCursor)
-                return
+                return produced.isEmpty ? changes.count : changes.count { !produced.contains($0.seq) }
             }
+            var fromOthers = 0
             for record in changes {
-                if let copy = try transaction.serverCopy(id: record.expense.id), copy.version > record.version { continue }
+                let copy = try transaction.serverCopy(id: record.expense.id)
+                if let copy, copy.version > record.version { continue }
+                if !produced.contains(record.seq) { fromOthers += 1 }
                 try transaction.putServerCopy(record)
                 if var conflict = try transaction.conflict(id: record.expense.id) {
                     conflict.theirs = record
@@ -276,6 +288,7 @@ extension LocalLedger {
                 try refresh(record.expense.id, in: transaction)
             }
             try transaction.setMetaValue(String(cursor), for: .pullCursor)
+            return fromOthers
         }
     }
 

@@ -18,9 +18,35 @@ package final class LocalLedger {
         self.store = store
     }
 
-    /// The configured default currency, else USD.
+    /// The default currency: the one the person set (`config set currency`), else the synced ledger's
+    /// (`hello`'s `currency`), else USD.
     package func defaultCurrency() throws -> Currency {
-        try store.metaValue(.currency).flatMap { Currency(code: $0) } ?? .usd
+        try defaultCurrencySource().currency
+    }
+
+    /// Where the default currency comes from.
+    package enum CurrencySource: Sendable, Equatable {
+        /// Set by the person (`expense config set currency`).
+        case configured(Currency)
+        /// The currency of the ledger this cache syncs with.
+        case ledger(Currency)
+        /// Neither: USD.
+        case fallback
+
+        /// The currency itself.
+        package var currency: Currency {
+            switch self {
+            case .configured(let currency), .ledger(let currency): currency
+            case .fallback: .usd
+            }
+        }
+    }
+
+    /// The default currency and where it comes from.
+    package func defaultCurrencySource() throws -> CurrencySource {
+        if let set = try store.metaValue(.currency).flatMap({ Currency(code: $0) }) { return .configured(set) }
+        if let ledger = try store.metaValue(.ledgerCurrency).flatMap({ Currency(code: $0) }) { return .ledger(ledger) }
+        return .fallback
     }
 
     /// Sets the default currency.

@@ -13,10 +13,13 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// Why the last sync failed for a protocol reason (naming the changes a failed push carried), until a sync
     /// succeeds; `expense status` shows it.
     case lastSyncFailure = "last_sync_failure"
-    /// The configured default currency (`expense config set currency EUR`).
+    /// The default currency the person set (`expense config set currency EUR`); it wins over ``ledgerCurrency``.
     case currency
     /// How money is shown to people (`expense config set locale de_DE`; absent: follow the environment).
     case displayLocale = "locale"
+    /// The currency of the ledger this cache syncs with (`hello`'s `currency`), recorded by each sync: the default
+    /// currency when the person set none.
+    case ledgerCurrency = "ledger_currency"
     /// `HOST:PORT` of the daemon (`expense remote set`).
     case server
     /// The ledger name on the daemon.

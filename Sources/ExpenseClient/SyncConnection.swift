@@ -17,23 +17,43 @@ package final class SyncConnection {
     /// The `hello` result.
     package private(set) var hello: HelloResult
 
-    /// Connects and says `hello`.
-    /// - Throws: ``SyncError/unreachable(_:)``, ``SyncError/unauthorized(_:)``, ``SyncError/protocolError(_:)``.
+    /// The most connecting and `hello` wait together, unless the caller says otherwise (`EXPENSE_CONNECT_TIMEOUT`).
+    package static let defaultConnectTimeout: Duration = .seconds(10)
+
+    /// Connects and says `hello`, waiting at most `connectTimeout` for both together.
+    /// - Throws: ``SyncError/unreachable(_:)`` (no connection within the time, or refused),
+    ///   ``SyncError/unanswered(_:)`` (connected, but no answer to `hello` within the time),
+    ///   ``SyncError/unauthorized(_:)``, ``SyncError/protocolError(_:)``.
     package init(remote: RemoteConfiguration, clientId: UUID, clientName: String?,
-                 timeout: Duration = .seconds(30)) throws(SyncError) {
+                 timeout: Duration = .seconds(30), connectTimeout: Duration = SyncConnection.defaultConnectTimeout) throws(SyncError) {
         let address: SocketAddress
         do { address = try SocketAddress(parsing: remote.server) } catch {
             throw .notConfigured("the server address '\(remote.server)' is not HOST:PORT (\(error))")
         }
+        let clock = ContinuousClock()
+        let deadline = clock.now + connectTimeout
         do {
-            connection = try LineConnection(connectingTo: address, timeout: .seconds(5))
+            connection = try LineConnection(connectingTo: address, timeout: connectTimeout)
         } catch {
             throw .unreachable("cannot reach the server at \(remote.server): \(error)")
         }
-        self.timeout = timeout
+        self.timeout = max(clock.now.duration(to: deadline), .milliseconds(1))
         hello = HelloResult(protocolVersion: 0, server: "", ledger: "", currency: .usd, cursor: 0, lastMutationId: 0)
-        hello = try call(HelloParams(protocolVersion: ProtocolVersion.current, ledger: remote.ledger, token: remote.token,
-                                     clientId: clientId, clientName: clientName))
+        do {
+            hello = try call(HelloParams(protocolVersion: ProtocolVersion.current, ledger: remote.ledger, token: remote.token,
+                                         clientId: clientId, clientName: clientName))
+        } catch .unreachable(let text) where text == Self.timedOutText {
+            connection.close()
+            throw .unanswered("the server at \(remote.server) accepted the connection but did not answer hello within "
+                              + "\(Self.seconds(connectTimeout)) s (EXPENSE_CONNECT_TIMEOUT); is it an expensed, and is it stuck?")
+        }
+        self.timeout = timeout
+    }
+
+    /// `duration` in seconds as a person reads it: `10`, `0.5`.
+    package static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : String(format: "%.1f", Double(milliseconds) / 1000) // not money: seconds
     }
 
     /// Sends `request` and waits for its answer.

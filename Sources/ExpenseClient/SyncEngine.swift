@@ -18,7 +18,9 @@ package struct SyncEngine {
     package struct Report: Sendable, Equatable {
         /// Mutations the daemon applied.
         package var pushed = 0
-        /// Records pulled.
+        /// Records pulled that are another client's change. The echo of this client's own changes (a pulled
+        /// record at the `seq` a push of this sync, or a lost answer it recovered, was answered with) is not
+        /// counted, nor a record older than the copy held.
         package var pulled = 0
         /// Conflicts found in this sync.
         package var newConflicts = 0
@@ -49,6 +51,11 @@ package struct SyncEngine {
     package var maximumBackoff: Duration = .seconds(3)
     /// How long a call waits for its answer.
     package var timeout: Duration = .seconds(30)
+    /// The most one attempt waits for the TCP connection and the answer to `hello` together
+    /// (`EXPENSE_CONNECT_TIMEOUT`). A server that accepts but does not answer within it is given up on, not retried.
+    package var connectTimeout: Duration = SyncConnection.defaultConnectTimeout
+    /// Told what the sync is doing (connecting, retrying, push and pull progress), for a progress display.
+    package var progress: ((SyncEvent) -> Void)?
     /// Records asked for per `pull` page (the protocol's maximum: fewer round trips and commits).
     package var pullLimit = PullParams.limitRange.upperBound
     /// Told what happens, for `--verbose` or logs.
@@ -74,8 +81,10 @@ package struct SyncEngine {
     /// - Throws: ``SyncError`` (the queue is intact), ``StoreError``.
     package func sync() throws -> Report {
         var report = Report()
+        defer { progress?(.finished) }
         do {
             try retrying { attempt in
+                progress?(.connecting(server: remote.server, attempt: attempt, attempts: max(attempts, 1)))
                 let connection = try connect()
                 defer { connection.close() }
                 try run(on: connection, report: &report)
@@ -91,7 +100,8 @@ package struct SyncEngine {
     /// Connects and says `hello`, then prepares the queue for this session.
     package func connect() throws -> SyncConnection {
         guard let clientId = try ledger.store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
-        let connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: timeout)
+        let connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: timeout,
+                                            connectTimeout: connectTimeout)
         try ledger.beginSession(connection.hello, remote: remote.key)
         return connection
     }
@@ -99,12 +109,13 @@ package struct SyncEngine {
     /// Recover, push, pull, settle on an open session, adding to `report`. Entries whose lost answer turns out
     /// not to have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
-        try recover(on: connection, report: &report)
+        let produced = ProducedVersions()
+        try recover(on: connection, report: &report, produced: produced)
         if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
         for _ in 1...3 {
-            try push(on: connection, report: &report)
+            try push(on: connection, report: &report, produced: produced)
             do {
-                try pull(on: connection, report: &report)
+                try pull(on: connection, report: &report, produced: produced)
             } catch SyncError.historyReplaced(let reason) {
                 // The daemon's history is not the one pulled (Protocol.md §5.3, §5.7): heal, then go on.
                 log("pull refused (\(reason)); healing from \(connection.hello.cursor)")
@@ -127,7 +138,8 @@ package struct SyncEngine {
     /// and answers `duplicate` with what it decided then, while it keeps that (Protocol.md §5.2, §7.6), so an
     /// applied change is known as applied and only a real conflict is shown as one. Entries whose outcome is no
     /// longer kept stay unknown and are settled against the pull (``LocalLedger/settleUnknown()``).
-    package func recover(on connection: SyncConnection, report: inout Report) throws {
+    package func recover(on connection: SyncConnection, report: inout Report,
+                         produced: ProducedVersions = ProducedVersions()) throws {
         var position: Int64 = 0
         while true {
             let batch = try ledger.unanswered(after: position)
@@ -136,6 +148,7 @@ package struct SyncEngine {
             let request = PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation(mutationId: $0) } })
             let result = try connection.call(request)
             tellApplied(result, batch)
+            produced.note(result)
             let outcome = try ledger.apply(results: result.results, for: batch)
             report.pushed += outcome.applied
             report.newConflicts += outcome.conflicts
@@ -158,7 +171,10 @@ package struct SyncEngine {
 
     /// Pushes batches until nothing more can be sent; each push line fits in the daemon's `maxLine`.
     /// - Throws: ``SyncError``; a protocol failure of a push names the changes it carried.
-    package func push(on connection: SyncConnection, report: inout Report) throws {
+    package func push(on connection: SyncConnection, report: inout Report,
+                      produced: ProducedVersions = ProducedVersions()) throws {
+        let total = try progress.map { _ in try ledger.store.pendingCount() } ?? 0
+        var sent = 0
         while true {
             let batch = try ledger.nextBatch(maximumLineLength: connection.hello.maxLine)
             if batch.isEmpty { break }
@@ -175,13 +191,18 @@ package struct SyncEngine {
                 throw SyncError.protocolError(text + " (" + Self.describe(batch) + ")")
             }
             tellApplied(result, batch)
+            produced.note(result)
             let outcome = try ledger.apply(results: result.results, for: batch)
             report.pushed += outcome.applied
             report.newConflicts += outcome.conflicts
             report.rejected += outcome.rejected
+            sent += batch.count
+            progress?(.pushing(sent: sent, total: max(total, sent)))
             log("push: \(batch.count) sent, \(outcome.applied) applied, \(outcome.conflicts) conflicts, \(outcome.rejected) rejected")
             if outcome.gap { throw SyncError.protocolError("the daemon reported a mutation_gap; run sync again") }
         }
+        // Entries that were not sent (rejected ones, conflicts' own) were counted in the total: the push is done.
+        if sent > 0, sent < total { progress?(.pushing(sent: sent, total: sent)) }
     }
 
     /// Which changes a push carried, for an error a person reads: `expense status` then names them.
@@ -210,26 +231,32 @@ package struct SyncEngine {
 
     /// Pulls pages from the stored cursor until `more` is false.
     /// Into an empty cache the store may load in bulk (``ExpenseStore/beginBulkLoad()``) until the last page.
-    package func pull(on connection: SyncConnection, report: inout Report) throws {
+    package func pull(on connection: SyncConnection, report: inout Report,
+                      produced: ProducedVersions = ProducedVersions()) throws {
         let bulk = try ledger.store.beginBulkLoad()
+        let from = try ledger.pullCursor()
+        let head = max(connection.hello.cursor, produced.cursor, from)
         let clock = ContinuousClock()
         let began = clock.now
-        var pulled = 0
+        var pulled = 0, fromOthers = 0
+        progress?(.pulling(records: 0, from: from, cursor: from, head: head))
         // Pages are read and decoded on a thread of their own (one request in flight), so the daemon's
         // encoding, this side's decoding and the writes overlap. The stored cursor only moves with a stored page.
-        let pages = PullPrefetcher(connection: connection, since: try ledger.pullCursor(), limit: pullLimit)
+        let pages = PullPrefetcher(connection: connection, since: from, limit: pullLimit)
         defer { pages.finish() }
         var waited = Duration.zero
         while true {
             let asked = clock.now
             guard let page = try pages.next() else { break }
             waited += clock.now - asked
-            try ledger.apply(pulled: page.changes, cursor: page.cursor)
+            fromOthers += try ledger.apply(pulled: page.changes, cursor: page.cursor, produced: produced.seqs)
             pulled += page.changes.count
+            progress?(.pulling(records: pulled, from: from, cursor: page.cursor, head: max(head, page.cursor)))
         }
-        report.pulled += pulled
-        log("pull: \(pulled) records in \(clock.now - began)\(bulk ? " (bulk load)" : ""), \(waited) of it waiting for pages")
+        report.pulled += fromOthers
+        log("pull: \(pulled) records (\(fromOthers) others' changes) in \(clock.now - began)\(bulk ? " (bulk load)" : ""), \(waited) of it waiting for pages")
         if bulk {
+            progress?(.indexing)
             let indexing = clock.now
             try ledger.store.endBulkLoad()
             log("pull: indexes built in \(clock.now - indexing)")
@@ -245,6 +272,7 @@ package struct SyncEngine {
                 return
             } catch SyncError.unreachable(let reason) where attempt < attempts {
                 log("attempt \(attempt) failed (\(reason)); retrying in \(wait)")
+                progress?(.retrying(attempt: attempt + 1, attempts: attempts, wait: wait, reason: reason))
                 Self.pause(wait)
                 wait = min(wait * 2, maximumBackoff)
             }
@@ -286,10 +314,11 @@ extension SyncEngine {
         guard let clientId = try store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
         let connection: SyncConnection
         do {
-            connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: .seconds(10))
+            connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: .seconds(10),
+                                            connectTimeout: connectTimeout)
         } catch {
             switch error {
-            case .unreachable(let reason), .unauthorized(let reason): return .unverified(reason)
+            case .unreachable(let reason), .unanswered(let reason), .unauthorized(let reason): return .unverified(reason)
             default: throw error
             }
         }

@@ -6,6 +6,9 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case notConfigured(String)
     /// The daemon could not be reached or the connection broke, after the retries (exit 69).
     case unreachable(String)
+    /// The server accepted the connection but did not answer `hello` within the connect timeout
+    /// (`EXPENSE_CONNECT_TIMEOUT`): given up on at once, not retried (exit 69, like ``unreachable(_:)``).
+    case unanswered(String)
     /// Wrong ledger or token (exit 77).
     case unauthorized(String)
     /// The daemon's login throttle refused `hello` without looking at the token, after too many failed attempts
@@ -24,7 +27,7 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     package var code: String {
         switch self {
         case .notConfigured: "no_remote"
-        case .unreachable: "server_unreachable"
+        case .unreachable, .unanswered: "server_unreachable"
         case .unauthorized: "unauthorized"
         case .throttled: "throttled"
         case .protocolError: "protocol_error"
@@ -35,7 +38,7 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
 
     package var message: String {
         switch self {
-        case .notConfigured(let text), .unreachable(let text), .unauthorized(let text), .protocolError(let text),
+        case .notConfigured(let text), .unreachable(let text), .unanswered(let text), .unauthorized(let text), .protocolError(let text),
              .historyReplaced(let text): text
         case .throttled(let retryAfter):
             "the server is slowing down logins from this address to this ledger after too many failed attempts; "

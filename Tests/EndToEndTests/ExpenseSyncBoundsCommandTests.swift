@@ -42,7 +42,7 @@ import Testing
             try ann.succeed(["add", "3", "small", "--date", "2026-03-01"])
 
             let synced = try ann.run(["sync"])
-            #expect(synced.status == 65 && synced.stdout == "pushed 2, pulled 2, conflicts 0\n", "\(synced)")
+            #expect(synced.status == 65 && synced.stdout == "pushed 2, pulled 0, conflicts 0\n", "\(synced)")
             #expect(synced.stderr.contains("too_large"), "\(synced)")
             let status = try ann.run(["status"])
             #expect(status.stdout.contains("pending:    1"), "\(status)")
@@ -53,7 +53,7 @@ import Testing
             // Shortened, it fits and goes out.
             try ann.succeed(["edit", String(big.prefix(8)), "--note", "short"])
             let fixed = try ann.run(["sync"])
-            #expect(fixed.status == 0 && fixed.stdout == "pushed 1, pulled 1, conflicts 0\n", "\(fixed)")
+            #expect(fixed.status == 0 && fixed.stdout == "pushed 1, pulled 0, conflicts 0\n", "\(fixed)")
         }
     }
 

@@ -67,6 +67,7 @@ import Testing
         var engine = SyncEngine(ledger: client.ledger, remote: RemoteConfiguration(server: "127.0.0.1:\(daemon.port)",
                                                                                   ledger: "default", token: "t"))
         engine.timeout = .seconds(20)
+        engine.connectTimeout = .seconds(20)
         let report = try await onThread { [engine] in try engine.sync() }
         #expect(report.pulled == 3)
         #expect(Set(try client.live().keys) == Set(records.map(\.expense.id)))

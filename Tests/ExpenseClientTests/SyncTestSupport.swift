@@ -144,6 +144,8 @@ final class TestClient: @unchecked Sendable {
         if let attempts { engine.attempts = attempts }
         engine.initialBackoff = .milliseconds(20)
         engine.timeout = .seconds(20)
+        // As generous as `timeout`: the whole suite's in-process daemons share two loaded cores.
+        engine.connectTimeout = .seconds(20)
         engine.faultInjection = fault
         engine.onApplied = onApplied
         return engine

@@ -8,7 +8,7 @@ extension SQLiteExpenseStore {
         do {
             return try connection.cached("SELECT coalesce(sum(amount), 0) FROM expense WHERE deleted = 0 AND currency = ?1")
                 .first([.text(currency.code)]) { $0.int64(0) } ?? 0
-        } catch let error as SQLiteError where error.message.contains("integer overflow") {
+        } catch let error as SQLiteError where error.isIntegerOverflow {
             return nil
         } catch let error as SQLiteError {
             throw StoreError.unreadable(path: location, reason: error.message)

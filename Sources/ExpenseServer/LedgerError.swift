@@ -103,7 +103,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         if let ledgerError = error as? LedgerError { return ledgerError }
         if let sqliteError = error as? SQLiteError {
             if sqliteError.isCorruption { return .damagedDatabase(path: sqliteError.path, report: sqliteError.message) }
-            if sqliteError.primaryCode == 13 /* SQLITE_FULL */ { return .storageFull(sqliteError.description) }
+            if SQLiteError.ResultCode.full ~= sqliteError.code { return .storageFull(sqliteError.description) }
         }
         return .storageFailed("\(error)")
     }

@@ -129,12 +129,4 @@ import Testing
         #expect(await ledger.head() == 2)
         await ledger.close()
     }
-
-    @Test func batchTooLarge() async throws {
-        let ledger = Ledger(name: "t", currency: .usd, store: InMemoryLedgerStore())
-        let items = (1...1001).map { putItem(Int64($0), UUID(), base: 0, lunch()) }
-        await #expect(throws: LedgerError.batchTooLarge(count: 1001)) { try await ledger.push(clientId: UUID(), items: items) }
-        #expect(try await ledger.hello(clientId: UUID()).lastMutationId == 0)
-        await ledger.close()
-    }
 }

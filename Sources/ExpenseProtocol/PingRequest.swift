@@ -45,11 +45,6 @@ public struct CursorResult: RPCResult, Hashable {
     }
 }
 
-/// The result of `ping`.
-public typealias PingResult = CursorResult
-/// The result of `watch`.
-public typealias WatchResult = CursorResult
-
 /// The daemon's `changed` notification `{"cursor":N}` to a watching connection: the ledger's head is now `N`;
 /// pull to catch up. Notifications may be coalesced: only the latest head matters.
 public struct ChangedNotification: Hashable, Sendable {

@@ -84,12 +84,6 @@ public final class SQLiteConnection {
         }
     }
 
-    /// The rowid of the last inserted row.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
-    /// Rows changed by the last INSERT, UPDATE or DELETE.
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
-
     /// `PRAGMA user_version`, the schema version.
     public var userVersion: Int {
         get throws { try cached("PRAGMA user_version").first { $0.int(0) } ?? 0 }

@@ -38,14 +38,6 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file (or its journal) could not be opened (`SQLITE_CANTOPEN*`): missing, a directory, or refused.
     public var isCannotOpen: Bool { ResultCode.cantopen ~= code }
 
-    /// The disk is full or an I/O operation failed.
-    public var isDiskTrouble: Bool {
-        switch code {
-        case .full, .ioerr: true
-        default: false
-        }
-    }
-
     /// SQLite's integer `sum` (or other integer arithmetic) overflowed Int64: SQLite reports it as a plain
     /// `SQLITE_ERROR` whose message says "integer overflow", and has no code of its own for it.
     public var isIntegerOverflow: Bool { ResultCode.error ~= code && message.contains("integer overflow") }

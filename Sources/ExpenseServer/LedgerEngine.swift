@@ -28,15 +28,10 @@ package final class LedgerEngine {
     package func apply(_ pushes: [(clientId: UUID, items: [PushItem])]) throws -> [PushResult] {
         do {
             return try store.transaction {
-                var results: [PushResult] = []
-                results.reserveCapacity(pushes.count)
-                for push in pushes {
-                    let mutationResults = try rules.apply(clientId: push.clientId, items: push.items, to: store)
-                    results.append(PushResult(results: mutationResults, cursor: store.head))
-                }
+                let results = try pushes.map { try rules.apply(clientId: $0.clientId, items: $0.items, to: store) }
                 // Each push's cursor is the head once the whole group is committed: nothing it reports is older.
                 let head = store.head
-                return results.map { PushResult(results: $0.results, cursor: head) }
+                return results.map { PushResult(results: $0, cursor: head) }
             }
         } catch {
             throw LedgerError.storage(error)

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// The rules of issue 3 ("Semantics"), run against every store: the in-memory reference and SQLite.
+/// The rules of Protocol.md §7 ("Mutation semantics"), run against every store: the in-memory reference and SQLite.
 @Suite struct StoreContractTests {
     @Test(arguments: StoreKind.allCases)
     func createDefaultsCurrencyAndNote(kind: StoreKind) throws {

@@ -1,43 +1,28 @@
-/// The process exit codes of the project's command-line tools, after BSD's `sysexits.h` where one fits.
+/// Process exit codes for command-line tools, after BSD's `sysexits.h` where one fits. Each tool documents
+/// what the codes mean for its own commands (`expense` in its help footer).
 ///
 /// Scripts match on these numbers, so a code never changes meaning once shipped.
 public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
     /// Everything worked.
     case success = 0
-    /// The command failed for a reason that is not one of the more specific codes (an unknown id, say).
+    /// The command failed for a reason that is not one of the more specific codes (a name that matches nothing, say).
     case failure = 1
-    /// `expense sync` finished but conflicts remain for a person to resolve.
+    /// The command did its work, but left something for a person to decide.
     case conflictsRemain = 3
     /// The command line was wrong (EX_USAGE).
     case usage = 64
     /// The input data was wrong: a validation error (EX_DATAERR).
     case dataError = 65
-    /// A service (the daemon) could not be reached (EX_UNAVAILABLE).
+    /// A service the tool needs could not be reached (EX_UNAVAILABLE).
     case unavailable = 69
-    /// A file could not be read or written, such as an unreadable cache (EX_IOERR).
+    /// A file could not be read or written (EX_IOERR).
     case ioError = 74
-    /// A resource is busy for now and the same command may work later, such as another `expense sync` on the
-    /// same cache or a data directory another daemon holds (EX_TEMPFAIL).
+    /// A resource is busy for now and the same command may work later, such as a file another process holds
+    /// locked (EX_TEMPFAIL).
     case temporaryFailure = 75
     /// The other side of a protocol answered something that cannot be used, such as an error for a request
     /// this side had to send (EX_PROTOCOL).
     case protocolError = 76
-    /// Permission was refused, such as an unauthorized token (EX_NOPERM).
+    /// Permission was refused, such as a credential the other side does not accept (EX_NOPERM).
     case permissionDenied = 77
-
-    /// One line per code for help texts and the README.
-    public static var documentation: String {
-        """
-          0  success
-          1  failure (for example an unknown or ambiguous id)
-          3  synced, but conflicts remain
-         64  usage error (a wrong command line)
-         65  invalid data (a validation error; the message names the field)
-         69  server unavailable
-         74  I/O error (for example an unreadable cache file)
-         75  try again later (another `expense sync` runs on this cache)
-         76  protocol failure (the daemon refused or answered a request in a way the client cannot use)
-         77  permission denied
-        """
-    }
 }

@@ -3,26 +3,9 @@ import Foundation
 
 /// The JSON shapes `expense` prints. Amounts are integers in minor units; keys are sorted so output is stable.
 enum ExpenseJSON {
-    struct Item: Encodable {
-        var id: String, date: String, amount: Int64, currency: String, category: String, note: String
-
-        init(_ expense: Expense) {
-            id = expense.idString
-            date = expense.date.description
-            amount = expense.amount
-            currency = expense.currency.code
-            category = expense.category
-            note = expense.note
-        }
-    }
-
     struct Total: Encodable { var currency: String, amount: Int64, count: Int64 }
     struct Group: Encodable { var key: String, currency: String, amount: Int64, count: Int64 }
     struct SummaryBody: Encodable { var groupBy: String, totals: [Total], groups: [Group] }
-
-    static func expenses(_ expenses: [Expense]) throws -> String {
-        expenses.isEmpty ? "[]\n" : try encode(expenses.map(Item.init))
-    }
 
     static func summary(_ summary: Summary, groupBy: SummaryGrouping) throws -> String {
         try encode(SummaryBody(

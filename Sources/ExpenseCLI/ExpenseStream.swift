@@ -4,8 +4,9 @@ import ExpenseProtocol
 import Foundation
 
 /// Writes a listing or an export as it is read from the store, through a 64 KiB buffer, so 100,000 expenses
-/// never sit in memory as values or as one big string. The text is byte for byte what ``ExpenseJSON`` and the
-/// CSV writer produce for the whole list.
+/// never sit in memory as values or as one big string. JSON is an array of objects with sorted keys, laid out
+/// as `JSONEncoder`'s `.prettyPrinted` + `.sortedKeys` writes them (as ``ExpenseJSON`` writes the summary);
+/// CSV is ``ExpenseClient/CSV`` rows under ``ExpenseClient/CSVImporter/header``.
 struct ExpenseStream {
     enum Format { case json, csv }
 

@@ -83,7 +83,7 @@ extension SQLiteExpenseStore {
         for index in Self.bulkIndexes {
             do {
                 try connection.execute(index.definition)
-            } catch let error as SQLiteError where error.primaryCode == Self.constraintCode {
+            } catch SQLiteError.ResultCode.constraint {
                 try dropOlderDuplicates(in: index.table, version: index.table == "expense" ? "base_version" : "version",
                                         connection: connection)
                 droppedDuplicates = droppedDuplicates || index.table == "expense"
@@ -106,9 +106,6 @@ extension SQLiteExpenseStore {
                 WHERE n > 1)
             """)
     }
-
-    /// SQLITE_CONSTRAINT, the primary code of a unique index that cannot be built.
-    private static let constraintCode: Int32 = 19
 
     /// Page cache while the indexes are built (the sorter uses it): 64 MiB, whatever the ledger size.
     private static let bulkCacheKiB = 65_536

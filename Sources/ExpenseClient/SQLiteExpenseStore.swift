@@ -136,7 +136,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
                     return ExpenseBucket(date: date, category: row.text(1), currency: currency, amount: row.int64(3),
                                          count: row.int64(4))
                 }
-        } catch let error as SQLiteError where error.message.contains("integer overflow") {
+        } catch let error as SQLiteError where error.isIntegerOverflow {
             throw ValidationError.amountOverflow
         } catch let error as SQLiteError {
             throw Self.storeError(error, path: location, needed: Self.toRead)

@@ -2,8 +2,6 @@
 package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// This client's UUID, made once when the store is created.
     case clientId = "client_id"
-    /// Unused since the queue numbers entries only when it sends them (kept: the key is on disk).
-    case nextMutationId = "next_mutation_id"
     /// The highest `mutationId` this client has given to an entry.
     case lastMutationId = "last_mutation_id"
     /// The server cursor up to which changes have been pulled.

@@ -1,9 +1,6 @@
 import ExpenseCore
 import Foundation
 
-/// The `hello` request is its params.
-public typealias HelloRequest = HelloParams
-
 extension HelloParams: RPCMethodRequest {
     public typealias Response = HelloResult
     public static let method = "hello"

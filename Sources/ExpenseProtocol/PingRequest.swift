@@ -45,11 +45,6 @@ public struct CursorResult: RPCResult, Hashable {
     }
 }
 
-/// The result of `ping`.
-public typealias PingResult = CursorResult
-/// The result of `watch`.
-public typealias WatchResult = CursorResult
-
 /// The daemon's `changed` notification `{"cursor":N}` to a watching connection: the ledger's head is now `N`;
 /// pull to catch up. Notifications may be coalesced: only the latest head matters.
 public struct ChangedNotification: Hashable, Sendable {
@@ -72,7 +67,8 @@ public struct ChangedNotification: Hashable, Sendable {
     }
 }
 
-/// Every method of protocol 1, for dispatch and for −32601.
+/// Every method of protocol 1: the names the daemon's dispatcher (a `switch` on the method) answers; any
+/// other name is −32601 `method_not_found`.
 public enum ProtocolMethods {
     public static let all: [String] = [HelloParams.method, PushRequest.method, PullParams.method, SummaryRequest.method,
                                        PingRequest.method, WatchRequest.method]

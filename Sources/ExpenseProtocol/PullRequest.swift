@@ -1,6 +1,3 @@
-/// The `pull` request is its params.
-public typealias PullRequest = PullParams
-
 extension PullParams: RPCMethodRequest {
     public typealias Response = PullResult
     public static let method = "pull"

@@ -64,10 +64,6 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
         RPCError(code: invalidRequestCode, message: "Invalid request: \(message)", reason: reason, field: field)
     }
 
-    /// −32600 `invalid_request` for a second `hello` on a connection (which keeps its first binding).
-    public static let helloRepeated = RPCError(code: invalidRequestCode, message: "Invalid request: hello was already received on this connection",
-                                               reason: "invalid_request", field: "method")
-
     /// −32601 `method_not_found`.
     public static func methodNotFound(_ method: String) -> RPCError {
         RPCError(code: methodNotFoundCode, message: "Method not found: \(DisplayText.escaped(method))", reason: "method_not_found")

@@ -16,8 +16,6 @@ package final class InMemoryLedgerStore: LedgerStore {
     }
 
     private var state = State()
-    /// Transactions committed so far.
-    package private(set) var commitCount = 0
     /// Called just before a commit; throwing makes the commit fail (tests of storage failure).
     package var beforeCommit: (() throws -> Void)?
 
@@ -90,7 +88,6 @@ package final class InMemoryLedgerStore: LedgerStore {
         do {
             let value = try body()
             try beforeCommit?()
-            commitCount += 1
             return value
         } catch {
             state = saved

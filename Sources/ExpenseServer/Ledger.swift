@@ -19,11 +19,6 @@ import Synchronization
 ///   re-opened: retrying would risk acknowledging data that is not on disk. A full disk is not such a failure:
 ///   SQLite rolled the transaction back cleanly, and writes work again once space returns.
 public actor Ledger {
-    /// At most this many mutations in one push.
-    public static let maximumPushSize = 1000
-    /// `pull`'s largest `limit`.
-    public static let maximumPullLimit = 10_000
-
     public nonisolated let name: String
     public nonisolated let currency: Currency
     /// The ledger's id and history epoch, as `hello` reports them.
@@ -73,7 +68,9 @@ public actor Ledger {
     }
 
     /// Applies a push; returns once its effects and the client's last consumed mutationId are committed.
-    /// - Throws: ``LedgerError`` (`batch_too_large`, `storage_full`, `storage_failed`, `ledger_failed`, …);
+    /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``, which
+    ///   answers a larger push `batch_too_large` before it reaches a ledger.
+    /// - Throws: ``LedgerError`` (`storage_full`, `storage_failed`, `ledger_failed`, …);
     ///   then nothing of the push was acknowledged and, except after an I/O failure, none of its ids consumed.
     public nonisolated func push(clientId: UUID, items: [PushItem]) async throws -> PushResult {
         try await withCheckedThrowingContinuation { continuation in
@@ -83,12 +80,10 @@ public actor Ledger {
 
     /// Queues a push for the next group commit and returns at once; `completion` runs on the ledger's thread once
     /// the push is committed (or failed). This is the network front's way in: no `Task`, no suspension.
+    /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``.
     public nonisolated func push(clientId: UUID, items: [PushItem],
                                  completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
-        guard items.count <= Self.maximumPushSize else {
-            completion(.failure(LedgerError.batchTooLarge(count: items.count)))
-            return
-        }
+        precondition(items.count <= PushRequest.maximumMutations, "already enforced by PushRequest")
         perform { ledger in ledger.enqueue(PendingPush(clientId: clientId, items: items, completion: completion)) }
     }
 

@@ -28,15 +28,10 @@ package final class LedgerEngine {
     package func apply(_ pushes: [(clientId: UUID, items: [PushItem])]) throws -> [PushResult] {
         do {
             return try store.transaction {
-                var results: [PushResult] = []
-                results.reserveCapacity(pushes.count)
-                for push in pushes {
-                    let mutationResults = try rules.apply(clientId: push.clientId, items: push.items, to: store)
-                    results.append(PushResult(results: mutationResults, cursor: store.head))
-                }
+                let results = try pushes.map { try rules.apply(clientId: $0.clientId, items: $0.items, to: store) }
                 // Each push's cursor is the head once the whole group is committed: nothing it reports is older.
                 let head = store.head
-                return results.map { PushResult(results: $0.results, cursor: head) }
+                return results.map { PushResult(results: $0, cursor: head) }
             }
         } catch {
             throw LedgerError.storage(error)
@@ -44,16 +39,17 @@ package final class LedgerEngine {
     }
 
     /// One push in its own transaction.
+    /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``.
     package func push(clientId: UUID, items: [PushItem]) throws -> PushResult {
-        guard items.count <= Ledger.maximumPushSize else { throw LedgerError.batchTooLarge(count: items.count) }
+        precondition(items.count <= PushRequest.maximumMutations, "already enforced by PushRequest")
         return try apply([(clientId, items)])[0]
     }
 
     /// The changes after `since`, in seq order.
+    /// - Precondition: `params.limit` is in ``PullParams/limitRange``: already enforced by
+    ///   ``PullParams/init(params:)``, which answers any other limit `invalid_params` before it reaches a ledger.
     package func pull(_ params: PullParams) throws -> PullResult {
-        guard (1...Ledger.maximumPullLimit).contains(params.limit) else {
-            throw LedgerError.invalidParams("limit must be between 1 and \(Ledger.maximumPullLimit), not \(params.limit)")
-        }
+        precondition(PullParams.limitRange.contains(params.limit), "already enforced by PullParams")
         let head = store.head
         guard params.since >= 0, params.since <= head else {
             throw LedgerError.invalidCursor(since: params.since, head: head)

@@ -1,4 +1,5 @@
 import ExpenseCore
+import ExpenseProtocol
 import SQLite
 
 /// Why a ledger operation failed. Each case has a stable snake_case ``reason`` (the protocol's `data.reason`),
@@ -6,10 +7,6 @@ import SQLite
 public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `pull`'s `since` is negative or beyond the ledger's head.
     case invalidCursor(since: Int64, head: Int64)
-    /// A parameter is out of its range (such as `pull`'s `limit` outside 1 … 10000).
-    case invalidParams(String)
-    /// A push of more than ``Ledger/maximumPushSize`` mutations; nothing applied.
-    case batchTooLarge(count: Int)
     /// The disk is full: the transaction was rolled back and nothing of it acknowledged. Writes work again
     /// once space returns.
     case storageFull(String)
@@ -44,8 +41,6 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var reason: String {
         switch self {
         case .invalidCursor: "invalid_cursor"
-        case .invalidParams: "invalid_params"
-        case .batchTooLarge: "batch_too_large"
         case .storageFull: "storage_full"
         case .storageFailed: "storage_failed"
         case .ledgerFailed: "ledger_failed"
@@ -61,14 +56,14 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The JSON-RPC error code: −32602 for a caller's mistake, −32603 for the daemon's own trouble.
+    /// The JSON-RPC error code: ``RPCError/invalidParamsCode`` for a caller's mistake,
+    /// ``RPCError/internalErrorCode`` for the daemon's own trouble.
     public var code: Int {
         switch self {
-        case .invalidCursor, .invalidParams, .batchTooLarge, .ledgerExists, .invalidLedgerName, .unknownLedger,
-             .backupTargetExists, .invalidBackup:
-            -32602
+        case .invalidCursor, .ledgerExists, .invalidLedgerName, .unknownLedger, .backupTargetExists, .invalidBackup:
+            RPCError.invalidParamsCode
         case .storageFull, .storageFailed, .ledgerFailed, .damagedDatabase, .ledgerClosed, .dataDirectory, .dataDirectoryInUse:
-            -32603
+            RPCError.internalErrorCode
         }
     }
 
@@ -76,8 +71,6 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String {
         switch self {
         case .invalidCursor(let since, let head): "cursor \(since) is not between 0 and the ledger's head \(head)"
-        case .invalidParams(let detail): detail
-        case .batchTooLarge(let count): "a push carries at most \(Ledger.maximumPushSize) mutations, not \(count)"
         case .storageFull(let detail): "the disk is full; nothing of this push was stored (\(detail))"
         case .storageFailed(let detail): "storage failed; nothing of this request was stored (\(detail))"
         case .ledgerFailed(let detail):
@@ -104,7 +97,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         if let ledgerError = error as? LedgerError { return ledgerError }
         if let sqliteError = error as? SQLiteError {
             if sqliteError.isCorruption { return .damagedDatabase(path: sqliteError.path, report: sqliteError.message) }
-            if sqliteError.primaryCode == 13 /* SQLITE_FULL */ { return .storageFull(sqliteError.description) }
+            if SQLiteError.ResultCode.full ~= sqliteError.code { return .storageFull(sqliteError.description) }
         }
         return .storageFailed("\(error)")
     }

@@ -70,7 +70,9 @@ extension Result where Failure == any Error {
 /// Finds the ledger a `hello` names, checking its token.
 public protocol LedgerProvider: Sendable {
     /// The ledger named `name` when `token` is its token (compared in constant time), else `nil`.
-    /// Must not block for long: it runs on the network loop's thread.
+    /// It runs on the network loop's thread, so it should not block. One case does today: the first `hello`
+    /// naming a ledger created after the daemon started opens that ledger here (integrity check and index load,
+    /// about a second per million records), and the loop waits for it.
     func authenticatedLedger(name: String, token: String) -> (any LedgerService)?
 }
 

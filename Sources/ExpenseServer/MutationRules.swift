@@ -117,10 +117,8 @@ package struct MutationRules: Sendable {
     }
 
     private func put(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore) throws -> MutationStatus {
-        guard let fields = mutation.fields else {
-            return .rejected(MutationRejection(reason: "invalid_mutation", field: "fields",
-                                               message: "a put needs a fields object"))
-        }
+        // PushRequest already answered a put without a fields object `invalid_mutation` (Protocol.md §5.2).
+        guard let fields = mutation.fields else { preconditionFailure("a put without fields never passes PushRequest") }
         // A create (baseVersion 0) and a restore (a tombstone at its version) send every required field;
         // an edit sends only what it changes, merged onto the stored values.
         let isRestore = existing.deleted && mutation.baseVersion == existing.version
@@ -168,10 +166,10 @@ package struct MutationRules: Sendable {
     }
 
     /// A create's or restore's values: the sent fields, the ledger's currency when none is sent, an empty note.
+    /// - Precondition: `mutation` is a put, which carries fields (already enforced by PushRequest).
     private func validateComplete(_ mutation: Mutation) -> Result<Expense, MutationRejection> {
         guard let fields = mutation.fields, mutation.type == .put else {
-            return .failure(MutationRejection(reason: "invalid_mutation", field: "fields",
-                                              message: "a put needs a fields object"))
+            preconditionFailure("only a put, which PushRequest guarantees carries fields, has values to validate")
         }
         return convert(fields).flatMap { draft in
             var complete = draft
@@ -220,7 +218,9 @@ package struct MutationRules: Sendable {
         return changed
     }
 
+    /// The fields a put sent. `id` is never among them: it is not one of ``ExpenseFields/names``, so the
+    /// converter refused it as `unknown_field` before the conflict check.
     private static func sentFields(_ fields: [String: JSONValue]) -> [ExpenseField] {
-        fields.keys.compactMap { ExpenseField(rawValue: $0) }.filter { $0 != .id }
+        fields.keys.compactMap { ExpenseField(rawValue: $0) }
     }
 }

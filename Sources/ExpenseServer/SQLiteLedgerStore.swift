@@ -25,8 +25,6 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// The ledger's id and history epoch (`meta`; see `SQLiteLedgerStore+Identity.swift`).
     package let identity: LedgerIdentity
     package private(set) var head: Int64
-    /// Transactions committed so far (group commit shows as fewer commits than pushes).
-    package private(set) var commitCount = 0
     /// Test hook: an error to throw at a fault point instead of going on.
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
 
@@ -221,7 +219,6 @@ package final class SQLiteLedgerStore: LedgerStore {
                 if let error = faultInjection?(.commit) { throw error }
                 return value
             }
-            commitCount += 1
             pendingDeltas.removeAll(keepingCapacity: true)
             lastMutationIds.merge(pendingLastMutationIds) { _, new in new }
             pendingLastMutationIds.removeAll(keepingCapacity: true)

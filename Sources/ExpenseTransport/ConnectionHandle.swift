@@ -34,7 +34,7 @@ public struct ConnectionHandle: Sendable, Hashable {
         self.peerHost = peerHost
     }
 
-    /// A short name for logs: `fd 12 from 127.0.0.1`.
+    /// A short name for logs: `connection 12.3 from 127.0.0.1` (descriptor 12, generation 3).
     public var logName: String { "connection \(id.fd).\(id.generation) from \(peerHost)" }
 
     /// Finishes the request that returned ``LineDisposition/pending``: writes `bytes`, then acts on `after`.

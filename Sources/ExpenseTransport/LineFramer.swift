@@ -40,9 +40,6 @@ public struct LineFramer: Sendable {
     /// Bytes received but not yet returned as lines.
     public var bufferedByteCount: Int { buffer.count - start }
 
-    /// Whether a line longer than the limit was seen.
-    public var isPoisoned: Bool { poisoned }
-
     /// Appends received bytes.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard !poisoned, !bytes.isEmpty else { return }

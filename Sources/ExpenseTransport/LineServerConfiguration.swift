@@ -1,4 +1,4 @@
-/// Limits and timeouts of a ``LineServer``. Durations are in nanoseconds of the monotonic clock.
+/// Limits and timeouts of a ``LineServer``. Timeouts are `Duration`s, measured on the monotonic clock.
 public struct LineServerConfiguration: Sendable {
     /// The longest line accepted, not counting `\n` (the protocol's `--max-line`, default 1 MiB).
     public var maximumLineLength = 1_048_576

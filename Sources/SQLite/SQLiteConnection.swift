@@ -34,7 +34,7 @@ public final class SQLiteConnection {
         guard result == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
             sqlite3_close_v2(connection)
-            throw SQLiteError(code: result, message: message, path: path)
+            throw SQLiteError(code: SQLiteError.ResultCode(rawValue: result), message: message, path: path)
         }
         self.handle = connection
         self.path = path
@@ -53,7 +53,7 @@ public final class SQLiteConnection {
         guard result == SQLITE_OK else {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, path: path, sql: sql)
+            throw SQLiteError(code: SQLiteError.ResultCode(rawValue: sqlite3_extended_errcode(handle)), message: message, path: path, sql: sql)
         }
     }
 
@@ -84,12 +84,6 @@ public final class SQLiteConnection {
         }
     }
 
-    /// The rowid of the last inserted row.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
-    /// Rows changed by the last INSERT, UPDATE or DELETE.
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
-
     /// `PRAGMA user_version`, the schema version.
     public var userVersion: Int {
         get throws { try cached("PRAGMA user_version").first { $0.int(0) } ?? 0 }
@@ -101,7 +95,7 @@ public final class SQLiteConnection {
     public func migrate(_ migrations: [String]) throws {
         let current = try userVersion
         guard current <= migrations.count else {
-            throw SQLiteError(code: SQLITE_ERROR, message:
+            throw SQLiteError(code: .error, message:
                 "schema version \(current) is newer than this program understands (\(migrations.count)); upgrade the program",
                 path: path)
         }
@@ -136,7 +130,8 @@ public final class SQLiteConnection {
     }
 
     func error(_ result: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(code: sqlite3_extended_errcode(handle) != 0 ? sqlite3_extended_errcode(handle) : result,
-                    message: String(cString: sqlite3_errmsg(handle)), path: path, sql: sql)
+        let extended = sqlite3_extended_errcode(handle)
+        return SQLiteError(code: .init(rawValue: extended != 0 ? extended : result),
+                           message: String(cString: sqlite3_errmsg(handle)), path: path, sql: sql)
     }
 }

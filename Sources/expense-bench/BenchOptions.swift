@@ -22,7 +22,7 @@ struct BenchOptions {
     static let throughputFigures: Set<String> = ["ping", "push", "single"]
 
     static let usage = """
-        OVERVIEW: Benchmarks expensed and the expense client (issue 5) and prints one table.
+        OVERVIEW: Benchmarks expensed and the expense client (docs/benchmarks.md) and prints one table.
 
         USAGE: expense-bench [--quick] [--json] [--peers] [--runs N] [--expensed PATH] [--expense PATH]
                              [--peers-dir DIR] [--only SECTION,...] [--ledger-size N]

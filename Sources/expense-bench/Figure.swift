@@ -1,8 +1,8 @@
-/// One figure of issue 5: its JSON key, what the table calls it, its unit and its target.
+/// One figure of docs/benchmarks.md ("What is measured, and how"): its JSON key, what the table calls it, its unit and its target.
 struct Figure: Sendable {
     /// What a figure is compared with.
     enum Target: Sendable {
-        /// No target in issue 5 (reported for context).
+        /// No target (reported for context).
         case none
         /// Value ≥ bound.
         case atLeast(Double) // not money: a measurement
@@ -20,7 +20,7 @@ struct Figure: Sendable {
     /// Decimal places in the table and JSON.
     var decimals: Int
 
-    /// Every figure in the order of issue 5's list, then the peers.
+    /// Every figure in the order of the table in README.md ("Performance"), then the peers.
     static let all: [Figure] = [
         Figure(key: "ping_rps", label: "ping, 50 conns, 1 in flight", unit: "req/s",
                target: .peerRatio(factor: 0.8, peerKey: "redis_ping_rps", anchor: 61_143, floor: nil), decimals: 0),

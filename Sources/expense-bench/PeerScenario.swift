@@ -1,7 +1,7 @@
 import ProcessSpawn
 import Foundation
 
-/// The peers of issue 5, started through `../shared/peers/setup-peers.sh` and driven by the same load
+/// The peers of docs/benchmarks.md ("What is measured, and how"), started through `../shared/peers/setup-peers.sh` and driven by the same load
 /// generator as expensed (Redis), or by the kit's own script (PostgreSQL).
 struct PeerScenario {
     let options: BenchOptions

@@ -2,7 +2,7 @@ import Foundation
 
 /// The few JSON-RPC exchanges the bench makes outside the load generator (`hello`, `summary`), over raw bytes.
 enum RPCSession {
-    /// The `hello` request line for `clientId`, as issue 3 specifies it.
+    /// The `hello` request line for `clientId`, as Protocol.md §5.1 specifies it.
     static func helloLine(token: String, clientId: String) -> [UInt8] {
         let params: [String: Any] = ["protocol": 1, "ledger": "default", "token": token,
                                      "clientId": clientId, "clientName": "bench"]

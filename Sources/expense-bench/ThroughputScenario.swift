@@ -1,7 +1,7 @@
 import ProcessSpawn
 import Foundation
 
-/// Figures 1–3 and 8 of issue 5 on one fresh daemon: ping (1 in flight and 16 deep), 5,000 idle
+/// The throughput figures of docs/benchmarks.md ("What is measured, and how") on one fresh daemon: ping (1 in flight and 16 deep), 5,000 idle
 /// connections, durable pushes of 500 mutations, single-mutation pushes.
 struct ThroughputScenario {
     let options: BenchOptions

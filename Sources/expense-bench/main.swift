@@ -2,7 +2,7 @@ import ProcessSpawn
 import Foundation
 import Glibc
 
-// expense-bench: the harness of issue 5. See docs/benchmarks.md for the method.
+// expense-bench: the benchmark harness. docs/benchmarks.md gives the method and the figures.
 
 let options: BenchOptions
 do {

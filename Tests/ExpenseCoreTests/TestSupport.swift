@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 import Foundation
 
-/// Currencies the tests use, looked up once (a missing one is a test failure, not a crash).
+/// Currencies the tests use, looked up once (a missing one stops the test run with a precondition failure).
 enum TestCurrency {
     static func named(_ code: String) -> Currency {
         guard let currency = Currency(code: code) else {

@@ -50,7 +50,7 @@ import Testing
 
             Self.blocking {
                 await ledger.injectFault { point in
-                    point == .commit ? SQLiteError(code: 10 | (4 << 8) /* SQLITE_IOERR_FSYNC */, message: "disk I/O error", path: directory) : nil
+                    point == .commit ? SQLiteError(code: .ioerrFsync, message: "disk I/O error", path: directory) : nil
                 }
             }
             try client.send(Self.put(2, second))
@@ -99,7 +99,7 @@ import Testing
             let watcher = try harness.greetedClient()
             Self.blocking {
                 await ledger.injectFault { point in
-                    point == .write ? SQLiteError(code: 13 /* SQLITE_FULL */, message: "database or disk is full", path: harness.directory) : nil
+                    point == .write ? SQLiteError(code: .full, message: "database or disk is full", path: harness.directory) : nil
                 }
             }
             let id = UUID()

@@ -120,7 +120,7 @@ struct SQLiteStatementTests {
         let error = #expect(throws: SQLiteError.self) {
             try db.prepare("INSERT INTO v (value) VALUES (?1)").run([1, 2])
         }
-        #expect(error?.primaryCode == 25)  // SQLITE_RANGE
+        #expect(error?.code.primaryResultCode == .range)
     }
 
     @Test("a constraint error from step carries the extended code")
@@ -129,7 +129,7 @@ struct SQLiteStatementTests {
         let insert = try db.prepare("INSERT INTO v (k, value) VALUES (?1, ?2)")
         try insert.run([1, 1])
         let error = #expect(throws: SQLiteError.self) { try insert.run([1, 2]) }
-        #expect(error?.code == 1555)  // SQLITE_CONSTRAINT_PRIMARYKEY
+        #expect(error?.code == .constraintPrimaryKey)
         #expect(error?.message.contains("UNIQUE constraint failed") == true)
         try insert.run([2, 2])  // still usable
     }

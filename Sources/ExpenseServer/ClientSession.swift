@@ -120,25 +120,26 @@ final class ClientSession: LineSession {
             guard let ledger = authenticate(params) else {
                 return .reply(RPCResponse.error(id: id, .unauthorized()), .close)
             }
-            let connection = connection
-            Task {
-                let (bytes, after) = await self.greet(ledger: ledger, params: params, id: id)
-                connection.complete(bytes, after: after)
-            }
+            greet(ledger: ledger, params: params, id: id)
             return .pending
         case .evaluate(let wait):
             let connection = connection
-            Task {
-                try? await Task.sleep(for: wait)
+            // Its turn comes later: waited for on a Dispatch timer, not on the cooperative pool.
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(wait)) {
                 guard let ledger = self.authenticate(params) else {
                     connection.complete(RPCResponse.error(id: id, .unauthorized()), after: .close)
                     return
                 }
-                let (bytes, after) = await self.greet(ledger: ledger, params: params, id: id)
-                connection.complete(bytes, after: after)
+                self.greet(ledger: ledger, params: params, id: id)
             }
             return .pending
         }
+    }
+
+    /// `duration` in seconds, for a Dispatch deadline.
+    private static func seconds(_ duration: Duration) -> Double {  // seconds of waiting, not money
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// `duration` rounded up to whole seconds (a client told to come back in N s finds its turn has come).
@@ -156,9 +157,21 @@ final class ClientSession: LineSession {
         return nil
     }
 
-    private func greet(ledger: any LedgerService, params: HelloParams, id: RequestID) async -> ([UInt8], AfterReply) {
+    /// Asks the ledger for the head and the client's last mutationId, then completes the `hello` on the
+    /// connection: no `Task`, so the answer never waits for the cooperative pool.
+    private func greet(ledger: any LedgerService, params: HelloParams, id: RequestID) {
+        let connection = connection
+        ledger.hello(clientId: params.clientId) { result in
+            let (bytes, after) = self.greeting(result, ledger: ledger, params: params, id: id)
+            connection.complete(bytes, after: after)
+        }
+    }
+
+    /// The `hello` answer for `result`, binding the session on success.
+    private func greeting(_ result: Result<(cursor: Int64, lastMutationId: Int64), any Error>, ledger: any LedgerService,
+                          params: HelloParams, id: RequestID) -> ([UInt8], AfterReply) {
         do {
-            let (cursor, lastMutationId) = try await ledger.hello(clientId: params.clientId)
+            let (cursor, lastMutationId) = try result.get()
             state.withLock { state in
                 state.ledger = ledger
                 state.clientId = params.clientId

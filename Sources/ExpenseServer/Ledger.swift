@@ -67,6 +67,12 @@ public actor Ledger {
         try openEngine().hello(clientId: clientId)
     }
 
+    /// ``hello(clientId:)`` for the network front: runs on the ledger's thread and calls `completion` there.
+    public nonisolated func hello(clientId: UUID,
+                                  completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void) {
+        perform { ledger in completion(Result { try ledger.openEngine().hello(clientId: clientId) }) }
+    }
+
     /// Applies a push; returns once its effects and the client's last consumed mutationId are committed.
     /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``, which
     ///   answers a larger push `batch_too_large` before it reaches a ledger.

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// Every method may be called from any task; the implementation serialises them (an actor).
 ///
-/// The network front uses the completion-handler forms of `push`, `pull` and `summary`, which must return at
-/// once: ``Ledger`` queues the work on its own thread (no `Task` per request); the defaults below wrap the
-/// `async` forms in a `Task`, for doubles.
+/// The network front uses the completion-handler forms of `hello`, `push`, `pull` and `summary`, which must
+/// return at once: ``Ledger`` queues the work on its own thread (no `Task` per request, so a busy cooperative
+/// pool never delays an answer); the defaults below wrap the `async` forms in a `Task`, for doubles.
 public protocol LedgerService: Sendable {
     /// The ledger's name.
     var name: String { get }
@@ -24,6 +24,9 @@ public protocol LedgerService: Sendable {
     func pull(_ params: PullParams) async throws -> PullResult
     /// Totals computed from the ledger's own records.
     func summary(_ query: SummaryQuery) async throws -> SummaryResult
+    /// Starts a `hello` and calls `completion` with the head and the client's last consumed mutationId; returns
+    /// at once.
+    func hello(clientId: UUID, completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void)
     /// Starts a push and calls `completion` once it is durable (or failed); returns at once.
     func push(clientId: UUID, items: [PushItem], completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void)
     /// Starts a pull and calls `completion` with its result; returns at once.
@@ -44,6 +47,11 @@ public protocol LedgerService: Sendable {
 extension LedgerService {
     public var headSnapshot: Int64? { nil }
     public var identity: LedgerIdentity? { nil }
+
+    public func hello(clientId: UUID,
+                      completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void) {
+        Task { completion(await Result(catching: { try await hello(clientId: clientId) })) }
+    }
 
     public func push(clientId: UUID, items: [PushItem],
                      completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {

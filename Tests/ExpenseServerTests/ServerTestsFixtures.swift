@@ -10,13 +10,23 @@ import Testing
 actor FakeLedger: LedgerService {
     nonisolated let name: String
     nonisolated let currency = Currency.usd
-    private var currentHead: Int64 = 0
+    private var currentHead: Int64 = 0 {
+        didSet { committedHead.store(currentHead, ordering: .releasing) }
+    }
+    /// `currentHead` for readers outside the actor, as ``Ledger`` keeps its committed head.
+    private nonisolated let committedHead = Atomic<Int64>(0)
     private var watchers: [Int: @Sendable (Int64) -> Void] = [:]
     private var nextWatch = 0
 
     init(name: String) { self.name = name }
 
     func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64) { (currentHead, 0) }
+
+    /// Answered at once, like ``Ledger``'s, so the network tests do not depend on a free cooperative thread.
+    nonisolated func hello(clientId: UUID,
+                           completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void) {
+        completion(.success((committedHead.load(ordering: .acquiring), 0)))
+    }
 
     func push(clientId: UUID, items: [PushItem]) async throws -> PushResult {
         var results: [MutationResult] = []

@@ -9,7 +9,7 @@ import Foundation
 /// plain decimals, and input stays strict (`12.50`) whatever the locale.
 ///
 /// - Important: the value formatted is an exact `Decimal` built from the integer minor units (significand and a
-///   negative exponent), never a `Double`: every amount up to `Int64.max` minor units prints every digit. The
+///   negative exponent), never a binary floating-point value: every amount up to `Int64.max` minor units prints every digit. The
 ///   number of decimals is always the currency's ISO 4217 minor unit from our table, not ICU's default (which
 ///   rounds some, such as IRR, to whole units).
 struct MoneyDisplay: Sendable {

@@ -25,11 +25,11 @@ package enum SyncProgress {
         case .retrying(let attempt, let attempts, let wait, let reason):
             return .line("\(reason); retrying (\(attempt)/\(attempts)) in \(SyncConnection.seconds(wait)) s")
         case .pushing(let sent, let total):
-            let remaining = Double(max(total - sent, 0))
+            let remaining = Double(max(total - sent, 0))  // not money: a count of changes
             return .status("pushing \(sent)/\(total) changes \(percent(Double(sent), of: Double(total)))"
-                           + rates(done: Double(sent), remaining: remaining, elapsed: elapsed, unit: "changes"))
+                           + rates(done: Double(sent), remaining: remaining, elapsed: elapsed, unit: "changes"))  // not money
         case .pulling(let records, let from, let cursor, let head):
-            let done = Double(cursor - from), all = Double(max(head - from, cursor - from))
+            let done = Double(cursor - from), all = Double(max(head - from, cursor - from))  // not money: cursor positions
             // The rate is in records; the share done is by cursor (the records left are not known).
             var text = "pulling \(records) records \(percent(done, of: all))"
             let seconds = seconds(elapsed)

@@ -6,9 +6,29 @@ import Testing
 
 /// Overload: connections beyond the limit are refused cleanly; bursts leave no descriptor behind.
 @Suite(.serialized) struct ReliabilityLoadTests {
-    /// Open file descriptors of this process.
-    private static func openDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    /// Descriptors of this process that are TCP sockets on the server's own port (its listener and the
+    /// connections it accepted). Counting every descriptor of the process would also count the files and
+    /// sockets of the tests running beside this one in the same process.
+    private static func serverSockets(port: UInt16) -> Int {
+        var inodes = Set<String>()
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            // Read to the end: Foundation's String(contentsOfFile:) stops after the first page of a /proc file.
+            guard let handle = FileHandle(forReadingAtPath: table),
+                  let text = String(data: handle.readDataToEndOfFile(), encoding: .utf8) else { continue }
+            defer { try? handle.close() }
+            for line in text.split(separator: "\n").dropFirst() {
+                let columns = line.split(separator: " ")
+                guard columns.count > 9, let local = columns[1].split(separator: ":").last,
+                      UInt16(local, radix: 16) == port else { continue }
+                inodes.insert(String(columns[9]))
+            }
+        }
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.count { descriptor in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor),
+                  target.hasPrefix("socket:[") else { return false }
+            return inodes.contains(String(target.dropFirst("socket:[".count).dropLast()))
+        }
     }
 
     /// Waits (up to 10 s) until `condition` holds; returns whether it did.
@@ -26,7 +46,9 @@ import Testing
             // One hello first: SQLite opens the ledger's -wal and -shm files on its first read.
             try harness.greetedClient().connection.close()
             #expect(Self.eventually { harness.server.connectionCount == 0 })
-            let baseline = Self.openDescriptors()
+            let port = harness.server.address.port
+            let baseline = Self.serverSockets(port: port)
+            #expect(baseline >= 1, "the listener itself is counted")
             var held = try (0..<50).map { _ in try harness.greetedClient() }
             for _ in 0..<300 {
                 let extra = try RawClient(harness.server)
@@ -37,10 +59,12 @@ import Testing
                 extra.connection.close()
             }
             #expect(harness.server.connectionCount == 50)
+            #expect(Self.serverSockets(port: port) >= baseline + 50, "the accepted connections are counted")
             for client in held { client.connection.close() }
             held.removeAll()
             #expect(Self.eventually { harness.server.connectionCount == 0 })
-            #expect(Self.eventually { Self.openDescriptors() <= baseline }, "\(Self.openDescriptors()) descriptors open, \(baseline) before")
+            #expect(Self.eventually { Self.serverSockets(port: port) <= baseline },
+                    "\(Self.serverSockets(port: port)) server sockets open, \(baseline) before")
             #expect(try harness.stillServes())
         }
     }
@@ -49,7 +73,9 @@ import Testing
         try await withLedgerServer { harness in
             try harness.greetedClient().connection.close()
             #expect(Self.eventually { harness.server.connectionCount == 0 })
-            let baseline = Self.openDescriptors()
+            let port = harness.server.address.port
+            let baseline = Self.serverSockets(port: port)
+            #expect(baseline >= 1, "the listener itself is counted")
             let start = ContinuousClock.now
             for index in 0..<1000 {
                 let client = try RawClient(harness.server)
@@ -59,7 +85,7 @@ import Testing
             let elapsed = ContinuousClock.now - start
             #expect(try harness.stillServes())
             #expect(Self.eventually { harness.server.connectionCount == 0 })
-            #expect(Self.eventually { Self.openDescriptors() <= baseline })
+            #expect(Self.eventually { Self.serverSockets(port: port) <= baseline })
             #expect(elapsed < .seconds(30), "1,000 connects took \(elapsed)")
         }
     }

@@ -48,7 +48,21 @@ final class TestDaemon: @unchecked Sendable {
         port = server.address.port
     }
 
+    /// Starts a server on `port`. A restart on the port it had may find it taken for a moment: the kernel can give
+    /// a just-freed port to an outgoing connection of a test running beside this one, so binding it is retried
+    /// for up to 10 s while it is in use (port 0 never is).
     private static func start(_ ledgers: LedgerDirectory, port: UInt16, maximumLineLength: Int) throws -> Server {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            do {
+                return try startOnce(ledgers, port: port, maximumLineLength: maximumLineLength)
+            } catch TransportError.systemCall(_, let errno) where errno == EADDRINUSE && port != 0 && ContinuousClock.now < deadline {
+                usleep(20_000)
+            }
+        }
+    }
+
+    private static func startOnce(_ ledgers: LedgerDirectory, port: UInt16, maximumLineLength: Int) throws -> Server {
         var configuration = ServerConfiguration()
         configuration.maximumLineLength = maximumLineLength
         configuration.listen = SocketAddress(host: "127.0.0.1", port: port)

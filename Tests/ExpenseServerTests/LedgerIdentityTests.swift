@@ -84,7 +84,7 @@ import Testing
             _ = try LedgerDirectory.restore(dataDirectory: data, ledger: "default", from: directory + "/nothing.sqlite")
         }
 
-        let report = try LedgerDirectory.restore(dataDirectory: data, ledger: "default", from: directory + "/backup.sqlite")
+        let report = try Self.restoreRetryingOwnLock(data: data, from: directory + "/backup.sqlite")
         #expect(report.identity.ledgerId == live.ledgerId)
         #expect(report.identity.epoch != live.epoch)
         #expect(report.identity.epochCursor == 1 && report.head == 1 && report.records == 1)
@@ -97,5 +97,19 @@ import Testing
         #expect(await restored.head() == 1)
         #expect(reopened.ledgers().map(\.name) == ["default", "other"])
         await reopened.close()
+    }
+
+    /// `LedgerDirectory.restore`, again while the lock is held by this very process: a child that another test
+    /// spawns at the moment an earlier restore held the lock keeps its open file description (and so the flock)
+    /// until the child's exec closes it. Any other holder is an error at once.
+    private static func restoreRetryingOwnLock(data: String, from file: String) throws -> LedgerDirectory.RestoreReport {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            do {
+                return try LedgerDirectory.restore(dataDirectory: data, ledger: "default", from: file)
+            } catch LedgerError.dataDirectoryInUse(_, let pid) where pid == getpid() && ContinuousClock.now < deadline {
+                usleep(10_000)
+            }
+        }
     }
 }

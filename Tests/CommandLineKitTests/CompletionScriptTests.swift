@@ -121,84 +121,92 @@ private func quoted(_ words: [String]) -> String {
 @Suite struct CompletionScriptTests {
     /// bash: the script is sourced and its function called as bash's completion would, with COMP_WORDS set.
     @Test(.enabled(if: InstalledShell.shouldTest("bash"), "bash is not installed"), arguments: completionCases)
-    func bashOffersWhatTheParserAccepts(_ completion: CompletionCase) throws {
-        let bash = try InstalledShell.require("bash")
-        let (scratch, work) = try scratchWithFiles()
-        let script = try scratch.write("tool.bash", CompletionScript.script(for: .bash, root: completion.root))
-        let program = "_" + completion.root.name
-        let result = try bash.run(["--norc", "--noprofile", "-c", """
-            set -u
-            cd \(quoted([work])) && source \(quoted([script])) || exit 9
-            complete -p \(completion.root.name) >/dev/null || exit 8
-            COMP_WORDS=(\(quoted(completion.words))); COMP_CWORD=\(completion.words.count - 1); COMPREPLY=()
-            \(program) && printf '%s\\n' "${COMPREPLY[@]}"
-            """], in: scratch.path)
-        #expect(result.status == 0 && result.stderr == "", "\(result)")
-        check(result.lines, completion.offer, completion, result)
+    func bashOffersWhatTheParserAccepts(_ completion: CompletionCase) async throws {
+        try await onOwnThread {
+            let bash = try InstalledShell.require("bash")
+            let (scratch, work) = try scratchWithFiles()
+            let script = try scratch.write("tool.bash", CompletionScript.script(for: .bash, root: completion.root))
+            let program = "_" + completion.root.name
+            let result = try bash.run(["--norc", "--noprofile", "-c", """
+                set -u
+                cd \(quoted([work])) && source \(quoted([script])) || exit 9
+                complete -p \(completion.root.name) >/dev/null || exit 8
+                COMP_WORDS=(\(quoted(completion.words))); COMP_CWORD=\(completion.words.count - 1); COMPREPLY=()
+                \(program) && printf '%s\\n' "${COMPREPLY[@]}"
+                """], in: scratch.path)
+            #expect(result.status == 0 && result.stderr == "", "\(result)")
+            check(result.lines, completion.offer, completion, result)
+        }
     }
 
     /// zsh: `zsh -n` accepts the script, and its `_tool` function, run with compsys's `_describe`, `compadd` and
     /// `_files` replaced by stand-ins that print what they were given, offers the expected candidates.
     @Test(.enabled(if: InstalledShell.shouldTest("zsh"), "zsh is not installed"), arguments: completionCases)
-    func zshOffersWhatTheParserAccepts(_ completion: CompletionCase) throws {
-        let zsh = try InstalledShell.require("zsh")
-        let (scratch, work) = try scratchWithFiles()
-        let script = try scratch.write("_" + completion.root.name, CompletionScript.script(for: .zsh, root: completion.root))
-        let syntax = try zsh.run(["-n", script], in: scratch.path)
-        #expect(syntax.status == 0 && syntax.stderr == "", "\(syntax)")
-        let result = try zsh.run(["-f", "-c", """
-            cd \(quoted([work])) || exit 9
-            # Stand-ins for compsys: print the candidates that match the word being completed.
-            _describe() { local entry; for entry in "${(@P)4}"; do [[ $entry == ${words[CURRENT]}* ]] && print -r -- "${entry%%:*}"; done; true; }
-            compadd() { local entry; for entry in "${(@P)2}"; do [[ $entry == ${words[CURRENT]}* ]] && print -r -- $entry; done; true; }
-            _files() { if [[ $1 == -/ ]]; then print -rl -- *(/); else print -rl -- *; fi; }
-            source \(quoted([script])) || exit 8
-            words=(\(quoted(completion.words))); CURRENT=\(completion.words.count)
-            _\(completion.root.name) || true
-            """], in: scratch.path)
-        #expect(result.status == 0 && result.stderr == "", "\(result)")
-        check(result.lines, completion.offer, completion, result)
+    func zshOffersWhatTheParserAccepts(_ completion: CompletionCase) async throws {
+        try await onOwnThread {
+            let zsh = try InstalledShell.require("zsh")
+            let (scratch, work) = try scratchWithFiles()
+            let script = try scratch.write("_" + completion.root.name, CompletionScript.script(for: .zsh, root: completion.root))
+            let syntax = try zsh.run(["-n", script], in: scratch.path)
+            #expect(syntax.status == 0 && syntax.stderr == "", "\(syntax)")
+            let result = try zsh.run(["-f", "-c", """
+                cd \(quoted([work])) || exit 9
+                # Stand-ins for compsys: print the candidates that match the word being completed.
+                _describe() { local entry; for entry in "${(@P)4}"; do [[ $entry == ${words[CURRENT]}* ]] && print -r -- "${entry%%:*}"; done; true; }
+                compadd() { local entry; for entry in "${(@P)2}"; do [[ $entry == ${words[CURRENT]}* ]] && print -r -- $entry; done; true; }
+                _files() { if [[ $1 == -/ ]]; then print -rl -- *(/); else print -rl -- *; fi; }
+                source \(quoted([script])) || exit 8
+                words=(\(quoted(completion.words))); CURRENT=\(completion.words.count)
+                _\(completion.root.name) || true
+                """], in: scratch.path)
+            #expect(result.status == 0 && result.stderr == "", "\(result)")
+            check(result.lines, completion.offer, completion, result)
+        }
     }
 
     /// fish: `complete -C` on the command line, as fish's own completion pager asks.
     @Test(.enabled(if: InstalledShell.shouldTest("fish"), "fish is not installed"), arguments: completionCases)
-    func fishOffersWhatTheParserAccepts(_ completion: CompletionCase) throws {
-        let fish = try InstalledShell.require("fish")
-        let (scratch, work) = try scratchWithFiles()
-        let script = try scratch.write(completion.root.name + ".fish", CompletionScript.script(for: .fish, root: completion.root))
-        let line = completion.words.joined(separator: " ")
-        let result = try fish.run(["--no-config", "-c", """
-            cd \(quoted([work])); or exit 9
-            source \(quoted([script])); or exit 8
-            complete -C \(quoted([line]))
-            """], in: scratch.path)
-        #expect(result.status == 0 && result.stderr == "", "\(result)")
-        check(result.lines.map { String($0.prefix { $0 != "\t" }) }, completion.offer, completion, result)
+    func fishOffersWhatTheParserAccepts(_ completion: CompletionCase) async throws {
+        try await onOwnThread {
+            let fish = try InstalledShell.require("fish")
+            let (scratch, work) = try scratchWithFiles()
+            let script = try scratch.write(completion.root.name + ".fish", CompletionScript.script(for: .fish, root: completion.root))
+            let line = completion.words.joined(separator: " ")
+            let result = try fish.run(["--no-config", "-c", """
+                cd \(quoted([work])); or exit 9
+                source \(quoted([script])); or exit 8
+                complete -C \(quoted([line]))
+                """], in: scratch.path)
+            #expect(result.status == 0 && result.stderr == "", "\(result)")
+            check(result.lines.map { String($0.prefix { $0 != "\t" }) }, completion.offer, completion, result)
+        }
     }
 
     /// `--format=j` completes the value in each shell's own way: bash splits the word at `=`, zsh and fish do not.
     @Test(.enabled(if: ["bash", "zsh", "fish"].allSatisfy(InstalledShell.shouldTest), "bash, zsh or fish is not installed"))
-    func equalsFormCompletesTheValue() throws {
-        let (scratch, work) = try scratchWithFiles()
-        let bashScript = try scratch.write("tool.bash", CompletionScript.script(for: .bash, root: tool))
-        let bash = try InstalledShell.require("bash").run(["--norc", "--noprofile", "-c", """
-            cd \(quoted([work])) && source \(quoted([bashScript])) || exit 9
-            COMP_WORDS=(tool export --format = j); COMP_CWORD=4; _tool; echo "${COMPREPLY[*]}"
-            COMP_WORDS=(tool export --format =); COMP_CWORD=3; _tool; echo "${COMPREPLY[*]}"
-            """], in: scratch.path)
-        #expect(bash.stdout == "json\ncsv json\n" && bash.stderr == "", "\(bash)")
-        let zshScript = try scratch.write("_tool", CompletionScript.script(for: .zsh, root: tool))
-        let zsh = try InstalledShell.require("zsh").run(["-f", "-c", """
-            source \(quoted([zshScript])) || exit 9
-            _tool_complete export --format=j; print -r -- $kind $equals $reply
-            """], in: scratch.path)
-        #expect(zsh.stdout == "words 1 csv json\n" && zsh.stderr == "", "\(zsh)")
-        let fishScript = try scratch.write("tool.fish", CompletionScript.script(for: .fish, root: tool))
-        let fish = try InstalledShell.require("fish").run(["--no-config", "-c", """
-            source \(quoted([fishScript])); or exit 9
-            complete -C 'tool export --format=j'
-            """], in: scratch.path)
-        #expect(fish.stdout == "--format=json\tThe format.\n" && fish.stderr == "", "\(fish)")
+    func equalsFormCompletesTheValue() async throws {
+        try await onOwnThread {
+            let (scratch, work) = try scratchWithFiles()
+            let bashScript = try scratch.write("tool.bash", CompletionScript.script(for: .bash, root: tool))
+            let bash = try InstalledShell.require("bash").run(["--norc", "--noprofile", "-c", """
+                cd \(quoted([work])) && source \(quoted([bashScript])) || exit 9
+                COMP_WORDS=(tool export --format = j); COMP_CWORD=4; _tool; echo "${COMPREPLY[*]}"
+                COMP_WORDS=(tool export --format =); COMP_CWORD=3; _tool; echo "${COMPREPLY[*]}"
+                """], in: scratch.path)
+            #expect(bash.stdout == "json\ncsv json\n" && bash.stderr == "", "\(bash)")
+            let zshScript = try scratch.write("_tool", CompletionScript.script(for: .zsh, root: tool))
+            let zsh = try InstalledShell.require("zsh").run(["-f", "-c", """
+                source \(quoted([zshScript])) || exit 9
+                _tool_complete export --format=j; print -r -- $kind $equals $reply
+                """], in: scratch.path)
+            #expect(zsh.stdout == "words 1 csv json\n" && zsh.stderr == "", "\(zsh)")
+            let fishScript = try scratch.write("tool.fish", CompletionScript.script(for: .fish, root: tool))
+            let fish = try InstalledShell.require("fish").run(["--no-config", "-c", """
+                source \(quoted([fishScript])); or exit 9
+                complete -C 'tool export --format=j'
+                """], in: scratch.path)
+            #expect(fish.stdout == "--format=json\tThe format.\n" && fish.stderr == "", "\(fish)")
+        }
     }
 
     @Test func descriptionsReachZshAndFish() {

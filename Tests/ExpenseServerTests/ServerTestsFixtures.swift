@@ -7,55 +7,83 @@ import Testing
 @testable import ExpenseServer
 
 /// A ledger double for the network layer: every put is applied, the head counts mutations.
-actor FakeLedger: LedgerService {
-    nonisolated let name: String
-    nonisolated let currency = Currency.usd
-    private var currentHead: Int64 = 0 {
-        didSet { committedHead.store(currentHead, ordering: .releasing) }
+///
+/// Every completion form answers inline and `headSnapshot` is set, as ``Ledger`` does it on its own thread: the
+/// network tests then never wait for a free thread of the cooperative pool, which the other tests of this
+/// process share.
+final class FakeLedger: LedgerService {
+    let name: String
+    let currency = Currency.usd
+    private struct State {
+        var head: Int64 = 0
+        var watchers: [Int: @Sendable (Int64) -> Void] = [:]
+        var nextWatch = 0
     }
-    /// `currentHead` for readers outside the actor, as ``Ledger`` keeps its committed head.
-    private nonisolated let committedHead = Atomic<Int64>(0)
-    private var watchers: [Int: @Sendable (Int64) -> Void] = [:]
-    private var nextWatch = 0
+    private let state = Mutex(State())
 
     init(name: String) { self.name = name }
 
-    func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64) { (currentHead, 0) }
+    var headSnapshot: Int64? { state.withLock { $0.head } }
 
-    /// Answered at once, like ``Ledger``'s, so the network tests do not depend on a free cooperative thread.
-    nonisolated func hello(clientId: UUID,
-                           completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void) {
-        completion(.success((committedHead.load(ordering: .acquiring), 0)))
+    func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64) { (state.withLock { $0.head }, 0) }
+
+    func hello(clientId: UUID,
+               completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void) {
+        completion(.success((state.withLock { $0.head }, 0)))
     }
 
-    func push(clientId: UUID, items: [PushItem]) async throws -> PushResult {
-        var results: [MutationResult] = []
-        for item in items {
-            currentHead += 1
-            results.append(MutationResult(mutationId: item.mutationId, status: .applied(version: 1, seq: currentHead)))
+    func push(clientId: UUID, items: [PushItem]) async throws -> PushResult { applyPush(items) }
+
+    func push(clientId: UUID, items: [PushItem], completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
+        completion(.success(applyPush(items)))
+    }
+
+    private func applyPush(_ items: [PushItem]) -> PushResult {
+        let (results, head, watchers) = state.withLock { state in
+            var results: [MutationResult] = []
+            for item in items {
+                state.head += 1
+                results.append(MutationResult(mutationId: item.mutationId, status: .applied(version: 1, seq: state.head)))
+            }
+            return (results, state.head, Array(state.watchers.values))
         }
-        for watcher in watchers.values { watcher(currentHead) }
-        return PushResult(results: results, cursor: currentHead)
+        for watcher in watchers { watcher(head) }
+        return PushResult(results: results, cursor: head)
     }
 
-    func pull(_ params: PullParams) async throws -> PullResult {
-        guard params.since <= currentHead else { throw RPCError.invalidCursor("since is beyond the head") }
-        return PullResult(changes: [], cursor: currentHead, more: false)
+    func pull(_ params: PullParams) async throws -> PullResult { try pulled(params) }
+
+    func pull(_ params: PullParams, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
+        completion(Result { try pulled(params) })
     }
 
-    func summary(_ query: SummaryQuery) async throws -> SummaryResult {
-        SummaryResult(summary: Summary(totals: [], groups: []), cursor: currentHead)
+    private func pulled(_ params: PullParams) throws -> PullResult {
+        let head = state.withLock { $0.head }
+        guard params.since <= head else { throw RPCError.invalidCursor("since is beyond the head") }
+        return PullResult(changes: [], cursor: head, more: false)
     }
 
-    func head() async -> Int64 { currentHead }
+    func summary(_ query: SummaryQuery) async throws -> SummaryResult { summarised() }
+
+    func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
+        completion(.success(summarised()))
+    }
+
+    private func summarised() -> SummaryResult {
+        SummaryResult(summary: Summary(totals: [], groups: []), cursor: state.withLock { $0.head })
+    }
+
+    func head() async -> Int64 { state.withLock { $0.head } }
 
     func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int {
-        nextWatch += 1
-        watchers[nextWatch] = onAdvance
-        return nextWatch
+        state.withLock { state in
+            state.nextWatch += 1
+            state.watchers[state.nextWatch] = onAdvance
+            return state.nextWatch
+        }
     }
 
-    func unwatch(_ id: Int) async { watchers[id] = nil }
+    func unwatch(_ id: Int) async { state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
 }
 
 final class FakeLedgers: LedgerProvider {

@@ -1,3 +1,4 @@
+import TestSupport
 import CommandLineKit
 import Foundation
 import Testing

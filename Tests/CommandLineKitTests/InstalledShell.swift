@@ -83,12 +83,4 @@ struct MissingProgram: Error, CustomStringConvertible {
     var description: String { "\(name) is not installed; .ci/run installs it on CI" }
 }
 
-/// Runs blocking work (a shell) on a thread of its own: all test targets share one process and its 2-thread
-/// cooperative pool, which the in-process daemons of the server and client tests need to answer.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}
+

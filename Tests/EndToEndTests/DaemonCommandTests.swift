@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseTransport
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseProtocol
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseProtocol
 import ExpenseTransport
 import Foundation

@@ -4,14 +4,6 @@ import ExpenseTransport
 import Foundation
 import Testing
 
-/// Runs blocking code on a thread of its own, never on the cooperative pool.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}
 
 /// A blocking JSON-RPC client for the end-to-end tests.
 final class WireClient {

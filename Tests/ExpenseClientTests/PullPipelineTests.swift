@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -23,14 +24,14 @@ import Testing
         let reader = try TestClient("reader", persistent: true)
         var engine = reader.engine(daemon)
         engine.pullLimit = 100
-        let first = try await onThread { [engine] in try engine.sync() }
+        let first = try await onOwnThread { [engine] in try engine.sync() }
         #expect(first.pulled == 1_050)
         #expect(try reader.live() == writer.live())
 
         for id in ids.prefix(250) { try writer.edit(id, ExpenseDraft(note: "edited")) }
         for id in ids.suffix(30) { try writer.delete(id) }
         try await writer.sync(daemon)
-        let second = try await onThread { [engine] in try engine.sync() }
+        let second = try await onOwnThread { [engine] in try engine.sync() }
         #expect(second.pulled == 280)
         #expect(try reader.live() == writer.live())
         let head = try await daemon.ledger.head()
@@ -68,7 +69,7 @@ import Testing
                                                                                   ledger: "default", token: "t"))
         engine.timeout = .seconds(20)
         engine.connectTimeout = .seconds(20)
-        let report = try await onThread { [engine] in try engine.sync() }
+        let report = try await onOwnThread { [engine] in try engine.sync() }
         #expect(report.pulled == 3)
         #expect(Set(try client.live().keys) == Set(records.map(\.expense.id)))
         #expect(try client.ledger.pullCursor() == 3)

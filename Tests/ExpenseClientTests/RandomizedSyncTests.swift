@@ -28,7 +28,7 @@ import TestSupport
             return client
         }
         let engines = clients.map { $0.engine(daemon) }
-        let rounds = try await onThread { [engines] in try Self.simulate(clients: clients, engines: engines, seed: seed, operations: 2000) }
+        let rounds = try await onOwnThread { [engines] in try Self.simulate(clients: clients, engines: engines, seed: seed, operations: 2000) }
         let comment = Comment(rawValue: "seed \(seed) (replay with EXPENSE_SYNC_SEED=\(seed))")
         #expect(rounds <= 6, comment)
 

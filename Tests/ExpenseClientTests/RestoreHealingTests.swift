@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -69,7 +70,7 @@ import Testing
 
         try await daemon.restore(from: backup)
         let annEngine = ann.engine(daemon), bobEngine = bob.engine(daemon)
-        let afterBob = try await onThread { [annEngine, bobEngine, ann, daemon] () throws -> [UUID: Record] in
+        let afterBob = try await onOwnThread { [annEngine, bobEngine, ann, daemon] () throws -> [UUID: Record] in
             let connection = try annEngine.connect()
             defer { connection.close() }
             var report = SyncEngine.Report()
@@ -178,7 +179,7 @@ import Testing
                                                                               token: "t"))
     engine.timeout = .seconds(20)
     engine.connectTimeout = .seconds(20)
-    let report = try await onThread { [engine] in try engine.sync() }
+    let report = try await onOwnThread { [engine] in try engine.sync() }
     #expect(report.pending == 0 && report.openConflicts == 0)
     #expect(try client.live() == [kept.id: kept, newer.expense.id: newer.expense])
     #expect(try client.ledger.pullCursor() == cursor + 2)

@@ -1,4 +1,5 @@
 @testable import ExpenseClient
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -41,7 +42,7 @@ import Testing
     /// Waits on a thread of its own: blocking the cooperative pool would starve other suites' in-process daemons.
     @Test(arguments: persistent)
     func writersOnThreadsOfTheirOwnLoseNothing(kind: StoreKind) async throws {
-        try await onThread { try Self.writeFromFourThreads(kind: kind) }
+        try await onOwnThread { try Self.writeFromFourThreads(kind: kind) }
     }
 
     private static func writeFromFourThreads(kind: StoreKind) throws {

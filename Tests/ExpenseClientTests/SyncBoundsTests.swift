@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -26,7 +27,7 @@ import Testing
         let ann = try TestClient("ann", persistent: true), bob = try TestClient("bob")
         // `hello` announces the daemon's --max-line.
         let engine = bob.engine(daemon)
-        let announced = try await onThread { [engine] in
+        let announced = try await onOwnThread { [engine] in
             let connection = try engine.connect()
             defer { connection.close() }
             return connection.hello.maxLine
@@ -101,7 +102,7 @@ import Testing
         #expect(pushed.results.allSatisfy { if case .applied = $0.status { true } else { false } })
 
         let port = daemon.port, token = daemon.token
-        let pages = try await onThread { () -> [(bytes: Int, records: Int, more: Bool)] in
+        let pages = try await onOwnThread { () -> [(bytes: Int, records: Int, more: Bool)] in
             let connection = try LineConnection(connectingTo: SocketAddress(host: "127.0.0.1", port: port))
             defer { connection.close() }
             let hello = HelloParams(protocolVersion: 1, ledger: "default", token: token, clientId: UUID(), clientName: nil)
@@ -146,13 +147,13 @@ import Testing
         var engine = SyncEngine(ledger: ann.ledger, remote: RemoteConfiguration(server: "127.0.0.1:\(server.address.port)",
                                                                                  ledger: "default", token: "t"))
         engine.attempts = 1
-        let hello = try await onThread { [engine] in
+        let hello = try await onOwnThread { [engine] in
             let connection = try engine.connect()
             defer { connection.close() }
             return connection.hello
         }
         #expect(hello.maxLine == HelloResult.assumedMaxLine)
-        let error = await #expect(throws: SyncError.self) { try await onThread { [engine] in try engine.sync() } }
+        let error = await #expect(throws: SyncError.self) { try await onOwnThread { [engine] in try engine.sync() } }
         guard case .protocolError(let text)? = error else { Issue.record("\(String(describing: error))"); return }
         let short = String(big.id.uuidString.lowercased().prefix(8))
         #expect(text.contains("line_too_long") && text.contains("while pushing 1 change, mutationId 1") && text.contains(short), "\(text)")

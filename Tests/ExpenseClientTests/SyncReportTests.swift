@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -49,7 +50,7 @@ import Testing
         let events = EventLog()
         var engine = ann.engine(daemon)
         engine.progress = { events.append($0) }
-        _ = try await onThread { [engine] in try engine.sync() }
+        _ = try await onOwnThread { [engine] in try engine.sync() }
         let seen = events.all
         #expect(seen.first == .connecting(server: daemon.remote.server, attempt: 1, attempts: 4))
         let pushes = seen.compactMap { if case .pushing(let sent, let total) = $0 { (sent, total) } else { nil } }
@@ -70,7 +71,7 @@ import Testing
         let events = EventLog()
         var engine = ann.engine(daemon)
         engine.progress = { events.append($0) }
-        await #expect(throws: SyncError.self) { try await onThread { [engine] in try engine.sync() } }
+        await #expect(throws: SyncError.self) { try await onOwnThread { [engine] in try engine.sync() } }
         let kinds = events.all.map { event -> String in
             switch event {
             case .connecting(let server, let attempt, let attempts): "connect \(server == remote.server) \(attempt)/\(attempts)"

@@ -1,3 +1,4 @@
+import TestSupport
 import Dispatch
 import ExpenseClient
 import ExpenseCore
@@ -7,15 +8,6 @@ import ExpenseTransport
 import Foundation
 import Testing
 
-/// Runs blocking client work on a thread of its own (never the cooperative pool, which the in-process daemon's
-/// sessions need) and awaits it.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 4 << 20
-        thread.start()
-    }
-}
 
 /// Runs async work from a blocking thread (not the pool) and waits for it.
 func blocking(_ body: @escaping @Sendable () async -> Void) {
@@ -129,7 +121,7 @@ final class TestDaemon: @unchecked Sendable {
 
 /// One person's `expense` (an in-memory or SQLite store) syncing with a ``TestDaemon``.
 final class TestClient: @unchecked Sendable {
-    // @unchecked Sendable: used by one test at a time, each call awaited before the next (onThread).
+    // @unchecked Sendable: used by one test at a time, each call awaited before the next (onOwnThread).
     let name: String
     let ledger: LocalLedger
     private let directory: TemporaryDirectory?
@@ -168,7 +160,7 @@ final class TestClient: @unchecked Sendable {
     @discardableResult
     func sync(_ daemon: TestDaemon) async throws -> SyncEngine.Report {
         let engine = engine(daemon)
-        return try await onThread { [engine] in try engine.sync() }
+        return try await onOwnThread { [engine] in try engine.sync() }
     }
 
     @discardableResult

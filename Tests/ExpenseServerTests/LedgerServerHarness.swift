@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseProtocol
 import ExpenseTransport
 import Foundation
@@ -50,7 +51,7 @@ func withLedgerServer(_ configure: (inout ServerConfiguration) -> Void = { _ in 
     let server = try Server(configuration: configuration, ledgers: ledgers, log: capture.log)
     server.start()
     let harness = LedgerServerHarness(server: server, directory: directory, ledgers: ledgers, token: token, log: capture)
-    let outcome = await Result { try await onThread { try body(harness) } }
+    let outcome = await Result { try await onOwnThread { try body(harness) } }
     server.stop()
     await server.waitUntilStopped()
     await ledgers.close()

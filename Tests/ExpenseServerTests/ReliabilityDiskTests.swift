@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import ExpenseTransport
@@ -41,7 +42,7 @@ import Testing
         let ledger = try #require(ledgers.authenticate(ledger: "default", token: token))
         let clientId = UUID()
         let second = UUID()
-        try await onThread {
+        try await onOwnThread {
             let client = try RawClient(server)
             try client.send(LedgerServerHarness.hello(token: token, clientId: clientId))
             _ = try client.receiveResult()
@@ -78,7 +79,7 @@ import Testing
 
         // Recovery: the daemon re-opens the file (a restart); the client resends with the same id.
         let (again, reopened) = try Self.startServer(directory, log: log)
-        try await onThread {
+        try await onOwnThread {
             let client = try RawClient(again)
             try client.send(LedgerServerHarness.hello(token: token, clientId: clientId))
             let hello = try HelloResult(json: try #require(try client.receiveResult()).result)

@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import ExpenseTransport
@@ -102,15 +103,6 @@ final class LogCapture: Sendable {
     var all: [String] { lines.withLock { $0 } }
 }
 
-/// Runs blocking socket code on a thread of its own, not on the cooperative pool (2 threads here): a test
-/// blocked in `read` there would starve the server's own tasks.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}
 
 /// Starts a server on port 0 with a fake ledger, runs `body` on a plain thread, stops the server.
 func withTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in },
@@ -122,7 +114,7 @@ func withTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in },
     let server = try Server(configuration: configuration, ledgers: FakeLedgers(), log: capture.log)
     server.start()
     defer { server.stop() }
-    try await onThread { try body(server) }
+    try await onOwnThread { try body(server) }
     server.stop()
     await server.waitUntilStopped()
     #expect(!capture.all.contains { $0.contains(FakeLedgers.token) })

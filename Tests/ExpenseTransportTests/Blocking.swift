@@ -1,17 +1,6 @@
 import Foundation
 import Synchronization
 
-/// Runs blocking socket code on a thread of its own, not on the cooperative pool: the pool has one thread
-/// per core, and a test blocked in `read` there would starve the server's own tasks.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(with: Result { try body() })
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}
 
 /// A counter that tests can wait on (polling every millisecond, up to a deadline).
 final class EventCounter: Sendable {

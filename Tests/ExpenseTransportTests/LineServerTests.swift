@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -50,7 +51,7 @@ private func withServer(_ configure: (inout LineServerConfiguration) -> Void = {
                                 log: { _ in }, makeSession: { EchoSession(connection: $0, closedCounter: closed) })
     server.start()
     defer { server.stop() }
-    try await onThread { try body(server, closed) }
+    try await onOwnThread { try body(server, closed) }
     server.stop()
     await server.waitUntilStopped()
 }
@@ -179,7 +180,7 @@ private func withServer(_ configure: (inout LineServerConfiguration) -> Void = {
         let server = try LineServer(address: SocketAddress(host: "127.0.0.1", port: 0), configuration: configuration,
                                     log: { _ in }, makeSession: { EchoSession(connection: $0, closedCounter: EventCounter()) })
         server.start()
-        let client = try await onThread {
+        let client = try await onOwnThread {
             let client = try LineConnection(connectingTo: server.address)
             try client.writeLine("echo up")
             #expect(try client.readTextLine() == "up")
@@ -188,7 +189,7 @@ private func withServer(_ configure: (inout LineServerConfiguration) -> Void = {
         }
         server.stop()
         await server.waitUntilStopped()
-        try await onThread {
+        try await onOwnThread {
             // The in-flight answer may or may not have been started before the stop; either it arrives or EOF.
             let line = try client.value.readTextLine()
             #expect(line == "last" || line == nil)

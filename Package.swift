@@ -14,6 +14,9 @@ let package = Package(
     targets: [
         // C: the system's libsqlite3, and a tiny header exposing epoll/accept4 (absent from Glibc's module map).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // The system's OpenSSL 3 (libssl, libcrypto) and libpq; their headers wrap the few macros Swift cannot import.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL"),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
         .target(name: "CEpoll", path: "Sources/CEpoll"),
 
         .target(name: "ExpenseCore"),

@@ -72,7 +72,15 @@ final class ClientSession: LineSession {
             case .immediate(let bytes): return .reply(bytes, .proceed)
             case .deferred(let start):
                 let connection = connection
-                start { connection.complete($0, after: .proceed) }
+                start { bytes in
+                    // The ledger took in token changes before this request's work: a token revoked by then gets
+                    // −32001 instead of the answer, and the connection closes.
+                    if credential?.isRevoked == true {
+                        connection.complete(RPCResponse.error(id: id, .unauthorized("the token was revoked")), after: .close)
+                    } else {
+                        connection.complete(bytes, after: .proceed)
+                    }
+                }
                 return .pending
             }
         }

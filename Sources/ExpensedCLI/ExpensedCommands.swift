@@ -25,7 +25,7 @@ enum ExpensedCommands {
           can listen (an address in use creates nothing); the token is never printed or logged.
           A damaged database is refused at start, naming the file. One daemon serves a data directory at a time:
           it holds DIR/expensed.lock (flock) while it runs, and a second one exits 75 naming the directory and the
-          holder's pid; `ledger add`, `ledger list` and `backup` work beside it. Logs go to stderr, one line per event.
+          holder's pid; `ledger add`, `ledger list`, `token …` and `backup` work beside it. Logs go to stderr, one line per event.
           SIGINT/SIGTERM: stop accepting, finish in-flight requests, commit, exit 0.
         """,
         options: [

@@ -26,10 +26,12 @@ let package = Package(
         .target(name: "ProcessSpawn"),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
         .target(name: "ExpenseTransport", dependencies: ["CEpoll"]),
-        .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
+        .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite",
+                                                     "COpenSSL"]),  // tokens: SHA-256 and CRYPTO_memcmp
         .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
         .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit"]),
-        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "ExpenseTransport", "CommandLineKit", "CEpoll"]),
+        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "ExpenseTransport", "CommandLineKit", "CEpoll",
+                                                   "ExpenseProtocol"]),  // tokens: TokenRole, JSONWriter
 
         .executableTarget(name: "expense", dependencies: ["ExpenseCLI"]),
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),

@@ -69,6 +69,8 @@ struct CommandFailure: Error {
             default: break
             }
             return (code, lines)
+        case let error as ReadOnlyLedgerError:
+            return (.permissionDenied, ["Error: \(error.code): \(error.message)"])
         case let error as LedgerLimitError:
             return (.dataError, ["Error: \(error.code): \(error.message)"])
         case let error as DiscardError:

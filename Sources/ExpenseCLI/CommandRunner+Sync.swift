@@ -194,6 +194,8 @@ extension CommandRunner {
         let cursor = try ledger.pullCursor()
         let lastSync = try store.metaValue(.lastSyncTime)
         let lastFailure = try ledger.lastSyncFailure()
+        let role = try ledger.tokenRole()
+        let tokenName = try ledger.tokenName()
         if command.flag("json") {
             let body: [String: Any] = [
                 "server": remote?.server ?? NSNull(), "ledger": remote?.ledger ?? NSNull(), "cursor": cursor,
@@ -204,6 +206,8 @@ extension CommandRunner {
                      "baseVersion": entry.baseVersion, "reason": entry.rejection?.reason ?? NSNull()] as [String: Any]
                 },
                 "conflictIds": conflicts.map { $0.id.uuidString.lowercased() },
+                // As the last `hello` reported them (null before the first sync, or from a daemon older than roles).
+                "role": role?.rawValue ?? NSNull(), "tokenName": tokenName ?? NSNull(),
             ]
             let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .prettyPrinted])
             console.out(String(decoding: data, as: UTF8.self) + "\n")
@@ -212,6 +216,10 @@ extension CommandRunner {
         var text = ""
         text += "server:     \(remote?.server ?? "(none; run `expense remote set`)")\n"
         text += "ledger:     \(remote?.ledger ?? "-")\n"
+        if let role {
+            let name = tokenName.map { " (token \(DisplayText.quoted($0)))" } ?? ""
+            text += "role:       \(role.rawValue)\(name)" + (role.mayWrite ? "" : ": read only, local changes are refused") + "\n"
+        }
         text += "cursor:     \(cursor)\n"
         text += "last sync:  \(lastSync ?? "never")\n"
         if let lastFailure {

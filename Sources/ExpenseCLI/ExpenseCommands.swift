@@ -145,6 +145,11 @@ enum ExpenseCommands {
 
     static let status = CommandSpec(
         name: "status", abstract: "Show the remote, the last sync (or why it failed), pending changes and open conflicts.",
+        discussion: """
+          Also the token's role as the last sync's `hello` reported it (owner, editor or viewer; JSON `role` and
+          `tokenName`, null before the first sync). A viewer's cache refuses add, edit, delete, import and
+          resolve --mine|--edit with exit 77 (`forbidden`), before anything is queued.
+        """,
         options: [.flag("json", help: "Print JSON.")])
 
     static let conflicts = CommandSpec(

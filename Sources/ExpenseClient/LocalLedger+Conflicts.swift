@@ -32,6 +32,7 @@ extension LocalLedger {
     /// Settles `conflict`: queues what the resolution needs (sent by the next sync) and closes the conflict.
     /// - Throws: ``ExpenseCore/ValidationError`` for `--edit` fields, ``StoreError``.
     package func resolve(_ conflict: Conflict, _ resolution: Resolution) throws {
+        if case .theirs = resolution {} else { try ensureWritable() }  // taking theirs queues nothing
         try store.write { transaction in
             let theirs = try transaction.serverCopy(id: conflict.id) ?? conflict.theirs
             var change: PendingMutation?

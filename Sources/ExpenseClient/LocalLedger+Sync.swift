@@ -19,6 +19,12 @@ extension LocalLedger {
             if try transaction.metaValue(.ledgerCurrency) != hello.currency.code {
                 try transaction.setMetaValue(hello.currency.code, for: .ledgerCurrency)
             }
+            if try transaction.metaValue(.tokenRole) != hello.role?.rawValue {
+                try transaction.setMetaValue(hello.role?.rawValue, for: .tokenRole)
+            }
+            if try transaction.metaValue(.tokenName) != hello.tokenName {
+                try transaction.setMetaValue(hello.tokenName, for: .tokenName)
+            }
             try renumber(hello.lastMutationId, in: transaction)
         }
     }

@@ -76,6 +76,7 @@ package final class LocalLedger {
     /// Stores already-validated new expenses in one transaction, each with a queued `put`.
     /// - Throws: ``LedgerLimitError/totalOverflow(currency:)`` (nothing stored), ``StoreError``.
     package func insert(_ expenses: [Expense]) throws {
+        try ensureWritable()
         try store.write { transaction in try insert(expenses, in: transaction) }
     }
 
@@ -115,6 +116,7 @@ package final class LocalLedger {
         let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
         let changed = Self.difference(from: record.expense, to: updated)
         guard changed != ExpenseDraft() else { return record.expense }
+        try ensureWritable()
         if changed.amount != nil || changed.currency != nil { try checkTotals(adding: [updated], removing: record.expense) }
         try store.write { transaction in
             try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)
@@ -125,9 +127,27 @@ package final class LocalLedger {
     /// Marks `record` deleted and queues a `delete` (or, for an expense the daemon never saw, forgets its
     /// queued creation).
     package func delete(_ record: LocalRecord) throws {
+        try ensureWritable()
         try store.write { transaction in
             try stage(PendingMutation(type: .delete, id: record.id, baseVersion: 0), in: transaction)
         }
+    }
+
+    /// The role of the cache's token as the last `hello` reported it (`nil`: not synced yet, or a daemon older
+    /// than roles).
+    package func tokenRole() throws -> TokenRole? {
+        try store.metaValue(.tokenRole).flatMap(TokenRole.init(rawValue:))
+    }
+
+    /// The name of the cache's token as the last `hello` reported it.
+    package func tokenName() throws -> String? { try store.metaValue(.tokenName) }
+
+    /// Refuses a local change on a viewer's cache before anything is stored or queued (its push would be
+    /// −32006 `forbidden`): every command that queues a change (add, edit, delete, import, resolve) passes here.
+    /// - Throws: ``ReadOnlyLedgerError``.
+    package func ensureWritable() throws {
+        guard let role = try tokenRole(), !role.mayWrite else { return }
+        throw ReadOnlyLedgerError(tokenName: try tokenName())
     }
 
     /// The live expenses passing `filter`, by date.

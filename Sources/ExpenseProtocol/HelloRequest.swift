@@ -35,8 +35,8 @@ extension HelloParams: RPCMethodRequest {
 }
 
 extension HelloResult: RPCResult {
-    /// Writes `{"currency","cursor","epoch","epochCursor","lastMutationId","ledger","ledgerId","maxLine","protocol","server"}`
-    /// (the identity members only when known).
+    /// Writes `{"currency","cursor","epoch","epochCursor","lastMutationId","ledger","ledgerId","maxLine","protocol","role","server","tokenName"}`
+    /// (the identity members, `role` and `tokenName` only when known).
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("currency", currency.code)
@@ -50,7 +50,9 @@ extension HelloResult: RPCResult {
         if let identity { writer.key("ledgerId"); writer.uuid(identity.ledgerId) }
         writer.member("maxLine", Int64(maxLine))
         writer.member("protocol", protocolVersion)
+        if let role { writer.member("role", role.rawValue) }
         writer.member("server", server)
+        if let tokenName { writer.member("tokenName", tokenName) }
         writer.endObject()
     }
 
@@ -68,7 +70,10 @@ extension HelloResult: RPCResult {
         }
         self.init(protocolVersion: try reader.int64("protocol"), server: try reader.string("server"), ledger: try reader.string("ledger"),
                   currency: currency, cursor: try reader.int64("cursor"), lastMutationId: try reader.int64("lastMutationId"),
-                  maxLine: maxLine, identity: try Self.identity(reader))
+                  maxLine: maxLine, identity: try Self.identity(reader),
+                  // Additive (Protocol.md §5.1): absent from older daemons; a role this client does not know reads as nil.
+                  role: try reader.optionalString("role").flatMap(TokenRole.init(rawValue:)),
+                  tokenName: try reader.optionalString("tokenName"))
     }
 
     /// `ledgerId`, `epoch` and `epochCursor`: all absent (an older daemon) is `nil`; a present one must be valid.

@@ -32,12 +32,19 @@ public struct HelloResult: Hashable, Sendable {
     public var maxLine: Int
     /// The ledger's identity and history epoch (Protocol.md §5.7); `nil` from a daemon that does not send them.
     public var identity: LedgerIdentity?
+    /// What the token may do (Protocol.md §4, "Roles"); `nil` from a daemon older than roles (every token was
+    /// then an owner's) or for a role this client does not know.
+    public var role: TokenRole?
+    /// The name of the token the `hello` was made with (`default` for a ledger's first token); `nil` from a
+    /// daemon older than named tokens.
+    public var tokenName: String?
 
     /// What a client assumes of a daemon whose `hello` result has no `maxLine`: the protocol's default limit.
     public static let assumedMaxLine = 1_048_576
 
     public init(protocolVersion: Int64, server: String, ledger: String, currency: Currency, cursor: Int64, lastMutationId: Int64,
-                maxLine: Int = HelloResult.assumedMaxLine, identity: LedgerIdentity? = nil) {
+                maxLine: Int = HelloResult.assumedMaxLine, identity: LedgerIdentity? = nil, role: TokenRole? = nil,
+                tokenName: String? = nil) {
         self.protocolVersion = protocolVersion
         self.server = server
         self.ledger = ledger
@@ -46,6 +53,8 @@ public struct HelloResult: Hashable, Sendable {
         self.lastMutationId = lastMutationId
         self.maxLine = maxLine
         self.identity = identity
+        self.role = role
+        self.tokenName = tokenName
     }
 }
 

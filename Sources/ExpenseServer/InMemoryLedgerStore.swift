@@ -16,6 +16,8 @@ package final class InMemoryLedgerStore: LedgerStore {
     }
 
     private var state = State()
+    /// The ledger's tokens by name (`InMemoryLedgerStore+Tokens.swift`); outside ``transaction(_:)``, as in SQLite.
+    var storedTokens: [String: StoredToken] = [:]
     /// Called just before a commit; throwing makes the commit fail (tests of storage failure).
     package var beforeCommit: (() throws -> Void)?
 

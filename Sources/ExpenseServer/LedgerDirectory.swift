@@ -3,7 +3,8 @@ import Foundation
 import SQLite
 import Synchronization
 
-/// The data directory: one SQLite file per ledger (`NAME.sqlite`) and its token file (`NAME.token`, 0600).
+/// The data directory: one SQLite file per ledger (`NAME.sqlite`, holding its tokens' SHA-256 hashes) and the
+/// token file `ledger add` wrote (`NAME.token`, 0600: the ledger's first token, `default`, an owner's).
 ///
 /// Several processes may use one directory at once (`expensed ledger add` while the daemon runs): a new
 /// ledger is built under a temporary name and linked into place atomically (an existing name is never
@@ -18,12 +19,13 @@ public final class LedgerDirectory: Sendable {
 
     private struct Entry {
         var ledger: Ledger
-        var token: [UInt8]?
     }
 
     private let entries = Mutex<[String: Entry]>([:])
-    /// Compared against when the ledger is unknown, so that case takes the same time as a wrong token.
-    private let decoyToken = Array(Token.generate().utf8)
+    /// Compared against when the ledger is unknown, so that case takes the time of a wrong token.
+    private let decoyDigest = Token.digest(Token.generate())
+    /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
+    private let watchingTokens = Mutex(false)
 
     /// What opening a data directory may create: `expensed` creates only what it was asked for.
     public enum Creation: Sendable {
@@ -96,19 +98,79 @@ public final class LedgerDirectory: Sendable {
         return dataDirectory + "/default.token"
     }
 
-    /// The ledger `ledger` when `token` is its token; `nil` otherwise. The comparison takes the same time
-    /// whatever the token, and for an unknown ledger.
-    public func authenticate(ledger name: String, token: String) -> Ledger? {
-        var entry = entries.withLock { $0[name] }
-        if entry == nil, Self.isValid(name: name), FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory)) {
-            entry = try? openAppeared(name)  // created by `expensed ledger add` since the daemon started
+    /// Checks `token` against the tokens of ledger `name` on that ledger's thread (after taking in any token
+    /// change made by another process, so a token revoked a moment ago is refused and one added a moment ago
+    /// works) and calls `completion` with the ledger and the token's credential, or `nil`. An unknown ledger
+    /// costs the same hash and comparison as a wrong token, off the caller's thread.
+    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        guard let ledger = ledger(named: name) else {
+            let decoy = decoyDigest
+            DispatchQueue.global().async {
+                _ = Token.sameDigest(Token.digest(token), decoy)
+                completion(nil)
+            }
+            return
         }
-        let matches = Token.matches(token, expected: entry?.token ?? decoyToken)
-        guard matches, let entry, entry.token != nil else { return nil }
-        return entry.ledger
+        ledger.authenticate(token: token) { credential in
+            completion(credential.map { Authentication(ledger: ledger, credential: $0) })
+        }
     }
 
-    /// Creates a ledger and returns its new token (also written to `DIR/NAME.token`, mode 0600).
+    /// The ledger `ledger` when `token` is one of its tokens as last read (no look at the file, no credential
+    /// registered: for tests and tools in this process; the daemon uses ``authenticate(ledger:token:completion:)``).
+    public func authenticate(ledger name: String, token: String) -> Ledger? {
+        let ledger = ledger(named: name)
+        let digest = Token.digest(token)
+        guard let ledger else {
+            _ = Token.sameDigest(digest, decoyDigest)
+            return nil
+        }
+        return ledger.access.match(digest) == nil ? nil : ledger
+    }
+
+    /// The open ledger named `name`, opening it when it appeared since the daemon started (`expensed ledger add`).
+    func ledger(named name: String) -> Ledger? {
+        if let entry = entries.withLock({ $0[name] }) { return entry.ledger }
+        guard Self.isValid(name: name), FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory)) else {
+            return nil
+        }
+        return (try? openAppeared(name))?.ledger
+    }
+
+    /// Every `interval`, has each open ledger take in token changes made by another process (`expensed token
+    /// revoke` beside the daemon: the revoked token's idle connections are closed within `interval`) and write
+    /// its tokens' last uses. Runs on Dispatch timers until ``close()``.
+    public func watchTokens(every interval: Duration) {
+        let start = watchingTokens.withLock { running -> Bool in
+            defer { running = true }
+            return !running
+        }
+        if start { scheduleTokenCheck(after: interval) }
+    }
+
+    private func scheduleTokenCheck(after interval: Duration) {
+        let (seconds, attoseconds) = interval.components
+        let delay = Double(seconds) + Double(attoseconds) / 1e18  // seconds of waiting, not money
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self, self.watchingTokens.withLock({ $0 }) else { return }
+            self.checkTokens()
+            self.scheduleTokenCheck(after: interval)
+        }
+    }
+
+    /// One round of ``watchTokens(every:)`` now; `completion` runs once every open ledger has done it.
+    package func checkTokens(completion: @escaping @Sendable () -> Void = {}) {
+        let ledgers = entries.withLock { $0.values.map(\.ledger) }
+        let group = DispatchGroup()
+        for ledger in ledgers {
+            group.enter()
+            ledger.checkTokens { group.leave() }
+        }
+        group.notify(queue: .global(), execute: completion)
+    }
+
+    /// Creates a ledger and returns its new token, the owner token `default` (also written to `DIR/NAME.token`,
+    /// mode 0600: the only copy; the ledger keeps its SHA-256).
     /// - Throws: ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/ledgerExists(_:)``, or a storage error.
     public func addLedger(name: String, currency: Currency) throws -> String {
         guard entries.withLock({ $0[name] }) == nil else { throw LedgerError.ledgerExists(name) }
@@ -133,7 +195,7 @@ public final class LedgerDirectory: Sendable {
     public static func backup(dataDirectory: String, ledger name: String, to path: String) throws {
         let source = databasePath(name, in: dataDirectory)
         guard isValid(name: name), FileManager.default.fileExists(atPath: source) else { throw LedgerError.unknownLedger(name) }
-        // Created 0600 (it holds the ledger's token and records) and exclusively before SQLite opens it: an
+        // Created 0600 (it holds the ledger's records and its tokens' hashes) and exclusively before SQLite opens it: an
         // existing file is never overwritten, even one that appears meanwhile.
         let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -153,6 +215,7 @@ public final class LedgerDirectory: Sendable {
 
     /// Commits what is queued in every ledger and closes them.
     public func close() async {
+        watchingTokens.withLock { $0 = false }
         let ledgers = entries.withLock { $0.values.map(\.ledger) }
         for ledger in ledgers { await ledger.close() }
     }
@@ -185,9 +248,8 @@ public final class LedgerDirectory: Sendable {
         let path = databasePath(name, in: directory)
         do {
             let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: true)
-            let token = store.token.map { Array($0.utf8) }
             let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
-            return Entry(ledger: ledger, token: token)
+            return Entry(ledger: ledger)
         } catch let error as LedgerError {
             throw error
         } catch {

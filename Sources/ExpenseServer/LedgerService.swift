@@ -29,6 +29,10 @@ public protocol LedgerService: Sendable {
     func hello(clientId: UUID, completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void)
     /// Starts a push and calls `completion` once it is durable (or failed); returns at once.
     func push(clientId: UUID, items: [PushItem], completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void)
+    /// The same push made by the session holding `credential` (its token's name is the changes' author); a
+    /// ledger refuses it (−32001) when the token is revoked before the push is applied.
+    func push(clientId: UUID, items: [PushItem], credential: TokenCredential?,
+              completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void)
     /// Starts a pull and calls `completion` with its result; returns at once.
     func pull(_ params: PullParams, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void)
     /// Starts a summary and calls `completion` with its result; returns at once.
@@ -58,6 +62,12 @@ extension LedgerService {
         Task { completion(await Result(catching: { try await push(clientId: clientId, items: items) })) }
     }
 
+    /// Doubles ignore the credential.
+    public func push(clientId: UUID, items: [PushItem], credential: TokenCredential?,
+                     completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
+        push(clientId: clientId, items: items, completion: completion)
+    }
+
     public func pull(_ params: PullParams, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
         Task { completion(await Result(catching: { try await pull(params) })) }
     }
@@ -75,13 +85,25 @@ extension Result where Failure == any Error {
     }
 }
 
+/// A `hello`'s proof: the ledger and the credential of the token that opened it.
+public struct Authentication: Sendable {
+    public var ledger: any LedgerService
+    public var credential: TokenCredential
+
+    public init(ledger: any LedgerService, credential: TokenCredential) {
+        self.ledger = ledger
+        self.credential = credential
+    }
+}
+
 /// Finds the ledger a `hello` names, checking its token.
 public protocol LedgerProvider: Sendable {
-    /// The ledger named `name` when `token` is its token (compared in constant time), else `nil`.
-    /// It runs on the network loop's thread, so it should not block. One case does today: the first `hello`
-    /// naming a ledger created after the daemon started opens that ledger here (integrity check and index load,
-    /// about a second per million records), and the loop waits for it.
-    func authenticatedLedger(name: String, token: String) -> (any LedgerService)?
+    /// Calls `completion` (on any thread) with the ledger named `name` and the credential of `token` when
+    /// `token` is one of that ledger's tokens (its SHA-256 compared in constant time), else with `nil`.
+    /// It is called on the network loop's thread, so it must return at once. One case blocks today: the first
+    /// `hello` naming a ledger created after the daemon started opens that ledger here (integrity check and
+    /// index load, about a second per million records), and the loop waits for it.
+    func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void)
 }
 
 /// An error that has its own JSON-RPC form (code, reason, message); others are answered −32603 `internal`.
@@ -92,11 +114,7 @@ public protocol RPCErrorConvertible: Error {
 
 extension Ledger: LedgerService {}
 
-extension LedgerDirectory: LedgerProvider {
-    public func authenticatedLedger(name: String, token: String) -> (any LedgerService)? {
-        authenticate(ledger: name, token: token)
-    }
-}
+extension LedgerDirectory: LedgerProvider {}
 
 extension LedgerError: RPCErrorConvertible {
     public var rpcError: RPCError {

@@ -24,6 +24,9 @@ struct RequestDispatcher: Sendable {
     let maximumLineLength: Int
     /// The connection's name in log lines (`connection 7.1 from 127.0.0.1`).
     var logName = "connection"
+    /// The session's token (name and role): a viewer's push is −32006 `forbidden`; the ledger gets it with each
+    /// push, so its changes know their author (`credential.name`). `nil`: no role check (tests of the front).
+    var credential: TokenCredential?
 
     func plan(_ request: RPCRequest, id: RequestID) -> Plan {
         let ledger = ledger
@@ -42,9 +45,15 @@ struct RequestDispatcher: Sendable {
                 }
             case PushRequest.method:
                 let push = try PushRequest(params: request.params)
+                if let credential, !credential.role.mayWrite {
+                    return .immediate(RPCResponse.error(id: id, .forbidden(
+                        "the token \(DisplayText.quoted(credential.name)) is a \(credential.role.rawValue)'s: it may read this ledger, "
+                            + "not change it; nothing of this push was applied", field: "mutations")))
+                }
                 let logName = logName
+                let credential = credential
                 return .deferred { reply in
-                    ledger.push(clientId: clientId, items: push.items) { result in
+                    ledger.push(clientId: clientId, items: push.items, credential: credential) { result in
                         if case .success(let pushed) = result {
                             log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(clientId.uuidString.lowercased()): "
                                 + Self.counts(pushed))

@@ -28,6 +28,10 @@ extension SQLiteLedgerStore {
     ///   effects. Keyed (client, mutationId), so each client's rows are appended and pruned at the two ends of
     ///   its own range. status: 0 applied (version, seq), 1 conflict (record: the id), 2 rejected (reason,
     ///   field, message).
+    /// - `tokens` (migration 3) holds the ledger's named tokens: name, role (`owner`, `editor`, `viewer`), the
+    ///   token's SHA-256 (never the token), creation and last use in Unix seconds. The single token older files
+    ///   kept in `meta` becomes the owner token `default` when the file is opened
+    ///   (``SQLiteLedgerStore/convertLegacyToken(_:connection:)``: SQL has no SHA-256, so that step is Swift's).
     static let migrations: [String] = [
         """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -95,6 +99,16 @@ extension SQLiteLedgerStore {
             status INTEGER NOT NULL,
             version INTEGER, seq INTEGER, record BLOB, reason TEXT, field TEXT, message TEXT,
             PRIMARY KEY (client, mutation_id)
+        ) WITHOUT ROWID;
+        """,
+        // 3: named tokens with roles, kept as SHA-256 hashes (README, "Tokens and roles").
+        """
+        CREATE TABLE tokens (
+            name TEXT PRIMARY KEY,
+            role TEXT NOT NULL,
+            hash BLOB NOT NULL,
+            created INTEGER NOT NULL,
+            last_used INTEGER
         ) WITHOUT ROWID;
         """,
     ]

@@ -6,7 +6,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The `expensed` program: `serve` (the default), `ledger add|list`, `backup`. The command tree, its parsing
+/// The `expensed` program: `serve` (the default), `ledger add|list`, `token add|list|revoke`, `backup`, `restore`. The command tree, its parsing
 /// and its help come from ``ExpensedCommands`` through CommandLineKit, as for `expense`.
 package enum ExpensedCommand {
     /// Runs `expensed` with `arguments` (without the program name) and returns the process exit code.
@@ -41,6 +41,9 @@ package enum ExpensedCommand {
         case ["serve"]: return try await ServeCommand(command: command).run()
         case ["ledger", "add"]: return try await ledgerAdd(command)
         case ["ledger", "list"]: return await ledgerList(command)
+        case ["token", "add"]: return try TokenCommand.add(command)
+        case ["token", "list"]: return try TokenCommand.list(command)
+        case ["token", "revoke"]: return TokenCommand.revoke(command)
         case ["backup"]: return backup(command)
         case ["restore"]: return restore(command)
         case [ExpensedCommands.completion.name]:
@@ -155,6 +158,12 @@ package enum ExpensedCommand {
         }
         await directory.close()
         return status
+    }
+
+    /// Prints `error` as `Error: …` and returns its exit code.
+    static func fail(_ error: any Error) -> ExitCode {
+        printError("Error: \(error)")
+        return DaemonFailure.exitCode(for: error)
     }
 
     /// Writes `text` to standard output, unbuffered (one `write` for the whole text).

@@ -10,9 +10,10 @@ enum ExpensedCommands {
         abstract: "The authoritative daemon of the expense ledger.",
         discussion: """
           Plain `expensed` is `expensed serve` with the defaults; `expensed --listen …` is `expensed serve --listen …`.
-          Each ledger is one SQLite database DIR/NAME.sqlite, its token in DIR/NAME.token (mode 0600).
+          Each ledger is one SQLite database DIR/NAME.sqlite, holding the SHA-256 of each of its named tokens
+          (never a token); `ledger add` writes the first one, the owner token `default`, to DIR/NAME.token (mode 0600).
         """,
-        subcommands: [serve, ledger, backup, restore, completion, manual],
+        subcommands: [serve, ledger, token, backup, restore, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(
@@ -24,7 +25,7 @@ enum ExpensedCommands {
           can listen (an address in use creates nothing); the token is never printed or logged.
           A damaged database is refused at start, naming the file. One daemon serves a data directory at a time:
           it holds DIR/expensed.lock (flock) while it runs, and a second one exits 75 naming the directory and the
-          holder's pid; `ledger add`, `ledger list` and `backup` work beside it. Logs go to stderr, one line per event.
+          holder's pid; `ledger add`, `ledger list`, `token …` and `backup` work beside it. Logs go to stderr, one line per event.
           SIGINT/SIGTERM: stop accepting, finish in-flight requests, commit, exit 0.
         """,
         options: [
@@ -55,6 +56,51 @@ enum ExpensedCommands {
         discussion: "  Creates nothing: a data directory that does not exist is an error (exit 74), not a new one.",
         options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects.")])
 
+    /// How often `serve` looks for token changes made by `expensed token` beside it (it also looks before
+    /// every request that reaches a ledger).
+    static let tokenPollInterval = Duration.seconds(1)
+
+    static let roleHelp = "owner, editor or viewer: a viewer may read (pull, summary, watch); an editor may also push; an owner may also use owner-only methods (none yet)."
+
+    static let token = CommandSpec(
+        name: "token", abstract: "Manage the named tokens of a ledger: one per device or person, each with a role.",
+        discussion: """
+          A ledger keeps only the SHA-256 of each token. These commands work beside a running daemon: it takes a
+          change in before the next request that reaches the ledger, and within a second when none comes.
+        """,
+        subcommands: [tokenAdd, tokenList, tokenRevoke])
+
+    static let tokenAdd = CommandSpec(
+        name: "add", abstract: "Make a token and print it (only the token) on stdout: the only copy.",
+        discussion: """
+          The token is shown once and never stored: keep it (for example in the device's token file, given to
+          `expense remote set --token-file`). A lost token cannot be shown again: revoke it and add another.
+        """,
+        arguments: [ArgumentSpec("name", help: "The token's name: 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
+        options: [
+            .option("ledger", value: "name", help: "The ledger the token opens.", required: true),
+            .option("role", value: "role", help: roleHelp, required: true),
+            data,
+        ])
+
+    static let tokenList = CommandSpec(
+        name: "list", abstract: "List a ledger's tokens: name, role, when made, when last used (never a token).",
+        discussion: "  Times are UTC (ISO 8601); the daemon writes last use about once a second, `never` when none.",
+        options: [
+            .option("ledger", value: "name", help: "The ledger whose tokens to list.", required: true),
+            data,
+            .flag("json", help: "Print a JSON array of {\"name\",\"role\",\"created\",\"lastUsed\"} objects (lastUsed null when never)."),
+        ])
+
+    static let tokenRevoke = CommandSpec(
+        name: "revoke", abstract: "Remove a token: a running daemon closes its connections and refuses it from now on.",
+        discussion: """
+          A `hello` with the token is refused (-32001) from the moment this command returns; the daemon closes
+          the connections already open with it within a second (at once when they send a request).
+        """,
+        arguments: [ArgumentSpec("name", help: "The token to remove.")],
+        options: [.option("ledger", value: "name", help: "The ledger the token opens.", required: true), data])
+
     static let backup = CommandSpec(
         name: "backup", abstract: "Copy a ledger consistently into a new file, also while the daemon runs.",
         discussion: "  Uses SQLite's online backup API. FILE must not exist; the copy is a ledger database like any other.",
@@ -81,7 +127,7 @@ enum ExpensedCommands {
     static let footer = """
         EXIT CODES:
           0  success (serve: stopped by SIGINT or SIGTERM)
-          1  failure (for example an unknown ledger, an existing ledger or backup file)
+          1  failure (for example an unknown ledger or token, an existing ledger, token or backup file)
          64  usage error (a wrong command line)
          69  the listen address is unavailable (in use, or not an address of this machine)
          65  invalid data (restore: FILE is not a sound backup of that ledger)

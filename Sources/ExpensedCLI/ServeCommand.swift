@@ -73,6 +73,8 @@ struct ServeCommand {
             if let tokenPath = try directory.openDeferred(defaultCurrency: currency) {
                 log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
             }
+            // `expensed token revoke` beside the daemon closes the token's idle connections within this.
+            directory.watchTokens(every: ExpensedCommands.tokenPollInterval)
         } catch {
             // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
             log("cannot open the data directory \(data): \(error)")

@@ -91,8 +91,9 @@ final class FakeLedgers: LedgerProvider {
     let ledger = FakeLedger(name: "default")
     static let token = "0123456789abcdef0123456789abcdef"
 
-    func authenticatedLedger(name: String, token: String) -> (any LedgerService)? {
-        name == "default" && token == Self.token ? ledger : nil
+    func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        completion(name == "default" && token == Self.token
+                   ? Authentication(ledger: ledger, credential: TokenCredential(name: "default", role: .owner)) : nil)
     }
 }
 

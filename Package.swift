@@ -20,16 +20,18 @@ let package = Package(
         .target(name: "CEpoll", path: "Sources/CEpoll"),
 
         .target(name: "ExpenseCore"),
+        // The one retrying system-call wrapper, write-all, atomic file replacement, 0700-directory maker and stop signal.
+        .target(name: "SystemKit", dependencies: ["CEpoll"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "CommandLineKit"),
         // posix_spawn children for the bench and the end-to-end tests (Foundation's Process crashes now and then).
-        .target(name: "ProcessSpawn"),
+        .target(name: "ProcessSpawn", dependencies: ["SystemKit"]),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
-        .target(name: "ExpenseTransport", dependencies: ["CEpoll"]),
-        .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
-        .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
-        .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit"]),
-        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "ExpenseTransport", "CommandLineKit", "CEpoll"]),
+        .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit"]),
+        .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "SystemKit"]),
+        .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "SystemKit"]),
+        .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit", "SystemKit"]),
+        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "ExpenseTransport", "CommandLineKit", "SystemKit"]),
 
         .executableTarget(name: "expense", dependencies: ["ExpenseCLI"]),
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),

@@ -137,7 +137,7 @@ extension LocalLedger {
                     try transaction.removePending(position: entry.position)
                     let copy = try transaction.serverCopy(id: entry.id)
                     if (copy?.version ?? 0) <= version {
-                        var draft = copy?.expense.draft ?? ExpenseDraft(id: entry.id.uuidString.lowercased())
+                        var draft = copy?.expense.draft ?? ExpenseDraft(id: UUIDText.lowercased(entry.id))
                         if entry.type == .put { draft = draft.merging(entry.fields) }
                         if let expense = try? ExpenseValidator.validateStored(draft) {
                             try transaction.putServerCopy(Record(expense: expense, version: version, seq: max(seq, copy?.seq ?? 0),

@@ -210,15 +210,12 @@ package final class LocalLedger {
             case (.delete, .delete):
                 break
             }
-            last.state = .unsent
-            last.rejection = nil
-            last.mutationId = nil
+            last.reopen()
             try transaction.updatePending(last)
         } else {
             var entry = change
             entry.position = 0
-            entry.mutationId = nil
-            entry.state = .unsent
+            entry.reopen()
             entry.baseVersion = try entries.last?.baseVersion ?? transaction.serverCopy(id: change.id)?.version ?? 0
             try transaction.appendPending(entry)
         }

@@ -116,7 +116,7 @@ final class ClientSession: LineSession {
             context.log("\(connection.logName): hello refused for ledger \(DisplayText.quoted(params.ledger)), "
                         + "too many failed attempts; its turn is in \(seconds) s")
             return .reply(RPCResponse.error(id: id, .throttled(retryAfter: seconds)), .close)
-        case .evaluate(let wait) where wait == .zero:
+        case .evaluate(let wait) where wait == .zero && context.ledgers.opensWithoutBlocking(name: params.ledger):
             guard let ledger = authenticate(params) else {
                 return .reply(RPCResponse.error(id: id, .unauthorized()), .close)
             }
@@ -124,8 +124,10 @@ final class ClientSession: LineSession {
             return .pending
         case .evaluate(let wait):
             let connection = connection
-            // Its turn comes later: waited for on a Dispatch timer, not on the cooperative pool.
+            // Its turn comes later, or its ledger must be opened first (created since the daemon started): either
+            // way off the loop thread, on a Dispatch worker (not the cooperative pool), answered via the mailbox.
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(wait)) {
+                LoopThread.assertNotCurrent()
                 guard let ledger = self.authenticate(params) else {
                     connection.complete(RPCResponse.error(id: id, .unauthorized()), after: .close)
                     return

@@ -101,12 +101,19 @@ public final class LedgerDirectory: Sendable {
     /// whatever the token, and for an unknown ledger.
     public func authenticate(ledger name: String, token: String) -> Ledger? {
         var entry = entries.withLock { $0[name] }
-        if entry == nil, Self.isValid(name: name), FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory)) {
+        if entry == nil, needsOpening(name) {
             entry = try? openAppeared(name)  // created by `expensed ledger add` since the daemon started
         }
         let matches = Token.matches(token, expected: entry?.token ?? decoyToken)
         guard matches, let entry, entry.token != nil else { return nil }
         return entry.ledger
+    }
+
+    /// Whether `name` is a ledger created since the daemon started, not open yet: ``authenticate(ledger:token:)``
+    /// opens it (which may take a second per million records), so it must not run on the loop thread.
+    func needsOpening(_ name: String) -> Bool {
+        entries.withLock { $0[name] } == nil && Self.isValid(name: name)
+            && FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory))
     }
 
     /// Creates a ledger and returns its new token (also written to `DIR/NAME.token`, mode 0600).

@@ -78,10 +78,19 @@ extension Result where Failure == any Error {
 /// Finds the ledger a `hello` names, checking its token.
 public protocol LedgerProvider: Sendable {
     /// The ledger named `name` when `token` is its token (compared in constant time), else `nil`.
-    /// It runs on the network loop's thread, so it should not block. One case does today: the first `hello`
-    /// naming a ledger created after the daemon started opens that ledger here (integrity check and index load,
-    /// about a second per million records), and the loop waits for it.
+    /// It runs on the network loop's thread when ``opensWithoutBlocking(name:)`` says so, else on a Dispatch
+    /// worker (the first `hello` naming a ledger created after the daemon started opens it here: integrity check
+    /// and index load, about a second per million records).
     func authenticatedLedger(name: String, token: String) -> (any LedgerService)?
+
+    /// Whether ``authenticatedLedger(name:token:)`` answers for `name` without blocking (the ledger is open, or
+    /// there is none of that name). Runs on the loop thread: it must not block.
+    func opensWithoutBlocking(name: String) -> Bool
+}
+
+extension LedgerProvider {
+    /// Providers that hold every ledger in memory never block.
+    public func opensWithoutBlocking(name: String) -> Bool { true }
 }
 
 /// An error that has its own JSON-RPC form (code, reason, message); others are answered −32603 `internal`.
@@ -95,6 +104,10 @@ extension Ledger: LedgerService {}
 extension LedgerDirectory: LedgerProvider {
     public func authenticatedLedger(name: String, token: String) -> (any LedgerService)? {
         authenticate(ledger: name, token: token)
+    }
+
+    public func opensWithoutBlocking(name: String) -> Bool {
+        !needsOpening(name)
     }
 }
 

@@ -13,8 +13,8 @@ import Glibc
 /// socket and the mailbox's eventfd are level-triggered: a burst of connects is accepted 64 at a time
 /// without starving established connections, and nothing is lost if the loop stops early.
 ///
-/// - Important: Everything here runs on the loop thread only. Other threads talk to it through
-///   ``LoopMailbox``.
+/// - Important: Everything here runs on the loop thread only (``run()`` marks it; the entry points check it with
+///   ``LoopThread/assertCurrent(file:line:)`` in debug builds). Other threads talk to it through ``LoopMailbox``.
 final class EventLoop {
     private static let listenerToken = UInt64.max
     private static let mailboxToken = UInt64.max - 1
@@ -70,8 +70,13 @@ final class EventLoop {
         return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
     }
 
-    /// Runs until stopped and every connection is closed (or the shutdown grace has passed).
+    /// Runs until stopped and every connection is closed (or the shutdown grace has passed), on the calling thread,
+    /// which is the loop thread from now until it returns.
     func run() {
+        LoopThread.running(runLoop)
+    }
+
+    private func runLoop() {
         _ = cepoll_ctl(epollFD, EPOLL_CTL_ADD, listener.fileDescriptor, EPOLLIN.rawValue, Self.listenerToken)
         _ = cepoll_ctl(epollFD, EPOLL_CTL_ADD, mailbox.eventFD, EPOLLIN.rawValue, Self.mailboxToken)
         var events = [UInt32](repeating: 0, count: 256)
@@ -108,6 +113,7 @@ final class EventLoop {
     // MARK: Events
 
     private func handle(event: UInt32, data: UInt64) {
+        LoopThread.assertCurrent()
         switch data {
         case Self.listenerToken: acceptConnections()
         case Self.mailboxToken: handleMailbox()
@@ -132,6 +138,7 @@ final class EventLoop {
     }
 
     private func handleMailbox() {
+        LoopThread.assertCurrent()
         let (messages, stop) = mailbox.take()
         for message in messages {
             guard let connection = lookup(message.target) else { continue }

@@ -187,13 +187,7 @@ final class EventLoop {
                 break
             }
             budget -= 1
-            let result: IOResult<Int>
-            do throws(SystemCallError) {
-                result = try syscall(blocking: false, where: "read") { read(connection.id.fd, scratch.baseAddress, Self.scratchSize) }
-            } catch {
-                close(connection)
-                return
-            }
+            guard let result = readInput(connection) else { return }
             guard case .processed(let count) = result else {
                 connection.readable = false
                 continue
@@ -292,17 +286,21 @@ final class EventLoop {
         drainInput(connection)
     }
 
+    /// One read of up to `scratchSize` bytes into `scratch`; `nil` when it failed and the connection was closed.
+    private func readInput(_ connection: LoopConnection) -> IOResult<Int>? {
+        do throws(SystemCallError) {
+            return try syscall(blocking: false, where: "read") { read(connection.id.fd, scratch.baseAddress, Self.scratchSize) }
+        } catch {
+            close(connection)
+            return nil
+        }
+    }
+
     private func drainInput(_ connection: LoopConnection) {
         var budget = Self.readBudget
         while connection.readable, budget > 0 {
             budget -= 1
-            let result: IOResult<Int>
-            do throws(SystemCallError) {
-                result = try syscall(blocking: false, where: "read") { read(connection.id.fd, scratch.baseAddress, Self.scratchSize) }
-            } catch {
-                close(connection)
-                return
-            }
+            guard let result = readInput(connection) else { return }
             switch result {
             case .processed(0):
                 close(connection)

@@ -3,6 +3,7 @@ import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
+import SystemKit
 
 extension CommandRunner {
     /// `expense remote set HOST:PORT --ledger NAME (--token-file FILE | --token TOKEN)`.
@@ -116,7 +117,8 @@ extension CommandRunner {
     /// `expense sync --watch`: sync, then stay connected; pull on each `changed` and push local changes, reconnecting
     /// with backoff. SIGINT or SIGTERM stops it after the step in progress: exit 0.
     private func watch(_ engine: SyncEngine) throws {
-        StopSignal.install()
+        // Without the handler a signal ends the process at once, as for any other command.
+        try? StopSignal.install()
         var wait: Duration = .milliseconds(200)
         while StopSignal.requested == nil {
             do {
@@ -202,10 +204,10 @@ extension CommandRunner {
                 "lastSync": lastSync ?? NSNull(), "lastFailure": lastFailure ?? NSNull(), "pending": queue.count, "conflicts": conflicts.count,
                 "rejected": queue.count { $0.state == .rejected },
                 "changes": queue.map { entry in
-                    ["id": entry.id.uuidString.lowercased(), "type": entry.type.rawValue, "state": entry.state.rawValue,
+                    ["id": UUIDText.lowercased(entry.id), "type": entry.type.rawValue, "state": entry.state.rawValue,
                      "baseVersion": entry.baseVersion, "reason": entry.rejection?.reason ?? NSNull()] as [String: Any]
                 },
-                "conflictIds": conflicts.map { $0.id.uuidString.lowercased() },
+                "conflictIds": conflicts.map { UUIDText.lowercased($0.id) },
                 // As the last `hello` reported them (null before the first sync, or from a daemon older than roles).
                 "role": role?.rawValue ?? NSNull(), "tokenName": tokenName ?? NSNull(),
             ]
@@ -232,7 +234,7 @@ extension CommandRunner {
         if !queue.isEmpty {
             text += "\nChanges not yet synced:\n"
             for entry in queue.prefix(50) {
-                let short = String(entry.id.uuidString.lowercased().prefix(8))
+                let short = String(UUIDText.lowercased(entry.id).prefix(8))
                 let what = entry.type == .delete ? "deleted" : (entry.baseVersion == 0 ? "new" : "modified")
                 var line = "  \(what.padding(toLength: 9, withPad: " ", startingAt: 0)) \(short)"
                 if let fields = fieldNames(entry.fields), entry.type == .put, entry.baseVersion > 0 { line += "  (\(fields))" }
@@ -244,7 +246,7 @@ extension CommandRunner {
         if !conflicts.isEmpty {
             text += "\nConflicts (see `expense conflicts`, settle with `expense resolve ID --mine|--theirs|--edit`):\n"
             for conflict in conflicts {
-                text += "  both changed  \(String(conflict.id.uuidString.lowercased().prefix(8)))  \(conflictKind(conflict))\n"
+                text += "  both changed  \(String(UUIDText.lowercased(conflict.id).prefix(8)))  \(conflictKind(conflict))\n"
             }
         }
         console.out(text)
@@ -271,7 +273,7 @@ extension CommandRunner {
                 if let value = fields.category { mine["category"] = value }
                 if let value = fields.date { mine["date"] = value }
                 if let value = fields.note { mine["note"] = value }
-                return ["id": conflict.id.uuidString.lowercased(), "kind": conflictKind(conflict), "mine": mine,
+                return ["id": UUIDText.lowercased(conflict.id), "kind": conflictKind(conflict), "mine": mine,
                         "theirs": ["amount": theirs.amount, "currency": theirs.currency.code, "category": theirs.category,
                                    "date": theirs.date.description, "note": theirs.note, "version": conflict.theirs.version,
                                    "deleted": conflict.theirs.deleted] as [String: Any]]
@@ -286,7 +288,7 @@ extension CommandRunner {
         }
         var text = ""
         for conflict in conflicts {
-            text += "\(conflict.id.uuidString.lowercased())  \(conflictKind(conflict))\n"
+            text += "\(UUIDText.lowercased(conflict.id))  \(conflictKind(conflict))\n"
             text += "  FIELD     MINE                           THEIRS\n"
             for line in conflict.differences {
                 text += "  " + line.field.padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
@@ -335,7 +337,7 @@ extension CommandRunner {
             resolution = .edit(fields)
         }
         try ledger.resolve(conflict, resolution)
-        console.out(conflict.id.uuidString.lowercased() + "\n")
+        console.out(UUIDText.lowercased(conflict.id) + "\n")
         console.err("Resolved (\(choices[0])); run `expense sync` to send it.")
     }
 }

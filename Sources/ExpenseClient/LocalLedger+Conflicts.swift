@@ -21,11 +21,11 @@ extension LocalLedger {
         guard UUIDText.isPossiblePrefix(prefix) else { throw ValidationError.invalidId(prefix) }
         let wanted = prefix.lowercased()
         guard wanted.count >= Self.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
-        let found = try store.conflicts().filter { $0.id.uuidString.lowercased().hasPrefix(wanted) }
+        let found = try store.conflicts().filter { UUIDText.lowercased($0.id).hasPrefix(wanted) }
         switch found.count {
         case 0: throw StoreError.noConflict(prefix)
         case 1: return found[0]
-        default: throw StoreError.ambiguousId(prefix, matches: found.map { String($0.id.uuidString.lowercased().prefix(8)) })
+        default: throw StoreError.ambiguousId(prefix, matches: found.map { String(UUIDText.lowercased($0.id).prefix(8)) })
         }
     }
 

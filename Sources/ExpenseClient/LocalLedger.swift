@@ -66,7 +66,7 @@ package final class LocalLedger {
     package func add(_ drafts: [ExpenseDraft]) throws -> [Expense] {
         let expenses = try drafts.map { draft in
             var draft = draft
-            if draft.id == nil { draft.id = UUID().uuidString.lowercased() }
+            if draft.id == nil { draft.id = UUIDText.lowercased(UUID()) }
             return try ExpenseValidator.validate(draft)
         }
         try insert(expenses)
@@ -230,15 +230,12 @@ package final class LocalLedger {
             case (.delete, .delete):
                 break
             }
-            last.state = .unsent
-            last.rejection = nil
-            last.mutationId = nil
+            last.reopen()
             try transaction.updatePending(last)
         } else {
             var entry = change
             entry.position = 0
-            entry.mutationId = nil
-            entry.state = .unsent
+            entry.reopen()
             entry.baseVersion = try entries.last?.baseVersion ?? transaction.serverCopy(id: change.id)?.version ?? 0
             try transaction.appendPending(entry)
         }
@@ -252,7 +249,7 @@ package final class LocalLedger {
         let copy = try transaction.serverCopy(id: id)
         let entries = try transaction.pending(for: id)
         let existing = try transaction.record(id: id)
-        var draft = copy?.expense.draft ?? existing?.expense.draft ?? ExpenseDraft(id: id.uuidString.lowercased())
+        var draft = copy?.expense.draft ?? existing?.expense.draft ?? ExpenseDraft(id: UUIDText.lowercased(id))
         var deleted = copy?.deleted ?? (entries.isEmpty ? true : false)
         for entry in entries {
             switch entry.type {

@@ -27,7 +27,7 @@ struct StoreState: Sendable, Equatable {
     /// A fresh state with a new client id.
     static func fresh() -> StoreState {
         var state = StoreState()
-        state.meta[.clientId] = UUID().uuidString.lowercased()
+        state.meta[.clientId] = UUIDText.lowercased(UUID())
         return state
     }
 

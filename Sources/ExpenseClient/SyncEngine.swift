@@ -208,7 +208,7 @@ package struct SyncEngine {
     /// Which changes a push carried, for an error a person reads: `expense status` then names them.
     static func describe(_ batch: [PendingMutation]) -> String {
         let ids = batch.compactMap(\.mutationId)
-        let first = batch.first.map { String($0.id.uuidString.lowercased().prefix(8)) } ?? "-"
+        let first = batch.first.map { String(UUIDText.lowercased($0.id).prefix(8)) } ?? "-"
         let numbers = ids.count == 1 ? "mutationId \(ids[0])" : "mutationIds \(ids.first ?? 0)–\(ids.last ?? 0)"
         return "while pushing \(batch.count) change\(batch.count == 1 ? "" : "s"), \(numbers), the first of expense \(first)"
     }

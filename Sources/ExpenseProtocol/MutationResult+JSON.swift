@@ -94,7 +94,7 @@ extension MutationOutcome {
         let reader = try ResultReader(json, path: path)
         let status = try reader.string("status")
         guard let outcome = try Self(reader, status: status) else {
-            throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(status.prefix(40))")
+            throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(DisplayText.quoted(status))")
         }
         self = outcome
     }

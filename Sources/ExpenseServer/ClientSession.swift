@@ -206,7 +206,7 @@ final class ClientSession: LineSession {
             }
             context.log("\(connection.logName): hello: ledger \(DisplayText.quoted(ledger.name)), client "
                         + (params.clientName.map { DisplayText.quoted($0) } ?? "(unnamed)")
-                        + " \(params.clientId.uuidString.lowercased())")
+                        + " \(UUIDText.lowercased(params.clientId))")
             let result = HelloResult(protocolVersion: ProtocolVersion.current, server: context.serverName, ledger: ledger.name,
                                      currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId,
                                      maxLine: maximumLineLength, identity: ledger.identity, role: credential.role,

@@ -1,7 +1,9 @@
 import ExpenseCore
+import ExpenseTransport
 import Foundation
 import SQLite
 import Synchronization
+import SystemKit
 
 /// The data directory: one SQLite file per ledger (`NAME.sqlite`, holding its tokens' SHA-256 hashes) and the
 /// token file `ledger add` wrote (`NAME.token`, 0600: the ledger's first token, `default`, an owner's).
@@ -102,7 +104,17 @@ public final class LedgerDirectory: Sendable {
     /// change made by another process, so a token revoked a moment ago is refused and one added a moment ago
     /// works) and calls `completion` with the ledger and the token's credential, or `nil`. An unknown ledger
     /// costs the same hash and comparison as a wrong token, off the caller's thread.
+    /// It returns at once: a ledger created since the daemon started is opened (integrity check and index load,
+    /// about a second per million records) on a Dispatch worker, never on the caller's (the loop's) thread.
     public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        guard !needsOpening(name) else {
+            DispatchQueue.global().async { self.authenticateOpen(ledger: name, token: token, completion: completion) }
+            return
+        }
+        authenticateOpen(ledger: name, token: token, completion: completion)
+    }
+
+    private func authenticateOpen(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
         guard let ledger = ledger(named: name) else {
             let decoy = decoyDigest
             DispatchQueue.global().async {
@@ -167,6 +179,12 @@ public final class LedgerDirectory: Sendable {
             ledger.checkTokens { group.leave() }
         }
         group.notify(queue: .global(), execute: completion)
+    }
+
+    /// Whether `name` is a ledger created since the daemon started and not open yet (opening it may block).
+    func needsOpening(_ name: String) -> Bool {
+        entries.withLock { $0[name] } == nil && Self.isValid(name: name)
+            && FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory))
     }
 
     /// Creates a ledger and returns its new token, the owner token `default` (also written to `DIR/NAME.token`,
@@ -236,6 +254,7 @@ public final class LedgerDirectory: Sendable {
     static func databasePath(_ name: String, in directory: String) -> String { directory + "/" + name + ".sqlite" }
 
     private func openAppeared(_ name: String) throws -> Entry {
+        LoopThread.assertNotCurrent()  // opening reads the whole file: never on the network loop
         let entry = try Self.open(name: name, in: dataDirectory)
         return entries.withLock { entries in
             if let existing = entries[name] { return existing }  // another caller opened it first
@@ -262,7 +281,7 @@ public final class LedgerDirectory: Sendable {
         let path = databasePath(name, in: directory)
         guard !FileManager.default.fileExists(atPath: path) else { throw LedgerError.ledgerExists(name) }
         let token = Token.generate()
-        let temporary = directory + "/." + name + "-" + UUID().uuidString.lowercased() + ".sqlite"
+        let temporary = directory + "/." + name + "-" + UUIDText.lowercased(UUID()) + ".sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
         do {
             // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database's mode.
@@ -285,45 +304,38 @@ public final class LedgerDirectory: Sendable {
 
     /// Writes `token` to a temporary file (0600), fsyncs it, runs `onlyIfLinked` (which puts the ledger in
     /// place), then renames the token file into place and fsyncs the directory.
+    /// (``AtomicFile``, the one atomic replacement, with `onlyIfLinked` as its step before the rename.)
     static func writeTokenFile(_ token: String, to path: String, directory: String, onlyIfLinked: () throws -> Void) throws {
-        let temporary = path + ".tmp-" + UUID().uuidString.lowercased()
-        defer { unlink(temporary) }
-        let descriptor = Glibc.open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw LedgerError.dataDirectory(path: directory, detail: String(cString: strerror(errno))) }
-        let bytes = Array((token + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
-        Glibc.close(descriptor)
-        guard written == bytes.count, synced == 0 else {
-            throw LedgerError.dataDirectory(path: directory, detail: "cannot write \(temporary)")
-        }
-        try onlyIfLinked()
-        guard rename(temporary, path) == 0 else {
-            throw LedgerError.dataDirectory(path: directory, detail: "cannot rename the token file: \(String(cString: strerror(errno)))")
-        }
-        let directoryDescriptor = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            Glibc.close(directoryDescriptor)
+        do {
+            try AtomicFile.write(Array((token + "\n").utf8), to: path, beforeRename: onlyIfLinked)
+        } catch let failure as AtomicFile.Failure {
+            throw LedgerError.dataDirectory(path: directory, detail: failure.description)
         }
     }
 
     /// Whether `path` is a directory; `false` when nothing is there.
     /// - Throws: ``LedgerError/dataDirectory(path:detail:)`` when something other than a directory is there.
     private static func directoryExists(_ path: String) throws -> Bool {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
-        guard isDirectory.boolValue else { throw LedgerError.dataDirectory(path: path, detail: "not a directory") }
-        return true
+        do throws(PrivateDirectory.Failure) {
+            return try PrivateDirectory.isDirectory(path)
+        } catch {
+            throw directoryError(error)
+        }
     }
 
-    private static func makeDirectory(_ path: String) throws {
-        if try directoryExists(path) { return }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+    /// Creates the data directory (0700) if missing (``PrivateDirectory``, the one maker).
+    static func makeDirectory(_ path: String) throws {
+        do throws(PrivateDirectory.Failure) {
+            try PrivateDirectory.make(path)
         } catch {
-            throw LedgerError.dataDirectory(path: path, detail: "\(error)")
+            throw directoryError(error)
+        }
+    }
+
+    private static func directoryError(_ failure: PrivateDirectory.Failure) -> LedgerError {
+        switch failure {
+        case .notADirectory(let path): LedgerError.dataDirectory(path: path, detail: "not a directory")
+        case .failed(let path, let error): LedgerError.dataDirectory(path: path, detail: error.description)
         }
     }
 

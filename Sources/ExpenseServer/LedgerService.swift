@@ -100,9 +100,8 @@ public struct Authentication: Sendable {
 public protocol LedgerProvider: Sendable {
     /// Calls `completion` (on any thread) with the ledger named `name` and the credential of `token` when
     /// `token` is one of that ledger's tokens (its SHA-256 compared in constant time), else with `nil`.
-    /// It is called on the network loop's thread, so it must return at once. One case blocks today: the first
-    /// `hello` naming a ledger created after the daemon started opens that ledger here (integrity check and
-    /// index load, about a second per million records), and the loop waits for it.
+    /// It is called on the network loop's thread, so it must return at once: work that may block (the first
+    /// `hello` naming a ledger created after the daemon started opens that ledger) runs elsewhere.
     func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void)
 }
 

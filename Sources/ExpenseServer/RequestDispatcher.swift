@@ -55,7 +55,7 @@ struct RequestDispatcher: Sendable {
                 return .deferred { reply in
                     ledger.push(clientId: clientId, items: push.items, credential: credential) { result in
                         if case .success(let pushed) = result {
-                            log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(clientId.uuidString.lowercased()): "
+                            log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(UUIDText.lowercased(clientId)): "
                                 + Self.counts(pushed))
                         }
                         reply(Self.encode(result, id: id, log: log))

@@ -1,3 +1,4 @@
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 import CEpoll
@@ -78,10 +79,14 @@ public final class LineConnection {
                 milliseconds = Int32(clamping: left.nanoseconds / 1_000_000 + 1)
             }
             var entry = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&entry, 1, milliseconds)
+            let ready: Int32
+            do throws(SystemCallError) {
+                ready = try syscall(where: "poll") { poll(&entry, 1, milliseconds) }
+            } catch {
+                throw .systemCall(error.call, errno: error.errno)
+            }
             if ready > 0 { return true }
-            if ready == 0 { continue }  // re-check the deadline
-            if errno != EINTR { throw .lastError("poll") }
+            // 0: re-check the deadline
         }
     }
 
@@ -89,16 +94,15 @@ public final class LineConnection {
     /// - Throws: ``TransportError/connectionClosed`` when the peer is gone.
     public func write(_ bytes: some Collection<UInt8>) throws(TransportError) {
         let array = Array(bytes)
-        var offset = 0
-        while offset < array.count {
-            let sent = array.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            if sent > 0 {
-                offset += sent
-            } else if errno == EPIPE || errno == ECONNRESET {
-                throw .connectionClosed
-            } else if errno != EINTR {
-                throw .lastError("send")
-            }
+        do throws(SystemCallError) {
+            // `withUnsafeBytes` rethrows untyped: the error crosses it in a `Result`.
+            try array.withUnsafeBytes { buffer in
+                Result { () throws(SystemCallError) in try writeAll(buffer, where: "send") { Socket.send(fd, $0) } }
+            }.get()
+        } catch where error.errno == EPIPE || error.errno == ECONNRESET {
+            throw .connectionClosed
+        } catch {
+            throw .systemCall(error.call, errno: error.errno)
         }
     }
 
@@ -128,16 +132,20 @@ public final class LineConnection {
             }
             let left = deadline.map { ContinuousClock.now.duration(to: $0) }
             guard try Self.waitFor(fd, events: Int16(POLLIN), timeout: left) else { throw .timedOut }
-            let count = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                readBuffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            } else if count == 0 {
-                return nil
-            } else if errno == ECONNRESET {
+            let result: IOResult<Int>
+            do throws(SystemCallError) {
+                // Not blocking: poll said readable, yet a read may still find nothing (EAGAIN): wait again.
+                result = try syscall(blocking: false, where: "read") {
+                    readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                }
+            } catch where error.errno == ECONNRESET {
                 throw .connectionClosed
-            } else if errno != EINTR && errno != EAGAIN {
-                throw .lastError("read")
+            } catch {
+                throw .systemCall(error.call, errno: error.errno)
             }
+            guard case .processed(let count) = result else { continue }
+            if count == 0 { return nil }
+            readBuffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
     }
 

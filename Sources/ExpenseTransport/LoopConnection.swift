@@ -51,6 +51,7 @@ final class LoopConnection {
 
     /// Queues bytes for writing, compacting what was already written.
     func enqueue(_ bytes: [UInt8]) {
+        LoopThread.assertCurrent()
         guard !bytes.isEmpty else { return }
         if outputOffset > 0, outputOffset == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)

@@ -2,6 +2,7 @@ import CommandLineKit
 import ExpenseCore
 import ExpenseServer
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -172,14 +173,8 @@ package enum ExpensedCommand {
     /// Writes a message to standard error, adding the final newline if missing.
     static func printError(_ message: String) { writeAll(2, message.hasSuffix("\n") ? message : message + "\n") }
 
+    /// Best effort: a daemon whose standard output or error is gone has nowhere to report that.
     private static func writeAll(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        try? SystemKit.writeAll(descriptor, text.utf8)
     }
 }

@@ -1,10 +1,9 @@
-import CEpoll
 import CommandLineKit
-import Dispatch
 import ExpenseCore
 import ExpenseServer
 import ExpenseTransport
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -87,19 +86,18 @@ struct ServeCommand {
             log("WARNING: listening on \(server.address), which is not a loopback address. Tokens and expenses travel "
                 + "unencrypted: put an SSH tunnel or a TLS terminator in front, or pass --trust-network if this network is trusted.")
         }
-        // SIGINT/SIGTERM become a graceful stop. The handler is installed synchronously (sigaction) and only
-        // writes the signal's number into a pipe; a thread of its own reads it. (A Dispatch signal source
-        // registers asynchronously: a signal sent right after `listening on` could slip past it.)
-        let stopSignals = cepoll_stop_signal_pipe()
-        guard stopSignals >= 0 else {
-            log("cannot install the SIGINT/SIGTERM handler: \(String(cString: strerror(errno)))")
+        // SIGINT/SIGTERM become a graceful stop (StopSignal: installed synchronously, so a signal sent right after
+        // `listening on` cannot slip past it); a thread of its own waits for one.
+        do {
+            try StopSignal.install()
+        } catch {
+            log("cannot install the SIGINT/SIGTERM handler: \(error.reason)")
             await directory.close()
             return .failure
         }
         let stopWaiter = Thread {
-            var number: UInt8 = 0
-            while read(stopSignals, &number, 1) < 0 && errno == EINTR {}
-            log("received \(Int32(number) == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
+            let number = StopSignal.wait()
+            log("received \(number == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
             server.stop()
         }
         stopWaiter.stackSize = 64 * 1024

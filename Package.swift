@@ -25,7 +25,7 @@ let package = Package(
         // posix_spawn children for the bench and the end-to-end tests (Foundation's Process crashes now and then).
         .target(name: "ProcessSpawn"),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
-        .target(name: "ExpenseTransport", dependencies: ["CEpoll"]),
+        .target(name: "ExpenseTransport", dependencies: ["CEpoll", "COpenSSL"]),
         .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
         .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
         .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit"]),

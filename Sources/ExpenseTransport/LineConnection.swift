@@ -15,23 +15,41 @@ import CEpoll
 public final class LineConnection {
     /// The address connected to.
     public let address: SocketAddress
-    private var fd: Int32
-    private var framer: LineFramer
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    var fd: Int32
+    var framer: LineFramer
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The TLS layer, for a `tls://` connection (see LineConnection+TLS.swift).
+    var tls: TLSSession?
+
+    /// The server certificate's SHA-256 fingerprint, on a TLS connection.
+    public var peerCertificateFingerprint: CertificateFingerprint? { tls?.peerFingerprint }
 
     /// Connects to `address`, trying each resolved address, within `timeout`.
     /// - Parameter maximumLineLength: the longest line ``readLine(timeout:)`` accepts (answers can be large).
-    /// - Throws: ``TransportError/connectFailed(address:errno:)``, ``TransportError/timedOut``, resolve errors.
+    /// - Parameter tls: TLS settings (the handshake and the certificate check then finish within `timeout` too);
+    ///   `nil`: plaintext.
+    /// - Throws: ``TransportError/connectFailed(address:errno:)``, ``TransportError/timedOut``, resolve errors,
+    ///   ``TransportError/tls(_:)`` (the certificate check that failed, or a plaintext server).
     public init(connectingTo address: SocketAddress, timeout: Duration = .seconds(5),
-                maximumLineLength: Int = 256 << 20) throws(TransportError) {
+                maximumLineLength: Int = 256 << 20, tls: TLSClientConfiguration? = nil) throws(TransportError) {
         self.address = address
         self.framer = LineFramer(maximumLineLength: maximumLineLength)
+        let deadline = ContinuousClock.now + timeout
         var failure = TransportError.connectFailed(address: address.description, errno: ECONNREFUSED)
         for candidate in try address.resolve(passive: false) {
-            do {
+            do throws(TransportError) {
                 fd = try Self.connect(candidate, timeout: timeout)
                 Socket.setNoDelay(fd)
+                if let tls {
+                    do { try startTLS(tls, deadline: deadline) } catch {
+                        Glibc.close(fd)
+                        fd = -1
+                        throw error
+                    }
+                }
                 return
+            } catch .tls(let error) {
+                throw .tls(error)  // a certificate problem is the same at every address: stop at the first
             } catch .timedOut {
                 failure = .timedOut
             } catch .connectFailed(_, let code) {
@@ -68,7 +86,7 @@ public final class LineConnection {
     }
 
     /// Waits until `fd` is ready for `events`; `false` on timeout (`nil` timeout: wait forever).
-    private static func waitFor(_ fd: Int32, events: Int16, timeout: Duration?) throws(TransportError) -> Bool {
+    static func waitFor(_ fd: Int32, events: Int16, timeout: Duration?) throws(TransportError) -> Bool {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         while true {
             var milliseconds: Int32 = -1
@@ -89,6 +107,15 @@ public final class LineConnection {
     /// - Throws: ``TransportError/connectionClosed`` when the peer is gone.
     public func write(_ bytes: some Collection<UInt8>) throws(TransportError) {
         let array = Array(bytes)
+        if tls != nil {
+            try writeEncrypted(array)
+            return
+        }
+        try sendAll(array)
+    }
+
+    /// Sends every byte of `array` to the socket (blocking).
+    func sendAll(_ array: [UInt8]) throws(TransportError) {
         var offset = 0
         while offset < array.count {
             let sent = array.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
@@ -129,7 +156,9 @@ public final class LineConnection {
             let left = deadline.map { ContinuousClock.now.duration(to: $0) }
             guard try Self.waitFor(fd, events: Int16(POLLIN), timeout: left) else { throw .timedOut }
             let count = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
+            if count > 0, tls != nil {
+                guard try receiveEncrypted(count) else { return nil }
+            } else if count > 0 {
                 readBuffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             } else if count == 0 {
                 return nil
@@ -148,6 +177,7 @@ public final class LineConnection {
 
     /// Shuts down the sending side: the peer reads end of stream after what was sent.
     public func shutdownWrite() {
+        if let tls, tls.close() { try? sendPendingCiphertext() }
         shutdown(fd, Int32(SHUT_WR))
     }
 

@@ -27,13 +27,13 @@ let package = Package(
         // posix_spawn children for the bench and the end-to-end tests (Foundation's Process crashes now and then).
         .target(name: "ProcessSpawn", dependencies: ["SystemKit"]),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
-        .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit"]),
+        .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit", "COpenSSL"]),  // TLS
         .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "SystemKit",
                                                      "COpenSSL"]),  // tokens: SHA-256 and CRYPTO_memcmp
         .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "SystemKit"]),
         .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit", "SystemKit"]),
         .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "ExpenseTransport", "CommandLineKit", "SystemKit",
-                                                   "ExpenseProtocol"]),  // tokens: TokenRole, JSONWriter
+                                                   "ExpenseProtocol", "CEpoll"]),  // tokens: TokenRole, JSONWriter; SIGHUP
 
         .executableTarget(name: "expense", dependencies: ["ExpenseCLI"]),
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),

@@ -48,7 +48,7 @@ struct CommandFailure: Error {
             switch error {
             case .notConfigured, .otherLedger: code = .usage
             case .unreachable, .throttled, .unanswered: code = .unavailable
-            case .unauthorized: code = .permissionDenied
+            case .unauthorized, .tlsRejected: code = .permissionDenied
             case .protocolError: code = .protocolError
             case .historyReplaced: code = .failure
             }

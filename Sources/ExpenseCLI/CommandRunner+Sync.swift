@@ -9,8 +9,20 @@ extension CommandRunner {
     /// `expense remote set HOST:PORT --ledger NAME (--token-file FILE | --token TOKEN)`.
     func remoteSet() throws {
         let server = command.argument("server") ?? ""
-        guard server.contains(":"), let port = server.split(separator: ":").last, UInt16(port) != nil else {
-            throw usage("The server must be HOST:PORT, such as 127.0.0.1:7468, not '\(server)'")
+        let address = RemoteTLS.split(server).address
+        guard address.contains(":"), let port = address.split(separator: ":").last, UInt16(port) != nil else {
+            throw usage("The server must be tls://HOST:PORT or HOST:PORT, such as tls://expense.example:7468, not '\(server)'")
+        }
+        var tls = RemoteTLS(caFile: command.option("ca"), trustFirst: command.flag("trust-first"),
+                            insecurePlaintext: command.flag("insecure-plaintext"))
+        if let pin = command.option("pin") {
+            guard let fingerprint = RemoteTLS.fingerprint(parsing: pin) else {
+                throw usage("--pin takes sha256:HEX (64 hex digits, as `expensed tls init` prints), not '\(pin)'")
+            }
+            tls.pin = fingerprint
+        }
+        if !RemoteTLS.split(server).tls, tls.caFile != nil || tls.pin != nil || tls.trustFirst {
+            throw usage("--ca, --pin and --trust-first need a tls://HOST:PORT server")
         }
         guard let ledgerName = command.option("ledger"), !ledgerName.isEmpty else { throw usage("--ledger NAME is required") }
         let token: String
@@ -27,7 +39,9 @@ extension CommandRunner {
         }
         guard !token.isEmpty else { throw usage("The token is empty") }
         let store = try ledger().store
-        let configuration = RemoteConfiguration(server: server, ledger: ledgerName, token: token)
+        let configuration = RemoteConfiguration(server: server, ledger: ledgerName, token: token, tls: tls,
+                                                tlsSettingsPath: RemoteTLS.path(in: home))
+        try tls.save(home: home)
         // A cache holds one ledger: pointing it at another would mix the two ledgers' records. Any address that
         // serves the same ledger id is fine (Protocol.md §5.7).
         var engine = SyncEngine(ledger: LocalLedger(store: store), remote: configuration)

@@ -115,8 +115,19 @@ enum ExpenseCommands {
         name: "remote", abstract: "Show or set the daemon this copy syncs with.",
         subcommands: [
             CommandSpec(name: "set", abstract: "Set the daemon, the ledger and its token (stored in $EXPENSE_HOME, token mode 0600).",
-                        arguments: [ArgumentSpec("server", help: "The daemon's HOST:PORT.")],
+                        discussion: """
+                          tls://HOST:PORT verifies the daemon fully: a chain to the system's CAs (/etc/ssl/certs) or
+                          --ca FILE, and HOST in the certificate. For a self-signed daemon pass --pin sha256:HEX (what
+                          `expensed tls init` printed) or --trust-first (the first certificate seen is pinned, as ssh's
+                          known_hosts; a different one later is refused, exit 77). Plain HOST:PORT is plaintext: only to
+                          a loopback address unless --insecure-plaintext. There is never a fallback to plaintext.
+                        """,
+                        arguments: [ArgumentSpec("server", help: "The daemon's tls://HOST:PORT (or HOST:PORT: plaintext).")],
                         options: [.option("ledger", value: "name", help: "The ledger's name on the daemon.", required: true),
+                                  .option("ca", value: "file", help: "Trust the CA certificates in this PEM file instead of the system's."),
+                                  .option("pin", value: "sha256:hex", help: "Accept only the certificate with this SHA-256 fingerprint."),
+                                  .flag("trust-first", help: "Pin the certificate of the first successful connection."),
+                                  .flag("insecure-plaintext", help: "Allow plaintext HOST:PORT to an address that is not loopback."),
                                   .option("token-file", value: "file", help: "Read the ledger's token from this file."),
                                   .option("token", value: "token", help: "The ledger's token (prefer --token-file: a command line is visible to others).")],
                         exclusiveGroups: [.exactlyOne("token-file", "token")]),
@@ -196,7 +207,7 @@ enum ExpenseCommands {
 
         ENVIRONMENT:
           EXPENSE_HOME    the directory of the local cache (default: ~/.expense)
-          EXPENSE_SERVER  the daemon's HOST:PORT (overrides `expense remote set`)
+          EXPENSE_SERVER  the daemon's tls://HOST:PORT or HOST:PORT (overrides `expense remote set`)
           EXPENSE_LEDGER  the ledger's name on the daemon
           EXPENSE_TOKEN   the ledger's token
           EXPENSE_CHART   `always` draws summary charts even when standard output is not a terminal

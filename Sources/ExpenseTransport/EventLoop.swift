@@ -187,20 +187,20 @@ final class EventLoop {
                 break
             }
             budget -= 1
-            guard let result = readInput(connection) else { return }
-            guard case .processed(let count) = result else {
-                connection.readable = false
-                continue
-            }
+            let count = connection.readSocket(into: scratch, mismatchReply: configuration.protocolMismatchReply)
             if count > 0 {
-                connection.framer.append(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
                 connection.lastActivity = Self.now()
                 // A short read emptied the socket's queue; new data will raise a new edge. Not so for the end
                 // of stream: its edge may have come with this data, so read on until `read` returns 0.
                 if count < Self.scratchSize, !connection.hangupSeen { connection.readable = false }
-            } else {
+            } else if count == 0 {
                 connection.peerClosed = true
                 connection.readable = false
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                connection.readable = false
+            } else if errno != EINTR {
+                close(connection)
+                return
             }
         }
         flush(connection)
@@ -251,26 +251,24 @@ final class EventLoop {
     }
 
     private func flush(_ connection: LoopConnection) {
-        while connection.pendingOutput > 0, connection.writable {
-            let result: IOResult<Int>
-            do throws(SystemCallError) {
-                result = try syscall(blocking: false, where: "send") {
-                    connection.output.withUnsafeBytes { raw in
-                        Socket.send(connection.id.fd, UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
-                    }
-                }
-            } catch {
+        writing: while connection.pendingOutput > 0, connection.writable {
+            switch connection.writeSocket() {
+            case .sent: continue
+            case .wouldBlock: connection.writable = false
+            case .nothingToSend: break writing
+            case .failed:
                 close(connection)
                 return
-            }
-            switch result {
-            case .processed(let sent): connection.outputOffset += sent
-            case .wouldBlock: connection.writable = false
             }
         }
         guard connection.pendingOutput == 0 else { return }
         connection.outputDrained()
         if case .closing = connection.phase, !connection.inFlight {
+            // Over TLS the last answer is followed by close_notify, so the peer reads a clean end of stream.
+            if connection.queueTLSClose() {
+                flush(connection)
+                return
+            }
             if stopping { close(connection) } else { startDraining(connection, for: configuration.drainTimeout) }
         }
     }
@@ -340,8 +338,14 @@ final class EventLoop {
                 continue
             }
             Socket.setNoDelay(fd)
+            let tls: TLSSession?
+            do { tls = try configuration.tls?.makeSession() } catch {
+                log("\(handle.logName): \(error); closing")
+                Glibc.close(fd)
+                continue
+            }
             let connection = LoopConnection(handle: handle, session: makeSession(handle), counted: true,
-                                            maximumLineLength: configuration.maximumLineLength, now: Self.now())
+                                            maximumLineLength: configuration.maximumLineLength, now: Self.now(), tls: tls)
             register(connection)
             activeCount += 1
             counter.set(activeCount)
@@ -363,7 +367,8 @@ final class EventLoop {
     /// few are draining, at once otherwise, so refusals can never exhaust descriptors).
     private func refuse(fd: Int32, handle: ConnectionHandle) {
         log("\(handle.logName): refused, \(configuration.maximumConnections) connections open (busy)")
-        _ = configuration.busyMessage.withUnsafeBytes { Socket.send(fd, $0) }
+        // On a TLS port the plaintext busy line would be garbage to the client's handshake: it just sees the close.
+        if configuration.tls == nil { _ = configuration.busyMessage.withUnsafeBytes { Socket.send(fd, $0) } }
         guard refusedCount < Self.maximumRefusedDraining else {
             Glibc.close(fd)
             return
@@ -401,7 +406,12 @@ final class EventLoop {
             case .open, .closing:
                 guard !connection.inFlight else { continue }
                 if !connection.established, now &- connection.openedAt >= handshake {
-                    log("\(connection.handle.logName): no hello within \(configuration.handshakeTimeout); closing")
+                    if connection.tls?.isHandshaking == true {
+                        counter.handshakeFailed()
+                        log("\(connection.handle.logName): TLS handshake not finished within \(configuration.handshakeTimeout); closing")
+                    } else {
+                        log("\(connection.handle.logName): no hello within \(configuration.handshakeTimeout); closing")
+                    }
                     close(connection)
                 } else if let idle, connection.established, now &- connection.lastActivity >= idle {
                     log("\(connection.handle.logName): idle for \(configuration.idleTimeout ?? .zero); closing")
@@ -428,6 +438,11 @@ final class EventLoop {
     private func close(_ connection: LoopConnection) {
         guard !connection.isClosed else { return }
         connection.isClosed = true
+        if let failure = connection.protocolFailure {
+            // OpenSSL's reason or our own classification: never the peer's bytes.
+            counter.handshakeFailed()
+            log("\(connection.handle.logName): \(failure.description) (\(failure.code)); closing")
+        }
         connections[Int(connection.id.fd)] = nil
         Glibc.close(connection.id.fd)
         if connection.counted {

@@ -47,6 +47,7 @@ package enum ExpensedCommand {
         case ["token", "revoke"]: return TokenCommand.revoke(command)
         case ["backup"]: return backup(command)
         case ["restore"]: return restore(command)
+        case ["tls", "init"]: return TLSInitCommand.run(command)
         case [ExpensedCommands.completion.name]:
             printOut(try CompletionScript.script(for: command, root: ExpensedCommands.root))
             return .success

@@ -13,7 +13,7 @@ enum ExpensedCommands {
           Each ledger is one SQLite database DIR/NAME.sqlite, holding the SHA-256 of each of its named tokens
           (never a token); `ledger add` writes the first one, the owner token `default`, to DIR/NAME.token (mode 0600).
         """,
-        subcommands: [serve, ledger, token, backup, restore, completion, manual],
+        subcommands: [serve, ledger, token, backup, restore, tls, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(
@@ -27,6 +27,10 @@ enum ExpensedCommands {
           it holds DIR/expensed.lock (flock) while it runs, and a second one exits 75 naming the directory and the
           holder's pid; `ledger add`, `ledger list`, `token …` and `backup` work beside it. Logs go to stderr, one line per event.
           SIGINT/SIGTERM: stop accepting, finish in-flight requests, commit, exit 0.
+          With --tls-cert and --tls-key it speaks TLS (1.2 at least, 1.3 preferred) under the same framing; a
+          plaintext client is closed at once. SIGHUP reloads the certificate and key without dropping connections
+          (new connections get the new ones; a reload that fails keeps the old ones and logs why). Listening on an
+          address that is not a loopback address without TLS is refused (exit 64) unless --insecure-plaintext.
         """,
         options: [
             data,
@@ -35,8 +39,27 @@ enum ExpensedCommands {
             .option("max-connections", value: "n", help: "Connections held at once, 1 to 1000000; more get `busy` (default: 4096)."),
             .option("max-line", value: "bytes", help: "The longest request line, 256 to 1073741824 (default: 1048576)."),
             .option("idle-timeout", value: "seconds", help: "Close authenticated connections silent this long; 0: never (default: 0)."),
-            .flag("trust-network", help: "Do not warn when listening on an address that is not a loopback address."),
+            .option("tls-cert", value: "file", help: "Serve TLS with this PEM certificate chain (with --tls-key; SIGHUP reloads both)."),
+            .option("tls-key", value: "file", help: "The PEM private key of --tls-cert; refused if its group or others may read it."),
+            .flag("insecure-plaintext", help: "Allow plaintext on an address that is not a loopback address (a trusted network only)."),
+            .flag("trust-network", help: "The same as --insecure-plaintext (kept for existing scripts)."),
         ])
+
+    static let tls = CommandSpec(
+        name: "tls", abstract: "Make the daemon's TLS certificate.",
+        subcommands: [tlsInit])
+
+    static let tlsInit = CommandSpec(
+        name: "init", abstract: "Make a self-signed certificate and key for `serve --tls-cert/--tls-key`; print its fingerprint.",
+        discussion: """
+          Writes DIR/tls.crt and DIR/tls.key (both mode 0600; an EC P-256 key, valid 825 days) with the --host names in
+          subjectAltName (default: localhost, 127.0.0.1, ::1), and prints `sha256:HEX`, the certificate's SHA-256
+          fingerprint, for `expense remote set tls://HOST:PORT --pin sha256:HEX`. Existing files are not replaced
+          unless --force. Then serve with `expensed serve --tls-cert DIR/tls.crt --tls-key DIR/tls.key`.
+        """,
+        options: [data,
+                  .option("host", value: "names", help: "Host names and IP addresses clients connect to, comma-separated."),
+                  .flag("force", help: "Replace existing tls.crt and tls.key.")])
 
     static let ledger = CommandSpec(
         name: "ledger", abstract: "Manage the ledgers of a data directory.",

@@ -28,9 +28,29 @@ struct ServeCommand {
             configuration.idleTimeout = seconds == 0 ? nil : .seconds(seconds)
         }
         let currency = try ExpensedCommand.currencyOption(command)
+        let insecurePlaintext = command.flag("insecure-plaintext") || command.flag("trust-network")
+        switch (command.option("tls-cert"), command.option("tls-key")) {
+        case (let certificate?, let key?):
+            do {
+                configuration.tls = try TLSServerIdentity(certificateFile: certificate, keyFile: key)
+            } catch {
+                ExpensedCommand.printError("Error: \(error)")
+                if case .keyReadableByOthers = error { return .permissionDenied }
+                return .ioError
+            }
+        case (nil, nil):
+            if !configuration.listen.isLoopback, !insecurePlaintext {
+                throw UsageError("Refusing to serve plaintext on \(configuration.listen), which is not a loopback address: "
+                                 + "tokens and expenses would cross the network unencrypted. Pass --tls-cert FILE --tls-key FILE "
+                                 + "(make them with 'expensed tls init'), or --insecure-plaintext on a trusted network",
+                                 path: command.path)
+            }
+        default:
+            throw UsageError("--tls-cert and --tls-key go together", path: command.path)
+        }
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCommand.dataDirectory(command.option("data")),
-                                trustNetwork: command.flag("trust-network"))
+                                trustNetwork: insecurePlaintext)
     }
 
     /// The integer option `--name` within `range`, if given.
@@ -41,6 +61,32 @@ struct ServeCommand {
                              path: command.path)
         }
         return number
+    }
+
+    /// SIGHUP reloads the certificate and key (renewed by an ACME tool): new connections get them, open ones keep
+    /// theirs. The handler is installed synchronously, so a SIGHUP after `listening on` never kills the daemon.
+    private static func reloadOnHangup(_ identity: TLSServerIdentity, log: ServerLog) {
+        let signals = cepoll_reload_signal_pipe()
+        guard signals >= 0 else {
+            log("cannot install the SIGHUP handler: \(String(cString: strerror(errno))); the certificate is not reloadable")
+            return
+        }
+        let reloader = Thread {
+            var number: UInt8 = 0
+            while true {
+                let count = read(signals, &number, 1)
+                if count < 0, errno == EINTR { continue }
+                guard count == 1 else { return }
+                do {
+                    try identity.reload()
+                    log("received SIGHUP; reloaded \(identity.certificateFile) (\(identity.fingerprint.map { "\($0)" } ?? "?"))")
+                } catch {
+                    log("received SIGHUP; reload failed, still serving the previous certificate: \(error)")
+                }
+            }
+        }
+        reloader.stackSize = 64 * 1024
+        reloader.start()
     }
 
     private static func serve(configuration: ServerConfiguration, currency: Currency, data: String,
@@ -82,9 +128,12 @@ struct ServeCommand {
             await directory.close()
             return DaemonFailure.exitCode(for: error)
         }
-        if !server.address.isLoopback, !trustNetwork {
-            log("WARNING: listening on \(server.address), which is not a loopback address. Tokens and expenses travel "
-                + "unencrypted: put an SSH tunnel or a TLS terminator in front, or pass --trust-network if this network is trusted.")
+        if let identity = configuration.tls {
+            log("serving TLS with \(identity.certificateFile) (\(identity.fingerprint.map { "\($0)" } ?? "fingerprint unknown"))")
+            Self.reloadOnHangup(identity, log: log)
+        } else if !server.address.isLoopback {
+            log("WARNING: listening on \(server.address), which is not a loopback address, in plaintext (--insecure-plaintext): "
+                + "tokens and expenses travel unencrypted. Use --tls-cert/--tls-key unless this network is trusted.")
         }
         // SIGINT/SIGTERM become a graceful stop (StopSignal: installed synchronously, so a signal sent right after
         // `listening on` cannot slip past it); a thread of its own waits for one.

@@ -6,7 +6,7 @@ import Testing
 
 /// A session for testing the loop: `echo X` answers `X` inline, `later X` answers `X` from a Dispatch worker,
 /// `hello` establishes, `bye` answers then closes, `flood N` sends N 1 KiB notifications.
-private final class EchoSession: LineSession {
+final class EchoSession: LineSession {
     let connection: ConnectionHandle
     let closedCounter: EventCounter
 
@@ -42,7 +42,7 @@ private final class EchoSession: LineSession {
     func closed() { closedCounter.increment() }
 }
 
-private func withServer(_ configure: (inout LineServerConfiguration) -> Void = { _ in },
+func withServer(_ configure: (inout LineServerConfiguration) -> Void = { _ in },
                         _ body: @escaping @Sendable (LineServer, EventCounter) throws -> Void) async throws {
     let closed = EventCounter()
     var configuration = LineServerConfiguration()

@@ -1,3 +1,4 @@
+import CEpoll
 import CommandLineKit
 import ExpenseCore
 import ExpenseServer

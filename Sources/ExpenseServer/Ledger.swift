@@ -165,7 +165,7 @@ public actor Ledger {
         (engine?.store as? InMemoryLedgerStore)?.beforeCommit = fault.map { fault in { if let error = fault(.commit) { throw error } } }
     }
 
-    private func openEngine() throws -> LedgerEngine {
+    func openEngine() throws -> LedgerEngine {
         guard let engine else { throw LedgerError.ledgerClosed }
         return engine
     }

@@ -100,7 +100,7 @@ enum HTMLReport {
         .meta { color: var(--muted); font-weight: normal; }
         nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.8em; }
         a { color: var(--bar); }
-        h1, h2, h3, p, td, th, figcaption, bdi { overflow-wrap: anywhere; word-break: break-word; }
+        h1, h2, h3, p, td, figcaption, bdi { overflow-wrap: anywhere; word-break: break-word; }
         .chart { display: block; width: 100%; height: auto; max-width: 720px; }
         .chart text { fill: var(--fg); font-size: 13px; }
         .chart .bar { fill: var(--bar); }
@@ -182,7 +182,7 @@ struct TrendSection: ReportSection {
         let width = 680, height = 220, top = 10, bottom = 30, left = 4
         let slot = Double(width - left) / Double(rows.count)
         let largest = rows.map(\.total).max() ?? 0
-        let labelEvery = max(1, Int((44.0 / slot).rounded(.up)))
+        let labelEvery = max(1, Int((62.0 / slot).rounded(.up)))
         var bars = "<line class=\"axis\" x1=\"0\" y1=\"\(height - bottom)\" x2=\"\(width)\" y2=\"\(height - bottom)\"/>\n"
         for (index, (span, row)) in zip(report.months, rows).enumerated() {
             let barHeight = Int(SummaryReport.scaled(row.total, of: largest, to: Int64(height - top - bottom)))

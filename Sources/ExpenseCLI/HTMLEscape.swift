@@ -1,6 +1,6 @@
 /// The one function through which every text from the ledger (categories, notes, labels, amounts as written
 /// by a locale) reaches the HTML report.
-enum HTMLEscape {
+package enum HTMLEscape {
     /// `text` safe as HTML element content and as a quoted attribute value:
     /// - `&`, `<`, `>`, `"` and `'` become character references, so no text opens a tag, ends an attribute
     ///   or starts an entity;
@@ -11,7 +11,7 @@ enum HTMLEscape {
     /// - everything else, emoji and combining marks included, is kept byte for byte (a Swift `String` is always
     ///   valid Unicode: bytes that were not UTF-8 reached it as U+FFFD, which is kept).
     /// Callers put ledger text inside `<bdi>` as well, so a right-to-left category cannot reorder its neighbours.
-    static func text(_ text: String) -> String {
+    package static func text(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

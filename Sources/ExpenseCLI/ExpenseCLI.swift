@@ -150,6 +150,8 @@ struct CommandRunner {
         case ["edit"]: try edit()
         case ["delete"]: try delete()
         case ["summary"]: try summary()
+        case ["stats"]: try stats()
+        case ["report"]: try report()
         case ["export"]: try export()
         case ["import"]: try importFile()
         case ["config", "set"]: try configSet()

@@ -17,7 +17,7 @@ enum ExpenseCommands {
           from LC_ALL, else `expense config set locale`, else LC_MONETARY, else LANG; C, POSIX or none: the plain
           1234567.50 EUR); --json, export and import always use plain decimals and minor units.
         """,
-        subcommands: [add, list, edit, delete, summary, export, importing, config, remote, sync, status, conflicts, resolve,
+        subcommands: [add, list, edit, delete, summary, stats, report, export, importing, config, remote, sync, status, conflicts, resolve,
                       discard, completion, manual])
 
     static let add = CommandSpec(

@@ -184,7 +184,7 @@ public actor Ledger {
 
     /// The engine, after taking in any token change another process committed (so a revoked token does no
     /// more work from here on: its connections are closed before this request is answered).
-    private func openEngine() throws -> LedgerEngine {
+    func openEngine() throws -> LedgerEngine {
         guard let engine else { throw LedgerError.ledgerClosed }
         refreshTokens()
         return engine

@@ -37,6 +37,8 @@ public protocol LedgerService: Sendable {
     func pull(_ params: PullParams, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void)
     /// Starts a summary and calls `completion` with its result; returns at once.
     func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void)
+    /// Starts `stats` and calls `completion` with its result; returns at once (Protocol.md §5.8).
+    func statistics(_ query: StatisticsQuery, completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void)
     /// The ledger's head cursor.
     func head() async -> Int64
     /// Calls `onAdvance` with the new head each time the head moves; returns an id for ``unwatch(_:)``.
@@ -75,6 +77,14 @@ extension LedgerService {
     public func summary(_ query: SummaryQuery,
                         completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
         Task { completion(await Result(catching: { try await summary(query) })) }
+    }
+}
+
+extension LedgerService {
+    /// Doubles that do not compute statistics answer −32601.
+    public func statistics(_ query: StatisticsQuery,
+                           completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void) {
+        completion(.failure(RPCError.methodNotFound(StatsRequest.method)))
     }
 }
 

@@ -105,6 +105,9 @@ package protocol LedgerStore: AnyObject {
     func changes(since: Int64, limit: Int) throws -> [Record]
     /// The summary of every live record the query covers.
     func summary(_ query: SummaryQuery) throws -> Summary
+    /// Calls `body` with the per-day aggregate of the live records dated `from` … `to`, in any order
+    /// (`stats`, Protocol.md §5.8). A default reads every record; the SQLite store reads its `daily_totals`.
+    func forEachDayTotal(from: CalendarDay, to: CalendarDay, _ body: (DayTotal) throws -> Void) throws
     /// Runs `body` as one atomic, durable transaction.
     func transaction<T>(_ body: () throws -> T) throws -> T
 }

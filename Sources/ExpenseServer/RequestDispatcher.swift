@@ -76,6 +76,8 @@ struct RequestDispatcher: Sendable {
                 return .deferred { reply in
                     ledger.summary(summary.query) { reply(Self.encode($0, id: id, log: log)) }
                 }
+            case StatsRequest.method:
+                return try statsPlan(StatsRequest(params: request.params), id: id)
             default:
                 return .immediate(RPCResponse.error(id: id, .methodNotFound(request.method)))
             }

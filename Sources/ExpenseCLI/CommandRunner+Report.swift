@@ -2,6 +2,7 @@ import CommandLineKit
 import ExpenseClient
 import ExpenseCore
 import Foundation
+import SystemKit
 
 extension CommandRunner {
     /// How many of the largest expenses the report lists per currency.

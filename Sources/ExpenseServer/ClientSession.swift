@@ -22,6 +22,8 @@ final class ClientSession: LineSession {
     private struct State {
         var ledger: (any LedgerService)?
         var clientId: UUID?
+        /// The history's "who" for this session's pushes (the `hello`'s `clientName`).
+        var who: String?
         var watching = false
         var watchID: Int?
         var closed = false
@@ -45,7 +47,7 @@ final class ClientSession: LineSession {
         case .success(let parsed): request = parsed
         }
         guard let id = request.id else { return .reply([], .proceed) }  // a notification: ignored
-        let (ledger, clientId) = state.withLock { ($0.ledger, $0.clientId) }
+        let (ledger, clientId, who) = state.withLock { ($0.ledger, $0.clientId, $0.who) }
         guard let ledger, let clientId else {
             guard request.method == HelloParams.method else {
                 return .reply(RPCResponse.error(id: id, .helloRequired), .proceed)
@@ -64,7 +66,7 @@ final class ClientSession: LineSession {
             }
             return run { await self.watch(ledger: ledger, id: id) }
         default:
-            switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log,
+            switch RequestDispatcher(ledger: ledger, clientId: clientId, who: who, log: context.log,
                                    maximumLineLength: maximumLineLength, logName: connection.logName).plan(request, id: id) {
             case .immediate(let bytes): return .reply(bytes, .proceed)
             case .deferred(let start):
@@ -175,6 +177,7 @@ final class ClientSession: LineSession {
             state.withLock { state in
                 state.ledger = ledger
                 state.clientId = params.clientId
+                state.who = params.clientName
             }
             context.log("\(connection.logName): hello: ledger \(DisplayText.quoted(ledger.name)), client "
                         + (params.clientName.map { DisplayText.quoted($0) } ?? "(unnamed)")

@@ -41,6 +41,7 @@ public actor Ledger {
     private struct PendingPush {
         var clientId: UUID
         var items: [PushItem]
+        var who: String? = nil
         var completion: @Sendable (Result<PushResult, any Error>) -> Void
     }
 
@@ -90,7 +91,14 @@ public actor Ledger {
     public nonisolated func push(clientId: UUID, items: [PushItem],
                                  completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
         precondition(items.count <= PushRequest.maximumMutations, "already enforced by PushRequest")
-        perform { ledger in ledger.enqueue(PendingPush(clientId: clientId, items: items, completion: completion)) }
+        push(clientId: clientId, items: items, who: nil, completion: completion)
+    }
+
+    /// ``push(clientId:items:completion:)`` whose history entries name `who` (Protocol.md §5.8).
+    public nonisolated func push(clientId: UUID, items: [PushItem], who: String?,
+                                 completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
+        precondition(items.count <= PushRequest.maximumMutations, "already enforced by PushRequest")
+        perform { ledger in ledger.enqueue(PendingPush(clientId: clientId, items: items, who: who, completion: completion)) }
     }
 
     /// Runs `body` on the ledger's thread, isolated to the actor, after what is queued already, without
@@ -165,7 +173,7 @@ public actor Ledger {
         (engine?.store as? InMemoryLedgerStore)?.beforeCommit = fault.map { fault in { if let error = fault(.commit) { throw error } } }
     }
 
-    private func openEngine() throws -> LedgerEngine {
+    func openEngine() throws -> LedgerEngine {
         guard let engine else { throw LedgerError.ledgerClosed }
         return engine
     }
@@ -182,7 +190,7 @@ public actor Ledger {
         }
         let headBefore = engine.store.head
         do {
-            let results = try engine.apply(batch.map { ($0.clientId, $0.items) })
+            let results = try engine.apply(batch.map { ($0.clientId, $0.items, $0.who) })
             commitCount += 1
             committedHead.store(engine.store.head, ordering: .releasing)
             for (push, result) in zip(batch, results) { push.completion(.success(result)) }

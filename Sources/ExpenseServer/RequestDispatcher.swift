@@ -19,6 +19,8 @@ struct RequestDispatcher: Sendable {
 
     let ledger: any LedgerService
     let clientId: UUID
+    /// Who the session's pushes are by in the history (Protocol.md §5.8): the `hello`'s `clientName` today.
+    var who: String? = nil
     let log: ServerLog
     /// The daemon's line limit (`--max-line`): pull pages are cut to it (Protocol.md §5.3).
     let maximumLineLength: Int
@@ -43,8 +45,9 @@ struct RequestDispatcher: Sendable {
             case PushRequest.method:
                 let push = try PushRequest(params: request.params)
                 let logName = logName
+                let who = who
                 return .deferred { reply in
-                    ledger.push(clientId: clientId, items: push.items) { result in
+                    ledger.push(clientId: clientId, items: push.items, who: who) { result in
                         if case .success(let pushed) = result {
                             log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(clientId.uuidString.lowercased()): "
                                 + Self.counts(pushed))
@@ -66,6 +69,17 @@ struct RequestDispatcher: Sendable {
                 let summary = try SummaryRequest(params: request.params)
                 return .deferred { reply in
                     ledger.summary(summary.query) { reply(Self.encode($0, id: id, log: log)) }
+                }
+            case HistoryRequest.method:
+                // Read-only: allowed to every session that may read the ledger.
+                let history = try HistoryRequest(params: request.params)
+                return .deferred { reply in
+                    ledger.history(history) { result in
+                        switch result {
+                        case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
+                        case .failure: reply(Self.encode(result, id: id, log: log))
+                        }
+                    }
                 }
             default:
                 return .immediate(RPCResponse.error(id: id, .methodNotFound(request.method)))

@@ -88,15 +88,11 @@ extension SQLiteLedgerStore {
     package func compact(before cutoff: Int64) throws -> CompactionReport {
         let headNow = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
         let startTime = try historyMeta("start_time") ?? 0
-        var horizon: Int64
-        if startTime >= cutoff {
-            horizon = 0
-        } else if let firstYoung = try connection.prepare("SELECT min(seq) FROM history WHERE time >= ?1")
-            .first([.integer(cutoff)], { $0.isNull(0) ? nil : $0.int64(0) }) ?? nil {
-            horizon = firstYoung - 1
-        } else {
-            horizon = headNow
-        }
+        let startSeq = try historyMeta("start_seq") ?? 0
+        var firstYoung = try connection.prepare("SELECT min(seq) FROM history WHERE time >= ?1")
+            .first([.integer(cutoff)]) { $0.isNull(0) ? nil : $0.int64(0) } ?? nil
+        if startSeq > 0, startTime >= cutoff { firstYoung = 1 }
+        var horizon = (firstYoung ?? headNow + 1) - 1
         horizon = max(min(horizon, headNow - 1), try purgeHorizon())
         guard horizon > 0 else { return CompactionReport(horizon: try purgeHorizon(), tombstones: 0, entries: 0) }
         let newHorizon = horizon

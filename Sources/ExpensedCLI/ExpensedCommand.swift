@@ -43,6 +43,7 @@ package enum ExpensedCommand {
         case ["ledger", "list"]: return await ledgerList(command)
         case ["backup"]: return backup(command)
         case ["restore"]: return restore(command)
+        case ["compact"]: return try compact(command)
         case [ExpensedCommands.completion.name]:
             printOut(try CompletionScript.script(for: command, root: ExpensedCommands.root))
             return .success

@@ -12,7 +12,7 @@ enum ExpensedCommands {
           Plain `expensed` is `expensed serve` with the defaults; `expensed --listen …` is `expensed serve --listen …`.
           Each ledger is one SQLite database DIR/NAME.sqlite, its token in DIR/NAME.token (mode 0600).
         """,
-        subcommands: [serve, ledger, backup, restore, completion, manual],
+        subcommands: [serve, ledger, backup, restore, compact, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(
@@ -35,6 +35,7 @@ enum ExpensedCommands {
             .option("max-line", value: "bytes", help: "The longest request line, 256 to 1073741824 (default: 1048576)."),
             .option("idle-timeout", value: "seconds", help: "Close authenticated connections silent this long; 0: never (default: 0)."),
             .flag("trust-network", help: "Do not warn when listening on an address that is not a loopback address."),
+            .option("compact-after", value: "days", help: "Compact every ledger at start and then daily, keeping N days (1 to 36500) of tombstones and history (default: never)."),
         ])
 
     static let ledger = CommandSpec(

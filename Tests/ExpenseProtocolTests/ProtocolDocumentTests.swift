@@ -23,6 +23,8 @@ import Testing
                     case "hello": #expect(throws: Never.self) { try HelloParams(params: request.params) }
                     case "push": #expect(throws: Never.self) { try PushRequest(params: request.params) }
                     case "summary": #expect(throws: Never.self) { try SummaryRequest(params: request.params) }
+                    case "history" where !line.contains(#""limit":0"#):
+                        #expect(throws: Never.self) { try HistoryRequest(params: request.params) }
                     default: break
                     }
                 case .failure(let failure):
@@ -40,6 +42,9 @@ import Testing
                 }
                 if case .response(_, .success(let result)) = incoming, result["results"] != nil {
                     #expect(throws: Never.self) { try PushResult(json: result) }
+                }
+                if case .response(_, .success(let result)) = incoming, result["entries"] != nil {
+                    #expect(throws: Never.self) { try HistoryResult(json: result) }
                 }
             }
         }

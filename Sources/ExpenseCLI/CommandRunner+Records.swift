@@ -8,7 +8,7 @@ extension CommandRunner {
         let ledger = try ledger()
         let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command.argument("amount") ?? "", currency: currency)
-        let expense = try ledger.add(ExpenseDraft(
+        let expense = try ledger.journaledAdd(ExpenseDraft(
             amount: amount, currency: currency.code, category: command.argument("category"),
             date: command.option("date") ?? CalendarDay.today().description, note: command.option("note") ?? ""))
         console.out(expense.idString + "\n")
@@ -32,7 +32,7 @@ extension CommandRunner {
             changes.currency = currency.code
             changes.amount = try Money.parse(amountText, currency: currency)
         }
-        let updated = try ledger.edit(record, changes: changes)
+        let updated = try ledger.journaledEdit(record, changes: changes)
         console.out(updated.idString + "\n")
     }
 
@@ -40,7 +40,7 @@ extension CommandRunner {
     func delete() throws {
         let ledger = try ledger()
         let record = try ledger.find(command.argument("id") ?? "")
-        try ledger.delete(record)
+        try ledger.journaledDelete(record)
         console.out(record.expense.idString + "\n")
         let amount = moneyDisplay(ledger).text(record.expense.amount, currency: record.expense.currency)
         console.err("Deleted \(record.expense.date) \(amount) \(record.expense.category).")

@@ -163,6 +163,9 @@ struct CommandRunner {
         case ["conflicts"]: try listConflicts()
         case ["resolve"]: try resolve()
         case ["discard"]: try discard()
+        case ["history"]: try history()
+        case ["log"]: try activityLog()
+        case ["undo"]: try undo()
         default: throw usage("Unknown command")
         }
     }

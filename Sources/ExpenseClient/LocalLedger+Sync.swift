@@ -260,7 +260,9 @@ extension LocalLedger {
             var fromOthers = 0
             for record in changes {
                 let copy = try transaction.serverCopy(id: record.expense.id)
-                if let copy, copy.version > record.version { continue }
+                // Older than the copy held. Within a history a later seq is always newer: an id whose tombstone a
+                // compaction purged starts again at version 1 with a higher seq (Protocol.md §5.9).
+                if let copy, copy.version > record.version, copy.seq >= record.seq { continue }
                 if !produced.contains(record.seq) { fromOthers += 1 }
                 try transaction.putServerCopy(record)
                 if var conflict = try transaction.conflict(id: record.expense.id) {

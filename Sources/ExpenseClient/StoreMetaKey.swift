@@ -41,4 +41,6 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// Set while a first sync appends into an empty cache with its indexes dropped (SQLite store); an open
     /// store that finds it set (the sync was interrupted) rebuilds the indexes first.
     case bulkLoad = "bulk_load"
+    /// This machine's journal of its latest local commands, for `expense undo --last` (`LocalLedger+Journal.swift`).
+    case undoJournal = "undo_journal"
 }

@@ -221,10 +221,15 @@ package struct SyncEngine {
         log("heal: the daemon's history was replaced at \(point); \(lost.count) records to check")
         let pages = PullPrefetcher(connection: connection, since: 0, limit: pullLimit)
         defer { pages.finish() }
+        var pulled = Set<UUID>()
         while let page = try pages.next() {
             report.newConflicts += try ledger.heal(pulled: page.changes, lost: &lost, point: point, cursor: page.cursor)
             report.pulled += page.changes.count
+            for record in page.changes { pulled.insert(record.expense.id) }
         }
+        // Records whose tombstones a compaction purged (Protocol.md §5.9).
+        let purged = try ledger.dropPurged(pulled: pulled, point: point)
+        if purged > 0 { log("heal: \(purged) records are gone from the daemon (compacted tombstones)") }
         try ledger.finishHeal(absent: lost)
         log("heal: done; \(lost.count) records the daemon did not have are queued again")
     }

@@ -10,7 +10,7 @@ public struct StatisticsQuery: Hashable, Sendable {
     public var today: CalendarDay
 
     /// At most this many periods in one query (about 19 years of weeks): the client's table and the daemon's
-    /// answer stay small (Protocol.md §5.8).
+    /// answer stay small (Protocol.md §5.10).
     public static let maximumPeriods = 1000
 
     /// How many periods the range holds when neither end is given: the current one and the 11 before it.

@@ -1,7 +1,7 @@
 import ExpenseCore
 
 /// `stats` `{"period":"week"|"month"|"quarter"|"year"?,"from":…?,"to":…?,"byCategory":bool?,"currency":…?,"today":…?}`
-/// (Protocol.md §5.8): the daemon's ``PeriodStatistics``, computed by the same core code as the client's.
+/// (Protocol.md §5.10): the daemon's ``PeriodStatistics``, computed by the same core code as the client's.
 public struct StatsRequest: RPCMethodRequest, Hashable {
     public typealias Response = StatsResult
     public static let method = "stats"

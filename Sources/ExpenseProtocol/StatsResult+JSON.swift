@@ -8,7 +8,7 @@ extension StatsResult: RPCResult {
     }
 
     /// Writes `{"byCategory","currency"?,"cursor","from","period","periods":[…],"tables":[…],"to","today"}`
-    /// (Protocol.md §5.8).
+    /// (Protocol.md §5.10).
     public func write(to writer: inout JSONWriter) {
         let query = statistics.query
         writer.beginObject()

@@ -207,7 +207,8 @@ public actor Ledger {
         }
         let headBefore = engine.store.head
         do {
-            let results = try engine.apply(batch.map { ($0.clientId, $0.items) })
+            // The history names each change's author by the token that pushed it (Protocol.md §5.8).
+            let results = try engine.apply(batch.map { ($0.clientId, $0.items, $0.credential?.name) })
             commitCount += 1
             committedHead.store(engine.store.head, ordering: .releasing)
             for (push, result) in zip(batch, results) { push.completion(.success(result)) }

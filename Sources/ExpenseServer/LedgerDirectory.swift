@@ -197,6 +197,9 @@ public final class LedgerDirectory: Sendable {
         return token
     }
 
+    /// The open ledgers (for the compaction schedule, `LedgerDirectory+Compact.swift`).
+    func openLedgers() -> [Ledger] { entries.withLock { $0.values.map(\.ledger) } }
+
     /// Every ledger, sorted by name.
     public func ledgers() -> [(name: String, currency: Currency)] {
         entries.withLock { $0.values.map { ($0.ledger.name, $0.ledger.currency) } }.sorted { $0.name < $1.name }

@@ -7,6 +7,8 @@ import Foundation
 package final class LedgerEngine {
     package let store: any LedgerStore
     package let rules: MutationRules
+    /// The daemon's clock for history entries (seconds since 1970); tests set their own.
+    package var clock: @Sendable () -> Int64 = { HistoryAuthor.now() }
 
     package init(store: any LedgerStore, currency: Currency,
                  fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
@@ -26,9 +28,18 @@ package final class LedgerEngine {
     /// Applies several pushes, in order, in ONE transaction (group commit): all of them are durable, or
     /// none is and the error is thrown.
     package func apply(_ pushes: [(clientId: UUID, items: [PushItem])]) throws -> [PushResult] {
+        try apply(pushes.map { ($0.clientId, $0.items, nil) })
+    }
+
+    /// ``apply(_:)`` with who made each push, for its history entries (Protocol.md §5.8); the daemon's clock
+    /// is read once for the group.
+    package func apply(_ pushes: [(clientId: UUID, items: [PushItem], who: String?)]) throws -> [PushResult] {
+        let time = clock()
         do {
             return try store.transaction {
-                let results = try pushes.map { try rules.apply(clientId: $0.clientId, items: $0.items, to: store) }
+                let results = try pushes.map {
+                    try rules.apply(clientId: $0.clientId, items: $0.items, to: store, author: HistoryAuthor(who: $0.who, time: time))
+                }
                 // Each push's cursor is the head once the whole group is committed: nothing it reports is older.
                 let head = store.head
                 return results.map { PushResult(results: $0, cursor: head) }
@@ -54,6 +65,7 @@ package final class LedgerEngine {
         guard params.since >= 0, params.since <= head else {
             throw LedgerError.invalidCursor(since: params.since, head: head)
         }
+        try checkHorizon(since: params.since)
         do {
             var changes = try store.changes(since: params.since, limit: params.limit + 1)
             let more = changes.count > params.limit

@@ -37,8 +37,10 @@ public protocol LedgerService: Sendable {
     func pull(_ params: PullParams, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void)
     /// Starts a summary and calls `completion` with its result; returns at once.
     func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void)
-    /// Starts `stats` and calls `completion` with its result; returns at once (Protocol.md §5.8).
+    /// Starts `stats` and calls `completion` with its result; returns at once (Protocol.md §5.10).
     func statistics(_ query: StatisticsQuery, completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void)
+    /// Starts a `history` read and calls `completion` with its page; returns at once (`LedgerService+History.swift`).
+    func history(_ request: HistoryRequest, completion: @escaping @Sendable (Result<HistoryResult, any Error>) -> Void)
     /// The ledger's head cursor.
     func head() async -> Int64
     /// Calls `onAdvance` with the new head each time the head moves; returns an id for ``unwatch(_:)``.

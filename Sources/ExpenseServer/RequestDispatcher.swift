@@ -78,6 +78,17 @@ struct RequestDispatcher: Sendable {
                 }
             case StatsRequest.method:
                 return try statsPlan(StatsRequest(params: request.params), id: id)
+            case HistoryRequest.method:
+                // Read-only: allowed to every session that may read the ledger.
+                let history = try HistoryRequest(params: request.params)
+                return .deferred { reply in
+                    ledger.history(history) { result in
+                        switch result {
+                        case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
+                        case .failure: reply(Self.encode(result, id: id, log: log))
+                        }
+                    }
+                }
             default:
                 return .immediate(RPCResponse.error(id: id, .methodNotFound(request.method)))
             }

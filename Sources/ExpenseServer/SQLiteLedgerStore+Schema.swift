@@ -111,5 +111,24 @@ extension SQLiteLedgerStore {
             last_used INTEGER
         ) WITHOUT ROWID;
         """,
+        // 4: the history of applied changes (Protocol.md §5.8, `SQLiteLedgerStore+History.swift`), keyed by seq;
+        // `history_meta` holds when the history began (changes before it count as made then) and the purge
+        // horizon. Measured: see docs/reliability.md ("History and compaction").
+        """
+        CREATE TABLE history (
+            seq INTEGER PRIMARY KEY,
+            id BLOB NOT NULL,
+            previous INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            action INTEGER NOT NULL,
+            changes TEXT NOT NULL,
+            who TEXT,
+            client BLOB NOT NULL,
+            time INTEGER NOT NULL
+        );
+        CREATE TABLE history_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO history_meta (key, value) SELECT 'start_seq', coalesce(max(seq), 0) FROM records;
+        INSERT INTO history_meta (key, value) VALUES ('start_time', CAST(strftime('%s', 'now') AS INTEGER));
+        """,
     ]
 }

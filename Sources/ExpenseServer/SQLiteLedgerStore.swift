@@ -31,8 +31,8 @@ package final class SQLiteLedgerStore: LedgerStore {
     private var totals: [Currency: Int64]
     /// Where each record is: its current seq (the records table's key). Changed only inside a transaction,
     /// with `undo` to put it back when the transaction fails.
-    private var seqById: [UUID: Int64]
-    private var undo: [(id: UUID, seq: Int64?)] = []
+    var seqById: [UUID: Int64]
+    var undo: [(id: UUID, seq: Int64?)] = []
     private var pendingDeltas: [AggregateKey: Delta] = [:]
     /// Each client's last consumed mutationId as committed, read through from the `clients` table (this store
     /// is the file's only writer, so the copy cannot go stale). Updated only after a commit succeeds.

@@ -48,6 +48,7 @@ package enum ExpensedCommand {
         case ["backup"]: return backup(command)
         case ["restore"]: return restore(command)
         case ["tls", "init"]: return TLSInitCommand.run(command)
+        case ["compact"]: return try compact(command)
         case [ExpensedCommands.completion.name]:
             printOut(try CompletionScript.script(for: command, root: ExpensedCommands.root))
             return .success

@@ -13,7 +13,7 @@ enum ExpensedCommands {
           Each ledger is one SQLite database DIR/NAME.sqlite, holding the SHA-256 of each of its named tokens
           (never a token); `ledger add` writes the first one, the owner token `default`, to DIR/NAME.token (mode 0600).
         """,
-        subcommands: [serve, ledger, token, backup, restore, tls, completion, manual],
+        subcommands: [serve, ledger, token, backup, restore, compact, tls, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(
@@ -43,6 +43,7 @@ enum ExpensedCommands {
             .option("tls-key", value: "file", help: "The PEM private key of --tls-cert; refused if its group or others may read it."),
             .flag("insecure-plaintext", help: "Allow plaintext on an address that is not a loopback address (a trusted network only)."),
             .flag("trust-network", help: "The same as --insecure-plaintext (kept for existing scripts)."),
+            .option("compact-after", value: "days", help: "Compact every ledger at start and then daily, keeping N days (1 to 36500) of tombstones and history (default: never)."),
         ])
 
     static let tls = CommandSpec(

@@ -49,9 +49,10 @@ struct ServeCommand {
         default:
             throw UsageError("--tls-cert and --tls-key go together", path: command.path)
         }
+        let compactAfter = try integer("compact-after", in: 1...36_500)
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCommand.dataDirectory(command.option("data")),
-                                trustNetwork: insecurePlaintext)
+                                trustNetwork: insecurePlaintext, compactAfter: compactAfter)
     }
 
     /// The integer option `--name` within `range`, if given.
@@ -91,7 +92,7 @@ struct ServeCommand {
     }
 
     private static func serve(configuration: ServerConfiguration, currency: Currency, data: String,
-                              trustNetwork: Bool) async -> ExitCode {
+                              trustNetwork: Bool, compactAfter: Int?) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
         // Nothing is created before the socket is bound: the directory object reads nothing yet; once the
@@ -157,7 +158,9 @@ struct ServeCommand {
         log("expensed \(ServerConfiguration.version) serving \(ledgers) from \(data) on \(server.address)")
         // The first stdout line, written in one unbuffered `write` once the listening socket accepts.
         ExpensedCommand.printOut("listening on \(server.address)\n")
+        let schedule = compactAfter.map { CompactionSchedule(directory: directory, keepDays: $0, log: log) }
         await server.waitUntilStopped()
+        schedule?.cancel()
         await directory.close()
         withExtendedLifetime(lock) {}  // held until every ledger is closed
         log("stopped")

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `stats` on the wire (Protocol.md §5.8): after a sync the daemon's figures, computed from its per-day
+/// `stats` on the wire (Protocol.md §5.10): after a sync the daemon's figures, computed from its per-day
 /// aggregates, equal the client's, computed from its local buckets, by the same core code.
 @Suite(.serialized) struct StatsSyncTests {
     private static func day(_ text: String) -> CalendarDay {

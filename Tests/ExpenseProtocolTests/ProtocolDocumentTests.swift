@@ -24,6 +24,8 @@ import Testing
                     case "push": #expect(throws: Never.self) { try PushRequest(params: request.params) }
                     case "summary": #expect(throws: Never.self) { try SummaryRequest(params: request.params) }
                     case "stats": #expect(throws: Never.self) { try StatsRequest(params: request.params) }
+                    case "history" where !line.contains(#""limit":0"#):
+                        #expect(throws: Never.self) { try HistoryRequest(params: request.params) }
                     default: break
                     }
                 case .failure(let failure):
@@ -44,6 +46,9 @@ import Testing
                 }
                 if case .response(_, .success(let result)) = incoming, result["results"] != nil {
                     #expect(throws: Never.self) { try PushResult(json: result) }
+                }
+                if case .response(_, .success(let result)) = incoming, result["entries"] != nil {
+                    #expect(throws: Never.self) { try HistoryResult(json: result) }
                 }
             }
         }

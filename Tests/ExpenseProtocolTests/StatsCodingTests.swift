@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import ExpenseProtocol
 
-/// `stats` (Protocol.md §5.8): the exact JSON of params and result, decoded back to the same values.
+/// `stats` (Protocol.md §5.10): the exact JSON of params and result, decoded back to the same values.
 @Suite struct StatsCodingTests {
     static let documentedResult = #"{"byCategory":true,"cursor":2,"from":"2026-10-01","period":"month","periods":[{"current":false,"end":"2026-10-31","label":"2026-10","partial":false,"start":"2026-10-01"},{"current":true,"end":"2026-11-30","label":"2026-11","partial":false,"start":"2026-11-01"}],"tables":[{"average":625,"categories":["food"],"columnAverages":[625],"columnTotals":[1250],"count":1,"currency":"USD","rows":[{"amounts":[0],"count":0,"total":0},{"amounts":[1250],"count":1,"total":1250}],"total":1250}],"to":"2026-11-30","today":"2026-11-30"}"#
 

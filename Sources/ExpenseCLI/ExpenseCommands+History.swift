@@ -5,8 +5,8 @@ extension ExpenseCommands {
     static let history = CommandSpec(
         name: "history", abstract: "Show every version of an expense, field by field, with who changed it and when.",
         discussion: """
-          Asks the daemon, which keeps an entry for every applied change (who: the name of the machine that
-          pushed it). When the daemon cannot be reached, shows what this cache knows (the last synced version,
+          Asks the daemon, which keeps an entry for every applied change (who: the name of the token that
+          pushed it, `expensed token add NAME`). When the daemon cannot be reached, shows what this cache knows (the last synced version,
           local changes not yet synced and this machine's own commands) and says so. Times are UTC.
         """,
         arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters (deleted ones too).")],

@@ -31,7 +31,10 @@ import TestSupport
         try await bob.sync(daemon)
         let entries = try await history(ann, daemon, expense.id)
         #expect(entries.map(\.action) == [.create, .edit])
-        #expect(entries.map(\.who) == ["ann", "bob"])
+        // Who: the token each push came with (both machines hold the ledger's first token, `default`); which
+        // machine: the entry's client id.
+        #expect(entries.map(\.who) == ["default", "default"])
+        #expect(entries.map(\.clientId) == [try ann.ledger.store.clientId(), try bob.ledger.store.clientId()])
         #expect(entries[1].changes == [HistoryEntry.Change(field: "note", from: .text("lunch"), to: .text("team lunch"))])
         // Ann undoes Bob's edit: the inverse edit, synced to Bob.
         try await ann.sync(daemon)
@@ -70,7 +73,8 @@ import TestSupport
         // What `expense undo --last` does on Ann's machine: her edit made version 2; Bob's is on top.
         let journal = try ann.ledger.journal()
         let last = try #require(journal.last)
-        let mine = try #require(try await history(ann, daemon, expense.id).last { $0.who == "ann" && $0.action == .edit })
+        let annId = try ann.ledger.store.clientId()
+        let mine = try #require(try await history(ann, daemon, expense.id).last { $0.clientId == annId && $0.action == .edit })
         #expect(mine.version == 2)
         try ann.ledger.apply(UndoPlan(reverting: last, baseVersion: mine.version), undoing: journal.count - 1)
         let report = try await ann.sync(daemon)
@@ -96,7 +100,7 @@ import TestSupport
         let expense = try ann.add(1000, "food")
         try await ann.sync(daemon)
         try await daemon.restart()
-        #expect(try await history(ann, daemon, expense.id).map(\.who) == ["ann"])
+        #expect(try await history(ann, daemon, expense.id).map(\.who) == ["default"])
         await daemon.stop()
     }
 

@@ -22,6 +22,8 @@ final class ClientSession: LineSession {
     private struct State {
         var ledger: (any LedgerService)?
         var clientId: UUID?
+        /// The kinds besides expenses served on this connection (Protocol.md §10).
+        var kinds: Set<RecordKind> = []
         var watching = false
         var watchID: Int?
         var closed = false
@@ -45,7 +47,7 @@ final class ClientSession: LineSession {
         case .success(let parsed): request = parsed
         }
         guard let id = request.id else { return .reply([], .proceed) }  // a notification: ignored
-        let (ledger, clientId) = state.withLock { ($0.ledger, $0.clientId) }
+        let (ledger, clientId, kinds) = state.withLock { ($0.ledger, $0.clientId, $0.kinds) }
         guard let ledger, let clientId else {
             guard request.method == HelloParams.method else {
                 return .reply(RPCResponse.error(id: id, .helloRequired), .proceed)
@@ -65,7 +67,7 @@ final class ClientSession: LineSession {
             return run { await self.watch(ledger: ledger, id: id) }
         default:
             switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log,
-                                   maximumLineLength: maximumLineLength, logName: connection.logName).plan(request, id: id) {
+                                   maximumLineLength: maximumLineLength, logName: connection.logName, kinds: kinds).plan(request, id: id) {
             case .immediate(let bytes): return .reply(bytes, .proceed)
             case .deferred(let start):
                 let connection = connection
@@ -175,13 +177,15 @@ final class ClientSession: LineSession {
             state.withLock { state in
                 state.ledger = ledger
                 state.clientId = params.clientId
+                state.kinds = Set(params.kinds)
             }
             context.log("\(connection.logName): hello: ledger \(DisplayText.quoted(ledger.name)), client "
                         + (params.clientName.map { DisplayText.quoted($0) } ?? "(unnamed)")
                         + " \(params.clientId.uuidString.lowercased())")
             let result = HelloResult(protocolVersion: ProtocolVersion.current, server: context.serverName, ledger: ledger.name,
                                      currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId,
-                                     maxLine: maximumLineLength, identity: ledger.identity)
+                                     maxLine: maximumLineLength, identity: ledger.identity,
+                                     kinds: params.kinds.isEmpty ? nil : params.kinds)
             return (RPCResponse.success(id: id, result: result), .establish)
         } catch {
             return (RPCResponse.error(id: id, RequestDispatcher.rpcError(for: error, log: context.log)), .proceed)

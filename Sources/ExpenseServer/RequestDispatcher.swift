@@ -24,6 +24,8 @@ struct RequestDispatcher: Sendable {
     let maximumLineLength: Int
     /// The connection's name in log lines (`connection 7.1 from 127.0.0.1`).
     var logName = "connection"
+    /// The kinds besides expenses this connection's `hello` asked for and is served (Protocol.md §10).
+    var kinds: Set<RecordKind> = []
 
     func plan(_ request: RPCRequest, id: RequestID) -> Plan {
         let ledger = ledger
@@ -53,7 +55,9 @@ struct RequestDispatcher: Sendable {
                     }
                 }
             case PullParams.method:
-                let pull = try PullParams(params: request.params)
+                var params = try PullParams(params: request.params)
+                params.kinds = kinds
+                let pull = params
                 return .deferred { reply in
                     ledger.pull(pull) { result in
                         switch result {
@@ -82,7 +86,7 @@ struct RequestDispatcher: Sendable {
             switch item.status {
             case .applied: applied += 1
             case .duplicate: duplicate += 1
-            case .conflict: conflict += 1
+            case .conflict, .dataConflict: conflict += 1
             case .rejected: rejected += 1
             }
         }

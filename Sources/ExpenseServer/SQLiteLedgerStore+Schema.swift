@@ -97,5 +97,11 @@ extension SQLiteLedgerStore {
             PRIMARY KEY (client, mutation_id)
         ) WITHOUT ROWID;
         """,
+        // 3 and 4 are other changes' migrations (named tokens and history); these placeholders hold their places
+        // until those migrations are merged in here, in this order.
+        "-- 3: reserved",
+        "-- 4: reserved",
+        // 5: budgets, recurring rules and settings (``dataRecordsMigration``).
+        dataRecordsMigration,
     ]
 }

@@ -12,6 +12,7 @@ extension CommandRunner {
             amount: amount, currency: currency.code, category: command.argument("category"),
             date: command.option("date") ?? CalendarDay.today().description, note: command.option("note") ?? ""))
         console.out(expense.idString + "\n")
+        warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
     }
 
     /// `expense edit ID [--amount A] [--category C] [--date D] [--note N] [--currency X]`: prints the id.

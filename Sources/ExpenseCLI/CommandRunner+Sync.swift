@@ -194,6 +194,7 @@ extension CommandRunner {
         let cursor = try ledger.pullCursor()
         let lastSync = try store.metaValue(.lastSyncTime)
         let lastFailure = try ledger.lastSyncFailure()
+        warnOverBudget(ledger)
         if command.flag("json") {
             let body: [String: Any] = [
                 "server": remote?.server ?? NSNull(), "ledger": remote?.ledger ?? NSNull(), "cursor": cursor,

@@ -161,6 +161,10 @@ struct CommandRunner {
         case ["conflicts"]: try listConflicts()
         case ["resolve"]: try resolve()
         case ["discard"]: try discard()
+        case ["budget", "set"]: try budgetSet()
+        case ["budget", "list"]: try budgetList()
+        case ["budget", "remove"]: try budgetRemove()
+        case ["budget", "status"]: try budgetStatus()
         default: throw usage("Unknown command")
         }
     }

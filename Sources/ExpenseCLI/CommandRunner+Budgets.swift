@@ -34,6 +34,7 @@ extension CommandRunner {
                             rollover: rollover ?? .none, amounts: [BudgetAmount(from: start, amount: amount)])
         }
         try data.put(.budget, id: id, fields: budget.fields)
+        try data.removeConflict(id: id)  // set again: this is the person's answer to a conflict ("mine")
         console.out(UUIDText.lowercased(id) + "\n")
     }
 
@@ -46,13 +47,18 @@ extension CommandRunner {
             return
         }
         guard !budgets.isEmpty else { return console.err("No budgets.") }
+        let conflicted = Set(try LedgerDataCache(store: ledger.store).conflicts().map(\.id))
         let money = moneyDisplay(ledger)
         let today = try ledgerToday(LedgerDataCache(store: ledger.store))
         for budget in budgets {
             let current = budget.amount(periodEnd: BudgetPeriods(budget).period(containing: today)?.end ?? budget.start)
             console.out("\(TerminalWidth.padded(TerminalWidth.truncated(budget.category, to: 30), to: 30))  \(budget.currency.code)  "
                         + "\(money.figure(current, currency: budget.currency)) per \(budget.period.rawValue) from \(budget.start), "
-                        + "rollover \(budget.rollover.rawValue)\n")
+                        + "rollover \(budget.rollover.rawValue)" + (conflicted.contains(budget.id) ? "  CONFLICT" : "") + "\n")
+        }
+        if !conflicted.isEmpty {
+            console.err("A budget marked CONFLICT was changed on another machine too: it shows the daemon's side; "
+                        + "`expense budget set` it again to keep yours.")
         }
     }
 

@@ -24,6 +24,14 @@ package struct DataPendingChange: Hashable, Sendable {
     package var baseVersion: Int64
     /// The fields that changed (every field for a create or a restore); `nil` for a delete.
     package var fields: LedgerDataFields?
+    /// The mutationId it was sent with, under the data client id (``LedgerDataSync``); `nil` until sent.
+    package var mutationId: Int64?
+
+    /// The mutation it is sent as.
+    package func mutation(_ mutationId: Int64) -> Mutation {
+        Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion,
+                 fields: fields.map { $0.mapValues(LedgerDataJSON.json) }, kind: kind)
+    }
 }
 
 /// The cache's budgets, recurring rules and settings (migration 8 of the SQLite cache), kept apart from the
@@ -49,11 +57,18 @@ package final class LedgerDataCache {
             kind TEXT NOT NULL,
             type TEXT NOT NULL CHECK (type IN ('put', 'delete')),
             base_version INTEGER NOT NULL,
-            fields TEXT
+            fields TEXT,
+            mutation_id INTEGER                      -- numbered when first sent (LedgerDataSync); NULL: unsent
         );
+        CREATE TABLE data_conflict (
+            id TEXT PRIMARY KEY,                     -- the record whose change the daemon refused as a conflict
+            kind TEXT NOT NULL,
+            mine TEXT,                               -- the fields this machine sent (NULL: a delete)
+            theirs TEXT NOT NULL                     -- the record as the daemon had it, as JSON
+        ) WITHOUT ROWID;
         """
 
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
 
     /// The data cache of `store`.
     /// - Throws: ``LedgerDataCacheError/unsupportedStore`` for a cache that is not SQLite (the JSON-file cache).
@@ -117,13 +132,14 @@ package final class LedgerDataCache {
 
     /// The queued changes, oldest first.
     package func pendingChanges() throws -> [DataPendingChange] {
-        try connection.cached("SELECT position, id, kind, type, base_version, fields FROM data_pending ORDER BY position").map([]) { row in
+        try connection.cached("SELECT position, id, kind, type, base_version, fields, mutation_id FROM data_pending ORDER BY position").map([]) { row in
             guard let id = UUIDText.parse(row.text(1)), let kind = RecordKind(rawValue: row.text(2)),
                   let type = MutationType(rawValue: row.text(3)) else {
                 throw LedgerDataCacheError.damaged("an unreadable queued change at position \(row.int64(0))")
             }
             return DataPendingChange(position: row.int64(0), kind: kind, id: id, type: type, baseVersion: row.int64(4),
-                                     fields: row.isNull(5) ? nil : try Self.fields(row.text(5)))
+                                     fields: row.isNull(5) ? nil : try Self.fields(row.text(5)),
+                                     mutationId: row.isNull(6) ? nil : row.int64(6))
         }
     }
 

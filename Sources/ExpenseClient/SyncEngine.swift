@@ -37,6 +37,9 @@ package struct SyncEngine {
         package var pending = 0
         /// The pull cursor after the sync.
         package var cursor: Int64 = 0
+        /// What the budget, rule and setting sync did (`LedgerDataSync`); `nil` when it did not run (a JSON cache,
+        /// or a daemon that does not serve the kinds).
+        package var data: LedgerDataSync.Report?
 
         package init() {}
     }
@@ -88,6 +91,7 @@ package struct SyncEngine {
                 let connection = try connect()
                 defer { connection.close() }
                 try run(on: connection, report: &report)
+                try syncData(report: &report)
             }
         } catch SyncError.protocolError(let text) {
             // Kept for `expense status` (a later successful sync clears it); the queue is intact either way.
@@ -95,6 +99,17 @@ package struct SyncEngine {
             throw SyncError.protocolError(text)
         }
         return report
+    }
+
+    /// Budgets, rules and settings (Protocol.md §10), after the expenses, when the cache keeps them.
+    private func syncData(report: inout Report) throws {
+        guard let cache = try? LedgerDataCache(store: ledger.store), let clientId = try ledger.store.clientId() else { return }
+        var data = LedgerDataSync(cache: cache, remote: remote, clientId: clientId)
+        data.clientName = clientName
+        data.timeout = timeout
+        data.connectTimeout = connectTimeout
+        let result = try data.run()
+        report.data = result.served ? result : nil
     }
 
     /// Connects and says `hello`, then prepares the queue for this session.

@@ -104,6 +104,29 @@ extension CommandRunner {
         }
     }
 
+    /// `expense config set timezone ZONE|local`: the ledger's time zone, a setting record synced to every machine
+    /// (Protocol.md §10.5); `local` removes it (each machine then uses its own zone).
+    func setLedgerTimeZone(_ value: String) throws {
+        let data = try LedgerDataCache(store: try ledger().store)
+        let id = LedgerSetting.id(.timezone)
+        if value == "local" {
+            _ = try data.delete(id: id)
+            return
+        }
+        guard LedgerSetting.timeZone(value) != nil else {
+            throw CommandFailure(.dataError, "Error: invalid_value: '\(DisplayText.escaped(value))' is not a time zone identifier "
+                                 + "(such as Europe/Berlin or America/New_York), or local")
+        }
+        try data.put(.setting, id: id, fields: LedgerSetting(name: .timezone, value: value).fields)
+    }
+
+    /// The ledger's configured time zone name, `nil` when none is set.
+    func ledgerTimeZoneSetting(_ ledger: LocalLedger) throws -> String? {
+        guard let record = try LedgerDataCache(store: ledger.store).record(id: LedgerSetting.id(.timezone)), !record.deleted,
+              case .text(let name)? = record.fields["value"] else { return nil }
+        return name
+    }
+
     /// "Today" for budgets and rules: the calendar day in the ledger's configured time zone, else the local one.
     func ledgerToday(_ data: LedgerDataCache) throws -> CalendarDay {
         let setting = try data.record(id: LedgerSetting.id(.timezone))

@@ -91,7 +91,8 @@ package struct SyncEngine {
                 let connection = try connect()
                 defer { connection.close() }
                 try run(on: connection, report: &report)
-                try syncData(report: &report)
+                // Only a daemon that says it serves the kinds gets the second connection (Protocol.md §10.1).
+                if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) { try syncData(report: &report) }
             }
         } catch SyncError.protocolError(let text) {
             // Kept for `expense status` (a later successful sync clears it); the queue is intact either way.
@@ -115,8 +116,11 @@ package struct SyncEngine {
     /// Connects and says `hello`, then prepares the queue for this session.
     package func connect() throws -> SyncConnection {
         guard let clientId = try ledger.store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
+        // Asking for the kinds tells whether the daemon serves them; the records of those kinds its pulls then
+        // carry are read by the general decoder and left to LedgerDataSync, which pulls them with its own cursor.
         let connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: timeout,
-                                            connectTimeout: connectTimeout)
+                                            connectTimeout: connectTimeout,
+                                            kinds: (try? LedgerDataCache(store: ledger.store)) == nil ? [] : RecordKind.additional)
         try ledger.beginSession(connection.hello, remote: remote.key)
         return connection
     }

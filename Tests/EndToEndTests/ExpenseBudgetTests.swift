@@ -54,3 +54,30 @@ import Testing
         }
     }
 }
+
+/// Budgets between two real caches through a real `expensed`.
+@Suite struct ExpenseBudgetSyncTests {
+    @Test("a budget set on one machine reaches the other with sync; the same budget set on both is one; the sync lines stay as they were")
+    func budgetsSync() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess(), bob = try ExpenseProcess()
+            let data = ann.directory + "/data"
+            let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
+            defer { _ = daemon.stop() }
+            let address = try daemon.addressText(), tokenFile = data + "/default.token"
+            for person in [ann, bob] {
+                try person.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
+                try person.succeed(["budget", "set", "food", "300", "--currency", "EUR", "--start", "2026-01-01"])
+            }
+            try ann.succeed(["budget", "set", "rent", "900", "--currency", "EUR", "--start", "2026-01-01"])
+            let first = try ann.run(["sync"])
+            #expect(first.status == 0 && first.stdout == "up to date\n", "\(first)")
+            #expect(first.stderr == "Budgets and settings: sent 2, pulled 2, conflicts 0.\n", "\(first)")
+            let second = try bob.run(["sync"])
+            #expect(second.stderr == "Budgets and settings: sent 1, pulled 2, conflicts 0.\n", "\(second)")
+            let list = try bob.succeed(["budget", "list"], environment: ["LC_ALL": "C"])
+            #expect(list.split(separator: "\n").count == 2 && list.contains("rent") && !list.contains("CONFLICT"), "\(list)")
+            #expect(try ann.run(["sync"]).stderr.isEmpty)
+        }
+    }
+}

@@ -165,6 +165,11 @@ struct CommandRunner {
         case ["budget", "list"]: try budgetList()
         case ["budget", "remove"]: try budgetRemove()
         case ["budget", "status"]: try budgetStatus()
+        case ["recurring", "add"]: try recurringAdd()
+        case ["recurring", "list"]: try recurringList()
+        case ["recurring", "remove"]: try recurringRemove()
+        case ["recurring", "skip"]: try recurringSkip()
+        case ["recurring", "preview"]: try recurringPreview()
         default: throw usage("Unknown command")
         }
     }

@@ -18,7 +18,7 @@ enum ExpenseCommands {
           1234567.50 EUR); --json, export and import always use plain decimals and minor units.
         """,
         subcommands: [add, list, edit, delete, summary, export, importing, config, remote, sync, status, conflicts, resolve,
-                      discard, budget, completion, manual])
+                      discard, budget, recurring, completion, manual])
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",

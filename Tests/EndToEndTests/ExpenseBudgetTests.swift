@@ -81,3 +81,38 @@ import Testing
         }
     }
 }
+
+/// `expense recurring …` as a real process.
+@Suite struct ExpenseRecurringTests {
+    @Test("rules are added, listed, skipped, previewed (month ends clamp or skip, nothing written) and removed")
+    func rules() async throws {
+        try await onOwnThread {
+            let expense = try ExpenseProcess()
+            let env = ["LC_ALL": "C"]
+            try expense.succeed(["config", "set", "currency", "EUR"])
+            let rent = try expense.succeed(["recurring", "add", "950", "rent", "--every", "month", "--start", "2026-01-31",
+                                            "--month-end", "skip"]).trimmingCharacters(in: .newlines)
+            let gym = try expense.succeed(["recurring", "add", "30", "gym", "--every", "month", "--start", "2026-01-31", "--count", "3"])
+                .trimmingCharacters(in: .newlines)
+            #expect(UUID(uuidString: rent) != nil && UUID(uuidString: gym) != nil)
+            try expense.succeed(["recurring", "skip", String(rent.prefix(6)), "2026-03-31"])
+            #expect(try expense.run(["recurring", "skip", String(rent.prefix(6)), "2026-02-28"]).status == 65)
+            let preview = try expense.succeed(["recurring", "preview", "--until", "2026-05-31"], environment: env)
+            let rentShort = String(rent.prefix(8)), gymShort = String(gym.prefix(8))
+            #expect(preview == """
+                2026-01-31  30.00 EUR  gym  \(gymShort)
+                2026-01-31  950.00 EUR  rent  \(rentShort)
+                2026-02-28  30.00 EUR  gym  \(gymShort)
+                2026-03-31  30.00 EUR  gym  \(gymShort)
+                2026-05-31  950.00 EUR  rent  \(rentShort)
+
+                """, "\(preview)")
+            #expect(try expense.succeed(["list", "--json"]) == "[]\n")  // a preview writes nothing
+            #expect(try expense.run(["recurring", "add", "5", "x", "--every", "fortnight", "--start", "2026-01-01"]).status == 64)
+            #expect(try expense.run(["recurring", "add", "5", "x", "--every", "month"]).status == 64)
+            try expense.succeed(["recurring", "remove", String(rent.prefix(6))])
+            let list = try expense.succeed(["recurring", "list"], environment: env)
+            #expect(list == "\(gymShort)  30.00 EUR  gym  every 1 month from 2026-01-31, 3 times\n", "\(list)")
+        }
+    }
+}

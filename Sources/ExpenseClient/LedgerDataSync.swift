@@ -61,17 +61,19 @@ package struct LedgerDataSync {
     private var db: SQLiteConnection { cache.connection }
 
     private func push(on connection: SyncConnection, lastConsumed: Int64, report: inout Report) throws {
-        // Number every unsent entry first, durably, after the highest id used so far (Protocol.md §7.6).
+        // Number the entries durably before sending (Protocol.md §7.6): one the daemon consumed (at or below
+        // `hello`'s lastMutationId) keeps its id and comes back `duplicate` with what was decided; every other one
+        // was never consumed (its answer was lost before the daemon took it, or a restored daemon forgot it) and is
+        // numbered again, in queue order, from lastMutationId + 1, so no id is skipped (no `mutation_gap`).
         var entries = try cache.pendingChanges()
         guard !entries.isEmpty else { return }
-        var next = max(lastConsumed, entries.compactMap(\.mutationId).max() ?? 0, try meta("data_last_mutation_id") ?? 0) + 1
+        var next = lastConsumed + 1
         try db.transaction {
-            for index in entries.indices where entries[index].mutationId == nil {
+            for index in entries.indices where (entries[index].mutationId ?? Int64.max) > lastConsumed {
                 entries[index].mutationId = next
                 try db.cached("UPDATE data_pending SET mutation_id = ?1 WHERE position = ?2").run([.integer(next), .integer(entries[index].position)])
                 next += 1
             }
-            try setMeta("data_last_mutation_id", next - 1)
         }
         for batch in stride(from: 0, to: entries.count, by: 500).map({ Array(entries[$0..<min($0 + 500, entries.count)]) }) {
             let result = try connection.call(PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation($0) } }))
@@ -92,6 +94,10 @@ package struct LedgerDataSync {
                         try keepConflict(entry, theirs: current)
                     case .conflict, .duplicate:
                         break  // consumed; the pull brings the daemon's state
+                    case .rejected(let rejection) where rejection.reason == "mutation_gap":
+                        // Not consumed: stays queued, numbered again by the next sync.
+                        try db.cached("UPDATE data_pending SET mutation_id = NULL WHERE position = ?1").run([.integer(entry.position)])
+                        continue
                     case .rejected:
                         report.rejected += 1
                     }

@@ -73,4 +73,26 @@ import Testing
         #expect(try laptop.live().count == 1)
         await daemon.stop()
     }
+
+    @Test("after the daemon is restored from a backup that forgot this machine's ids, queued changes are numbered again, not dropped")
+    func renumberedAfterRestore() async throws {
+        let daemon = try TestDaemon()
+        let laptop = try TestClient("laptop", persistent: true)
+        let data = try LedgerDataCache(store: laptop.ledger.store)
+        _ = try await laptop.sync(daemon)
+        let backup = try daemon.backup()
+        let food = try Self.food(30_000)
+        try data.put(.budget, id: food.id, fields: food.fields)
+        #expect(try await laptop.sync(daemon).data?.sent == 1)  // mutationId 1, consumed
+        try await daemon.restore(from: backup)  // the daemon forgets it
+        var rent = try Self.food(90_000)
+        rent.category = "rent"
+        try data.put(.budget, id: rent.id, fields: rent.fields)
+        let report = try await laptop.sync(daemon)
+        #expect(report.data?.sent == 1 && report.data?.rejected == 0)
+        #expect(try data.pendingChanges().isEmpty)
+        let onDaemon = try await daemon.ledger.pull(PullParams(since: 0, limit: 100, kinds: [.budget]))
+        #expect(onDaemon.dataChanges.map(\.id) == [rent.id])
+        await daemon.stop()
+    }
 }

@@ -73,6 +73,10 @@ struct CommandFailure: Error {
             return (.permissionDenied, ["Error: \(error.code): \(error.message)"])
         case let error as LedgerLimitError:
             return (.dataError, ["Error: \(error.code): \(error.message)"])
+        case let error as LedgerDataError:
+            return (.dataError, ["Error: \(error.code): \(error.message)"])
+        case let error as LedgerDataCacheError:
+            return (.failure, ["Error: \(error.code): \(error)"])
         case let error as DiscardError:
             return (.failure, ["Error: \(error.code): \(error.message)"])
         case let error as SyncLockError:

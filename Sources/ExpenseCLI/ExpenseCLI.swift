@@ -166,6 +166,15 @@ struct CommandRunner {
         case ["history"]: try history()
         case ["log"]: try activityLog()
         case ["undo"]: try undo()
+        case ["budget", "set"]: try budgetSet()
+        case ["budget", "list"]: try budgetList()
+        case ["budget", "remove"]: try budgetRemove()
+        case ["budget", "status"]: try budgetStatus()
+        case ["recurring", "add"]: try recurringAdd()
+        case ["recurring", "list"]: try recurringList()
+        case ["recurring", "remove"]: try recurringRemove()
+        case ["recurring", "skip"]: try recurringSkip()
+        case ["recurring", "preview"]: try recurringPreview()
         default: throw usage("Unknown command")
         }
     }

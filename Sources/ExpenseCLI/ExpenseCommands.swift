@@ -18,7 +18,7 @@ enum ExpenseCommands {
           1234567.50 EUR); --json, export and import always use plain decimals and minor units.
         """,
         subcommands: [add, list, edit, delete, summary, stats, report, export, importing, config, remote, sync, status, conflicts, resolve,
-                      discard, history, log, undo, completion, manual])
+                      discard, budget, recurring, history, log, undo, completion, manual])
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
@@ -97,14 +97,16 @@ enum ExpenseCommands {
     static let config = CommandSpec(
         name: "config", abstract: "Show or change settings.",
         subcommands: [
-            CommandSpec(name: "set", abstract: "Change a setting (currency, locale).",
+            CommandSpec(name: "set", abstract: "Change a setting (currency, locale, timezone).",
                         discussion: """
                           currency: the default currency of `add` and `import`, an ISO 4217 code in any case (eur is EUR).
                           locale: how tables and summaries write money, such as de_DE, en_IN or ja_JP; C or POSIX for the
                           plain form; auto (the default) follows LC_MONETARY and LANG. LC_ALL, when set, wins over it.
+                          timezone: the ledger's time zone, such as Europe/Berlin, synced to every machine: which day is
+                          "today" for budgets; local (the default) uses each machine's own zone.
                         """,
-                        arguments: [ArgumentSpec("key", help: "The setting: currency or locale.",
-                                                 completion: .choices(["currency", "locale"])),
+                        arguments: [ArgumentSpec("key", help: "The setting: currency, locale or timezone.",
+                                                 completion: .choices(["currency", "locale", "timezone"])),
                                     ArgumentSpec("value", help: "The new value, such as EUR or de_DE.")]),
             CommandSpec(name: "get", abstract: "Print one setting, or every setting as `key value` lines.",
                         arguments: [ArgumentSpec("key", help: "The setting: currency or locale.", optional: true,

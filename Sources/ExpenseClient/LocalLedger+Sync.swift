@@ -135,8 +135,9 @@ extension LocalLedger {
                         }
                     }
                     try rebase(after: entry, to: version, applied: true, in: transaction)
-                case .duplicate:
-                    // Consumed, but the daemon no longer keeps its outcome: settled against the pull.
+                case .duplicate, .dataConflict:
+                    // Consumed, but the daemon no longer keeps its outcome: settled against the pull. (A conflict
+                    // with a budget, rule or setting never answers an expense's change; if one did, the pull settles it.)
                     entry.answerLost()
                     try transaction.updatePending(entry)
                 case .conflict(let current):

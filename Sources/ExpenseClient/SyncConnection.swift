@@ -25,7 +25,8 @@ package final class SyncConnection {
     ///   ``SyncError/unanswered(_:)`` (connected, but no answer to `hello` within the time),
     ///   ``SyncError/unauthorized(_:)``, ``SyncError/protocolError(_:)``.
     package init(remote: RemoteConfiguration, clientId: UUID, clientName: String?,
-                 timeout: Duration = .seconds(30), connectTimeout: Duration = SyncConnection.defaultConnectTimeout) throws(SyncError) {
+                 timeout: Duration = .seconds(30), connectTimeout: Duration = SyncConnection.defaultConnectTimeout,
+                 kinds: [RecordKind] = []) throws(SyncError) {
         let address: SocketAddress
         do { address = try SocketAddress(parsing: RemoteTLS.split(remote.server).address) } catch {
             throw .notConfigured("the server address '\(remote.server)' is not HOST:PORT or tls://HOST:PORT (\(error))")
@@ -50,7 +51,7 @@ package final class SyncConnection {
         hello = HelloResult(protocolVersion: 0, server: "", ledger: "", currency: .usd, cursor: 0, lastMutationId: 0)
         do {
             hello = try call(HelloParams(protocolVersion: ProtocolVersion.current, ledger: remote.ledger, token: remote.token,
-                                         clientId: clientId, clientName: clientName))
+                                         clientId: clientId, clientName: clientName, kinds: kinds))
         } catch .unreachable(let text) where text == Self.timedOutText {
             connection.close()
             throw .unanswered("the server at \(remote.server) accepted the connection but did not answer hello within "

@@ -31,7 +31,28 @@ extension CalendarDay {
     }
 
     /// The day `count` days later (earlier when negative), or `nil` outside 1900-01-01 … 9999-12-31.
-    public func adding(days count: Int) -> CalendarDay? { CalendarDay(dayNumber: dayNumber + count) }
+    public func adding(days count: Int) -> CalendarDay? {
+        let (sum, overflow) = dayNumber.addingReportingOverflow(count)
+        return overflow ? nil : CalendarDay(dayNumber: sum)
+    }
+
+    /// The month `count` months later and the day `day` in it: clamped to that month's last day when it is
+    /// shorter (Jan 31 + 1 month = Feb 28), or `nil` when `clamp` is false and the month has no such day, or
+    /// outside the valid range. Budget periods and recurring rules step from an anchor (anchor + n × interval),
+    /// never from the previous result, so a schedule from the 31st does not drift to the 28th after February.
+    public func adding(months count: Int, clamp: Bool = true) -> CalendarDay? {
+        let (monthsSinceZero, overflow) = (year * 12 + month - 1).addingReportingOverflow(count)
+        guard !overflow else { return nil }
+        let newYear = monthsSinceZero >= 0 ? monthsSinceZero / 12 : (monthsSinceZero - 11) / 12
+        let newMonth = monthsSinceZero - newYear * 12 + 1
+        guard (1900...9999).contains(newYear) else { return nil }
+        let last = CalendarDay.daysIn(month: newMonth, year: newYear)
+        if day > last && !clamp { return nil }
+        return CalendarDay(year: newYear, month: newMonth, day: min(day, last))
+    }
+
+    /// The number of days in this day's month.
+    public var daysInMonth: Int { CalendarDay.daysIn(month: month, year: year) }
 
     /// The ISO 8601 week-numbering year and week (1…53) of this day: the week belongs to the year that holds
     /// its Thursday, so 2027-01-01 (a Friday) is in week 53 of 2026, and 2024-12-30 (a Monday) in week 1 of 2025.

@@ -20,13 +20,27 @@ extension HelloParams: RPCMethodRequest {
             throw .invalidParams("clientId must be a UUID", field: "clientId")
         }
         self.init(protocolVersion: ProtocolVersion.current, ledger: try reader.string("ledger"), token: try reader.string("token"),
-                  clientId: clientId, clientName: try reader.optionalString("clientName"))
+                  clientId: clientId, clientName: try reader.optionalString("clientName"), kinds: try Self.kinds(reader.optional("kinds")))
+    }
+
+    /// `kinds` (Protocol.md §10): absent is none; an array of strings whose unknown names (and `expense`, which
+    /// is always served) are ignored, so a newer client can ask an older daemon; anything else is −32602.
+    private static func kinds(_ value: JSONValue?) throws(RPCError) -> [RecordKind] {
+        guard let value, !value.isNull else { return [] }
+        guard case .array(let names) = value else { throw .invalidParams("kinds must be an array of strings", field: "kinds") }
+        var kinds: Set<RecordKind> = []
+        for name in names {
+            guard let text = name.stringValue else { throw .invalidParams("kinds must be an array of strings", field: "kinds") }
+            if let kind = RecordKind(rawValue: text), kind != .expense { kinds.insert(kind) }
+        }
+        return kinds.sorted()
     }
 
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("clientId"); writer.uuid(clientId)
         if let clientName { writer.member("clientName", clientName) }
+        if !kinds.isEmpty { writer.member("kinds", .array(kinds.map { .string($0.rawValue) })) }
         writer.member("ledger", ledger)
         writer.member("protocol", protocolVersion)
         writer.member("token", token)
@@ -45,6 +59,7 @@ extension HelloResult: RPCResult {
             writer.key("epoch"); writer.uuid(identity.epoch)
             writer.member("epochCursor", identity.epochCursor)
         }
+        if let kinds { writer.member("kinds", .array(kinds.map { .string($0.rawValue) })) }
         writer.member("lastMutationId", lastMutationId)
         writer.member("ledger", ledger)
         if let identity { writer.key("ledgerId"); writer.uuid(identity.ledgerId) }
@@ -73,7 +88,10 @@ extension HelloResult: RPCResult {
                   maxLine: maxLine, identity: try Self.identity(reader),
                   // Additive (Protocol.md §5.1): absent from older daemons; a role this client does not know reads as nil.
                   role: try reader.optionalString("role").flatMap(TokenRole.init(rawValue:)),
-                  tokenName: try reader.optionalString("tokenName"))
+                  tokenName: try reader.optionalString("tokenName"),
+                  kinds: reader.members["kinds"]?.arrayValue.map { names in
+                      names.compactMap { $0.stringValue.flatMap(RecordKind.init(rawValue:)) }.filter { $0 != .expense }
+                  })
     }
 
     /// `ledgerId`, `epoch` and `epochCursor`: all absent (an older daemon) is `nil`; a present one must be valid.

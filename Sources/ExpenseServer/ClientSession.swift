@@ -24,6 +24,8 @@ final class ClientSession: LineSession {
         var clientId: UUID?
         /// The token `hello` proved (its name and role: the push path carries it to the ledger).
         var credential: TokenCredential?
+        /// The kinds besides expenses served on this connection (Protocol.md §10).
+        var kinds: Set<RecordKind> = []
         var watching = false
         var watchID: Int?
         var closed = false
@@ -47,7 +49,7 @@ final class ClientSession: LineSession {
         case .success(let parsed): request = parsed
         }
         guard let id = request.id else { return .reply([], .proceed) }  // a notification: ignored
-        let (ledger, clientId, credential) = state.withLock { ($0.ledger, $0.clientId, $0.credential) }
+        let (ledger, clientId, credential, kinds) = state.withLock { ($0.ledger, $0.clientId, $0.credential, $0.kinds) }
         guard let ledger, let clientId else {
             guard request.method == HelloParams.method else {
                 return .reply(RPCResponse.error(id: id, .helloRequired), .proceed)
@@ -68,7 +70,7 @@ final class ClientSession: LineSession {
         default:
             switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log,
                                    maximumLineLength: maximumLineLength, logName: connection.logName,
-                                   credential: credential).plan(request, id: id) {
+                                   credential: credential, kinds: kinds).plan(request, id: id) {
             case .immediate(let bytes): return .reply(bytes, .proceed)
             case .deferred(let start):
                 let connection = connection
@@ -195,6 +197,7 @@ final class ClientSession: LineSession {
                 state.ledger = ledger
                 state.clientId = params.clientId
                 state.credential = credential
+                state.kinds = Set(params.kinds)
             }
             let connection = connection
             let log = context.log
@@ -210,7 +213,7 @@ final class ClientSession: LineSession {
             let result = HelloResult(protocolVersion: ProtocolVersion.current, server: context.serverName, ledger: ledger.name,
                                      currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId,
                                      maxLine: maximumLineLength, identity: ledger.identity, role: credential.role,
-                                     tokenName: credential.name)
+                                     tokenName: credential.name, kinds: params.kinds.isEmpty ? nil : params.kinds)
             return (RPCResponse.success(id: id, result: result), .establish)
         } catch {
             credential.released()

@@ -5,6 +5,8 @@ import Foundation
 /// A ``LedgerStore`` in memory: the reference the SQLite store is checked against (one contract suite), and
 /// the store the rules are tested with apart from SQLite.
 package final class InMemoryLedgerStore: LedgerStore {
+    /// Internal (not private) so that the store's other kinds of record (`InMemoryLedgerStore+Data.swift`)
+    /// live in the same state and roll back with it.
     struct State {
         var records: [UUID: StoredRecord] = [:]
         var idBySeq: [Int64: UUID] = [:]
@@ -16,6 +18,9 @@ package final class InMemoryLedgerStore: LedgerStore {
         /// The history entries in seq order, and the purge horizon (`InMemoryLedgerStore+History.swift`).
         var history: [HistoryEntry] = []
         var horizon: Int64 = 0
+        /// Budgets, rules and settings (Protocol.md §10), by id and by seq.
+        var data: [UUID: StoredDataRecord] = [:]
+        var dataIdBySeq: [Int64: UUID] = [:]
     }
 
     var state = State()

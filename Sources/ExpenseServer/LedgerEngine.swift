@@ -67,6 +67,7 @@ package final class LedgerEngine {
         }
         try checkHorizon(since: params.since)
         do {
+            if !params.kinds.isEmpty { return try pullWithKinds(params, head: head) }
             var changes = try store.changes(since: params.since, limit: params.limit + 1)
             let more = changes.count > params.limit
             if more { changes.removeLast() }
@@ -75,6 +76,20 @@ package final class LedgerEngine {
         } catch {
             throw LedgerError.storage(error)
         }
+    }
+
+    /// A pull that also serves the kinds the connection asked for (Protocol.md §10): both sequences up to
+    /// `limit + 1` each, merged in seq order, then cut to `limit`.
+    private func pullWithKinds(_ params: PullParams, head: Int64) throws -> PullResult {
+        let expenses = try store.changes(since: params.since, limit: params.limit + 1)
+        let data = try store.dataChanges(since: params.since, limit: params.limit + 1).filter { params.kinds.contains($0.kind) }
+        var seqs = (expenses.map(\.seq) + data.map(\.seq)).sorted()
+        let more = seqs.count > params.limit
+        if more { seqs.removeLast(seqs.count - params.limit) }
+        let last = seqs.last ?? head
+        let cursor = more ? last : head
+        return PullResult(changes: expenses.filter { $0.seq <= last }, dataChanges: data.filter { $0.seq <= last },
+                          cursor: cursor, more: more)
     }
 
     /// The summary of the live records the query covers, from the store's aggregates.

@@ -77,7 +77,7 @@ package struct StoredRecord: Hashable, Sendable {
 ///   its aggregates in step with the records **in the same transaction**: ``write(_:replacing:)`` is the only way
 ///   a record changes, and it updates both. When the body or the commit throws, nothing of the transaction
 ///   stays, in the file or in any cache.
-package protocol LedgerStore: LedgerHistoryStore {
+package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// The highest `seq` given so far; 0 for an empty ledger.
     var head: Int64 { get }
     /// The record with this id, tombstones included.

@@ -69,14 +69,23 @@ package struct MutationRules: Sendable {
         case nil: return nil
         case .applied(let version, let seq)?: return .applied(version: version, seq: seq)
         case .rejected(let rejection)?: return .rejected(rejection)
-        case .conflict(let id)?: return try store.record(id: id).map { .conflict(current: $0.record) }
+        case .conflict(let id)?:
+            if let record = try store.record(id: id) { return .conflict(current: record.record) }
+            return try store.dataRecord(id: id).map { .dataConflict(current: $0.record) }
         }
     }
 
     /// Steps (2) to (6) for one well-formed mutation.
     private func decide(_ mutation: Mutation, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
+        if mutation.kind != .expense { return try decideData(mutation, in: store) }
         let existing = try store.record(id: mutation.id)
+        // A materialised occurrence (Protocol.md §10.4): whatever became of the id, that stays.
+        if mutation.ifAbsent, let existing { return .applied(version: existing.version, seq: existing.seq) }
         guard let existing else {
+            if try store.dataRecord(id: mutation.id) != nil {
+                return .rejected(MutationRejection(reason: "invalid_id", field: "id",
+                                                   message: "id \(UUIDText.lowercased(mutation.id)) belongs to a record of another kind"))
+            }
             if mutation.type == .delete || mutation.baseVersion > 0 {
                 return .rejected(MutationRejection(reason: "not_found", field: "id",
                                                    message: "no expense has id \(UUIDText.lowercased(mutation.id))"))

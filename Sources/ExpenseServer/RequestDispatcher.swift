@@ -27,6 +27,8 @@ struct RequestDispatcher: Sendable {
     /// The session's token (name and role): a viewer's push is −32006 `forbidden`; the ledger gets it with each
     /// push, so its changes know their author (`credential.name`). `nil`: no role check (tests of the front).
     var credential: TokenCredential?
+    /// The kinds besides expenses this connection's `hello` asked for and is served (Protocol.md §10).
+    var kinds: Set<RecordKind> = []
 
     func plan(_ request: RPCRequest, id: RequestID) -> Plan {
         let ledger = ledger
@@ -62,7 +64,9 @@ struct RequestDispatcher: Sendable {
                     }
                 }
             case PullParams.method:
-                let pull = try PullParams(params: request.params)
+                var params = try PullParams(params: request.params)
+                params.kinds = kinds
+                let pull = params
                 return .deferred { reply in
                     ledger.pull(pull) { result in
                         switch result {
@@ -104,7 +108,7 @@ struct RequestDispatcher: Sendable {
             switch item.status {
             case .applied: applied += 1
             case .duplicate: duplicate += 1
-            case .conflict: conflict += 1
+            case .conflict, .dataConflict: conflict += 1
             case .rejected: rejected += 1
             }
         }

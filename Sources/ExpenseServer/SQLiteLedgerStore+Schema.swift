@@ -130,5 +130,7 @@ extension SQLiteLedgerStore {
         INSERT INTO history_meta (key, value) SELECT 'start_seq', coalesce(max(seq), 0) FROM records;
         INSERT INTO history_meta (key, value) VALUES ('start_time', CAST(strftime('%s', 'now') AS INTEGER));
         """,
+        // 5: budgets, recurring rules and settings (``dataRecordsMigration``).
+        dataRecordsMigration,
     ]
 }

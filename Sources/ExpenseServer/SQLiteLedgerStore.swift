@@ -24,7 +24,7 @@ package final class SQLiteLedgerStore: LedgerStore {
     package let currency: Currency
     /// The ledger's id and history epoch (`meta`; see `SQLiteLedgerStore+Identity.swift`).
     package let identity: LedgerIdentity
-    package private(set) var head: Int64
+    package internal(set) var head: Int64
     /// Test hook: an error to throw at a fault point instead of going on.
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
 
@@ -112,6 +112,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             self.currency = storedCurrency
             self.identity = try Self.loadIdentity(meta, connection: connection)
             head = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
+            head = max(head, try Self.dataHead(connection))
             var totals: [Currency: Int64] = [:]
             try connection.prepare("SELECT currency, sum(amount) FROM monthly_totals GROUP BY currency").forEach { row in
                 guard let currency = Currency(code: row.text(0)) else { return }

@@ -66,7 +66,8 @@ final class ClientSession: LineSession {
             } catch {
                 return .reply(RPCResponse.error(id: id, error), .proceed)
             }
-            return run { await self.watch(ledger: ledger, id: id) }
+            watch(ledger: ledger, id: id)
+            return .pending
         default:
             switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log,
                                    maximumLineLength: maximumLineLength, logName: connection.logName,
@@ -99,18 +100,11 @@ final class ClientSession: LineSession {
         }
         credential?.released()
         if let ledger, let watchID {
-            Task { await ledger.unwatch(watchID) }
+            ledger.unwatch(watchID) {}
         }
     }
 
     // MARK: Requests
-
-    /// Runs `job` off the loop thread and hands its answer back to the connection.
-    private func run(_ job: @escaping @Sendable () async -> [UInt8]) -> LineDisposition {
-        let connection = connection
-        Task { connection.complete(await job(), after: .proceed) }
-        return .pending
-    }
 
     private func hello(_ request: RPCRequest, id: RequestID) -> LineDisposition {
         let params: HelloParams
@@ -221,20 +215,29 @@ final class ClientSession: LineSession {
         }
     }
 
-    private func watch(ledger: any LedgerService, id: RequestID) async -> [UInt8] {
+    /// Registers the connection's watcher once (a second `watch` only answers the head) and answers with the
+    /// head, all through the ledger's completion forms: nothing here waits for the cooperative pool.
+    private func watch(ledger: any LedgerService, id: RequestID) {
+        let connection = connection
         let first = state.withLock { state -> Bool in
             defer { state.watching = true }
             return !state.watching
         }
-        if first {
-            let connection = connection
-            let watchID = await ledger.watch { head in connection.send(RPCResponse.changed(cursor: head)) }
-            let closed = state.withLock { state -> Bool in
+        guard first else {
+            if let head = ledger.headSnapshot {
+                connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: head)), after: .proceed)
+            } else {
+                Task { connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head())), after: .proceed) }
+            }
+            return
+        }
+        ledger.watch({ head in connection.send(RPCResponse.changed(cursor: head)) }) { watchID, head in
+            let closed = self.state.withLock { state -> Bool in
                 state.watchID = watchID
                 return state.closed
             }
-            if closed { await ledger.unwatch(watchID) }
+            if closed { ledger.unwatch(watchID) {} }
+            connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: head)), after: .proceed)
         }
-        return RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head()))
     }
 }

@@ -167,6 +167,25 @@ public actor Ledger {
 
     public func unwatch(_ id: Int) async { watchers[id] = nil }
 
+    /// ``watch(_:)`` on the ledger's thread, for the network front: no `Task`, so a busy cooperative pool never
+    /// delays a `watch` answer.
+    public nonisolated func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void,
+                                  completion: @escaping @Sendable (_ id: Int, _ head: Int64) -> Void) {
+        perform { ledger in
+            ledger.nextWatcherId += 1
+            ledger.watchers[ledger.nextWatcherId] = onAdvance
+            completion(ledger.nextWatcherId, ledger.engine?.store.head ?? 0)
+        }
+    }
+
+    /// ``unwatch(_:)`` on the ledger's thread.
+    public nonisolated func unwatch(_ id: Int, completion: @escaping @Sendable () -> Void) {
+        perform { ledger in
+            ledger.watchers[id] = nil
+            completion()
+        }
+    }
+
     /// Commits what is queued, then closes the store. Later calls throw ``LedgerError/ledgerClosed``.
     public func close() async {
         flush()

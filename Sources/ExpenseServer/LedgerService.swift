@@ -47,6 +47,11 @@ public protocol LedgerService: Sendable {
     func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int
     /// Stops calling a watcher.
     func unwatch(_ id: Int) async
+    /// ``watch(_:)`` that calls `completion` with the watcher's id and the head at that moment; returns at once.
+    func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void,
+               completion: @escaping @Sendable (_ id: Int, _ head: Int64) -> Void)
+    /// ``unwatch(_:)`` that returns at once.
+    func unwatch(_ id: Int, completion: @escaping @Sendable () -> Void)
     /// The head when it can be read without waiting (an atomic), so `ping` is answered on the loop thread;
     /// `nil` sends `ping` through ``head()``.
     var headSnapshot: Int64? { get }
@@ -54,6 +59,21 @@ public protocol LedgerService: Sendable {
 
 extension LedgerService {
     public var headSnapshot: Int64? { nil }
+
+    public func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void,
+                      completion: @escaping @Sendable (_ id: Int, _ head: Int64) -> Void) {
+        Task {
+            let id = await watch(onAdvance)
+            completion(id, await head())
+        }
+    }
+
+    public func unwatch(_ id: Int, completion: @escaping @Sendable () -> Void) {
+        Task {
+            await unwatch(id)
+            completion()
+        }
+    }
     public var identity: LedgerIdentity? { nil }
 
     public func hello(clientId: UUID,

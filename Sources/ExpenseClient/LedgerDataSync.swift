@@ -129,7 +129,12 @@ package struct LedgerDataSync {
         var since = try meta("data_cursor") ?? 0
         if since > connection.hello.cursor { since = 0 }  // another history: start again
         while true {
-            let page = try connection.call(PullParams(since: since, limit: 1000))
+            guard let page = try Self.page(on: connection, since: since) else {
+                // The daemon refused the cursor (compacted below it, Protocol.md §5.9, or a replaced history):
+                // read the kinds again from the start; the queued changes are untouched.
+                since = 0
+                continue
+            }
             try db.transaction {
                 for record in page.dataChanges {
                     report.pulled += 1
@@ -142,6 +147,15 @@ package struct LedgerDataSync {
             }
             since = page.cursor
             if !page.more { return }
+        }
+    }
+
+    /// The page after `since`, or `nil` when the daemon refuses a cursor above 0 (`cursor_expired`, `invalid_cursor`).
+    private static func page(on connection: SyncConnection, since: Int64) throws -> PullResult? {
+        do {
+            return try connection.call(PullParams(since: since, limit: 1000))
+        } catch SyncError.historyReplaced(_) where since > 0 {
+            return nil
         }
     }
 

@@ -27,8 +27,9 @@ extension LocalLedger {
     /// ``add(_:)`` with a journal entry, in one transaction.
     @discardableResult
     package func journaledAdd(_ draft: ExpenseDraft) throws -> Expense {
+        try ensureWritable()
         var draft = draft
-        if draft.id == nil { draft.id = UUID().uuidString.lowercased() }
+        if draft.id == nil { draft.id = UUIDText.lowercased(UUID()) }
         let expense = try ExpenseValidator.validate(draft)
         try store.write { transaction in
             try insert([expense], in: transaction)
@@ -47,6 +48,7 @@ extension LocalLedger {
         let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
         let changed = Self.difference(from: record.expense, to: updated)
         guard changed != ExpenseDraft() else { return record.expense }
+        try ensureWritable()
         if changed.amount != nil || changed.currency != nil { try checkTotals(adding: [updated], removing: record.expense) }
         try store.write { transaction in
             try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)
@@ -59,6 +61,7 @@ extension LocalLedger {
 
     /// ``delete(_:)`` with a journal entry, in one transaction.
     package func journaledDelete(_ record: LocalRecord) throws {
+        try ensureWritable()
         try store.write { transaction in
             try stage(PendingMutation(type: .delete, id: record.id, baseVersion: 0), in: transaction)
             try appendJournal(JournalEntry(command: "delete", id: record.id, before: Self.state(record),

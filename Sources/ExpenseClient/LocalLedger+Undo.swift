@@ -91,6 +91,7 @@ extension LocalLedger {
     /// based on `plan.baseVersion`. When `journalIndex` is given, that journal entry is marked undone.
     /// - Throws: ``ExpenseCore/ValidationError`` when the reverted values no longer validate.
     package func apply(_ plan: UndoPlan, undoing journalIndex: Int? = nil) throws {
+        try ensureWritable()
         if plan.type == .put, plan.reverts == "delete" {
             var complete = plan.fields
             complete.id = UUIDText.lowercased(plan.id)

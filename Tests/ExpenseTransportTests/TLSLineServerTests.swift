@@ -118,7 +118,7 @@ private func connect(_ server: LineServer, _ fixture: TLSFixture, timeout: Durat
         try await withTLSServer({ $0.outputLimit = 256 * 1024; $0.outputHighWater = 64 * 1024 }) { server, fixture, closed in
             let client = try connect(server, fixture)
             try client.writeLine("flood 20000")
-            #expect(closed.wait(for: 1))
+            #expect(closed.wait(for: 1, timeout: .seconds(60)))  // 20 MiB offered; generous under a loaded full run
             var lines = 0
             do {
                 while try client.readLine(timeout: .seconds(10)) != nil { lines += 1 }

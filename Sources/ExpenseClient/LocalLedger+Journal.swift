@@ -43,27 +43,16 @@ extension LocalLedger {
     /// ``edit(_:changes:)`` with a journal entry, in one transaction.
     @discardableResult
     package func journaledEdit(_ record: LocalRecord, changes: ExpenseDraft) throws -> Expense {
-        var changes = changes
-        changes.id = nil
-        let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
-        let changed = Self.difference(from: record.expense, to: updated)
-        guard changed != ExpenseDraft() else { return record.expense }
-        try ensureWritable()
-        if changed.amount != nil || changed.currency != nil { try checkTotals(adding: [updated], removing: record.expense) }
-        try store.write { transaction in
-            try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)
+        try edit(record, changes: changes) { updated, transaction in
             try appendJournal(JournalEntry(command: "edit", id: record.id, before: Self.state(record),
                                            after: JournalEntry.State(expense: updated, deleted: false), time: Self.now),
                               in: transaction)
         }
-        return updated
     }
 
     /// ``delete(_:)`` with a journal entry, in one transaction.
     package func journaledDelete(_ record: LocalRecord) throws {
-        try ensureWritable()
-        try store.write { transaction in
-            try stage(PendingMutation(type: .delete, id: record.id, baseVersion: 0), in: transaction)
+        try delete(record) { transaction in
             try appendJournal(JournalEntry(command: "delete", id: record.id, before: Self.state(record),
                                            after: JournalEntry.State(expense: record.expense, deleted: true), time: Self.now),
                               in: transaction)

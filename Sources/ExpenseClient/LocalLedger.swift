@@ -111,6 +111,12 @@ package final class LocalLedger {
     /// - Throws: ``ExpenseCore/ValidationError``, ``StoreError``.
     @discardableResult
     package func edit(_ record: LocalRecord, changes: ExpenseDraft) throws -> Expense {
+        try edit(record, changes: changes) { _, _ in }
+    }
+
+    /// ``edit(_:changes:)`` that also runs `alongside` (with the edited expense) in the change's transaction.
+    func edit(_ record: LocalRecord, changes: ExpenseDraft,
+              alongside: (_ updated: Expense, _ transaction: any StoreTransaction) throws -> Void) throws -> Expense {
         var changes = changes
         changes.id = nil
         let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
@@ -120,6 +126,7 @@ package final class LocalLedger {
         if changed.amount != nil || changed.currency != nil { try checkTotals(adding: [updated], removing: record.expense) }
         try store.write { transaction in
             try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)
+            try alongside(updated, transaction)
         }
         return updated
     }
@@ -127,9 +134,15 @@ package final class LocalLedger {
     /// Marks `record` deleted and queues a `delete` (or, for an expense the daemon never saw, forgets its
     /// queued creation).
     package func delete(_ record: LocalRecord) throws {
+        try delete(record) { _ in }
+    }
+
+    /// ``delete(_:)`` that also runs `alongside` in the change's transaction.
+    func delete(_ record: LocalRecord, alongside: (any StoreTransaction) throws -> Void) throws {
         try ensureWritable()
         try store.write { transaction in
             try stage(PendingMutation(type: .delete, id: record.id, baseVersion: 0), in: transaction)
+            try alongside(transaction)
         }
     }
 

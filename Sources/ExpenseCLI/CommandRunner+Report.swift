@@ -42,6 +42,13 @@ extension CommandRunner {
     /// largest expenses.
     func currencyReports(_ ledger: LocalLedger, months: StatisticsQuery) throws -> [CurrencyReport] {
         let summary = try ledger.summary(SummaryQuery(from: months.from, to: months.to, groupBy: .category))
+        // Budgets where the cache holds them (a SQLite cache): each for its period containing the report's last day.
+        let budgets: [BudgetReport.Entry]
+        if let data = try? LedgerDataCache(store: ledger.store) {
+            budgets = try Self.statuses(Self.budgets(data), on: min(months.to, months.today), ledger: ledger)
+        } else {
+            budgets = []
+        }
         let statistics = try ledger.statistics(months)
         var largest: [Currency: [Expense]] = [:]
         try ledger.forEach(ExpenseFilter(from: months.from, to: months.to)) { expense in
@@ -60,7 +67,8 @@ extension CommandRunner {
             let categories = summary.groups.filter { $0.currency == total.currency }
                 .sorted { $0.amount != $1.amount ? $0.amount > $1.amount : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             return CurrencyReport(currency: total.currency, total: total, categories: categories,
-                                  months: statistics.periods, monthly: monthly, largest: largest[total.currency] ?? [])
+                                  months: statistics.periods, monthly: monthly, largest: largest[total.currency] ?? [],
+                                  budgets: budgets.filter { $0.budget.currency == total.currency })
         }
     }
 }

@@ -25,8 +25,8 @@ extension ExpenseCommands {
         name: "report", abstract: "Write a self-contained HTML report with charts.",
         discussion: """
           One HTML file with inline CSS and SVG (no script, no network: it opens from a USB stick in any
-          browser), per currency: spending by category with shares, a monthly trend, the largest expenses, and
-          under each chart a table of its numbers. Light or dark as the reader's system prefers; printable.
+          browser), per currency: spending by category with shares, a monthly trend, budget against actual
+          (where budgets exist), the largest expenses, and under each chart a table of its numbers. Light or dark as the reader's system prefers; printable.
           The numbers are those of `expense summary --by category` and `expense stats --period month`. Without
           --from and --to: the last 12 months. The file is replaced atomically and created with mode 0600.
         """,

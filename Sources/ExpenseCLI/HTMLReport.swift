@@ -13,10 +13,11 @@ struct CurrencyReport: Sendable {
     var monthly: CurrencyStatistics
     /// The largest expenses of the range, largest first.
     var largest: [Expense]
+    /// The currency's budgets, each with its period containing the report's last day (`expense budget status`).
+    var budgets: [BudgetReport.Entry] = []
 }
 
-/// One part of a currency's report (a chart with its table). New parts (budget against actual, once budgets
-/// exist) are added to ``HTMLReport/sections``.
+/// One part of a currency's report (a chart with its table). New parts are added to ``HTMLReport/sections``.
 protocol ReportSection: Sendable {
     /// The part's heading.
     var title: String { get }
@@ -28,7 +29,7 @@ protocol ReportSection: Sendable {
 /// Content-Security-Policy forbids both), per currency a section per ``ReportSection``. Every text from the
 /// ledger goes through ``HTMLEscape/text(_:)``.
 enum HTMLReport {
-    static let sections: [any ReportSection] = [CategorySection(), TrendSection(), LargestSection()]
+    static let sections: [any ReportSection] = [CategorySection(), TrendSection(), BudgetSection(), LargestSection()]
 
     static func document(from: CalendarDay, to: CalendarDay, generated: CalendarDay, currencies: [CurrencyReport],
                          money: MoneyDisplay) -> String {
@@ -105,6 +106,8 @@ enum HTMLReport {
         .chart text { fill: var(--fg); font-size: 13px; }
         .chart .bar { fill: var(--bar); }
         .chart .bar.current { fill: var(--bar2); }
+        .chart .bar.budgeted { fill: none; stroke: var(--bar); stroke-width: 1.5; }
+        .chart .bar.spent.over, tr.over td { fill: #c0392b; color: #c0392b; }
         .chart .axis { stroke: var(--grid); stroke-width: 1; }
         .chart .value { fill: var(--muted); }
         table { width: 100%; border-collapse: collapse; margin: 0.6em 0 0.2em; font-size: 0.92em; }

@@ -108,4 +108,32 @@ import TestSupport
             #expect(missing.status == 64, "\(missing)")
         }
     }
+
+    /// The report's budget part has the figures of `expense budget status` for the period containing its last day,
+    /// and is absent while the ledger has no budget.
+    @Test func reportShowsBudgetAgainstActualWithTheFiguresOfBudgetStatus() async throws {
+        try await onOwnThread {
+            let process = try ledger()
+            let output = process.directory + "/report.html"
+            let range = ["report", "--output", output, "--from", "2026-01-01", "--to", "2026-03-31"]
+            try process.succeed(range, environment: Self.plain)
+            #expect(!(try String(contentsOfFile: output, encoding: .utf8)).contains("Budget against actual"))
+            try process.succeed(["budget", "set", "food", "10", "--start", "2026-01-01"], environment: Self.plain)
+            try process.succeed(range, environment: Self.plain)
+            let html = try String(contentsOfFile: output, encoding: .utf8)
+            #expect(html.contains("Budget against actual"))
+            let text = try process.succeed(["budget", "status", "--on", "2026-03-31", "--json"], environment: Self.plain)
+            let body = try JSONSerialization.jsonObject(with: Data(text.utf8))
+            let statuses = try #require((body as? [[String: Any]]) ?? ((body as? [String: Any])?["budgets"] as? [[String: Any]]))
+            #expect(statuses.count == 1)
+            let status = statuses[0]
+            let figures = try ["budgeted", "carried", "spent", "left"].map { key -> String in
+                let minor = try #require(status[key] as? Int, "\(key) in \(status)")
+                return "<td class=\"number\">\(Money.format(Int64(minor), currency: .usd, includeCode: true))</td>"
+            }
+            #expect(figures[2].contains("7.25") && figures[3].contains("2.75"), "\(figures)")
+            #expect(html.contains("<tr><td><bdi>food</bdi></td><td class=\"number\">2026-03-01 to 2026-03-31</td>"
+                                  + figures.joined() + "</tr>"), "\(figures)")
+        }
+    }
 }

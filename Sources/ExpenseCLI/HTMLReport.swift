@@ -183,13 +183,13 @@ struct TrendSection: ReportSection {
         let rows = report.monthly.rows
         guard !rows.isEmpty else { return nil }
         let width = 680, height = 220, top = 10, bottom = 30, left = 4
-        let slot = Double(width - left) / Double(rows.count)  // pixels of the chart, not money
+        let slot = Double(width - left) / Double(rows.count)  // not money: pixels of the chart
         let largest = rows.map(\.total).max() ?? 0
         let labelEvery = max(1, Int((62.0 / slot).rounded(.up)))
         var bars = "<line class=\"axis\" x1=\"0\" y1=\"\(height - bottom)\" x2=\"\(width)\" y2=\"\(height - bottom)\"/>\n"
         for (index, (span, row)) in zip(report.months, rows).enumerated() {
             let barHeight = Int(SummaryReport.scaled(row.total, of: largest, to: Int64(height - top - bottom)))
-            let x = left + Int(Double(index) * slot + slot * 0.15)  // pixels, not money
+            let x = left + Int(Double(index) * slot + slot * 0.15)  // not money: pixels
             let amount = money.text(row.total, currency: report.currency)
             bars += "<g><title>\(HTMLEscape.text("\(span.label)\(span.partial ? " (partial)" : ""): \(amount)"))</title>"
                 + "<rect class=\"bar month\(span.current ? " current" : "")\" x=\"\(x)\" y=\"\(height - bottom - barHeight)\" "

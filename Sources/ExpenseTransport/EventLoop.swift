@@ -187,18 +187,18 @@ final class EventLoop {
                 break
             }
             budget -= 1
-            let count = connection.readSocket(into: scratch, mismatchReply: configuration.protocolMismatchReply)
-            if count > 0 {
+            switch connection.readSocket(into: scratch, mismatchReply: configuration.protocolMismatchReply) {
+            case .received(let count):
                 connection.lastActivity = Self.now()
                 // A short read emptied the socket's queue; new data will raise a new edge. Not so for the end
                 // of stream: its edge may have come with this data, so read on until `read` returns 0.
                 if count < Self.scratchSize, !connection.hangupSeen { connection.readable = false }
-            } else if count == 0 {
+            case .endOfStream:
                 connection.peerClosed = true
                 connection.readable = false
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+            case .wouldBlock:
                 connection.readable = false
-            } else if errno != EINTR {
+            case .failed:
                 close(connection)
                 return
             }

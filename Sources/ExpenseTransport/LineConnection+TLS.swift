@@ -27,13 +27,16 @@ extension LineConnection {
             guard try Self.waitFor(fd, events: Int16(POLLIN), timeout: ContinuousClock.now.duration(to: deadline)) else {
                 throw .timedOut
             }
-            let count = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                readBuffer.withUnsafeBytes { session.receive(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            } else if count == 0 || errno == ECONNRESET {
-                session.receiveEndOfStream()
-            } else if errno != EINTR && errno != EAGAIN {
-                throw .lastError("read")
+            let count: Int?
+            do {
+                count = try readSome()
+            } catch .connectionClosed {
+                count = 0  // a reset mid-handshake: the session reports it as closed
+            }
+            switch count {
+            case nil: continue
+            case 0?: session.receiveEndOfStream()
+            case let received?: readBuffer.withUnsafeBytes { session.receive(UnsafeRawBufferPointer(rebasing: $0[0..<received])) }
             }
         }
     }

@@ -159,24 +159,30 @@ public final class LineConnection {
             }
             let left = deadline.map { ContinuousClock.now.duration(to: $0) }
             guard try Self.waitFor(fd, events: Int16(POLLIN), timeout: left) else { throw .timedOut }
-            let result: IOResult<Int>
-            do throws(SystemCallError) {
-                // Not blocking: poll said readable, yet a read may still find nothing (EAGAIN): wait again.
-                result = try syscall(blocking: false, where: "read") {
-                    readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                }
-            } catch where error.errno == ECONNRESET {
-                throw .connectionClosed
-            } catch {
-                throw .systemCall(error.call, errno: error.errno)
-            }
-            guard case .processed(let count) = result else { continue }
+            guard let count = try readSome() else { continue }
             if count == 0 { return nil }
             if tls != nil {
                 guard try receiveEncrypted(count) else { return nil }
             } else {
                 readBuffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             }
+        }
+    }
+
+    /// One read into ``readBuffer`` after `poll` said readable: the byte count (0 at end of stream), or `nil`
+    /// when it still finds nothing (`EAGAIN`: wait again).
+    /// - Throws: ``TransportError/connectionClosed`` on a reset.
+    func readSome() throws(TransportError) -> Int? {
+        do throws(SystemCallError) {
+            let result = try syscall(blocking: false, where: "read") {
+                readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            }
+            guard case .processed(let count) = result else { return nil }
+            return count
+        } catch where error.errno == ECONNRESET {
+            throw .connectionClosed
+        } catch {
+            throw .systemCall(error.call, errno: error.errno)
         }
     }
 

@@ -1,3 +1,4 @@
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -5,6 +6,18 @@ import Glibc
 /// The socket side of a loop connection: plaintext straight between the socket and the framer/output queue, or
 /// through its ``TLSSession``. The loop's framing, limits, backpressure and timeouts see plaintext either way.
 extension LoopConnection {
+    /// What one read attempt did.
+    enum SocketRead {
+        /// `count` bytes came off the socket (their plaintext, if any, went to the framer).
+        case received(count: Int)
+        /// The peer closed its side (or sent TLS `close_notify`).
+        case endOfStream
+        /// Nothing to read now: wait for `EPOLLIN`.
+        case wouldBlock
+        /// The connection is broken, or its TLS session failed (recorded in ``protocolFailure``).
+        case failed
+    }
+
     /// What one write attempt did.
     enum SocketWrite {
         /// Some bytes went out.
@@ -21,18 +34,23 @@ extension LoopConnection {
     /// high-water mark and output cap see it (so a peer that does not read is treated the same over TLS).
     private static let ciphertextQueueLimit = 64 * 1024
 
-    /// Reads once from the socket; the plaintext goes to the framer.
+    /// Reads once from the socket (through SystemKit's ``syscall(blocking:where:_:)``); the plaintext goes to
+    /// the framer.
     /// - Parameter mismatchReply: sent (best effort) to a TLS client on a plaintext port before it is closed.
-    /// - Returns: as `read(2)`: bytes taken from the socket, 0 at the end of the stream (or TLS `close_notify`),
-    ///   -1 with `errno` set (`EPROTO` for a protocol failure, recorded in ``protocolFailure``).
-    func readSocket(into scratch: UnsafeMutableRawBufferPointer, mismatchReply: [UInt8]) -> Int {
-        let count = read(id.fd, scratch.baseAddress, scratch.count)
+    func readSocket(into scratch: UnsafeMutableRawBufferPointer, mismatchReply: [UInt8]) -> SocketRead {
+        let result: IOResult<Int>
+        do throws(SystemCallError) {
+            result = try syscall(blocking: false, where: "read") { read(id.fd, scratch.baseAddress, scratch.count) }
+        } catch {
+            return .failed
+        }
+        guard case .processed(let count) = result else { return .wouldBlock }
         guard count > 0 else {
-            if count == 0, let tls, tls.isHandshaking {
+            if let tls, tls.isHandshaking {
                 tls.receiveEndOfStream()
                 if sawInput { protocolFailure = .closedDuringHandshake }
             }
-            return count
+            return .endOfStream
         }
         let received = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
         defer { sawInput = true }
@@ -43,26 +61,25 @@ extension LoopConnection {
                 return fail(.tlsClientOnPlaintextPort)
             }
             framer.append(received)
-            return count
+            return .received(count: count)
         }
         tls.receive(received)
         tls.advance { framer.append($0) }
         switch tls.state {
         case .failed(let error): return fail(error)
-        case .finished: return 0
-        case .handshaking, .established: return count
+        case .finished: return .endOfStream
+        case .handshaking, .established: return .received(count: count)
         }
     }
 
     /// Writes some of the pending output: plaintext directly, or encrypted first.
     func writeSocket() -> SocketWrite {
         guard let tls else {
-            let sent = output.withUnsafeBytes { Socket.send(id.fd, UnsafeRawBufferPointer(rebasing: $0[outputOffset...])) }
-            if sent > 0 {
-                outputOffset += sent
-                return .sent
+            let result = Self.send(id.fd) { fd in
+                output.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[outputOffset...])) }
             }
-            return Self.classify()
+            if case .sent(let count) = result { outputOffset += count }
+            return result.write
         }
         while tls.pendingCiphertext < Self.ciphertextQueueLimit, outputOffset < output.count {
             let consumed = output.withUnsafeBytes { tls.encrypt(UnsafeRawBufferPointer(rebasing: $0[outputOffset...])) }
@@ -74,12 +91,32 @@ extension LoopConnection {
             return .failed
         }
         guard tls.pendingCiphertext > 0 else { return .nothingToSend }
-        let sent = tls.withPendingCiphertext { Socket.send(id.fd, $0) }
-        if sent > 0 {
-            tls.consumeCiphertext(sent)
-            return .sent
+        let result = Self.send(id.fd) { fd in tls.withPendingCiphertext { Socket.send(fd, $0) } }
+        if case .sent(let count) = result { tls.consumeCiphertext(count) }
+        return result.write
+    }
+
+    /// One non-blocking `send` through SystemKit: the bytes it took, or what to do next.
+    private enum SendResult {
+        case sent(Int), other(SocketWrite)
+
+        var write: SocketWrite {
+            switch self {
+            case .sent: .sent
+            case .other(let write): write
+            }
         }
-        return Self.classify()
+    }
+
+    private static func send(_ fd: Int32, _ body: (Int32) -> Int) -> SendResult {
+        do throws(SystemCallError) {
+            switch try syscall(blocking: false, where: "send", { body(fd) }) {
+            case .processed(let count) where count > 0: return .sent(count)
+            case .processed, .wouldBlock: return .other(.wouldBlock)
+            }
+        } catch {
+            return .other(.failed)
+        }
     }
 
     /// Queues TLS `close_notify` before the write side is shut down.
@@ -88,16 +125,8 @@ extension LoopConnection {
         tls?.close() ?? false
     }
 
-    private func fail(_ error: TLSError) -> Int {
+    private func fail(_ error: TLSError) -> SocketRead {
         protocolFailure = error
-        errno = EPROTO
-        return -1
-    }
-
-    private static func classify() -> SocketWrite {
-        switch errno {
-        case EAGAIN, EWOULDBLOCK, EINTR: errno == EINTR ? .sent : .wouldBlock
-        default: .failed
-        }
+        return .failed
     }
 }

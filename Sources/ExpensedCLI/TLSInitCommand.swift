@@ -1,6 +1,7 @@
 import CommandLineKit
 import ExpenseTransport
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,10 +26,10 @@ enum TLSInitCommand {
             return .failure
         }
         do {
-            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            try writePrivate(identity.keyPEM, to: keyPath)
-            try writePrivate(identity.certificatePEM, to: certificatePath)
+            try PrivateDirectory.make(data)
+            // 0600 from the start (never readable by others, even for a moment), whole or untouched.
+            try AtomicFile.write(Array(identity.keyPEM.utf8), to: keyPath)
+            try AtomicFile.write(Array(identity.certificatePEM.utf8), to: certificatePath)
         } catch {
             ExpensedCommand.printError("Error: cannot write the certificate into \(data): \(error)")
             return .failure
@@ -37,29 +38,5 @@ enum TLSInitCommand {
                                    + "serve with --tls-cert \(certificatePath) --tls-key \(keyPath)")
         ExpensedCommand.printOut("\(identity.fingerprint)\n")
         return .success
-    }
-
-    /// Writes `text` to `path` with mode 0600 from the start (never readable by others, even for a moment),
-    /// through a temporary file renamed over it.
-    private static func writePrivate(_ text: String, to path: String) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else {
-                close(fd)
-                unlink(temporary)
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
-            offset += written
-        }
-        guard fsync(fd) == 0, close(fd) == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
     }
 }

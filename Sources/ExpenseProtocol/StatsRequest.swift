@@ -39,13 +39,6 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
     /// - Throws: ``RPCError``.
     public init(params: JSONValue?) throws(RPCError) {
         let reader = try ParamsReader(params)
-        func day(_ key: String) throws(RPCError) -> CalendarDay? {
-            guard let text = try reader.optionalString(key) else { return nil }
-            guard let day = try? ExpenseValidator.validateDate(text) else {
-                throw .invalidParams("\(key) must be a real day YYYY-MM-DD from 1900-01-01 to 9999-12-31", field: key)
-            }
-            return day
-        }
         var period = StatisticsPeriod.month
         if let text = try reader.optionalString("period") {
             guard let parsed = StatisticsPeriod(rawValue: text) else {
@@ -65,8 +58,8 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
             }
             currency = parsed
         }
-        self.init(period: period, from: try day("from"), to: try day("to"), byCategory: byCategory,
-                  currency: currency, today: try day("today"))
+        self.init(period: period, from: try reader.optionalDay("from"), to: try reader.optionalDay("to"), byCategory: byCategory,
+                  currency: currency, today: try reader.optionalDay("today"))
         _ = try query(defaultToday: today ?? ExpenseRules.earliestDate)
     }
 

@@ -75,7 +75,7 @@ extension CommandRunner {
 
     /// `expense budget status [--on DATE] [--json]`.
     func budgetStatus() throws {
-        let ledger = try ledger(readOnly: true)
+        let ledger = try readingLedger()
         let data = try LedgerDataCache(store: ledger.store)
         let on = try day("on") ?? ledgerToday(data)
         let statuses = try Self.statuses(Self.budgets(data), on: on, ledger: ledger)
@@ -129,12 +129,7 @@ extension CommandRunner {
 
     /// "Today" for budgets and rules: the calendar day in the ledger's configured time zone, else the local one.
     func ledgerToday(_ data: LedgerDataCache) throws -> CalendarDay {
-        let setting = try data.record(id: LedgerSetting.id(.timezone))
-        let zone = setting.flatMap { $0.deleted ? nil : $0.fields["value"] }.flatMap { value -> TimeZone? in
-            if case .text(let name) = value { return LedgerSetting.timeZone(name) }
-            return nil
-        }
-        return CalendarDay.today(now: now(), timeZone: zone ?? .current)
+        try data.today(now: now())
     }
 
     /// The clock (`EXPENSE_NOW`, seconds since 1970, for tests of "today" on both sides of midnight).

@@ -9,7 +9,7 @@ extension CommandRunner {
     func export() throws {
         let format = command.option("format") ?? "csv"
         guard format == "csv" || format == "json" else { throw usage("--format must be csv or json, not '\(format)'") }
-        let ledger = try ledger(readOnly: true)
+        let ledger = try readingLedger()
         let kind: ExpenseStream.Format = format == "json" ? .json : .csv
         guard let output = command.option("output") else {
             var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: kind)

@@ -87,6 +87,8 @@ extension CommandRunner {
         }
         rule.skips.insert(date)
         try data.put(.recurring, id: rule.id, fields: rule.fields)
+        // An occurrence this cache already made of that date is deleted (and the delete synced).
+        tell(try ledger.materialiseRecurring(today: ledgerToday(data)))
     }
 
     /// `expense recurring preview [--until DATE] [--json]`: the occurrences due, nothing written.
@@ -116,6 +118,62 @@ extension CommandRunner {
         }
     }
 
+    /// `expense recurring run [--json]`: creates the occurrences due up to today (at most
+    /// ``LocalLedger/recurringCatchUpLimit`` per rule) and prints the expenses created, as `list` does.
+    func recurringRun() throws {
+        let ledger = try ledger()
+        try ledger.ensureWritable()
+        let data = try LedgerDataCache(store: ledger.store)  // the JSON cache: an error naming EXPENSE_STORE
+        let run = try ledger.materialiseRecurring(today: ledgerToday(data))
+        tell(run)
+        if command.flag("json") {
+            var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: .json)
+            stream.begin()
+            for expense in run.created { try stream.write(expense) }
+            return try stream.end()
+        }
+        if run.unbound {
+            console.err("Nothing created: occurrences are created once this cache has synced (their ids are derived "
+                        + "from the ledger's id); run `expense sync`.")
+        } else if run.created.isEmpty {
+            console.err("Nothing is due.")
+        } else {
+            console.out(ExpenseTable.render(run.created, money: moneyDisplay(ledger)))
+        }
+    }
+
+    /// The cache for a command that only reads, after materialising the recurring occurrences due (Protocol.md
+    /// §10.4): a plain read when nothing is due (O(rules)); a write through a second, writable store otherwise. A
+    /// cache that cannot be written (a viewer's, a read-only file) is read as it is.
+    func readingLedger() throws -> LocalLedger {
+        let ledger = try ledger(readOnly: true)
+        guard let data = ledger.dataCache, try ledger.recurringDue(today: ledgerToday(data)) else { return ledger }
+        do {
+            let writable = LocalLedger(store: try home.openStore())
+            tell(try writable.materialiseRecurring(today: ledgerToday(data)))
+        } catch {
+            console.err("Warning: recurring occurrences were not created: \(error)")
+        }
+        return ledger
+    }
+
+    /// What materialising did, on standard error (standard output stays the command's own).
+    func tell(_ run: RecurringRun) {
+        if !run.created.isEmpty, !command.path.elementsEqual(["recurring", "run"]) {
+            let plural = run.created.count == 1 ? "" : "s"
+            console.err("Recurring: created \(run.created.count) occurrence\(plural) due up to today.")
+        }
+        if !run.deleted.isEmpty {
+            console.err("Recurring: deleted \(run.deleted.count) occurrence\(run.deleted.count == 1 ? "" : "s") of skipped dates.")
+        }
+        for limited in run.limited {
+            let (rule, through) = (limited.rule, limited.through)
+            console.err("Recurring: the rule \(UUIDText.lowercased(rule).prefix(8)) has more than \(LocalLedger.recurringCatchUpLimit) "
+                        + "occurrences due; created the oldest \(LocalLedger.recurringCatchUpLimit), up to \(through). "
+                        + "The next command (or `expense recurring run`) creates more.")
+        }
+    }
+
     private func findRule(_ prefix: String, in data: LedgerDataCache) throws -> RecurringRule {
         let lowered = prefix.lowercased()
         guard lowered.count >= LocalLedger.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
@@ -125,10 +183,7 @@ extension CommandRunner {
         return rule
     }
 
-    static func rules(_ data: LedgerDataCache) throws -> [RecurringRule] {
-        try data.records(.recurring).compactMap { try? LedgerDataValidator.recurring(id: $0.id, fields: $0.fields) }
-            .sorted { ($0.start, UUIDText.lowercased($0.id)) < ($1.start, UUIDText.lowercased($1.id)) }
-    }
+    static func rules(_ data: LedgerDataCache) throws -> [RecurringRule] { try data.recurringRules() }
 }
 
 /// The JSON of `expense recurring list` and `preview`: amounts in minor units, keys sorted.

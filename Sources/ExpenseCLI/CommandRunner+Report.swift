@@ -20,7 +20,7 @@ extension CommandRunner {
         } catch {
             throw usage(error.message)
         }
-        let ledger = try ledger(readOnly: true)
+        let ledger = try readingLedger()
         let reports = try currencyReports(ledger, months: months)
         let html = HTMLReport.document(from: months.from, to: months.to, generated: months.today, currencies: reports,
                                        money: moneyDisplay(ledger))

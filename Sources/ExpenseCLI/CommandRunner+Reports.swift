@@ -8,7 +8,7 @@ extension CommandRunner {
     /// `expense list [--from D] [--to D] [--category C] [--json]`.
     func list() throws {
         let filter = ExpenseFilter(from: try day("from"), to: try day("to"), category: command.option("category"))
-        let ledger = try ledger(readOnly: true)
+        let ledger = try readingLedger()
         defer { noteUnsynced(ledger) }
         if command.flag("json") {
             var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: .json)
@@ -35,7 +35,7 @@ extension CommandRunner {
         case let other?: throw usage("--by must be category or month, not '\(other)'")
         }
         let query = SummaryQuery(from: try day("from"), to: try day("to"), category: command.option("category"), groupBy: grouping)
-        let ledger = try ledger(readOnly: true)
+        let ledger = try readingLedger()
         let summary: Summary
         if command.flag("server") {
             var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))

@@ -9,7 +9,7 @@ extension CommandRunner {
     func stats() throws {
         let query = try statisticsQuery()
         guard !(command.flag("json") && command.flag("csv")) else { throw usage("--json and --csv cannot be combined") }
-        let ledger = try ledger(readOnly: true)
+        let ledger = try readingLedger()
         let statistics: PeriodStatistics
         if command.flag("server") {
             statistics = try serverStatistics(query, ledger: ledger)

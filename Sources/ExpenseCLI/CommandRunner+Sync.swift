@@ -86,6 +86,7 @@ extension CommandRunner {
         }
         engine.log = { [console, verbose = ExpenseCLI.isVerbose(environment)] in if verbose { console.err($0) } }
         engine.connectTimeout = connectTimeout
+        engine.recurringClock = { [self] in now() }  // occurrences due go out with the sync (Protocol.md §10.4)
         // On a terminal only: pipes, files and tests see nothing on standard error but errors.
         if let display = SyncProgressDisplay.forStandardError() { engine.progress = display.show }
         if command.flag("watch") {
@@ -93,6 +94,7 @@ extension CommandRunner {
             return
         }
         let report = try engine.sync()
+        tell(report.recurring)
         try finish(report)
     }
 
@@ -208,7 +210,7 @@ extension CommandRunner {
 
     /// `expense status [--json]`.
     func status() throws {
-        let ledger = try ledger(readOnly: true)
+        let ledger = try readingLedger()
         let store = ledger.store
         let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: store)
         let queue = try store.pendingMutations(limit: Int.max)
@@ -283,7 +285,9 @@ extension CommandRunner {
 
     /// `expense conflicts [--json]`.
     func listConflicts() throws {
-        let conflicts = try ledger(readOnly: true).store.conflicts()
+        let reading = try ledger(readOnly: true)
+        let conflicts = try reading.store.conflicts()
+        let dataConflicts = try dataConflicts(reading)  // budgets, rules, settings: after the expenses
         if command.flag("json") {
             let body = conflicts.map { conflict -> [String: Any] in
                 let theirs = conflict.theirs.expense
@@ -299,11 +303,11 @@ extension CommandRunner {
                                    "date": theirs.date.description, "note": theirs.note, "version": conflict.theirs.version,
                                    "deleted": conflict.theirs.deleted] as [String: Any]]
             }
-            let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .prettyPrinted])
+            let data = try JSONSerialization.data(withJSONObject: body + dataConflictJSON(dataConflicts), options: [.sortedKeys, .prettyPrinted])
             console.out(String(decoding: data, as: UTF8.self) + "\n")
             return
         }
-        guard !conflicts.isEmpty else {
+        guard !conflicts.isEmpty || !dataConflicts.isEmpty else {
             console.err("No conflicts.")
             return
         }
@@ -317,7 +321,7 @@ extension CommandRunner {
                     + ExpenseTable.oneLine(line.theirs, width: 30) + "\n"
             }
         }
-        console.out(text)
+        console.out(text + dataConflictText(dataConflicts))
     }
 
     /// `expense resolve ID --mine | --theirs | --edit [--amount …]`.
@@ -328,6 +332,7 @@ extension CommandRunner {
         let given = fieldOptions.filter { command.option($0) != nil }
         if choices[0] != "edit", !given.isEmpty { throw usage("--\(given[0]) needs --edit") }
         let ledger = try ledger()
+        if try resolveDataConflict(command.argument("id") ?? "", choice: choices[0], in: ledger) { return }
         let conflict: Conflict
         do {
             conflict = try ledger.conflict(command.argument("id") ?? "")

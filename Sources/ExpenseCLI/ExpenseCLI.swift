@@ -175,6 +175,7 @@ struct CommandRunner {
         case ["recurring", "remove"]: try recurringRemove()
         case ["recurring", "skip"]: try recurringSkip()
         case ["recurring", "preview"]: try recurringPreview()
+        case ["recurring", "run"]: try recurringRun()
         default: throw usage("Unknown command")
         }
     }

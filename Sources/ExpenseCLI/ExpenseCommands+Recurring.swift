@@ -6,8 +6,14 @@ extension ExpenseCommands {
         discussion: """
           Occurrence n of a rule falls on start + n × the interval, computed from the start, never from the previous
           occurrence: a monthly rule from Jan 31 gives Feb 28 with --month-end clamp (the default) or no February
-          occurrence with skip, then Mar 31. Rules are synced to every machine (Protocol.md section 10). This
-          version keeps and previews rules; it does not yet create their expenses (see README).
+          occurrence with skip, then Mar 31. Rules are synced to every machine (Protocol.md section 10).
+          Occurrences up to and including today (in the ledger's time zone, `config set timezone`) become ordinary
+          expenses, once, on whichever machine reads or syncs first, offline included: every command that reads
+          (list, summary, stats, status, budget status, report, export) or syncs creates them, and `recurring run`
+          does it alone. Each occurrence's id is derived from the ledger, the rule and the date, so two machines
+          make the same expense; one someone edited or deleted stays so. At most 100 occurrences of one rule are
+          created per command (oldest first; standard error says when more are due). A cache that has never
+          synced creates none until its first sync, because the ids need the ledger's id.
         """,
         subcommands: [
             CommandSpec(name: "add", abstract: "Add a rule; prints its id.",
@@ -27,6 +33,8 @@ extension ExpenseCommands {
             CommandSpec(name: "skip", abstract: "Make one occurrence never exist.",
                         arguments: [ArgumentSpec("id", help: "The rule's id or a unique prefix of at least 4 characters."),
                                     ArgumentSpec("date", help: "The occurrence's day, YYYY-MM-DD.")]),
+            CommandSpec(name: "run", abstract: "Create the occurrences due up to today as expenses; prints them.",
+                        options: [.flag("json", help: "Print a JSON array of the expenses created (amounts as integers in minor units).")]),
             CommandSpec(name: "preview", abstract: "The occurrences due up to a day (nothing is written).",
                         options: [.option("until", value: "date", help: "The last day (default: today)."),
                                   .flag("json", help: "Print a JSON array (amounts as integers in minor units).")]),

@@ -167,11 +167,19 @@ enum ExpenseCommands {
 
     static let conflicts = CommandSpec(
         name: "conflicts", abstract: "List open conflicts, mine and theirs field by field.",
+        discussion: """
+          Expense conflicts first, then those on budgets, recurring rules and settings (the kind is named; in
+          JSON their objects have a `record` key and their fields as on the wire).
+        """,
         options: [.flag("json", help: "Print JSON.")])
 
     static let resolve = CommandSpec(
         name: "resolve", abstract: "Settle a conflict; the next sync sends the result.",
-        arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.")],
+        discussion: """
+          A conflict on a budget, recurring rule or setting is settled with --mine (my fields again on top of
+          the daemon's version) or --theirs (the daemon's, which is shown meanwhile); not with --edit.
+        """,
+        arguments: [ArgumentSpec("id", help: "The expense's (or budget's, rule's, setting's) id or a unique prefix of at least 4 characters.")],
         options: [.flag("mine", help: "Keep my change (re-submitted against the server's current version; restores a deleted expense)."),
                   .flag("theirs", help: "Drop my change and take the server's (also for a change the daemon rejected)."),
                   .flag("edit", help: "Start from the server's version and set the fields given below."),

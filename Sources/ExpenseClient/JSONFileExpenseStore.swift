@@ -122,6 +122,8 @@ package final class JSONFileExpenseStore: StateBackedStore {
         var amount: Int64?, currency: String?, category: String?, date: String?, note: String?
         var position: Int64?, state: String?
         var rejectReason: String?, rejectField: String?, rejectMessage: String?
+        /// A materialised occurrence's create (``PendingMutation/ifAbsent``); absent: false.
+        var ifAbsent: Bool?
     }
 
     private struct ConflictEntry: Codable {
@@ -146,7 +148,8 @@ package final class JSONFileExpenseStore: StateBackedStore {
                                      amount: fields.amount, currency: fields.currency, category: fields.category,
                                      date: fields.date, note: fields.note, position: mutation.position,
                                      state: mutation.state.rawValue, rejectReason: mutation.rejection?.reason,
-                                     rejectField: mutation.rejection?.field, rejectMessage: mutation.rejection?.message)
+                                     rejectField: mutation.rejection?.field, rejectMessage: mutation.rejection?.message,
+                                     ifAbsent: mutation.ifAbsent ? true : nil)
             },
             meta: Dictionary(uniqueKeysWithValues: state.meta.map { ($0.key.rawValue, $0.value) }),
             nextPosition: state.nextPosition,
@@ -213,7 +216,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
                 type: type, id: id, baseVersion: entry.baseVersion,
                 fields: ExpenseDraft(amount: entry.amount, currency: entry.currency, category: entry.category,
                                      date: entry.date, note: entry.note),
-                rejection: rejection))
+                rejection: rejection, ifAbsent: entry.ifAbsent ?? false))
         }
         state.nextPosition = max(file.nextPosition ?? 1, position + 1)
         for entry in file.conflicts ?? [] {

@@ -308,6 +308,8 @@ extension LocalLedger {
 
     /// Whether the server's record shows the effect of `entry` (text compared by its bytes).
     static func holds(_ record: Record, _ entry: PendingMutation) -> Bool {
+        // The daemon applies an occurrence's create to an id it has by leaving the record as it is (§10.4).
+        if entry.ifAbsent { return true }
         switch entry.type {
         case .delete: return record.deleted
         case .put:

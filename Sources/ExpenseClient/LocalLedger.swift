@@ -215,7 +215,10 @@ package final class LocalLedger {
     /// Merging keeps at most one unsent entry per expense: put + put is one put of the union of the changed
     /// fields (the later value winning); a delete after a creation the daemon never received drops both; a
     /// delete after an unsent edit replaces it. An entry already numbered (sent) is never changed: the new
-    /// change is appended, based on the same version, and rebased when the daemon answers.
+    /// change is appended, based on the same version, and rebased when the daemon answers. A materialised
+    /// occurrence's create (``PendingMutation/ifAbsent``) is never merged into nor dropped: a change of the
+    /// occurrence is appended after it, based on version 1, so another machine's create of the same occurrence
+    /// never hides it and a delete is never lost.
     ///
     /// A delete of an expense whose conflict is open supersedes the conflicting edit: the conflict is closed and
     /// the delete is based on the server's version (the conflict's `theirs`, which the local view shows), so it is
@@ -225,7 +228,8 @@ package final class LocalLedger {
             try transaction.removeConflict(id: change.id)
         }
         let entries = try transaction.pending(for: change.id)
-        if var last = entries.last, last.state == .unsent || last.state == .rejected {
+        // A materialised occurrence's create absorbs nothing (PendingMutation.ifAbsent): the change goes after it.
+        if var last = entries.last, !last.ifAbsent, last.state == .unsent || last.state == .rejected {
             switch (last.type, change.type) {
             case (.put, .put):
                 last.fields = last.fields.merging(change.fields)
@@ -249,7 +253,10 @@ package final class LocalLedger {
             var entry = change
             entry.position = 0
             entry.reopen()
-            entry.baseVersion = try entries.last?.baseVersion ?? transaction.serverCopy(id: change.id)?.version ?? 0
+            // After an occurrence's create: version 1, the occurrence as the rule made it, which is what the person
+            // changed; the daemon then checks the change against whatever another machine did to it since.
+            entry.baseVersion = try entries.last.map { $0.ifAbsent ? 1 : $0.baseVersion }
+                ?? transaction.serverCopy(id: change.id)?.version ?? 0
             try transaction.appendPending(entry)
         }
         try refresh(change.id, in: transaction)

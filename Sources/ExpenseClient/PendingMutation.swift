@@ -40,9 +40,16 @@ package struct PendingMutation: Hashable, Sendable {
     package var fields: ExpenseDraft
     /// Why the daemon rejected it (state ``State/rejected``). Changed only by the transitions below.
     package private(set) var rejection: MutationRejection?
+    /// A materialised recurring occurrence's create (Protocol.md §10.4): sent with `"ifAbsent":true`, so the
+    /// daemon leaves an id it already has (another machine's occurrence, edited or deleted since) as it is.
+    /// - Important: such an entry never absorbs a later local change: the change is queued after it, based on
+    ///   version 1 (the occurrence as the rule made it), so the daemon checks it against every change since
+    ///   (``LocalLedger``'s `stage`).
+    package var ifAbsent: Bool
 
     package init(position: Int64 = 0, mutationId: Int64? = nil, state: State = .unsent, type: MutationType, id: UUID,
-                 baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft(), rejection: MutationRejection? = nil) {
+                 baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft(), rejection: MutationRejection? = nil,
+                 ifAbsent: Bool = false) {
         self.position = position
         self.mutationId = mutationId
         self.state = state
@@ -51,12 +58,13 @@ package struct PendingMutation: Hashable, Sendable {
         self.baseVersion = baseVersion
         self.fields = fields
         self.rejection = rejection
+        self.ifAbsent = ifAbsent
     }
 
     /// The wire mutation (needs a `mutationId`).
     package func mutation(mutationId: Int64) -> Mutation {
         Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion,
-                 fields: type == .put ? ExpenseFields.json(from: fields) : nil)
+                 fields: type == .put ? ExpenseFields.json(from: fields) : nil, ifAbsent: ifAbsent && type == .put && baseVersion == 0)
     }
 
     // MARK: Transitions (the entry's life cycle, in one place)

@@ -20,7 +20,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
     static let recordColumns = "id, amount, currency, category, day, note, base_version, deleted"
     static let outboxColumns = """
         position, mutation_id, state, type, expense_id, base_version, amount, currency, category, date, note,
-        reject_reason, reject_field, reject_message
+        reject_reason, reject_field, reject_message, if_absent
         """
     static let conflictColumns = """
         expense_id, mine_type, mine_base_version, mine_amount, mine_currency, mine_category, mine_date, mine_note,
@@ -190,8 +190,8 @@ final class SQLiteStoreTransaction: StoreTransaction {
     func appendPending(_ mutation: PendingMutation) throws -> PendingMutation {
         try connection.cached("""
             INSERT INTO outbox(position, mutation_id, state, type, expense_id, base_version, amount, currency, category,
-                               date, note, reject_reason, reject_field, reject_message)
-            VALUES ((SELECT coalesce(max(position), 0) + 1 FROM outbox), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                               date, note, reject_reason, reject_field, reject_message, if_absent)
+            VALUES ((SELECT coalesce(max(position), 0) + 1 FROM outbox), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """).run(values(of: mutation))
         var stored = mutation
         stored.position = try connection.cached("SELECT max(position) FROM outbox").first { $0.int64(0) } ?? 0
@@ -202,8 +202,8 @@ final class SQLiteStoreTransaction: StoreTransaction {
         try connection.cached("""
             UPDATE outbox SET mutation_id = ?1, state = ?2, type = ?3, expense_id = ?4, base_version = ?5, amount = ?6,
                 currency = ?7, category = ?8, date = ?9, note = ?10, reject_reason = ?11, reject_field = ?12,
-                reject_message = ?13
-            WHERE position = ?14
+                reject_message = ?13, if_absent = ?14
+            WHERE position = ?15
             """).run(values(of: mutation) + [.integer(mutation.position)])
     }
 
@@ -217,7 +217,7 @@ final class SQLiteStoreTransaction: StoreTransaction {
                 .text(UUIDText.lowercased(mutation.id)), .integer(mutation.baseVersion), SQLiteValue(fields.amount),
                 SQLiteValue(fields.currency), SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
                 SQLiteValue(mutation.rejection?.reason), SQLiteValue(mutation.rejection?.field),
-                SQLiteValue(mutation.rejection?.message)]
+                SQLiteValue(mutation.rejection?.message), SQLiteValue(mutation.ifAbsent)]
     }
 
     // MARK: - Conflicts
@@ -300,7 +300,8 @@ final class SQLiteStoreTransaction: StoreTransaction {
                                  category: row.optionalText(8), date: row.optionalText(9), note: row.optionalText(10)),
             rejection: row.optionalText(11).map {
                 MutationRejection(reason: $0, field: row.optionalText(12), message: row.optionalText(13) ?? $0)
-            })
+            },
+            ifAbsent: row.int64(14) != 0)
     }
 
     func decodeConflict(_ row: SQLiteRow) throws -> Conflict {

@@ -43,4 +43,7 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     case bulkLoad = "bulk_load"
     /// This machine's journal of its latest local commands, for `expense undo --last` (`LocalLedger+Journal.swift`).
     case undoJournal = "undo_journal"
+    /// Per recurring rule, the last date this cache has materialised its occurrences through
+    /// (`LocalLedger+Recurring.swift`): lines `RULE-ID YYYY-MM-DD`.
+    case recurringThrough = "recurring_through"
 }

@@ -40,6 +40,8 @@ package struct SyncEngine {
         /// What the budget, rule and setting sync did (`LedgerDataSync`); `nil` when it did not run (a JSON cache,
         /// or a daemon that does not serve the kinds).
         package var data: LedgerDataSync.Report?
+        /// What materialising recurring occurrences did in this sync (``recurringClock``), merged over its rounds.
+        package var recurring = RecurringRun()
 
         package init() {}
     }
@@ -72,6 +74,9 @@ package struct SyncEngine {
     }
     /// Called at each ``FaultPoint`` with the batch (tests only).
     package var faultInjection: ((FaultPoint, [PendingMutation]) throws -> Void)?
+    /// The clock whose day, in the ledger's time zone, recurring occurrences are materialised up to before each
+    /// push (``LocalLedger/materialiseRecurring(today:limit:)``); `nil`: none are (tests of other things).
+    package var recurringClock: (() -> Date)?
     /// Told of every change the daemon acknowledged as applied, with its version (tests check none is lost).
     package var onApplied: ((PendingMutation, Int64) -> Void)?
 
@@ -92,7 +97,11 @@ package struct SyncEngine {
                 defer { connection.close() }
                 try run(on: connection, report: &report)
                 // Only a daemon that says it serves the kinds gets the second connection (Protocol.md §10.1).
-                if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) { try syncData(report: &report) }
+                if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) {
+                    try syncData(report: &report)
+                    // Rules just pulled may have occurrences due: they go out in the same sync.
+                    if try materialise(report: &report) { try run(on: connection, report: &report) }
+                }
             }
         } catch SyncError.protocolError(let text) {
             // Kept for `expense status` (a later successful sync clears it); the queue is intact either way.
@@ -129,6 +138,7 @@ package struct SyncEngine {
     /// not to have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
         let produced = ProducedVersions()
+        try materialise(report: &report)
         try recover(on: connection, report: &report, produced: produced)
         if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
         for _ in 1...3 {
@@ -151,6 +161,18 @@ package struct SyncEngine {
         report.tooLarge = queue.count { $0.state == .rejected && $0.rejection?.isTooLarge == true }
         report.openConflicts = try ledger.store.conflicts().count
         report.cursor = try ledger.pullCursor()
+    }
+
+    /// Materialises the recurring occurrences due (after `hello`, so a first sync has bound the cache to its
+    /// ledger id); `true` when it queued anything.
+    @discardableResult
+    private func materialise(report: inout Report) throws -> Bool {
+        guard let recurringClock, let cache = ledger.dataCache else { return false }
+        let run = try ledger.materialiseRecurring(today: try cache.today(now: recurringClock()))
+        report.recurring.created += run.created
+        report.recurring.deleted += run.deleted
+        report.recurring.limited += run.limited
+        return run.changed
     }
 
     /// Sends every entry whose answer was lost again, with its own mutationId: the daemon applies nothing twice

@@ -1,0 +1,62 @@
+import TestSupport
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import ExpenseServer
+import Foundation
+import Testing
+
+/// Budget and rule conflicts listed and settled like expense conflicts (`expense conflicts`, `resolve --mine/--theirs`).
+@Suite struct DataConflictResolveTests {
+    /// The laptop and the phone change the same budget's amount offline; the phone syncs second and conflicts.
+    static func conflicted() async throws -> (TestDaemon, TestClient, TestClient, Budget) {
+        let daemon = try TestDaemon()
+        let laptop = try TestClient("laptop", persistent: true), phone = try TestClient("phone", persistent: true)
+        let budget = try BudgetSyncStoryTests.food(30_000)
+        try laptop.data.put(.budget, id: budget.id, fields: budget.fields)
+        try await laptop.sync(daemon)
+        try await phone.sync(daemon)
+        var laptopBudget = budget, phoneBudget = budget
+        let march = try #require(CalendarDay("2026-03-01"))
+        laptopBudget.amounts = budget.settingAmount(40_000, from: march)
+        phoneBudget.amounts = budget.settingAmount(45_000, from: march)
+        try laptop.data.put(.budget, id: budget.id, fields: laptopBudget.fields)
+        try phone.data.put(.budget, id: budget.id, fields: phoneBudget.fields)
+        try await laptop.sync(daemon)
+        #expect(try await phone.sync(daemon).data?.conflicts == 1)
+        return (daemon, laptop, phone, budget)
+    }
+
+    static func amount(_ client: TestClient, _ budget: Budget) throws -> Int64? {
+        let shown = try #require(try client.data.record(id: budget.id))
+        return try LedgerDataValidator.budget(id: budget.id, fields: shown.fields).amounts.last?.amount
+    }
+
+    @Test("a budget conflict has both sides; --mine sends mine on top of the daemon's version and every machine ends with it")
+    func mine() async throws {
+        let (daemon, laptop, phone, budget) = try await Self.conflicted()
+        let conflict = try #require(try phone.data.conflictDetails().first)
+        #expect(conflict.kind == .budget && conflict.id == budget.id && conflict.theirs.version == 2)
+        #expect(conflict.mine?["amounts"] != nil && conflict.mine?["amounts"] != conflict.theirs.fields["amounts"])
+        try phone.data.resolve(conflict, .mine)
+        #expect(try phone.data.conflictDetails().isEmpty)
+        #expect(try Self.amount(phone, budget) == 45_000)
+        #expect(try await phone.sync(daemon).data?.sent == 1)
+        try await laptop.sync(daemon)
+        #expect(try Self.amount(laptop, budget) == 45_000)
+        await daemon.stop()
+    }
+
+    @Test("--theirs drops the conflict and my change: nothing is sent and the daemon's amount stays")
+    func theirs() async throws {
+        let (daemon, laptop, phone, budget) = try await Self.conflicted()
+        let conflict = try #require(try phone.data.conflictDetails().first)
+        try phone.data.resolve(conflict, .theirs)
+        #expect(try phone.data.conflictDetails().isEmpty && phone.data.pendingChanges().isEmpty)
+        #expect(try Self.amount(phone, budget) == 40_000)
+        #expect(try await phone.sync(daemon).data?.sent == 0)
+        try await laptop.sync(daemon)
+        #expect(try Self.amount(laptop, budget) == 40_000)
+        await daemon.stop()
+    }
+}

@@ -158,10 +158,7 @@ extension SQLiteExpenseStore {
         """,
         // 8: budgets, recurring rules and settings (Protocol.md §10; LedgerDataCache.swift).
         LedgerDataCache.migration,
-        // 9: no change. Numbers 10 to 12 were given out to branches made side by side; this keeps 10 where it was
-        // given (a cache at version 9 from another branch's placeholder runs 10 next, as it should).
-        "",
-        // 10: a materialised recurring occurrence's create is queued with `ifAbsent` (Protocol.md §10.4;
+        // 9: a materialised recurring occurrence's create is queued with `ifAbsent` (Protocol.md §10.4;
         // PendingMutation.ifAbsent, LocalLedger+Recurring.swift). Existing entries are plain changes: 0.
         """
         ALTER TABLE outbox ADD COLUMN if_absent INTEGER NOT NULL DEFAULT 0;

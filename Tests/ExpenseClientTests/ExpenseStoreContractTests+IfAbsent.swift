@@ -4,7 +4,7 @@ import ExpenseProtocol
 import Foundation
 import Testing
 
-/// An occurrence's `ifAbsent` create survives every store, reopened (client migration 10 for SQLite).
+/// An occurrence's `ifAbsent` create survives every store, reopened (client migration 9 for SQLite).
 @Suite struct ExpenseStoreIfAbsentTests {
     @Test("a queue entry keeps its ifAbsent flag through update and reopening", arguments: StoreKind.allCases)
     func ifAbsentKept(kind: StoreKind) throws {

@@ -119,6 +119,17 @@ extension Mutation {
     }
 }
 
+/// `push` result: one result per mutation, in order, and the ledger's head after the push.
+public struct PushResult: Hashable, Sendable {
+    public var results: [MutationResult]
+    public var cursor: Int64
+
+    public init(results: [MutationResult], cursor: Int64) {
+        self.results = results
+        self.cursor = cursor
+    }
+}
+
 extension PushResult: RPCResult {
     /// Writes `{"cursor":N,"results":[R…]}`.
     public func write(to writer: inout JSONWriter) {

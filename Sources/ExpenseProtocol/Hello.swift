@@ -2,7 +2,7 @@ import ExpenseCore
 import Foundation
 
 /// `hello` parameters: must be the first request on a connection.
-public struct HelloParams: Hashable, Sendable {
+public struct HelloRequest: Hashable, Sendable {
     public var protocolVersion: Int64
     public var ledger: String
     public var token: String
@@ -67,7 +67,7 @@ public struct HelloResult: Hashable, Sendable {
     }
 }
 
-extension HelloParams: RPCMethodRequest {
+extension HelloRequest: RPCMethodRequest {
     public typealias Response = HelloResult
     public static let method = "hello"
 

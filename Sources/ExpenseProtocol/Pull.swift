@@ -1,7 +1,7 @@
 import ExpenseCore
 
 /// `pull` parameters.
-public struct PullParams: Hashable, Sendable {
+public struct PullRequest: Hashable, Sendable {
     public var since: Int64
     public var limit: Int
     /// The kinds besides expenses the connection serves (from its `hello`, Protocol.md §10): not a wire member.
@@ -32,7 +32,7 @@ public struct PullResult: Hashable, Sendable {
     }
 }
 
-extension PullParams: RPCMethodRequest {
+extension PullRequest: RPCMethodRequest {
     public typealias Response = PullResult
     public static let method = "pull"
     /// The limit when none is sent.

@@ -51,13 +51,13 @@ final class ClientSession: LineSession {
         guard let id = request.id else { return .reply([], .proceed) }  // a notification: ignored
         let (ledger, clientId, credential, kinds) = state.withLock { ($0.ledger, $0.clientId, $0.credential, $0.kinds) }
         guard let ledger, let clientId else {
-            guard request.method == HelloParams.method else {
+            guard request.method == HelloRequest.method else {
                 return .reply(RPCResponse.error(id: id, .helloRequired), .proceed)
             }
             return hello(request, id: id)
         }
         switch request.method {
-        case HelloParams.method:
+        case HelloRequest.method:
             return .reply(RPCResponse.error(id: id, .invalidRequest("hello was already sent on this connection",
                                                                     reason: "already_authenticated")), .proceed)
         case WatchRequest.method:
@@ -107,9 +107,9 @@ final class ClientSession: LineSession {
     // MARK: Requests
 
     private func hello(_ request: RPCRequest, id: RequestID) -> LineDisposition {
-        let params: HelloParams
+        let params: HelloRequest
         do {
-            params = try HelloParams(params: request.params)
+            params = try HelloRequest(params: request.params)
         } catch {
             if error.code == RPCError.unsupportedProtocolCode {
                 context.log("\(connection.logName): unsupported protocol; closing")
@@ -148,7 +148,7 @@ final class ClientSession: LineSession {
 
     /// Checks the ledger and token (on the ledger's thread) and greets; a failure is logged (never the token),
     /// counted, and answered −32001 before the connection closes.
-    private func authenticate(_ params: HelloParams, id: RequestID) {
+    private func authenticate(_ params: HelloRequest, id: RequestID) {
         context.ledgers.authenticate(ledger: params.ledger, token: params.token) { authentication in
             guard let authentication else {
                 self.refuse(params, id: id)
@@ -158,7 +158,7 @@ final class ClientSession: LineSession {
         }
     }
 
-    private func refuse(_ params: HelloParams, id: RequestID) {
+    private func refuse(_ params: HelloRequest, id: RequestID) {
         context.throttle.recordFailure(connection.peerHost, ledger: params.ledger)
         context.log("\(connection.logName): hello failed for ledger \(DisplayText.quoted(params.ledger)) "
                     + "(unknown ledger or wrong token); closing")
@@ -167,7 +167,7 @@ final class ClientSession: LineSession {
 
     /// Asks the ledger for the head and the client's last mutationId, then completes the `hello` on the
     /// connection: no `Task`, so the answer never waits for the cooperative pool.
-    private func greet(_ authentication: Authentication, params: HelloParams, id: RequestID) {
+    private func greet(_ authentication: Authentication, params: HelloRequest, id: RequestID) {
         let connection = connection
         let ledger = authentication.ledger
         ledger.hello(clientId: params.clientId) { result in
@@ -184,7 +184,7 @@ final class ClientSession: LineSession {
 
     /// The `hello` answer for `result`, binding the session on success.
     private func greeting(_ result: Result<(cursor: Int64, lastMutationId: Int64), any Error>, ledger: any LedgerService,
-                          credential: TokenCredential, params: HelloParams, id: RequestID) -> ([UInt8], AfterReply) {
+                          credential: TokenCredential, params: HelloRequest, id: RequestID) -> ([UInt8], AfterReply) {
         do {
             let (cursor, lastMutationId) = try result.get()
             state.withLock { state in

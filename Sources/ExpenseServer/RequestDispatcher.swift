@@ -63,8 +63,8 @@ struct RequestDispatcher: Sendable {
                         reply(Self.encode(result, id: id, log: log))
                     }
                 }
-            case PullParams.method:
-                var params = try PullParams(params: request.params)
+            case PullRequest.method:
+                var params = try PullRequest(params: request.params)
                 params.kinds = kinds
                 let pull = params
                 return .deferred { reply in

@@ -96,7 +96,14 @@ import Testing
         #expect(paramsError(PingRequest.self, nil) == nil)
         #expect(paramsError(PingRequest.self, #"{"x":1}"#) == nil)
         #expect(paramsError(PingRequest.self, "[]")?.code == -32602)
-        #expect(ProtocolMethods.all == ["hello", "push", "pull", "summary", "ping", "watch"])
+    }
+
+    /// The list the daemon's method table is checked against names every request type, `stats` and `history`
+    /// included (it once stopped at `watch`, while the daemon answered both).
+    @Test func protocolMethodsNameEveryRequestType() {
+        #expect(ProtocolMethods.all == [HelloRequest.method, PushRequest.method, PullRequest.method, SummaryRequest.method,
+                                        PingRequest.method, WatchRequest.method, StatsRequest.method, HistoryRequest.method])
+        #expect(ProtocolMethods.all == ["hello", "push", "pull", "summary", "ping", "watch", "stats", "history"])
     }
 
     @Test func recordDecodingValidates() throws {

@@ -38,14 +38,14 @@ private func decode(_ line: ArraySlice<UInt8>) {
         precondition(answer.last == 0x0A && !answer.dropLast().contains(0x0A), "an error answer is not one line")
     case .success(let request):
         switch request.method {
-        case "hello": _ = try? HelloParams(params: request.params)
-        case "pull": _ = try? PullParams(params: request.params)
+        case "hello": _ = try? HelloRequest(params: request.params)
+        case "pull": _ = try? PullRequest(params: request.params)
         case "summary": _ = try? SummaryRequest(params: request.params)
         case "ping": _ = try? PingRequest(params: request.params)
         case "push":
             guard let push = try? PushRequest(params: request.params) else { return }
             for item in push.items {
-                guard case .success(let mutation) = item.body, let fields = mutation.fields else { continue }
+                guard case .success(let mutation) = item.decoded, let fields = mutation.fields else { continue }
                 if case .success(let draft) = ExpenseFields.draft(from: fields) {
                     _ = try? ExpenseValidator.validate(draft)
                 }

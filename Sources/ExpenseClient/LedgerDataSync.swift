@@ -153,7 +153,7 @@ package struct LedgerDataSync {
     /// The page after `since`, or `nil` when the daemon refuses a cursor above 0 (`cursor_expired`, `invalid_cursor`).
     private static func page(on connection: SyncConnection, since: Int64) throws -> PullResult? {
         do {
-            return try connection.call(PullParams(since: since, limit: 1000))
+            return try connection.call(PullRequest(since: since, limit: 1000))
         } catch SyncError.historyReplaced(_) where since > 0 {
             return nil
         }

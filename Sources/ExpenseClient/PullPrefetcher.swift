@@ -66,12 +66,12 @@ final class PullPrefetcher: @unchecked Sendable {
                 if let sent = ahead {
                     request = sent
                 } else {
-                    request = (try connection.send(PullParams(since: cursor, limit: limit)), cursor)
+                    request = (try connection.send(PullRequest(since: cursor, limit: limit)), cursor)
                 }
                 ahead = nil
-                let page = try connection.receive(PullParams.self, id: request.id) { line in
+                let page = try connection.receive(PullRequest.self, id: request.id) { line in
                     guard ahead == nil, let next = PullPageDecoder.announcedCursor(line),
-                          let id = try? connection.send(PullParams(since: next, limit: limit)) else { return }
+                          let id = try? connection.send(PullRequest(since: next, limit: limit)) else { return }
                     ahead = (id, next)
                 }
                 if let guess = ahead, !page.more || guess.since != page.cursor {

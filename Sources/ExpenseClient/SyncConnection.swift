@@ -50,7 +50,7 @@ package final class SyncConnection {
         self.timeout = max(clock.now.duration(to: deadline), .milliseconds(1))
         hello = HelloResult(protocolVersion: 0, server: "", ledger: "", currency: .usd, cursor: 0, lastMutationId: 0)
         do {
-            hello = try call(HelloParams(protocolVersion: ProtocolVersion.current, ledger: remote.ledger, token: remote.token,
+            hello = try call(HelloRequest(protocolVersion: ProtocolVersion.current, ledger: remote.ledger, token: remote.token,
                                          clientId: clientId, clientName: clientName, kinds: kinds))
         } catch .unreachable(let text) where text == Self.timedOutText {
             connection.close()
@@ -108,7 +108,7 @@ package final class SyncConnection {
             peek(line)
             // A pull page (a first sync reads a hundred of 10,000 records) is read straight into records when it
             // has the expected shape; anything else, errors included, takes the general path below.
-            if Request.self == PullParams.self, let (responseId, page) = PullPageDecoder.decode(line),
+            if Request.self == PullRequest.self, let (responseId, page) = PullPageDecoder.decode(line),
                responseId == RequestID(id), let result = page as? Request.Response {
                 return result
             }

@@ -62,7 +62,7 @@ package struct SyncEngine {
     /// Told what the sync is doing (connecting, retrying, push and pull progress), for a progress display.
     package var progress: ((SyncEvent) -> Void)?
     /// Records asked for per `pull` page (the protocol's maximum: fewer round trips and commits).
-    package var pullLimit = PullParams.limitRange.upperBound
+    package var pullLimit = PullRequest.limitRange.upperBound
     /// Told what happens, for `--verbose` or logs.
     package var log: (String) -> Void = { _ in }
     /// Where a test may inject a fault (by throwing ``SyncError/unreachable(_:)``).

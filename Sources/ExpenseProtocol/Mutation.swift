@@ -59,11 +59,12 @@ public struct MutationRejection: Error, Hashable, Sendable {
 /// shape was refused (`invalid_mutation`, `invalid_id`). A malformed entry still consumes its id.
 public struct PushItem: Hashable, Sendable {
     public var mutationId: Int64
-    public var body: Result<Mutation, MutationRejection>
+    /// The mutation as its shape was decoded, or the reason its shape was refused.
+    public var decoded: Result<Mutation, MutationRejection>
 
-    public init(mutationId: Int64, body: Result<Mutation, MutationRejection>) {
+    public init(mutationId: Int64, decoded: Result<Mutation, MutationRejection>) {
         self.mutationId = mutationId
-        self.body = body
+        self.decoded = decoded
     }
 }
 

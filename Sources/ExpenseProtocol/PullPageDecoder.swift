@@ -106,7 +106,7 @@ struct PullPageScanner {
         guard consume(UInt8(ascii: "[")) else { return nil }
         var records: [Record] = []
         if consume(UInt8(ascii: "]")) { return records }
-        records.reserveCapacity(PullParams.limitRange.upperBound)
+        records.reserveCapacity(PullRequest.limitRange.upperBound)
         repeat {
             guard let record = record() else { return nil }
             records.append(record)

@@ -133,12 +133,12 @@ public actor Ledger {
     }
 
     /// The changes after `params.since`, in seq order.
-    public func pull(_ params: PullParams) async throws -> PullResult {
+    public func pull(_ params: PullRequest) async throws -> PullResult {
         try openEngine().pull(params)
     }
 
     /// ``pull(_:)`` for the network front: runs on the ledger's thread and calls `completion` there.
-    public nonisolated func pull(_ params: PullParams,
+    public nonisolated func pull(_ params: PullRequest,
                                  completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
         perform { ledger in completion(Result { try ledger.openEngine().pull(params) }) }
     }

@@ -57,10 +57,10 @@ package final class LedgerEngine {
     }
 
     /// The changes after `since`, in seq order.
-    /// - Precondition: `params.limit` is in ``PullParams/limitRange``: already enforced by
-    ///   ``PullParams/init(params:)``, which answers any other limit `invalid_params` before it reaches a ledger.
-    package func pull(_ params: PullParams) throws -> PullResult {
-        precondition(PullParams.limitRange.contains(params.limit), "already enforced by PullParams")
+    /// - Precondition: `params.limit` is in ``PullRequest/limitRange``: already enforced by
+    ///   ``PullRequest/init(params:)``, which answers any other limit `invalid_params` before it reaches a ledger.
+    package func pull(_ params: PullRequest) throws -> PullResult {
+        precondition(PullRequest.limitRange.contains(params.limit), "already enforced by PullRequest")
         let head = store.head
         guard params.since >= 0, params.since <= head else {
             throw LedgerError.invalidCursor(since: params.since, head: head)
@@ -80,7 +80,7 @@ package final class LedgerEngine {
 
     /// A pull that also serves the kinds the connection asked for (Protocol.md §10): both sequences up to
     /// `limit + 1` each, merged in seq order, then cut to `limit`.
-    private func pullWithKinds(_ params: PullParams, head: Int64) throws -> PullResult {
+    private func pullWithKinds(_ params: PullRequest, head: Int64) throws -> PullResult {
         let expenses = try store.changes(since: params.since, limit: params.limit + 1)
         let data = try store.dataChanges(since: params.since, limit: params.limit + 1).filter { params.kinds.contains($0.kind) }
         var seqs = (expenses.map(\.seq) + data.map(\.seq)).sorted()

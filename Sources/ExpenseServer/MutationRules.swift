@@ -49,7 +49,7 @@ package struct MutationRules: Sendable {
             }
             last = item.mutationId
             let status: MutationStatus
-            switch item.body {
+            switch item.decoded {
             case .failure(let rejection): status = .rejected(rejection)
             case .success(let mutation): status = try decide(mutation, in: store, writer: writer)
             }

@@ -2,12 +2,15 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-/// Turns one authenticated request into its answer: params are checked at once (a bad one is answered
-/// on the loop thread, as is `ping` from the ledger's head snapshot); the ledger's work is started with a
-/// function that receives the response line when it is ready.
+/// Turns one request of an established session into its answer, through the ledger method of
+/// ``MethodRoute/table``: params are checked at once (a bad one is answered on the loop thread, as is `ping`
+/// from the ledger's head snapshot); the ledger's work is started with a function that receives the response
+/// line when it is ready.
 struct RequestDispatcher: Sendable {
     /// Receives a response line, on whichever thread finished the work.
     typealias Reply = @Sendable ([UInt8]) -> Void
+    /// How the ledger answers one method: decodes the params and plans the work.
+    typealias Handler = @Sendable (RequestDispatcher, RPCRequest, RequestID) throws(RPCError) -> Plan
 
     /// How a request is answered.
     enum Plan {
@@ -30,76 +33,88 @@ struct RequestDispatcher: Sendable {
     /// The kinds besides expenses this connection's `hello` asked for and is served (Protocol.md §10).
     var kinds: Set<RecordKind> = []
 
+    /// The plan for `request`: its method's handler from ``MethodRoute/table``; a name the table does not give
+    /// to the ledger is −32601 (the session answers `hello` and `watch` itself).
     func plan(_ request: RPCRequest, id: RequestID) -> Plan {
-        let ledger = ledger
-        let clientId = clientId
-        let log = log
-        let maximumLineLength = maximumLineLength
+        guard case .ledger(let handler)? = MethodRoute.table[request.method] else {
+            return .immediate(RPCResponse.error(id: id, .methodNotFound(request.method)))
+        }
         do {
-            switch request.method {
-            case PingRequest.method:
-                _ = try PingRequest(params: request.params)
-                if let head = ledger.headSnapshot {
-                    return .immediate(RPCResponse.success(id: id, result: CursorResult(cursor: head)))
-                }
-                return .deferred { reply in
-                    Task { reply(RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head()))) }
-                }
-            case PushRequest.method:
-                let push = try PushRequest(params: request.params)
-                if let credential, !credential.role.mayWrite {
-                    return .immediate(RPCResponse.error(id: id, .forbidden(
-                        "the token \(DisplayText.quoted(credential.name)) is a \(credential.role.rawValue)'s: it may read this ledger, "
-                            + "not change it; nothing of this push was applied", field: "mutations")))
-                }
-                let logName = logName
-                let credential = credential
-                return .deferred { reply in
-                    ledger.push(clientId: clientId, items: push.items, credential: credential) { result in
-                        if case .success(let pushed) = result {
-                            log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(UUIDText.lowercased(clientId)): "
-                                + Self.counts(pushed))
-                        }
-                        reply(Self.encode(result, id: id, log: log))
-                    }
-                }
-            case PullParams.method:
-                var params = try PullParams(params: request.params)
-                params.kinds = kinds
-                let pull = params
-                return .deferred { reply in
-                    ledger.pull(pull) { result in
-                        switch result {
-                        case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
-                        case .failure: reply(Self.encode(result, id: id, log: log))
-                        }
-                    }
-                }
-            case SummaryRequest.method:
-                let summary = try SummaryRequest(params: request.params)
-                return .deferred { reply in
-                    ledger.summary(summary.query) { reply(Self.encode($0, id: id, log: log)) }
-                }
-            case StatsRequest.method:
-                return try statsPlan(StatsRequest(params: request.params), id: id)
-            case HistoryRequest.method:
-                // Read-only: allowed to every session that may read the ledger.
-                let history = try HistoryRequest(params: request.params)
-                return .deferred { reply in
-                    ledger.history(history) { result in
-                        switch result {
-                        case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
-                        case .failure: reply(Self.encode(result, id: id, log: log))
-                        }
-                    }
-                }
-            default:
-                return .immediate(RPCResponse.error(id: id, .methodNotFound(request.method)))
-            }
+            return try handler(self, request, id)
         } catch {
             return .immediate(RPCResponse.error(id: id, error))
         }
     }
+
+    // MARK: The ledger's methods
+
+    func ping(_ request: RPCRequest, id: RequestID) throws(RPCError) -> Plan {
+        _ = try PingRequest(params: request.params)
+        let ledger = ledger
+        if let head = ledger.headSnapshot {
+            return .immediate(RPCResponse.success(id: id, result: CursorResult(cursor: head)))
+        }
+        return .deferred { reply in
+            Task { reply(RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head()))) }
+        }
+    }
+
+    func push(_ request: RPCRequest, id: RequestID) throws(RPCError) -> Plan {
+        let push = try PushRequest(params: request.params)
+        if let credential, !credential.role.mayWrite {
+            return .immediate(RPCResponse.error(id: id, .forbidden(
+                "the token \(DisplayText.quoted(credential.name)) is a \(credential.role.rawValue)'s: it may read this ledger, "
+                    + "not change it; nothing of this push was applied", field: "mutations")))
+        }
+        let ledger = ledger, clientId = clientId, log = log, logName = logName, credential = credential
+        return .deferred { reply in
+            ledger.push(clientId: clientId, items: push.items, credential: credential) { result in
+                if case .success(let pushed) = result {
+                    log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(UUIDText.lowercased(clientId)): "
+                        + Self.counts(pushed))
+                }
+                reply(Self.encode(result, id: id, log: log))
+            }
+        }
+    }
+
+    func pull(_ request: RPCRequest, id: RequestID) throws(RPCError) -> Plan {
+        var pull = try PullRequest(params: request.params)
+        pull.kinds = kinds
+        let ledger = ledger, log = log, maximumLineLength = maximumLineLength, params = pull
+        return .deferred { reply in
+            ledger.pull(params) { result in
+                switch result {
+                case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
+                case .failure: reply(Self.encode(result, id: id, log: log))
+                }
+            }
+        }
+    }
+
+    func summary(_ request: RPCRequest, id: RequestID) throws(RPCError) -> Plan {
+        let summary = try SummaryRequest(params: request.params)
+        let ledger = ledger, log = log
+        return .deferred { reply in
+            ledger.summary(summary.query) { reply(Self.encode($0, id: id, log: log)) }
+        }
+    }
+
+    /// Read-only: allowed to every session that may read the ledger.
+    func history(_ request: RPCRequest, id: RequestID) throws(RPCError) -> Plan {
+        let history = try HistoryRequest(params: request.params)
+        let ledger = ledger, log = log, maximumLineLength = maximumLineLength
+        return .deferred { reply in
+            ledger.history(history) { result in
+                switch result {
+                case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
+                case .failure: reply(Self.encode(result, id: id, log: log))
+                }
+            }
+        }
+    }
+
+    // MARK: Encoding
 
     /// `3 applied, 0 duplicate, 1 conflict, 0 rejected`: what a push's answers were, for the log.
     static func counts(_ result: PushResult) -> String {

@@ -25,7 +25,7 @@ import Testing
         #expect(try await laptop.sync(daemon).data?.sent == 1)
         let phoneReport = try await phone.sync(daemon)
         #expect(phoneReport.data?.sent == 1 && phoneReport.data?.conflicts == 0)
-        let onDaemon = try await daemon.ledger.pull(PullParams(since: 0, limit: 100, kinds: [.budget]))
+        let onDaemon = try await daemon.ledger.pull(PullRequest(since: 0, limit: 100, kinds: [.budget]))
         #expect(onDaemon.dataChanges.count == 1 && onDaemon.dataChanges[0].version == 1)
         #expect(try phoneData.pendingChanges().isEmpty && laptopData.pendingChanges().isEmpty)
 
@@ -91,7 +91,7 @@ import Testing
         let report = try await laptop.sync(daemon)
         #expect(report.data?.sent == 1 && report.data?.rejected == 0)
         #expect(try data.pendingChanges().isEmpty)
-        let onDaemon = try await daemon.ledger.pull(PullParams(since: 0, limit: 100, kinds: [.budget]))
+        let onDaemon = try await daemon.ledger.pull(PullRequest(since: 0, limit: 100, kinds: [.budget]))
         #expect(onDaemon.dataChanges.map(\.id) == [rent.id])
         await daemon.stop()
     }

@@ -105,14 +105,14 @@ import Testing
         let pages = try await onOwnThread { () -> [(bytes: Int, records: Int, more: Bool)] in
             let connection = try LineConnection(connectingTo: SocketAddress(host: "127.0.0.1", port: port))
             defer { connection.close() }
-            let hello = HelloParams(protocolVersion: 1, ledger: "default", token: token, clientId: UUID(), clientName: nil)
+            let hello = HelloRequest(protocolVersion: 1, ledger: "default", token: token, clientId: UUID(), clientName: nil)
             try connection.write(hello.requestLine(id: RequestID(1)))
             _ = try connection.readLine()
             var pages: [(bytes: Int, records: Int, more: Bool)] = []
             var since: Int64 = 0
             var id: Int64 = 2
             while true {
-                try connection.write(PullParams(since: since, limit: 10_000).requestLine(id: RequestID(id)))
+                try connection.write(PullRequest(since: since, limit: 10_000).requestLine(id: RequestID(id)))
                 let line = try #require(try connection.readLine())
                 let (_, page) = try #require(PullPageDecoder.decode(line), "\(String(decoding: line.prefix(300), as: UTF8.self))")
                 pages.append((line.count, page.changes.count, page.more))
@@ -168,7 +168,7 @@ import Testing
 private final class OlderDaemonSession: LineSession {
     func received(line: ArraySlice<UInt8>) -> LineDisposition {
         guard case .success(let request) = RPCRequest.parse(line), let id = request.id else { return .reply([], .proceed) }
-        if request.method == HelloParams.method {
+        if request.method == HelloRequest.method {
             let hello = #"{"currency":"USD","cursor":0,"lastMutationId":0,"ledger":"default","protocol":1,"server":"expensed 0.0.9"}"#
             return .reply(RPCResponse.success(id: id, result: (try? JSONParser.parse(Array(hello.utf8))) ?? .null), .establish)
         }

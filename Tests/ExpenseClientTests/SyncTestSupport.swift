@@ -111,7 +111,7 @@ final class TestDaemon: @unchecked Sendable {
         var since: Int64 = 0
         var all: [UUID: Record] = [:]
         while true {
-            let page = try await ledger.pull(PullParams(since: since, limit: 10_000))
+            let page = try await ledger.pull(PullRequest(since: since, limit: 10_000))
             for record in page.changes { all[record.expense.id] = record }
             since = page.cursor
             if !page.more { return all }

@@ -39,7 +39,7 @@ import TestSupport
                 switch request.method {
                 case "push": _ = try? PushRequest(params: request.params)
                 case "summary": _ = try? SummaryRequest(params: request.params)
-                case "hello": _ = try? HelloParams(params: request.params)
+                case "hello": _ = try? HelloRequest(params: request.params)
                 default: break
                 }
             case .failure(let failure):

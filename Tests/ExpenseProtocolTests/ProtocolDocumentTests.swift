@@ -20,7 +20,7 @@ import Testing
                 switch RPCRequest.parse(body) {
                 case .success(let request):
                     switch request.method {
-                    case "hello": #expect(throws: Never.self) { try HelloParams(params: request.params) }
+                    case "hello": #expect(throws: Never.self) { try HelloRequest(params: request.params) }
                     case "push": #expect(throws: Never.self) { try PushRequest(params: request.params) }
                     case "summary": #expect(throws: Never.self) { try SummaryRequest(params: request.params) }
                     case "stats": #expect(throws: Never.self) { try StatsRequest(params: request.params) }

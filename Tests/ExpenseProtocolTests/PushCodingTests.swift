@@ -106,11 +106,11 @@ private let put = #""type":"put","id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","ba
         let items = try push(["{\"mutationId\":1,\(put)}", "{\"mutationId\":2,\(body)}", "{\"mutationId\":3,\(put)}"])
         #expect(items.count == 3)
         #expect(items.map(\.mutationId) == [1, 2, 3])
-        guard case .failure(let rejection) = items[1].body else { Issue.record("accepted \(body)"); return }
+        guard case .failure(let rejection) = items[1].decoded else { Issue.record("accepted \(body)"); return }
         #expect(rejection.reason == reason)
         #expect(rejection.field == field)
-        if case .failure = items[0].body { Issue.record("neighbour refused") }
-        if case .failure = items[2].body { Issue.record("neighbour refused") }
+        if case .failure = items[0].decoded { Issue.record("neighbour refused") }
+        if case .failure = items[2].decoded { Issue.record("neighbour refused") }
     }
 
     @Test func wellFormedVariants() throws {
@@ -118,16 +118,16 @@ private let put = #""type":"put","id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","ba
             #"{"mutationId":1,"type":"delete","id":"6F9619FF-8B86-D011-B42D-00CF4FC964FF","baseVersion":3,"fields":null,"future":{}}"#,
             #"{"mutationId":2,"type":"put","id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","baseVersion":2,"fields":{"note":"x","bogus":1}}"#,
         ])
-        #expect(items[0].body == .success(Mutation(mutationId: 1, type: .delete, id: Fixtures.id, baseVersion: 3, fields: nil)))
+        #expect(items[0].decoded == .success(Mutation(mutationId: 1, type: .delete, id: Fixtures.id, baseVersion: 3, fields: nil)))
         // Field contents are not judged here: the ledger does that after not_found/invalid_base_version.
-        #expect(items[1].body == .success(Mutation(mutationId: 2, type: .put, id: Fixtures.id, baseVersion: 2, fields: ["note": "x", "bogus": 1])))
+        #expect(items[1].decoded == .success(Mutation(mutationId: 2, type: .put, id: Fixtures.id, baseVersion: 2, fields: ["note": "x", "bogus": 1])))
     }
 
     @Test func refusedItemIsReEncodedAsMalformed() throws {
-        let request = PushRequest(items: [PushItem(mutationId: 4, body: .failure(MutationRejection(reason: "invalid_id", field: "id", message: "")))])
+        let request = PushRequest(items: [PushItem(mutationId: 4, decoded: .failure(MutationRejection(reason: "invalid_id", field: "id", message: "")))])
         #expect(String(decoding: request.paramsBytes, as: UTF8.self) == #"{"mutations":[{"mutationId":4}]}"#)
         let items = try PushRequest(params: JSONParser.parse(request.paramsBytes)).items
-        guard case .failure(let rejection) = items[0].body else { Issue.record("accepted"); return }
+        guard case .failure(let rejection) = items[0].decoded else { Issue.record("accepted"); return }
         #expect(rejection.reason == "invalid_mutation")
     }
 }

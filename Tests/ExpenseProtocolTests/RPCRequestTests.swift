@@ -123,10 +123,10 @@ private func requestFailure(_ line: String) -> RPCRequestFailure? {
     }
 
     @Test func clientRequestLine() throws {
-        let line = RPCClientCodec.request(id: RequestID(9), PullParams(since: 4, limit: 10))
+        let line = RPCClientCodec.request(id: RequestID(9), PullRequest(since: 4, limit: 10))
         #expect(String(decoding: line, as: UTF8.self) == #"{"jsonrpc":"2.0","id":9,"method":"pull","params":{"limit":10,"since":4}}"# + "\n")
         let request = try RPCRequest.parse(Array(line.dropLast())).get()
-        #expect(try PullParams(params: request.params) == PullParams(since: 4, limit: 10))
+        #expect(try PullRequest(params: request.params) == PullRequest(since: 4, limit: 10))
     }
 
     @Test func clientResponseParsing() throws {

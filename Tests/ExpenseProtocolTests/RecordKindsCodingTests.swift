@@ -7,15 +7,15 @@ import Testing
 /// are byte for byte what they were.
 @Suite struct RecordKindsCodingTests {
     @Test func helloKinds() throws {
-        try checkParams(HelloParams(protocolVersion: 1, ledger: "l", token: "t", clientId: Fixtures.id, clientName: nil, kinds: [.budget, .setting]),
+        try checkParams(HelloRequest(protocolVersion: 1, ledger: "l", token: "t", clientId: Fixtures.id, clientName: nil, kinds: [.budget, .setting]),
                         json: #"{"clientId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","kinds":["budget","setting"],"ledger":"l","protocol":1,"token":"t"}"#)
         try checkResult(HelloResult(protocolVersion: 1, server: "s", ledger: "l", currency: .usd, cursor: 1, lastMutationId: 0, maxLine: 4096,
                                     kinds: [.budget]),
                         json: #"{"currency":"USD","cursor":1,"kinds":["budget"],"lastMutationId":0,"ledger":"l","maxLine":4096,"protocol":1,"server":"s"}"#)
-        let parsed = try HelloParams(params: try JSONParser.parse(Array(
+        let parsed = try HelloRequest(params: try JSONParser.parse(Array(
             #"{"protocol":1,"ledger":"l","token":"t","clientId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","kinds":["setting","expense","later","budget"]}"#.utf8)))
         #expect(parsed.kinds == [.budget, .setting])
-        #expect(paramsError(HelloParams.self, #"{"protocol":1,"ledger":"l","token":"t","clientId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","kinds":[1]}"#)?.field == "kinds")
+        #expect(paramsError(HelloRequest.self, #"{"protocol":1,"ledger":"l","token":"t","clientId":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","kinds":[1]}"#)?.field == "kinds")
     }
 
     @Test("kind and ifAbsent are written only when used, and refused when malformed")

@@ -61,14 +61,14 @@ import TestSupport
                         requests += 1
                         if request.method == "push", let push = try? PushRequest(params: request.params) {
                             for item in push.items {
-                                if case .success(let mutation) = item.body, let fields = mutation.fields,
+                                if case .success(let mutation) = item.decoded, let fields = mutation.fields,
                                    case .success(let draft) = ExpenseFields.draft(from: fields) {
                                     _ = try? ExpenseValidator.validate(draft)
                                 }
                             }
                         }
                         _ = try? SummaryRequest(params: request.params)
-                        _ = try? PullParams(params: request.params)
+                        _ = try? PullRequest(params: request.params)
                     case .failure(let failure):
                         let answer = failure.responseLine
                         #expect(answer.last == 0x0A && !answer.dropLast().contains(0x0A))

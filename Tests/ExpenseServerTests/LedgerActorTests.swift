@@ -36,7 +36,7 @@ import Testing
         let reopened = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         #expect(reopened.createdDefaultTokenPath == nil)
         let again = try #require(reopened.authenticate(ledger: "default", token: token))
-        let pulled = try await again.pull(PullParams(since: 0, limit: 1000))
+        let pulled = try await again.pull(PullRequest(since: 0, limit: 1000))
         #expect(Set(pulled.changes.map(\.expense.id)) == Set(ids))
         #expect(try await again.summary(SummaryQuery()).summary.totals.first?.count == 100)
         await reopened.close()
@@ -89,7 +89,7 @@ import Testing
         await #expect { try await ledger.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())]) } throws: {
             ($0 as? LedgerError)?.reason == "ledger_failed"
         }
-        #expect(try await ledger.pull(PullParams()).changes.count == 1)  // reads still work
+        #expect(try await ledger.pull(PullRequest()).changes.count == 1)  // reads still work
         await ledger.close()
 
         let reopened = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
@@ -133,7 +133,7 @@ import Testing
         for await head in stream { heads.append(head) }
         #expect(heads == [1, 2])
         await ledger.close()
-        await #expect(throws: LedgerError.ledgerClosed) { try await ledger.pull(PullParams()) }
+        await #expect(throws: LedgerError.ledgerClosed) { try await ledger.pull(PullRequest()) }
     }
 
     @Test func headSnapshotFollowsEveryCommit() async throws {

@@ -138,7 +138,7 @@ import Testing
         await ledgers.close()
         let copy = try LedgerDirectory(dataDirectory: directory + "/copy", defaultCurrency: .usd)
         let copied = try #require(copy.authenticate(ledger: "default", token: token))
-        #expect(try await copied.pull(PullParams()).changes.count == 10)
+        #expect(try await copied.pull(PullRequest()).changes.count == 10)
         await copy.close()
     }
 

@@ -33,7 +33,7 @@ import SQLite
         let first = try engine.push(clientId: ann, items: [
             putItem(2, id, base: 1, fields(amount: 3000)),              // conflict with bob's amount
             putItem(3, UUID(), base: 0, lunch(0)),                      // rejected
-            PushItem(mutationId: 4, body: .failure(MutationRejection(reason: "invalid_mutation", field: "type", message: "bad"))),
+            PushItem(mutationId: 4, decoded: .failure(MutationRejection(reason: "invalid_mutation", field: "type", message: "bad"))),
         ])
         #expect(first.results[0].status.isConflict)
         // Bob edits again: a conflict's duplicate carries the record as it is now.

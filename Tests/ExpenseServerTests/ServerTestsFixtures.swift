@@ -52,13 +52,13 @@ final class FakeLedger: LedgerService {
         return PushResult(results: results, cursor: head)
     }
 
-    func pull(_ params: PullParams) async throws -> PullResult { try pulled(params) }
+    func pull(_ params: PullRequest) async throws -> PullResult { try pulled(params) }
 
-    func pull(_ params: PullParams, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
+    func pull(_ params: PullRequest, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
         completion(Result { try pulled(params) })
     }
 
-    private func pulled(_ params: PullParams) throws -> PullResult {
+    private func pulled(_ params: PullRequest) throws -> PullResult {
         let head = state.withLock { $0.head }
         guard params.since <= head else { throw RPCError.invalidCursor("since is beyond the head") }
         return PullResult(changes: [], cursor: head, more: false)

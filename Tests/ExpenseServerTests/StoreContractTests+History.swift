@@ -93,9 +93,9 @@ import TestSupport
         #expect(try entries(ledger.engine).map(\.seq) == [4, 5])
         #expect(try ledger.engine.summary(SummaryQuery()).summary.totals.map(\.amount) == [1250])
         // A cursor below the horizon is expired; 0 and the horizon itself are not.
-        #expect(throws: RPCError.self) { try ledger.engine.pull(PullParams(since: 2)) }
-        #expect(try ledger.engine.pull(PullParams(since: 0)).changes.count == 2)
-        #expect(try ledger.engine.pull(PullParams(since: 3)).changes.count == 1)
+        #expect(throws: RPCError.self) { try ledger.engine.pull(PullRequest(since: 2)) }
+        #expect(try ledger.engine.pull(PullRequest(since: 0)).changes.count == 2)
+        #expect(try ledger.engine.pull(PullRequest(since: 3)).changes.count == 1)
         // The head's row stays whatever its age: the next change never reuses a seq.
         let everything = try ledger.engine.compact(before: now + 10)
         #expect(everything.horizon == 4)

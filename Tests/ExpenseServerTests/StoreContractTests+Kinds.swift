@@ -17,7 +17,7 @@ func budgetId(_ category: String = "food", _ currency: String = "EUR") throws ->
 
 func kindItem(_ mutationId: Int64, _ kind: RecordKind, _ id: UUID, base: Int64, _ fields: [String: JSONValue]?,
               type: MutationType = .put, ifAbsent: Bool = false) -> PushItem {
-    PushItem(mutationId: mutationId, body: .success(Mutation(mutationId: mutationId, type: type, id: id, baseVersion: base,
+    PushItem(mutationId: mutationId, decoded: .success(Mutation(mutationId: mutationId, type: type, id: id, baseVersion: base,
                                                              fields: fields, kind: kind, ifAbsent: ifAbsent)))
 }
 
@@ -94,14 +94,14 @@ extension MutationStatus {
         _ = try client.put(UUID(), base: 0, lunch())  // seq 3
         let zone = LedgerSetting(name: .timezone, value: "Europe/Berlin")
         _ = try client.push { kindItem($0, .setting, zone.id, base: 0, ["name": "timezone", "value": "Europe/Berlin"]) }  // seq 4
-        let plain = try ledger.engine.pull(PullParams(since: 0, limit: 1000))
+        let plain = try ledger.engine.pull(PullRequest(since: 0, limit: 1000))
         #expect(plain.changes.map(\.seq) == [1, 3] && plain.dataChanges.isEmpty && plain.cursor == 4 && !plain.more)
         let all: Set<RecordKind> = [.budget, .recurring, .setting]
-        let first = try ledger.engine.pull(PullParams(since: 0, limit: 2, kinds: all))
+        let first = try ledger.engine.pull(PullRequest(since: 0, limit: 2, kinds: all))
         #expect(first.changes.map(\.seq) == [1] && first.dataChanges.map(\.seq) == [2] && first.cursor == 2 && first.more)
-        let second = try ledger.engine.pull(PullParams(since: 2, limit: 2, kinds: all))
+        let second = try ledger.engine.pull(PullRequest(since: 2, limit: 2, kinds: all))
         #expect(second.changes.map(\.seq) == [3] && second.dataChanges.map(\.seq) == [4] && second.cursor == 4 && !second.more)
-        let budgetsOnly = try ledger.engine.pull(PullParams(since: 0, limit: 1000, kinds: [.budget]))
+        let budgetsOnly = try ledger.engine.pull(PullRequest(since: 0, limit: 1000, kinds: [.budget]))
         #expect(budgetsOnly.dataChanges.map(\.kind) == [.budget])
         // An id is one record: an expense cannot take a budget's id.
         #expect(try client.put(try budgetId(), base: 0, lunch()).reason == "invalid_id")
@@ -139,7 +139,7 @@ extension MutationStatus {
         }
         let engine = LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd), currency: .usd)
         #expect(engine.store.head == 2)
-        let page = try engine.pull(PullParams(since: 0, limit: 10, kinds: [.budget]))
+        let page = try engine.pull(PullRequest(since: 0, limit: 10, kinds: [.budget]))
         #expect(page.dataChanges.first?.fields["currency"] == .text("EUR"))
         #expect(try engine.push(clientId: clientId, items: [kindItem(3, .budget, try budgetId(), base: 1, ["rollover": "full"])])
             .results[0].status == .applied(version: 2, seq: 3))

@@ -34,7 +34,7 @@ import TestSupport
         var extra = lunch()
         extra["colour"] = .string("red")
         #expect(try client.put(UUID(), base: 0, extra).reason == "unknown_field")
-        let malformed = PushItem(mutationId: client.next, body: .failure(
+        let malformed = PushItem(mutationId: client.next, decoded: .failure(
             MutationRejection(reason: "invalid_mutation", field: nil, message: "type must be put or delete")))
         #expect(try client.push { _ in malformed }.reason == "invalid_mutation")
         // Every rejection consumed its id: the next one is neither a gap nor a duplicate.
@@ -214,22 +214,22 @@ import TestSupport
         for id in ids { _ = try client.put(id, base: 0, lunch()) }
         _ = try client.put(ids[3], base: 1, fields(note: "moved"))   // seq 26
         _ = try client.delete(ids[7], base: 1)                     // seq 27
-        let first = try ledger.engine.pull(PullParams(since: 0, limit: 10))
+        let first = try ledger.engine.pull(PullRequest(since: 0, limit: 10))
         #expect(first.changes.map(\.seq) == [1, 2, 3, 5, 6, 7, 9, 10, 11, 12])
         #expect(first.more && first.cursor == 12)
-        let second = try ledger.engine.pull(PullParams(since: first.cursor, limit: 10))
+        let second = try ledger.engine.pull(PullRequest(since: first.cursor, limit: 10))
         #expect(second.changes.map(\.seq) == Array(13...22))
-        let third = try ledger.engine.pull(PullParams(since: second.cursor, limit: 10))
+        let third = try ledger.engine.pull(PullRequest(since: second.cursor, limit: 10))
         #expect(third.changes.map(\.seq) == [23, 24, 25, 26, 27])
         #expect(!third.more && third.cursor == 27)
         #expect(third.changes[3].expense.id == ids[3] && third.changes[4].deleted)
-        let exact = try ledger.engine.pull(PullParams(since: 22, limit: 5))
+        let exact = try ledger.engine.pull(PullRequest(since: 22, limit: 5))
         #expect(!exact.more && exact.cursor == 27)
-        let empty = try ledger.engine.pull(PullParams(since: 27, limit: 1))
+        let empty = try ledger.engine.pull(PullRequest(since: 27, limit: 1))
         #expect(empty.changes.isEmpty && !empty.more && empty.cursor == 27)
-        #expect(throws: LedgerError.invalidCursor(since: 28, head: 27)) { try ledger.engine.pull(PullParams(since: 28)) }
-        #expect(throws: LedgerError.self) { try ledger.engine.pull(PullParams(since: -1)) }
-        // A limit outside PullParams.limitRange never reaches the engine: PullParams(params:) answers it
+        #expect(throws: LedgerError.invalidCursor(since: 28, head: 27)) { try ledger.engine.pull(PullRequest(since: 28)) }
+        #expect(throws: LedgerError.self) { try ledger.engine.pull(PullRequest(since: -1)) }
+        // A limit outside PullRequest.limitRange never reaches the engine: PullRequest(params:) answers it
         // invalid_params (MethodCodingTests, ServerProtocolTests.badRequestsKeepTheConnectionOpen).
     }
 

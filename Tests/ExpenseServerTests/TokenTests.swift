@@ -168,7 +168,7 @@ import TestSupport
         })
         try await ledger.revokeToken(named: "phone")
         #expect(credential.isRevoked)
-        let item = PushItem(mutationId: 1, body: .success(Mutation(mutationId: 1, type: .put, id: UUID(), baseVersion: 0,
+        let item = PushItem(mutationId: 1, decoded: .success(Mutation(mutationId: 1, type: .put, id: UUID(), baseVersion: 0,
                                                                    fields: ["amount": 1, "category": "x", "date": "2026-01-01"])))
         let result = await withCheckedContinuation { continuation in
             ledger.push(clientId: UUID(), items: [item], credential: credential) { continuation.resume(returning: $0) }

@@ -1,4 +1,38 @@
-extension PullParams: RPCMethodRequest {
+import ExpenseCore
+
+/// `pull` parameters.
+public struct PullRequest: Hashable, Sendable {
+    public var since: Int64
+    public var limit: Int
+    /// The kinds besides expenses the connection serves (from its `hello`, Protocol.md §10): not a wire member.
+    public var kinds: Set<RecordKind>
+
+    public init(since: Int64 = 0, limit: Int = 1000, kinds: Set<RecordKind> = []) {
+        self.since = since
+        self.limit = limit
+        self.kinds = kinds
+    }
+}
+
+/// `pull` result: the latest state of each record changed after `since`, in `seq` order, tombstones included.
+public struct PullResult: Hashable, Sendable {
+    public var changes: [Record]
+    /// The budgets, rules and settings changed, for a connection that asked for them (Protocol.md §10); on
+    /// the wire they are in `changes`, merged with the expenses in `seq` order.
+    public var dataChanges: [DataRecord]
+    /// The seq of the last change returned when `more`, else the ledger's head.
+    public var cursor: Int64
+    public var more: Bool
+
+    public init(changes: [Record], dataChanges: [DataRecord] = [], cursor: Int64, more: Bool) {
+        self.changes = changes
+        self.dataChanges = dataChanges
+        self.cursor = cursor
+        self.more = more
+    }
+}
+
+extension PullRequest: RPCMethodRequest {
     public typealias Response = PullResult
     public static let method = "pull"
     /// The limit when none is sent.

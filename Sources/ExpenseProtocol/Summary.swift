@@ -38,6 +38,17 @@ public struct SummaryRequest: RPCMethodRequest, Hashable {
     }
 }
 
+/// `summary` result: computed by the daemon from its own records.
+public struct SummaryResult: Hashable, Sendable {
+    public var summary: Summary
+    public var cursor: Int64
+
+    public init(summary: Summary, cursor: Int64) {
+        self.summary = summary
+        self.cursor = cursor
+    }
+}
+
 extension SummaryResult: RPCResult {
     /// Writes `{"cursor":…,"groups":[{"amount","count","currency","key"}…],"totals":[{"amount","count","currency"}…]}`.
     public func write(to writer: inout JSONWriter) {

@@ -15,7 +15,7 @@ public struct PushRequest: RPCMethodRequest, Hashable {
 
     /// A push of well-formed mutations (client side).
     public init(mutations: [Mutation]) {
-        items = mutations.map { PushItem(mutationId: $0.mutationId, body: .success($0)) }
+        items = mutations.map { PushItem(mutationId: $0.mutationId, decoded: .success($0)) }
     }
 
     /// Reads the params of a push.
@@ -40,7 +40,7 @@ public struct PushRequest: RPCMethodRequest, Hashable {
                 throw .invalidMutation("mutations[\(index)].mutationId must be a positive integer",
                                        field: "mutations[\(index)].mutationId")
             }
-            items.append(PushItem(mutationId: mutationId, body: Self.mutation(mutationId: mutationId, members: members)))
+            items.append(PushItem(mutationId: mutationId, decoded: Self.mutation(mutationId: mutationId, members: members)))
         }
         self.items = items
     }
@@ -93,7 +93,7 @@ public struct PushRequest: RPCMethodRequest, Hashable {
         writer.key("mutations")
         writer.beginArray()
         for item in items {
-            switch item.body {
+            switch item.decoded {
             case .success(let mutation): mutation.write(to: &writer)
             case .failure: writer.object { writer in writer.member("mutationId", item.mutationId) }
             }
@@ -116,6 +116,17 @@ extension Mutation {
         writer.member("mutationId", mutationId)
         writer.member("type", type.rawValue)
         writer.endObject()
+    }
+}
+
+/// `push` result: one result per mutation, in order, and the ledger's head after the push.
+public struct PushResult: Hashable, Sendable {
+    public var results: [MutationResult]
+    public var cursor: Int64
+
+    public init(results: [MutationResult], cursor: Int64) {
+        self.results = results
+        self.cursor = cursor
     }
 }
 

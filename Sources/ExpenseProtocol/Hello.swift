@@ -1,7 +1,73 @@
 import ExpenseCore
 import Foundation
 
-extension HelloParams: RPCMethodRequest {
+/// `hello` parameters: must be the first request on a connection.
+public struct HelloRequest: Hashable, Sendable {
+    public var protocolVersion: Int64
+    public var ledger: String
+    public var token: String
+    public var clientId: UUID
+    public var clientName: String?
+    /// The record kinds besides expenses the client asks to be served (Protocol.md §10); empty: expenses only,
+    /// exactly as protocol 1 always was.
+    public var kinds: [RecordKind]
+
+    public init(protocolVersion: Int64, ledger: String, token: String, clientId: UUID, clientName: String?,
+                kinds: [RecordKind] = []) {
+        self.protocolVersion = protocolVersion
+        self.ledger = ledger
+        self.token = token
+        self.clientId = clientId
+        self.clientName = clientName
+        self.kinds = kinds
+    }
+}
+
+/// `hello` result.
+public struct HelloResult: Hashable, Sendable {
+    public var protocolVersion: Int64
+    public var server: String
+    public var ledger: String
+    public var currency: Currency
+    public var cursor: Int64
+    /// The highest mutationId consumed for this clientId; 0 for a new client.
+    public var lastMutationId: Int64
+    /// The daemon's line limit in bytes (`--max-line`, Protocol.md §1): no line sent to it may be longer, and
+    /// its pull pages are cut to it (§5.3). ``assumedMaxLine`` when the daemon does not announce one.
+    public var maxLine: Int
+    /// The ledger's identity and history epoch (Protocol.md §5.7); `nil` from a daemon that does not send them.
+    public var identity: LedgerIdentity?
+    /// What the token may do (Protocol.md §4, "Roles"); `nil` from a daemon older than roles (every token was
+    /// then an owner's) or for a role this client does not know.
+    public var role: TokenRole?
+    /// The name of the token the `hello` was made with (`default` for a ledger's first token); `nil` from a
+    /// daemon older than named tokens.
+    public var tokenName: String?
+    /// The kinds besides expenses the daemon serves on this connection: those the client asked for that it
+    /// knows (Protocol.md §10); `nil` when the client asked for none (the member is then absent).
+    public var kinds: [RecordKind]?
+
+    /// What a client assumes of a daemon whose `hello` result has no `maxLine`: the protocol's default limit.
+    public static let assumedMaxLine = 1_048_576
+
+    public init(protocolVersion: Int64, server: String, ledger: String, currency: Currency, cursor: Int64, lastMutationId: Int64,
+                maxLine: Int = HelloResult.assumedMaxLine, identity: LedgerIdentity? = nil, role: TokenRole? = nil,
+                tokenName: String? = nil, kinds: [RecordKind]? = nil) {
+        self.kinds = kinds
+        self.protocolVersion = protocolVersion
+        self.server = server
+        self.ledger = ledger
+        self.currency = currency
+        self.cursor = cursor
+        self.lastMutationId = lastMutationId
+        self.maxLine = maxLine
+        self.identity = identity
+        self.role = role
+        self.tokenName = tokenName
+    }
+}
+
+extension HelloRequest: RPCMethodRequest {
     public typealias Response = HelloResult
     public static let method = "hello"
 

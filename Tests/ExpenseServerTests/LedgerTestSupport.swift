@@ -59,12 +59,12 @@ func lunch(_ amount: Int64 = 1250, category: String = "food", date: String = "20
 }
 
 func putItem(_ mutationId: Int64, _ id: UUID, base: Int64, _ fields: [String: JSONValue]) -> PushItem {
-    PushItem(mutationId: mutationId, body: .success(Mutation(mutationId: mutationId, type: .put, id: id,
+    PushItem(mutationId: mutationId, decoded: .success(Mutation(mutationId: mutationId, type: .put, id: id,
                                                              baseVersion: base, fields: fields)))
 }
 
 func deleteItem(_ mutationId: Int64, _ id: UUID, base: Int64) -> PushItem {
-    PushItem(mutationId: mutationId, body: .success(Mutation(mutationId: mutationId, type: .delete, id: id,
+    PushItem(mutationId: mutationId, decoded: .success(Mutation(mutationId: mutationId, type: .delete, id: id,
                                                              baseVersion: base, fields: nil)))
 }
 
@@ -111,7 +111,7 @@ func allRecords(_ engine: LedgerEngine) throws -> [Record] {
     var records: [Record] = []
     var cursor: Int64 = 0
     while true {
-        let page = try engine.pull(PullParams(since: cursor, limit: 10_000))
+        let page = try engine.pull(PullRequest(since: cursor, limit: 10_000))
         records += page.changes
         cursor = page.cursor
         if !page.more { return records }

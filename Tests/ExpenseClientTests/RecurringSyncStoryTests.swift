@@ -183,7 +183,7 @@ extension TestClient {
         try await old.sync(daemon)
         #expect(try old.ledger.list().map(\.date.description) == ["2026-01-05", "2026-02-05"])
         #expect(try old.ledger.list().allSatisfy { $0.category == "rent" && $0.amount == 95_000 })
-        let page = try await daemon.ledger.pull(PullParams(since: 0, limit: 100))
+        let page = try await daemon.ledger.pull(PullRequest(since: 0, limit: 100))
         #expect(page.changes.count == 2 && page.dataChanges.isEmpty)
         await daemon.stop()
     }

@@ -11,7 +11,8 @@
 ///   exactly one space before each of the source address, the destination address, the source port and the
 ///   destination port, then CRLF. IPv4 addresses are four decimal numbers 0…255 without leading zeros; IPv6
 ///   addresses in their usual hexadecimal form, `::` allowed once; ports are decimal 0…65535 without leading
-///   zeros. After `UNKNOWN` anything up to the CRLF is ignored and the real connection's addresses stand.
+///   zeros. After `UNKNOWN` anything up to the CRLF is ignored (any bytes but CR and LF) and the real
+///   connection's addresses stand.
 ///   The line is at most 107 bytes, CRLF included; a lone CR or LF does not end it.
 /// - Version 2 is binary: the 12-byte signature `0D 0A 0D 0A 00 0D 0A 51 55 49 54 0A`; a byte whose high
 ///   nibble is the version (2, the only one accepted) and low nibble the command (0 LOCAL: the proxy's own
@@ -78,11 +79,15 @@ public enum ProxyHeader: Hashable, Sendable {
         guard lineFeed >= version1Signature.count, bytes[lineFeed - 1] == 0x0D else { return .invalid(.malformed("line end")) }
         let line = bytes[version1Signature.count..<(lineFeed - 1)]
         guard !line.contains(0x0D) else { return .invalid(.malformed("line end")) }
+        let length = lineFeed + 1
+        // After UNKNOWN the spec says to ignore whatever comes before the CRLF.
+        let unknown = Array("UNKNOWN".utf8)
+        if line.starts(with: unknown), line.count == unknown.count || line[line.startIndex + unknown.count] == 0x20 {
+            return .header(.local, length: length)
+        }
         guard line.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return .invalid(.malformed("characters")) }
         let fields = line.split(separator: 0x20, omittingEmptySubsequences: false)
-        let length = lineFeed + 1
         switch String(decoding: fields[0], as: UTF8.self) {
-        case "UNKNOWN": return .header(.local, length: length)
         case "TCP4": return version1Addresses(fields, ipv4: true, length: length)
         case "TCP6": return version1Addresses(fields, ipv4: false, length: length)
         default: return .invalid(.malformed("protocol"))

@@ -57,7 +57,7 @@ import Glibc
         (["serve", "--currency", "usd"], "'usd' is not an active ISO 4217 currency code", "expensed serve"),
         (["serve", "--proxy-protocol", "10.0.0.1/8"], "Invalid value for '--proxy-protocol': invalid address range '10.0.0.1/8'", "expensed serve"),
         (["serve", "--proxy-protocol", "127.0.0.1,,::1"], "Invalid value for '--proxy-protocol'", "expensed serve"),
-        (["serve", "--proxy-protocol", "lb.example"], "invalid address range 'lb.example'", "expensed serve"),
+        (["serve", "--proxy-protocol", "lb.example"], "Invalid value for '--proxy-protocol': invalid address range 'lb.example'", "expensed serve"),
         (["serve", "extra"], "Unexpected argument 'extra'", "expensed serve"),
         (["frobnicate"], "Unknown subcommand 'frobnicate'", "expensed"),
         (["ledger", "nope"], "Unknown subcommand 'nope'", "expensed ledger"),

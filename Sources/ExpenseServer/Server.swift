@@ -29,6 +29,7 @@ public final class Server: Sendable {
         transport.shutdownGrace = configuration.shutdownGrace
         transport.busyMessage = RPCResponse.error(id: nil, .busy)
         transport.tls = configuration.tls
+        transport.proxyProtocolSources = configuration.proxyProtocolSources
         transport.protocolMismatchReply = RPCResponse.error(id: nil, .invalidRequest("this port speaks plaintext, not TLS", reason: "plaintext_port"))
         let context = SessionContext(ledgers: ledgers,
                                      throttle: AuthThrottle(freeFailures: configuration.authFreeFailures,

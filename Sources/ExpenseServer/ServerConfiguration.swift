@@ -21,6 +21,9 @@ public struct ServerConfiguration: Sendable {
     public var outputLimit = 16 << 20
     /// On SIGINT/SIGTERM, how long in-flight requests may take before connections are cut.
     public var shutdownGrace: Duration = .seconds(10)
+    /// The load balancers whose connections start with a PROXY protocol header (`serve --proxy-protocol`): the
+    /// client address in it is the one the throttle and the log see. Empty: every peer is a direct client.
+    public var proxyProtocolSources: [IPAddressRange] = []
     /// Failed `hello`s from one address before its attempts are spaced out (see ``AuthThrottle``).
     public var authFreeFailures = 5
     /// The spacing of `hello` attempts from an address past its free failures.

@@ -25,17 +25,25 @@ struct ConnectionID: Hashable, Sendable {
 public struct ConnectionHandle: Sendable, Hashable {
     let id: ConnectionID
     let mailbox: LoopMailbox
-    /// The peer's numeric address (`127.0.0.1`), for logs and per-peer throttling.
+    /// The peer's numeric address (`127.0.0.1`), for logs and per-peer throttling: the client's, from the PROXY
+    /// header, when a listed proxy relayed the connection (`serve --proxy-protocol`).
     public let peerHost: String
+    /// The numeric address of the proxy that relayed the connection for ``peerHost``; `nil` for a direct client
+    /// (and for a proxy's own connection, whose ``peerHost`` is the proxy).
+    public let proxyHost: String?
 
-    init(id: ConnectionID, mailbox: LoopMailbox, peerHost: String) {
+    init(id: ConnectionID, mailbox: LoopMailbox, peerHost: String, proxyHost: String? = nil) {
         self.id = id
         self.mailbox = mailbox
         self.peerHost = peerHost
+        self.proxyHost = proxyHost
     }
 
-    /// A short name for logs: `connection 12.3 from 127.0.0.1` (descriptor 12, generation 3).
-    public var logName: String { "connection \(id.fd).\(id.generation) from \(peerHost)" }
+    /// A short name for logs: `connection 12.3 from 127.0.0.1` (descriptor 12, generation 3), and
+    /// `connection 12.3 from 203.0.113.7 via 10.0.0.2` behind a proxy.
+    public var logName: String {
+        "connection \(id.fd).\(id.generation) from \(peerHost)" + (proxyHost.map { " via \($0)" } ?? "")
+    }
 
     /// Finishes the request that returned ``LineDisposition/pending``: writes `bytes`, then acts on `after`.
     public func complete(_ bytes: [UInt8], after: AfterReply = .proceed) {

@@ -187,7 +187,12 @@ final class EventLoop {
                 break
             }
             budget -= 1
-            switch connection.readSocket(into: scratch, mismatchReply: configuration.protocolMismatchReply) {
+            let read = connection.readSocket(into: scratch, mismatchReply: configuration.protocolMismatchReply)
+            if let header = connection.receivedProxyHeader {
+                connection.receivedProxyHeader = nil
+                openSession(connection, behind: header)
+            }
+            switch read {
             case .received(let count):
                 connection.lastActivity = Self.now()
                 // A short read emptied the socket's queue; new data will raise a new edge. Not so for the end
@@ -209,6 +214,18 @@ final class EventLoop {
         if connection.peerClosed, case .open = connection.phase, !connection.inFlight, connection.pendingOutput == 0 {
             close(connection)
         }
+    }
+
+    /// Makes the session of a listed proxy's connection once its PROXY header is read: for the client it relayed
+    /// (its address in the handle, so the session's throttle keys and log lines see it), or for the proxy itself
+    /// on a LOCAL or UNKNOWN header.
+    private func openSession(_ connection: LoopConnection, behind header: ProxyHeader) {
+        LoopThread.assertCurrent()
+        let proxy = connection.handle.peerHost
+        if case .relayed(let source, _) = header {
+            connection.handle = ConnectionHandle(id: connection.id, mailbox: mailbox, peerHost: source.host, proxyHost: proxy)
+        }
+        connection.session = makeSession(connection.handle)
     }
 
     private func processLines(_ connection: LoopConnection) {
@@ -344,13 +361,22 @@ final class EventLoop {
                 Glibc.close(fd)
                 continue
             }
-            let connection = LoopConnection(handle: handle, session: makeSession(handle), counted: true,
-                                            maximumLineLength: configuration.maximumLineLength, now: Self.now(), tls: tls)
+            // From a listed proxy the PROXY header comes first; the session waits for the client's address in it.
+            let expectsProxyHeader = isListedProxy(peerHost)
+            let connection = LoopConnection(handle: handle, session: expectsProxyHeader ? nil : makeSession(handle), counted: true,
+                                            maximumLineLength: configuration.maximumLineLength, now: Self.now(), tls: tls,
+                                            expectsProxyHeader: expectsProxyHeader)
             register(connection)
             activeCount += 1
             counter.set(activeCount)
             service(connection)
         }
+    }
+
+    /// Whether `host` (the socket's peer) is in `proxyProtocolSources`, so its connections start with a PROXY header.
+    private func isListedProxy(_ host: String) -> Bool {
+        guard !configuration.proxyProtocolSources.isEmpty, let address = IPAddress(parsing: host) else { return false }
+        return configuration.proxyProtocolSources.contains { $0.contains(address) }
     }
 
     private func register(_ connection: LoopConnection) {
@@ -406,7 +432,10 @@ final class EventLoop {
             case .open, .closing:
                 guard !connection.inFlight else { continue }
                 if !connection.established, now &- connection.openedAt >= handshake {
-                    if connection.tls?.isHandshaking == true {
+                    if connection.proxyHeaderBytes != nil {
+                        counter.handshakeFailed()
+                        log("\(connection.handle.logName): no complete PROXY protocol header within \(configuration.handshakeTimeout); closing")
+                    } else if connection.tls?.isHandshaking == true {
                         counter.handshakeFailed()
                         log("\(connection.handle.logName): TLS handshake not finished within \(configuration.handshakeTimeout); closing")
                     } else {

@@ -29,10 +29,13 @@ public final class LineConnection {
     /// - Parameter maximumLineLength: the longest line ``readLine(timeout:)`` accepts (answers can be large).
     /// - Parameter tls: TLS settings (the handshake and the certificate check then finish within `timeout` too);
     ///   `nil`: plaintext.
+    /// - Parameter preamble: bytes sent in clear as soon as the connection opens, before TLS: a PROXY protocol
+    ///   header, for tests and tools that stand in for a load balancer (empty: nothing).
     /// - Throws: ``TransportError/connectFailed(address:errno:)``, ``TransportError/timedOut``, resolve errors,
     ///   ``TransportError/tls(_:)`` (the certificate check that failed, or a plaintext server).
     public init(connectingTo address: SocketAddress, timeout: Duration = .seconds(5),
-                maximumLineLength: Int = 256 << 20, tls: TLSClientConfiguration? = nil) throws(TransportError) {
+                maximumLineLength: Int = 256 << 20, tls: TLSClientConfiguration? = nil,
+                preamble: [UInt8] = []) throws(TransportError) {
         self.address = address
         self.framer = LineFramer(maximumLineLength: maximumLineLength)
         let deadline = ContinuousClock.now + timeout
@@ -41,6 +44,13 @@ public final class LineConnection {
             do throws(TransportError) {
                 fd = try Self.connect(candidate, timeout: timeout)
                 Socket.setNoDelay(fd)
+                if !preamble.isEmpty {
+                    do { try sendAll(preamble) } catch {
+                        Glibc.close(fd)
+                        fd = -1
+                        throw error
+                    }
+                }
                 if let tls {
                     do { try startTLS(tls, deadline: deadline) } catch {
                         Glibc.close(fd)

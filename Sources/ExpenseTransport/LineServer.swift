@@ -70,7 +70,7 @@ public final class LineServer: Sendable {
     public var tlsIdentity: TLSServerIdentity? { configuration.tls }
 
     /// Connections closed for their protocol: failed or timed-out TLS handshakes, plaintext on a TLS port, TLS on a
-    /// plaintext port.
+    /// plaintext port, a listed proxy's missing, malformed, cut or late PROXY header.
     public var failedHandshakeCount: Int { counter.failedHandshakes }
 
     /// Starts the loop thread. Connections queued since ``init`` are accepted from now on.

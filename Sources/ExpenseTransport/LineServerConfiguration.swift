@@ -4,7 +4,8 @@ public struct LineServerConfiguration: Sendable {
     public var maximumLineLength = 1_048_576
     /// Connections held at once; one more is accepted, sent ``busyMessage`` and closed.
     public var maximumConnections = 4096
-    /// A connection not yet established (see ``AfterReply/establish``) is closed after this long.
+    /// A connection not yet established (see ``AfterReply/establish``) is closed after this long: the PROXY header,
+    /// the TLS handshake and the hello all within it.
     public var handshakeTimeout: Duration = .seconds(10)
     /// An established connection with no input and no request in flight is closed after this long; `nil`: never.
     public var idleTimeout: Duration? = nil
@@ -24,6 +25,11 @@ public struct LineServerConfiguration: Sendable {
     public var tls: TLSServerIdentity? = nil
     /// Bytes sent, best effort, to a client that starts a TLS handshake on a plaintext port, before it is closed.
     public var protocolMismatchReply: [UInt8] = []
+
+    /// Peers whose connections must start with a PROXY protocol header (v1 or v2, see ``ProxyHeader``), read
+    /// before TLS and framing; its client address then replaces the peer's in ``ConnectionHandle/peerHost``.
+    /// Empty: none (every peer is a direct client, and a header is just bytes of a first line).
+    public var proxyProtocolSources: [IPAddressRange] = []
 
     public init() {}
 

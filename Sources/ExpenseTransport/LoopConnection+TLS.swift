@@ -5,6 +5,7 @@ import Glibc
 
 /// The socket side of a loop connection: plaintext straight between the socket and the framer/output queue, or
 /// through its ``TLSSession``. The loop's framing, limits, backpressure and timeouts see plaintext either way.
+/// A listed proxy's PROXY header (``ProxyHeader``) is read here first, before TLS and framing.
 extension LoopConnection {
     /// What one read attempt did.
     enum SocketRead {
@@ -35,7 +36,8 @@ extension LoopConnection {
     private static let ciphertextQueueLimit = 64 * 1024
 
     /// Reads once from the socket (through SystemKit's ``syscall(blocking:where:_:)``); the plaintext goes to
-    /// the framer.
+    /// the framer. On a connection from a listed proxy the PROXY header comes first: its bytes are kept until
+    /// it is complete (then ``receivedProxyHeader`` is set and what follows it goes on as below).
     /// - Parameter mismatchReply: sent (best effort) to a TLS client on a plaintext port before it is closed.
     func readSocket(into scratch: UnsafeMutableRawBufferPointer, mismatchReply: [UInt8]) -> SocketRead {
         let result: IOResult<Int>
@@ -46,19 +48,44 @@ extension LoopConnection {
         }
         guard case .processed(let count) = result else { return .wouldBlock }
         guard count > 0 else {
+            if let partial = proxyHeaderBytes {
+                // A health check that connects and closes says nothing; a header cut short is logged.
+                if !partial.isEmpty { protocolFailure = .proxyHeader(.truncated) }
+                return .endOfStream
+            }
             if let tls, tls.isHandshaking {
                 tls.receiveEndOfStream()
-                if sawInput { protocolFailure = .closedDuringHandshake }
+                if sawInput { protocolFailure = .tls(.closedDuringHandshake) }
             }
             return .endOfStream
         }
         let received = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
+        guard var header = proxyHeaderBytes else { return consume(received, count: count, mismatchReply: mismatchReply) }
+        header.append(contentsOf: received)
+        switch ProxyHeader.parse(header) {
+        case .needMore:
+            proxyHeaderBytes = header
+            return .received(count: count)
+        case .invalid(let error):
+            proxyHeaderBytes = nil
+            return fail(.proxyHeader(error))
+        case .header(let parsed, let length):
+            proxyHeaderBytes = nil
+            receivedProxyHeader = parsed
+            guard length < header.count else { return .received(count: count) }
+            let rest = Array(header[length...])
+            return rest.withUnsafeBytes { consume($0, count: count, mismatchReply: mismatchReply) }
+        }
+    }
+
+    /// Hands bytes of the relayed stream to TLS or, in plaintext, to the framer.
+    private func consume(_ received: UnsafeRawBufferPointer, count: Int, mismatchReply: [UInt8]) -> SocketRead {
         defer { sawInput = true }
         guard let tls else {
             // A ClientHello (a TLS handshake record, 0x16) never starts a JSON line.
             if !sawInput, received.first == 0x16 {
                 _ = mismatchReply.withUnsafeBytes { Socket.send(id.fd, $0) }
-                return fail(.tlsClientOnPlaintextPort)
+                return fail(.tls(.tlsClientOnPlaintextPort))
             }
             framer.append(received)
             return .received(count: count)
@@ -66,7 +93,7 @@ extension LoopConnection {
         tls.receive(received)
         tls.advance { framer.append($0) }
         switch tls.state {
-        case .failed(let error): return fail(error)
+        case .failed(let error): return fail(.tls(error))
         case .finished: return .endOfStream
         case .handshaking, .established: return .received(count: count)
         }
@@ -87,7 +114,7 @@ extension LoopConnection {
             outputOffset += consumed
         }
         if case .failed(let error) = tls.state {
-            _ = fail(error)
+            _ = fail(.tls(error))
             return .failed
         }
         guard tls.pendingCiphertext > 0 else { return .nothingToSend }
@@ -125,7 +152,7 @@ extension LoopConnection {
         tls?.close() ?? false
     }
 
-    private func fail(_ error: TLSError) -> SocketRead {
+    private func fail(_ error: ConnectionFailure) -> SocketRead {
         protocolFailure = error
         return .failed
     }

@@ -10,9 +10,11 @@ final class LoopConnection {
     }
 
     let id: ConnectionID
-    let handle: ConnectionHandle
-    /// `nil` for a connection refused as busy, which only drains.
-    let session: (any LineSession)?
+    /// Its handle: replaced, with the client's address, once a listed proxy's PROXY header is read.
+    var handle: ConnectionHandle
+    /// `nil` for a connection refused as busy, which only drains, and for one from a listed proxy until its
+    /// PROXY header is read (the session is made for the client's address, not the proxy's).
+    var session: (any LineSession)?
     /// Whether the connection counts toward the maximum (refused ones do not).
     let counted: Bool
     let openedAt: UInt64
@@ -33,14 +35,22 @@ final class LoopConnection {
     var lastActivity: UInt64
     /// The TLS layer between the socket and the framer, on a TLS port (see LoopConnection+TLS.swift).
     let tls: TLSSession?
-    /// Why the connection is being closed for its protocol (a failed handshake, the wrong protocol): logged once.
-    var protocolFailure: TLSError?
-    /// Whether any input arrived yet (the first byte tells a TLS client from a plaintext one).
+    /// Why the connection is being closed for its protocol (a failed handshake, the wrong protocol, a bad PROXY
+    /// header): logged once.
+    var protocolFailure: ConnectionFailure?
+    /// Whether any input of the relayed stream arrived yet (the first byte tells a TLS client from a plaintext
+    /// one); a PROXY header before it does not count.
     var sawInput = false
+    /// While a connection from a listed proxy waits for its PROXY header: the bytes received so far (see
+    /// ProxyHeader.swift); `nil` once it is read, and for every other connection.
+    var proxyHeaderBytes: [UInt8]?
+    /// The PROXY header just read, for the loop to make the session with (taken at once).
+    var receivedProxyHeader: ProxyHeader?
 
     init(handle: ConnectionHandle, session: (any LineSession)?, counted: Bool, maximumLineLength: Int, now: UInt64,
-         tls: TLSSession? = nil) {
+         tls: TLSSession? = nil, expectsProxyHeader: Bool = false) {
         self.tls = tls
+        self.proxyHeaderBytes = expectsProxyHeader ? [] : nil
         self.id = handle.id
         self.handle = handle
         self.session = session

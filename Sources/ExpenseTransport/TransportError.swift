@@ -6,6 +6,8 @@ import Glibc
 public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `HOST:PORT` could not be parsed.
     case invalidAddress(String)
+    /// An address or CIDR range (`10.0.0.0/8`) could not be parsed (see ``IPAddressRange``).
+    case invalidAddressRange(String)
     /// The host name did not resolve.
     case resolveFailed(host: String, reason: String)
     /// A system call failed with `errno`.
@@ -25,6 +27,7 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: String {
         switch self {
         case .invalidAddress: "invalid_address"
+        case .invalidAddressRange: "invalid_address_range"
         case .resolveFailed: "resolve_failed"
         case .systemCall: "system_call_failed"
         case .connectFailed: "connect_failed"
@@ -38,6 +41,8 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidAddress(let text): "invalid address '\(text)' (expected HOST:PORT)"
+        case .invalidAddressRange(let text): "invalid address range '\(text)' (expected an address such as 10.0.0.2 or ::1, "
+            + "or a CIDR range such as 10.0.0.0/8 with no bits set past the prefix)"
         case .resolveFailed(let host, let reason): "cannot resolve '\(host)': \(reason)"
         case .systemCall(let name, let code): "\(name) failed: \(Self.errnoText(code))"
         case .connectFailed(let address, let code): "cannot connect to \(address): \(Self.errnoText(code))"

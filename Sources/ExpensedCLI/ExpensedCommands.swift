@@ -31,6 +31,10 @@ enum ExpensedCommands {
           plaintext client is closed at once. SIGHUP reloads the certificate and key without dropping connections
           (new connections get the new ones; a reload that fails keeps the old ones and logs why). Listening on an
           address that is not a loopback address without TLS is refused (exit 64) unless --insecure-plaintext.
+          Behind a load balancer (HAProxy's send-proxy or send-proxy-v2), --proxy-protocol FROM lists the proxies:
+          a connection from one must start with a PROXY protocol header (before TLS), whose client address the
+          login throttle and the log then see; a missing, malformed or late header closes the connection (logged).
+          Connections from other addresses are direct clients (a header from them is refused as a bad line).
         """,
         options: [
             data,
@@ -43,6 +47,7 @@ enum ExpensedCommands {
             .option("tls-key", value: "file", help: "The PEM private key of --tls-cert; refused if its group or others may read it."),
             .flag("insecure-plaintext", help: "Allow plaintext on an address that is not a loopback address (a trusted network only)."),
             .flag("trust-network", help: "The same as --insecure-plaintext (kept for existing scripts)."),
+            .option("proxy-protocol", value: "from", help: "Addresses or CIDR ranges of load balancers, comma-separated (127.0.0.1,10.0.0.0/8,::1): their connections must start with a PROXY protocol v1 or v2 header (default: none)."),
             .option("compact-after", value: "days", help: "Compact every ledger at start and then daily, keeping N days (1 to 36500) of tombstones and history (default: never)."),
         ])
 

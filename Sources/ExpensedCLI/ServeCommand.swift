@@ -28,6 +28,9 @@ struct ServeCommand {
         if let seconds = try integer("idle-timeout", in: 0...(365 * 86_400)) {
             configuration.idleTimeout = seconds == 0 ? nil : .seconds(seconds)
         }
+        if let sources = command.option("proxy-protocol") {
+            configuration.proxyProtocolSources = try proxySources(sources)
+        }
         let currency = try ExpensedCommand.currencyOption(command)
         let insecurePlaintext = command.flag("insecure-plaintext") || command.flag("trust-network")
         switch (command.option("tls-cert"), command.option("tls-key")) {
@@ -53,6 +56,22 @@ struct ServeCommand {
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCommand.dataDirectory(command.option("data")),
                                 trustNetwork: insecurePlaintext, compactAfter: compactAfter)
+    }
+
+    /// The comma-separated addresses and CIDR ranges of `--proxy-protocol` (at least one).
+    private func proxySources(_ text: String) throws(UsageError) -> [IPAddressRange] {
+        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !items.contains(where: \.isEmpty) else {
+            throw UsageError("Invalid value for '--proxy-protocol': expected addresses or CIDR ranges separated by commas, not '\(text)'",
+                             path: command.path)
+        }
+        var ranges: [IPAddressRange] = []
+        for item in items {
+            do { ranges.append(try IPAddressRange(parsing: item)) } catch {
+                throw UsageError("Invalid value for '--proxy-protocol': \(error)", path: command.path)
+            }
+        }
+        return ranges
     }
 
     /// The integer option `--name` within `range`, if given.
@@ -136,6 +155,10 @@ struct ServeCommand {
         } else if !server.address.isLoopback {
             log("WARNING: listening on \(server.address), which is not a loopback address, in plaintext (--insecure-plaintext): "
                 + "tokens and expenses travel unencrypted. Use --tls-cert/--tls-key unless this network is trusted.")
+        }
+        if !configuration.proxyProtocolSources.isEmpty {
+            log("expecting a PROXY protocol header first on connections from "
+                + configuration.proxyProtocolSources.map(\.description).joined(separator: ", "))
         }
         // SIGINT/SIGTERM become a graceful stop (StopSignal: installed synchronously, so a signal sent right after
         // `listening on` cannot slip past it); a thread of its own waits for one.

@@ -5,7 +5,8 @@ import Testing
 @testable import ExpenseTransport
 
 /// A session for testing the loop: `echo X` answers `X` inline, `later X` answers `X` from a Dispatch worker,
-/// `hello` establishes, `bye` answers then closes, `flood N` sends N 1 KiB notifications.
+/// `hello` establishes, `bye` answers then closes, `flood N` sends N 1 KiB notifications, `peer` answers the
+/// handle's peer and proxy addresses (`-` for none).
 final class EchoSession: LineSession {
     let connection: ConnectionHandle
     let closedCounter: EventCounter
@@ -21,6 +22,7 @@ final class EchoSession: LineSession {
         switch command {
         case "echo": return .reply(Array("\(argument)\n".utf8), .proceed)
         case "hello": return .reply(Array("welcome\n".utf8), .establish)
+        case "peer": return .reply(Array("\(connection.peerHost) \(connection.proxyHost ?? "-")\n".utf8), .proceed)
         case "bye": return .reply(Array("bye\n".utf8), .close)
         case "later":
             let connection = connection
@@ -43,13 +45,14 @@ final class EchoSession: LineSession {
 }
 
 func withServer(_ configure: (inout LineServerConfiguration) -> Void = { _ in },
-                        _ body: @escaping @Sendable (LineServer, EventCounter) throws -> Void) async throws {
+                log: @escaping @Sendable (String) -> Void = { _ in },
+                _ body: @escaping @Sendable (LineServer, EventCounter) throws -> Void) async throws {
     let closed = EventCounter()
     var configuration = LineServerConfiguration()
     configuration.busyMessage = Array("busy\n".utf8)
     configure(&configuration)
     let server = try LineServer(address: SocketAddress(host: "127.0.0.1", port: 0), configuration: configuration,
-                                log: { _ in }, makeSession: { EchoSession(connection: $0, closedCounter: closed) })
+                                log: log, makeSession: { EchoSession(connection: $0, closedCounter: closed) })
     server.start()
     defer { server.stop() }
     try await onOwnThread { try body(server, closed) }

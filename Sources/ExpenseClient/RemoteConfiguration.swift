@@ -1,3 +1,4 @@
+import ExpenseCore
 import Foundation
 
 /// Where to sync: the daemon's `HOST:PORT` (or several addresses of the same ledger, `HOST1:PORT1,HOST2:PORT2`,
@@ -17,6 +18,10 @@ package struct RemoteConfiguration: Hashable, Sendable {
     package var tlsSettingsPath: String?
     /// The address of the list that worked last (``RemoteAddress/description``, stored by each sync): tried first.
     package var preferredAddress: String?
+    /// The ledger id the cache is bound to (``StoreMetaKey/syncedLedgerId``), when it is: a connection of
+    /// ``SyncConnection/init(remote:clientId:clientName:timeout:connectTimeout:kinds:)`` to an address reporting
+    /// another id is refused (`other_ledger`) and the next address tried.
+    package var boundLedgerId: UUID?
 
     package init(server: String, ledger: String, token: String, tls: RemoteTLS = RemoteTLS(), tlsSettingsPath: String? = nil) {
         self.server = server
@@ -63,6 +68,7 @@ package struct RemoteConfiguration: Hashable, Sendable {
                                          tls: RemoteTLS.load(home: home, environment: environment),
                                          tlsSettingsPath: RemoteTLS.path(in: home))
         remote.preferredAddress = try store?.metaValue(.lastServer)
+        remote.boundLedgerId = try store?.metaValue(.syncedLedgerId).flatMap(UUIDText.parse)
         return remote
     }
 

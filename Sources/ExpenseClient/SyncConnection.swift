@@ -22,7 +22,8 @@ package final class SyncConnection {
 
     /// Connects to the remote's addresses in turn (``RemoteConfiguration/rotation(shuffle:)``: the one that worked
     /// last first) and says `hello` to the first that answers, moving on when one cannot be reached, does not
-    /// answer or is busy (``SyncError/movesOn``). For one address, exactly the single-address connection.
+    /// answer or is busy (``SyncError/movesOn``), or reports another ledger id than ``RemoteConfiguration/boundLedgerId``.
+    /// For one address, the single-address connection (with the same ledger check).
     /// - Throws: as ``init(remote:address:clientId:clientName:timeout:connectTimeout:kinds:)``; after several
     ///   failures, ``Failover/combined(_:)`` of them.
     package convenience init(remote: RemoteConfiguration, clientId: UUID, clientName: String?,
@@ -32,8 +33,14 @@ package final class SyncConnection {
         let opened: SyncConnection
         do {
             opened = try Failover.first(of: addresses) { address in
-                try SyncConnection(remote: remote, address: address, clientId: clientId, clientName: clientName,
-                                   timeout: timeout, connectTimeout: connectTimeout, kinds: kinds)
+                let connection = try SyncConnection(remote: remote, address: address, clientId: clientId, clientName: clientName,
+                                                    timeout: timeout, connectTimeout: connectTimeout, kinds: kinds)
+                if let bound = remote.boundLedgerId, let reported = connection.hello.identity?.ledgerId, reported != bound {
+                    connection.close()
+                    throw SyncError.otherLedger(synced: LedgerBinding.describe(nil, bound),
+                                                asked: LedgerBinding.describe(remote.key(at: address), reported))
+                }
+                return connection
             }
         } catch let error as SyncError {
             throw error

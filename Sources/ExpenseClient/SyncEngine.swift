@@ -94,18 +94,26 @@ package struct SyncEngine {
         do {
             try retrying { attempt in
                 progress?(.connecting(server: try rotation().current.description, attempt: attempt, attempts: max(attempts, 1)))
-                let connection = try connect()
-                defer { connection.close() }
-                do {
-                    try run(on: connection, report: &report)
-                } catch SyncError.unreachable(let reason) {
-                    // The connection broke or timed out: the next attempt starts at the next address.
-                    addressState.rotation?.moveOn()
-                    throw SyncError.unreachable(reason)
-                }
-                // Only a daemon that says it serves the kinds gets the second connection (Protocol.md §10.1).
-                if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) {
-                    try syncData(report: &report, at: connection.address)
+                var broken = 0
+                while true {
+                    let connection = try connect()
+                    defer { connection.close() }
+                    do {
+                        try run(on: connection, report: &report)
+                    } catch SyncError.unreachable(let reason) {
+                        // The connection broke, timed out, or the daemon lost its storage: the next address at once
+                        // (each connection of an attempt at most once per address), then the attempt fails.
+                        addressState.rotation?.moveOn()
+                        broken += 1
+                        guard broken < (try rotation().order.count) else { throw SyncError.unreachable(reason) }
+                        log("\(connection.address): \(reason); trying the next address")
+                        continue
+                    }
+                    // Only a daemon that says it serves the kinds gets the second connection (Protocol.md §10.1).
+                    if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) {
+                        try syncData(report: &report, at: connection.address)
+                    }
+                    return
                 }
             }
         } catch SyncError.protocolError(let text) {
@@ -120,7 +128,7 @@ package struct SyncEngine {
     private func syncData(report: inout Report, at address: RemoteAddress) throws {
         guard let cache = try? LedgerDataCache(store: ledger.store), let clientId = try ledger.store.clientId() else { return }
         var remote = remote
-        remote.preferredAddress = address.description  // the address the expenses just synced through
+        remote.server = address.description  // the address the expenses just synced through, its ledger checked
         var data = LedgerDataSync(cache: cache, remote: remote, clientId: clientId)
         data.clientName = clientName
         data.timeout = timeout

@@ -9,20 +9,13 @@ import Glibc
 /// daemon killed under a watcher (which carries on through the other address, where the daemon comes back), an
 /// address of another ledger refused, and the list's validation.
 @Suite(.serialized) struct ExpenseFailoverTests {
-    /// A loopback address nothing listens on (its port was just free).
-    static func deadAddress() throws -> String {
-        let (fd, port) = try LoopbackListener.open()
-        close(fd)
-        return "127.0.0.1:\(port)"
-    }
-
     @Test func aListWithADeadAddressSyncsAndAnotherLedgersAddressIsRefused() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess()
             let data = ann.directory + "/data"
             let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
             defer { _ = daemon.stop() }
-            let live = try daemon.addressText(), dead = try Self.deadAddress(), tokenFile = data + "/default.token"
+            let live = try daemon.addressText(), dead = try LoopbackListener.deadAddress(), tokenFile = data + "/default.token"
             let list = "\(dead),\(live)"
             try ann.succeed(["remote", "set", list, "--ledger", "default", "--token-file", tokenFile])
             try ann.succeed(["add", "12.50", "food", "--date", "2026-03-01"])
@@ -67,7 +60,7 @@ import Glibc
             let data = ann.directory + "/data"
             var daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
             defer { _ = daemon.stop() }
-            let first = try daemon.addressText(), second = try Self.deadAddress()
+            let first = try daemon.addressText(), second = try LoopbackListener.deadAddress()
             let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             let base = ["EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
             let list = base.merging(["EXPENSE_SERVER": "\(first),\(second)"]) { $1 }

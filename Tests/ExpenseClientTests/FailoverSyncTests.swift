@@ -25,13 +25,6 @@ import Glibc
         let counts = Mutex<[UUID: Int]>([:])
     }
 
-    /// A loopback port nothing listens on.
-    func deadAddress() throws -> String {
-        let (fd, port) = try LoopbackListener.open()
-        close(fd)
-        return "127.0.0.1:\(port)"
-    }
-
     func engine(_ client: TestClient, _ daemon: TestDaemon, _ log: Log) -> SyncEngine {
         var engine = client.engine(daemon)
         engine.shuffle = { $0 }  // the order written
@@ -41,7 +34,7 @@ import Glibc
 
     @Test func aDeadFirstAddressIsPassedOverAndTheOneReachedIsTriedFirstNextTime() async throws {
         let daemon = try TestDaemon()
-        let live = "127.0.0.1:\(daemon.port)", dead = try deadAddress()
+        let live = "127.0.0.1:\(daemon.port)", dead = try LoopbackListener.deadAddress()
         let ann = try TestClient("ann", persistent: true)
         ann.remote = RemoteConfiguration(server: "\(dead),\(live)", ledger: "default", token: daemon.token)
         try ann.add(1250, "food")
@@ -84,7 +77,7 @@ import Glibc
         #expect(try ann.ledger.store.metaValue(.lastServer) == live)
 
         // Only the impostor (and a dead address) left: other_ledger, and nothing changes in the cache.
-        ann.remote = RemoteConfiguration(server: "\(try deadAddress()),\(impostor.address)", ledger: "default", token: daemon.token)
+        ann.remote = RemoteConfiguration(server: "\(try LoopbackListener.deadAddress()),\(impostor.address)", ledger: "default", token: daemon.token)
         try ann.add(400, "tea")
         let before = try ann.ledger.store.pendingMutations(limit: 100)
         let refused = engine(ann, daemon, Log())
@@ -97,6 +90,28 @@ import Glibc
         #expect(try ann.ledger.store.metaValue(.lastServer) == live)
         // `remote set` asks every address of a list: the impostor is found before anything is stored.
         await #expect(throws: SyncError.self) { try await onOwnThread { [refused] in _ = try refused.checkRemote() } }
+        #expect(try await daemon.records().count == 2)
+        await daemon.stop()
+    }
+
+    /// A daemon of this ledger whose storage is down (it greets, then answers every request −32007
+    /// `storage_unavailable`, as a daemon on a stopped PostgreSQL does): the push fails there, nothing was
+    /// acknowledged, and the sync moves on to the next address within the same `expense sync`.
+    @Test func aDaemonWithoutItsStorageIsPassedOverMidSync() async throws {
+        let daemon = try TestDaemon()
+        let identity = try #require(try daemon.ledger.identity)
+        let down = try ImpostorDaemon(ledgerId: identity.ledgerId, epoch: identity.epoch, failing: "storage_unavailable")
+        defer { down.stop() }
+        let live = "127.0.0.1:\(daemon.port)"
+        let ann = try TestClient("ann", persistent: true)
+        ann.remote = RemoteConfiguration(server: "\(down.address),\(live)", ledger: "default", token: daemon.token)
+        try ann.add(1250, "food")
+        try ann.add(300, "bus")
+        let log = Log()
+        let report = try await onOwnThread { [engine = engine(ann, daemon, log)] in try engine.sync() }
+        #expect(report.pushed == 2 && report.pending == 0, "\(report)")
+        #expect(log.lines.withLock { $0 }.contains { $0.contains("cannot reach its storage") }, "\(log.lines.withLock { $0 })")
+        #expect(try ann.ledger.store.metaValue(.lastServer) == live)
         #expect(try await daemon.records().count == 2)
         await daemon.stop()
     }

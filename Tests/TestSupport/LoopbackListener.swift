@@ -27,19 +27,21 @@ public enum LoopbackListener {
     }
 }
 
-/// A daemon of ANOTHER ledger, as far as `hello` goes: on 127.0.0.1 (port 0) it answers every connection's first
-/// line (the client's `hello`, request id 1) with a successful `hello` result carrying its own `ledgerId`, then
-/// reads until the client closes. What a wrong entry in an address list looks like to the client.
+/// A fake daemon on 127.0.0.1 (port 0) that answers every connection's first line (the client's `hello`, request
+/// id 1) with a successful `hello` result for the given ledger id and epoch (a new ledger's by default: what a
+/// wrong entry in an address list looks like to a client). With `failing`, every later request is answered with
+/// that error reason (−32007 `storage_unavailable`: a daemon whose database is down); otherwise nothing more.
 public final class ImpostorDaemon: Sendable {
     private let listener: Int32
     /// The port it listens on.
     public let port: UInt16
     /// The ledger id it reports.
-    public let ledgerId = UUID()
+    public let ledgerId: UUID
 
-    public init() throws {
+    public init(ledgerId: UUID = UUID(), epoch: UUID = UUID(), failing reason: String? = nil) throws {
+        self.ledgerId = ledgerId
         (listener, port) = try LoopbackListener.open()
-        let fd = listener, answer = Array(Self.answer(ledgerId: ledgerId).utf8)
+        let fd = listener, hello = Array(Self.hello(ledgerId: ledgerId, epoch: epoch).utf8)
         Thread {
             while true {
                 let client = accept(fd, nil, nil)
@@ -48,7 +50,7 @@ public final class ImpostorDaemon: Sendable {
                     close(fd)
                     return
                 }
-                Thread { Self.serve(client, answer: answer) }.start()
+                Thread { Self.serve(client, hello: hello, failing: reason) }.start()
             }
         }.start()
     }
@@ -59,23 +61,52 @@ public final class ImpostorDaemon: Sendable {
     /// Stops accepting.
     public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
 
-    private static func answer(ledgerId: UUID) -> String {
-        #"{"jsonrpc":"2.0","id":1,"result":{"currency":"USD","cursor":0,"epoch":"\#(UUID().uuidString.lowercased())","#
+    private static func hello(ledgerId: UUID, epoch: UUID) -> String {
+        #"{"jsonrpc":"2.0","id":1,"result":{"currency":"USD","cursor":0,"epoch":"\#(epoch.uuidString.lowercased())","#
             + #""epochCursor":0,"lastMutationId":0,"ledger":"default","ledgerId":"\#(ledgerId.uuidString.lowercased())","#
             + #""maxLine":1048576,"protocol":1,"role":"owner","server":"impostor","tokenName":"default"}}"# + "\n"
     }
 
-    private static func serve(_ client: Int32, answer: [UInt8]) {
+    private static func serve(_ client: Int32, hello: [UInt8], failing reason: String?) {
         defer { close(client) }
         var chunk = [UInt8](repeating: 0, count: 65536)
+        var buffer: [UInt8] = []
         var answered = false
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { return }
-            if !answered, chunk[0..<count].contains(UInt8(ascii: "\n")) {
+            buffer += chunk[0..<count]
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                var answer = hello
+                if answered {
+                    guard let reason else { continue }
+                    answer = Array(error(id: requestId(line), reason: reason).utf8)
+                }
                 answered = true
                 _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             }
         }
+    }
+
+    /// The digits after `"id":` in a request line.
+    private static func requestId(_ line: String) -> String {
+        guard let range = line.range(of: #""id":"#) else { return "null" }
+        let digits = line[range.upperBound...].prefix { $0.isNumber }
+        return digits.isEmpty ? "null" : String(digits)
+    }
+
+    private static func error(id: String, reason: String) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"error":{"code":-32007,"data":{"reason":"\#(reason)"},"message":"the database is unavailable"}}"# + "\n"
+    }
+}
+
+extension LoopbackListener {
+    /// A loopback address nothing listens on (its port was just free).
+    public static func deadAddress() throws -> String {
+        let (fd, port) = try open()
+        close(fd)
+        return "127.0.0.1:\(port)"
     }
 }

@@ -191,7 +191,7 @@ extension CommandRunner {
                     connection?.close()
                     connection = nil
                     let wait = max(ContinuousClock.now.duration(to: until), .zero)
-                    console.err("disconnected (\(failure)); reconnecting in \(wait)")
+                    console.err("disconnected (\(failure)); reconnecting in \(SyncConnection.seconds(wait)) s")
                     StopSignal.pause(wait)
                     action = machine.timerFired(now: .now)
                 }

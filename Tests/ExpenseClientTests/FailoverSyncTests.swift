@@ -94,6 +94,31 @@ import Glibc
         await daemon.stop()
     }
 
+    /// The connections of `summary --server`, `stats --server` and `history` (``SyncConnection``'s list form) pass
+    /// over an address that reports another ledger id than the cache's, and refuse it when it is the only one.
+    @Test func aServerQueryPassesOverAnAddressOfAnotherLedger() async throws {
+        let daemon = try TestDaemon()
+        let impostor = try ImpostorDaemon()
+        defer { impostor.stop() }
+        let live = "127.0.0.1:\(daemon.port)"
+        let bound = try #require(try daemon.ledger.identity).ledgerId
+        var remote = RemoteConfiguration(server: "\(impostor.address),\(live)", ledger: "default", token: daemon.token)
+        remote.boundLedgerId = bound
+        remote.preferredAddress = impostor.address  // tried first
+        let reached = try await onOwnThread { [remote] in
+            let connection = try SyncConnection(remote: remote, clientId: UUID(), clientName: "query")
+            defer { connection.close() }
+            return (connection.address.description, connection.hello.identity?.ledgerId)
+        }
+        #expect(reached.0 == live && reached.1 == bound)
+        remote.server = impostor.address
+        let alone = remote
+        await #expect(throws: SyncError.self) {
+            try await onOwnThread { [alone] in _ = try SyncConnection(remote: alone, clientId: UUID(), clientName: "query") }
+        }
+        await daemon.stop()
+    }
+
     /// A daemon of this ledger whose storage is down (it greets, then answers every request −32007
     /// `storage_unavailable`, as a daemon on a stopped PostgreSQL does): the push fails there, nothing was
     /// acknowledged, and the sync moves on to the next address within the same `expense sync`.

@@ -6,12 +6,12 @@ import Foundation
 import SystemKit
 
 extension CommandRunner {
-    /// `expense remote set HOST:PORT --ledger NAME (--token-file FILE | --token TOKEN)`.
+    /// `expense remote set HOST:PORT[,HOST:PORT…] --ledger NAME (--token-file FILE | --token TOKEN)`.
     func remoteSet() throws {
         let server = command.argument("server") ?? ""
-        let address = RemoteTLS.split(server).address
-        guard address.contains(":"), let port = address.split(separator: ":").last, UInt16(port) != nil else {
-            throw usage("The server must be tls://HOST:PORT or HOST:PORT, such as tls://expense.example:7468, not '\(server)'")
+        do { _ = try RemoteAddressList(parsing: server) } catch {
+            throw usage("The server must be tls://HOST:PORT or HOST:PORT, such as tls://expense.example:7468, or several "
+                        + "addresses of the same ledger, HOST1:PORT1,HOST2:PORT2, not '\(server)' (\(error))")
         }
         var tls = RemoteTLS(caFile: command.option("ca"), trustFirst: command.flag("trust-first"),
                             insecurePlaintext: command.flag("insecure-plaintext"))
@@ -61,7 +61,14 @@ extension CommandRunner {
         guard let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: store) else {
             throw CommandFailure(.failure, "Error: no_remote: no remote is set; run `expense remote set HOST:PORT --ledger NAME --token-file FILE`")
         }
-        console.out("server \(remote.server)\nledger \(remote.ledger)\n")
+        var text = "server \(remote.server)\nledger \(remote.ledger)\n"
+        // Several addresses: one line each, the one the last sync reached marked.
+        if let list = try? remote.addressList(), list.addresses.count > 1 {
+            for address in list.addresses {
+                text += "address \(address)" + (address.description == remote.preferredAddress ? " (last reached)" : "") + "\n"
+            }
+        }
+        console.out(text)
     }
 
     /// The remote, or a clear error.
@@ -136,59 +143,80 @@ extension CommandRunner {
         }
     }
 
-    /// `expense sync --watch`: sync, then stay connected; pull on each `changed` and push local changes, reconnecting
-    /// with backoff. SIGINT or SIGTERM stops it after the step in progress: exit 0.
+    /// `expense sync --watch`: sync, then stay connected; pull on each `changed` and push local changes, moving on
+    /// to the next address of the list and reconnecting with backoff. SIGINT or SIGTERM stops it after the step
+    /// in progress: exit 0. The decisions are ``WatchStateMachine``'s; this is its I/O and what it tells a person.
     private func watch(_ engine: SyncEngine) throws {
         // Without the handler a signal ends the process at once, as for any other command.
         try? StopSignal.install()
-        var wait: Duration = .milliseconds(200)
-        while StopSignal.requested == nil {
+        let rotation = try engine.rotation()
+        let oneAddress = rotation.order.count == 1
+        var machine = WatchStateMachine(rotation: rotation, pingInterval: pingInterval)
+        var connection: SyncConnection?
+        defer { connection?.close() }
+        var failure = ""
+        var action = machine.start(now: .now)
+        while true {
+            if StopSignal.requested != nil, action != .exit { action = machine.stop() }
             do {
-                let connection = try engine.connect()
-                defer { connection.close() }
-                var report = SyncEngine.Report()
-                try engine.run(on: connection, report: &report)
-                engine.progress?(.finished)
-                // A change that landed between that sync and `watch` gets no notification: the result tells it.
-                var watchHead: Int64? = try connection.call(WatchRequest()).cursor
-                console.err("watching \(engine.remote.server) ledger \(engine.remote.ledger) (Ctrl-C stops)")
-                reportLine(report)
-                wait = .milliseconds(200)
-                var quietSince = ContinuousClock.now
-                while StopSignal.requested == nil {
-                    // Local changes made meanwhile go out within a second.
-                    var head = try watchHead ?? connection.waitForChange(timeout: .seconds(1))
-                    watchHead = nil
-                    if head == nil, quietSince.duration(to: .now) >= pingInterval {
-                        // Keeps the connection open under `expensed --idle-timeout`, finds a dead one (no answer:
-                        // reconnect), and catches up should a notification ever be missed.
-                        head = try connection.call(PingRequest()).cursor
-                        quietSince = .now
-                    }
-                    // A `changed` for what was already pulled (this watcher's own push) needs no round.
-                    let behind = try head.map { $0 > (try engine.ledger.pullCursor()) } ?? false
-                    guard try behind || engine.ledger.hasUnsent(), StopSignal.requested == nil else { continue }
-                    var round = SyncEngine.Report()
-                    try engine.run(on: connection, report: &round)
+                switch action {
+                case .exit:
+                    console.err("stopped")
+                    return
+                case .connect(let address):
+                    connection?.close()
+                    connection = nil
+                    connection = try engine.connect(to: address)
+                    action = machine.connected(now: .now)
+                case .sync(let watch):
+                    guard let open = connection else { preconditionFailure("sync without a connection") }
+                    var report = SyncEngine.Report()
+                    try engine.run(on: open, report: &report)
                     engine.progress?(.finished)
-                    reportLine(round)
-                    quietSince = .now
+                    var behind = false
+                    if watch {
+                        // A change that landed between that sync and `watch` gets no notification: the result tells it.
+                        behind = try needsRound(engine, head: open.call(WatchRequest()).cursor)
+                        console.err("watching \(open.address) ledger \(engine.remote.ledger) (Ctrl-C stops)")
+                    }
+                    reportLine(report)
+                    action = machine.synced(now: .now, needsRound: behind)
+                case .waitForChange(let until):
+                    guard let open = connection else { preconditionFailure("wait without a connection") }
+                    let head = try open.waitForChange(timeout: max(ContinuousClock.now.duration(to: until), .zero))
+                    action = machine.waited(now: .now, needsRound: try needsRound(engine, head: head))
+                case .ping:
+                    guard let open = connection else { preconditionFailure("ping without a connection") }
+                    let head = try open.call(PingRequest()).cursor
+                    action = machine.pinged(now: .now, needsRound: try needsRound(engine, head: head))
+                case .sleep(let until):
+                    connection?.close()
+                    connection = nil
+                    let wait = max(ContinuousClock.now.duration(to: until), .zero)
+                    console.err("disconnected (\(failure)); reconnecting in \(SyncConnection.seconds(wait)) s")
+                    StopSignal.pause(wait)
+                    action = machine.timerFired(now: .now)
                 }
             } catch let error as SyncError {
                 engine.progress?(.finished)
                 if case .protocolError = error { try? engine.ledger.recordSyncFailure(error.description) }
-                let reason: String
-                switch error {
-                case .unreachable(let text), .unanswered(let text): reason = text
-                default: throw error
+                // One address that serves another ledger ends the watch (exit 64), as it ends a sync; in a list
+                // that address is passed over, never mixed.
+                if case .otherLedger = error, oneAddress { throw error }
+                guard error.movesOn else { throw error }
+                failure = error.message
+                action = machine.failed(now: .now)
+                if case .connect(let next) = action, StopSignal.requested == nil {
+                    console.err("disconnected (\(failure)); trying \(next)")
                 }
-                guard StopSignal.requested == nil else { break }
-                console.err("disconnected (\(reason)); reconnecting in \(wait)")
-                StopSignal.pause(wait)
-                wait = min(wait * 2, .seconds(5))
             }
         }
-        console.err("stopped")
+    }
+
+    /// Whether a round is due: the daemon announced a head past the pull cursor (a `changed` for what was already
+    /// pulled, such as this watcher's own push, needs none), or local changes wait.
+    private func needsRound(_ engine: SyncEngine, head: Int64?) throws -> Bool {
+        try head.map { $0 > (try engine.ledger.pullCursor()) } ?? false || engine.ledger.hasUnsent()
     }
 
     /// The most one attempt waits for the connection and `hello`'s answer (`EXPENSE_CONNECT_TIMEOUT` seconds,

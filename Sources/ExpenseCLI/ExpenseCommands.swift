@@ -123,8 +123,11 @@ enum ExpenseCommands {
                           `expensed tls init` printed) or --trust-first (the first certificate seen is pinned, as ssh's
                           known_hosts; a different one later is refused, exit 77). Plain HOST:PORT is plaintext: only to
                           a loopback address unless --insecure-plaintext. There is never a fallback to plaintext.
+                          Several addresses of the same ledger, HOST1:PORT1,HOST2:PORT2 (tls:// once in front, for all):
+                          each sync starts at the one that worked last, tries the others in a shuffled order, and moves
+                          on when one cannot be reached, times out or is busy; one serving another ledger is refused.
                         """,
-                        arguments: [ArgumentSpec("server", help: "The daemon's tls://HOST:PORT (or HOST:PORT: plaintext).")],
+                        arguments: [ArgumentSpec("server", help: "The daemon's tls://HOST:PORT (or HOST:PORT: plaintext), or a comma-separated list of them.")],
                         options: [.option("ledger", value: "name", help: "The ledger's name on the daemon.", required: true),
                                   .option("ca", value: "file", help: "Trust the CA certificates in this PEM file instead of the system's."),
                                   .option("pin", value: "sha256:hex", help: "Accept only the certificate with this SHA-256 fingerprint."),
@@ -133,7 +136,7 @@ enum ExpenseCommands {
                                   .option("token-file", value: "file", help: "Read the ledger's token from this file."),
                                   .option("token", value: "token", help: "The ledger's token (prefer --token-file: a command line is visible to others).")],
                         exclusiveGroups: [.exactlyOne("token-file", "token")]),
-            CommandSpec(name: "show", abstract: "Print the server and ledger (never the token)."),
+            CommandSpec(name: "show", abstract: "Print the server and ledger (never the token); each address of a list."),
         ])
 
     static let sync = CommandSpec(
@@ -217,7 +220,8 @@ enum ExpenseCommands {
 
         ENVIRONMENT:
           EXPENSE_HOME    the directory of the local cache (default: ~/.expense)
-          EXPENSE_SERVER  the daemon's tls://HOST:PORT or HOST:PORT (overrides `expense remote set`)
+          EXPENSE_SERVER  the daemon's tls://HOST:PORT or HOST:PORT, or a list HOST1:PORT1,HOST2:PORT2 of the
+                          same ledger (overrides `expense remote set`)
           EXPENSE_LEDGER  the ledger's name on the daemon
           EXPENSE_TOKEN   the ledger's token
           EXPENSE_CHART   `always` draws summary charts even when standard output is not a terminal

@@ -1,11 +1,14 @@
+import ExpenseCore
 import Foundation
 
-/// Where to sync: the daemon's `HOST:PORT`, the ledger, and its token.
+/// Where to sync: the daemon's `HOST:PORT` (or several addresses of the same ledger, `HOST1:PORT1,HOST2:PORT2`,
+/// see ``RemoteAddressList``), the ledger, and its token.
 ///
 /// Stored by `expense remote set` in the store's settings (server, ledger) and in `$EXPENSE_HOME/token`
 /// (mode 0600); `EXPENSE_SERVER`, `EXPENSE_LEDGER` and `EXPENSE_TOKEN` override each part and are enough on
 /// their own. The token is never printed.
 package struct RemoteConfiguration: Hashable, Sendable {
+    /// The address list as written (`HOST:PORT`, `tls://HOST1:PORT1,HOST2:PORT2`).
     package var server: String
     package var ledger: String
     package var token: String
@@ -13,6 +16,12 @@ package struct RemoteConfiguration: Hashable, Sendable {
     package var tls: RemoteTLS
     /// Where `--trust-first` records the first fingerprint seen (`$EXPENSE_HOME/remote-tls`); `nil`: nowhere.
     package var tlsSettingsPath: String?
+    /// The address of the list that worked last (``RemoteAddress/description``, stored by each sync): tried first.
+    package var preferredAddress: String?
+    /// The ledger id the cache is bound to (``StoreMetaKey/syncedLedgerId``), when it is: a connection of
+    /// ``SyncConnection/init(remote:clientId:clientName:timeout:connectTimeout:kinds:)`` to an address reporting
+    /// another id is refused (`other_ledger`) and the next address tried.
+    package var boundLedgerId: UUID?
 
     package init(server: String, ledger: String, token: String, tls: RemoteTLS = RemoteTLS(), tlsSettingsPath: String? = nil) {
         self.server = server
@@ -24,6 +33,24 @@ package struct RemoteConfiguration: Hashable, Sendable {
 
     /// `server/ledger`: what the pulled state belongs to.
     package var key: String { "\(server)/\(ledger)" }
+
+    /// `address/ledger`: the ``key`` of one address of the list (for one address, ``key`` itself).
+    package func key(at address: RemoteAddress) -> String { "\(address)/\(ledger)" }
+
+    /// The addresses of ``server``.
+    /// - Throws: ``SyncError/notConfigured(_:)`` when the list is not valid (``RemoteAddressError``).
+    package func addressList() throws(SyncError) -> RemoteAddressList {
+        do { return try RemoteAddressList(parsing: server) } catch {
+            throw .notConfigured("the server address '\(server)' is not HOST:PORT, tls://HOST:PORT or a list "
+                                 + "HOST1:PORT1,HOST2:PORT2: \(error)")
+        }
+    }
+
+    /// The addresses in the order to try them: ``preferredAddress`` first, the others shuffled.
+    /// - Throws: ``SyncError/notConfigured(_:)`` when the list is not valid.
+    package func rotation(shuffle: ([RemoteAddress]) -> [RemoteAddress] = { $0.shuffled() }) throws(SyncError) -> AddressRotation {
+        try addressList().order(preferred: preferredAddress, shuffle: shuffle)
+    }
 
     /// The file holding the token in `home`.
     package static func tokenPath(in home: ExpenseHome) -> String {
@@ -37,9 +64,12 @@ package struct RemoteConfiguration: Hashable, Sendable {
               let ledger = try env("EXPENSE_LEDGER") ?? store?.metaValue(.ledger),
               let token = env("EXPENSE_TOKEN") ?? readToken(home: home)
         else { return nil }
-        return RemoteConfiguration(server: server, ledger: ledger, token: token,
-                                   tls: RemoteTLS.load(home: home, environment: environment),
-                                   tlsSettingsPath: RemoteTLS.path(in: home))
+        var remote = RemoteConfiguration(server: server, ledger: ledger, token: token,
+                                         tls: RemoteTLS.load(home: home, environment: environment),
+                                         tlsSettingsPath: RemoteTLS.path(in: home))
+        remote.preferredAddress = try store?.metaValue(.lastServer)
+        remote.boundLedgerId = try store?.metaValue(.syncedLedgerId).flatMap(UUIDText.parse)
+        return remote
     }
 
     /// The stored token, without its trailing line end.

@@ -20,26 +20,68 @@ package final class SyncConnection {
     /// The most connecting and `hello` wait together, unless the caller says otherwise (`EXPENSE_CONNECT_TIMEOUT`).
     package static let defaultConnectTimeout: Duration = .seconds(10)
 
-    /// Connects and says `hello`, waiting at most `connectTimeout` for both together.
-    /// - Throws: ``SyncError/unreachable(_:)`` (no connection within the time, or refused),
+    /// Connects to the remote's addresses in turn (``RemoteConfiguration/rotation(shuffle:)``: the one that worked
+    /// last first) and says `hello` to the first that answers, moving on when one cannot be reached, does not
+    /// answer or is busy (``SyncError/movesOn``), or reports another ledger id than ``RemoteConfiguration/boundLedgerId``.
+    /// For one address, the single-address connection (with the same ledger check).
+    /// - Throws: as ``init(remote:address:clientId:clientName:timeout:connectTimeout:kinds:)``; after several
+    ///   failures, ``Failover/combined(_:)`` of them.
+    package convenience init(remote: RemoteConfiguration, clientId: UUID, clientName: String?,
+                             timeout: Duration = .seconds(30), connectTimeout: Duration = SyncConnection.defaultConnectTimeout,
+                             kinds: [RecordKind] = []) throws(SyncError) {
+        let addresses = try remote.rotation().pass
+        let opened: SyncConnection
+        do {
+            opened = try Failover.first(of: addresses) { address in
+                let connection = try SyncConnection(remote: remote, address: address, clientId: clientId, clientName: clientName,
+                                                    timeout: timeout, connectTimeout: connectTimeout, kinds: kinds)
+                if let bound = remote.boundLedgerId, let reported = connection.hello.identity?.ledgerId, reported != bound {
+                    connection.close()
+                    throw SyncError.otherLedger(synced: LedgerBinding.describe(nil, bound),
+                                                asked: LedgerBinding.describe(remote.key(at: address), reported))
+                }
+                return connection
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw .protocolError("\(error)")  // not reached: the body throws only SyncError
+        }
+        self.init(taking: opened)
+    }
+
+    /// Takes over `other`'s open connection (what the convenience initialiser found).
+    private init(taking other: SyncConnection) {
+        connection = other.connection
+        nextRequestId = other.nextRequestId
+        announcedCursor = other.announcedCursor
+        timeout = other.timeout
+        hello = other.hello
+        address = other.address
+    }
+
+    /// The address of the remote's list this connection reached.
+    package let address: RemoteAddress
+
+    /// Connects to `address` (one of `remote`'s) and says `hello`, waiting at most `connectTimeout` for both together.
+    /// - Throws: ``SyncError/unreachable(_:)`` (no connection within the time, refused, or busy),
     ///   ``SyncError/unanswered(_:)`` (connected, but no answer to `hello` within the time),
     ///   ``SyncError/unauthorized(_:)``, ``SyncError/protocolError(_:)``.
-    package init(remote: RemoteConfiguration, clientId: UUID, clientName: String?,
+    package init(remote: RemoteConfiguration, address remoteAddress: RemoteAddress, clientId: UUID, clientName: String?,
                  timeout: Duration = .seconds(30), connectTimeout: Duration = SyncConnection.defaultConnectTimeout,
                  kinds: [RecordKind] = []) throws(SyncError) {
-        let address: SocketAddress
-        do { address = try SocketAddress(parsing: RemoteTLS.split(remote.server).address) } catch {
-            throw .notConfigured("the server address '\(remote.server)' is not HOST:PORT or tls://HOST:PORT (\(error))")
-        }
-        let tls = try remote.tls.transport(for: remote.server, address: address)
+        self.address = remoteAddress
+        let socketAddress = remoteAddress.socketAddress
+        let server = remoteAddress.description
+        let tls = try remote.tls.transport(for: server, address: socketAddress)
         let clock = ContinuousClock()
         let deadline = clock.now + connectTimeout
         do {
-            connection = try LineConnection(connectingTo: address, timeout: connectTimeout, tls: tls)
+            connection = try LineConnection(connectingTo: socketAddress, timeout: connectTimeout, tls: tls)
         } catch .tls(let error) {
-            throw .tlsRejected(code: error.code, message: "\(remote.server): \(error)")
+            throw .tlsRejected(code: error.code, message: "\(server): \(error)")
         } catch {
-            throw .unreachable("cannot reach the server at \(remote.server): \(error)")
+            throw .unreachable("cannot reach the server at \(server): \(error)")
         }
         if tls?.verification == .recordFingerprint, let seen = connection.peerCertificateFingerprint, let path = remote.tlsSettingsPath {
             // Trust on first use: from now on this certificate is pinned, and another one is a hard error.
@@ -54,7 +96,7 @@ package final class SyncConnection {
                                          clientId: clientId, clientName: clientName, kinds: kinds))
         } catch .unreachable(let text) where text == Self.timedOutText {
             connection.close()
-            throw .unanswered("the server at \(remote.server) accepted the connection but did not answer hello within "
+            throw .unanswered("the server at \(server) accepted the connection but did not answer hello within "
                               + "\(Self.seconds(connectTimeout)) s (EXPENSE_CONNECT_TIMEOUT); is it an expensed, and is it stuck?")
         }
         self.timeout = timeout
@@ -127,7 +169,11 @@ package final class SyncConnection {
                 case .server(let rpcError) where rpcError.code == RPCError.unauthorizedCode:
                     throw .unauthorized("the server refused ledger or token: \(rpcError.message)")
                 case .server(let rpcError) where rpcError.code == RPCError.busyCode:
-                    throw .unreachable("the server is busy: \(rpcError.message)")
+                    throw .unreachable("the server at \(address) is busy: \(rpcError.message)")
+                case .server(let rpcError) where rpcError.reason == Failover.storageUnavailableReason:
+                    // Its storage (PostgreSQL) is down; nothing of the request was acknowledged: another
+                    // address of the list, or a later attempt, may serve it.
+                    throw .unreachable("the server at \(address) cannot reach its storage: \(rpcError.message)")
                 case .server(let rpcError) where rpcError.reason == "invalid_cursor" || rpcError.reason == "cursor_expired":
                     throw .historyReplaced("\(Request.method): \(rpcError.reason): \(rpcError.message)")
                 case .server(let rpcError):

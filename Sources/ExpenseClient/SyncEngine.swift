@@ -80,6 +80,12 @@ package struct SyncEngine {
     /// Told of every change the daemon acknowledged as applied, with its version (tests check none is lost).
     package var onApplied: ((PendingMutation, Int64) -> Void)?
 
+    /// Orders the addresses of the remote's list other than the one that worked last (shuffled; a test passes
+    /// `{ $0 }` to keep the written order).
+    package var shuffle: ([RemoteAddress]) -> [RemoteAddress] = { $0.shuffled() }
+    /// Which address of the list is current: shared by the copies of this engine, moved on by failures.
+    private let addressState = AddressState()
+
     package init(ledger: LocalLedger, remote: RemoteConfiguration) {
         self.ledger = ledger
         self.remote = remote
@@ -92,15 +98,29 @@ package struct SyncEngine {
         defer { progress?(.finished) }
         do {
             try retrying { attempt in
-                progress?(.connecting(server: remote.server, attempt: attempt, attempts: max(attempts, 1)))
-                let connection = try connect()
-                defer { connection.close() }
-                try run(on: connection, report: &report)
-                // Only a daemon that says it serves the kinds gets the second connection (Protocol.md §10.1).
-                if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) {
-                    try syncData(report: &report)
-                    // Rules just pulled may have occurrences due: they go out in the same sync.
-                    if try materialise(report: &report) { try run(on: connection, report: &report) }
+                progress?(.connecting(server: try rotation().current.description, attempt: attempt, attempts: max(attempts, 1)))
+                var broken = 0
+                while true {
+                    let connection = try connect()
+                    defer { connection.close() }
+                    do {
+                        try run(on: connection, report: &report)
+                    } catch SyncError.unreachable(let reason) {
+                        // The connection broke, timed out, or the daemon lost its storage: the next address at once
+                        // (each connection of an attempt at most once per address), then the attempt fails.
+                        addressState.rotation?.moveOn()
+                        broken += 1
+                        guard broken < (try rotation().order.count) else { throw SyncError.unreachable(reason) }
+                        log("\(connection.address): \(reason); trying the next address")
+                        continue
+                    }
+                    // Only a daemon that says it serves the kinds gets the second connection (Protocol.md §10.1).
+                    if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) {
+                        try syncData(report: &report, at: connection.address)
+                        // Rules just pulled may have occurrences due: they go out in the same sync.
+                        if try materialise(report: &report) { try run(on: connection, report: &report) }
+                    }
+                    return
                 }
             }
         } catch SyncError.protocolError(let text) {
@@ -112,8 +132,10 @@ package struct SyncEngine {
     }
 
     /// Budgets, rules and settings (Protocol.md §10), after the expenses, when the cache keeps them.
-    private func syncData(report: inout Report) throws {
+    private func syncData(report: inout Report, at address: RemoteAddress) throws {
         guard let cache = try? LedgerDataCache(store: ledger.store), let clientId = try ledger.store.clientId() else { return }
+        var remote = remote
+        remote.server = address.description  // the address the expenses just synced through, its ledger checked
         var data = LedgerDataSync(cache: cache, remote: remote, clientId: clientId)
         data.clientName = clientName
         data.timeout = timeout
@@ -122,15 +144,47 @@ package struct SyncEngine {
         report.data = result.served ? result : nil
     }
 
-    /// Connects and says `hello`, then prepares the queue for this session.
+    /// The remote's addresses in the order this engine tries them, from the current one.
+    /// - Throws: ``SyncError/notConfigured(_:)`` for an invalid address list.
+    package func rotation() throws(SyncError) -> AddressRotation {
+        if let rotation = addressState.rotation { return rotation }
+        let rotation = try remote.rotation(shuffle: shuffle)
+        addressState.rotation = rotation
+        return rotation
+    }
+
+    /// Connects to the first address of the list (from the current one) that answers `hello` for this cache's
+    /// ledger, then prepares the queue for this session. An address that cannot be reached, does not answer or
+    /// serves another ledger is passed over (``Failover``); the one reached stays current and is remembered.
     package func connect() throws -> SyncConnection {
+        try Failover.first(of: try rotation().pass, failed: { address, error in
+            log("\(address): \(error); trying the next address")
+        }) { address in try connect(to: address) }
+    }
+
+    /// Connects to `address` and says `hello`, checks the ledger (``LocalLedger/beginSession(_:remote:)``),
+    /// then prepares the queue for this session; `address` becomes current and is remembered in the cache
+    /// (``StoreMetaKey/lastServer``) for the next command.
+    /// - Throws: ``SyncError`` (``SyncError/otherLedger(synced:asked:)`` with nothing changed when `address`
+    ///   serves another ledger), ``StoreError``.
+    package func connect(to address: RemoteAddress) throws -> SyncConnection {
         guard let clientId = try ledger.store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
         // Asking for the kinds tells whether the daemon serves them; the records of those kinds its pulls then
         // carry are read by the general decoder and left to LedgerDataSync, which pulls them with its own cursor.
-        let connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: timeout,
-                                            connectTimeout: connectTimeout,
+        let connection = try SyncConnection(remote: remote, address: address, clientId: clientId, clientName: clientName,
+                                            timeout: timeout, connectTimeout: connectTimeout,
                                             kinds: (try? LedgerDataCache(store: ledger.store)) == nil ? [] : RecordKind.additional)
-        try ledger.beginSession(connection.hello, remote: remote.key)
+        do {
+            try ledger.beginSession(connection.hello, remote: remote.key(at: address))
+        } catch {
+            connection.close()
+            throw error
+        }
+        _ = try? rotation()
+        addressState.rotation?.stick(to: address)
+        if try ledger.store.metaValue(.lastServer) != address.description {
+            try ledger.store.write { try $0.setMetaValue(address.description, for: .lastServer) }
+        }
         return connection
     }
 
@@ -334,6 +388,11 @@ package struct SyncEngine {
     }
 }
 
+/// The current address of a ``SyncEngine``'s remote, shared by its copies.
+private final class AddressState {
+    var rotation: AddressRotation?
+}
+
 extension SyncEngine {
     /// What `expense remote set` learned about the remote this engine points at.
     package enum RemoteCheck: Sendable, Equatable {
@@ -347,33 +406,41 @@ extension SyncEngine {
     }
 
     /// Checks, before a new remote is stored, that it serves the ledger this cache is bound to (Protocol.md §5.7):
-    /// one `hello` when the address differs from the one last synced with. Nothing local changes.
-    /// - Throws: ``SyncError/otherLedger(synced:asked:)`` when it serves another ledger, or when the cache is bound
-    ///   by address only (synced before ledger ids) and the address differs.
+    /// one `hello` to each address of the list other than the one last synced with. Nothing local changes.
+    /// - Throws: ``SyncError/otherLedger(synced:asked:)`` when an address serves another ledger, or when the cache
+    ///   is bound by address only (synced before ledger ids) and the address differs;
+    ///   ``SyncError/notConfigured(_:)`` for an invalid list.
     package func checkRemote() throws -> RemoteCheck {
         let store = ledger.store
         let boundId = try store.metaValue(.syncedLedgerId).flatMap(UUIDText.parse)
-        let address = try store.metaValue(.syncedLedger)
-        guard boundId != nil || address != nil else { return .unbound }
-        if address == remote.key { return .sameLedger }
-        guard let boundId else { throw SyncError.otherLedger(synced: address ?? "?", asked: remote.key) }
+        let synced = try store.metaValue(.syncedLedger)
+        guard boundId != nil || synced != nil else { return .unbound }
+        let addresses = try remote.addressList().addresses.filter { remote.key(at: $0) != synced }
+        if addresses.isEmpty { return .sameLedger }
+        guard let boundId else { throw SyncError.otherLedger(synced: synced ?? "?", asked: remote.key) }
         guard let clientId = try store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
-        let connection: SyncConnection
-        do {
-            connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: .seconds(10),
-                                            connectTimeout: connectTimeout)
-        } catch {
-            switch error {
-            case .unreachable(let reason), .unanswered(let reason), .unauthorized(let reason): return .unverified(reason)
-            default: throw error
+        var unverified: [String] = []
+        for address in addresses {
+            let connection: SyncConnection
+            do {
+                connection = try SyncConnection(remote: remote, address: address, clientId: clientId, clientName: clientName,
+                                                timeout: .seconds(10), connectTimeout: connectTimeout)
+            } catch {
+                switch error {
+                case .unreachable(let reason), .unanswered(let reason), .unauthorized(let reason):
+                    unverified.append(reason)
+                    continue
+                default: throw error
+                }
+            }
+            let hello = connection.hello
+            connection.close()
+            let key = remote.key(at: address)
+            guard let reported = hello.identity?.ledgerId, reported == boundId else {
+                throw SyncError.otherLedger(synced: LedgerBinding.describe(synced, boundId),
+                                            asked: hello.identity.map { LedgerBinding.describe(key, $0.ledgerId) } ?? key)
             }
         }
-        let hello = connection.hello
-        connection.close()
-        guard let reported = hello.identity?.ledgerId, reported == boundId else {
-            throw SyncError.otherLedger(synced: LedgerBinding.describe(address, boundId),
-                                        asked: hello.identity.map { LedgerBinding.describe(remote.key, $0.ledgerId) } ?? remote.key)
-        }
-        return .sameLedger
+        return unverified.isEmpty ? .sameLedger : .unverified(unverified.joined(separator: "; "))
     }
 }

@@ -1,0 +1,112 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A listening TCP socket on 127.0.0.1, port 0 (the system picks a free one), for the test servers and proxies.
+public enum LoopbackListener {
+    /// Binds and listens; returns the descriptor and the port.
+    public static func open() throws -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 16) == 0 else {
+            if fd >= 0 { close(fd) }
+            throw ProxyError.cannotListen
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// A fake daemon on 127.0.0.1 (port 0) that answers every connection's first line (the client's `hello`, request
+/// id 1) with a successful `hello` result for the given ledger id and epoch (a new ledger's by default: what a
+/// wrong entry in an address list looks like to a client). With `failing`, every later request is answered with
+/// that error reason (−32007 `storage_unavailable`: a daemon whose database is down); otherwise nothing more.
+public final class ImpostorDaemon: Sendable {
+    private let listener: Int32
+    /// The port it listens on.
+    public let port: UInt16
+    /// The ledger id it reports.
+    public let ledgerId: UUID
+
+    public init(ledgerId: UUID = UUID(), epoch: UUID = UUID(), failing reason: String? = nil) throws {
+        self.ledgerId = ledgerId
+        (listener, port) = try LoopbackListener.open()
+        let fd = listener, hello = Array(Self.hello(ledgerId: ledgerId, epoch: epoch).utf8)
+        Thread {
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    close(fd)
+                    return
+                }
+                Thread { Self.serve(client, hello: hello, failing: reason) }.start()
+            }
+        }.start()
+    }
+
+    /// `127.0.0.1:PORT`.
+    public var address: String { "127.0.0.1:\(port)" }
+
+    /// Stops accepting.
+    public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+
+    private static func hello(ledgerId: UUID, epoch: UUID) -> String {
+        #"{"jsonrpc":"2.0","id":1,"result":{"currency":"USD","cursor":0,"epoch":"\#(epoch.uuidString.lowercased())","#
+            + #""epochCursor":0,"lastMutationId":0,"ledger":"default","ledgerId":"\#(ledgerId.uuidString.lowercased())","#
+            + #""maxLine":1048576,"protocol":1,"role":"owner","server":"impostor","tokenName":"default"}}"# + "\n"
+    }
+
+    private static func serve(_ client: Int32, hello: [UInt8], failing reason: String?) {
+        defer { close(client) }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var buffer: [UInt8] = []
+        var answered = false
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return }
+            buffer += chunk[0..<count]
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                var answer = hello
+                if answered {
+                    guard let reason else { continue }
+                    answer = Array(error(id: requestId(line), reason: reason).utf8)
+                }
+                answered = true
+                _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+    }
+
+    /// The digits after `"id":` in a request line.
+    private static func requestId(_ line: String) -> String {
+        guard let range = line.range(of: #""id":"#) else { return "null" }
+        let digits = line[range.upperBound...].prefix { $0.isNumber }
+        return digits.isEmpty ? "null" : String(digits)
+    }
+
+    private static func error(id: String, reason: String) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"error":{"code":-32007,"data":{"reason":"\#(reason)"},"message":"the database is unavailable"}}"# + "\n"
+    }
+}
+
+extension LoopbackListener {
+    /// A loopback address nothing listens on (its port was just free).
+    public static func deadAddress() throws -> String {
+        let (fd, port) = try open()
+        close(fd)
+        return "127.0.0.1:\(port)"
+    }
+}

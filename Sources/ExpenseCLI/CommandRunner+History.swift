@@ -118,6 +118,7 @@ extension CommandRunner {
                 throw CommandFailure(.failure, "Error: nothing_to_undo: this machine has no command left to undo")
             }
             journalIndex = index
+            if journal[index].command == "import" { return try undoImport(journal[index], at: index, ledger: ledger) }
             plan = try planFromJournal(journal[index], ledger: ledger)
         } else {
             let id = try historyId(ledger, command.argument("id") ?? "")
@@ -161,6 +162,17 @@ extension CommandRunner {
                                  + "run `expense sync` first")
         }
         return UndoPlan(reverting: entry, baseVersion: mine.version)
+    }
+
+    /// `undo --last` of an import: all the rows it created, as one command (``LocalLedger/undoImport(at:)``).
+    private func undoImport(_ entry: JournalEntry, at index: Int, ledger: LocalLedger) throws {
+        guard let outcome = try ledger.undoImport(at: index) else {
+            throw CommandFailure(.failure, "Error: nothing_to_undo: the import of \(Self.timeText(entry.time)) can no longer be undone "
+                                 + "(only the latest import keeps its rows' ids); delete its rows one by one")
+        }
+        console.out("deleted \(outcome.deleted)\(outcome.alreadyGone > 0 ? ", \(outcome.alreadyGone) already gone" : "")\n")
+        console.err("Undid the import of \(Self.timeText(entry.time)) (\(entry.rows ?? 0) rows); `expense sync` sends it "
+                    + "(a conflict for each row someone changed since).")
     }
 
     private func finishUndo(_ plan: UndoPlan, ledger: LocalLedger, journalIndex: Int?) throws {

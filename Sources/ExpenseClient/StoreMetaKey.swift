@@ -43,4 +43,7 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     case bulkLoad = "bulk_load"
     /// This machine's journal of its latest local commands, for `expense undo --last` (`LocalLedger+Journal.swift`).
     case undoJournal = "undo_journal"
+    /// The ids of the rows the latest journaled `import` created, while its journal entry can still be undone
+    /// (``ImportJournal``).
+    case lastImport = "last_import"
 }

@@ -78,7 +78,7 @@ extension CommandRunner {
         var reason = "no remote is set"
         if let engine = try historyEngine(ledger) {
             do {
-                let entries = try engine.history(id: nil, sinceTime: sinceTime).entries
+                let entries = try engine.history(id: nil, sinceTime: sinceTime, kinds: Set(RecordKind.additional)).entries
                     .filter { entry in who.map { name in entry.who.map { ExactText.same($0, name) } ?? false } ?? true }
                 if command.flag("json") {
                     console.out(Self.json(entries) + "\n")
@@ -210,10 +210,16 @@ extension CommandRunner {
             + (expense.note.isEmpty ? "" : " \(DisplayText.quoted(expense.note))")
     }
 
+    /// A budget's, rule's or setting's field is shown as its JSON (escaped: it is someone else's text).
     static func valueText(_ value: HistoryEntry.Value, money: MoneyDisplay) -> String {
         switch value {
-        case .money(let amount, let currency): money.text(amount, currency: currency)
-        case .text(let text): DisplayText.quoted(text)
+        case .money(let amount, let currency): return money.text(amount, currency: currency)
+        case .text(let text): return DisplayText.quoted(text)
+        case .data(let value?):
+            var writer = JSONWriter()
+            LedgerDataJSON.write(value, to: &writer)
+            return DisplayText.escaped(String(decoding: writer.bytes, as: UTF8.self))
+        case .data(nil): return "(none)"
         }
     }
 
@@ -230,7 +236,7 @@ extension CommandRunner {
         }
         let who: String = entry.who.map { DisplayText.quoted($0) } ?? "(unnamed)"
         var line: String = showId ? "" : "v\(entry.version)  "
-        line += timeText(entry.time) + "  " + who + "  " + entry.action.rawValue
+        line += timeText(entry.time) + "  " + who + "  " + entry.action.rawValue + (entry.kind == .expense ? "" : " " + entry.kind.rawValue)
         if showId { line += "  " + String(UUIDText.lowercased(entry.id).prefix(8)) + " v\(entry.version)" }
         if !parts.isEmpty { line += "  " + parts.joined(separator: ", ") }
         return line

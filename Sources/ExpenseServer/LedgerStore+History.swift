@@ -74,4 +74,26 @@ extension HistoryEntry {
         self.init(seq: new.seq, id: new.expense.id, version: new.version, action: action, changes: changes,
                   who: author.who, clientId: clientId, time: author.time)
     }
+
+    /// The entry of a budget, rule or setting changing from `old` (nil: a create) to `new`: the same actions, its
+    /// own fields (``HistoryEntry/changes(from:to:)-(LedgerDataFields?,_)``), and its `kind`.
+    package init(from old: StoredDataRecord?, to new: StoredDataRecord, clientId: UUID, author: HistoryAuthor) {
+        let action: Action
+        let changes: [Change]
+        if let old {
+            if new.deleted {
+                action = .delete
+                changes = []
+            } else {
+                action = old.deleted ? .restore : .edit
+                changes = Self.changes(from: old.record.fields, to: new.record.fields)
+            }
+        } else {
+            action = .create
+            changes = Self.changes(from: nil, to: new.record.fields)
+        }
+        self.init(seq: new.seq, id: new.record.id, version: new.version, action: action, changes: changes,
+                  who: author.who, clientId: clientId, time: author.time)
+        kind = new.record.kind
+    }
 }

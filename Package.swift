@@ -47,11 +47,11 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "ProcessSpawn", "TestSupport"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "ProcessSpawn", "SQLite", "TestSupport"]),
         .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "TestSupport"]),
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport", "TestSupport"]),
         .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseServer", "ExpenseTransport", "SQLite", "TestSupport"]),
         .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "ExpenseClient", "ExpenseServer", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn", "SQLite", "TestSupport"]),
     ]
 )

@@ -78,7 +78,7 @@ extension CommandRunner {
         var reason = "no remote is set"
         if let engine = try historyEngine(ledger) {
             do {
-                let entries = try engine.history(id: nil, sinceTime: sinceTime).entries
+                let entries = try engine.history(id: nil, sinceTime: sinceTime, kinds: Set(RecordKind.additional)).entries
                     .filter { entry in who.map { name in entry.who.map { ExactText.same($0, name) } ?? false } ?? true }
                 if command.flag("json") {
                     console.out(Self.json(entries) + "\n")
@@ -118,6 +118,7 @@ extension CommandRunner {
                 throw CommandFailure(.failure, "Error: nothing_to_undo: this machine has no command left to undo")
             }
             journalIndex = index
+            if journal[index].command == "import" { return try undoImport(journal[index], at: index, ledger: ledger) }
             plan = try planFromJournal(journal[index], ledger: ledger)
         } else {
             let id = try historyId(ledger, command.argument("id") ?? "")
@@ -163,6 +164,17 @@ extension CommandRunner {
         return UndoPlan(reverting: entry, baseVersion: mine.version)
     }
 
+    /// `undo --last` of an import: all the rows it created, as one command (``LocalLedger/undoImport(at:)``).
+    private func undoImport(_ entry: JournalEntry, at index: Int, ledger: LocalLedger) throws {
+        guard let outcome = try ledger.undoImport(at: index) else {
+            throw CommandFailure(.failure, "Error: nothing_to_undo: the import of \(Self.timeText(entry.time)) can no longer be undone "
+                                 + "(only the latest import keeps its rows' ids); delete its rows one by one")
+        }
+        console.out("deleted \(outcome.deleted)\(outcome.alreadyGone > 0 ? ", \(outcome.alreadyGone) already gone" : "")\n")
+        console.err("Undid the import of \(Self.timeText(entry.time)) (\(entry.rows ?? 0) rows); `expense sync` sends it "
+                    + "(a conflict for each row someone changed since).")
+    }
+
     private func finishUndo(_ plan: UndoPlan, ledger: LocalLedger, journalIndex: Int?) throws {
         try ledger.apply(plan, undoing: journalIndex)
         console.out(UUIDText.lowercased(plan.id) + "\n")
@@ -198,10 +210,16 @@ extension CommandRunner {
             + (expense.note.isEmpty ? "" : " \(DisplayText.quoted(expense.note))")
     }
 
+    /// A budget's, rule's or setting's field is shown as its JSON (escaped: it is someone else's text).
     static func valueText(_ value: HistoryEntry.Value, money: MoneyDisplay) -> String {
         switch value {
-        case .money(let amount, let currency): money.text(amount, currency: currency)
-        case .text(let text): DisplayText.quoted(text)
+        case .money(let amount, let currency): return money.text(amount, currency: currency)
+        case .text(let text): return DisplayText.quoted(text)
+        case .data(let value?):
+            var writer = JSONWriter()
+            LedgerDataJSON.write(value, to: &writer)
+            return DisplayText.escaped(String(decoding: writer.bytes, as: UTF8.self))
+        case .data(nil): return "(none)"
         }
     }
 
@@ -218,7 +236,7 @@ extension CommandRunner {
         }
         let who: String = entry.who.map { DisplayText.quoted($0) } ?? "(unnamed)"
         var line: String = showId ? "" : "v\(entry.version)  "
-        line += timeText(entry.time) + "  " + who + "  " + entry.action.rawValue
+        line += timeText(entry.time) + "  " + who + "  " + entry.action.rawValue + (entry.kind == .expense ? "" : " " + entry.kind.rawValue)
         if showId { line += "  " + String(UUIDText.lowercased(entry.id).prefix(8)) + " v\(entry.version)" }
         if !parts.isEmpty { line += "  " + parts.joined(separator: ", ") }
         return line

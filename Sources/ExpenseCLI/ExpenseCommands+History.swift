@@ -30,7 +30,8 @@ extension ExpenseCommands {
           has since changed the same fields, it is a conflict (see `expense conflicts`), never a silent overwrite.
           With an id, the last change is asked from the daemon (any machine's), unless this machine has a change of
           that expense not synced yet, which is reverted locally. --last reverts this machine's last command
-          (add, edit, delete) not already undone; repeated, the one before.
+          (add, edit, delete, import) not already undone; repeated, the one before. An import is undone as a
+          whole (every row it created is deleted; a row changed since is a conflict); only the latest import can be.
         """,
         arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.", optional: true)],
         options: [.flag("last", help: "Revert this machine's last local command instead (give no id).")])

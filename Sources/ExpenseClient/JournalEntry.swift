@@ -2,8 +2,10 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-/// One local command of this machine (`add`, `edit`, `delete`, `undo`), as `expense undo --last` reverts it:
-/// the expense before and after it.
+/// One local command of this machine (`add`, `edit`, `delete`, `undo`, `import`), as `expense undo --last`
+/// reverts it: the expense before and after it. An `import` is one entry however many rows it created: it names
+/// the first of them and their count (``rows``); the ids of all of them are kept apart, for the latest import only
+/// (``ImportJournal``), so the journal stays small and bounded whatever the imports' sizes.
 package struct JournalEntry: Hashable, Sendable {
     /// A state of the expense: its fields, and whether it was deleted.
     package struct State: Hashable, Sendable {
@@ -16,7 +18,7 @@ package struct JournalEntry: Hashable, Sendable {
         }
     }
 
-    /// `add`, `edit`, `delete` or `undo`.
+    /// `add`, `edit`, `delete`, `undo` or `import`.
     package var command: String
     package var id: UUID
     /// `nil` for an `add`.
@@ -26,14 +28,17 @@ package struct JournalEntry: Hashable, Sendable {
     package var time: Int64
     /// Set once `undo --last` reverted it.
     package var undone: Bool
+    /// For an `import`: how many rows it created (`id` and `after` are the first of them); `nil` otherwise.
+    package var rows: Int?
 
-    package init(command: String, id: UUID, before: State?, after: State, time: Int64, undone: Bool = false) {
+    package init(command: String, id: UUID, before: State?, after: State, time: Int64, undone: Bool = false, rows: Int? = nil) {
         self.command = command
         self.id = id
         self.before = before
         self.after = after
         self.time = time
         self.undone = undone
+        self.rows = rows
     }
 
     /// How many entries the journal keeps (the oldest go first).
@@ -47,6 +52,7 @@ package struct JournalEntry: Hashable, Sendable {
         writer.member("command", command)
         writer.key("id")
         writer.uuid(id)
+        if let rows { writer.member("rows", Int64(rows)) }
         writer.member("time", time)
         writer.member("undone", undone)
         writer.endObject()
@@ -75,7 +81,7 @@ package struct JournalEntry: Hashable, Sendable {
               let id = members["id"]?.stringValue.flatMap(UUIDText.parse), let time = members["time"]?.int64Value,
               let after = Self.state(members["after"], id: id) else { return nil }
         self.init(command: command, id: id, before: members["before"].flatMap { Self.state($0, id: id) }, after: after,
-                  time: time, undone: members["undone"]?.boolValue ?? false)
+                  time: time, undone: members["undone"]?.boolValue ?? false, rows: members["rows"]?.int64Value.map { Int($0) })
     }
 
     /// The journal as a store keeps it (one meta value), and back.

@@ -17,7 +17,8 @@ package struct ImportOutcome: Sendable {
 extension LocalLedger {
     /// Imports `rows` in one transaction: a row whose id is new is stored with a queued creation; a row whose
     /// id is already stored is never written over — it is a no-op when the values are identical (byte for
-    /// byte) and a reported difference when not. With `dryRun` nothing is written.
+    /// byte) and a reported difference when not. With `dryRun` nothing is written. The rows created are one
+    /// journal entry (`expense undo --last` undoes them together, ``undoImport(at:)``).
     ///
     /// A deleted expense (deleted here or on the daemon, or a discarded creation) counts as differing: an
     /// import never undoes a delete, so a row deleted as unwanted stays deleted however often its file is
@@ -39,7 +40,11 @@ extension LocalLedger {
                     outcome.differing.append((row, stored))
                 }
             }
-            if !dryRun { try insert(outcome.new.map(\.expense), in: transaction) }
+            if !dryRun {
+                let created = outcome.new.map(\.expense)
+                try insert(created, in: transaction)
+                try journalImport(created, in: transaction)
+            }
             return outcome
         }
     }

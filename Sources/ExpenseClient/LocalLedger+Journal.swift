@@ -14,8 +14,26 @@ extension LocalLedger {
     func appendJournal(_ entry: JournalEntry, in transaction: any StoreTransaction) throws {
         var entries = JournalEntry.decode(try transaction.metaValue(.undoJournal))
         entries.append(entry)
-        if entries.count > JournalEntry.capacity { entries.removeFirst(entries.count - JournalEntry.capacity) }
+        if entries.count > JournalEntry.capacity {
+            let dropped = entries.prefix(entries.count - JournalEntry.capacity)
+            entries.removeFirst(dropped.count)
+            // An import leaving the journal takes its ids along (read only then: they may be megabytes).
+            if dropped.contains(where: { $0.command == "import" }),
+               let ids = ImportJournal(try transaction.metaValue(.lastImport)), dropped.contains(where: ids.belongs(to:)) {
+                try transaction.setMetaValue(nil, for: .lastImport)
+            }
+        }
         try transaction.setMetaValue(JournalEntry.encode(entries), for: .undoJournal)
+    }
+
+    /// Journals an import that created `expenses` (in its transaction): one entry, the ids apart (``ImportJournal``).
+    func journalImport(_ expenses: [Expense], in transaction: any StoreTransaction) throws {
+        guard let first = expenses.first else { return }
+        let time = Self.now
+        try transaction.setMetaValue(ImportJournal(time: time, ids: expenses.map(\.id)).encode(), for: .lastImport)
+        try appendJournal(JournalEntry(command: "import", id: first.id, before: nil,
+                                       after: JournalEntry.State(expense: first, deleted: false), time: time, rows: expenses.count),
+                          in: transaction)
     }
 
     static func state(_ record: LocalRecord) -> JournalEntry.State {

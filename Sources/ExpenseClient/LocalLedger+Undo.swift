@@ -99,13 +99,8 @@ extension LocalLedger {
         }
         try store.write { transaction in
             let before = try transaction.record(id: plan.id)
-            let change = PendingMutation(type: plan.type, id: plan.id, baseVersion: plan.baseVersion, fields: plan.fields)
-            if try transaction.pending(for: plan.id).isEmpty, try transaction.serverCopy(id: plan.id) != nil {
-                try transaction.appendPending(change)
-                try refresh(plan.id, in: transaction)
-            } else {
-                try stage(change, in: transaction)
-            }
+            try queueUndo(PendingMutation(type: plan.type, id: plan.id, baseVersion: plan.baseVersion, fields: plan.fields),
+                          in: transaction)
             var entries = JournalEntry.decode(try transaction.metaValue(.undoJournal))
             if let journalIndex, entries.indices.contains(journalIndex) {
                 entries[journalIndex].undone = true
@@ -115,6 +110,17 @@ extension LocalLedger {
                 try appendJournal(JournalEntry(command: "undo", id: plan.id, before: before.map(Self.state),
                                                after: Self.state(after), time: Self.now), in: transaction)
             }
+        }
+    }
+
+    /// Queues the reverting `change`: folded into a local change of the expense still waiting (later fields win,
+    /// a delete of a creation never sent removes both), else queued on its own based on `change.baseVersion`.
+    func queueUndo(_ change: PendingMutation, in transaction: any StoreTransaction) throws {
+        if try transaction.pending(for: change.id).isEmpty, try transaction.serverCopy(id: change.id) != nil {
+            try transaction.appendPending(change)
+            try refresh(change.id, in: transaction)
+        } else {
+            try stage(change, in: transaction)
         }
     }
 }

@@ -49,4 +49,7 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// Per recurring rule, the last date this cache has materialised its occurrences through
     /// (`LocalLedger+Recurring.swift`): lines `RULE-ID YYYY-MM-DD`.
     case recurringThrough = "recurring_through"
+    /// The ids of the rows the latest journaled `import` created, while its journal entry can still be undone
+    /// (``ImportJournal``).
+    case lastImport = "last_import"
 }

@@ -91,7 +91,8 @@ extension HelloRequest: RPCMethodRequest {
 
     /// `kinds` (Protocol.md §10): absent is none; an array of strings whose unknown names (and `expense`, which
     /// is always served) are ignored, so a newer client can ask an older daemon; anything else is −32602.
-    private static func kinds(_ value: JSONValue?) throws(RPCError) -> [RecordKind] {
+    /// `history` reads its `kinds` the same way (Protocol.md §5.8).
+    static func kinds(_ value: JSONValue?) throws(RPCError) -> [RecordKind] {
         guard let value, !value.isNull else { return [] }
         guard case .array(let names) = value else { throw .invalidParams("kinds must be an array of strings", field: "kinds") }
         var kinds: Set<RecordKind> = []

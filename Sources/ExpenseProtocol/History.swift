@@ -19,13 +19,21 @@ public struct HistoryRequest: RPCMethodRequest, Hashable {
     public var sinceTime: Int64?
     /// At most this many entries.
     public var limit: Int
+    /// The kinds besides expenses whose entries are wanted (Protocol.md §10.1): empty, as a protocol-1 client
+    /// asks, means expenses only.
+    public var kinds: Set<RecordKind>
 
-    public init(id: UUID? = nil, since: Int64 = 0, sinceTime: Int64? = nil, limit: Int = HistoryRequest.defaultLimit) {
+    public init(id: UUID? = nil, since: Int64 = 0, sinceTime: Int64? = nil, limit: Int = HistoryRequest.defaultLimit,
+                kinds: Set<RecordKind> = []) {
         self.id = id
         self.since = since
         self.sinceTime = sinceTime
         self.limit = limit
+        self.kinds = kinds.subtracting([.expense])
     }
+
+    /// Whether entries of records of `kind` are asked for.
+    public func wants(_ kind: RecordKind) -> Bool { kind == .expense || kinds.contains(kind) }
 
     /// Reads the params; every member is optional and `params` may be omitted.
     ///
@@ -49,15 +57,22 @@ public struct HistoryRequest: RPCMethodRequest, Hashable {
         guard limit >= Int64(Self.limitRange.lowerBound), limit <= Int64(Self.limitRange.upperBound) else {
             throw .invalidParams("limit must be from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound)", field: "limit")
         }
-        self.init(id: id, since: since, sinceTime: sinceTime, limit: Int(limit))
+        self.init(id: id, since: since, sinceTime: sinceTime, limit: Int(limit),
+                  kinds: Set(try HelloParams.kinds(reader.optional("kinds"))))
     }
 
-    /// Writes `{"id"?,"limit","since","sinceTime"?}`.
+    /// Writes `{"id"?,"kinds"?,"limit","since","sinceTime"?}`.
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
         if let id {
             writer.key("id")
             writer.uuid(id)
+        }
+        if !kinds.isEmpty {
+            writer.key("kinds")
+            writer.beginArray()
+            for kind in kinds.sorted() { writer.string(kind.rawValue) }
+            writer.endArray()
         }
         writer.member("limit", Int64(limit))
         writer.member("since", since)

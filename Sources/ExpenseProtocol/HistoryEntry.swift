@@ -20,6 +20,9 @@ public struct HistoryEntry: Hashable, Sendable {
     public enum Value: Hashable, Sendable {
         case money(amount: Int64, currency: Currency)
         case text(String)
+        /// A budget's, rule's or setting's field as its record holds it (Protocol.md §10.2); `nil`: the field was
+        /// removed (written as JSON `null`, a value those records never hold).
+        case data(LedgerDataValue?)
     }
 
     /// One field's change: `from` is `nil` for a create.
@@ -39,6 +42,8 @@ public struct HistoryEntry: Hashable, Sendable {
     /// The fields a change can name, in the order entries list them.
     public static let fieldNames = ["money", "category", "date", "note"]
 
+    /// The kind of the record it changed (Protocol.md §10): `expense` unless it is a budget, rule or setting.
+    public var kind: RecordKind = .expense
     /// The ledger-wide seq the change took.
     public var seq: Int64
     /// The record it changed.
@@ -107,6 +112,10 @@ extension HistoryEntry.Value {
             writer.endObject()
         case .text(let text):
             writer.string(text)
+        case .data(let value?):
+            LedgerDataJSON.write(value, to: &writer)
+        case .data(nil):
+            writer.value(.null)
         }
     }
 
@@ -123,7 +132,8 @@ extension HistoryEntry.Value {
 }
 
 extension HistoryEntry {
-    /// Writes `{"action","changes":{field:{"from"?,"to"}},"clientId","id","seq","time","version","who"?}`.
+    /// Writes `{"action","changes":{field:{"from"?,"to"}},"clientId","id","kind"?,"seq","time","version","who"?}`
+    /// (`kind` only for a budget, rule or setting, as records write it).
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("action", action.rawValue)
@@ -133,6 +143,7 @@ extension HistoryEntry {
         writer.uuid(clientId)
         writer.key("id")
         writer.uuid(id)
+        if kind != .expense { writer.member("kind", kind.rawValue) }
         writer.member("seq", seq)
         writer.member("time", time)
         writer.member("version", version)
@@ -150,7 +161,7 @@ extension HistoryEntry {
     /// Writes the `changes` object, members in byte order.
     func writeChanges(to writer: inout JSONWriter) {
         writer.beginObject()
-        for change in changes.sorted(by: { $0.field < $1.field }) {
+        for change in changes.sorted(by: { Array($0.field.utf8).lexicographicallyPrecedes(Array($1.field.utf8)) }) {
             writer.key(change.field)
             writer.beginObject()
             if let from = change.from {
@@ -164,10 +175,27 @@ extension HistoryEntry {
         writer.endObject()
     }
 
-    /// Reads a `changes` object (the wire's, or a store's copy of it), in ``fieldNames`` order.
-    public static func changes(json: JSONValue, path: String) throws(ProtocolDecodingError) -> [Change] {
+    /// Reads a `changes` object (the wire's, or a store's copy of it), in ``fieldNames`` order; for a budget,
+    /// rule or setting (`kind`), every member in byte order, values as their records hold them.
+    public static func changes(json: JSONValue, path: String, kind: RecordKind = .expense) throws(ProtocolDecodingError) -> [Change] {
         guard let members = json.objectValue else { throw .invalidMember(path: path, detail: "expected an object") }
         var changes: [Change] = []
+        if kind != .expense {
+            for field in members.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+                let reader = try ResultReader(members[field] ?? .null, path: path + "." + field)
+                func value(_ json: JSONValue?) throws(ProtocolDecodingError) -> Value? {
+                    guard let json else { return nil }
+                    if case .null = json { return .data(nil) }
+                    guard let converted = LedgerDataJSON.convert(json) else {
+                        throw .invalidMember(path: reader.sub("to"), detail: "expected an integer, string, list or object")
+                    }
+                    return .data(converted)
+                }
+                guard let to = try value(reader.members["to"]) else { throw .invalidMember(path: reader.sub("to"), detail: "missing") }
+                changes.append(Change(field: field, from: try value(reader.members["from"]), to: to))
+            }
+            return changes
+        }
         for field in fieldNames {
             guard let member = members[field] else { continue }
             let reader = try ResultReader(member, path: path + "." + field)
@@ -189,8 +217,33 @@ extension HistoryEntry {
             guard let id = UUID(uuidString: try reader.string(key)) else { throw .invalidMember(path: reader.sub(key), detail: "expected a UUID") }
             return id
         }
+        var kind = RecordKind.expense
+        if let name = try reader.optionalString("kind") {
+            guard let named = RecordKind(rawValue: name) else { throw .invalidMember(path: reader.sub("kind"), detail: "unknown kind") }
+            kind = named
+        }
         self.init(seq: try reader.int64("seq"), id: try uuid("id"), version: try reader.int64("version"), action: action,
-                  changes: try Self.changes(json: try reader.value("changes"), path: reader.sub("changes")),
+                  changes: try Self.changes(json: try reader.value("changes"), path: reader.sub("changes"), kind: kind),
                   who: try reader.optionalString("who"), clientId: try uuid("clientId"), time: try reader.int64("time"))
+        self.kind = kind
+    }
+}
+
+extension HistoryEntry {
+    /// The changes of a budget, rule or setting from `old` (nil: a create, which lists every field) to `new`:
+    /// one per field whose value differs (``LedgerDataValue/same(as:)``), in byte order of the field names; a
+    /// field `new` no longer has goes to ``Value/data(_:)`` `nil`.
+    public static func changes(from old: LedgerDataFields?, to new: LedgerDataFields) -> [Change] {
+        var keys = Set(new.keys)
+        if let old { keys.formUnion(old.keys) }
+        let names = keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        var changes: [Change] = []
+        for name in names {
+            let before = old?[name], after = new[name]
+            if old != nil, let before, let after, before.same(as: after) { continue }
+            if old != nil, before == nil, after == nil { continue }
+            changes.append(Change(field: name, from: old == nil ? nil : .data(before), to: .data(after)))
+        }
+        return changes
     }
 }

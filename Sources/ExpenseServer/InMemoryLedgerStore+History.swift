@@ -12,6 +12,7 @@ extension InMemoryLedgerStore {
     package func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry] {
         Array(state.history.lazy.filter { entry in
             entry.seq > request.since && entry.time >= (request.sinceTime ?? 0) && (request.id.map { $0 == entry.id } ?? true)
+                && request.wants(entry.kind)
         }.prefix(limit))
     }
 

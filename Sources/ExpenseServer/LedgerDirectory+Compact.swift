@@ -32,10 +32,11 @@ extension LedgerDirectory {
         }
     }
 
-    /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --compact-after`);
+    /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --compact-after`,
+    /// ``CompactionSchedule``): removes what changed before `cutoff`, `keepDays` only naming it in the log lines.
+    /// The work is queued behind what each ledger's thread already holds, so a request queued later sees the result;
     /// `done` gets one line per ledger for the log.
-    public func compactOpenLedgers(keepDays: Int, done: @escaping @Sendable (String) -> Void) {
-        let cutoff = Self.cutoff(keepDays: keepDays)
+    public func compactOpenLedgers(before cutoff: Int64, keepDays: Int, done: @escaping @Sendable (String) -> Void) {
         for ledger in openLedgers() {
             let name = ledger.name
             ledger.compact(before: cutoff) { result in

@@ -55,23 +55,27 @@ package struct HistoryAuthor: Hashable, Sendable {
 }
 
 extension HistoryEntry {
+    /// The action of a change from a record that was live or deleted (`nil`: absent) to one that is `deleted`.
+    static func action(from oldDeleted: Bool?, toDeleted deleted: Bool) -> Action {
+        guard let oldDeleted else { return .create }
+        return deleted ? .delete : oldDeleted ? .restore : .edit
+    }
+
     /// The entry for the change from `old` (nil: a create) to `new`, both as the store holds them.
     package init(from old: StoredRecord?, to new: StoredRecord, clientId: UUID, author: HistoryAuthor) {
-        let action: Action
-        let changes: [Change]
-        if let old {
-            if new.deleted {
-                action = .delete
-                changes = []
-            } else {
-                action = old.deleted ? .restore : .edit
-                changes = Self.changes(from: old.expense, to: new.expense)
-            }
-        } else {
-            action = .create
-            changes = Self.changes(from: nil, to: new.expense)
-        }
+        let action = Self.action(from: old?.deleted, toDeleted: new.deleted)
+        let changes = action == .delete ? [] : Self.changes(from: old?.expense, to: new.expense)
         self.init(seq: new.seq, id: new.expense.id, version: new.version, action: action, changes: changes,
                   who: author.who, clientId: clientId, time: author.time)
+    }
+
+    /// The entry of a budget, rule or setting changing from `old` (nil: a create) to `new`: the same actions, its
+    /// own fields (``HistoryEntry/changes(from:to:)-(LedgerDataFields?,_)``), and its `kind`.
+    package init(from old: StoredDataRecord?, to new: StoredDataRecord, clientId: UUID, author: HistoryAuthor) {
+        let action = Self.action(from: old?.deleted, toDeleted: new.deleted)
+        let changes = action == .delete ? [] : Self.changes(from: old?.record.fields, to: new.record.fields)
+        self.init(seq: new.seq, id: new.record.id, version: new.version, action: action, changes: changes,
+                  who: author.who, clientId: clientId, time: author.time)
+        kind = new.record.kind
     }
 }

@@ -8,14 +8,14 @@ import Foundation
 /// ``LedgerDataValidator``, the function the client uses. Nothing here touches an expense's totals.
 extension MutationRules {
     /// Steps (2) to (6) for a well-formed mutation of another kind than an expense.
-    func decideData(_ mutation: Mutation, in store: some LedgerStore) throws -> MutationStatus {
+    func decideData(_ mutation: Mutation, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
         if try store.record(id: mutation.id) != nil { return .rejected(Self.otherKind(mutation)) }
         guard let existing = try store.dataRecord(id: mutation.id) else {
             if mutation.type == .delete || mutation.baseVersion > 0 {
                 return .rejected(MutationRejection(reason: "not_found", field: "id",
                                                    message: "no \(mutation.kind.rawValue) has id \(UUIDText.lowercased(mutation.id))"))
             }
-            return try createData(mutation, in: store)
+            return try createData(mutation, in: store, writer: writer)
         }
         guard existing.record.kind == mutation.kind else { return .rejected(Self.otherKind(mutation)) }
         if mutation.baseVersion > existing.version {
@@ -31,10 +31,10 @@ extension MutationRules {
             stored.record.version += 1
             stored.record.seq = store.head + 1
             stored.record.deleted = true
-            try store.writeData(stored, replacing: existing)
+            try writer.writeData(stored, replacing: existing, to: store)
             return .applied(version: stored.version, seq: stored.seq)
         case .put:
-            return try putData(mutation, existing: existing, in: store)
+            return try putData(mutation, existing: existing, in: store, writer: writer)
         }
     }
 
@@ -43,18 +43,19 @@ extension MutationRules {
                           message: "id \(UUIDText.lowercased(mutation.id)) belongs to a record of another kind")
     }
 
-    private func createData(_ mutation: Mutation, in store: some LedgerStore) throws -> MutationStatus {
+    private func createData(_ mutation: Mutation, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
         let fields: LedgerDataFields
         switch validatedData(mutation, fields: sentData(mutation)) {
         case .failure(let rejection): return .rejected(rejection)
         case .success(let value): fields = value
         }
         let record = DataRecord(kind: mutation.kind, id: mutation.id, fields: fields, version: 1, seq: store.head + 1, deleted: false)
-        try store.writeData(StoredDataRecord(record: record, fieldVersions: [:]), replacing: nil)
+        try writer.writeData(StoredDataRecord(record: record, fieldVersions: [:]), replacing: nil, to: store)
         return .applied(version: 1, seq: record.seq)
     }
 
-    private func putData(_ mutation: Mutation, existing: StoredDataRecord, in store: some LedgerStore) throws -> MutationStatus {
+    private func putData(_ mutation: Mutation, existing: StoredDataRecord, in store: some LedgerStore,
+                         writer: HistoryWriter) throws -> MutationStatus {
         let sent: LedgerDataFields
         switch sentData(mutation) {
         case .failure(let rejection): return .rejected(rejection)
@@ -88,7 +89,7 @@ extension MutationRules {
         var fieldVersions = existing.fieldVersions
         for field in changed { fieldVersions[field] = version }
         let record = DataRecord(kind: mutation.kind, id: mutation.id, fields: fields, version: version, seq: store.head + 1, deleted: false)
-        try store.writeData(StoredDataRecord(record: record, fieldVersions: fieldVersions), replacing: existing)
+        try writer.writeData(StoredDataRecord(record: record, fieldVersions: fieldVersions), replacing: existing, to: store)
         return .applied(version: version, seq: record.seq)
     }
 

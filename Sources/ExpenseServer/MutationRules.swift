@@ -77,7 +77,7 @@ package struct MutationRules: Sendable {
 
     /// Steps (2) to (6) for one well-formed mutation.
     private func decide(_ mutation: Mutation, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
-        if mutation.kind != .expense { return try decideData(mutation, in: store) }
+        if mutation.kind != .expense { return try decideData(mutation, in: store, writer: writer) }
         let existing = try store.record(id: mutation.id)
         // A materialised occurrence (Protocol.md §10.4): whatever became of the id, that stays.
         if mutation.ifAbsent, let existing { return .applied(version: existing.version, seq: existing.seq) }
@@ -244,6 +244,12 @@ struct HistoryWriter {
 
     func write(_ record: StoredRecord, replacing old: StoredRecord?, to store: some LedgerStore) throws {
         try store.write(record, replacing: old)
+        try store.appendHistory(HistoryEntry(from: old, to: record, clientId: clientId, author: author))
+    }
+
+    /// The same for a budget, rule or setting (Protocol.md §5.8, §10): the entry in the same shape.
+    func writeData(_ record: StoredDataRecord, replacing old: StoredDataRecord?, to store: some LedgerStore) throws {
+        try store.writeData(record, replacing: old)
         try store.appendHistory(HistoryEntry(from: old, to: record, clientId: clientId, author: author))
     }
 }

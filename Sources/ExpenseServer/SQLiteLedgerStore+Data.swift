@@ -37,6 +37,7 @@ extension SQLiteLedgerStore {
         precondition(record.seq == head + 1, "a write takes the next seq")
         if let error = faultInjection?(.write) { throw error }
         if let old { try connection.cached("DELETE FROM data_records WHERE seq = ?1").run([.integer(old.seq)]) }
+        lastDataWrite = (record.record.id, old?.seq ?? 0)
         var fields = JSONWriter()
         LedgerDataJSON.write(.object(record.record.fields), to: &fields)
         let versions = JSONValue.object(record.fieldVersions.mapValues { .number(JSONNumber($0)) })

@@ -11,36 +11,49 @@ import SQLite
 /// the record's change before it (0 for a create), so one record's history is a walk back from its current seq.
 extension SQLiteLedgerStore {
     static let historyActions: [HistoryEntry.Action] = [.create, .edit, .delete, .restore]
+    /// The `kind` column's values (migration 6), by index: never reorder.
+    static let historyKinds: [RecordKind] = [.expense, .budget, .recurring, .setting]
+
+    /// The bit mask of the kinds `request` wants (bit n: ``historyKinds``[n]), matched in SQL.
+    private static func kindMask(_ request: HistoryRequest) -> Int64 {
+        historyKinds.enumerated().reduce(0) { mask, kind in request.wants(kind.element) ? mask | (1 << Int64(kind.offset)) : mask }
+    }
 
     /// - Precondition: called right after the ``write(_:replacing:)`` of the change it describes, whose last
     ///   `undo` step holds the record's seq before it (what `previous` links to).
     package func appendHistory(_ entry: HistoryEntry) throws {
-        let previous = undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
+        let previous = entry.kind == .expense
+            ? undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
+            : lastDataWrite.flatMap { $0.id == entry.id ? $0.previous : nil } ?? 0
         try connection.cached("""
-            INSERT INTO history (seq, id, previous, version, action, changes, who, client, time)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """).run([
             .integer(entry.seq), Self.blob(entry.id), .integer(previous), .integer(entry.version),
             .integer(Int64(Self.historyActions.firstIndex(of: entry.action) ?? 0)),
             .text(String(decoding: entry.changesJSON, as: UTF8.self)), entry.who.map { .text($0) } ?? .null,
-            Self.blob(entry.clientId), .integer(entry.time),
+            Self.blob(entry.clientId), .integer(entry.time), .integer(Int64(Self.historyKinds.firstIndex(of: entry.kind) ?? 0)),
         ])
     }
 
-    private static let historyColumns = "seq, id, previous, version, action, changes, who, client, time"
+    private static let historyColumns = "seq, id, previous, version, action, changes, who, client, time, kind"
 
     private static func decodeHistory(_ row: SQLiteRow) throws -> (entry: HistoryEntry, previous: Int64) {
-        let action = Int(row.int64(4))
-        guard historyActions.indices.contains(action) else { throw LedgerError.storageFailed("a history entry has an unknown action") }
+        let action = Int(row.int64(4)), kindIndex = Int(row.int64(9))
+        guard historyActions.indices.contains(action), historyKinds.indices.contains(kindIndex) else {
+            throw LedgerError.storageFailed("a history entry has an unknown action or kind")
+        }
+        let kind = historyKinds[kindIndex]
         let changes: [HistoryEntry.Change]
         do {
-            changes = try HistoryEntry.changes(json: try JSONParser.parse(Array(row.text(5).utf8)), path: "changes")
+            changes = try HistoryEntry.changes(json: try JSONParser.parse(Array(row.text(5).utf8)), path: "changes", kind: kind)
         } catch {
             throw LedgerError.storageFailed("history entry \(row.int64(0)) does not decode: \(error)")
         }
-        let entry = HistoryEntry(seq: row.int64(0), id: try uuid(row.blob(1)), version: row.int64(3),
+        var entry = HistoryEntry(seq: row.int64(0), id: try uuid(row.blob(1)), version: row.int64(3),
                                  action: historyActions[action], changes: changes, who: row.optionalText(6),
                                  clientId: try uuid(row.blob(7)), time: row.int64(8))
+        entry.kind = kind
         return (entry, row.int64(2))
     }
 
@@ -48,18 +61,20 @@ extension SQLiteLedgerStore {
         if let id = request.id {
             // Walk back from the record's current change; a record has few versions.
             var entries: [HistoryEntry] = []
-            var seq = seqById[id] ?? 0
+            var seq = try seqById[id] ?? dataRecord(id: id)?.seq ?? 0
             while seq > request.since {
                 guard let (entry, previous) = try connection.cached("SELECT \(Self.historyColumns) FROM history WHERE seq = ?1")
                     .first([.integer(seq)], Self.decodeHistory) else { break }
-                if entry.time >= (request.sinceTime ?? 0) { entries.append(entry) }
+                if entry.time >= (request.sinceTime ?? 0), request.wants(entry.kind) { entries.append(entry) }
                 seq = previous
             }
             return Array(entries.reversed().prefix(limit))
         }
         return try connection.cached("""
-            SELECT \(Self.historyColumns) FROM history WHERE seq > ?1 AND time >= ?2 ORDER BY seq LIMIT ?3
-            """).map([.integer(request.since), .integer(request.sinceTime ?? 0), .integer(Int64(limit))]) {
+            SELECT \(Self.historyColumns) FROM history WHERE seq > ?1 AND time >= ?2 AND (?4 >> kind) & 1 = 1
+            ORDER BY seq LIMIT ?3
+            """).map([.integer(request.since), .integer(request.sinceTime ?? 0), .integer(Int64(limit)),
+                      .integer(Self.kindMask(request))]) {
             try Self.decodeHistory($0).entry
         }
     }

@@ -132,5 +132,9 @@ extension SQLiteLedgerStore {
         """,
         // 5: budgets, recurring rules and settings (``dataRecordsMigration``).
         dataRecordsMigration,
+        // 6: history entries of budgets, rules and settings (Protocol.md §5.8): the record's kind, as an index
+        // of ``SQLiteLedgerStore/historyKinds`` (0: an expense, which every older row is). Adding a column with a
+        // constant default rewrites no row.
+        "ALTER TABLE history ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;",
     ]
 }

@@ -33,6 +33,9 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// with `undo` to put it back when the transaction fails.
     var seqById: [UUID: Int64]
     var undo: [(id: UUID, seq: Int64?)] = []
+    /// The budget, rule or setting the last ``writeData(_:replacing:)`` wrote and its seq before, for the
+    /// `previous` link of its history entry (data ids never enter `seqById`).
+    var lastDataWrite: (id: UUID, previous: Int64)?
     private var pendingDeltas: [AggregateKey: Delta] = [:]
     /// Each client's last consumed mutationId as committed, read through from the `clients` table (this store
     /// is the file's only writer, so the copy cannot go stale). Updated only after a commit succeeds.

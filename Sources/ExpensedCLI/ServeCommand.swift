@@ -176,14 +176,15 @@ struct ServeCommand {
         }
         stopWaiter.stackSize = 64 * 1024
         stopWaiter.start()
+        // The start run of `--compact-after` is queued on the ledgers' threads before the first request can be.
+        let compaction = compactAfter.map { CompactionTimer(directory: directory, keepDays: $0, log: log) }
         server.start()
         let ledgers = directory.ledgers().map { "\($0.name) (\($0.currency.code))" }.joined(separator: ", ")
         log("expensed \(ServerConfiguration.version) serving \(ledgers) from \(data) on \(server.address)")
         // The first stdout line, written in one unbuffered `write` once the listening socket accepts.
         ExpensedCommand.printOut("listening on \(server.address)\n")
-        let schedule = compactAfter.map { CompactionSchedule(directory: directory, keepDays: $0, log: log) }
         await server.waitUntilStopped()
-        schedule?.cancel()
+        compaction?.cancel()
         await directory.close()
         withExtendedLifetime(lock) {}  // held until every ledger is closed
         log("stopped")

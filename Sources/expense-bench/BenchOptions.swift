@@ -17,7 +17,7 @@ struct BenchOptions {
     /// `--ledger-size N`: overrides the size of the large ledger.
     var ledgerSizeOverride: Int?
 
-    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "redis", "pg"]
+    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "history", "redis", "pg"]
     /// Parts of the throughput section that `--only` may name alone (for profiling one figure).
     static let throughputFigures: Set<String> = ["ping", "push", "single"]
 
@@ -36,7 +36,7 @@ struct BenchOptions {
           --expensed PATH   The daemon binary (default: next to this executable).
           --expense PATH    The client binary (default: next to this executable).
           --peers-dir DIR   The peer kit (default: ../shared/peers).
-          --only LIST       Comma-separated sections: throughput, idle, ledger, add, redis, pg; or one
+          --only LIST       Comma-separated sections: throughput, idle, ledger, add, history, redis, pg; or one
                             throughput figure alone: ping (figure 1), push (2), single (3).
           --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
           --seed DIR        Only seed a ledger of --ledger-size expenses into the data directory DIR and

@@ -69,6 +69,7 @@ if options.includes("redis") || options.includes("pg") {
 if peerProblem == nil && options.includes("redis") { peers.runRedis(into: &report) }
 if options.includes("ledger") { LargeLedgerScenario(options: options, workspace: workspace).run(into: &report) }
 if options.includes("add") { AddScenario(options: options, workspace: workspace).run(into: &report) }
+if options.includes("history") { HistoryDiskScenario(options: options, workspace: workspace).run(into: &report) }
 if peerProblem == nil && options.includes("pg") { peers.runPostgreSQL(into: &report) }
 
 workspace.removeAll()

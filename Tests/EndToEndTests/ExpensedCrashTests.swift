@@ -7,7 +7,8 @@ import Testing
 import Glibc
 #endif
 
-/// Smoke version of `Scripts/crash-test`: pushes in flight when the daemon is SIGKILLed, restart, resend.
+/// Smoke version of `Scripts/crash-test`: pushes in flight when the daemon is SIGKILLed, restart, resend; one round
+/// compacts the ledger beside the serving daemon before its kill.
 @Suite(.serialized) struct ExpensedCrashTests {
     struct Expected { var version: Int64; var amount: Int64 }
 
@@ -64,12 +65,19 @@ import Glibc
                 nextMutation += Int64(predicted.count)
             }
 
-            for _ in 0..<4 {
+            for round in 0..<4 {
                 let client = try WireClient(daemon.address)
                 _ = try client.hello(token: token, clientId: clientId)
                 for _ in 0..<5 {
                     let push = makePush()
                     settle(try PushResult(json: client.result("push", push.text)), push.predicted, committedUpTo: 0)
+                }
+                if round == 2 {
+                    // A compaction beside the serving daemon (its history goes; live records never do), then the kill.
+                    let compacted = try ExpenseProcess.run(ExpenseProcess.locate("expensed"),
+                                                           ["compact", "--ledger", "default", "--keep-days", "0", "--data", data],
+                                                           environment: [:], scratch: directory)
+                    #expect(compacted.status == 0 && compacted.stdout.hasPrefix("horizon "), "\(compacted)")
                 }
                 // A push written, its answer never read: the kill lands before, during or after its commit.
                 let inFlight = makePush()

@@ -1,0 +1,102 @@
+import ProcessSpawn
+import Foundation
+import SQLite
+
+/// The `disk_history_bytes_per_expense` figure of docs/benchmarks.md ("Disk per expense with history"): through
+/// a real daemon, `historyExpenses` creates (100,000; 20,000 with --quick), then an edit of the note of every
+/// fifth expense (20%) and a delete of every twentieth (5%), each change keeping its history entry (Protocol.md
+/// §5.8); the ledger file copied and `VACUUM`ed, divided by the expenses created. The same copy with its
+/// history removed and vacuumed again gives `disk_history_stripped_bytes_per_expense`, for the ratio.
+struct HistoryDiskScenario {
+    let options: BenchOptions
+    let workspace: Workspace
+
+    static let keys = ["disk_history_bytes_per_expense", "disk_history_stripped_bytes_per_expense"]
+    var expenses: Int { options.quick ? 20_000 : 100_000 }
+    private static let perPush = 1_000
+
+    func run(into report: inout BenchReport) {
+        let data = workspace.item("data-history", directory: true)
+        defer { workspace.remove("data-history") }
+        do {
+            let daemon = try DaemonProcess(executable: options.expensed, dataDirectory: data,
+                                           log: workspace.item("expensed-history.log"))
+            let began = MonotonicClock.now()
+            try change(daemon)
+            progress("history: \(expenses) creates, \(expenses / 5) edits, \(expenses / 20) deletes in "
+                     + "\(BenchReport.format(MonotonicClock.now() - began, 1)) s")
+            let exit = daemon.stop()
+            guard exit.succeeded else { throw BenchError.child("expensed stopped with \(exit.description)") }
+            let (kept, stripped) = try measure(data + "/default.sqlite")
+            progress("history: \(kept) bytes after VACUUM, \(stripped) without the history, for \(expenses) expenses")
+            report.record("disk_history_bytes_per_expense", Double(kept) / Double(expenses)) // not money: a size ratio
+            report.record("disk_history_stripped_bytes_per_expense", Double(stripped) / Double(expenses)) // not money
+        } catch {
+            progress("history: \(error)")
+            report.markMissing(Self.keys, "\(error)")
+        }
+    }
+
+    /// The id of expense `index`: fixed, so the edits and deletes can name it.
+    private static func id(_ index: Int) -> String {
+        String(format: "00000000-0000-4000-8000-%012x", index)
+    }
+
+    /// The creates, then the edits, then the deletes, 1,000 per push on one connection; every one must apply.
+    private func change(_ daemon: DaemonProcess) throws(BenchError) {
+        let connection = try TCPConnection(host: "127.0.0.1", port: daemon.port)
+        var mutationId = try RPCSession.hello(connection, token: daemon.token)
+        var mutations: [String] = []
+        var requestId = 0
+        func flush() throws(BenchError) {
+            guard !mutations.isEmpty else { return }
+            requestId += 1
+            let line = #"{"jsonrpc":"2.0","id":\#(requestId),"method":"push","params":{"mutations":["#
+                + mutations.joined(separator: ",") + "]}}"
+            let results = try RPCSession.call(connection, line)["results"] as? [[String: Any]] ?? []
+            let applied = results.filter { $0["status"] as? String == "applied" }.count
+            guard applied == mutations.count else {
+                throw .unexpectedResponse("push \(requestId): \(applied) of \(mutations.count) applied: \(results.first { $0["status"] as? String != "applied" } ?? [:])")
+            }
+            mutations.removeAll(keepingCapacity: true)
+        }
+        func add(_ mutation: String) throws(BenchError) {
+            mutationId += 1
+            mutations.append(#"{"mutationId":\#(mutationId),"# + mutation)
+            if mutations.count == Self.perPush { try flush() }
+        }
+        let dates = MutationGenerator.dates.map { String(decoding: $0, as: UTF8.self) }
+        for index in 0..<expenses {
+            let category = MutationGenerator.categories[index % MutationGenerator.categories.count]
+            try add(#""type":"put","id":"\#(Self.id(index))","baseVersion":0,"fields":{"amount":\#(100 + (index &* 7919) % 50_000),"#
+                    + #""currency":"USD","category":"\#(category)","date":"\#(dates[index % dates.count])","note":"bench"}}"#)
+        }
+        try flush()
+        for index in stride(from: 0, to: expenses, by: 5) {
+            try add(#""type":"put","id":"\#(Self.id(index))","baseVersion":1,"fields":{"note":"bench, edited"}}"#)
+        }
+        try flush()
+        for index in stride(from: 1, to: expenses, by: 20) {
+            try add(#""type":"delete","id":"\#(Self.id(index))","baseVersion":1}"#)
+        }
+        try flush()
+    }
+
+    /// Bytes of a vacuumed copy of `source`, with its history and without.
+    private func measure(_ source: String) throws -> (kept: Int, stripped: Int) {
+        let copy = workspace.item("history-vacuumed.sqlite")
+        defer { workspace.remove("history-vacuumed.sqlite") }
+        try SQLiteConnection(path: source, mode: .readOnly).backup(to: copy)
+        let connection = try SQLiteConnection(path: copy, mode: .readWrite)
+        try connection.execute("PRAGMA journal_mode=DELETE")
+        try connection.execute("VACUUM")
+        let kept = try Self.size(copy)
+        try connection.execute("DELETE FROM history")
+        try connection.execute("VACUUM")
+        return (kept, try Self.size(copy))
+    }
+
+    private static func size(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+    }
+}

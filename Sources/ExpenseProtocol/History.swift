@@ -58,7 +58,7 @@ public struct HistoryRequest: RPCMethodRequest, Hashable {
             throw .invalidParams("limit must be from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound)", field: "limit")
         }
         self.init(id: id, since: since, sinceTime: sinceTime, limit: Int(limit),
-                  kinds: Set(try HelloParams.kinds(reader.optional("kinds"))))
+                  kinds: Set(try HelloRequest.kinds(reader.optional("kinds"))))
     }
 
     /// Writes `{"id"?,"kinds"?,"limit","since","sinceTime"?}`.

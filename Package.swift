@@ -39,7 +39,8 @@ let package = Package(
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),
         .executableTarget(
             name: "expense-bench",
-            dependencies: ["ExpenseCore", "ExpenseProtocol", "SQLite", "ProcessSpawn"]
+            dependencies: ["ExpenseCore", "ExpenseProtocol", "SQLite", "ProcessSpawn",
+                           "CEpoll", "ExpenseTransport"]  // the generator's epoll loops; its TLS client is TLSSession
         ),
 
         // Test targets declare every module they import (docs/modules.md). What several share (a seeded generator,

@@ -174,7 +174,12 @@ final class LoadLoop: @unchecked Sendable {
                 } else {
                     consume(slot, piece)
                 }
-                if slot.seen >= slot.round.lines && plan.work == .rounds { finishRound(slot) }
+                if slot.seen >= slot.round.lines && plan.work == .rounds {
+                    finishRound(slot)
+                    // The answer was all there was (the server says nothing unasked), so the socket is drained: skip
+                    // the `recv` that would only say EAGAIN. New data raises a new edge.
+                    if count < scratch.count { return }
+                }
             } else if count == 0 {
                 return fail(slot, "connection closed after \(slot.seen) of \(slot.round.lines) lines: "
                             + BenchError.excerpt(slot.response))

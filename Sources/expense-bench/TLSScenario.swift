@@ -62,15 +62,8 @@ struct TLSScenario {
 
         let churn = LoadPlan(port: daemon.port, connections: Self.handshakeConnections, tls: context, work: .handshakes,
                              stop: .window(warmup: options.warmupSeconds, duration: options.windowSeconds))
-        switch medianOfRuns(options.runs, "tls_handshakes_per_s", { _ throws(BenchError) in
-            let result = try LoadGenerator.run(churn)
-            return ["per_s": result.operationsPerSecond, "p50_ms": result.latencyPercentile(50) ?? .nan]
-        }) {
-        case .success(let medians):
-            report.record("tls_handshakes_per_s", medians["per_s"])
-            report.record("tls_handshake_p50_ms", medians["p50_ms"])
-        case .failure(let error): report.markMissing(["tls_handshakes_per_s", "tls_handshake_p50_ms"], "\(error)")
-        }
+        ThroughputScenario.measureRate(churn, rateKey: "tls_handshakes_per_s", percentiles: [("tls_handshake_p50_ms", 50)],
+                                       options: options, into: &report)
 
         if options.includes("idle") {
             switch ThroughputScenario.idleResident(daemon, connections: options.idleConnections, tls: context,

@@ -110,17 +110,8 @@ struct ThroughputScenario {
         let push = plan(daemon, connections: 16, source: { index, last in
             PushRoundSource(mutationsPerPush: 500, lastMutationId: last, pushes: nil, seed: seedBase &+ UInt64(index))
         }, expect: Self.appliedToken)
-        switch medianOfRuns(options.runs, "push_mutations_per_s", { _ throws(BenchError) in
-            let result = try LoadGenerator.run(push)
-            return ["mut_s": result.operationsPerSecond, "p50_ms": result.latencyPercentile(50) ?? .nan,
-                    "p99_ms": result.latencyPercentile(99) ?? .nan]
-        }) {
-        case .success(let medians):
-            report.record("push_mutations_per_s", medians["mut_s"])
-            report.record("push_p50_ms", medians["p50_ms"])
-            report.record("push_p99_ms", medians["p99_ms"])
-        case .failure(let error): report.markMissing(["push_mutations_per_s", "push_p50_ms", "push_p99_ms"], "\(error)")
-        }
+        Self.measureRate(push, rateKey: "push_mutations_per_s", percentiles: [("push_p50_ms", 50), ("push_p99_ms", 99)],
+                         options: options, into: &report)
     }
 
     private func measureSinglePush(_ daemon: DaemonProcess, seedBase: UInt64, into report: inout BenchReport) {
@@ -128,14 +119,24 @@ struct ThroughputScenario {
             PushRoundSource(mutationsPerPush: 1, lastMutationId: last, pushes: nil,
                             seed: seedBase &+ 1000 &+ UInt64(index))
         }, expect: Self.appliedToken)
-        switch medianOfRuns(options.runs, "single_push_per_s", { _ throws(BenchError) in
-            let result = try LoadGenerator.run(single)
-            return ["push_s": result.operationsPerSecond, "p99_ms": result.latencyPercentile(99) ?? .nan]
+        Self.measureRate(single, rateKey: "single_push_per_s", percentiles: [("single_push_p99_ms", 99)],
+                         options: options, into: &report)
+    }
+
+    /// Runs `plan` `options.runs` times; records the median rate under `rateKey` and the median of each latency
+    /// percentile (of the rounds, in ms) under its key.
+    static func measureRate(_ plan: LoadPlan, rateKey: String, percentiles: [(key: String, p: Double)],
+                            options: BenchOptions, into report: inout BenchReport) {
+        switch medianOfRuns(options.runs, rateKey, { _ throws(BenchError) in
+            let result = try LoadGenerator.run(plan)
+            var values = ["rate": result.operationsPerSecond]
+            for (key, p) in percentiles { values[key] = result.latencyPercentile(p) ?? .nan }
+            return values
         }) {
         case .success(let medians):
-            report.record("single_push_per_s", medians["push_s"])
-            report.record("single_push_p99_ms", medians["p99_ms"])
-        case .failure(let error): report.markMissing(["single_push_per_s", "single_push_p99_ms"], "\(error)")
+            report.record(rateKey, medians["rate"])
+            for (key, _) in percentiles { report.record(key, medians[key]) }
+        case .failure(let error): report.markMissing([rateKey] + percentiles.map(\.key), "\(error)")
         }
     }
 

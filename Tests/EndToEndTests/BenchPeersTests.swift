@@ -17,11 +17,17 @@ struct BenchPeersTests {
         mkdir -p "$STATE/pg/data"
         start() { # pidfile
           if [[ -f "$1" ]] && kill -0 "$(head -1 "$1")" 2>/dev/null; then echo "already running: $1"; return; fi
-          python3 -c 'import signal, time
+          # A background job of a script starts with SIGINT ignored: the server restores it, then says it is ready
+          # (the real script likewise waits for PONG and for pg_ctl -w before it returns).
+          rm -f "$1.ready"
+          python3 -c 'import signal, sys, time
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        time.sleep(600)' </dev/null >/dev/null 2>&1 &
+        open(sys.argv[1], "w").close()
+        time.sleep(600)' "$1.ready" </dev/null >/dev/null 2>&1 &
           echo $! > "$1"
+          for _ in $(seq 1200); do [[ -e "$1.ready" ]] && return; sleep 0.05; done
+          echo "fake server for $1 never became ready" >&2; exit 1
         }
         start "$STATE/redis-mem.pid"
         start "$STATE/redis-aof.pid"

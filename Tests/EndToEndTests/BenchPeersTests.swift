@@ -32,6 +32,13 @@ struct BenchPeersTests {
         start "$STATE/redis-mem.pid"
         start "$STATE/redis-aof.pid"
         start "$STATE/pg/data/postmaster.pid"
+        # FAKE_SETUP_FIFO: say "servers started" through it, then hang (like a slow install) until the bench is gone.
+        if [[ -n "${FAKE_SETUP_FIFO:-}" ]]; then
+          parent=$PPID
+          echo started > "$FAKE_SETUP_FIFO"
+          while read -r _ _ _ ppid _ < /proc/$$/stat && [[ "$ppid" == "$parent" ]]; do sleep 0.2; done
+          exit 1
+        fi
         """#
 
     /// A fake `pg_bench.py`: writes the summary the bench reads; with `FAKE_PG_FIFO` it first opens that FIFO (so the
@@ -145,18 +152,21 @@ struct BenchPeersTests {
         }
     }
 
-    @Test("SIGTERM in the middle of the peer section stops the servers the bench started")
-    func stopsOnSignal() async throws {
+    /// `FAKE_SETUP_FIFO`: the signal comes while `setup-peers.sh` still runs (its servers already started);
+    /// `FAKE_PG_FIFO`: while the PostgreSQL figure is measured.
+    @Test("SIGTERM in the middle of the peer section stops the servers the bench started",
+          arguments: ["FAKE_SETUP_FIFO", "FAKE_PG_FIFO"])
+    func stopsOnSignal(during stage: String) async throws {
         let kit = try Kit()
         defer { Self.killLeftovers(kit) }
-        let fifo = kit.root + "/pg-running"
+        let fifo = kit.root + "/stage-reached"
         #expect(mkfifo(fifo, 0o600) == 0)
         let exit = try await onOwnThread { () throws -> ChildProcess.Exit in
             let log = kit.root + "/bench.log"
             let (bench, _, _) = try ChildProcess.spawn(ExpenseProcess.locate("expense-bench"), Self.benchArguments(kit),
-                                                       environment: Self.environment(kit, extra: ["FAKE_PG_FIFO": fifo]),
+                                                       environment: Self.environment(kit, extra: [stage: fifo]),
                                                        stdout: .file(log), stderr: .file(log))
-            // The FIFO becomes readable once the fake pg_bench.py wrote to it: the bench is in the peer section.
+            // The FIFO becomes readable once the fake script wrote to it: the bench is at that stage.
             let reader = open(fifo, O_RDONLY | O_NONBLOCK)
             var ready = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
             _ = poll(&ready, 1, 120_000)

@@ -19,9 +19,9 @@ struct PeerScenario {
         let script = options.peersDirectory + "/setup-peers.sh"
         let log = workspace.item("setup-peers.log")
         progress("peers: \(script)")
-        let before = servers.running()
+        let before = servers.setUpBegins()
         defer {
-            let started = servers.recordStarted(since: before)
+            let started = servers.setUpEnded()
             let kept = before.keys.map(\.name).sorted()
             progress("peers: started by this run (stopped at the end): \(started.isEmpty ? "none" : started.joined(separator: ", "))"
                      + (kept.isEmpty ? "" : "; already running (left alone): \(kept.joined(separator: ", "))"))

@@ -26,6 +26,9 @@ final class PeerServers: Sendable {
 
     let servers: [Server]
     private let started = Mutex<[(Server, Identity)]>([])
+    /// What ran before the setup script that is running now (`nil` when none runs): a stop in the middle of the
+    /// script (a signal during a slow install) still knows what the script started.
+    private let beforeSetUp = Mutex<[Server: Identity]?>(nil)
 
     /// The kit's servers under `stateDirectory`: Redis gets SIGTERM, PostgreSQL SIGINT (fast shutdown), as in
     /// `stop-peers.sh`.
@@ -51,10 +54,24 @@ final class PeerServers: Sendable {
         return result
     }
 
-    /// Records as started by this run every server running now that was not running as `before`.
+    /// Call before the setup script runs: notes what runs already.
+    /// - Returns: the servers already running (they are never stopped).
+    @discardableResult
+    func setUpBegins() -> [Server: Identity] {
+        let before = running()
+        beforeSetUp.withLock { $0 = before }
+        return before
+    }
+
+    /// Call once the setup script ended (or when the run is stopped while it runs): records as started by this run
+    /// every server running now that was not running when it began.
     /// - Returns: the names of those servers.
     @discardableResult
-    func recordStarted(since before: [Server: Identity]) -> [String] {
+    func setUpEnded() -> [String] {
+        guard let before = beforeSetUp.withLock({ value in
+            defer { value = nil }
+            return value
+        }) else { return [] }
         let now = running()
         let new = servers.compactMap { server -> (Server, Identity)? in
             guard let identity = now[server], before[server] != identity else { return nil }
@@ -67,6 +84,7 @@ final class PeerServers: Sendable {
     /// Stops, by pid, each server this run started that still is the same process; waits up to `timeout` seconds
     /// for each to exit. Safe to call more than once.
     func stopStarted(timeout: Double = 30) {
+        setUpEnded()
         let servers = started.withLock { all in
             defer { all.removeAll() }
             return all

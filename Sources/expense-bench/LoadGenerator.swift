@@ -66,7 +66,7 @@ enum LoadGenerator {
     /// Runs `plan` to completion.
     /// - Throws: the first connection's error (connect, handshake, or a wrong answer) as ``BenchError``.
     static func run(_ plan: LoadPlan) throws(BenchError) -> LoadResult {
-        let loopCount = max(1, min(plan.loops ?? ProcessInfo.processInfo.activeProcessorCount, plan.connections))
+        let loopCount = max(1, min(plan.loops ?? defaultLoops, plan.connections))
         var slots: [[LoopSlot]] = Array(repeating: [], count: loopCount)
         if plan.work == .rounds {
             // Connections are opened and set up (TLS handshake, `hello`) before the clock starts.
@@ -129,6 +129,12 @@ enum LoadGenerator {
         return LoadResult(operationsPerSecond: seconds > 0 ? Double(operations) / seconds : 0,
                           roundLatenciesMilliseconds: latencies, operations: operations, seconds: seconds,
                           generatorCores: end > start ? cpu / (end - start) : 0)
+    }
+
+    /// One loop per core; `EXPENSE_BENCH_LOOPS=N` overrides it (to see how a figure depends on the client's threads).
+    static var defaultLoops: Int {
+        ProcessInfo.processInfo.environment["EXPENSE_BENCH_LOOPS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+            ?? ProcessInfo.processInfo.activeProcessorCount
     }
 
     /// User + system CPU seconds of this process so far.

@@ -39,7 +39,8 @@ let package = Package(
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),
         .executableTarget(
             name: "expense-bench",
-            dependencies: ["ExpenseCore", "ExpenseProtocol", "SQLite", "ProcessSpawn"]
+            dependencies: ["ExpenseCore", "ExpenseProtocol", "SQLite", "ProcessSpawn",
+                           "CEpoll", "ExpenseTransport"]  // the generator's epoll loops; its TLS client is TLSSession
         ),
 
         // Test targets declare every module they import (docs/modules.md). What several share (a seeded generator,
@@ -52,6 +53,6 @@ let package = Package(
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport", "TestSupport"]),
         .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseServer", "ExpenseTransport", "SQLite", "TestSupport"]),
         .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "ExpenseClient", "ExpenseServer", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn", "SQLite", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "expense-bench", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn", "SQLite", "TestSupport"]),
     ]
 )

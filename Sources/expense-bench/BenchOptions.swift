@@ -5,11 +5,13 @@ struct BenchOptions {
     var quick = false
     var json = false
     var peers = false
+    /// `--pong-server`: run only the trivial server of the headroom figures (docs/benchmarks.md, "Headroom").
+    var pongServer = false
     var runs = 3
     var expensed: String
     var expense: String
     var peersDirectory: String
-    /// Sections to run (all by default): throughput, idle, ledger, add, redis, pg; or single throughput
+    /// Sections to run (all by default): throughput, idle, ledger, add, history, tls, redis, pg; or single throughput
     /// figures: ping, push, single.
     var only: Set<String>?
     /// `--seed DIR`: only seed a ledger into the data directory DIR (kept), for profiling the client by hand.
@@ -17,7 +19,7 @@ struct BenchOptions {
     /// `--ledger-size N`: overrides the size of the large ledger.
     var ledgerSizeOverride: Int?
 
-    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "history", "redis", "pg"]
+    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "history", "tls", "redis", "pg"]
     /// Parts of the throughput section that `--only` may name alone (for profiling one figure).
     static let throughputFigures: Set<String> = ["ping", "push", "single"]
 
@@ -36,9 +38,11 @@ struct BenchOptions {
           --expensed PATH   The daemon binary (default: next to this executable).
           --expense PATH    The client binary (default: next to this executable).
           --peers-dir DIR   The peer kit (default: ../shared/peers).
-          --only LIST       Comma-separated sections: throughput, idle, ledger, add, history, redis, pg; or one
-                            throughput figure alone: ping (figure 1), push (2), single (3).
+          --only LIST       Comma-separated sections: throughput, idle, ledger, add, history, tls, redis, pg; or one
+                            throughput figure alone: ping (figure 1), push (2), single (3). tls with
+                            ledger adds the first sync over TLS; tls with idle the 5,000 idle TLS connections.
           --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
+          --pong-server     Only serve the trivial pong server of the headroom figures and print its port.
           --seed DIR        Only seed a ledger of --ledger-size expenses into the data directory DIR and
                             stop the daemon, keeping DIR (serve it with `expensed serve --data DIR`).
           -h, --help        Show this help.
@@ -65,6 +69,7 @@ struct BenchOptions {
             case "--quick": quick = true
             case "--json": json = true
             case "--peers": peers = true
+            case "--pong-server": pongServer = true
             case "--runs":
                 let text = try value(for: argument)
                 guard let number = Int(text), number >= 1 else { throw .other("--runs needs a positive integer") }

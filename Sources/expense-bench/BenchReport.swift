@@ -34,6 +34,8 @@ struct BenchReport {
         case .atMost(let bound): return "≤ \(format(bound, bound < 10 ? 2 : 0))"
         case .peerRatio(let factor, let peerKey, _, let floor):
             return "≥ \(format(factor, 1))× \(peerKey)" + (floor.map { " and ≥ \(format($0, 0))" } ?? "")
+        case .relative(let factor, let key, let atMost):
+            return "\(atMost ? "≤" : "≥") \(format(factor, 1))× \(key)"
         }
     }
 
@@ -54,6 +56,10 @@ struct BenchReport {
             let pass = ratio >= factor && value >= (floor ?? 0)
             let note = measured == nil ? "vs results.md anchor \(Self.format(anchor, 0))" : "vs this run"
             return (target, ratio, pass, note)
+        case .relative(let factor, let key, let atMost):
+            guard let reference = self.value(key), reference > 0 else { return (target, nil, nil, "") }
+            let ratio = value / reference
+            return (target, ratio, atMost ? ratio <= factor : ratio >= factor, "vs \(key)")
         }
     }
 
@@ -113,7 +119,7 @@ struct BenchReport {
                 missing.append("\(Self.quote(figure.key)):\(Self.quote("not run"))")
             }
             let (_, ratio, pass, _) = judge(figure)
-            if let ratio, case .peerRatio = figure.target {
+            if let ratio, figure.comparesWithAnotherFigure {
                 ratios.append("\(Self.quote(figure.key)):\(Self.format(ratio, 3))")
             }
             if let pass { passes.append("\(Self.quote(figure.key)):\(pass)") }

@@ -12,6 +12,8 @@ final class DaemonProcess {
     /// The token of ledger `default` (from `DATA/default.token`).
     let token: String
     private var stopped = false
+    /// The ``BenchCleanup`` entry that kills the daemon if the bench is interrupted.
+    private var cleanup: Int?
 
     /// Starts the daemon on `dataDirectory` and waits (at most `timeout` s) for its `listening on` line.
     /// - Parameter log: file that receives the daemon's stderr (and any stdout after the first line).
@@ -51,6 +53,7 @@ final class DaemonProcess {
         self.child = child
         self.port = port
         self.token = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        cleanup = BenchCleanup.add { child.send(SIGKILL) }
     }
 
     deinit {
@@ -58,6 +61,15 @@ final class DaemonProcess {
             child.send(SIGKILL)
             _ = child.wait(timeout: 10)
         }
+        if let cleanup { BenchCleanup.remove(cleanup) }
+    }
+
+    /// User + system CPU seconds the daemon used so far (`/proc/PID/stat` fields 14 and 15).
+    func cpuSeconds() -> Double? { // not money: a measurement
+        guard let stat = ChildProcess.procFile(child.pid, "stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Resident memory now, in MiB.
@@ -69,7 +81,10 @@ final class DaemonProcess {
     func stop(timeout: Double = 60) -> ChildProcess.Exit { // not money: a measurement
         stopped = true
         child.send(SIGTERM)
-        return child.wait(timeout: timeout)
+        let exit = child.wait(timeout: timeout)
+        if let cleanup { BenchCleanup.remove(cleanup) }
+        cleanup = nil
+        return exit
     }
 
     /// The last lines of a log file, for error messages.

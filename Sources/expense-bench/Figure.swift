@@ -11,6 +11,8 @@ struct Figure: Sendable {
         /// Value ≥ factor × a peer figure measured in the same run (`peerKey`), else × the anchor from
         /// `../shared/peers/results.md`; and, when given, ≥ an absolute floor.
         case peerRatio(factor: Double, peerKey: String, anchor: Double, floor: Double?)
+        /// Value compared with `factor` × another figure of the same run (`key`): ≥ when `atMost` is false, else ≤.
+        case relative(factor: Double, key: String, atMost: Bool)
     }
 
     var key: String
@@ -54,6 +56,21 @@ struct Figure: Sendable {
                decimals: 1),
         Figure(key: "idle_5000_ping_p99_ms", label: "  ping p99 meanwhile", unit: "ms", target: .atMost(5),
                decimals: 3),
+        Figure(key: "tls_ping_rps", label: "ping over TLS, 50 conns, 1 in flight", unit: "req/s",
+               target: .relative(factor: 0.8, key: "ping_rps", atMost: false), decimals: 0),
+        Figure(key: "tls_handshakes_per_s", label: "TLS full handshakes, 16 conns", unit: "/s", target: .none, decimals: 0),
+        Figure(key: "tls_handshake_p50_ms", label: "  handshake p50", unit: "ms", target: .none, decimals: 2),
+        Figure(key: "tls_idle_5000_rss_mib", label: "5000 idle TLS conns: daemon RSS", unit: "MiB",
+               target: .relative(factor: 2, key: "idle_5000_rss_mib", atMost: true), decimals: 1),
+        Figure(key: "first_sync_1m_tls_s", label: "first sync of 1M over TLS", unit: "s",
+               target: .relative(factor: 1.3, key: "first_sync_1m_s", atMost: true), decimals: 2),
+        Figure(key: "pong_ping_rps", label: "generator vs pong server, 1 in flight", unit: "req/s", target: .none,
+               decimals: 0),
+        Figure(key: "pong_ping_pipelined_rps", label: "generator vs pong server, pipelined 16", unit: "req/s",
+               target: .none, decimals: 0),
+        Figure(key: "ping_generator_cores", label: "  generator CPU during ping", unit: "cores", target: .none,
+               decimals: 2),
+        Figure(key: "ping_daemon_cores", label: "  daemon CPU during ping", unit: "cores", target: .none, decimals: 2),
         Figure(key: "redis_ping_rps", label: "peer: Redis PING, 50 conns", unit: "req/s", target: .none, decimals: 0),
         Figure(key: "redis_ping_pipelined_rps", label: "peer: Redis PING, pipelined 16", unit: "req/s",
                target: .none, decimals: 0),
@@ -65,4 +82,12 @@ struct Figure: Sendable {
 
     /// Whether the figure comes from a peer (measured only with `--peers`).
     var isPeer: Bool { key.hasPrefix("redis_") || key.hasPrefix("pg_") }
+
+    /// Whether the target is a ratio to another figure (a peer's or one of ours), which JSON lists under `ratios`.
+    var comparesWithAnotherFigure: Bool {
+        switch target {
+        case .peerRatio, .relative: true
+        case .none, .atLeast, .atMost: false
+        }
+    }
 }

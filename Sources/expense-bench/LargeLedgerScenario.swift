@@ -9,7 +9,7 @@ struct LargeLedgerScenario {
     let workspace: Workspace
 
     static let keys = ["summary_1m_ms", "first_sync_1m_s", "first_sync_1m_peak_mib", "start_1m_s", "start_1m_rss_mib",
-                       "disk_bytes_per_expense"]
+                       "disk_bytes_per_expense", "first_sync_1m_tls_s"]
     static let summaryLine = #"{"jsonrpc":"2.0","id":7,"method":"summary","params":{"groupBy":"category"}}"#
 
     func run(into report: inout BenchReport) {
@@ -25,9 +25,11 @@ struct LargeLedgerScenario {
             return
         }
         measureSummary(daemon, into: &report)
-        measureFirstSync(daemon, into: &report)
+        measureFirstSync(port: daemon.port, token: daemon.token, keys: ("first_sync_1m_s", "first_sync_1m_peak_mib"),
+                         into: &report)
         let exit = daemon.stop()
         if !exit.succeeded { progress("ledger: expensed stopped with \(exit.description) (expected exit 0)") }
+        if options.includes("tls") { measureFirstSyncOverTLS(data: data, log: log, into: &report) }
         measureRestart(data: data, log: log, into: &report)
         measureDisk(data: data, into: &report)
         workspace.remove("data-ledger")
@@ -90,20 +92,38 @@ struct LargeLedgerScenario {
         }
     }
 
-    /// `expense sync` into a fresh `EXPENSE_HOME`: wall time and the child's peak RSS (`wait4`).
-    private func measureFirstSync(_ daemon: DaemonProcess, into report: inout BenchReport) {
-        let keys = ["first_sync_1m_s", "first_sync_1m_peak_mib"]
-        let outcome = medianOfRuns(options.runs, "first_sync") { run throws(BenchError) in
+    /// The same first sync from the same ledger, served over TLS by a daemon restarted with a certificate from
+    /// `expensed tls init`; the client pins it (`EXPENSE_SERVER=tls://…`, `EXPENSE_TLS_PIN`).
+    private func measureFirstSyncOverTLS(data: String, log: String, into report: inout BenchReport) {
+        do {
+            let (daemon, _, pin) = try TLSScenario.startDaemon(options: options, dataDirectory: data,
+                                                               tlsDirectory: workspace.item("tls-ledger", directory: true),
+                                                               log: log)
+            measureFirstSync(port: daemon.port, token: daemon.token, keys: ("first_sync_1m_tls_s", nil),
+                             tls: pin, into: &report)
+            let exit = daemon.stop()
+            if !exit.succeeded { progress("ledger: TLS expensed stopped with \(exit.description) (expected exit 0)") }
+        } catch {
+            report.markMissing(["first_sync_1m_tls_s"], "\(error)")
+        }
+    }
+
+    /// `expense sync` into a fresh `EXPENSE_HOME`: wall time and the child's peak RSS (`wait4`); over TLS when `tls`
+    /// (the certificate's pin) is given.
+    private func measureFirstSync(port: UInt16, token: String, keys: (seconds: String, peak: String?), tls pin: String? = nil,
+                                  into report: inout BenchReport) {
+        let outcome = medianOfRuns(options.runs, keys.seconds) { run throws(BenchError) in
             let home = workspace.item("home-sync-\(run)", directory: true)
             let output = workspace.item("sync-\(run).out")
             defer {
                 workspace.remove("home-sync-\(run)")
                 workspace.remove("sync-\(run).out")
             }
-            let environment = cleanEnvironment([
-                "EXPENSE_HOME": home, "EXPENSE_SERVER": "127.0.0.1:\(daemon.port)",
-                "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": daemon.token,
+            var environment = cleanEnvironment([
+                "EXPENSE_HOME": home, "EXPENSE_SERVER": "\(pin == nil ? "" : "tls://")127.0.0.1:\(port)",
+                "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token,
             ])
+            if let pin { environment["EXPENSE_TLS_PIN"] = pin }
             let (exit, seconds) = try BenchError.spawning { () throws(ChildProcess.SpawnError) in
                 try ChildProcess.run(options.expense, ["sync"], environment: environment,
                                      stdout: .file(output), stderr: .file(output), timeout: 600)
@@ -119,9 +139,9 @@ struct LargeLedgerScenario {
         }
         switch outcome {
         case .success(let medians):
-            report.record("first_sync_1m_s", medians["s"])
-            report.record("first_sync_1m_peak_mib", medians["peak_mib"])
-        case .failure(let error): report.markMissing(keys, "\(error)")
+            report.record(keys.seconds, medians["s"])
+            if let peak = keys.peak { report.record(peak, medians["peak_mib"]) }
+        case .failure(let error): report.markMissing([keys.seconds] + (keys.peak.map { [$0] } ?? []), "\(error)")
         }
     }
 

@@ -1,13 +1,14 @@
-import ProcessSpawn
-import Dispatch
+import ExpenseTransport
 import Foundation
+import Glibc
+import ProcessSpawn
 import Synchronization
 
 /// What one load run does: how many connections, how each is opened, what each sends, when it stops.
 ///
-/// The same generator drives expensed and Redis, so a ratio between them compares servers, not clients:
-/// one thread per connection, a blocking socket with `TCP_NODELAY`, a round = send the round's bytes,
-/// then read until the expected number of `\n` arrived.
+/// The same generator drives expensed, Redis and the bench's own pong server, so a ratio between them compares
+/// servers, not clients: connections are spread over one epoll loop per core (``LoadLoop``), each connection has one
+/// round in flight, and a round = send the round's bytes, then read until the expected number of `\n` arrived.
 struct LoadPlan: Sendable {
     /// How a run ends.
     enum Stop: Sendable {
@@ -17,21 +18,34 @@ struct LoadPlan: Sendable {
         case exhausted
     }
 
+    /// What each connection does.
+    enum Work: Sendable {
+        /// Rounds from the connection's ``LoadPlan/source``.
+        case rounds
+        /// Over and over: connect, run a full TLS handshake with `tls`, close. An operation is one handshake.
+        case handshakes
+    }
+
     var host = "127.0.0.1"
     var port: UInt16
     var connections: Int
-    /// Runs on the connection's thread before the clock starts (e.g. `hello`); its value goes to `source`.
+    /// TLS for every connection (ExpenseTransport's client session), or plaintext when `nil`.
+    var tls: TLSContext?
+    var work = Work.rounds
+    /// Runs (blocking) before the clock starts (e.g. `hello`); its value goes to `source`.
     var handshake: @Sendable (_ connection: TCPConnection, _ index: Int) throws(BenchError) -> Int = { _, _ in 0 }
     /// Makes the round source of connection `index`, given the handshake's value.
-    var source: @Sendable (_ index: Int, _ handshakeValue: Int) -> any RoundSource
+    var source: @Sendable (_ index: Int, _ handshakeValue: Int) -> any RoundSource = { _, _ in NoRounds() }
     /// Bytes that must occur ``Round/expectedMatches`` times in every answer (`"result"`, `+PONG`, `"applied"`).
-    var expect: [UInt8]
+    var expect: [UInt8] = []
     var stop: Stop
+    /// Epoll loops (threads); `nil`: one per core, never more than connections.
+    var loops: Int?
 }
 
 /// The outcome of one load run.
 struct LoadResult {
-    /// Operations (requests or mutations) completed per second inside the measured window.
+    /// Operations (requests, mutations or handshakes) completed per second inside the measured window.
     var operationsPerSecond: Double
     /// Latency of each measured round, in milliseconds, sorted.
     var roundLatenciesMilliseconds: [Double]
@@ -39,116 +53,95 @@ struct LoadResult {
     var operations: Int
     /// Seconds measured.
     var seconds: Double
+    /// CPU the generator's process used per second of the run (user + system, in cores: 1.0 = one core busy).
+    var generatorCores: Double
 
     func latencyPercentile(_ p: Double) -> Double? {
         Statistics.percentileOfSorted(roundLatenciesMilliseconds, p)
     }
 }
 
-/// Runs a ``LoadPlan`` with one OS thread per connection.
+/// Runs a ``LoadPlan`` on one epoll loop per core.
 enum LoadGenerator {
-    private struct ThreadReport: Sendable {
-        var operations = 0
-        var latencies: [Double] = [] // not money: a measurement
-        var error: String?
-        var firstRoundStart = Double.infinity // not money: a measurement
-        var lastRoundEnd = 0.0
-    }
-
-    /// Shared between the threads of one run; each field is behind a `Mutex`.
-    private final class RunState: Sendable {
-        let reports = Mutex<[ThreadReport]>([])
-        /// (measure from, measure until), set by the coordinator before it opens the gate.
-        let window = Mutex<(Double, Double)>((0, .infinity)) // not money: a measurement
-        let ready = DispatchGroup()
-        let finished = DispatchGroup()
-        let gate = DispatchSemaphore(value: 0)
-    }
-
     /// Runs `plan` to completion.
     /// - Throws: the first connection's error (connect, handshake, or a wrong answer) as ``BenchError``.
     static func run(_ plan: LoadPlan) throws(BenchError) -> LoadResult {
-        let state = RunState()
-        for index in 0..<plan.connections {
-            state.ready.enter()
-            state.finished.enter()
-            let thread = Thread {
-                let report = connectionLoop(plan: plan, index: index, state: state)
-                state.reports.withLock { $0.append(report) }
-                state.finished.leave()
+        let loopCount = max(1, min(plan.loops ?? defaultLoops, plan.connections))
+        var slots: [[LoopSlot]] = Array(repeating: [], count: loopCount)
+        if plan.work == .rounds {
+            // Connections are opened and set up (TLS handshake, `hello`) before the clock starts.
+            for index in 0..<plan.connections {
+                let connection: TCPConnection
+                let value: Int
+                do {
+                    connection = try TCPConnection(host: plan.host, port: plan.port, tls: plan.tls)
+                    value = try plan.handshake(connection, index)
+                } catch {
+                    throw .other("connection \(index): \(error)")
+                }
+                let (descriptor, session) = connection.detachForLoop()
+                slots[index % loopCount].append(LoopSlot(index: index, descriptor: descriptor, tls: session,
+                                                         source: plan.source(index, value)))
             }
-            thread.stackSize = 256 * 1024
+        } else {
+            for index in 0..<plan.connections {
+                slots[index % loopCount].append(LoopSlot(index: index, descriptor: -1, tls: nil, source: NoRounds()))
+            }
+        }
+
+        let cpuBefore = Self.processCPUSeconds()
+        let start = MonotonicClock.now()
+        let window: (from: Double, until: Double) // not money: seconds
+        switch plan.stop {
+        case .window(let warmup, let duration): window = (start + warmup, start + warmup + duration)
+        case .exhausted: window = (start, .infinity)
+        }
+        let abort = AbortFlag()
+        let reports = Mutex<[LoopReport]>([])
+        let finished = DispatchGroup()
+        for loopSlots in slots {
+            finished.enter()
+            let loop = LoadLoop(plan: plan, slots: loopSlots, measureFrom: window.from, measureUntil: window.until)
+            let thread = Thread {
+                let report = loop.run(abort: abort)
+                reports.withLock { $0.append(report) }
+                finished.leave()
+            }
+            thread.stackSize = 1 << 20
             thread.start()
         }
-        state.ready.wait()
-        let start = MonotonicClock.now()
-        switch plan.stop {
-        case .window(let warmup, let duration):
-            state.window.withLock { $0 = (start + warmup, start + warmup + duration) }
-        case .exhausted:
-            state.window.withLock { $0 = (start, .infinity) }
-        }
-        for _ in 0..<plan.connections { state.gate.signal() }
-        state.finished.wait()
+        finished.wait()
         let end = MonotonicClock.now()
+        let cpu = Self.processCPUSeconds() - cpuBefore
 
-        let reports = state.reports.withLock { $0 }
-        if let failure = reports.compactMap(\.error).first {
-            throw .other(failure)
-        }
-        let operations = reports.reduce(0) { $0 + $1.operations }
+        let all = reports.withLock { $0 }
+        if let failure = all.compactMap(\.error).first { throw .other(failure) }
+        let operations = all.reduce(0) { $0 + $1.operations }
         let seconds: Double
         switch plan.stop {
         case .window(_, let duration): seconds = duration
         case .exhausted: seconds = end - start
         }
-        let latencies = reports.flatMap(\.latencies).sorted()
+        var latencies: [Double] = [] // not money: a measurement
+        latencies.reserveCapacity(all.reduce(0) { $0 + $1.latencyNanoseconds.count })
+        for report in all { latencies += report.latencyNanoseconds.lazy.map { Double($0) / 1_000_000 } }
+        latencies.sort()
         return LoadResult(operationsPerSecond: seconds > 0 ? Double(operations) / seconds : 0,
-                          roundLatenciesMilliseconds: latencies, operations: operations, seconds: seconds)
+                          roundLatenciesMilliseconds: latencies, operations: operations, seconds: seconds,
+                          generatorCores: end > start ? cpu / (end - start) : 0)
     }
 
-    private static func connectionLoop(plan: LoadPlan, index: Int, state: RunState) -> ThreadReport {
-        var report = ThreadReport()
-        let connection: TCPConnection
-        var source: any RoundSource
-        do {
-            connection = try TCPConnection(host: plan.host, port: plan.port)
-            let value = try plan.handshake(connection, index)
-            source = plan.source(index, value)
-        } catch {
-            report.error = "connection \(index): \(error)"
-            state.ready.leave()
-            state.gate.wait()
-            return report
-        }
-        state.ready.leave()
-        state.gate.wait()
-        let (measureFrom, measureUntil) = state.window.withLock { $0 }
+    /// One loop per core; `EXPENSE_BENCH_LOOPS=N` overrides it (to see how a figure depends on the client's threads).
+    static var defaultLoops: Int {
+        ProcessInfo.processInfo.environment["EXPENSE_BENCH_LOOPS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+            ?? ProcessInfo.processInfo.activeProcessorCount
+    }
 
-        var response: [UInt8] = []
-        response.reserveCapacity(64 * 1024)
-        while let round = source.next() {
-            let began = MonotonicClock.now()
-            do {
-                try connection.send(round.bytes)
-                try connection.receive(lines: round.lines, into: &response)
-            } catch {
-                report.error = "connection \(index): \(error)"
-                break
-            }
-            let ended = MonotonicClock.now()
-            let matches = TCPConnection.occurrences(of: plan.expect, in: response)
-            guard matches == round.expectedMatches else {
-                report.error = "connection \(index): expected \(round.expectedMatches) × "
-                    + "\(String(decoding: plan.expect, as: UTF8.self)), found \(matches): \(BenchError.excerpt(response))"
-                break
-            }
-            if ended > measureUntil { break }
-            if ended >= measureFrom {
-                report.operations += round.operations
-                report.latencies.append((ended - began) * 1000)
-            }
-        }
-        return report
+    /// User + system CPU seconds of this process so far.
+    static func processCPUSeconds() -> Double { // not money: a measurement
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -6,16 +6,26 @@ import Foundation
 struct PeerScenario {
     let options: BenchOptions
     let workspace: Workspace
+    /// The kit's servers; those this run starts are stopped by main.swift on every exit path.
+    let servers: PeerServers
 
     static let redisPort: UInt16 = 6390
     static let redisAOFPort: UInt16 = 6391
 
-    /// Runs `setup-peers.sh` (idempotent: installs if needed, starts what is not running).
+    /// Runs `setup-peers.sh` (idempotent: installs if needed, starts what is not running) and records in
+    /// ``servers`` which servers it started (even when it fails halfway), so that only those are stopped.
     /// - Returns: `nil` on success, else the reason.
     func setUp() -> String? {
         let script = options.peersDirectory + "/setup-peers.sh"
         let log = workspace.item("setup-peers.log")
         progress("peers: \(script)")
+        let before = servers.setUpBegins()
+        defer {
+            let started = servers.setUpEnded()
+            let kept = before.keys.map(\.name).sorted()
+            progress("peers: started by this run (stopped at the end): \(started.isEmpty ? "none" : started.joined(separator: ", "))"
+                     + (kept.isEmpty ? "" : "; already running (left alone): \(kept.joined(separator: ", "))"))
+        }
         do {
             let (exit, _) = try ChildProcess.run("/bin/bash", [script], environment: cleanEnvironment([:]),
                                                  stdout: .file(log), stderr: .file(log), timeout: 900)

@@ -10,7 +10,7 @@ struct Round {
     var expectedMatches: Int
 }
 
-/// Produces the rounds of one connection. Owned by that connection's thread.
+/// Produces the rounds of one connection. Owned by the load loop that drives that connection.
 protocol RoundSource {
     /// The next round, or `nil` when this connection has no more work (count-bounded plans).
     mutating func next() -> Round?
@@ -70,4 +70,9 @@ struct PushRoundSource: RoundSource {
         requestId += 1
         return Round(bytes: bytes, lines: 1, operations: mutationsPerPush, expectedMatches: mutationsPerPush)
     }
+}
+
+/// No rounds at all: the source of connections that do something else (handshake churn).
+struct NoRounds: RoundSource {
+    mutating func next() -> Round? { nil }
 }

@@ -1,5 +1,6 @@
-import ProcessSpawn
+import ExpenseTransport
 import Foundation
+import ProcessSpawn
 
 /// The throughput figures of docs/benchmarks.md ("What is measured, and how") on one fresh daemon: ping (1 in flight and 16 deep), 5,000 idle
 /// connections, durable pushes of 500 mutations, single-mutation pushes.
@@ -11,7 +12,53 @@ struct ThroughputScenario {
     static let resultToken = Array(#""result""#.utf8)
     static let appliedToken = Array(#""applied""#.utf8)
     static let keys = ["ping_rps", "ping_pipelined_rps", "push_mutations_per_s", "push_p50_ms", "push_p99_ms",
-                       "single_push_per_s", "single_push_p99_ms", "idle_5000_rss_mib", "idle_5000_ping_p99_ms"]
+                       "single_push_per_s", "single_push_p99_ms", "idle_5000_rss_mib", "idle_5000_ping_p99_ms",
+                       "ping_generator_cores", "ping_daemon_cores", "pong_ping_rps", "pong_ping_pipelined_rps"]
+
+    /// Runs `plan` `options.runs` times and records the median rate under `key`; with `cpuKeys`, also the median CPU
+    /// (in cores) of the generator and of the daemon during the runs.
+    static func measure(_ plan: LoadPlan, key: String, daemon: DaemonProcess?, options: BenchOptions,
+                        into report: inout BenchReport, cpuKeys: (generator: String, server: String)? = nil) {
+        switch medianOfRuns(options.runs, key, { _ throws(BenchError) in
+            let began = MonotonicClock.now()
+            let daemonBefore = daemon?.cpuSeconds()
+            let result = try LoadGenerator.run(plan)
+            var values = ["rps": result.operationsPerSecond, "generator_cores": result.generatorCores]
+            if let before = daemonBefore, let after = daemon?.cpuSeconds() {
+                values["server_cores"] = (after - before) / (MonotonicClock.now() - began)
+            }
+            return values
+        }) {
+        case .success(let medians):
+            report.record(key, medians["rps"])
+            if let cpuKeys {
+                report.record(cpuKeys.generator, medians["generator_cores"])
+                report.record(cpuKeys.server, medians["server_cores"], missing: "no /proc/PID/stat")
+            }
+        case .failure(let error):
+            report.markMissing([key] + (cpuKeys.map { [$0.generator, $0.server] } ?? []), "\(error)")
+        }
+    }
+
+    /// The generator against the bench's trivial pong server (docs/benchmarks.md, "Headroom"): the same two ping plans.
+    private func measureHeadroom(into report: inout BenchReport) {
+        let keys = ["pong_ping_rps", "pong_ping_pipelined_rps"]
+        let server: PongProcess
+        do {
+            server = try PongProcess(log: workspace.item("pong.log"))
+        } catch {
+            report.markMissing(keys, "\(error)")
+            return
+        }
+        defer { server.stop() }
+        for (key, depth) in [("pong_ping_rps", 1), ("pong_ping_pipelined_rps", 16)] {
+            let load = LoadPlan(port: server.port, connections: 50,
+                                source: { _, _ in FixedRoundSource(request: Self.pingLine, depth: depth) },
+                                expect: Self.resultToken,
+                                stop: .window(warmup: options.warmupSeconds, duration: options.windowSeconds))
+            Self.measure(load, key: key, daemon: nil, options: options, into: &report)
+        }
+    }
 
     func run(into report: inout BenchReport) {
         let daemon: DaemonProcess
@@ -49,13 +96,10 @@ struct ThroughputScenario {
             let load = plan(daemon, connections: 50, source: { _, _ in
                 FixedRoundSource(request: Self.pingLine, depth: depth)
             }, expect: Self.resultToken)
-            switch medianOfRuns(options.runs, key, { _ throws(BenchError) in
-                ["rps": try LoadGenerator.run(load).operationsPerSecond]
-            }) {
-            case .success(let medians): report.record(key, medians["rps"])
-            case .failure(let error): report.markMissing([key], "\(error)")
-            }
+            Self.measure(load, key: key, daemon: daemon, options: options, into: &report,
+                         cpuKeys: depth == 1 ? ("ping_generator_cores", "ping_daemon_cores") : nil)
         }
+        if options.includesThroughputFigure("ping") { measureHeadroom(into: &report) }
 
         let seedBase = UInt64(MonotonicClock.now() * 1000)
         if options.includesThroughputFigure("push") { measurePush(daemon, seedBase: seedBase, into: &report) }
@@ -66,17 +110,8 @@ struct ThroughputScenario {
         let push = plan(daemon, connections: 16, source: { index, last in
             PushRoundSource(mutationsPerPush: 500, lastMutationId: last, pushes: nil, seed: seedBase &+ UInt64(index))
         }, expect: Self.appliedToken)
-        switch medianOfRuns(options.runs, "push_mutations_per_s", { _ throws(BenchError) in
-            let result = try LoadGenerator.run(push)
-            return ["mut_s": result.operationsPerSecond, "p50_ms": result.latencyPercentile(50) ?? .nan,
-                    "p99_ms": result.latencyPercentile(99) ?? .nan]
-        }) {
-        case .success(let medians):
-            report.record("push_mutations_per_s", medians["mut_s"])
-            report.record("push_p50_ms", medians["p50_ms"])
-            report.record("push_p99_ms", medians["p99_ms"])
-        case .failure(let error): report.markMissing(["push_mutations_per_s", "push_p50_ms", "push_p99_ms"], "\(error)")
-        }
+        Self.measureRate(push, rateKey: "push_mutations_per_s", percentiles: [("push_p50_ms", 50), ("push_p99_ms", 99)],
+                         options: options, into: &report)
     }
 
     private func measureSinglePush(_ daemon: DaemonProcess, seedBase: UInt64, into report: inout BenchReport) {
@@ -84,14 +119,24 @@ struct ThroughputScenario {
             PushRoundSource(mutationsPerPush: 1, lastMutationId: last, pushes: nil,
                             seed: seedBase &+ 1000 &+ UInt64(index))
         }, expect: Self.appliedToken)
-        switch medianOfRuns(options.runs, "single_push_per_s", { _ throws(BenchError) in
-            let result = try LoadGenerator.run(single)
-            return ["push_s": result.operationsPerSecond, "p99_ms": result.latencyPercentile(99) ?? .nan]
+        Self.measureRate(single, rateKey: "single_push_per_s", percentiles: [("single_push_p99_ms", 99)],
+                         options: options, into: &report)
+    }
+
+    /// Runs `plan` `options.runs` times; records the median rate under `rateKey` and the median of each latency
+    /// percentile (of the rounds, in ms) under its key.
+    static func measureRate(_ plan: LoadPlan, rateKey: String, percentiles: [(key: String, p: Double)],
+                            options: BenchOptions, into report: inout BenchReport) {
+        switch medianOfRuns(options.runs, rateKey, { _ throws(BenchError) in
+            let result = try LoadGenerator.run(plan)
+            var values = ["rate": result.operationsPerSecond]
+            for (key, p) in percentiles { values[key] = result.latencyPercentile(p) ?? .nan }
+            return values
         }) {
         case .success(let medians):
-            report.record("single_push_per_s", medians["push_s"])
-            report.record("single_push_p99_ms", medians["p99_ms"])
-        case .failure(let error): report.markMissing(["single_push_per_s", "single_push_p99_ms"], "\(error)")
+            report.record(rateKey, medians["rate"])
+            for (key, _) in percentiles { report.record(key, medians[key]) }
+        case .failure(let error): report.markMissing([rateKey] + percentiles.map(\.key), "\(error)")
         }
     }
 
@@ -99,17 +144,14 @@ struct ThroughputScenario {
     /// daemon's RSS and the ping latency of one more, active connection.
     private func measureIdle(_ daemon: DaemonProcess, into report: inout BenchReport) {
         let keys = ["idle_5000_rss_mib", "idle_5000_ping_p99_ms"]
-        let baseline = daemon.residentMiB()
-        var idle: [TCPConnection] = []
-        idle.reserveCapacity(options.idleConnections)
+        let idle: [TCPConnection]
         do {
-            for _ in 0..<options.idleConnections {
-                let connection = try TCPConnection(host: "127.0.0.1", port: daemon.port)
-                _ = try RPCSession.hello(connection, token: daemon.token)
-                idle.append(connection)
-            }
-            progress("idle: \(idle.count) connections said hello; daemon RSS "
-                     + "\(baseline.map { BenchReport.format($0, 1) } ?? "?") MiB before")
+            idle = try Self.openIdle(daemon, connections: options.idleConnections, tls: nil)
+        } catch {
+            report.markMissing(keys, "\(error)")
+            return
+        }
+        do {
             let active = try TCPConnection(host: "127.0.0.1", port: daemon.port)
             _ = try RPCSession.hello(active, token: daemon.token)
             var response: [UInt8] = []
@@ -134,8 +176,42 @@ struct ThroughputScenario {
             case .failure(let error): report.markMissing(keys, "\(error)")
             }
         } catch {
-            progress("idle: failed after \(idle.count) connections: \(error)")
-            report.markMissing(keys, "after \(idle.count) connections: \(error)")
+            report.markMissing(keys, "\(error)")
         }
+        withExtendedLifetime(idle) {}
+    }
+
+    /// `connections` connections (TLS with `tls`) that each said `hello` and stay open while the caller keeps them.
+    static func openIdle(_ daemon: DaemonProcess, connections: Int, tls: TLSContext?) throws(BenchError) -> [TCPConnection] {
+        let baseline = daemon.residentMiB()
+        var idle: [TCPConnection] = []
+        idle.reserveCapacity(connections)
+        do {
+            for _ in 0..<connections {
+                let connection = try TCPConnection(host: "127.0.0.1", port: daemon.port, tls: tls)
+                _ = try RPCSession.hello(connection, token: daemon.token)
+                idle.append(connection)
+            }
+        } catch {
+            progress("idle: failed after \(idle.count) connections: \(error)")
+            throw .other("after \(idle.count) connections: \(error)")
+        }
+        progress("idle: \(idle.count) \(tls == nil ? "" : "TLS ")connections said hello; daemon RSS "
+                 + "\(baseline.map { BenchReport.format($0, 1) } ?? "?") MiB before")
+        return idle
+    }
+
+    /// The daemon's RSS (median over `runs` readings) while `connections` idle connections are open.
+    static func idleResident(_ daemon: DaemonProcess, connections: Int, tls: TLSContext?, runs: Int,
+                             what: String) -> Result<Double, BenchError> { // not money: MiB
+        let idle: [TCPConnection]
+        do {
+            idle = try openIdle(daemon, connections: connections, tls: tls)
+        } catch {
+            return .failure(error)
+        }
+        defer { withExtendedLifetime(idle) {} }
+        return medianOfRuns(runs, what) { _ throws(BenchError) in ["rss_mib": daemon.residentMiB() ?? .nan] }
+            .map { $0["rss_mib"] ?? .nan }
     }
 }

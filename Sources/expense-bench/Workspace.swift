@@ -44,7 +44,8 @@ func progress(_ message: String) {
 /// unless a scenario sets them).
 func cleanEnvironment(_ extra: [String: String]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
-    for key in ["EXPENSE_SERVER", "EXPENSE_LEDGER", "EXPENSE_TOKEN", "EXPENSE_HOME", "EXPENSE_STORE"] {
+    for key in ["EXPENSE_SERVER", "EXPENSE_LEDGER", "EXPENSE_TOKEN", "EXPENSE_HOME", "EXPENSE_STORE", "EXPENSE_TLS_CA",
+                "EXPENSE_TLS_PIN"] {
         environment[key] = nil
     }
     return environment.merging(extra) { _, new in new }

@@ -32,6 +32,10 @@ do {
     exit(1)
 }
 
+if options.pongServer { exit(PongServer.run()) }
+BenchCleanup.installSignalHandlers()
+_ = BenchCleanup.add { workspace.removeAll() }
+
 if let directory = options.seedDirectory {
     do {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -57,7 +61,10 @@ for binary in [options.expensed, options.expense] where !FileManager.default.isE
 if options.includes("idle") || BenchOptions.throughputFigures.contains(where: options.includesThroughputFigure) {
     ThroughputScenario(options: options, workspace: workspace).run(into: &report)
 }
-let peers = PeerScenario(options: options, workspace: workspace)
+if options.includes("tls") { TLSScenario(options: options, workspace: workspace).run(into: &report) }
+let peerServers = PeerServers(stateDirectory: PeerServers.defaultStateDirectory)
+_ = BenchCleanup.add { peerServers.stopStarted() }
+let peers = PeerScenario(options: options, workspace: workspace, servers: peerServers)
 var peerProblem: String?
 if options.includes("redis") || options.includes("pg") {
     peerProblem = peers.setUp()
@@ -72,7 +79,8 @@ if options.includes("add") { AddScenario(options: options, workspace: workspace)
 if options.includes("history") { HistoryDiskScenario(options: options, workspace: workspace).run(into: &report) }
 if peerProblem == nil && options.includes("pg") { peers.runPostgreSQL(into: &report) }
 
-workspace.removeAll()
+// Stops the peer servers this run started (and removes the workspace); signals take the same path.
+BenchCleanup.runAll()
 
 var uname = utsname()
 Glibc.uname(&uname)

@@ -36,6 +36,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case dataDirectoryInUse(path: String, pid: Int32?)
     /// A file given to `expensed restore` that is not a sound ledger database.
     case invalidBackup(path: String, detail: String)
+    /// The storage (PostgreSQL) cannot be reached: the request's transaction was not committed and nothing of
+    /// it acknowledged (Protocol.md §8). The daemon reconnects with backoff; retrying later works.
+    case storageUnavailable(String)
 
     /// The stable snake_case code.
     public var reason: String {
@@ -53,6 +56,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .backupTargetExists: "backup_target_exists"
         case .dataDirectoryInUse: "data_directory_in_use"
         case .invalidBackup: "invalid_backup"
+        case .storageUnavailable: "storage_unavailable"
         }
     }
 
@@ -64,6 +68,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             RPCError.invalidParamsCode
         case .storageFull, .storageFailed, .ledgerFailed, .damagedDatabase, .ledgerClosed, .dataDirectory, .dataDirectoryInUse:
             RPCError.internalErrorCode
+        case .storageUnavailable: RPCError.storageUnavailableCode
         }
     }
 
@@ -87,6 +92,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "the data directory \(path) is in use by another expensed (\(pid.map { "pid \($0)" } ?? "pid unknown")); "
                 + "one daemon serves a directory at a time: stop it first, or give another --data"
         case .invalidBackup(let path, let detail): "\(path) is not a ledger backup: \(detail)"
+        case .storageUnavailable(let detail): "the storage is unavailable; nothing of this request was stored (\(detail))"
         }
     }
 

@@ -107,4 +107,12 @@ package protocol LedgerStore: AnyObject {
     func summary(_ query: SummaryQuery) throws -> Summary
     /// Runs `body` as one atomic, durable transaction.
     func transaction<T>(_ body: () throws -> T) throws -> T
+    /// Brings ``head`` up to what is committed, before a read outside a transaction (`hello`, `pull`,
+    /// `summary`): a store that other processes write too (``PostgresLedgerStore``) reads it again; a store
+    /// with one writer has nothing to do.
+    func refresh() throws
+}
+
+extension LedgerStore {
+    package func refresh() throws {}
 }

@@ -312,6 +312,8 @@ func injectCommitFailure(_ store: any LedgerStore, _ on: Bool) {
         memory.beforeCommit = on ? { throw InjectedFailure() } : nil
     } else if let sqlite = store as? SQLiteLedgerStore {
         sqlite.faultInjection = on ? { point in point == .commit ? InjectedFailure() : nil } : nil
+    } else if let postgres = store as? PostgresLedgerStore {
+        postgres.faultInjection = on ? { point in point == .commit ? InjectedFailure() : nil } : nil
     }
 }
 

@@ -26,7 +26,13 @@ final class PostgresTestSchema {
     /// A store of the ledger `name`, created if missing, on a connection of its own.
     func store(name: String = "test", currency: Currency = .usd,
                outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws -> PostgresLedgerStore {
-        let connection = try connect()
+        try Self.store(conninfo: conninfo, schema: schema, name: name, currency: currency, outcomeRetention: outcomeRetention)
+    }
+
+    /// The same from the schema's name alone (a value of its own, free to be sent to a ``Ledger``).
+    static func store(conninfo: String, schema: String, name: String = "test", currency: Currency = .usd,
+                      outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws -> PostgresLedgerStore {
+        let connection = try PostgresConnection(conninfo, schema: schema)
         do {
             try PostgresLedgerStore.create(connection: connection, name: name, currency: currency, token: nil)
         } catch LedgerError.ledgerExists {}

@@ -27,9 +27,13 @@ package final class PostgresLedgerStore: LedgerStore {
     package let outcomeRetention: Int64
     /// Test hook: an error to throw at a fault point instead of going on.
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
-    /// Called after each commit that advanced the head (outside the transaction: a NOTIFY inside it would
-    /// take PostgreSQL's cluster-wide notify lock at every commit). See ``PostgresChangeNotifier``.
-    package var afterCommit: ((_ ledger: String, _ head: Int64) -> Void)?
+    /// Whether a commit that advanced the head is announced to the other daemons (``PostgresChangeListener``):
+    /// `NOTIFY` after the commit, in a statement of its own, once per group commit. Not inside the
+    /// transaction: there it takes PostgreSQL's cluster-wide notify lock at every commit (measured: half the
+    /// push throughput). A notification lost with a connection only delays a watcher (listeners re-check).
+    package var announcesChanges = false
+    /// The channel of those notifications; the payload is the ledger's name.
+    package static let changeChannel = "expense_changes"
 
     /// The `generation` of the ledger row as this store last committed or read it under the lock; `nil`
     /// when unknown (after a failure), which makes the next transaction reload the totals.
@@ -196,7 +200,9 @@ package final class PostgresLedgerStore: LedgerStore {
                 try connection.execute("COMMIT")
                 generation = advanced
             }
-            if head != headBefore { afterCommit?(name, head) }
+            if head != headBefore && announcesChanges {
+                _ = try? connection.query("SELECT pg_notify($1, $2)", [.text(Self.changeChannel), .text(name)])
+            }
             return value
         } catch {
             connection.rollbackIfOpen()

@@ -4,6 +4,8 @@ import CommandLineKit
 enum ExpensedCommands {
     static let dataHelp = "The data directory (default: $EXPENSED_DATA, else ~/.local/share/expensed)."
     static let data = OptionSpec.option("data", value: "dir", help: dataHelp)
+    static let postgres = OptionSpec.option("postgres", value: "conninfo", help:
+        "Use every ledger of this PostgreSQL database instead of a data directory: a libpq `key=value` string or a postgresql:// URI (default: $EXPENSED_POSTGRES). Its password is never logged.")
 
     static let root = CommandSpec(
         name: "expensed",
@@ -26,6 +28,9 @@ enum ExpensedCommands {
           it holds DIR/expensed.lock (flock) while it runs, and a second one exits 75 naming the directory and the
           holder's pid; `ledger add`, `ledger list` and `backup` work beside it. Logs go to stderr, one line per event.
           SIGINT/SIGTERM: stop accepting, finish in-flight requests, commit, exit 0.
+          With --postgres (or $EXPENSED_POSTGRES) it serves every ledger of that database instead, and any number
+          of daemons may serve the same database at once (no lock; see docs/deploy.md). While PostgreSQL is
+          unreachable requests are answered `storage_unavailable` (-32007) and the daemon reconnects with backoff.
         """,
         options: [
             data,
@@ -35,6 +40,7 @@ enum ExpensedCommands {
             .option("max-line", value: "bytes", help: "The longest request line, 256 to 1073741824 (default: 1048576)."),
             .option("idle-timeout", value: "seconds", help: "Close authenticated connections silent this long; 0: never (default: 0)."),
             .flag("trust-network", help: "Do not warn when listening on an address that is not a loopback address."),
+            postgres,
         ])
 
     static let ledger = CommandSpec(
@@ -48,12 +54,12 @@ enum ExpensedCommands {
           its first `hello`. A missing data directory is created (mode 0700) with only this ledger in it.
         """,
         arguments: [ArgumentSpec("name", help: "1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
-        options: [.option("currency", value: "code", help: "The ledger's currency (default: USD)."), data])
+        options: [.option("currency", value: "code", help: "The ledger's currency (default: USD)."), data, postgres])
 
     static let ledgerList = CommandSpec(
         name: "list", abstract: "List the ledgers of the data directory, one `NAME CURRENCY` per line.",
         discussion: "  Creates nothing: a data directory that does not exist is an error (exit 74), not a new one.",
-        options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects.")])
+        options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects."), postgres])
 
     static let backup = CommandSpec(
         name: "backup", abstract: "Copy a ledger consistently into a new file, also while the daemon runs.",

@@ -29,6 +29,10 @@ struct ServeCommand {
             configuration.idleTimeout = seconds == 0 ? nil : .seconds(seconds)
         }
         let currency = try ExpensedCommand.currencyOption(command)
+        if let conninfo = ExpensedCommand.postgresOption(command) {
+            return await Self.servePostgres(configuration: configuration, conninfo: conninfo,
+                                            trustNetwork: command.flag("trust-network"))
+        }
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCommand.dataDirectory(command.option("data")),
                                 trustNetwork: command.flag("trust-network"))

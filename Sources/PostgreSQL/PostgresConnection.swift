@@ -54,6 +54,8 @@ public final class PostgresConnection {
             }
         }
         guard let connection else { throw PostgresError(kind: .connection, sqlState: nil, message: "out of memory") }
+        // The server's NOTICEs (`relation … already exists, skipping`) are not errors: libpq would print them.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(connection)).trimmingTrailingNewlines
             PQfinish(connection)

@@ -11,10 +11,21 @@ import TestSupport
 /// daemon is trusted once another has written.
 @Suite(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
 struct PostgresSeveralDaemonsTests {
+    /// Two ledgers (daemons) over one new schema, made on a thread of their own (connecting blocks).
+    private static func twoDaemons() async throws -> (Ledger, Ledger, drop: @Sendable () -> Void) {
+        try await onOwnThread {
+            let schema = try PostgresTestSchema()
+            schema.dropsWhenGone = false
+            let (conninfo, name) = (schema.conninfo, schema.schema)
+            return (Ledger(name: "test", currency: .usd, store: try PostgresTestSchema.store(conninfo: conninfo, schema: name)),
+                    Ledger(name: "test", currency: .usd, store: try PostgresTestSchema.store(conninfo: conninfo, schema: name)),
+                    { PostgresTestSchema.drop(name, conninfo: conninfo) })
+        }
+    }
+
     @Test func concurrentPushesThroughTwoDaemonsGiveGapFreeSeqsAndWhatOneDaemonWould() async throws {
-        let schema = try PostgresTestSchema()
-        let first = Ledger(name: "test", currency: .usd, store: try PostgresTestSchema.store(conninfo: schema.conninfo, schema: schema.schema))
-        let second = Ledger(name: "test", currency: .usd, store: try PostgresTestSchema.store(conninfo: schema.conninfo, schema: schema.schema))
+        let (first, second, drop) = try await Self.twoDaemons()
+        defer { drop() }
         let clients = (0..<6).map { _ in UUID() }
         let rounds = 20
         // Each client pushes its rounds alternately through one daemon and the other, concurrently with the rest.
@@ -50,7 +61,11 @@ struct PostgresSeveralDaemonsTests {
         await second.close()
     }
 
-    @Test func aDaemonsCachedTotalsAreCheckedAgainstTheOtherDaemonsWrites() throws {
+    @Test func aDaemonsCachedTotalsAreCheckedAgainstTheOtherDaemonsWrites() async throws {
+        try await onOwnThread { try Self.cachedTotalsAreChecked() }
+    }
+
+    private static func cachedTotalsAreChecked() throws {
         let schema = try PostgresTestSchema()
         let one = LedgerEngine(store: try schema.store(), currency: .usd)
         let two = LedgerEngine(store: try schema.store(), currency: .usd)
@@ -67,13 +82,19 @@ struct PostgresSeveralDaemonsTests {
     }
 
     @Test func aLostConnectionAnswersStorageUnavailableAndTheNextPushReconnects() async throws {
-        let schema = try PostgresTestSchema()
-        let store = try PostgresTestSchema.store(conninfo: schema.conninfo, schema: schema.schema)
-        let pid = try #require(try store.connection.query("SELECT pg_backend_pid()").first?.int64(0))
-        let ledger = Ledger(name: "test", currency: .usd, store: store)
+        let (ledger, pid, conninfo, name) = try await onOwnThread { () throws -> (Ledger, Int64, String, String) in
+            let schema = try PostgresTestSchema()
+            schema.dropsWhenGone = false
+            let store = try PostgresTestSchema.store(conninfo: schema.conninfo, schema: schema.schema)
+            let pid = try #require(try store.connection.query("SELECT pg_backend_pid()").first?.int64(0))
+            return (Ledger(name: "test", currency: .usd, store: store), pid, schema.conninfo, schema.schema)
+        }
+        defer { PostgresTestSchema.drop(name, conninfo: conninfo) }
         let clientId = UUID()
         _ = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
-        try schema.connect().query("SELECT pg_terminate_backend($1::integer)", [.integer(pid)])
+        try await onOwnThread {
+            _ = try PostgresConnection(conninfo).query("SELECT pg_terminate_backend($1::integer)", [.integer(pid)])
+        }
         await #expect(throws: LedgerError.storageUnavailable("")) {
             do {
                 _ = try await ledger.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())])

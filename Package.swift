@@ -20,35 +20,40 @@ let package = Package(
         .target(name: "CEpoll", path: "Sources/CEpoll"),
 
         .target(name: "ExpenseCore"),
+        // The one retrying system-call wrapper, write-all, atomic file replacement, 0700-directory maker and stop signal.
+        .target(name: "SystemKit", dependencies: ["CEpoll"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
         .target(name: "CommandLineKit"),
         // posix_spawn children for the bench and the end-to-end tests (Foundation's Process crashes now and then).
-        .target(name: "ProcessSpawn"),
+        .target(name: "ProcessSpawn", dependencies: ["SystemKit"]),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
-        .target(name: "ExpenseTransport", dependencies: ["CEpoll"]),
-        .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "PostgreSQL"]),
-        .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite"]),
-        .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit"]),
-        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "ExpenseTransport", "CommandLineKit", "CEpoll"]),
+        .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit", "COpenSSL"]),  // TLS
+        .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "PostgreSQL", "SystemKit",
+                                                     "COpenSSL"]),  // tokens: SHA-256 and CRYPTO_memcmp
+        .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "SystemKit"]),
+        .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit", "SystemKit"]),
+        .target(name: "ExpensedCLI", dependencies: ["ExpenseCore", "ExpenseServer", "ExpenseTransport", "CommandLineKit", "SystemKit",
+                                                   "ExpenseProtocol", "CEpoll"]),  // tokens: TokenRole, JSONWriter; SIGHUP
 
         .executableTarget(name: "expense", dependencies: ["ExpenseCLI"]),
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),
         .executableTarget(
             name: "expense-bench",
-            dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ExpenseClient", "CommandLineKit", "SQLite", "ProcessSpawn"]
+            dependencies: ["ExpenseCore", "ExpenseProtocol", "SQLite", "ProcessSpawn"]
         ),
 
-        // What several test targets share (a seeded generator); not part of any product.
+        // Test targets declare every module they import (docs/modules.md). What several share (a seeded generator,
+        // onOwnThread, proxies) is in TestSupport; not part of any product.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "ProcessSpawn", "TestSupport"]),
-        .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseProtocol", "TestSupport"]),
+        .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "TestSupport"]),
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport", "TestSupport"]),
-        .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseServer", "ExpenseTransport", "TestSupport", "PostgreSQL"]),
-        .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseClient", "ExpenseServer", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseCLI", "ExpenseClient", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn", "TestSupport"]),
+        .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseServer", "ExpenseTransport", "SQLite", "TestSupport", "PostgreSQL"]),
+        .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "ExpenseClient", "ExpenseServer", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn", "TestSupport"]),
     ]
 )

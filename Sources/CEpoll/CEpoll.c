@@ -46,27 +46,48 @@ int cepoll_eventfd_drain(int fd) {
 #include <errno.h>
 #include <string.h>
 
+// One mechanism for every signal the programs turn into work on a thread: the handler writes the signal's
+// number as one byte into its own pipe (write(2) is async-signal-safe; errno is preserved for the interrupted
+// code), and a thread reads the pipe's blocking end.
 static int stop_signal_write_end = -1;
+static int reload_signal_write_end = -1;
 
-static void stop_signal_handler(int number) {
-    int saved = errno;  // write(2) is async-signal-safe; errno is preserved for the interrupted code
+static void write_signal(int write_end, int number) {
+    int saved = errno;
     unsigned char byte = (unsigned char)number;
-    if (stop_signal_write_end >= 0) { (void)write(stop_signal_write_end, &byte, 1); }
+    if (write_end >= 0) { (void)write(write_end, &byte, 1); }
     errno = saved;
 }
 
-int cepoll_stop_signal_pipe(void) {
+static void stop_signal_handler(int number) { write_signal(stop_signal_write_end, number); }
+static void reload_signal_handler(int number) { write_signal(reload_signal_write_end, number); }
+
+/// Makes the pipe, stores its writing end in `*write_end`, installs `handler` for `signals` (synchronously) and
+/// returns the reading end, or -1.
+static int signal_pipe(int *write_end, void (*handler)(int), const int *signals, int count) {
     int ends[2];
     if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
     // The reading end blocks (a thread waits on it); the writing end never blocks the handler.
     int flags = fcntl(ends[0], F_GETFL);
     fcntl(ends[0], F_SETFL, flags & ~O_NONBLOCK);
-    stop_signal_write_end = ends[1];
+    *write_end = ends[1];
     struct sigaction action;
     memset(&action, 0, sizeof action);
-    action.sa_handler = stop_signal_handler;
+    action.sa_handler = handler;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    if (sigaction(SIGINT, &action, NULL) != 0 || sigaction(SIGTERM, &action, NULL) != 0) return -1;
+    for (int index = 0; index < count; index++) {
+        if (sigaction(signals[index], &action, NULL) != 0) return -1;
+    }
     return ends[0];
+}
+
+int cepoll_stop_signal_pipe(void) {
+    static const int signals[] = {SIGINT, SIGTERM};
+    return signal_pipe(&stop_signal_write_end, stop_signal_handler, signals, 2);
+}
+
+int cepoll_reload_signal_pipe(void) {
+    static const int signals[] = {SIGHUP};
+    return signal_pipe(&reload_signal_write_end, reload_signal_handler, signals, 1);
 }

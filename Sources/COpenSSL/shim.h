@@ -7,6 +7,7 @@
 #include <openssl/x509v3.h>
 #include <openssl/pem.h>
 #include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 static inline long copenssl_ctx_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
 static inline int copenssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version) {
@@ -23,3 +24,10 @@ static inline unsigned long long copenssl_op_no_renegotiation(void) { return SSL
 static inline long copenssl_mode_partial_write_moving_buffer(void) {
     return SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER;
 }
+// Memory BIOs: how many bytes wait in one (BIO_ctrl_pending is a function, but the mem BIO's EOF switch is a macro).
+static inline long copenssl_bio_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
+static inline long copenssl_ctx_set_session_cache_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_session_cache_mode(ctx, mode);
+}
+static inline unsigned long long copenssl_op_no_tickets(void) { return SSL_OP_NO_TICKET; }
+static inline int copenssl_ssl_error_code(unsigned long error) { return ERR_GET_REASON(error); }

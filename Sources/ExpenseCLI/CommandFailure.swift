@@ -48,7 +48,7 @@ struct CommandFailure: Error {
             switch error {
             case .notConfigured, .otherLedger: code = .usage
             case .unreachable, .throttled, .unanswered: code = .unavailable
-            case .unauthorized: code = .permissionDenied
+            case .unauthorized, .tlsRejected: code = .permissionDenied
             case .protocolError: code = .protocolError
             case .historyReplaced: code = .failure
             }
@@ -69,8 +69,14 @@ struct CommandFailure: Error {
             default: break
             }
             return (code, lines)
+        case let error as ReadOnlyLedgerError:
+            return (.permissionDenied, ["Error: \(error.code): \(error.message)"])
         case let error as LedgerLimitError:
             return (.dataError, ["Error: \(error.code): \(error.message)"])
+        case let error as LedgerDataError:
+            return (.dataError, ["Error: \(error.code): \(error.message)"])
+        case let error as LedgerDataCacheError:
+            return (.failure, ["Error: \(error.code): \(error)"])
         case let error as DiscardError:
             return (.failure, ["Error: \(error.code): \(error.message)"])
         case let error as SyncLockError:

@@ -2,6 +2,7 @@ import CommandLineKit
 import ExpenseClient
 import ExpenseCore
 import Foundation
+import SystemKit
 
 extension CommandRunner {
     /// `expense export [--format csv|json] [--output FILE]`: every live expense with its id.

@@ -8,10 +8,11 @@ extension CommandRunner {
         let ledger = try ledger()
         let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command.argument("amount") ?? "", currency: currency)
-        let expense = try ledger.add(ExpenseDraft(
+        let expense = try ledger.journaledAdd(ExpenseDraft(
             amount: amount, currency: currency.code, category: command.argument("category"),
             date: command.option("date") ?? CalendarDay.today().description, note: command.option("note") ?? ""))
         console.out(expense.idString + "\n")
+        warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
     }
 
     /// `expense edit ID [--amount A] [--category C] [--date D] [--note N] [--currency X]`: prints the id.
@@ -32,7 +33,7 @@ extension CommandRunner {
             changes.currency = currency.code
             changes.amount = try Money.parse(amountText, currency: currency)
         }
-        let updated = try ledger.edit(record, changes: changes)
+        let updated = try ledger.journaledEdit(record, changes: changes)
         console.out(updated.idString + "\n")
     }
 
@@ -40,7 +41,7 @@ extension CommandRunner {
     func delete() throws {
         let ledger = try ledger()
         let record = try ledger.find(command.argument("id") ?? "")
-        try ledger.delete(record)
+        try ledger.journaledDelete(record)
         console.out(record.expense.idString + "\n")
         let amount = moneyDisplay(ledger).text(record.expense.amount, currency: record.expense.currency)
         console.err("Deleted \(record.expense.date) \(amount) \(record.expense.category).")
@@ -65,6 +66,8 @@ extension CommandRunner {
             } else {
                 try store.setMetaValue(MoneyDisplay.canonicalSetting(value), for: .displayLocale)
             }
+        case "timezone":
+            try setLedgerTimeZone(value)
         case let key:
             throw usage("Unknown setting '\(key ?? "")'; the settings are: \(Self.settings.joined(separator: ", "))")
         }
@@ -75,8 +78,10 @@ extension CommandRunner {
         let ledger = try ledger(readOnly: true)
         let currency = try ledger.defaultCurrency().code
         let locale = try ledger.store.metaValue(.displayLocale) ?? MoneyDisplay.automatic
+        let zone = try? ledgerTimeZoneSetting(ledger)
         switch command.argument("key") {
-        case nil: console.out("currency \(currency)\nlocale \(locale)\n")
+        case nil: console.out("currency \(currency)\nlocale \(locale)\n" + (zone.flatMap { $0 }.map { "timezone \($0)\n" } ?? ""))
+        case "timezone": console.out((zone.flatMap { $0 } ?? "local") + "\n")
         case "currency": console.out(currency + "\n")
         case "locale": console.out(locale + "\n")
         case let key?: throw usage("Unknown setting '\(key)'; the settings are: \(Self.settings.joined(separator: ", "))")
@@ -84,7 +89,7 @@ extension CommandRunner {
     }
 
     /// The names `config set` and `config get` accept.
-    static let settings = ["currency", "locale"]
+    static let settings = ["currency", "locale", "timezone"]
 
     /// How this command shows money to people (see ``MoneyDisplay/resolve(environment:configured:)``).
     func moneyDisplay(_ ledger: LocalLedger) -> MoneyDisplay {

@@ -3,13 +3,26 @@ import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
+import SystemKit
 
 extension CommandRunner {
     /// `expense remote set HOST:PORT --ledger NAME (--token-file FILE | --token TOKEN)`.
     func remoteSet() throws {
         let server = command.argument("server") ?? ""
-        guard server.contains(":"), let port = server.split(separator: ":").last, UInt16(port) != nil else {
-            throw usage("The server must be HOST:PORT, such as 127.0.0.1:7468, not '\(server)'")
+        let address = RemoteTLS.split(server).address
+        guard address.contains(":"), let port = address.split(separator: ":").last, UInt16(port) != nil else {
+            throw usage("The server must be tls://HOST:PORT or HOST:PORT, such as tls://expense.example:7468, not '\(server)'")
+        }
+        var tls = RemoteTLS(caFile: command.option("ca"), trustFirst: command.flag("trust-first"),
+                            insecurePlaintext: command.flag("insecure-plaintext"))
+        if let pin = command.option("pin") {
+            guard let fingerprint = RemoteTLS.fingerprint(parsing: pin) else {
+                throw usage("--pin takes sha256:HEX (64 hex digits, as `expensed tls init` prints), not '\(pin)'")
+            }
+            tls.pin = fingerprint
+        }
+        if !RemoteTLS.split(server).tls, tls.caFile != nil || tls.pin != nil || tls.trustFirst {
+            throw usage("--ca, --pin and --trust-first need a tls://HOST:PORT server")
         }
         guard let ledgerName = command.option("ledger"), !ledgerName.isEmpty else { throw usage("--ledger NAME is required") }
         let token: String
@@ -26,7 +39,9 @@ extension CommandRunner {
         }
         guard !token.isEmpty else { throw usage("The token is empty") }
         let store = try ledger().store
-        let configuration = RemoteConfiguration(server: server, ledger: ledgerName, token: token)
+        let configuration = RemoteConfiguration(server: server, ledger: ledgerName, token: token, tls: tls,
+                                                tlsSettingsPath: RemoteTLS.path(in: home))
+        try tls.save(home: home)
         // A cache holds one ledger: pointing it at another would mix the two ledgers' records. Any address that
         // serves the same ledger id is fine (Protocol.md §5.7).
         var engine = SyncEngine(ledger: LocalLedger(store: store), remote: configuration)
@@ -95,6 +110,12 @@ extension CommandRunner {
         } else {
             console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
         }
+        // Budgets, rules and settings (Protocol.md §10) on standard error, so the lines above stay as they were.
+        if let data = report.data, data.sent + data.pulled + data.conflicts + data.rejected > 0 {
+            console.err("Budgets and settings: sent \(data.sent), pulled \(data.pulled), conflicts \(data.conflicts)"
+                        + (data.rejected > 0 ? ", rejected \(data.rejected)" : "") + "."
+                        + (data.conflicts > 0 ? " See `expense budget list`." : ""))
+        }
         if report.openRejections > 0 {
             let plural = report.openRejections == 1 ? "" : "s"
             var lines = ["Error: \(report.openRejections) change\(plural) rejected and kept; see `expense status`"]
@@ -116,7 +137,8 @@ extension CommandRunner {
     /// `expense sync --watch`: sync, then stay connected; pull on each `changed` and push local changes, reconnecting
     /// with backoff. SIGINT or SIGTERM stops it after the step in progress: exit 0.
     private func watch(_ engine: SyncEngine) throws {
-        StopSignal.install()
+        // Without the handler a signal ends the process at once, as for any other command.
+        try? StopSignal.install()
         var wait: Duration = .milliseconds(200)
         while StopSignal.requested == nil {
             do {
@@ -194,16 +216,21 @@ extension CommandRunner {
         let cursor = try ledger.pullCursor()
         let lastSync = try store.metaValue(.lastSyncTime)
         let lastFailure = try ledger.lastSyncFailure()
+        let role = try ledger.tokenRole()
+        let tokenName = try ledger.tokenName()
+        warnOverBudget(ledger)
         if command.flag("json") {
             let body: [String: Any] = [
                 "server": remote?.server ?? NSNull(), "ledger": remote?.ledger ?? NSNull(), "cursor": cursor,
                 "lastSync": lastSync ?? NSNull(), "lastFailure": lastFailure ?? NSNull(), "pending": queue.count, "conflicts": conflicts.count,
                 "rejected": queue.count { $0.state == .rejected },
                 "changes": queue.map { entry in
-                    ["id": entry.id.uuidString.lowercased(), "type": entry.type.rawValue, "state": entry.state.rawValue,
+                    ["id": UUIDText.lowercased(entry.id), "type": entry.type.rawValue, "state": entry.state.rawValue,
                      "baseVersion": entry.baseVersion, "reason": entry.rejection?.reason ?? NSNull()] as [String: Any]
                 },
-                "conflictIds": conflicts.map { $0.id.uuidString.lowercased() },
+                "conflictIds": conflicts.map { UUIDText.lowercased($0.id) },
+                // As the last `hello` reported them (null before the first sync, or from a daemon older than roles).
+                "role": role?.rawValue ?? NSNull(), "tokenName": tokenName ?? NSNull(),
             ]
             let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .prettyPrinted])
             console.out(String(decoding: data, as: UTF8.self) + "\n")
@@ -212,6 +239,10 @@ extension CommandRunner {
         var text = ""
         text += "server:     \(remote?.server ?? "(none; run `expense remote set`)")\n"
         text += "ledger:     \(remote?.ledger ?? "-")\n"
+        if let role {
+            let name = tokenName.map { " (token \(DisplayText.quoted($0)))" } ?? ""
+            text += "role:       \(role.rawValue)\(name)" + (role.mayWrite ? "" : ": read only, local changes are refused") + "\n"
+        }
         text += "cursor:     \(cursor)\n"
         text += "last sync:  \(lastSync ?? "never")\n"
         if let lastFailure {
@@ -224,7 +255,7 @@ extension CommandRunner {
         if !queue.isEmpty {
             text += "\nChanges not yet synced:\n"
             for entry in queue.prefix(50) {
-                let short = String(entry.id.uuidString.lowercased().prefix(8))
+                let short = String(UUIDText.lowercased(entry.id).prefix(8))
                 let what = entry.type == .delete ? "deleted" : (entry.baseVersion == 0 ? "new" : "modified")
                 var line = "  \(what.padding(toLength: 9, withPad: " ", startingAt: 0)) \(short)"
                 if let fields = fieldNames(entry.fields), entry.type == .put, entry.baseVersion > 0 { line += "  (\(fields))" }
@@ -236,7 +267,7 @@ extension CommandRunner {
         if !conflicts.isEmpty {
             text += "\nConflicts (see `expense conflicts`, settle with `expense resolve ID --mine|--theirs|--edit`):\n"
             for conflict in conflicts {
-                text += "  both changed  \(String(conflict.id.uuidString.lowercased().prefix(8)))  \(conflictKind(conflict))\n"
+                text += "  both changed  \(String(UUIDText.lowercased(conflict.id).prefix(8)))  \(conflictKind(conflict))\n"
             }
         }
         console.out(text)
@@ -263,7 +294,7 @@ extension CommandRunner {
                 if let value = fields.category { mine["category"] = value }
                 if let value = fields.date { mine["date"] = value }
                 if let value = fields.note { mine["note"] = value }
-                return ["id": conflict.id.uuidString.lowercased(), "kind": conflictKind(conflict), "mine": mine,
+                return ["id": UUIDText.lowercased(conflict.id), "kind": conflictKind(conflict), "mine": mine,
                         "theirs": ["amount": theirs.amount, "currency": theirs.currency.code, "category": theirs.category,
                                    "date": theirs.date.description, "note": theirs.note, "version": conflict.theirs.version,
                                    "deleted": conflict.theirs.deleted] as [String: Any]]
@@ -278,7 +309,7 @@ extension CommandRunner {
         }
         var text = ""
         for conflict in conflicts {
-            text += "\(conflict.id.uuidString.lowercased())  \(conflictKind(conflict))\n"
+            text += "\(UUIDText.lowercased(conflict.id))  \(conflictKind(conflict))\n"
             text += "  FIELD     MINE                           THEIRS\n"
             for line in conflict.differences {
                 text += "  " + line.field.padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
@@ -327,7 +358,7 @@ extension CommandRunner {
             resolution = .edit(fields)
         }
         try ledger.resolve(conflict, resolution)
-        console.out(conflict.id.uuidString.lowercased() + "\n")
+        console.out(UUIDText.lowercased(conflict.id) + "\n")
         console.err("Resolved (\(choices[0])); run `expense sync` to send it.")
     }
 }

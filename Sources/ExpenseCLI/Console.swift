@@ -1,5 +1,6 @@
 import CommandLineKit
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,16 +27,12 @@ struct Console {
     /// Writes every byte to `descriptor`, retrying after signals and short writes.
     /// - Returns: `nil` when everything was written, else the `errno` of the failed write.
     static func write(_ descriptor: Int32, _ bytes: [UInt8]) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
+        do throws(SystemCallError) {
+            try writeAll(descriptor, bytes)
+            return nil
+        } catch {
+            return error.errno
         }
-        return nil
     }
 
     /// The message of a failed write to `target` (a file name or "standard output").

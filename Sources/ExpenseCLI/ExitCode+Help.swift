@@ -13,7 +13,7 @@ extension ExitCode {
          74  I/O error (for example an unreadable cache file)
          75  try again later (another `expense sync` runs on this cache)
          76  protocol failure (the daemon refused or answered a request in a way the client cannot use)
-         77  permission denied
+         77  permission denied (a wrong token, a local change on a viewer's cache, a file the system refuses)
         """
     }
 }

@@ -17,8 +17,8 @@ enum ExpenseCommands {
           from LC_ALL, else `expense config set locale`, else LC_MONETARY, else LANG; C, POSIX or none: the plain
           1234567.50 EUR); --json, export and import always use plain decimals and minor units.
         """,
-        subcommands: [add, list, edit, delete, summary, export, importing, config, remote, sync, status, conflicts, resolve,
-                      discard, completion, manual])
+        subcommands: [add, list, edit, delete, summary, stats, report, export, importing, config, remote, sync, status, conflicts, resolve,
+                      discard, budget, recurring, history, log, undo, completion, manual])
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
@@ -97,14 +97,16 @@ enum ExpenseCommands {
     static let config = CommandSpec(
         name: "config", abstract: "Show or change settings.",
         subcommands: [
-            CommandSpec(name: "set", abstract: "Change a setting (currency, locale).",
+            CommandSpec(name: "set", abstract: "Change a setting (currency, locale, timezone).",
                         discussion: """
                           currency: the default currency of `add` and `import`, an ISO 4217 code in any case (eur is EUR).
                           locale: how tables and summaries write money, such as de_DE, en_IN or ja_JP; C or POSIX for the
                           plain form; auto (the default) follows LC_MONETARY and LANG. LC_ALL, when set, wins over it.
+                          timezone: the ledger's time zone, such as Europe/Berlin, synced to every machine: which day is
+                          "today" for budgets; local (the default) uses each machine's own zone.
                         """,
-                        arguments: [ArgumentSpec("key", help: "The setting: currency or locale.",
-                                                 completion: .choices(["currency", "locale"])),
+                        arguments: [ArgumentSpec("key", help: "The setting: currency, locale or timezone.",
+                                                 completion: .choices(["currency", "locale", "timezone"])),
                                     ArgumentSpec("value", help: "The new value, such as EUR or de_DE.")]),
             CommandSpec(name: "get", abstract: "Print one setting, or every setting as `key value` lines.",
                         arguments: [ArgumentSpec("key", help: "The setting: currency or locale.", optional: true,
@@ -115,8 +117,19 @@ enum ExpenseCommands {
         name: "remote", abstract: "Show or set the daemon this copy syncs with.",
         subcommands: [
             CommandSpec(name: "set", abstract: "Set the daemon, the ledger and its token (stored in $EXPENSE_HOME, token mode 0600).",
-                        arguments: [ArgumentSpec("server", help: "The daemon's HOST:PORT.")],
+                        discussion: """
+                          tls://HOST:PORT verifies the daemon fully: a chain to the system's CAs (/etc/ssl/certs) or
+                          --ca FILE, and HOST in the certificate. For a self-signed daemon pass --pin sha256:HEX (what
+                          `expensed tls init` printed) or --trust-first (the first certificate seen is pinned, as ssh's
+                          known_hosts; a different one later is refused, exit 77). Plain HOST:PORT is plaintext: only to
+                          a loopback address unless --insecure-plaintext. There is never a fallback to plaintext.
+                        """,
+                        arguments: [ArgumentSpec("server", help: "The daemon's tls://HOST:PORT (or HOST:PORT: plaintext).")],
                         options: [.option("ledger", value: "name", help: "The ledger's name on the daemon.", required: true),
+                                  .option("ca", value: "file", help: "Trust the CA certificates in this PEM file instead of the system's."),
+                                  .option("pin", value: "sha256:hex", help: "Accept only the certificate with this SHA-256 fingerprint."),
+                                  .flag("trust-first", help: "Pin the certificate of the first successful connection."),
+                                  .flag("insecure-plaintext", help: "Allow plaintext HOST:PORT to an address that is not loopback."),
                                   .option("token-file", value: "file", help: "Read the ledger's token from this file."),
                                   .option("token", value: "token", help: "The ledger's token (prefer --token-file: a command line is visible to others).")],
                         exclusiveGroups: [.exactlyOne("token-file", "token")]),
@@ -145,6 +158,11 @@ enum ExpenseCommands {
 
     static let status = CommandSpec(
         name: "status", abstract: "Show the remote, the last sync (or why it failed), pending changes and open conflicts.",
+        discussion: """
+          Also the token's role as the last sync's `hello` reported it (owner, editor or viewer; JSON `role` and
+          `tokenName`, null before the first sync). A viewer's cache refuses add, edit, delete, import and
+          resolve --mine|--edit with exit 77 (`forbidden`), before anything is queued.
+        """,
         options: [.flag("json", help: "Print JSON.")])
 
     static let conflicts = CommandSpec(
@@ -191,7 +209,7 @@ enum ExpenseCommands {
 
         ENVIRONMENT:
           EXPENSE_HOME    the directory of the local cache (default: ~/.expense)
-          EXPENSE_SERVER  the daemon's HOST:PORT (overrides `expense remote set`)
+          EXPENSE_SERVER  the daemon's tls://HOST:PORT or HOST:PORT (overrides `expense remote set`)
           EXPENSE_LEDGER  the ledger's name on the daemon
           EXPENSE_TOKEN   the ledger's token
           EXPENSE_CHART   `always` draws summary charts even when standard output is not a terminal

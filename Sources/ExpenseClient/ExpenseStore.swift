@@ -131,6 +131,6 @@ extension ExpenseStore {
 
     /// The client's UUID.
     package func clientId() throws -> UUID? {
-        try metaValue(.clientId).flatMap(UUID.init(uuidString:))
+        try metaValue(.clientId).flatMap { UUIDText.parse($0) }
     }
 }

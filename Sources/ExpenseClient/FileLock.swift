@@ -1,4 +1,5 @@
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,12 +62,15 @@ final class FileLock {
     /// no write access), for writing a note into it such as the holder's process id.
     func fileDescriptor() throws -> Int32 {
         if descriptor >= 0 { return descriptor }
-        var opened = Self.retryingEINTR { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
-        if opened < 0, errno == EACCES || errno == EROFS {
-            opened = Self.retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
-        }
-        guard opened >= 0 else {
-            throw StoreError.failure(errno, path: path, needed: "to create and lock it (its directory must be writable)", otherwise: {
+        let opened: Int32
+        do throws(SystemCallError) {
+            do throws(SystemCallError) {
+                opened = try syscall(where: "open") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+            } catch where error.errno == EACCES || error.errno == EROFS {
+                opened = try syscall(where: "open") { open(path, O_RDONLY | O_CLOEXEC) }
+            }
+        } catch {
+            throw StoreError.failure(error.errno, path: path, needed: "to create and lock it (its directory must be writable)", otherwise: {
                 .writeFailed(path: $0, reason: "cannot open the lock file: \($1)")
             })
         }
@@ -77,21 +81,17 @@ final class FileLock {
     @discardableResult
     private func acquire(blocking: Bool) throws -> Bool {
         let descriptor = try fileDescriptor()
-        let result = Self.retryingEINTR { flock(descriptor, LOCK_EX | (blocking ? 0 : LOCK_NB)) }
-        if result == 0 { return true }
-        if !blocking, errno == EWOULDBLOCK { return false }
-        throw StoreError.writeFailed(path: path, reason: "cannot lock: \(String(cString: strerror(errno)))")
+        do throws(SystemCallError) {
+            switch try syscall(blocking: blocking, where: "flock", { flock(descriptor, LOCK_EX | (blocking ? 0 : LOCK_NB)) }) {
+            case .processed: return true
+            case .wouldBlock: return false
+            }
+        } catch {
+            throw StoreError.writeFailed(path: path, reason: "cannot lock: \(error.reason)")
+        }
     }
 
     private func release() {
         if descriptor >= 0 { _ = flock(descriptor, LOCK_UN) }
-    }
-
-    /// Repeats a system call interrupted by a signal.
-    private static func retryingEINTR(_ call: () -> Int32) -> Int32 {
-        while true {
-            let result = call()
-            if result >= 0 || errno != EINTR { return result }
-        }
     }
 }

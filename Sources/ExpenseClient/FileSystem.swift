@@ -1,4 +1,5 @@
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,21 +8,12 @@ import Glibc
 enum FileSystem {
     /// Creates `path` (and its parents) with mode 0700 if it does not exist.
     static func ensureDirectory(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw StoreError.unreadable(path: path, reason: "it is not a directory")
-            }
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            // Foundation's error text is for developers (NSCocoaErrorDomain …): say what the system said, for people.
-            let made = mkdir(path, 0o700) == 0 ? 0 : errno
-            if made == 0 || made == EEXIST { return }
-            throw StoreError.failure(made, path: path, needed: "to create it (its parent must be writable)", otherwise: {
+        do throws(PrivateDirectory.Failure) {
+            try PrivateDirectory.make(path)
+        } catch .notADirectory(let place) {
+            throw StoreError.unreadable(path: place, reason: "it is not a directory")
+        } catch .failed(_, let error) {
+            throw StoreError.failure(error.errno, path: path, needed: "to create it (its parent must be writable)", otherwise: {
                 .writeFailed(path: $0, reason: "cannot create the directory: \($1)")
             })
         }
@@ -41,36 +33,14 @@ enum FileSystem {
     /// Replaces `path` with `data` atomically and durably: write a temporary file beside it (mode 0600),
     /// fsync it, rename it over `path`, then fsync the directory so the rename itself survives a crash.
     /// A reader sees the old file or the new one, never half of one.
+    /// (``AtomicFile``, the one atomic replacement, with the store's errors.)
     static func writeAtomically(_ data: Data, to path: String) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure(path) }
-        var ok = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if written < 0 { if errno == EINTR { continue }; return false }
-                offset += written
-            }
-            return true
+        do {
+            try AtomicFile.write(data, to: path)
+        } catch let failure as AtomicFile.Failure {
+            throw StoreError.failure(failure.errno, path: failure.path, needed: "to write it and create files in its directory",
+                                     otherwise: StoreError.writeFailed)
         }
-        ok = ok && fsync(descriptor) == 0
-        let error = failure(path)
-        close(descriptor)
-        guard ok, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw ok ? failure(path) : error
-        }
-        let directory = (path as NSString).deletingLastPathComponent
-        let directoryDescriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            defer { close(directoryDescriptor) }
-            guard fsync(directoryDescriptor) == 0 else { throw failure(directory) }
-        }
-    }
-
-    private static func failure(_ path: String) -> StoreError {
-        StoreError.failure(errno, path: path, needed: "to write it and create files in its directory", otherwise: StoreError.writeFailed)
     }
 }
 
@@ -121,10 +91,11 @@ extension FileSystem {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var offset: off_t = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StoreError.unreadable(path: path, reason: String(cString: strerror(errno)))
+            let count: Int
+            do throws(SystemCallError) {
+                count = try syscall(where: "pread") { buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) } }
+            } catch {
+                throw StoreError.unreadable(path: path, reason: error.reason)
             }
             if count == 0 { return data }
             data.append(contentsOf: buffer[0..<count])

@@ -28,13 +28,8 @@ package enum ImportIdentity {
         return nameBased(namespace: namespace, name: name)
     }
 
-    /// RFC 9562 §5.5: SHA-1 of the namespace's 16 bytes and the name; version 5, variant 10.
+    /// RFC 9562 §5.5 (``NameBasedUUID``).
     package static func nameBased(namespace: UUID, name: [UInt8]) -> UUID {
-        let space = withUnsafeBytes(of: namespace.uuid) { Array($0) }
-        var hash = SHA1.digest(space + name)
-        hash[6] = hash[6] & 0x0F | 0x50
-        hash[8] = hash[8] & 0x3F | 0x80
-        return UUID(uuid: (hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7],
-                           hash[8], hash[9], hash[10], hash[11], hash[12], hash[13], hash[14], hash[15]))
+        NameBasedUUID.make(namespace: namespace, name: name)
     }
 }

@@ -142,7 +142,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
             pending: state.pending.map { mutation in
                 let fields = mutation.fields
                 return MutationEntry(mutationId: mutation.mutationId, type: mutation.type.rawValue,
-                                     id: mutation.id.uuidString.lowercased(), baseVersion: mutation.baseVersion,
+                                     id: UUIDText.lowercased(mutation.id), baseVersion: mutation.baseVersion,
                                      amount: fields.amount, currency: fields.currency, category: fields.category,
                                      date: fields.date, note: fields.note, position: mutation.position,
                                      state: mutation.state.rawValue, rejectReason: mutation.rejection?.reason,
@@ -154,7 +154,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
                 Self.entry($0.expense, version: $0.version, deleted: $0.deleted, order: 0, seq: $0.seq)
             },
             conflicts: state.conflicts.map {
-                ConflictEntry(id: $0.id.uuidString.lowercased(), mine: $0.mine.rawValue, mineBaseVersion: $0.mineBaseVersion,
+                ConflictEntry(id: UUIDText.lowercased($0.id), mine: $0.mine.rawValue, mineBaseVersion: $0.mineBaseVersion,
                               mineFields: Fields($0.mineFields),
                               theirs: Self.entry($0.theirs.expense, version: $0.theirs.version, deleted: $0.theirs.deleted,
                                                  order: 0, seq: $0.theirs.seq))

@@ -21,17 +21,18 @@ extension LocalLedger {
         guard UUIDText.isPossiblePrefix(prefix) else { throw ValidationError.invalidId(prefix) }
         let wanted = prefix.lowercased()
         guard wanted.count >= Self.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
-        let found = try store.conflicts().filter { $0.id.uuidString.lowercased().hasPrefix(wanted) }
+        let found = try store.conflicts().filter { UUIDText.lowercased($0.id).hasPrefix(wanted) }
         switch found.count {
         case 0: throw StoreError.noConflict(prefix)
         case 1: return found[0]
-        default: throw StoreError.ambiguousId(prefix, matches: found.map { String($0.id.uuidString.lowercased().prefix(8)) })
+        default: throw StoreError.ambiguousId(prefix, matches: found.map { String(UUIDText.lowercased($0.id).prefix(8)) })
         }
     }
 
     /// Settles `conflict`: queues what the resolution needs (sent by the next sync) and closes the conflict.
     /// - Throws: ``ExpenseCore/ValidationError`` for `--edit` fields, ``StoreError``.
     package func resolve(_ conflict: Conflict, _ resolution: Resolution) throws {
+        if case .theirs = resolution {} else { try ensureWritable() }  // taking theirs queues nothing
         try store.write { transaction in
             let theirs = try transaction.serverCopy(id: conflict.id) ?? conflict.theirs
             var change: PendingMutation?

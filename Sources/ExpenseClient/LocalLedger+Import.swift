@@ -26,7 +26,8 @@ extension LocalLedger {
     ///   total past `Int64.max` (nothing is stored), ``StoreError``.
     @discardableResult
     package func importRows(_ rows: [ImportRow], dryRun: Bool = false) throws -> ImportOutcome {
-        try store.write { transaction in
+        if !dryRun { try ensureWritable() }
+        return try store.write { transaction in
             var outcome = ImportOutcome()
             for row in rows {
                 guard let stored = try transaction.record(id: row.expense.id) else { outcome.new.append(row); continue }

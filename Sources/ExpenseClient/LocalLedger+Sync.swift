@@ -19,25 +19,27 @@ extension LocalLedger {
             if try transaction.metaValue(.ledgerCurrency) != hello.currency.code {
                 try transaction.setMetaValue(hello.currency.code, for: .ledgerCurrency)
             }
+            if try transaction.metaValue(.tokenRole) != hello.role?.rawValue {
+                try transaction.setMetaValue(hello.role?.rawValue, for: .tokenRole)
+            }
+            if try transaction.metaValue(.tokenName) != hello.tokenName {
+                try transaction.setMetaValue(hello.tokenName, for: .tokenName)
+            }
             try renumber(hello.lastMutationId, in: transaction)
         }
     }
 
     private func renumber(_ lastMutationId: Int64, in transaction: any StoreTransaction) throws {
-        var position: Int64 = 0
-        while true {
-            let page = try transaction.pending(after: position, limit: 1000)
-            guard let lastEntry = page.last else { break }
-            position = lastEntry.position
-            for var entry in page where entry.state == .sent || entry.state == .unknown {
-                if let id = entry.mutationId, id <= lastMutationId {
-                    entry.state = .unknown
-                } else {
-                    entry.state = .unsent
-                    entry.mutationId = nil
-                }
-                try transaction.updatePending(entry)
+        try transaction.forEachPending { entry in
+            guard entry.state == .sent || entry.state == .unknown else { return true }
+            var entry = entry
+            if let id = entry.mutationId, id <= lastMutationId {
+                entry.answerLost()
+            } else {
+                entry.reopen()
             }
+            try transaction.updatePending(entry)
+            return true
         }
         try transaction.setMetaValue(String(lastMutationId), for: .lastMutationId)
     }
@@ -59,33 +61,26 @@ extension LocalLedger {
             var seen = Set<UUID>()
             var batch: [PendingMutation] = []
             var lineBytes = PushRequest.envelopeBytes
-            var position: Int64 = 0
-            scan: while batch.count < limit {
-                let page = try transaction.pending(after: position, limit: 1000)
-                guard let lastEntry = page.last else { break }
-                position = lastEntry.position
-                for var entry in page {
-                    guard seen.insert(entry.id).inserted else { continue }
-                    guard entry.state == .unsent || (entry.state == .rejected && entry.rejection?.isTooLarge == true) else { continue }
-                    let bytes = PushRequest.encodedBytes(of: entry.mutation(mutationId: nextId))
-                    if PushRequest.envelopeBytes + bytes > maximumLineLength {
-                        if entry.state != .rejected {
-                            entry.state = .rejected
-                            entry.rejection = .tooLarge(bytes: PushRequest.envelopeBytes + bytes, limit: maximumLineLength)
-                            try transaction.updatePending(entry)
-                        }
-                        continue
+            guard limit > 0 else { return [] }
+            try transaction.forEachPending { entry in
+                guard seen.insert(entry.id).inserted else { return true }
+                guard entry.state == .unsent || (entry.state == .rejected && entry.rejection?.isTooLarge == true) else { return true }
+                var entry = entry
+                let bytes = PushRequest.encodedBytes(of: entry.mutation(mutationId: nextId))
+                if PushRequest.envelopeBytes + bytes > maximumLineLength {
+                    if entry.state != .rejected {
+                        entry.reject(.tooLarge(bytes: PushRequest.envelopeBytes + bytes, limit: maximumLineLength))
+                        try transaction.updatePending(entry)
                     }
-                    if lineBytes + bytes > maximumLineLength { break scan }
-                    lineBytes += bytes
-                    entry.mutationId = nextId
-                    entry.state = .sent
-                    entry.rejection = nil
-                    nextId += 1
-                    try transaction.updatePending(entry)
-                    batch.append(entry)
-                    if batch.count == limit { break scan }
+                    return true
                 }
+                if lineBytes + bytes > maximumLineLength { return false }
+                lineBytes += bytes
+                entry.send(as: nextId)
+                nextId += 1
+                try transaction.updatePending(entry)
+                batch.append(entry)
+                return batch.count < limit
             }
             if !batch.isEmpty { try transaction.setMetaValue(String(nextId - 1), for: .lastMutationId) }
             return batch
@@ -98,15 +93,10 @@ extension LocalLedger {
     package func unanswered(after position: Int64, limit: Int = PushRequest.maximumMutations) throws -> [PendingMutation] {
         try store.write { transaction in
             var found: [PendingMutation] = []
-            var position = position
-            while found.count < limit {
-                let page = try transaction.pending(after: position, limit: 1000)
-                guard let lastEntry = page.last else { break }
-                position = lastEntry.position
-                for entry in page where entry.state == .unknown && entry.mutationId != nil {
-                    found.append(entry)
-                    if found.count == limit { break }
-                }
+            guard limit > 0 else { return found }
+            try transaction.forEachPending(after: position) { entry in
+                if entry.state == .unknown && entry.mutationId != nil { found.append(entry) }
+                return found.count < limit
             }
             return found
         }
@@ -137,7 +127,7 @@ extension LocalLedger {
                     try transaction.removePending(position: entry.position)
                     let copy = try transaction.serverCopy(id: entry.id)
                     if (copy?.version ?? 0) <= version {
-                        var draft = copy?.expense.draft ?? ExpenseDraft(id: entry.id.uuidString.lowercased())
+                        var draft = copy?.expense.draft ?? ExpenseDraft(id: UUIDText.lowercased(entry.id))
                         if entry.type == .put { draft = draft.merging(entry.fields) }
                         if let expense = try? ExpenseValidator.validateStored(draft) {
                             try transaction.putServerCopy(Record(expense: expense, version: version, seq: max(seq, copy?.seq ?? 0),
@@ -145,9 +135,10 @@ extension LocalLedger {
                         }
                     }
                     try rebase(after: entry, to: version, applied: true, in: transaction)
-                case .duplicate:
-                    // Consumed, but the daemon no longer keeps its outcome: settled against the pull.
-                    entry.state = .unknown
+                case .duplicate, .dataConflict:
+                    // Consumed, but the daemon no longer keeps its outcome: settled against the pull. (A conflict
+                    // with a budget, rule or setting never answers an expense's change; if one did, the pull settles it.)
+                    entry.answerLost()
                     try transaction.updatePending(entry)
                 case .conflict(let current):
                     try transaction.removePending(position: entry.position)
@@ -173,8 +164,7 @@ extension LocalLedger {
                 case .rejected(let rejection):
                     if rejection.reason == "mutation_gap" {
                         outcome.gap = true
-                        entry.state = .unsent
-                        entry.mutationId = nil
+                        entry.reopen()
                         try transaction.updatePending(entry)
                     } else {
                         // A later change of the expense (the newest intent) goes out in its place, folded in;
@@ -182,12 +172,9 @@ extension LocalLedger {
                         var folded = try foldLater(into: entry, in: transaction)
                         if folded == entry {
                             outcome.rejected += 1
-                            folded.state = .rejected
-                            folded.rejection = rejection
+                            folded.reject(rejection)
                         } else {
-                            folded.state = .unsent
-                            folded.mutationId = nil
-                            folded.rejection = nil
+                            folded.reopen()
                         }
                         try transaction.updatePending(folded)
                     }
@@ -274,7 +261,9 @@ extension LocalLedger {
             var fromOthers = 0
             for record in changes {
                 let copy = try transaction.serverCopy(id: record.expense.id)
-                if let copy, copy.version > record.version { continue }
+                // Older than the copy held. Within a history a later seq is always newer: an id whose tombstone a
+                // compaction purged starts again at version 1 with a higher seq (Protocol.md §5.9).
+                if let copy, copy.version > record.version, copy.seq >= record.seq { continue }
                 if !produced.contains(record.seq) { fromOthers += 1 }
                 try transaction.putServerCopy(record)
                 if var conflict = try transaction.conflict(id: record.expense.id) {
@@ -298,12 +287,8 @@ extension LocalLedger {
     /// is never dropped silently.
     package func settleUnknown() throws {
         try store.write { transaction in
-            var position: Int64 = 0
-            while true {
-                let page = try transaction.pending(after: position, limit: 1000)
-                guard let lastEntry = page.last else { break }
-                position = lastEntry.position
-                for entry in page where entry.state == .unknown {
+            try transaction.forEachPending { entry in
+                if entry.state == .unknown {
                     let copy = try transaction.serverCopy(id: entry.id)
                     if let copy, Self.holds(copy, entry) {
                         try transaction.removePending(position: entry.position)
@@ -311,13 +296,12 @@ extension LocalLedger {
                     } else {
                         // Sent again as the newest local intent: later changes of the expense fold into it.
                         var again = try foldLater(into: entry, in: transaction)
-                        again.state = .unsent
-                        again.mutationId = nil
-                        again.rejection = nil
+                        again.reopen()
                         try transaction.updatePending(again)
                     }
                     try refresh(entry.id, in: transaction)
                 }
+                return true
             }
         }
     }

@@ -66,7 +66,7 @@ package final class LocalLedger {
     package func add(_ drafts: [ExpenseDraft]) throws -> [Expense] {
         let expenses = try drafts.map { draft in
             var draft = draft
-            if draft.id == nil { draft.id = UUID().uuidString.lowercased() }
+            if draft.id == nil { draft.id = UUIDText.lowercased(UUID()) }
             return try ExpenseValidator.validate(draft)
         }
         try insert(expenses)
@@ -76,6 +76,7 @@ package final class LocalLedger {
     /// Stores already-validated new expenses in one transaction, each with a queued `put`.
     /// - Throws: ``LedgerLimitError/totalOverflow(currency:)`` (nothing stored), ``StoreError``.
     package func insert(_ expenses: [Expense]) throws {
+        try ensureWritable()
         try store.write { transaction in try insert(expenses, in: transaction) }
     }
 
@@ -110,14 +111,22 @@ package final class LocalLedger {
     /// - Throws: ``ExpenseCore/ValidationError``, ``StoreError``.
     @discardableResult
     package func edit(_ record: LocalRecord, changes: ExpenseDraft) throws -> Expense {
+        try edit(record, changes: changes) { _, _ in }
+    }
+
+    /// ``edit(_:changes:)`` that also runs `alongside` (with the edited expense) in the change's transaction.
+    func edit(_ record: LocalRecord, changes: ExpenseDraft,
+              alongside: (_ updated: Expense, _ transaction: any StoreTransaction) throws -> Void) throws -> Expense {
         var changes = changes
         changes.id = nil
         let updated = try ExpenseValidator.validate(record.expense.draft.merging(changes))
         let changed = Self.difference(from: record.expense, to: updated)
         guard changed != ExpenseDraft() else { return record.expense }
+        try ensureWritable()
         if changed.amount != nil || changed.currency != nil { try checkTotals(adding: [updated], removing: record.expense) }
         try store.write { transaction in
             try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)
+            try alongside(updated, transaction)
         }
         return updated
     }
@@ -125,9 +134,33 @@ package final class LocalLedger {
     /// Marks `record` deleted and queues a `delete` (or, for an expense the daemon never saw, forgets its
     /// queued creation).
     package func delete(_ record: LocalRecord) throws {
+        try delete(record) { _ in }
+    }
+
+    /// ``delete(_:)`` that also runs `alongside` in the change's transaction.
+    func delete(_ record: LocalRecord, alongside: (any StoreTransaction) throws -> Void) throws {
+        try ensureWritable()
         try store.write { transaction in
             try stage(PendingMutation(type: .delete, id: record.id, baseVersion: 0), in: transaction)
+            try alongside(transaction)
         }
+    }
+
+    /// The role of the cache's token as the last `hello` reported it (`nil`: not synced yet, or a daemon older
+    /// than roles).
+    package func tokenRole() throws -> TokenRole? {
+        try store.metaValue(.tokenRole).flatMap(TokenRole.init(rawValue:))
+    }
+
+    /// The name of the cache's token as the last `hello` reported it.
+    package func tokenName() throws -> String? { try store.metaValue(.tokenName) }
+
+    /// Refuses a local change on a viewer's cache before anything is stored or queued (its push would be
+    /// −32006 `forbidden`): every command that queues a change (add, edit, delete, import, resolve) passes here.
+    /// - Throws: ``ReadOnlyLedgerError``.
+    package func ensureWritable() throws {
+        guard let role = try tokenRole(), !role.mayWrite else { return }
+        throw ReadOnlyLedgerError(tokenName: try tokenName())
     }
 
     /// The live expenses passing `filter`, by date.
@@ -210,15 +243,12 @@ package final class LocalLedger {
             case (.delete, .delete):
                 break
             }
-            last.state = .unsent
-            last.rejection = nil
-            last.mutationId = nil
+            last.reopen()
             try transaction.updatePending(last)
         } else {
             var entry = change
             entry.position = 0
-            entry.mutationId = nil
-            entry.state = .unsent
+            entry.reopen()
             entry.baseVersion = try entries.last?.baseVersion ?? transaction.serverCopy(id: change.id)?.version ?? 0
             try transaction.appendPending(entry)
         }
@@ -232,7 +262,7 @@ package final class LocalLedger {
         let copy = try transaction.serverCopy(id: id)
         let entries = try transaction.pending(for: id)
         let existing = try transaction.record(id: id)
-        var draft = copy?.expense.draft ?? existing?.expense.draft ?? ExpenseDraft(id: id.uuidString.lowercased())
+        var draft = copy?.expense.draft ?? existing?.expense.draft ?? ExpenseDraft(id: UUIDText.lowercased(id))
         var deleted = copy?.deleted ?? (entries.isEmpty ? true : false)
         for entry in entries {
             switch entry.type {

@@ -26,8 +26,10 @@ package struct PendingMutation: Hashable, Sendable {
     /// Queue order, given by the store (0 before the entry is stored).
     package var position: Int64
     /// Per client, from 1, consecutive: the daemon's exactly-once key; `nil` while unsent.
-    package var mutationId: Int64?
-    package var state: State
+    /// Changed only by the transitions at the end of this type.
+    package private(set) var mutationId: Int64?
+    /// Changed only by the transitions below.
+    package private(set) var state: State
     package var type: MutationType
     /// The expense it changes.
     package var id: UUID
@@ -36,8 +38,8 @@ package struct PendingMutation: Hashable, Sendable {
     /// For `put`: only the fields that changed (`nil` fields did not); `id` is always `nil` here.
     /// For `delete`: empty.
     package var fields: ExpenseDraft
-    /// Why the daemon rejected it (state ``State/rejected``).
-    package var rejection: MutationRejection?
+    /// Why the daemon rejected it (state ``State/rejected``). Changed only by the transitions below.
+    package private(set) var rejection: MutationRejection?
 
     package init(position: Int64 = 0, mutationId: Int64? = nil, state: State = .unsent, type: MutationType, id: UUID,
                  baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft(), rejection: MutationRejection? = nil) {
@@ -55,5 +57,42 @@ package struct PendingMutation: Hashable, Sendable {
     package func mutation(mutationId: Int64) -> Mutation {
         Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion,
                  fields: type == .put ? ExpenseFields.json(from: fields) : nil)
+    }
+
+    // MARK: Transitions (the entry's life cycle, in one place)
+    //
+    //   unsent --send(as:)--> sent --answerLost()--> unknown
+    //   unsent --reject(_:)--> rejected (too large: never numbered) --send(as:)--> sent (it fits now)
+    //   sent --reject(_:)--> rejected;  any --reopen()--> unsent (mutationId and rejection dropped)
+    // An applied or conflicting answer removes the entry from the queue: no state.
+
+    /// Numbers the entry `mutationId` and marks it sent (persisted before the push is written to the socket).
+    /// - Important: only an unsent entry, or one rejected as too large (never numbered), is sent.
+    package mutating func send(as mutationId: Int64) {
+        assert(state == .unsent || (state == .rejected && rejection?.isTooLarge == true), "send from \(state)")
+        self.mutationId = mutationId
+        state = .sent
+        rejection = nil
+    }
+
+    /// The daemon consumed the entry's id but its answer is lost (a `duplicate` without outcome, or `hello`'s
+    /// `lastMutationId` covers it): settled against the pull.
+    package mutating func answerLost() {
+        assert(mutationId != nil && (state == .sent || state == .unknown), "answer lost from \(state)")
+        state = .unknown
+    }
+
+    /// Rejected (by the daemon, or here before numbering when it is too large to send); kept and shown.
+    package mutating func reject(_ rejection: MutationRejection) {
+        state = .rejected
+        self.rejection = rejection
+    }
+
+    /// Back to unsent, without a number or a rejection: it goes out again as the newest local intent (a
+    /// `mutation_gap`, a later change folded in, a number the daemon never saw).
+    package mutating func reopen() {
+        state = .unsent
+        mutationId = nil
+        rejection = nil
     }
 }

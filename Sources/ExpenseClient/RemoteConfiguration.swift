@@ -9,11 +9,17 @@ package struct RemoteConfiguration: Hashable, Sendable {
     package var server: String
     package var ledger: String
     package var token: String
+    /// TLS settings (`tls://` servers), see ``RemoteTLS``.
+    package var tls: RemoteTLS
+    /// Where `--trust-first` records the first fingerprint seen (`$EXPENSE_HOME/remote-tls`); `nil`: nowhere.
+    package var tlsSettingsPath: String?
 
-    package init(server: String, ledger: String, token: String) {
+    package init(server: String, ledger: String, token: String, tls: RemoteTLS = RemoteTLS(), tlsSettingsPath: String? = nil) {
         self.server = server
         self.ledger = ledger
         self.token = token
+        self.tls = tls
+        self.tlsSettingsPath = tlsSettingsPath
     }
 
     /// `server/ledger`: what the pulled state belongs to.
@@ -31,7 +37,9 @@ package struct RemoteConfiguration: Hashable, Sendable {
               let ledger = try env("EXPENSE_LEDGER") ?? store?.metaValue(.ledger),
               let token = env("EXPENSE_TOKEN") ?? readToken(home: home)
         else { return nil }
-        return RemoteConfiguration(server: server, ledger: ledger, token: token)
+        return RemoteConfiguration(server: server, ledger: ledger, token: token,
+                                   tls: RemoteTLS.load(home: home, environment: environment),
+                                   tlsSettingsPath: RemoteTLS.path(in: home))
     }
 
     /// The stored token, without its trailing line end.

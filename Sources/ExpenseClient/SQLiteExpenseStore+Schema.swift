@@ -156,6 +156,8 @@ extension SQLiteExpenseStore {
                     count = count + 1;
         END;
         """,
+        // 8: budgets, recurring rules and settings (Protocol.md §10; LedgerDataCache.swift).
+        LedgerDataCache.migration,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

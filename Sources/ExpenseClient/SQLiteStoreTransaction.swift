@@ -103,7 +103,8 @@ final class SQLiteStoreTransaction: StoreTransaction {
     }
 
     /// The record becomes the expense row itself (with its `seq`), replacing a server_copy row of a version no
-    /// higher; a stored copy of a higher version wins and nothing changes.
+    /// higher; a stored copy of a higher version (and no lower seq: an id recreated after a compaction purged its
+    /// tombstone starts again at version 1, Protocol.md §5.9) wins and nothing changes.
     func putSettled(_ record: Record) throws {
         if bulkLoading {
             try putSettled([record])
@@ -112,9 +113,9 @@ final class SQLiteStoreTransaction: StoreTransaction {
         var values: [SQLiteValue] = []
         Self.appendSettledValues(of: record, to: &values)
         let newer = try connection.cached("""
-            SELECT EXISTS (SELECT 1 FROM server_copy WHERE id = ?1 AND version > ?2)
-                OR EXISTS (SELECT 1 FROM expense WHERE id = ?1 AND seq IS NOT NULL AND base_version > ?2)
-            """).first([values[0], values[6]]) { $0.int64(0) != 0 } ?? false
+            SELECT EXISTS (SELECT 1 FROM server_copy WHERE id = ?1 AND version > ?2 AND seq >= ?3)
+                OR EXISTS (SELECT 1 FROM expense WHERE id = ?1 AND seq IS NOT NULL AND base_version > ?2 AND seq >= ?3)
+            """).first([values[0], values[6], values[8]]) { $0.int64(0) != 0 } ?? false
         guard !newer else { return }  // a newer copy is stored: the local view follows it already
         try connection.cached("DELETE FROM server_copy WHERE id = ?1").run([values[0]])
         try connection.cached("""

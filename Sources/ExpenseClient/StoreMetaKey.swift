@@ -18,6 +18,11 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// The currency of the ledger this cache syncs with (`hello`'s `currency`), recorded by each sync: the default
     /// currency when the person set none.
     case ledgerCurrency = "ledger_currency"
+    /// The role of the cache's token (`owner`, `editor`, `viewer`) as the last `hello` reported it; absent
+    /// before the first sync and with a daemon older than roles. A `viewer` cache refuses local changes.
+    case tokenRole = "token_role"
+    /// The name of the cache's token as the last `hello` reported it.
+    case tokenName = "token_name"
     /// `HOST:PORT` of the daemon (`expense remote set`).
     case server
     /// The ledger name on the daemon.
@@ -36,4 +41,6 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// Set while a first sync appends into an empty cache with its indexes dropped (SQLite store); an open
     /// store that finds it set (the sync was interrupted) rebuilds the indexes first.
     case bulkLoad = "bulk_load"
+    /// This machine's journal of its latest local commands, for `expense undo --last` (`LocalLedger+Journal.swift`).
+    case undoJournal = "undo_journal"
 }

@@ -27,7 +27,7 @@ struct StoreState: Sendable, Equatable {
     /// A fresh state with a new client id.
     static func fresh() -> StoreState {
         var state = StoreState()
-        state.meta[.clientId] = UUID().uuidString.lowercased()
+        state.meta[.clientId] = UUIDText.lowercased(UUID())
         return state
     }
 
@@ -79,7 +79,8 @@ final class StateTransaction: StoreTransaction {
     func isSettled() throws -> Bool { state.pending.isEmpty && state.conflicts.isEmpty }
 
     func putSettled(_ record: Record) throws {
-        if let copy = state.serverCopies[record.expense.id], copy.version > record.version { return }
+        // A later seq is newer whatever the version (an id recreated after a purge, Protocol.md §5.9).
+        if let copy = state.serverCopies[record.expense.id], copy.version > record.version, copy.seq >= record.seq { return }
         state.serverCopies[record.expense.id] = record
         try putRecord(LocalRecord(expense: record.expense, baseVersion: record.version, deleted: record.deleted))
     }

@@ -25,23 +25,33 @@ package final class SyncConnection {
     ///   ``SyncError/unanswered(_:)`` (connected, but no answer to `hello` within the time),
     ///   ``SyncError/unauthorized(_:)``, ``SyncError/protocolError(_:)``.
     package init(remote: RemoteConfiguration, clientId: UUID, clientName: String?,
-                 timeout: Duration = .seconds(30), connectTimeout: Duration = SyncConnection.defaultConnectTimeout) throws(SyncError) {
+                 timeout: Duration = .seconds(30), connectTimeout: Duration = SyncConnection.defaultConnectTimeout,
+                 kinds: [RecordKind] = []) throws(SyncError) {
         let address: SocketAddress
-        do { address = try SocketAddress(parsing: remote.server) } catch {
-            throw .notConfigured("the server address '\(remote.server)' is not HOST:PORT (\(error))")
+        do { address = try SocketAddress(parsing: RemoteTLS.split(remote.server).address) } catch {
+            throw .notConfigured("the server address '\(remote.server)' is not HOST:PORT or tls://HOST:PORT (\(error))")
         }
+        let tls = try remote.tls.transport(for: remote.server, address: address)
         let clock = ContinuousClock()
         let deadline = clock.now + connectTimeout
         do {
-            connection = try LineConnection(connectingTo: address, timeout: connectTimeout)
+            connection = try LineConnection(connectingTo: address, timeout: connectTimeout, tls: tls)
+        } catch .tls(let error) {
+            throw .tlsRejected(code: error.code, message: "\(remote.server): \(error)")
         } catch {
             throw .unreachable("cannot reach the server at \(remote.server): \(error)")
+        }
+        if tls?.verification == .recordFingerprint, let seen = connection.peerCertificateFingerprint, let path = remote.tlsSettingsPath {
+            // Trust on first use: from now on this certificate is pinned, and another one is a hard error.
+            var pinned = remote.tls
+            pinned.pin = seen
+            try? pinned.save(path: path)
         }
         self.timeout = max(clock.now.duration(to: deadline), .milliseconds(1))
         hello = HelloResult(protocolVersion: 0, server: "", ledger: "", currency: .usd, cursor: 0, lastMutationId: 0)
         do {
             hello = try call(HelloParams(protocolVersion: ProtocolVersion.current, ledger: remote.ledger, token: remote.token,
-                                         clientId: clientId, clientName: clientName))
+                                         clientId: clientId, clientName: clientName, kinds: kinds))
         } catch .unreachable(let text) where text == Self.timedOutText {
             connection.close()
             throw .unanswered("the server at \(remote.server) accepted the connection but did not answer hello within "

@@ -37,6 +37,9 @@ package struct SyncEngine {
         package var pending = 0
         /// The pull cursor after the sync.
         package var cursor: Int64 = 0
+        /// What the budget, rule and setting sync did (`LedgerDataSync`); `nil` when it did not run (a JSON cache,
+        /// or a daemon that does not serve the kinds).
+        package var data: LedgerDataSync.Report?
 
         package init() {}
     }
@@ -88,6 +91,8 @@ package struct SyncEngine {
                 let connection = try connect()
                 defer { connection.close() }
                 try run(on: connection, report: &report)
+                // Only a daemon that says it serves the kinds gets the second connection (Protocol.md §10.1).
+                if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) { try syncData(report: &report) }
             }
         } catch SyncError.protocolError(let text) {
             // Kept for `expense status` (a later successful sync clears it); the queue is intact either way.
@@ -97,11 +102,25 @@ package struct SyncEngine {
         return report
     }
 
+    /// Budgets, rules and settings (Protocol.md §10), after the expenses, when the cache keeps them.
+    private func syncData(report: inout Report) throws {
+        guard let cache = try? LedgerDataCache(store: ledger.store), let clientId = try ledger.store.clientId() else { return }
+        var data = LedgerDataSync(cache: cache, remote: remote, clientId: clientId)
+        data.clientName = clientName
+        data.timeout = timeout
+        data.connectTimeout = connectTimeout
+        let result = try data.run()
+        report.data = result.served ? result : nil
+    }
+
     /// Connects and says `hello`, then prepares the queue for this session.
     package func connect() throws -> SyncConnection {
         guard let clientId = try ledger.store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
+        // Asking for the kinds tells whether the daemon serves them; the records of those kinds its pulls then
+        // carry are read by the general decoder and left to LedgerDataSync, which pulls them with its own cursor.
         let connection = try SyncConnection(remote: remote, clientId: clientId, clientName: clientName, timeout: timeout,
-                                            connectTimeout: connectTimeout)
+                                            connectTimeout: connectTimeout,
+                                            kinds: (try? LedgerDataCache(store: ledger.store)) == nil ? [] : RecordKind.additional)
         try ledger.beginSession(connection.hello, remote: remote.key)
         return connection
     }
@@ -208,7 +227,7 @@ package struct SyncEngine {
     /// Which changes a push carried, for an error a person reads: `expense status` then names them.
     static func describe(_ batch: [PendingMutation]) -> String {
         let ids = batch.compactMap(\.mutationId)
-        let first = batch.first.map { String($0.id.uuidString.lowercased().prefix(8)) } ?? "-"
+        let first = batch.first.map { String(UUIDText.lowercased($0.id).prefix(8)) } ?? "-"
         let numbers = ids.count == 1 ? "mutationId \(ids[0])" : "mutationIds \(ids.first ?? 0)–\(ids.last ?? 0)"
         return "while pushing \(batch.count) change\(batch.count == 1 ? "" : "s"), \(numbers), the first of expense \(first)"
     }
@@ -221,10 +240,15 @@ package struct SyncEngine {
         log("heal: the daemon's history was replaced at \(point); \(lost.count) records to check")
         let pages = PullPrefetcher(connection: connection, since: 0, limit: pullLimit)
         defer { pages.finish() }
+        var pulled = Set<UUID>()
         while let page = try pages.next() {
             report.newConflicts += try ledger.heal(pulled: page.changes, lost: &lost, point: point, cursor: page.cursor)
             report.pulled += page.changes.count
+            for record in page.changes { pulled.insert(record.expense.id) }
         }
+        // Records whose tombstones a compaction purged (Protocol.md §5.9).
+        let purged = try ledger.dropPurged(pulled: pulled, point: point)
+        if purged > 0 { log("heal: \(purged) records are gone from the daemon (compacted tombstones)") }
         try ledger.finishHeal(absent: lost)
         log("heal: done; \(lost.count) records the daemon did not have are queued again")
     }

@@ -22,6 +22,9 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case historyReplaced(String)
     /// The cache was synced with another server or ledger (`server/ledger` keys); mixing the two is refused (exit 64).
     case otherLedger(synced: String, asked: String)
+    /// TLS refused the server (unknown CA, host name mismatch, expired certificate, pin mismatch, plaintext
+    /// server…): `code` is the ``TLSError`` code. Never retried, never a fallback to plaintext.
+    case tlsRejected(code: String, message: String)
 
     /// A stable snake_case code.
     package var code: String {
@@ -33,13 +36,14 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         case .protocolError: "protocol_error"
         case .otherLedger: "other_ledger"
         case .historyReplaced: "history_replaced"
+        case .tlsRejected(let code, _): code
         }
     }
 
     package var message: String {
         switch self {
         case .notConfigured(let text), .unreachable(let text), .unanswered(let text), .unauthorized(let text), .protocolError(let text),
-             .historyReplaced(let text): text
+             .historyReplaced(let text), .tlsRejected(_, let text): text
         case .throttled(let retryAfter):
             "the server is slowing down logins from this address to this ledger after too many failed attempts; "
                 + "try again " + (retryAfter.map { "in \($0) s" } ?? "later")

@@ -13,16 +13,21 @@ public enum DisplayText {
 
     /// `text` safe for one line: control characters (C0, DEL, C1) and line or paragraph separators are written as
     /// `\n`, `\r`, `\t` or `\u{1B}`; past ``limit`` Unicode scalars it is cut and `…` is appended.
+    ///
+    /// The cut falls between two graphemes (characters as a person sees them), never inside one: a family emoji or
+    /// an accented letter is shown whole or left out whole. Only a first grapheme longer than the limit by itself
+    /// (a wedge of combining marks) is cut between its scalars, so that something of it shows.
     public static func escaped(_ text: String) -> String {
         var shown = ""
         var count = 0
-        for scalar in text.unicodeScalars {
-            guard count < limit else {
-                shown += "…"
-                break
+        for character in text {
+            let scalars = character.unicodeScalars
+            if count + scalars.count > limit {
+                if count == 0 { for scalar in scalars.prefix(limit) { shown += escape(scalar) } }
+                return shown + "…"
             }
-            count += 1
-            shown += escape(scalar)
+            count += scalars.count
+            for scalar in scalars { shown += escape(scalar) }
         }
         return shown
     }

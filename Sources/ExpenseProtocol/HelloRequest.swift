@@ -20,13 +20,27 @@ extension HelloParams: RPCMethodRequest {
             throw .invalidParams("clientId must be a UUID", field: "clientId")
         }
         self.init(protocolVersion: ProtocolVersion.current, ledger: try reader.string("ledger"), token: try reader.string("token"),
-                  clientId: clientId, clientName: try reader.optionalString("clientName"))
+                  clientId: clientId, clientName: try reader.optionalString("clientName"), kinds: try Self.kinds(reader.optional("kinds")))
+    }
+
+    /// `kinds` (Protocol.md §10): absent is none; an array of strings whose unknown names (and `expense`, which
+    /// is always served) are ignored, so a newer client can ask an older daemon; anything else is −32602.
+    private static func kinds(_ value: JSONValue?) throws(RPCError) -> [RecordKind] {
+        guard let value, !value.isNull else { return [] }
+        guard case .array(let names) = value else { throw .invalidParams("kinds must be an array of strings", field: "kinds") }
+        var kinds: Set<RecordKind> = []
+        for name in names {
+            guard let text = name.stringValue else { throw .invalidParams("kinds must be an array of strings", field: "kinds") }
+            if let kind = RecordKind(rawValue: text), kind != .expense { kinds.insert(kind) }
+        }
+        return kinds.sorted()
     }
 
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("clientId"); writer.uuid(clientId)
         if let clientName { writer.member("clientName", clientName) }
+        if !kinds.isEmpty { writer.member("kinds", .array(kinds.map { .string($0.rawValue) })) }
         writer.member("ledger", ledger)
         writer.member("protocol", protocolVersion)
         writer.member("token", token)
@@ -35,8 +49,8 @@ extension HelloParams: RPCMethodRequest {
 }
 
 extension HelloResult: RPCResult {
-    /// Writes `{"currency","cursor","epoch","epochCursor","lastMutationId","ledger","ledgerId","maxLine","protocol","server"}`
-    /// (the identity members only when known).
+    /// Writes `{"currency","cursor","epoch","epochCursor","lastMutationId","ledger","ledgerId","maxLine","protocol","role","server","tokenName"}`
+    /// (the identity members, `role` and `tokenName` only when known).
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("currency", currency.code)
@@ -45,12 +59,15 @@ extension HelloResult: RPCResult {
             writer.key("epoch"); writer.uuid(identity.epoch)
             writer.member("epochCursor", identity.epochCursor)
         }
+        if let kinds { writer.member("kinds", .array(kinds.map { .string($0.rawValue) })) }
         writer.member("lastMutationId", lastMutationId)
         writer.member("ledger", ledger)
         if let identity { writer.key("ledgerId"); writer.uuid(identity.ledgerId) }
         writer.member("maxLine", Int64(maxLine))
         writer.member("protocol", protocolVersion)
+        if let role { writer.member("role", role.rawValue) }
         writer.member("server", server)
+        if let tokenName { writer.member("tokenName", tokenName) }
         writer.endObject()
     }
 
@@ -68,7 +85,13 @@ extension HelloResult: RPCResult {
         }
         self.init(protocolVersion: try reader.int64("protocol"), server: try reader.string("server"), ledger: try reader.string("ledger"),
                   currency: currency, cursor: try reader.int64("cursor"), lastMutationId: try reader.int64("lastMutationId"),
-                  maxLine: maxLine, identity: try Self.identity(reader))
+                  maxLine: maxLine, identity: try Self.identity(reader),
+                  // Additive (Protocol.md §5.1): absent from older daemons; a role this client does not know reads as nil.
+                  role: try reader.optionalString("role").flatMap(TokenRole.init(rawValue:)),
+                  tokenName: try reader.optionalString("tokenName"),
+                  kinds: reader.members["kinds"]?.arrayValue.map { names in
+                      names.compactMap { $0.stringValue.flatMap(RecordKind.init(rawValue:)) }.filter { $0 != .expense }
+                  })
     }
 
     /// `ledgerId`, `epoch` and `epochCursor`: all absent (an older daemon) is `nil`; a present one must be valid.

@@ -18,13 +18,21 @@ public struct Mutation: Hashable, Sendable {
     public var baseVersion: Int64
     /// For `put` only: the fields sent, exactly as they were on the wire.
     public var fields: [String: JSONValue]?
+    /// What kind of record it changes (Protocol.md §10); a mutation with no `kind` member changes an expense.
+    public var kind: RecordKind
+    /// A create that is `applied` with no change when the id exists in any state (live, edited or deleted):
+    /// how a recurring rule's occurrences are materialised (Protocol.md §10.4).
+    public var ifAbsent: Bool
 
-    public init(mutationId: Int64, type: MutationType, id: UUID, baseVersion: Int64, fields: [String: JSONValue]?) {
+    public init(mutationId: Int64, type: MutationType, id: UUID, baseVersion: Int64, fields: [String: JSONValue]?,
+                kind: RecordKind = .expense, ifAbsent: Bool = false) {
         self.mutationId = mutationId
         self.type = type
         self.id = id
         self.baseVersion = baseVersion
         self.fields = fields
+        self.kind = kind
+        self.ifAbsent = ifAbsent
     }
 }
 
@@ -68,6 +76,8 @@ public enum MutationStatus: Hashable, Sendable {
     case duplicate(original: MutationOutcome?)
     /// Would overwrite a change the client has not seen: nothing of it applied; the record as it is now.
     case conflict(current: Record)
+    /// ``conflict(current:)`` for a budget, a recurring rule or a setting (Protocol.md §10).
+    case dataConflict(current: DataRecord)
     /// Refused; nothing of it applied.
     case rejected(MutationRejection)
 }
@@ -85,6 +95,8 @@ public enum MutationOutcome: Hashable, Sendable {
     case applied(version: Int64, seq: Int64)
     /// A conflict; `current` is the record as it is when the duplicate is answered.
     case conflict(current: Record)
+    /// ``conflict(current:)`` for a budget, a recurring rule or a setting.
+    case dataConflict(current: DataRecord)
     /// Refused.
     case rejected(MutationRejection)
 
@@ -93,6 +105,7 @@ public enum MutationOutcome: Hashable, Sendable {
         switch self {
         case .applied(let version, let seq): .applied(version: version, seq: seq)
         case .conflict(let current): .conflict(current: current)
+        case .dataConflict(let current): .dataConflict(current: current)
         case .rejected(let rejection): .rejected(rejection)
         }
     }

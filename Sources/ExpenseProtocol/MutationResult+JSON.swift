@@ -36,6 +36,11 @@ extension MutationResult {
             current.write(to: &writer)
             writer.member("mutationId", mutationId)
             writer.member("status", "conflict")
+        case .dataConflict(let current):
+            writer.key("current")
+            current.write(to: &writer)
+            writer.member("mutationId", mutationId)
+            writer.member("status", "conflict")
         case .rejected(let rejection):
             writer.key("error")
             rejection.write(to: &writer)
@@ -80,6 +85,10 @@ extension MutationOutcome {
             writer.key("current")
             current.write(to: &writer)
             writer.member("status", "conflict")
+        case .dataConflict(let current):
+            writer.key("current")
+            current.write(to: &writer)
+            writer.member("status", "conflict")
         case .rejected(let rejection):
             writer.key("error")
             rejection.write(to: &writer)
@@ -94,7 +103,7 @@ extension MutationOutcome {
         let reader = try ResultReader(json, path: path)
         let status = try reader.string("status")
         guard let outcome = try Self(reader, status: status) else {
-            throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(status.prefix(40))")
+            throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(DisplayText.quoted(status))")
         }
         self = outcome
     }
@@ -103,7 +112,14 @@ extension MutationOutcome {
     init?(_ reader: ResultReader, status: String) throws(ProtocolDecodingError) {
         switch status {
         case "applied": self = .applied(version: try reader.int64("version"), seq: try reader.int64("seq"))
-        case "conflict": self = .conflict(current: try Record(json: try reader.value("current"), path: reader.sub("current")))
+        case "conflict":
+            let current = try reader.value("current")
+            // A `current` with a `kind` member is a budget, rule or setting (Protocol.md §10).
+            if current["kind"] != nil {
+                self = .dataConflict(current: try DataRecord(json: current, path: reader.sub("current")))
+            } else {
+                self = .conflict(current: try Record(json: current, path: reader.sub("current")))
+            }
         case "rejected":
             let error = try ResultReader(try reader.value("error"), path: reader.sub("error"))
             self = .rejected(MutationRejection(reason: try error.string("reason"), field: try error.optionalString("field"),

@@ -37,11 +37,37 @@ extension PullResult: RPCResult {
         writer.beginObject()
         writer.key("changes")
         writer.beginArray()
-        for record in changes { record.write(to: &writer) }
+        for change in mergedChanges { change.write(to: &writer) }
         writer.endArray()
         writer.member("cursor", cursor)
         writer.member("more", more)
         writer.endObject()
+    }
+
+    /// One change of a page: an expense or another kind of record.
+    enum Change {
+        case expense(Record)
+        case data(DataRecord)
+
+        var seq: Int64 {
+            switch self {
+            case .expense(let record): record.seq
+            case .data(let record): record.seq
+            }
+        }
+
+        func write(to writer: inout JSONWriter) {
+            switch self {
+            case .expense(let record): record.write(to: &writer)
+            case .data(let record): record.write(to: &writer)
+            }
+        }
+    }
+
+    /// ``changes`` and ``dataChanges`` in one `seq` order, as the wire carries them.
+    var mergedChanges: [Change] {
+        if dataChanges.isEmpty { return changes.map(Change.expense) }
+        return (changes.map(Change.expense) + dataChanges.map(Change.data)).sorted { $0.seq < $1.seq }
     }
 
     /// A record is about 200 bytes (a 36-byte id, nine member names, a short category and note).
@@ -51,11 +77,17 @@ extension PullResult: RPCResult {
         let reader = try ResultReader(json, path: "result")
         let elements = try reader.array("changes")
         var changes: [Record] = []
+        var dataChanges: [DataRecord] = []
         changes.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            changes.append(try Record(json: element, path: "result.changes[\(index)]"))
+            // A change with a `kind` member is a budget, rule or setting (Protocol.md §10).
+            if element["kind"] != nil {
+                dataChanges.append(try DataRecord(json: element, path: "result.changes[\(index)]"))
+            } else {
+                changes.append(try Record(json: element, path: "result.changes[\(index)]"))
+            }
         }
-        self.init(changes: changes, cursor: try reader.int64("cursor"), more: try reader.bool("more"))
+        self.init(changes: changes, dataChanges: dataChanges, cursor: try reader.int64("cursor"), more: try reader.bool("more"))
     }
 }
 
@@ -78,6 +110,7 @@ extension PullResult {
         writer.key("changes")
         writer.beginArray()
         var kept = 0
+        let changes = mergedChanges
         for record in changes {
             let start = writer.bytes.count
             record.write(to: &writer)

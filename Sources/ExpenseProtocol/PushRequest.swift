@@ -63,11 +63,27 @@ public struct PushRequest: RPCMethodRequest, Hashable {
         case (.delete, nil), (.delete, .null?): fields = nil
         case (.delete, _): return malformed("fields", "a delete carries no fields")
         }
+        // `kind` and `ifAbsent` (Protocol.md §10): absent means an expense and a plain create.
+        var kind = RecordKind.expense
+        if let kindValue = members["kind"] {
+            guard let text = kindValue.stringValue, let named = RecordKind(rawValue: text) else {
+                return malformed("kind", "kind must be one of " + RecordKind.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            kind = named
+        }
+        var ifAbsent = false
+        if let flag = members["ifAbsent"] {
+            guard let value = flag.boolValue, !value || (kind == .expense && type == .put && baseVersion == 0) else {
+                return malformed("ifAbsent", "ifAbsent is true or false, and true only on an expense create")
+            }
+            ifAbsent = value
+        }
         guard let idText = members["id"]?.stringValue, let id = try? ExpenseValidator.validateID(idText) else {
             let shown = members["id"].map { $0.stringValue ?? $0.jsonText } ?? "(missing)"
             return .failure(MutationRejection(.invalidId(DisplayText.escaped(shown))))
         }
-        return .success(Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion, fields: fields))
+        return .success(Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion, fields: fields,
+                                 kind: kind, ifAbsent: ifAbsent))
     }
 
     /// Writes `{"mutations":[…]}`. An entry whose shape was refused is written as `{"mutationId":N}` only, which
@@ -88,12 +104,15 @@ public struct PushRequest: RPCMethodRequest, Hashable {
 }
 
 extension Mutation {
-    /// Writes `{"baseVersion","fields"?,"id","mutationId","type"}` (id lower case; `fields` for a put only).
+    /// Writes `{"baseVersion","fields"?,"id","ifAbsent"?,"kind"?,"mutationId","type"}` (id lower case; `fields`
+    /// for a put only; `kind` only for another kind than an expense, `ifAbsent` only when true).
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("baseVersion", baseVersion)
         if type == .put { writer.member("fields", .object(fields ?? [:])) }
         writer.key("id"); writer.uuid(id)
+        if ifAbsent { writer.member("ifAbsent", true) }
+        if kind != .expense { writer.member("kind", kind.rawValue) }
         writer.member("mutationId", mutationId)
         writer.member("type", type.rawValue)
         writer.endObject()

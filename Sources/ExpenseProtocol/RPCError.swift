@@ -48,6 +48,8 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let cursorExpiredCode = -32005
     /// −32007: the daemon's storage (PostgreSQL) is unreachable; nothing of the request was stored. Retry later.
     public static let storageUnavailableCode = -32007
+    /// −32006: the token's role does not allow the request (a viewer's `push`); nothing of it was done.
+    public static let forbiddenCode = -32006
 
     // MARK: Constructors, one per code (and per reason where a code has several)
 
@@ -137,6 +139,15 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public static func cursorExpired(_ message: String = "the cursor is older than the oldest change kept; pull again from 0") -> RPCError {
         RPCError(code: cursorExpiredCode, message: message, reason: "cursor_expired", field: "since")
     }
+
+    /// −32006 `forbidden`: the token's `role` may not do this (Protocol.md §4, "Roles"); nothing of the request
+    /// was done (a refused push consumes no mutationId). `field` names what was refused (`mutations`).
+    public static func forbidden(_ message: String, field: String? = nil) -> RPCError {
+        RPCError(code: forbiddenCode, message: message, reason: forbiddenReason, field: field)
+    }
+
+    /// The `reason` of −32006.
+    public static let forbiddenReason = "forbidden"
 }
 
 extension RPCError {

@@ -1,3 +1,5 @@
+import ExpenseCore
+
 /// A request type of the protocol, paired with its method name and result type
 /// (the pattern of sourcekit-lsp's `RequestType`).
 public protocol RPCMethodRequest: Sendable {
@@ -77,6 +79,15 @@ struct ParamsReader {
         guard let value = optional(key) else { return nil }
         guard let text = value.stringValue else { throw .invalidParams("\(key) must be a string", field: key) }
         return text
+    }
+
+    /// An optional day `YYYY-MM-DD`, checked by the one validation (``ExpenseCore/ExpenseValidator/validateDate(_:)``).
+    func optionalDay(_ key: String) throws(RPCError) -> CalendarDay? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let day = try? ExpenseValidator.validateDate(text) else {
+            throw .invalidParams("\(key) must be a real day YYYY-MM-DD from 1900-01-01 to 9999-12-31", field: key)
+        }
+        return day
     }
 
     func int64(_ key: String) throws(RPCError) -> Int64 {

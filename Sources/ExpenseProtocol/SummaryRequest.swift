@@ -17,13 +17,6 @@ public struct SummaryRequest: RPCMethodRequest, Hashable {
     /// - Throws: ``RPCError``.
     public init(params: JSONValue?) throws(RPCError) {
         let reader = try ParamsReader(params)
-        func day(_ key: String) throws(RPCError) -> CalendarDay? {
-            guard let text = try reader.optionalString(key) else { return nil }
-            guard let day = try? ExpenseValidator.validateDate(text) else {
-                throw .invalidParams("\(key) must be a real day YYYY-MM-DD from 1900-01-01 to 9999-12-31", field: key)
-            }
-            return day
-        }
         var grouping = SummaryGrouping.none
         if let text = try reader.optionalString("groupBy") {
             guard let parsed = SummaryGrouping(rawValue: text) else {
@@ -31,7 +24,7 @@ public struct SummaryRequest: RPCMethodRequest, Hashable {
             }
             grouping = parsed
         }
-        query = SummaryQuery(from: try day("from"), to: try day("to"), category: try reader.optionalString("category"), groupBy: grouping)
+        query = SummaryQuery(from: try reader.optionalDay("from"), to: try reader.optionalDay("to"), category: try reader.optionalString("category"), groupBy: grouping)
     }
 
     /// Writes `{"category"?,"from"?,"groupBy","to"?}`.

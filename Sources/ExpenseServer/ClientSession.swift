@@ -22,6 +22,10 @@ final class ClientSession: LineSession {
     private struct State {
         var ledger: (any LedgerService)?
         var clientId: UUID?
+        /// The token `hello` proved (its name and role: the push path carries it to the ledger).
+        var credential: TokenCredential?
+        /// The kinds besides expenses served on this connection (Protocol.md §10).
+        var kinds: Set<RecordKind> = []
         var watching = false
         var watchID: Int?
         var closed = false
@@ -45,7 +49,7 @@ final class ClientSession: LineSession {
         case .success(let parsed): request = parsed
         }
         guard let id = request.id else { return .reply([], .proceed) }  // a notification: ignored
-        let (ledger, clientId) = state.withLock { ($0.ledger, $0.clientId) }
+        let (ledger, clientId, credential, kinds) = state.withLock { ($0.ledger, $0.clientId, $0.credential, $0.kinds) }
         guard let ledger, let clientId else {
             guard request.method == HelloParams.method else {
                 return .reply(RPCResponse.error(id: id, .helloRequired), .proceed)
@@ -62,14 +66,24 @@ final class ClientSession: LineSession {
             } catch {
                 return .reply(RPCResponse.error(id: id, error), .proceed)
             }
-            return run { await self.watch(ledger: ledger, id: id) }
+            watch(ledger: ledger, id: id)
+            return .pending
         default:
             switch RequestDispatcher(ledger: ledger, clientId: clientId, log: context.log,
-                                   maximumLineLength: maximumLineLength, logName: connection.logName).plan(request, id: id) {
+                                   maximumLineLength: maximumLineLength, logName: connection.logName,
+                                   credential: credential, kinds: kinds).plan(request, id: id) {
             case .immediate(let bytes): return .reply(bytes, .proceed)
             case .deferred(let start):
                 let connection = connection
-                start { connection.complete($0, after: .proceed) }
+                start { bytes in
+                    // The ledger took in token changes before this request's work: a token revoked by then gets
+                    // −32001 instead of the answer, and the connection closes.
+                    if credential?.isRevoked == true {
+                        connection.complete(RPCResponse.error(id: id, .unauthorized("the token was revoked")), after: .close)
+                    } else {
+                        connection.complete(bytes, after: .proceed)
+                    }
+                }
                 return .pending
             }
         }
@@ -80,23 +94,17 @@ final class ClientSession: LineSession {
     }
 
     func closed() {
-        let (ledger, watchID) = state.withLock { state in
+        let (ledger, watchID, credential) = state.withLock { state in
             state.closed = true
-            return (state.ledger, state.watchID)
+            return (state.ledger, state.watchID, state.credential)
         }
+        credential?.released()
         if let ledger, let watchID {
-            Task { await ledger.unwatch(watchID) }
+            ledger.unwatch(watchID) {}
         }
     }
 
     // MARK: Requests
-
-    /// Runs `job` off the loop thread and hands its answer back to the connection.
-    private func run(_ job: @escaping @Sendable () async -> [UInt8]) -> LineDisposition {
-        let connection = connection
-        Task { connection.complete(await job(), after: .proceed) }
-        return .pending
-    }
 
     private func hello(_ request: RPCRequest, id: RequestID) -> LineDisposition {
         let params: HelloParams
@@ -117,21 +125,11 @@ final class ClientSession: LineSession {
                         + "too many failed attempts; its turn is in \(seconds) s")
             return .reply(RPCResponse.error(id: id, .throttled(retryAfter: seconds)), .close)
         case .evaluate(let wait) where wait == .zero:
-            guard let ledger = authenticate(params) else {
-                return .reply(RPCResponse.error(id: id, .unauthorized()), .close)
-            }
-            greet(ledger: ledger, params: params, id: id)
+            authenticate(params, id: id)
             return .pending
         case .evaluate(let wait):
-            let connection = connection
             // Its turn comes later: waited for on a Dispatch timer, not on the cooperative pool.
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(wait)) {
-                guard let ledger = self.authenticate(params) else {
-                    connection.complete(RPCResponse.error(id: id, .unauthorized()), after: .close)
-                    return
-                }
-                self.greet(ledger: ledger, params: params, id: id)
-            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(wait)) { self.authenticate(params, id: id) }
             return .pending
         }
     }
@@ -148,60 +146,98 @@ final class ClientSession: LineSession {
         return seconds + (attoseconds > 0 ? 1 : 0)
     }
 
-    /// Checks the ledger and token; logs and counts a failure (never the token).
-    private func authenticate(_ params: HelloParams) -> (any LedgerService)? {
-        if let ledger = context.ledgers.authenticatedLedger(name: params.ledger, token: params.token) { return ledger }
+    /// Checks the ledger and token (on the ledger's thread) and greets; a failure is logged (never the token),
+    /// counted, and answered −32001 before the connection closes.
+    private func authenticate(_ params: HelloParams, id: RequestID) {
+        context.ledgers.authenticate(ledger: params.ledger, token: params.token) { authentication in
+            guard let authentication else {
+                self.refuse(params, id: id)
+                return
+            }
+            self.greet(authentication, params: params, id: id)
+        }
+    }
+
+    private func refuse(_ params: HelloParams, id: RequestID) {
         context.throttle.recordFailure(connection.peerHost, ledger: params.ledger)
         context.log("\(connection.logName): hello failed for ledger \(DisplayText.quoted(params.ledger)) "
                     + "(unknown ledger or wrong token); closing")
-        return nil
+        connection.complete(RPCResponse.error(id: id, .unauthorized()), after: .close)
     }
 
     /// Asks the ledger for the head and the client's last mutationId, then completes the `hello` on the
     /// connection: no `Task`, so the answer never waits for the cooperative pool.
-    private func greet(ledger: any LedgerService, params: HelloParams, id: RequestID) {
+    private func greet(_ authentication: Authentication, params: HelloParams, id: RequestID) {
         let connection = connection
+        let ledger = authentication.ledger
         ledger.hello(clientId: params.clientId) { result in
-            let (bytes, after) = self.greeting(result, ledger: ledger, params: params, id: id)
+            // Revoked between the check and now (the hello's own look at the tokens): as a wrong token.
+            guard !authentication.credential.isRevoked else {
+                authentication.credential.released()
+                self.refuse(params, id: id)
+                return
+            }
+            let (bytes, after) = self.greeting(result, ledger: ledger, credential: authentication.credential, params: params, id: id)
             connection.complete(bytes, after: after)
         }
     }
 
     /// The `hello` answer for `result`, binding the session on success.
     private func greeting(_ result: Result<(cursor: Int64, lastMutationId: Int64), any Error>, ledger: any LedgerService,
-                          params: HelloParams, id: RequestID) -> ([UInt8], AfterReply) {
+                          credential: TokenCredential, params: HelloParams, id: RequestID) -> ([UInt8], AfterReply) {
         do {
             let (cursor, lastMutationId) = try result.get()
             state.withLock { state in
                 state.ledger = ledger
                 state.clientId = params.clientId
+                state.credential = credential
+                state.kinds = Set(params.kinds)
+            }
+            let connection = connection
+            let log = context.log
+            // Revoked later (`expensed token revoke`): closed after what is already queued for it.
+            credential.whenRevoked {
+                log("\(connection.logName): token \(DisplayText.quoted(credential.name)) of ledger "
+                    + "\(DisplayText.quoted(ledger.name)) was revoked; closing")
+                connection.close()
             }
             context.log("\(connection.logName): hello: ledger \(DisplayText.quoted(ledger.name)), client "
                         + (params.clientName.map { DisplayText.quoted($0) } ?? "(unnamed)")
-                        + " \(params.clientId.uuidString.lowercased())")
+                        + " \(UUIDText.lowercased(params.clientId))")
             let result = HelloResult(protocolVersion: ProtocolVersion.current, server: context.serverName, ledger: ledger.name,
                                      currency: ledger.currency, cursor: cursor, lastMutationId: lastMutationId,
-                                     maxLine: maximumLineLength, identity: ledger.identity)
+                                     maxLine: maximumLineLength, identity: ledger.identity, role: credential.role,
+                                     tokenName: credential.name, kinds: params.kinds.isEmpty ? nil : params.kinds)
             return (RPCResponse.success(id: id, result: result), .establish)
         } catch {
+            credential.released()
             return (RPCResponse.error(id: id, RequestDispatcher.rpcError(for: error, log: context.log)), .proceed)
         }
     }
 
-    private func watch(ledger: any LedgerService, id: RequestID) async -> [UInt8] {
+    /// Registers the connection's watcher once (a second `watch` only answers the head) and answers with the
+    /// head, all through the ledger's completion forms: nothing here waits for the cooperative pool.
+    private func watch(ledger: any LedgerService, id: RequestID) {
+        let connection = connection
         let first = state.withLock { state -> Bool in
             defer { state.watching = true }
             return !state.watching
         }
-        if first {
-            let connection = connection
-            let watchID = await ledger.watch { head in connection.send(RPCResponse.changed(cursor: head)) }
-            let closed = state.withLock { state -> Bool in
+        guard first else {
+            if let head = ledger.headSnapshot {
+                connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: head)), after: .proceed)
+            } else {
+                Task { connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head())), after: .proceed) }
+            }
+            return
+        }
+        ledger.watch({ head in connection.send(RPCResponse.changed(cursor: head)) }) { watchID, head in
+            let closed = self.state.withLock { state -> Bool in
                 state.watchID = watchID
                 return state.closed
             }
-            if closed { await ledger.unwatch(watchID) }
+            if closed { ledger.unwatch(watchID) {} }
+            connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: head)), after: .proceed)
         }
-        return RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head()))
     }
 }

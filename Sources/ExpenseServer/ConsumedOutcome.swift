@@ -14,6 +14,7 @@ package enum ConsumedOutcome: Hashable, Sendable {
         switch status {
         case .applied(let version, let seq): self = .applied(version: version, seq: seq)
         case .conflict(let current): self = .conflict(id: current.expense.id)
+        case .dataConflict(let current): self = .conflict(id: current.id)
         case .rejected(let rejection): self = .rejected(rejection)
         case .duplicate: return nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,20 +28,23 @@ public final class DataDirectoryLock: Sendable {
     ///   ``LedgerError/dataDirectory(path:detail:)`` when the file cannot be opened or locked.
     public init(directory: String) throws {
         self.directory = directory
-        try Self.makeDirectory(directory)
+        try LedgerDirectory.makeDirectory(directory)
         let path = directory + "/" + Self.fileName
         let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw LedgerError.dataDirectory(path: directory, detail: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        var locked: Int32
-        repeat { locked = flock(descriptor, LOCK_EX | LOCK_NB) } while locked != 0 && errno == EINTR
-        guard locked == 0 else {
-            let failure = errno
+        let locked: IOResult<Int32>
+        do throws(SystemCallError) {
+            locked = try syscall(blocking: false, where: "flock") { flock(descriptor, LOCK_EX | LOCK_NB) }
+        } catch {
+            Glibc.close(descriptor)
+            throw LedgerError.dataDirectory(path: directory, detail: "cannot lock \(path): \(error.reason)")
+        }
+        if case .wouldBlock = locked {
             let holder = Self.readPid(descriptor)
             Glibc.close(descriptor)
-            if failure == EWOULDBLOCK { throw LedgerError.dataDirectoryInUse(path: directory, pid: holder) }
-            throw LedgerError.dataDirectory(path: directory, detail: "cannot lock \(path): \(String(cString: strerror(failure)))")
+            throw LedgerError.dataDirectoryInUse(path: directory, pid: holder)
         }
         let text = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
@@ -58,17 +62,4 @@ public final class DataDirectoryLock: Sendable {
         return Int32(String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    private static func makeDirectory(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw LedgerError.dataDirectory(path: path, detail: "not a directory") }
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw LedgerError.dataDirectory(path: path, detail: "\(error)")
-        }
-    }
 }

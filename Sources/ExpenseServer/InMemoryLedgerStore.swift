@@ -5,7 +5,9 @@ import Foundation
 /// A ``LedgerStore`` in memory: the reference the SQLite store is checked against (one contract suite), and
 /// the store the rules are tested with apart from SQLite.
 package final class InMemoryLedgerStore: LedgerStore {
-    private struct State {
+    /// Internal (not private) so that the store's other kinds of record (`InMemoryLedgerStore+Data.swift`)
+    /// live in the same state and roll back with it.
+    struct State {
         var records: [UUID: StoredRecord] = [:]
         var idBySeq: [Int64: UUID] = [:]
         var totals: [Currency: Int64] = [:]
@@ -13,9 +15,17 @@ package final class InMemoryLedgerStore: LedgerStore {
         /// Per client, the kept outcomes by mutationId (at most ``outcomeRetention`` each).
         var outcomes: [UUID: [Int64: ConsumedOutcome]] = [:]
         var head: Int64 = 0
+        /// The history entries in seq order, and the purge horizon (`InMemoryLedgerStore+History.swift`).
+        var history: [HistoryEntry] = []
+        var horizon: Int64 = 0
+        /// Budgets, rules and settings (Protocol.md §10), by id and by seq.
+        var data: [UUID: StoredDataRecord] = [:]
+        var dataIdBySeq: [Int64: UUID] = [:]
     }
 
-    private var state = State()
+    var state = State()
+    /// The ledger's tokens by name (`InMemoryLedgerStore+Tokens.swift`); outside ``transaction(_:)``, as in SQLite.
+    var storedTokens: [String: StoredToken] = [:]
     /// Called just before a commit; throwing makes the commit fail (tests of storage failure).
     package var beforeCommit: (() throws -> Void)?
 

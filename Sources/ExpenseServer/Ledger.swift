@@ -24,12 +24,15 @@ public actor Ledger {
     /// The ledger's id and history epoch, as `hello` reports them.
     public nonisolated let identity: LedgerIdentity?
 
+    /// The ledger's tokens as last read and the credentials handed out for them (`Ledger+Tokens.swift`).
+    nonisolated let access: LedgerAccess
     private let executor: LedgerExecutor
     /// The head as of the latest commit, readable from any thread without a hop to the actor (``headSnapshot``).
     /// Stored after each commit and before that commit's pushes are answered, so a client that saw its push
     /// acknowledged and then pings never gets an older cursor.
     private nonisolated let committedHead: Atomic<Int64>
-    private var engine: LedgerEngine?
+    /// Internal, not private, for `Ledger+Tokens.swift`.
+    var engine: LedgerEngine?
     private var pending: [PendingPush] = []
     private var flushScheduled = false
     private var failure: LedgerError?
@@ -41,6 +44,9 @@ public actor Ledger {
     private struct PendingPush {
         var clientId: UUID
         var items: [PushItem]
+        /// Who pushes (`nil`: a caller inside the daemon or a test). `credential?.name` is the author of the
+        /// push's changes; a revoked credential's push is refused before it is applied.
+        var credential: TokenCredential?
         var completion: @Sendable (Result<PushResult, any Error>) -> Void
     }
 
@@ -54,6 +60,7 @@ public actor Ledger {
         self.currency = currency
         self.identity = identity
         self.executor = LedgerExecutor(name: "ledger-" + name)
+        self.access = LedgerAccess(tokens: Self.initialTokens(store))
         let engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
         self.committedHead = Atomic(engine.store.head)
         self.engine = engine
@@ -89,8 +96,17 @@ public actor Ledger {
     /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``.
     public nonisolated func push(clientId: UUID, items: [PushItem],
                                  completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
+        push(clientId: clientId, items: items, credential: nil, completion: completion)
+    }
+
+    /// ``push(clientId:items:completion:)`` made with `credential` (the session's token): refused with −32001
+    /// if that token is revoked before the push is applied.
+    public nonisolated func push(clientId: UUID, items: [PushItem], credential: TokenCredential?,
+                                 completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
         precondition(items.count <= PushRequest.maximumMutations, "already enforced by PushRequest")
-        perform { ledger in ledger.enqueue(PendingPush(clientId: clientId, items: items, completion: completion)) }
+        perform { ledger in
+            ledger.enqueue(PendingPush(clientId: clientId, items: items, credential: credential, completion: completion))
+        }
     }
 
     /// Runs `body` on the ledger's thread, isolated to the actor, after what is queued already, without
@@ -165,9 +181,29 @@ public actor Ledger {
 
     public func unwatch(_ id: Int) async { watchers[id] = nil }
 
+    /// ``watch(_:)`` on the ledger's thread, for the network front: no `Task`, so a busy cooperative pool never
+    /// delays a `watch` answer.
+    public nonisolated func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void,
+                                  completion: @escaping @Sendable (_ id: Int, _ head: Int64) -> Void) {
+        perform { ledger in
+            ledger.nextWatcherId += 1
+            ledger.watchers[ledger.nextWatcherId] = onAdvance
+            completion(ledger.nextWatcherId, ledger.engine?.store.head ?? 0)
+        }
+    }
+
+    /// ``unwatch(_:)`` on the ledger's thread.
+    public nonisolated func unwatch(_ id: Int, completion: @escaping @Sendable () -> Void) {
+        perform { ledger in
+            ledger.watchers[id] = nil
+            completion()
+        }
+    }
+
     /// Commits what is queued, then closes the store. Later calls throw ``LedgerError/ledgerClosed``.
     public func close() async {
         flush()
+        writeTokenUses()
         engine = nil
         watchers.removeAll()
         executor.shutdown()
@@ -179,15 +215,23 @@ public actor Ledger {
         (engine?.store as? InMemoryLedgerStore)?.beforeCommit = fault.map { fault in { if let error = fault(.commit) { throw error } } }
     }
 
-    private func openEngine() throws -> LedgerEngine {
+    /// The engine, after taking in any token change another process committed (so a revoked token does no
+    /// more work from here on: its connections are closed before this request is answered).
+    func openEngine() throws -> LedgerEngine {
         guard let engine else { throw LedgerError.ledgerClosed }
+        refreshTokens()
         return engine
     }
 
     /// Applies every queued push in one transaction and answers each.
     private func flush() {
         flushScheduled = false
-        let batch = pending
+        if !pending.isEmpty { refreshTokens() }
+        let batch = pending.filter { push in
+            guard push.credential?.isRevoked == true else { return true }
+            push.completion(.failure(RPCError.unauthorized("the token was revoked")))
+            return false
+        }
         pending.removeAll()
         guard !batch.isEmpty else { return }
         guard let engine, failure == nil else {
@@ -196,7 +240,8 @@ public actor Ledger {
         }
         let headBefore = engine.store.head
         do {
-            let results = try engine.apply(batch.map { ($0.clientId, $0.items) })
+            // The history names each change's author by the token that pushed it (Protocol.md §5.8).
+            let results = try engine.apply(batch.map { ($0.clientId, $0.items, $0.credential?.name) })
             commitCount += 1
             committedHead.store(engine.store.head, ordering: .releasing)
             for (push, result) in zip(batch, results) { push.completion(.success(result)) }

@@ -23,8 +23,9 @@ extension LedgerDirectory {
     /// ledger of that name, the same ledger id as the one it replaces); copy it with SQLite's backup API into a
     /// temporary file in the directory, migrate it, give it a new epoch beginning at its head (keeping the id of
     /// the ledger it replaces); fold the old database's WAL into it and keep it as `NAME.sqlite.replaced-<time>`;
-    /// rename the new file over `NAME.sqlite` (atomic) and fsync the directory. The token file is written from
-    /// the restored database when it is missing or differs. The backup file itself is never changed.
+    /// rename the new file over `NAME.sqlite` (atomic) and fsync the directory. The tokens are the backup's
+    /// (hashes only, so no token file can be written from them: `NAME.token` is left as it is). The backup file
+    /// itself is never changed.
     /// - Throws: ``LedgerError/dataDirectoryInUse(path:pid:)``, ``LedgerError/invalidBackup(path:detail:)``,
     ///   ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/dataDirectory(path:detail:)``, or a storage error.
     public static func restore(dataDirectory: String, ledger name: String, from file: String) throws -> RestoreReport {
@@ -52,7 +53,6 @@ extension LedgerDirectory {
         guard descriptor >= 0 else { throw LedgerError.dataDirectory(path: dataDirectory, detail: String(cString: strerror(errno))) }
         Glibc.close(descriptor)
         let report: RestoreReport
-        let token: String?
         do {
             try SQLiteConnection(path: file, mode: .readOnly).backup(to: temporary)
             do {
@@ -61,7 +61,6 @@ extension LedgerDirectory {
             }
             let store = try SQLiteLedgerStore(path: temporary, name: name, currency: .usd, verify: true)  // migrates, loads
             let records = try store.connection.prepare("SELECT count(*) FROM records").first { $0.int64(0) } ?? 0
-            token = store.token
             report = RestoreReport(records: records, head: store.head, identity: store.identity, replacedPath: nil)
         } catch let error as LedgerError {
             throw error
@@ -85,11 +84,6 @@ extension LedgerDirectory {
         for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
         guard rename(temporary, path) == 0 else {
             throw LedgerError.dataDirectory(path: dataDirectory, detail: "cannot rename the restored database into place: \(String(cString: strerror(errno)))")
-        }
-        if let token {
-            let tokenPath = dataDirectory + "/" + name + ".token"
-            let onDisk = (try? String(contentsOfFile: tokenPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-            if onDisk != token { try writeTokenFile(token, to: tokenPath, directory: dataDirectory, onlyIfLinked: {}) }
         }
         syncDirectory(dataDirectory)
         var result = report

@@ -1,9 +1,12 @@
 import ExpenseCore
+import ExpenseTransport
 import Foundation
 import SQLite
 import Synchronization
+import SystemKit
 
-/// The data directory: one SQLite file per ledger (`NAME.sqlite`) and its token file (`NAME.token`, 0600).
+/// The data directory: one SQLite file per ledger (`NAME.sqlite`, holding its tokens' SHA-256 hashes) and the
+/// token file `ledger add` wrote (`NAME.token`, 0600: the ledger's first token, `default`, an owner's).
 ///
 /// Several processes may use one directory at once (`expensed ledger add` while the daemon runs): a new
 /// ledger is built under a temporary name and linked into place atomically (an existing name is never
@@ -18,12 +21,13 @@ public final class LedgerDirectory: Sendable {
 
     private struct Entry {
         var ledger: Ledger
-        var token: [UInt8]?
     }
 
     private let entries = Mutex<[String: Entry]>([:])
-    /// Compared against when the ledger is unknown, so that case takes the same time as a wrong token.
-    private let decoyToken = Array(Token.generate().utf8)
+    /// Compared against when the ledger is unknown, so that case takes the time of a wrong token.
+    private let decoyDigest = Token.digest(Token.generate())
+    /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
+    private let watchingTokens = Mutex(false)
 
     /// What opening a data directory may create: `expensed` creates only what it was asked for.
     public enum Creation: Sendable {
@@ -96,19 +100,95 @@ public final class LedgerDirectory: Sendable {
         return dataDirectory + "/default.token"
     }
 
-    /// The ledger `ledger` when `token` is its token; `nil` otherwise. The comparison takes the same time
-    /// whatever the token, and for an unknown ledger.
-    public func authenticate(ledger name: String, token: String) -> Ledger? {
-        var entry = entries.withLock { $0[name] }
-        if entry == nil, Self.isValid(name: name), FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory)) {
-            entry = try? openAppeared(name)  // created by `expensed ledger add` since the daemon started
+    /// Checks `token` against the tokens of ledger `name` on that ledger's thread (after taking in any token
+    /// change made by another process, so a token revoked a moment ago is refused and one added a moment ago
+    /// works) and calls `completion` with the ledger and the token's credential, or `nil`. An unknown ledger
+    /// costs the same hash and comparison as a wrong token, off the caller's thread.
+    /// It returns at once: a ledger created since the daemon started is opened (integrity check and index load,
+    /// about a second per million records) on a Dispatch worker, never on the caller's (the loop's) thread.
+    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        guard !needsOpening(name) else {
+            DispatchQueue.global().async { self.authenticateOpen(ledger: name, token: token, completion: completion) }
+            return
         }
-        let matches = Token.matches(token, expected: entry?.token ?? decoyToken)
-        guard matches, let entry, entry.token != nil else { return nil }
-        return entry.ledger
+        authenticateOpen(ledger: name, token: token, completion: completion)
     }
 
-    /// Creates a ledger and returns its new token (also written to `DIR/NAME.token`, mode 0600).
+    private func authenticateOpen(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        guard let ledger = ledger(named: name) else {
+            let decoy = decoyDigest
+            DispatchQueue.global().async {
+                _ = Token.sameDigest(Token.digest(token), decoy)
+                completion(nil)
+            }
+            return
+        }
+        ledger.authenticate(token: token) { credential in
+            completion(credential.map { Authentication(ledger: ledger, credential: $0) })
+        }
+    }
+
+    /// The ledger `ledger` when `token` is one of its tokens as last read (no look at the file, no credential
+    /// registered: for tests and tools in this process; the daemon uses ``authenticate(ledger:token:completion:)``).
+    public func authenticate(ledger name: String, token: String) -> Ledger? {
+        let ledger = ledger(named: name)
+        let digest = Token.digest(token)
+        guard let ledger else {
+            _ = Token.sameDigest(digest, decoyDigest)
+            return nil
+        }
+        return ledger.access.match(digest) == nil ? nil : ledger
+    }
+
+    /// The open ledger named `name`, opening it when it appeared since the daemon started (`expensed ledger add`).
+    func ledger(named name: String) -> Ledger? {
+        if let entry = entries.withLock({ $0[name] }) { return entry.ledger }
+        guard Self.isValid(name: name), FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory)) else {
+            return nil
+        }
+        return (try? openAppeared(name))?.ledger
+    }
+
+    /// Every `interval`, has each open ledger take in token changes made by another process (`expensed token
+    /// revoke` beside the daemon: the revoked token's idle connections are closed within `interval`) and write
+    /// its tokens' last uses. Runs on Dispatch timers until ``close()``.
+    public func watchTokens(every interval: Duration) {
+        let start = watchingTokens.withLock { running -> Bool in
+            defer { running = true }
+            return !running
+        }
+        if start { scheduleTokenCheck(after: interval) }
+    }
+
+    private func scheduleTokenCheck(after interval: Duration) {
+        let (seconds, attoseconds) = interval.components
+        let delay = Double(seconds) + Double(attoseconds) / 1e18  // seconds of waiting, not money
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self, self.watchingTokens.withLock({ $0 }) else { return }
+            self.checkTokens()
+            self.scheduleTokenCheck(after: interval)
+        }
+    }
+
+    /// One round of ``watchTokens(every:)`` now; `completion` runs once every open ledger has done it.
+    package func checkTokens(completion: @escaping @Sendable () -> Void = {}) {
+        let ledgers = entries.withLock { $0.values.map(\.ledger) }
+        let group = DispatchGroup()
+        for ledger in ledgers {
+            group.enter()
+            ledger.checkTokens { group.leave() }
+        }
+        group.notify(queue: .global(), execute: completion)
+    }
+
+    /// Whether `name` is a ledger created since the daemon started and not open yet (opening it may block).
+    func needsOpening(_ name: String) -> Bool {
+        entries.withLock { $0[name] } == nil && Self.isValid(name: name)
+            && FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory))
+    }
+
+    /// Creates a ledger and returns its new token, the owner token `default` (also written to `DIR/NAME.token`,
+    /// mode 0600: the only copy; the ledger keeps its SHA-256).
     /// - Throws: ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/ledgerExists(_:)``, or a storage error.
     public func addLedger(name: String, currency: Currency) throws -> String {
         guard entries.withLock({ $0[name] }) == nil else { throw LedgerError.ledgerExists(name) }
@@ -116,6 +196,9 @@ public final class LedgerDirectory: Sendable {
         entries.withLock { $0[name] = entry }
         return token
     }
+
+    /// The open ledgers (for the compaction schedule, `LedgerDirectory+Compact.swift`).
+    func openLedgers() -> [Ledger] { entries.withLock { $0.values.map(\.ledger) } }
 
     /// Every ledger, sorted by name.
     public func ledgers() -> [(name: String, currency: Currency)] {
@@ -133,7 +216,7 @@ public final class LedgerDirectory: Sendable {
     public static func backup(dataDirectory: String, ledger name: String, to path: String) throws {
         let source = databasePath(name, in: dataDirectory)
         guard isValid(name: name), FileManager.default.fileExists(atPath: source) else { throw LedgerError.unknownLedger(name) }
-        // Created 0600 (it holds the ledger's token and records) and exclusively before SQLite opens it: an
+        // Created 0600 (it holds the ledger's records and its tokens' hashes) and exclusively before SQLite opens it: an
         // existing file is never overwritten, even one that appears meanwhile.
         let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -153,6 +236,7 @@ public final class LedgerDirectory: Sendable {
 
     /// Commits what is queued in every ledger and closes them.
     public func close() async {
+        watchingTokens.withLock { $0 = false }
         let ledgers = entries.withLock { $0.values.map(\.ledger) }
         for ledger in ledgers { await ledger.close() }
     }
@@ -173,6 +257,7 @@ public final class LedgerDirectory: Sendable {
     static func databasePath(_ name: String, in directory: String) -> String { directory + "/" + name + ".sqlite" }
 
     private func openAppeared(_ name: String) throws -> Entry {
+        LoopThread.assertNotCurrent()  // opening reads the whole file: never on the network loop
         let entry = try Self.open(name: name, in: dataDirectory)
         return entries.withLock { entries in
             if let existing = entries[name] { return existing }  // another caller opened it first
@@ -185,9 +270,8 @@ public final class LedgerDirectory: Sendable {
         let path = databasePath(name, in: directory)
         do {
             let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: true)
-            let token = store.token.map { Array($0.utf8) }
             let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
-            return Entry(ledger: ledger, token: token)
+            return Entry(ledger: ledger)
         } catch let error as LedgerError {
             throw error
         } catch {
@@ -200,7 +284,7 @@ public final class LedgerDirectory: Sendable {
         let path = databasePath(name, in: directory)
         guard !FileManager.default.fileExists(atPath: path) else { throw LedgerError.ledgerExists(name) }
         let token = Token.generate()
-        let temporary = directory + "/." + name + "-" + UUID().uuidString.lowercased() + ".sqlite"
+        let temporary = directory + "/." + name + "-" + UUIDText.lowercased(UUID()) + ".sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
         do {
             // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database's mode.
@@ -223,45 +307,38 @@ public final class LedgerDirectory: Sendable {
 
     /// Writes `token` to a temporary file (0600), fsyncs it, runs `onlyIfLinked` (which puts the ledger in
     /// place), then renames the token file into place and fsyncs the directory.
+    /// (``AtomicFile``, the one atomic replacement, with `onlyIfLinked` as its step before the rename.)
     static func writeTokenFile(_ token: String, to path: String, directory: String, onlyIfLinked: () throws -> Void) throws {
-        let temporary = path + ".tmp-" + UUID().uuidString.lowercased()
-        defer { unlink(temporary) }
-        let descriptor = Glibc.open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw LedgerError.dataDirectory(path: directory, detail: String(cString: strerror(errno))) }
-        let bytes = Array((token + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
-        Glibc.close(descriptor)
-        guard written == bytes.count, synced == 0 else {
-            throw LedgerError.dataDirectory(path: directory, detail: "cannot write \(temporary)")
-        }
-        try onlyIfLinked()
-        guard rename(temporary, path) == 0 else {
-            throw LedgerError.dataDirectory(path: directory, detail: "cannot rename the token file: \(String(cString: strerror(errno)))")
-        }
-        let directoryDescriptor = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            Glibc.close(directoryDescriptor)
+        do {
+            try AtomicFile.write(Array((token + "\n").utf8), to: path, beforeRename: onlyIfLinked)
+        } catch let failure as AtomicFile.Failure {
+            throw LedgerError.dataDirectory(path: directory, detail: failure.description)
         }
     }
 
     /// Whether `path` is a directory; `false` when nothing is there.
     /// - Throws: ``LedgerError/dataDirectory(path:detail:)`` when something other than a directory is there.
     private static func directoryExists(_ path: String) throws -> Bool {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
-        guard isDirectory.boolValue else { throw LedgerError.dataDirectory(path: path, detail: "not a directory") }
-        return true
+        do throws(PrivateDirectory.Failure) {
+            return try PrivateDirectory.isDirectory(path)
+        } catch {
+            throw directoryError(error)
+        }
     }
 
-    private static func makeDirectory(_ path: String) throws {
-        if try directoryExists(path) { return }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+    /// Creates the data directory (0700) if missing (``PrivateDirectory``, the one maker).
+    static func makeDirectory(_ path: String) throws {
+        do throws(PrivateDirectory.Failure) {
+            try PrivateDirectory.make(path)
         } catch {
-            throw LedgerError.dataDirectory(path: path, detail: "\(error)")
+            throw directoryError(error)
+        }
+    }
+
+    private static func directoryError(_ failure: PrivateDirectory.Failure) -> LedgerError {
+        switch failure {
+        case .notADirectory(let path): LedgerError.dataDirectory(path: path, detail: "not a directory")
+        case .failed(let path, let error): LedgerError.dataDirectory(path: path, detail: error.description)
         }
     }
 

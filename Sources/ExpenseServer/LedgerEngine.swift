@@ -7,6 +7,8 @@ import Foundation
 package final class LedgerEngine {
     package let store: any LedgerStore
     package let rules: MutationRules
+    /// The daemon's clock for history entries (seconds since 1970); tests set their own.
+    package var clock: @Sendable () -> Int64 = { HistoryAuthor.now() }
 
     package init(store: any LedgerStore, currency: Currency,
                  fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
@@ -27,9 +29,18 @@ package final class LedgerEngine {
     /// Applies several pushes, in order, in ONE transaction (group commit): all of them are durable, or
     /// none is and the error is thrown.
     package func apply(_ pushes: [(clientId: UUID, items: [PushItem])]) throws -> [PushResult] {
+        try apply(pushes.map { ($0.clientId, $0.items, nil) })
+    }
+
+    /// ``apply(_:)`` with who made each push, for its history entries (Protocol.md §5.8); the daemon's clock
+    /// is read once for the group.
+    package func apply(_ pushes: [(clientId: UUID, items: [PushItem], who: String?)]) throws -> [PushResult] {
+        let time = clock()
         do {
             return try store.transaction {
-                let results = try pushes.map { try rules.apply(clientId: $0.clientId, items: $0.items, to: store) }
+                let results = try pushes.map {
+                    try rules.apply(clientId: $0.clientId, items: $0.items, to: store, author: HistoryAuthor(who: $0.who, time: time))
+                }
                 // Each push's cursor is the head once the whole group is committed: nothing it reports is older.
                 let head = store.head
                 return results.map { PushResult(results: $0, cursor: head) }
@@ -56,7 +67,9 @@ package final class LedgerEngine {
         guard params.since >= 0, params.since <= head else {
             throw LedgerError.invalidCursor(since: params.since, head: head)
         }
+        try checkHorizon(since: params.since)
         do {
+            if !params.kinds.isEmpty { return try pullWithKinds(params, head: head) }
             var changes = try store.changes(since: params.since, limit: params.limit + 1)
             let more = changes.count > params.limit
             if more { changes.removeLast() }
@@ -65,6 +78,20 @@ package final class LedgerEngine {
         } catch {
             throw LedgerError.storage(error)
         }
+    }
+
+    /// A pull that also serves the kinds the connection asked for (Protocol.md §10): both sequences up to
+    /// `limit + 1` each, merged in seq order, then cut to `limit`.
+    private func pullWithKinds(_ params: PullParams, head: Int64) throws -> PullResult {
+        let expenses = try store.changes(since: params.since, limit: params.limit + 1)
+        let data = try store.dataChanges(since: params.since, limit: params.limit + 1).filter { params.kinds.contains($0.kind) }
+        var seqs = (expenses.map(\.seq) + data.map(\.seq)).sorted()
+        let more = seqs.count > params.limit
+        if more { seqs.removeLast(seqs.count - params.limit) }
+        let last = seqs.last ?? head
+        let cursor = more ? last : head
+        return PullResult(changes: expenses.filter { $0.seq <= last }, dataChanges: data.filter { $0.seq <= last },
+                          cursor: cursor, more: more)
     }
 
     /// The summary of the live records the query covers, from the store's aggregates.

@@ -40,6 +40,12 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// it acknowledged (Protocol.md §8). The daemon reconnects with backoff; retrying later works.
     case storageUnavailable(String)
 
+    /// `expensed token add`: the ledger has a token of that name already.
+    case tokenExists(String)
+    /// `expensed token revoke`: the ledger has no token of that name.
+    case unknownToken(String)
+    /// A token name that breaks the rule of ledger names (``LedgerDirectory/isValid(name:)``).
+    case invalidTokenName(String)
     /// The stable snake_case code.
     public var reason: String {
         switch self {
@@ -57,6 +63,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .dataDirectoryInUse: "data_directory_in_use"
         case .invalidBackup: "invalid_backup"
         case .storageUnavailable: "storage_unavailable"
+        case .tokenExists: "token_exists"
+        case .unknownToken: "unknown_token"
+        case .invalidTokenName: "invalid_token_name"
         }
     }
 
@@ -64,7 +73,8 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ``RPCError/internalErrorCode`` for the daemon's own trouble.
     public var code: Int {
         switch self {
-        case .invalidCursor, .ledgerExists, .invalidLedgerName, .unknownLedger, .backupTargetExists, .invalidBackup:
+        case .invalidCursor, .ledgerExists, .invalidLedgerName, .unknownLedger, .backupTargetExists, .invalidBackup,
+             .tokenExists, .unknownToken, .invalidTokenName:
             RPCError.invalidParamsCode
         case .storageFull, .storageFailed, .ledgerFailed, .damagedDatabase, .ledgerClosed, .dataDirectory, .dataDirectoryInUse:
             RPCError.internalErrorCode
@@ -93,6 +103,10 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "one daemon serves a directory at a time: stop it first, or give another --data"
         case .invalidBackup(let path, let detail): "\(path) is not a ledger backup: \(detail)"
         case .storageUnavailable(let detail): "the storage is unavailable; nothing of this request was stored (\(detail))"
+        case .tokenExists(let name): "the ledger has a token named \(DisplayText.quoted(name)) already; revoke it first or pick another name"
+        case .unknownToken(let name): "the ledger has no token named \(DisplayText.quoted(name))"
+        case .invalidTokenName(let name):
+            "invalid token name \(DisplayText.quoted(name)): use 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit"
         }
     }
 

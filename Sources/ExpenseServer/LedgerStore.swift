@@ -77,7 +77,7 @@ package struct StoredRecord: Hashable, Sendable {
 ///   its aggregates in step with the records **in the same transaction**: ``write(_:replacing:)`` is the only way
 ///   a record changes, and it updates both. When the body or the commit throws, nothing of the transaction
 ///   stays, in the file or in any cache.
-package protocol LedgerStore: AnyObject {
+package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// The highest `seq` given so far; 0 for an empty ledger.
     var head: Int64 { get }
     /// The record with this id, tombstones included.
@@ -105,6 +105,9 @@ package protocol LedgerStore: AnyObject {
     func changes(since: Int64, limit: Int) throws -> [Record]
     /// The summary of every live record the query covers.
     func summary(_ query: SummaryQuery) throws -> Summary
+    /// Calls `body` with the per-day aggregate of the live records dated `from` … `to`, in any order
+    /// (`stats`, Protocol.md §5.10). A default reads every record; the SQLite store reads its `daily_totals`.
+    func forEachDayTotal(from: CalendarDay, to: CalendarDay, _ body: (DayTotal) throws -> Void) throws
     /// Runs `body` as one atomic, durable transaction.
     func transaction<T>(_ body: () throws -> T) throws -> T
     /// Brings ``head`` up to what is committed, before a read outside a transaction (`hello`, `pull`,

@@ -24,9 +24,12 @@ package struct MutationRules: Sendable {
         self.fieldsConverter = fieldsConverter
     }
 
-    /// Decides and applies each item in order; returns one result per item.
+    /// Decides and applies each item in order; returns one result per item. Each applied change is written
+    /// with its history entry (who: `author`) in the caller's transaction.
     /// - Throws: only what the store throws (the whole transaction must then be rolled back).
-    package func apply(clientId: UUID, items: [PushItem], to store: some LedgerStore) throws -> [MutationResult] {
+    package func apply(clientId: UUID, items: [PushItem], to store: some LedgerStore,
+                       author: HistoryAuthor = HistoryAuthor(who: nil, time: HistoryAuthor.now())) throws -> [MutationResult] {
+        let writer = HistoryWriter(clientId: clientId, author: author)
         var last = try store.lastMutationId(clientId: clientId)
         let firstLast = last
         var results: [MutationResult] = []
@@ -48,7 +51,7 @@ package struct MutationRules: Sendable {
             let status: MutationStatus
             switch item.body {
             case .failure(let rejection): status = .rejected(rejection)
-            case .success(let mutation): status = try decide(mutation, in: store)
+            case .success(let mutation): status = try decide(mutation, in: store, writer: writer)
             }
             if let outcome = ConsumedOutcome(status) {
                 try store.keepOutcome(outcome, clientId: clientId, mutationId: item.mutationId)
@@ -66,19 +69,28 @@ package struct MutationRules: Sendable {
         case nil: return nil
         case .applied(let version, let seq)?: return .applied(version: version, seq: seq)
         case .rejected(let rejection)?: return .rejected(rejection)
-        case .conflict(let id)?: return try store.record(id: id).map { .conflict(current: $0.record) }
+        case .conflict(let id)?:
+            if let record = try store.record(id: id) { return .conflict(current: record.record) }
+            return try store.dataRecord(id: id).map { .dataConflict(current: $0.record) }
         }
     }
 
     /// Steps (2) to (6) for one well-formed mutation.
-    private func decide(_ mutation: Mutation, in store: some LedgerStore) throws -> MutationStatus {
+    private func decide(_ mutation: Mutation, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
+        if mutation.kind != .expense { return try decideData(mutation, in: store) }
         let existing = try store.record(id: mutation.id)
+        // A materialised occurrence (Protocol.md §10.4): whatever became of the id, that stays.
+        if mutation.ifAbsent, let existing { return .applied(version: existing.version, seq: existing.seq) }
         guard let existing else {
+            if try store.dataRecord(id: mutation.id) != nil {
+                return .rejected(MutationRejection(reason: "invalid_id", field: "id",
+                                                   message: "id \(UUIDText.lowercased(mutation.id)) belongs to a record of another kind"))
+            }
             if mutation.type == .delete || mutation.baseVersion > 0 {
                 return .rejected(MutationRejection(reason: "not_found", field: "id",
                                                    message: "no expense has id \(UUIDText.lowercased(mutation.id))"))
             }
-            return try create(mutation, in: store)
+            return try create(mutation, in: store, writer: writer)
         }
         if mutation.baseVersion > existing.version {
             return .rejected(MutationRejection(
@@ -86,12 +98,12 @@ package struct MutationRules: Sendable {
                 message: "baseVersion \(mutation.baseVersion) is above the record's version \(existing.version)"))
         }
         switch mutation.type {
-        case .delete: return try delete(mutation, existing: existing, in: store)
-        case .put: return try put(mutation, existing: existing, in: store)
+        case .delete: return try delete(mutation, existing: existing, in: store, writer: writer)
+        case .put: return try put(mutation, existing: existing, in: store, writer: writer)
         }
     }
 
-    private func create(_ mutation: Mutation, in store: some LedgerStore) throws -> MutationStatus {
+    private func create(_ mutation: Mutation, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
         let expense: Expense
         switch validateComplete(mutation) {
         case .failure(let rejection): return .rejected(rejection)
@@ -101,22 +113,22 @@ package struct MutationRules: Sendable {
         let seq = store.head + 1
         let stored = StoredRecord(record: Record(expense: expense, version: 1, seq: seq, deleted: false),
                                   fieldVersions: FieldVersions(all: 1))
-        try store.write(stored, replacing: nil)
+        try writer.write(stored, replacing: nil, to: store)
         return .applied(version: 1, seq: seq)
     }
 
-    private func delete(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore) throws -> MutationStatus {
+    private func delete(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
         if existing.deleted { return .applied(version: existing.version, seq: existing.seq) }
         guard mutation.baseVersion == existing.version else { return .conflict(current: existing.record) }
         var stored = existing
         stored.record.version += 1
         stored.record.seq = store.head + 1
         stored.record.deleted = true
-        try store.write(stored, replacing: existing)
+        try writer.write(stored, replacing: existing, to: store)
         return .applied(version: stored.version, seq: stored.seq)
     }
 
-    private func put(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore) throws -> MutationStatus {
+    private func put(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
         // PushRequest already answered a put without a fields object `invalid_mutation` (Protocol.md §5.2).
         guard let fields = mutation.fields else { preconditionFailure("a put without fields never passes PushRequest") }
         // A create (baseVersion 0) and a restore (a tombstone at its version) send every required field;
@@ -161,7 +173,7 @@ package struct MutationRules: Sendable {
         for field in changed { fieldVersions[field] = version }
         let stored = StoredRecord(record: Record(expense: expense, version: version, seq: store.head + 1, deleted: false),
                                   fieldVersions: fieldVersions)
-        try store.write(stored, replacing: existing)
+        try writer.write(stored, replacing: existing, to: store)
         return .applied(version: version, seq: stored.seq)
     }
 
@@ -222,5 +234,16 @@ package struct MutationRules: Sendable {
     /// converter refused it as `unknown_field` before the conflict check.
     private static func sentFields(_ fields: [String: JSONValue]) -> [ExpenseField] {
         fields.keys.compactMap { ExpenseField(rawValue: $0) }
+    }
+}
+
+/// Writes a change together with its history entry: the one way ``MutationRules`` changes a record.
+struct HistoryWriter {
+    let clientId: UUID
+    let author: HistoryAuthor
+
+    func write(_ record: StoredRecord, replacing old: StoredRecord?, to store: some LedgerStore) throws {
+        try store.write(record, replacing: old)
+        try store.appendHistory(HistoryEntry(from: old, to: record, clientId: clientId, author: author))
     }
 }

@@ -24,6 +24,11 @@ struct RequestDispatcher: Sendable {
     let maximumLineLength: Int
     /// The connection's name in log lines (`connection 7.1 from 127.0.0.1`).
     var logName = "connection"
+    /// The session's token (name and role): a viewer's push is −32006 `forbidden`; the ledger gets it with each
+    /// push, so its changes know their author (`credential.name`). `nil`: no role check (tests of the front).
+    var credential: TokenCredential?
+    /// The kinds besides expenses this connection's `hello` asked for and is served (Protocol.md §10).
+    var kinds: Set<RecordKind> = []
 
     func plan(_ request: RPCRequest, id: RequestID) -> Plan {
         let ledger = ledger
@@ -42,18 +47,26 @@ struct RequestDispatcher: Sendable {
                 }
             case PushRequest.method:
                 let push = try PushRequest(params: request.params)
+                if let credential, !credential.role.mayWrite {
+                    return .immediate(RPCResponse.error(id: id, .forbidden(
+                        "the token \(DisplayText.quoted(credential.name)) is a \(credential.role.rawValue)'s: it may read this ledger, "
+                            + "not change it; nothing of this push was applied", field: "mutations")))
+                }
                 let logName = logName
+                let credential = credential
                 return .deferred { reply in
-                    ledger.push(clientId: clientId, items: push.items) { result in
+                    ledger.push(clientId: clientId, items: push.items, credential: credential) { result in
                         if case .success(let pushed) = result {
-                            log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(clientId.uuidString.lowercased()): "
+                            log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(UUIDText.lowercased(clientId)): "
                                 + Self.counts(pushed))
                         }
                         reply(Self.encode(result, id: id, log: log))
                     }
                 }
             case PullParams.method:
-                let pull = try PullParams(params: request.params)
+                var params = try PullParams(params: request.params)
+                params.kinds = kinds
+                let pull = params
                 return .deferred { reply in
                     ledger.pull(pull) { result in
                         switch result {
@@ -66,6 +79,19 @@ struct RequestDispatcher: Sendable {
                 let summary = try SummaryRequest(params: request.params)
                 return .deferred { reply in
                     ledger.summary(summary.query) { reply(Self.encode($0, id: id, log: log)) }
+                }
+            case StatsRequest.method:
+                return try statsPlan(StatsRequest(params: request.params), id: id)
+            case HistoryRequest.method:
+                // Read-only: allowed to every session that may read the ledger.
+                let history = try HistoryRequest(params: request.params)
+                return .deferred { reply in
+                    ledger.history(history) { result in
+                        switch result {
+                        case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
+                        case .failure: reply(Self.encode(result, id: id, log: log))
+                        }
+                    }
                 }
             default:
                 return .immediate(RPCResponse.error(id: id, .methodNotFound(request.method)))
@@ -82,7 +108,7 @@ struct RequestDispatcher: Sendable {
             switch item.status {
             case .applied: applied += 1
             case .duplicate: duplicate += 1
-            case .conflict: conflict += 1
+            case .conflict, .dataConflict: conflict += 1
             case .rejected: rejected += 1
             }
         }

@@ -28,6 +28,10 @@ extension SQLiteLedgerStore {
     ///   effects. Keyed (client, mutationId), so each client's rows are appended and pruned at the two ends of
     ///   its own range. status: 0 applied (version, seq), 1 conflict (record: the id), 2 rejected (reason,
     ///   field, message).
+    /// - `tokens` (migration 3) holds the ledger's named tokens: name, role (`owner`, `editor`, `viewer`), the
+    ///   token's SHA-256 (never the token), creation and last use in Unix seconds. The single token older files
+    ///   kept in `meta` becomes the owner token `default` when the file is opened
+    ///   (``SQLiteLedgerStore/convertLegacyToken(_:connection:)``: SQL has no SHA-256, so that step is Swift's).
     static let migrations: [String] = [
         """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -97,5 +101,36 @@ extension SQLiteLedgerStore {
             PRIMARY KEY (client, mutation_id)
         ) WITHOUT ROWID;
         """,
+        // 3: named tokens with roles, kept as SHA-256 hashes (README, "Tokens and roles").
+        """
+        CREATE TABLE tokens (
+            name TEXT PRIMARY KEY,
+            role TEXT NOT NULL,
+            hash BLOB NOT NULL,
+            created INTEGER NOT NULL,
+            last_used INTEGER
+        ) WITHOUT ROWID;
+        """,
+        // 4: the history of applied changes (Protocol.md §5.8, `SQLiteLedgerStore+History.swift`), keyed by seq;
+        // `history_meta` holds when the history began (changes before it count as made then) and the purge
+        // horizon. Measured: see docs/reliability.md ("History and compaction").
+        """
+        CREATE TABLE history (
+            seq INTEGER PRIMARY KEY,
+            id BLOB NOT NULL,
+            previous INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            action INTEGER NOT NULL,
+            changes TEXT NOT NULL,
+            who TEXT,
+            client BLOB NOT NULL,
+            time INTEGER NOT NULL
+        );
+        CREATE TABLE history_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO history_meta (key, value) SELECT 'start_seq', coalesce(max(seq), 0) FROM records;
+        INSERT INTO history_meta (key, value) VALUES ('start_time', CAST(strftime('%s', 'now') AS INTEGER));
+        """,
+        // 5: budgets, recurring rules and settings (``dataRecordsMigration``).
+        dataRecordsMigration,
     ]
 }

@@ -18,21 +18,21 @@ package enum StoreFaultPoint: Sendable, Hashable {
 ///   restored (or never taken over) when it fails, so they always equal what the file holds.
 package final class SQLiteLedgerStore: LedgerStore {
     let connection: SQLiteConnection
-    /// The ledger's name, currency and access token, from the `meta` table.
+    /// The ledger's name and currency, from the `meta` table (its tokens are in `tokens`:
+    /// `SQLiteLedgerStore+Tokens.swift`).
     package let name: String
     package let currency: Currency
-    package let token: String?
     /// The ledger's id and history epoch (`meta`; see `SQLiteLedgerStore+Identity.swift`).
     package let identity: LedgerIdentity
-    package private(set) var head: Int64
+    package internal(set) var head: Int64
     /// Test hook: an error to throw at a fault point instead of going on.
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
 
     private var totals: [Currency: Int64]
     /// Where each record is: its current seq (the records table's key). Changed only inside a transaction,
     /// with `undo` to put it back when the transaction fails.
-    private var seqById: [UUID: Int64]
-    private var undo: [(id: UUID, seq: Int64?)] = []
+    var seqById: [UUID: Int64]
+    var undo: [(id: UUID, seq: Int64?)] = []
     private var pendingDeltas: [AggregateKey: Delta] = [:]
     /// Each client's last consumed mutationId as committed, read through from the `clients` table (this store
     /// is the file's only writer, so the copy cannot go stale). Updated only after a commit succeeds.
@@ -44,6 +44,8 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// (`SQLiteLedgerStore+Outcomes.swift`).
     var pendingOutcomes: [OutcomeKey: ConsumedOutcome] = [:]
     package let outcomeRetention: Int64
+    /// `PRAGMA data_version` when ``tokensMayHaveChanged()`` last looked: it moves when another connection commits.
+    var dataVersion: Int64 = 0
 
     /// One row of `daily_totals` or `monthly_totals`: the category by its bytes (``ExpenseCore/ExactText``), as
     /// the table's key compares it. With `String`'s `==`, "café" in NFC and in NFD would share one delta and
@@ -69,8 +71,9 @@ package final class SQLiteLedgerStore: LedgerStore {
         var count: Int64 = 0
     }
 
-    /// Opens the database at `path`, creating it (with `name`, `currency` and `token`) if it is new.
-    /// An existing ledger keeps the name and currency it was created with.
+    /// Opens the database at `path`, creating it (with `name`, `currency` and, when `token` is given, that token
+    /// as the owner token `default`, stored as its SHA-256) if it is new. An existing ledger keeps the name and
+    /// currency it was created with; a file older than migration 3 has its single token moved to `tokens`.
     /// - Throws: ``LedgerError/damagedDatabase(path:report:)`` for a file that is not a sound ledger;
     ///   ``SQLite/SQLiteError`` otherwise.
     package init(path: String, name: String, currency: Currency, token: String? = nil, verify: Bool = false,
@@ -89,22 +92,27 @@ package final class SQLiteLedgerStore: LedgerStore {
             try connection.prepare("SELECT key, value FROM meta").forEach { meta[$0.text(0)] = $0.text(1) }
             if meta.isEmpty {
                 meta = ["name": name, "currency": currency.code]
-                if let token { meta["token"] = token }
                 let connection = self.connection
                 try connection.transaction {
                     for (key, value) in meta {
                         try connection.cached("INSERT INTO meta (key, value) VALUES (?1, ?2)").run([.text(key), .text(value)])
                     }
+                    if let token {
+                        try Self.insertToken(StoredToken(name: Self.firstTokenName, role: .owner, digest: Token.digest(token),
+                                                      created: Self.now()), connection: connection)
+                    }
                 }
+            } else if let legacyToken = meta["token"] {
+                try Self.convertLegacyToken(legacyToken, connection: connection)
             }
             guard let storedName = meta["name"], let code = meta["currency"], let storedCurrency = Currency(code: code) else {
                 throw LedgerError.damagedDatabase(path: path, report: "the meta table has no valid name and currency")
             }
             self.name = storedName
             self.currency = storedCurrency
-            self.token = meta["token"]
             self.identity = try Self.loadIdentity(meta, connection: connection)
             head = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
+            head = max(head, try Self.dataHead(connection))
             var totals: [Currency: Int64] = [:]
             try connection.prepare("SELECT currency, sum(amount) FROM monthly_totals GROUP BY currency").forEach { row in
                 guard let currency = Currency(code: row.text(0)) else { return }
@@ -117,6 +125,7 @@ package final class SQLiteLedgerStore: LedgerStore {
                 seqById[try Self.uuid(row.blob(0))] = row.int64(1)
             }
             self.seqById = seqById
+            dataVersion = try connection.prepare("PRAGMA data_version").first { $0.int64(0) } ?? 0
         } catch let error as SQLiteError where error.isCorruption {
             throw LedgerError.damagedDatabase(path: path, report: error.message)
         }

@@ -28,6 +28,8 @@ public final class Server: Sendable {
         transport.outputLimit = configuration.outputLimit
         transport.shutdownGrace = configuration.shutdownGrace
         transport.busyMessage = RPCResponse.error(id: nil, .busy)
+        transport.tls = configuration.tls
+        transport.protocolMismatchReply = RPCResponse.error(id: nil, .invalidRequest("this port speaks plaintext, not TLS", reason: "plaintext_port"))
         let context = SessionContext(ledgers: ledgers,
                                      throttle: AuthThrottle(freeFailures: configuration.authFreeFailures,
                                                             interval: configuration.authPenaltyInterval),
@@ -37,6 +39,9 @@ public final class Server: Sendable {
             ClientSession(connection: connection, context: context, maximumLineLength: maximumLineLength)
         }
     }
+
+    /// Connections closed for their protocol (failed or timed-out TLS handshakes, the wrong protocol on the port).
+    public var failedHandshakeCount: Int { lineServer.failedHandshakeCount }
 
     /// Connections open now.
     public var connectionCount: Int { lineServer.connectionCount }

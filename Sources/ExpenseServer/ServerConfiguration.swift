@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable {
     public var helloTimeout: Duration = .seconds(10)
     /// An authenticated connection silent for this long (no request in flight) is closed; `nil`: never.
     public var idleTimeout: Duration? = nil
+    /// The certificate and key of a TLS port (`serve --tls-cert/--tls-key`); `nil`: plaintext.
+    public var tls: TLSServerIdentity? = nil
     /// A client that leaves more than this many bytes of answers unread is closed.
     public var outputLimit = 16 << 20
     /// On SIGINT/SIGTERM, how long in-flight requests may take before connections are cut.

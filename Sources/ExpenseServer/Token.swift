@@ -1,7 +1,12 @@
-/// Ledger access tokens: 256 bits from the system's CSPRNG, written as 64 lower-case hex digits.
+import COpenSSL
+
+/// Ledger access tokens: 256 bits from the system's CSPRNG, written as 64 lower-case hex digits. A store keeps
+/// only each token's SHA-256 (``digest(_:)``), never the token, and compares digests in constant time.
 enum Token {
     /// Bytes of randomness in a token (256 bits, well above the 128 required).
     static let byteCount = 32
+    /// Bytes of a SHA-256 digest.
+    static let digestLength = 32
 
     /// A new token from `SystemRandomNumberGenerator` (`getrandom(2)` on Linux).
     static func generate() -> String {
@@ -17,18 +22,33 @@ enum Token {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// Compares `given` with `expected` in time that depends only on `expected`'s length, never on where they
-    /// first differ, so response times reveal nothing about the token.
-    static func matches(_ given: String, expected: [UInt8]) -> Bool {
-        var difference: UInt8 = 0
-        var givenBytes = Array(given.utf8)
-        difference |= givenBytes.count == expected.count ? 0 : 1
-        if givenBytes.count < expected.count {
-            givenBytes += Array(repeating: 0, count: expected.count - givenBytes.count)
+    /// The SHA-256 of the token's UTF-8 bytes, through OpenSSL's `EVP_Digest`: what a store keeps.
+    ///
+    /// A token is 256 random bits, so a plain (unsalted, fast) hash is enough: nothing can be guessed from it,
+    /// and whoever reads a ledger file or a backup learns no token that would open the ledger.
+    static func digest(_ token: String) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let bytes = Array(token.utf8)
+        let succeeded = bytes.withUnsafeBytes { input in
+            output.withUnsafeMutableBufferPointer { out in
+                EVP_Digest(input.baseAddress, input.count, out.baseAddress, &length, EVP_sha256(), nil)
+            }
         }
-        for index in 0..<expected.count {
-            difference |= givenBytes[index] ^ expected[index]
+        // EVP_Digest with SHA-256 fails only when OpenSSL cannot allocate a context: nothing sensible goes on.
+        precondition(succeeded == 1 && length == UInt32(digestLength), "OpenSSL's SHA-256 failed")
+        return Array(output.prefix(digestLength))
+    }
+
+    /// Whether `token`'s SHA-256 is `digest`, compared in constant time.
+    static func matches(_ token: String, digest stored: [UInt8]) -> Bool { sameDigest(digest(token), stored) }
+
+    /// Whether two digests are equal, by OpenSSL's `CRYPTO_memcmp`: the time taken depends only on the length,
+    /// never on where the bytes first differ. Digests of another length never match.
+    static func sameDigest(_ given: [UInt8], _ stored: [UInt8]) -> Bool {
+        guard given.count == digestLength, stored.count == digestLength else { return false }
+        return given.withUnsafeBytes { a in
+            stored.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, digestLength) == 0 }
         }
-        return difference == 0
     }
 }

@@ -1,4 +1,5 @@
 import CEpoll
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,8 +13,8 @@ import Glibc
 /// socket and the mailbox's eventfd are level-triggered: a burst of connects is accepted 64 at a time
 /// without starving established connections, and nothing is lost if the loop stops early.
 ///
-/// - Important: Everything here runs on the loop thread only. Other threads talk to it through
-///   ``LoopMailbox``.
+/// - Important: Everything here runs on the loop thread only (``run()`` marks it; the entry points check it with
+///   ``LoopThread/assertCurrent(file:line:)`` in debug builds). Other threads talk to it through ``LoopMailbox``.
 final class EventLoop {
     private static let listenerToken = UInt64.max
     private static let mailboxToken = UInt64.max - 1
@@ -69,8 +70,13 @@ final class EventLoop {
         return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
     }
 
-    /// Runs until stopped and every connection is closed (or the shutdown grace has passed).
+    /// Runs until stopped and every connection is closed (or the shutdown grace has passed), on the calling thread,
+    /// which is the loop thread from now until it returns.
     func run() {
+        LoopThread.running(runLoop)
+    }
+
+    private func runLoop() {
         _ = cepoll_ctl(epollFD, EPOLL_CTL_ADD, listener.fileDescriptor, EPOLLIN.rawValue, Self.listenerToken)
         _ = cepoll_ctl(epollFD, EPOLL_CTL_ADD, mailbox.eventFD, EPOLLIN.rawValue, Self.mailboxToken)
         var events = [UInt32](repeating: 0, count: 256)
@@ -78,12 +84,14 @@ final class EventLoop {
         nextSweep = Self.now() &+ sweepInterval
         while true {
             let timeout: Int32 = again.isEmpty ? Int32(clamping: sweepInterval / 1_000_000) : 0
-            let count = cepoll_wait(epollFD, &events, &datas, 256, max(timeout, 1))
-            if count < 0, errno != EINTR {
-                log("epoll_wait failed: \(TransportError.errnoText(errno)); stopping")
+            let count: Int32
+            do throws(SystemCallError) {
+                count = try syscall(where: "epoll_wait") { cepoll_wait(epollFD, &events, &datas, 256, max(timeout, 1)) }
+            } catch {
+                log("epoll_wait failed: \(TransportError.errnoText(error.errno)); stopping")
                 break
             }
-            for index in 0..<Int(max(count, 0)) {
+            for index in 0..<Int(count) {
                 handle(event: events[index], data: datas[index])
             }
             if !again.isEmpty {
@@ -105,6 +113,7 @@ final class EventLoop {
     // MARK: Events
 
     private func handle(event: UInt32, data: UInt64) {
+        LoopThread.assertCurrent()
         switch data {
         case Self.listenerToken: acceptConnections()
         case Self.mailboxToken: handleMailbox()
@@ -129,6 +138,7 @@ final class EventLoop {
     }
 
     private func handleMailbox() {
+        LoopThread.assertCurrent()
         let (messages, stop) = mailbox.take()
         for message in messages {
             guard let connection = lookup(message.target) else { continue }
@@ -177,19 +187,18 @@ final class EventLoop {
                 break
             }
             budget -= 1
-            let count = read(connection.id.fd, scratch.baseAddress, Self.scratchSize)
-            if count > 0 {
-                connection.framer.append(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+            switch connection.readSocket(into: scratch, mismatchReply: configuration.protocolMismatchReply) {
+            case .received(let count):
                 connection.lastActivity = Self.now()
                 // A short read emptied the socket's queue; new data will raise a new edge. Not so for the end
                 // of stream: its edge may have come with this data, so read on until `read` returns 0.
                 if count < Self.scratchSize, !connection.hangupSeen { connection.readable = false }
-            } else if count == 0 {
+            case .endOfStream:
                 connection.peerClosed = true
                 connection.readable = false
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+            case .wouldBlock:
                 connection.readable = false
-            } else if errno != EINTR {
+            case .failed:
                 close(connection)
                 return
             }
@@ -242,15 +251,12 @@ final class EventLoop {
     }
 
     private func flush(_ connection: LoopConnection) {
-        while connection.pendingOutput > 0, connection.writable {
-            let sent = connection.output.withUnsafeBytes { raw in
-                Socket.send(connection.id.fd, UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
-            }
-            if sent > 0 {
-                connection.outputOffset += sent
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                connection.writable = false
-            } else if errno != EINTR {
+        writing: while connection.pendingOutput > 0, connection.writable {
+            switch connection.writeSocket() {
+            case .sent: continue
+            case .wouldBlock: connection.writable = false
+            case .nothingToSend: break writing
+            case .failed:
                 close(connection)
                 return
             }
@@ -258,6 +264,11 @@ final class EventLoop {
         guard connection.pendingOutput == 0 else { return }
         connection.outputDrained()
         if case .closing = connection.phase, !connection.inFlight {
+            // Over TLS the last answer is followed by close_notify, so the peer reads a clean end of stream.
+            if connection.queueTLSClose() {
+                flush(connection)
+                return
+            }
             if stopping { close(connection) } else { startDraining(connection, for: configuration.drainTimeout) }
         }
     }
@@ -273,16 +284,28 @@ final class EventLoop {
         drainInput(connection)
     }
 
+    /// One read of up to `scratchSize` bytes into `scratch`; `nil` when it failed and the connection was closed.
+    private func readInput(_ connection: LoopConnection) -> IOResult<Int>? {
+        do throws(SystemCallError) {
+            return try syscall(blocking: false, where: "read") { read(connection.id.fd, scratch.baseAddress, Self.scratchSize) }
+        } catch {
+            close(connection)
+            return nil
+        }
+    }
+
     private func drainInput(_ connection: LoopConnection) {
         var budget = Self.readBudget
         while connection.readable, budget > 0 {
             budget -= 1
-            let count = read(connection.id.fd, scratch.baseAddress, Self.scratchSize)
-            if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            guard let result = readInput(connection) else { return }
+            switch result {
+            case .processed(0):
                 close(connection)
                 return
+            case .processed: break
+            case .wouldBlock: connection.readable = false
             }
-            if count < 0, errno != EINTR { connection.readable = false }
         }
         if connection.readable { again.append(connection) }
     }
@@ -291,16 +314,19 @@ final class EventLoop {
 
     private func acceptConnections() {
         for _ in 0..<64 {
-            let fd = cepoll_accept(listener.fileDescriptor)
-            if fd < 0 {
-                switch errno {
-                case EAGAIN, EWOULDBLOCK: return
-                case EINTR, ECONNABORTED, EPROTO: continue
+            let fd: Int32
+            do throws(SystemCallError) {
+                guard case .processed(let accepted) = try syscall(blocking: false, where: "accept4", { cepoll_accept(listener.fileDescriptor) })
+                else { return }
+                fd = accepted
+            } catch {
+                switch error.errno {
+                case ECONNABORTED, EPROTO: continue
                 case EMFILE, ENFILE:
                     shedWithSpareDescriptor()
                     return
                 default:
-                    log("accept failed: \(TransportError.errnoText(errno))")
+                    log("accept failed: \(TransportError.errnoText(error.errno))")
                     return
                 }
             }
@@ -312,8 +338,14 @@ final class EventLoop {
                 continue
             }
             Socket.setNoDelay(fd)
+            let tls: TLSSession?
+            do { tls = try configuration.tls?.makeSession() } catch {
+                log("\(handle.logName): \(error); closing")
+                Glibc.close(fd)
+                continue
+            }
             let connection = LoopConnection(handle: handle, session: makeSession(handle), counted: true,
-                                            maximumLineLength: configuration.maximumLineLength, now: Self.now())
+                                            maximumLineLength: configuration.maximumLineLength, now: Self.now(), tls: tls)
             register(connection)
             activeCount += 1
             counter.set(activeCount)
@@ -335,7 +367,8 @@ final class EventLoop {
     /// few are draining, at once otherwise, so refusals can never exhaust descriptors).
     private func refuse(fd: Int32, handle: ConnectionHandle) {
         log("\(handle.logName): refused, \(configuration.maximumConnections) connections open (busy)")
-        _ = configuration.busyMessage.withUnsafeBytes { Socket.send(fd, $0) }
+        // On a TLS port the plaintext busy line would be garbage to the client's handshake: it just sees the close.
+        if configuration.tls == nil { _ = configuration.busyMessage.withUnsafeBytes { Socket.send(fd, $0) } }
         guard refusedCount < Self.maximumRefusedDraining else {
             Glibc.close(fd)
             return
@@ -373,7 +406,12 @@ final class EventLoop {
             case .open, .closing:
                 guard !connection.inFlight else { continue }
                 if !connection.established, now &- connection.openedAt >= handshake {
-                    log("\(connection.handle.logName): no hello within \(configuration.handshakeTimeout); closing")
+                    if connection.tls?.isHandshaking == true {
+                        counter.handshakeFailed()
+                        log("\(connection.handle.logName): TLS handshake not finished within \(configuration.handshakeTimeout); closing")
+                    } else {
+                        log("\(connection.handle.logName): no hello within \(configuration.handshakeTimeout); closing")
+                    }
                     close(connection)
                 } else if let idle, connection.established, now &- connection.lastActivity >= idle {
                     log("\(connection.handle.logName): idle for \(configuration.idleTimeout ?? .zero); closing")
@@ -400,6 +438,11 @@ final class EventLoop {
     private func close(_ connection: LoopConnection) {
         guard !connection.isClosed else { return }
         connection.isClosed = true
+        if let failure = connection.protocolFailure {
+            // OpenSSL's reason or our own classification: never the peer's bytes.
+            counter.handshakeFailed()
+            log("\(connection.handle.logName): \(failure.description) (\(failure.code)); closing")
+        }
         connections[Int(connection.id.fd)] = nil
         Glibc.close(connection.id.fd)
         if connection.counted {

@@ -1,3 +1,4 @@
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 import CEpoll
@@ -15,23 +16,41 @@ import CEpoll
 public final class LineConnection {
     /// The address connected to.
     public let address: SocketAddress
-    private var fd: Int32
-    private var framer: LineFramer
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    var fd: Int32
+    var framer: LineFramer
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The TLS layer, for a `tls://` connection (see LineConnection+TLS.swift).
+    var tls: TLSSession?
+
+    /// The server certificate's SHA-256 fingerprint, on a TLS connection.
+    public var peerCertificateFingerprint: CertificateFingerprint? { tls?.peerFingerprint }
 
     /// Connects to `address`, trying each resolved address, within `timeout`.
     /// - Parameter maximumLineLength: the longest line ``readLine(timeout:)`` accepts (answers can be large).
-    /// - Throws: ``TransportError/connectFailed(address:errno:)``, ``TransportError/timedOut``, resolve errors.
+    /// - Parameter tls: TLS settings (the handshake and the certificate check then finish within `timeout` too);
+    ///   `nil`: plaintext.
+    /// - Throws: ``TransportError/connectFailed(address:errno:)``, ``TransportError/timedOut``, resolve errors,
+    ///   ``TransportError/tls(_:)`` (the certificate check that failed, or a plaintext server).
     public init(connectingTo address: SocketAddress, timeout: Duration = .seconds(5),
-                maximumLineLength: Int = 256 << 20) throws(TransportError) {
+                maximumLineLength: Int = 256 << 20, tls: TLSClientConfiguration? = nil) throws(TransportError) {
         self.address = address
         self.framer = LineFramer(maximumLineLength: maximumLineLength)
+        let deadline = ContinuousClock.now + timeout
         var failure = TransportError.connectFailed(address: address.description, errno: ECONNREFUSED)
         for candidate in try address.resolve(passive: false) {
-            do {
+            do throws(TransportError) {
                 fd = try Self.connect(candidate, timeout: timeout)
                 Socket.setNoDelay(fd)
+                if let tls {
+                    do { try startTLS(tls, deadline: deadline) } catch {
+                        Glibc.close(fd)
+                        fd = -1
+                        throw error
+                    }
+                }
                 return
+            } catch .tls(let error) {
+                throw .tls(error)  // a certificate problem is the same at every address: stop at the first
             } catch .timedOut {
                 failure = .timedOut
             } catch .connectFailed(_, let code) {
@@ -68,7 +87,7 @@ public final class LineConnection {
     }
 
     /// Waits until `fd` is ready for `events`; `false` on timeout (`nil` timeout: wait forever).
-    private static func waitFor(_ fd: Int32, events: Int16, timeout: Duration?) throws(TransportError) -> Bool {
+    static func waitFor(_ fd: Int32, events: Int16, timeout: Duration?) throws(TransportError) -> Bool {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         while true {
             var milliseconds: Int32 = -1
@@ -78,10 +97,14 @@ public final class LineConnection {
                 milliseconds = Int32(clamping: left.nanoseconds / 1_000_000 + 1)
             }
             var entry = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&entry, 1, milliseconds)
+            let ready: Int32
+            do throws(SystemCallError) {
+                ready = try syscall(where: "poll") { poll(&entry, 1, milliseconds) }
+            } catch {
+                throw .systemCall(error.call, errno: error.errno)
+            }
             if ready > 0 { return true }
-            if ready == 0 { continue }  // re-check the deadline
-            if errno != EINTR { throw .lastError("poll") }
+            // 0: re-check the deadline
         }
     }
 
@@ -89,16 +112,24 @@ public final class LineConnection {
     /// - Throws: ``TransportError/connectionClosed`` when the peer is gone.
     public func write(_ bytes: some Collection<UInt8>) throws(TransportError) {
         let array = Array(bytes)
-        var offset = 0
-        while offset < array.count {
-            let sent = array.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            if sent > 0 {
-                offset += sent
-            } else if errno == EPIPE || errno == ECONNRESET {
-                throw .connectionClosed
-            } else if errno != EINTR {
-                throw .lastError("send")
-            }
+        if tls != nil {
+            try writeEncrypted(array)
+            return
+        }
+        try sendAll(array)
+    }
+
+    /// Sends every byte of `array` to the socket (blocking).
+    func sendAll(_ array: [UInt8]) throws(TransportError) {
+        do throws(SystemCallError) {
+            // `withUnsafeBytes` rethrows untyped: the error crosses it in a `Result`.
+            try array.withUnsafeBytes { buffer in
+                Result { () throws(SystemCallError) in try writeAll(buffer, where: "send") { Socket.send(fd, $0) } }
+            }.get()
+        } catch where error.errno == EPIPE || error.errno == ECONNRESET {
+            throw .connectionClosed
+        } catch {
+            throw .systemCall(error.call, errno: error.errno)
         }
     }
 
@@ -128,16 +159,30 @@ public final class LineConnection {
             }
             let left = deadline.map { ContinuousClock.now.duration(to: $0) }
             guard try Self.waitFor(fd, events: Int16(POLLIN), timeout: left) else { throw .timedOut }
-            let count = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
+            guard let count = try readSome() else { continue }
+            if count == 0 { return nil }
+            if tls != nil {
+                guard try receiveEncrypted(count) else { return nil }
+            } else {
                 readBuffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            } else if count == 0 {
-                return nil
-            } else if errno == ECONNRESET {
-                throw .connectionClosed
-            } else if errno != EINTR && errno != EAGAIN {
-                throw .lastError("read")
             }
+        }
+    }
+
+    /// One read into ``readBuffer`` after `poll` said readable: the byte count (0 at end of stream), or `nil`
+    /// when it still finds nothing (`EAGAIN`: wait again).
+    /// - Throws: ``TransportError/connectionClosed`` on a reset.
+    func readSome() throws(TransportError) -> Int? {
+        do throws(SystemCallError) {
+            let result = try syscall(blocking: false, where: "read") {
+                readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            }
+            guard case .processed(let count) = result else { return nil }
+            return count
+        } catch where error.errno == ECONNRESET {
+            throw .connectionClosed
+        } catch {
+            throw .systemCall(error.call, errno: error.errno)
         }
     }
 
@@ -148,6 +193,7 @@ public final class LineConnection {
 
     /// Shuts down the sending side: the peer reads end of stream after what was sent.
     public func shutdownWrite() {
+        if let tls, tls.close() { try? sendPendingCiphertext() }
         shutdown(fd, Int32(SHUT_WR))
     }
 

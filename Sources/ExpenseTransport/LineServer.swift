@@ -66,6 +66,13 @@ public final class LineServer: Sendable {
     /// Connections currently open (refused ones excluded).
     public var connectionCount: Int { counter.value }
 
+    /// The certificate and key of a TLS port (``TLSServerIdentity/reload()`` swaps them while serving).
+    public var tlsIdentity: TLSServerIdentity? { configuration.tls }
+
+    /// Connections closed for their protocol: failed or timed-out TLS handshakes, plaintext on a TLS port, TLS on a
+    /// plaintext port.
+    public var failedHandshakeCount: Int { counter.failedHandshakes }
+
     /// Starts the loop thread. Connections queued since ``init`` are accepted from now on.
     public func start() {
         let first = lifecycle.withLock { state -> Bool in
@@ -137,6 +144,9 @@ private struct LoopParts: Sendable {
 /// The number of open connections, written by the loop and readable from anywhere.
 final class ConnectionCounter: Sendable {
     private let count = Atomic<Int>(0)
+    private let failures = Atomic<Int>(0)
     var value: Int { count.load(ordering: .relaxed) }
     func set(_ value: Int) { count.store(value, ordering: .relaxed) }
+    var failedHandshakes: Int { failures.load(ordering: .relaxed) }
+    func handshakeFailed() { failures.add(1, ordering: .relaxed) }
 }

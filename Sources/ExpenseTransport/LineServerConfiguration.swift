@@ -20,6 +20,10 @@ public struct LineServerConfiguration: Sendable {
     public var shutdownGrace: Duration = .seconds(10)
     /// Bytes sent, unsolicited, to a connection refused because ``maximumConnections`` are open.
     public var busyMessage: [UInt8] = []
+    /// The certificate and key of a TLS port; `nil`: plaintext. The handshake counts toward ``handshakeTimeout``.
+    public var tls: TLSServerIdentity? = nil
+    /// Bytes sent, best effort, to a client that starts a TLS handshake on a plaintext port, before it is closed.
+    public var protocolMismatchReply: [UInt8] = []
 
     public init() {}
 

@@ -31,8 +31,16 @@ final class LoopConnection {
     var established = false
     var isClosed = false
     var lastActivity: UInt64
+    /// The TLS layer between the socket and the framer, on a TLS port (see LoopConnection+TLS.swift).
+    let tls: TLSSession?
+    /// Why the connection is being closed for its protocol (a failed handshake, the wrong protocol): logged once.
+    var protocolFailure: TLSError?
+    /// Whether any input arrived yet (the first byte tells a TLS client from a plaintext one).
+    var sawInput = false
 
-    init(handle: ConnectionHandle, session: (any LineSession)?, counted: Bool, maximumLineLength: Int, now: UInt64) {
+    init(handle: ConnectionHandle, session: (any LineSession)?, counted: Bool, maximumLineLength: Int, now: UInt64,
+         tls: TLSSession? = nil) {
+        self.tls = tls
         self.id = handle.id
         self.handle = handle
         self.session = session
@@ -42,7 +50,8 @@ final class LoopConnection {
         self.framer = LineFramer(maximumLineLength: maximumLineLength)
     }
 
-    var pendingOutput: Int { output.count - outputOffset }
+    /// Output not yet sent: plaintext not yet taken by TLS, plus ciphertext not yet written to the socket.
+    var pendingOutput: Int { output.count - outputOffset + (tls?.pendingCiphertext ?? 0) }
 
     var isDraining: Bool {
         if case .draining = phase { return true }
@@ -51,6 +60,7 @@ final class LoopConnection {
 
     /// Queues bytes for writing, compacting what was already written.
     func enqueue(_ bytes: [UInt8]) {
+        LoopThread.assertCurrent()
         guard !bytes.isEmpty else { return }
         if outputOffset > 0, outputOffset == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)

@@ -18,6 +18,8 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     case lineTooLong
     /// The peer closed the connection.
     case connectionClosed
+    /// TLS failed: a handshake, a certificate check, a pin, or the wrong protocol on the port.
+    case tls(TLSError)
 
     /// A stable snake_case code.
     public var code: String {
@@ -29,6 +31,7 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
         case .timedOut: "timed_out"
         case .lineTooLong: "line_too_long"
         case .connectionClosed: "connection_closed"
+        case .tls(let error): error.code
         }
     }
 
@@ -41,6 +44,7 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
         case .timedOut: "timed out"
         case .lineTooLong: "line too long"
         case .connectionClosed: "connection closed by peer"
+        case .tls(let error): error.description
         }
     }
 

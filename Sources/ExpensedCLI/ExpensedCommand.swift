@@ -2,11 +2,12 @@ import CommandLineKit
 import ExpenseCore
 import ExpenseServer
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The `expensed` program: `serve` (the default), `ledger add|list`, `backup`. The command tree, its parsing
+/// The `expensed` program: `serve` (the default), `ledger add|list`, `token add|list|revoke`, `backup`, `restore`. The command tree, its parsing
 /// and its help come from ``ExpensedCommands`` through CommandLineKit, as for `expense`.
 package enum ExpensedCommand {
     /// Runs `expensed` with `arguments` (without the program name) and returns the process exit code.
@@ -41,8 +42,13 @@ package enum ExpensedCommand {
         case ["serve"]: return try await ServeCommand(command: command).run()
         case ["ledger", "add"]: return try await ledgerAdd(command)
         case ["ledger", "list"]: return await ledgerList(command)
+        case ["token", "add"]: return try TokenCommand.add(command)
+        case ["token", "list"]: return try TokenCommand.list(command)
+        case ["token", "revoke"]: return TokenCommand.revoke(command)
         case ["backup"]: return backup(command)
         case ["restore"]: return restore(command)
+        case ["tls", "init"]: return TLSInitCommand.run(command)
+        case ["compact"]: return try compact(command)
         case [ExpensedCommands.completion.name]:
             printOut(try CompletionScript.script(for: command, root: ExpensedCommands.root))
             return .success
@@ -186,20 +192,20 @@ package enum ExpensedCommand {
         return status
     }
 
+    /// Prints `error` as `Error: …` and returns its exit code.
+    static func fail(_ error: any Error) -> ExitCode {
+        printError("Error: \(error)")
+        return DaemonFailure.exitCode(for: error)
+    }
+
     /// Writes `text` to standard output, unbuffered (one `write` for the whole text).
     static func printOut(_ text: String) { writeAll(1, text) }
 
     /// Writes a message to standard error, adding the final newline if missing.
     static func printError(_ message: String) { writeAll(2, message.hasSuffix("\n") ? message : message + "\n") }
 
+    /// Best effort: a daemon whose standard output or error is gone has nowhere to report that.
     private static func writeAll(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        try? SystemKit.writeAll(descriptor, text.utf8)
     }
 }

@@ -12,9 +12,10 @@ enum ExpensedCommands {
         abstract: "The authoritative daemon of the expense ledger.",
         discussion: """
           Plain `expensed` is `expensed serve` with the defaults; `expensed --listen …` is `expensed serve --listen …`.
-          Each ledger is one SQLite database DIR/NAME.sqlite, its token in DIR/NAME.token (mode 0600).
+          Each ledger is one SQLite database DIR/NAME.sqlite, holding the SHA-256 of each of its named tokens
+          (never a token); `ledger add` writes the first one, the owner token `default`, to DIR/NAME.token (mode 0600).
         """,
-        subcommands: [serve, ledger, backup, restore, completion, manual],
+        subcommands: [serve, ledger, token, backup, restore, compact, tls, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(
@@ -26,8 +27,12 @@ enum ExpensedCommands {
           can listen (an address in use creates nothing); the token is never printed or logged.
           A damaged database is refused at start, naming the file. One daemon serves a data directory at a time:
           it holds DIR/expensed.lock (flock) while it runs, and a second one exits 75 naming the directory and the
-          holder's pid; `ledger add`, `ledger list` and `backup` work beside it. Logs go to stderr, one line per event.
+          holder's pid; `ledger add`, `ledger list`, `token …` and `backup` work beside it. Logs go to stderr, one line per event.
           SIGINT/SIGTERM: stop accepting, finish in-flight requests, commit, exit 0.
+          With --tls-cert and --tls-key it speaks TLS (1.2 at least, 1.3 preferred) under the same framing; a
+          plaintext client is closed at once. SIGHUP reloads the certificate and key without dropping connections
+          (new connections get the new ones; a reload that fails keeps the old ones and logs why). Listening on an
+          address that is not a loopback address without TLS is refused (exit 64) unless --insecure-plaintext.
           With --postgres (or $EXPENSED_POSTGRES) it serves every ledger of that database instead, and any number
           of daemons may serve the same database at once (no lock; see docs/deploy.md). While PostgreSQL is
           unreachable requests are answered `storage_unavailable` (-32007) and the daemon reconnects with backoff.
@@ -39,9 +44,29 @@ enum ExpensedCommands {
             .option("max-connections", value: "n", help: "Connections held at once, 1 to 1000000; more get `busy` (default: 4096)."),
             .option("max-line", value: "bytes", help: "The longest request line, 256 to 1073741824 (default: 1048576)."),
             .option("idle-timeout", value: "seconds", help: "Close authenticated connections silent this long; 0: never (default: 0)."),
-            .flag("trust-network", help: "Do not warn when listening on an address that is not a loopback address."),
+            .option("tls-cert", value: "file", help: "Serve TLS with this PEM certificate chain (with --tls-key; SIGHUP reloads both)."),
+            .option("tls-key", value: "file", help: "The PEM private key of --tls-cert; refused if its group or others may read it."),
+            .flag("insecure-plaintext", help: "Allow plaintext on an address that is not a loopback address (a trusted network only)."),
+            .flag("trust-network", help: "The same as --insecure-plaintext (kept for existing scripts)."),
+            .option("compact-after", value: "days", help: "Compact every ledger at start and then daily, keeping N days (1 to 36500) of tombstones and history (default: never)."),
             postgres,
         ])
+
+    static let tls = CommandSpec(
+        name: "tls", abstract: "Make the daemon's TLS certificate.",
+        subcommands: [tlsInit])
+
+    static let tlsInit = CommandSpec(
+        name: "init", abstract: "Make a self-signed certificate and key for `serve --tls-cert/--tls-key`; print its fingerprint.",
+        discussion: """
+          Writes DIR/tls.crt and DIR/tls.key (both mode 0600; an EC P-256 key, valid 825 days) with the --host names in
+          subjectAltName (default: localhost, 127.0.0.1, ::1), and prints `sha256:HEX`, the certificate's SHA-256
+          fingerprint, for `expense remote set tls://HOST:PORT --pin sha256:HEX`. Existing files are not replaced
+          unless --force. Then serve with `expensed serve --tls-cert DIR/tls.crt --tls-key DIR/tls.key`.
+        """,
+        options: [data,
+                  .option("host", value: "names", help: "Host names and IP addresses clients connect to, comma-separated."),
+                  .flag("force", help: "Replace existing tls.crt and tls.key.")])
 
     static let ledger = CommandSpec(
         name: "ledger", abstract: "Manage the ledgers of a data directory.",
@@ -60,6 +85,51 @@ enum ExpensedCommands {
         name: "list", abstract: "List the ledgers of the data directory, one `NAME CURRENCY` per line.",
         discussion: "  Creates nothing: a data directory that does not exist is an error (exit 74), not a new one.",
         options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects."), postgres])
+
+    /// How often `serve` looks for token changes made by `expensed token` beside it (it also looks before
+    /// every request that reaches a ledger).
+    static let tokenPollInterval = Duration.seconds(1)
+
+    static let roleHelp = "owner, editor or viewer: a viewer may read (pull, summary, watch); an editor may also push; an owner may also use owner-only methods (none yet)."
+
+    static let token = CommandSpec(
+        name: "token", abstract: "Manage the named tokens of a ledger: one per device or person, each with a role.",
+        discussion: """
+          A ledger keeps only the SHA-256 of each token. These commands work beside a running daemon: it takes a
+          change in before the next request that reaches the ledger, and within a second when none comes.
+        """,
+        subcommands: [tokenAdd, tokenList, tokenRevoke])
+
+    static let tokenAdd = CommandSpec(
+        name: "add", abstract: "Make a token and print it (only the token) on stdout: the only copy.",
+        discussion: """
+          The token is shown once and never stored: keep it (for example in the device's token file, given to
+          `expense remote set --token-file`). A lost token cannot be shown again: revoke it and add another.
+        """,
+        arguments: [ArgumentSpec("name", help: "The token's name: 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
+        options: [
+            .option("ledger", value: "name", help: "The ledger the token opens.", required: true),
+            .option("role", value: "role", help: roleHelp, required: true),
+            data,
+        ])
+
+    static let tokenList = CommandSpec(
+        name: "list", abstract: "List a ledger's tokens: name, role, when made, when last used (never a token).",
+        discussion: "  Times are UTC (ISO 8601); the daemon writes last use about once a second, `never` when none.",
+        options: [
+            .option("ledger", value: "name", help: "The ledger whose tokens to list.", required: true),
+            data,
+            .flag("json", help: "Print a JSON array of {\"name\",\"role\",\"created\",\"lastUsed\"} objects (lastUsed null when never)."),
+        ])
+
+    static let tokenRevoke = CommandSpec(
+        name: "revoke", abstract: "Remove a token: a running daemon closes its connections and refuses it from now on.",
+        discussion: """
+          A `hello` with the token is refused (-32001) from the moment this command returns; the daemon closes
+          the connections already open with it within a second (at once when they send a request).
+        """,
+        arguments: [ArgumentSpec("name", help: "The token to remove.")],
+        options: [.option("ledger", value: "name", help: "The ledger the token opens.", required: true), data])
 
     static let backup = CommandSpec(
         name: "backup", abstract: "Copy a ledger consistently into a new file, also while the daemon runs.",
@@ -87,7 +157,7 @@ enum ExpensedCommands {
     static let footer = """
         EXIT CODES:
           0  success (serve: stopped by SIGINT or SIGTERM)
-          1  failure (for example an unknown ledger, an existing ledger or backup file)
+          1  failure (for example an unknown ledger or token, an existing ledger, token or backup file)
          64  usage error (a wrong command line)
          69  the listen address is unavailable (in use, or not an address of this machine)
          65  invalid data (restore: FILE is not a sound backup of that ledger)

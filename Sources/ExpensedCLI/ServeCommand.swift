@@ -1,10 +1,10 @@
 import CEpoll
 import CommandLineKit
-import Dispatch
 import ExpenseCore
 import ExpenseServer
 import ExpenseTransport
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,13 +29,34 @@ struct ServeCommand {
             configuration.idleTimeout = seconds == 0 ? nil : .seconds(seconds)
         }
         let currency = try ExpensedCommand.currencyOption(command)
+        let insecurePlaintext = command.flag("insecure-plaintext") || command.flag("trust-network")
+        switch (command.option("tls-cert"), command.option("tls-key")) {
+        case (let certificate?, let key?):
+            do {
+                configuration.tls = try TLSServerIdentity(certificateFile: certificate, keyFile: key)
+            } catch {
+                ExpensedCommand.printError("Error: \(error)")
+                if case .keyReadableByOthers = error { return .permissionDenied }
+                return .ioError
+            }
+        case (nil, nil):
+            if !configuration.listen.isLoopback, !insecurePlaintext {
+                throw UsageError("Refusing to serve plaintext on \(configuration.listen), which is not a loopback address: "
+                                 + "tokens and expenses would cross the network unencrypted. Pass --tls-cert FILE --tls-key FILE "
+                                 + "(make them with 'expensed tls init'), or --insecure-plaintext on a trusted network",
+                                 path: command.path)
+            }
+        default:
+            throw UsageError("--tls-cert and --tls-key go together", path: command.path)
+        }
+        let compactAfter = try integer("compact-after", in: 1...36_500)
         if let conninfo = ExpensedCommand.postgresOption(command) {
             return await Self.servePostgres(configuration: configuration, conninfo: conninfo,
-                                            trustNetwork: command.flag("trust-network"))
+                                            trustNetwork: insecurePlaintext)
         }
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCommand.dataDirectory(command.option("data")),
-                                trustNetwork: command.flag("trust-network"))
+                                trustNetwork: insecurePlaintext, compactAfter: compactAfter)
     }
 
     /// The integer option `--name` within `range`, if given.
@@ -48,8 +69,34 @@ struct ServeCommand {
         return number
     }
 
+    /// SIGHUP reloads the certificate and key (renewed by an ACME tool): new connections get them, open ones keep
+    /// theirs. The handler is installed synchronously, so a SIGHUP after `listening on` never kills the daemon.
+    private static func reloadOnHangup(_ identity: TLSServerIdentity, log: ServerLog) {
+        let signals = cepoll_reload_signal_pipe()
+        guard signals >= 0 else {
+            log("cannot install the SIGHUP handler: \(String(cString: strerror(errno))); the certificate is not reloadable")
+            return
+        }
+        let reloader = Thread {
+            var number: UInt8 = 0
+            while true {
+                let count = read(signals, &number, 1)
+                if count < 0, errno == EINTR { continue }
+                guard count == 1 else { return }
+                do {
+                    try identity.reload()
+                    log("received SIGHUP; reloaded \(identity.certificateFile) (\(identity.fingerprint.map { "\($0)" } ?? "?"))")
+                } catch {
+                    log("received SIGHUP; reload failed, still serving the previous certificate: \(error)")
+                }
+            }
+        }
+        reloader.stackSize = 64 * 1024
+        reloader.start()
+    }
+
     private static func serve(configuration: ServerConfiguration, currency: Currency, data: String,
-                              trustNetwork: Bool) async -> ExitCode {
+                              trustNetwork: Bool, compactAfter: Int?) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
         // Nothing is created before the socket is bound: the directory object reads nothing yet; once the
@@ -77,6 +124,8 @@ struct ServeCommand {
             if let tokenPath = try directory.openDeferred(defaultCurrency: currency) {
                 log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
             }
+            // `expensed token revoke` beside the daemon closes the token's idle connections within this.
+            directory.watchTokens(every: ExpensedCommands.tokenPollInterval)
         } catch {
             // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
             log("cannot open the data directory \(data): \(error)")
@@ -85,23 +134,25 @@ struct ServeCommand {
             await directory.close()
             return DaemonFailure.exitCode(for: error)
         }
-        if !server.address.isLoopback, !trustNetwork {
-            log("WARNING: listening on \(server.address), which is not a loopback address. Tokens and expenses travel "
-                + "unencrypted: put an SSH tunnel or a TLS terminator in front, or pass --trust-network if this network is trusted.")
+        if let identity = configuration.tls {
+            log("serving TLS with \(identity.certificateFile) (\(identity.fingerprint.map { "\($0)" } ?? "fingerprint unknown"))")
+            Self.reloadOnHangup(identity, log: log)
+        } else if !server.address.isLoopback {
+            log("WARNING: listening on \(server.address), which is not a loopback address, in plaintext (--insecure-plaintext): "
+                + "tokens and expenses travel unencrypted. Use --tls-cert/--tls-key unless this network is trusted.")
         }
-        // SIGINT/SIGTERM become a graceful stop. The handler is installed synchronously (sigaction) and only
-        // writes the signal's number into a pipe; a thread of its own reads it. (A Dispatch signal source
-        // registers asynchronously: a signal sent right after `listening on` could slip past it.)
-        let stopSignals = cepoll_stop_signal_pipe()
-        guard stopSignals >= 0 else {
-            log("cannot install the SIGINT/SIGTERM handler: \(String(cString: strerror(errno)))")
+        // SIGINT/SIGTERM become a graceful stop (StopSignal: installed synchronously, so a signal sent right after
+        // `listening on` cannot slip past it); a thread of its own waits for one.
+        do {
+            try StopSignal.install()
+        } catch {
+            log("cannot install the SIGINT/SIGTERM handler: \(error.reason)")
             await directory.close()
             return .failure
         }
         let stopWaiter = Thread {
-            var number: UInt8 = 0
-            while read(stopSignals, &number, 1) < 0 && errno == EINTR {}
-            log("received \(Int32(number) == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
+            let number = StopSignal.wait()
+            log("received \(number == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
             server.stop()
         }
         stopWaiter.stackSize = 64 * 1024
@@ -111,7 +162,9 @@ struct ServeCommand {
         log("expensed \(ServerConfiguration.version) serving \(ledgers) from \(data) on \(server.address)")
         // The first stdout line, written in one unbuffered `write` once the listening socket accepts.
         ExpensedCommand.printOut("listening on \(server.address)\n")
+        let schedule = compactAfter.map { CompactionSchedule(directory: directory, keepDays: $0, log: log) }
         await server.waitUntilStopped()
+        schedule?.cancel()
         await directory.close()
         withExtendedLifetime(lock) {}  // held until every ledger is closed
         log("stopped")

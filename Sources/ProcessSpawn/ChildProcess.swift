@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Synchronization
+import SystemKit
 
 /// A child process started with `posix_spawn`, for the benchmark and the end-to-end tests.
 ///
@@ -143,11 +144,11 @@ public struct ChildProcess: Sendable {
         // Wait for the exit without reaping (WNOWAIT), disarm, then reap: the pid cannot be reused
         // by another process while the watchdog may still fire.
         var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+        _ = try? syscall(where: "waitid") { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
         let timedOut = watchdog.disarm()
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+        _ = try? syscall(where: "wait4") { wait4(pid, &status, 0, &usage) }
         let signal = status & 0x7f
         return Exit(code: signal == 0 ? (status >> 8) & 0xff : nil, signal: signal == 0 ? nil : signal,
                     maxResidentKiB: usage.ru_maxrss, timedOut: timedOut)
@@ -173,8 +174,9 @@ public struct ChildProcess: Sendable {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 { bytes += chunk[0..<count] } else if count < 0 && errno == EINTR { continue } else { break }
+            let count = chunk.withUnsafeMutableBytes { raw in (try? syscall(where: "read") { read(descriptor, raw.baseAddress, raw.count) }) ?? -1 }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -189,12 +191,9 @@ public struct ChildProcess: Sendable {
             let remaining = deadline - MonotonicClock.now()
             guard remaining > 0 else { return nil }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(remaining * 1000, 60_000)) + 1)
-            if ready < 0 && errno == EINTR { continue }
+            let ready = (try? syscall(where: "poll") { poll(&poller, 1, Int32(min(remaining * 1000, 60_000)) + 1) }) ?? 0
             guard ready > 0 else { continue }
-            let count = read(descriptor, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { return nil }
+            guard (try? syscall(where: "read") { read(descriptor, &byte, 1) }) == 1 else { return nil }
             if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
             line.append(byte)
         }
@@ -206,8 +205,7 @@ public struct ChildProcess: Sendable {
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
+                let count = buffer.withUnsafeMutableBytes { raw in (try? syscall(where: "read") { read(descriptor, raw.baseAddress, raw.count) }) ?? -1 }
                 if count <= 0 { break }
             }
             close(descriptor)

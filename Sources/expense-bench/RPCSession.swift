@@ -1,3 +1,4 @@
+import ExpenseCore
 import Foundation
 
 /// The few JSON-RPC exchanges the bench makes outside the load generator (`hello`, `summary`), over raw bytes.
@@ -15,7 +16,7 @@ enum RPCSession {
     /// - Returns: the `lastMutationId` the daemon holds for that clientId (0 for a new one).
     /// - Throws: ``BenchError/unexpectedResponse(_:)`` for an error answer.
     static func hello(_ connection: TCPConnection, token: String) throws(BenchError) -> Int {
-        try connection.send(helloLine(token: token, clientId: UUID().uuidString.lowercased()))
+        try connection.send(helloLine(token: token, clientId: UUIDText.lowercased(UUID())))
         let result = try resultObject(try connection.readLine())
         guard let last = result["lastMutationId"] as? Int else {
             throw .unexpectedResponse("hello result without lastMutationId: \(result)")

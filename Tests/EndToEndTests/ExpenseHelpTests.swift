@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (["remote", "set"], "USAGE: expense remote set <server> --ledger <name> (--token-file <file> | --token <token>)\n"),
+        (["remote", "set"], "USAGE: expense remote set <server> --ledger <name> [--ca <file>] [--pin <sha256:hex>] [--trust-first] [--insecure-plaintext] (--token-file <file> | --token <token>)\n"),
         (["resolve"], "USAGE: expense resolve <id> (--mine | --theirs | --edit) [--amount <amount>]"),
     ])
     func usageShowsRequiredAndExclusiveOptions(path: [String], usage: String) async throws {

@@ -58,6 +58,10 @@ import Testing
             try ann.succeed(["sync"])
             let server = try ann.succeed(["summary", "--server", "--json"])
             #expect(server.contains(#""amount" : 1350"#), "\(server)")
+            // `stats --server`: the daemon's figures equal the local ones after the sync.
+            for arguments in [["stats", "--json"], ["stats", "--period", "week", "--by", "category", "--json"]] {
+                #expect(try ann.succeed(arguments + ["--server"]) == (try ann.succeed(arguments)), "\(arguments)")
+            }
 
             // Wrong token: 77; the queue is kept.
             try bob.succeed(["add", "1", "x"], environment: environment)

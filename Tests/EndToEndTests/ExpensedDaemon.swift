@@ -35,6 +35,9 @@ final class ExpensedDaemon {
     /// What the daemon wrote to standard error so far.
     var log: String { process.stderr }
 
+    /// The daemon's process id (to signal it).
+    var pid: Int32 { process.pid }
+
     func kill9() { _ = process.stop(SIGKILL) }
 
     /// SIGTERM, then waits; returns the exit status.

@@ -12,11 +12,18 @@ import Testing
         return path
     }
 
-    @Test func aNonLoopbackBindWarnsLoudlyUnlessTheNetworkIsTrusted() async throws {
+    @Test func aNonLoopbackPlaintextBindIsRefusedUnlessInsecurePlaintextIsSaid() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await onOwnThread {
-            let exposed = try ExpensedDaemon(data: directory + "/a", listen: "0.0.0.0:0")
+            let refused = try ExpenseProcess.run(ExpenseProcess.daemonExecutable,
+                                                 ["serve", "--data", directory + "/r", "--listen", "0.0.0.0:0"],
+                                                 environment: ProcessInfo.processInfo.environment, scratch: directory)
+            #expect(refused.status == 64, "\(refused)")
+            #expect(refused.stderr.contains("--insecure-plaintext") && refused.stderr.contains("--tls-cert"), "\(refused)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/r"), "a refused start created the data directory")
+
+            let exposed = try ExpensedDaemon(data: directory + "/a", listen: "0.0.0.0:0", extra: ["--insecure-plaintext"])
             #expect(exposed.address.port != 0)
             let token = try exposed.token
             // Reachable (through loopback), so the warning is not about a failed bind.
@@ -28,9 +35,9 @@ import Testing
             #expect(!log.contains(token), "the token was logged")
             #expect(exposed.stop() == 0)
 
-            let trusted = try ExpensedDaemon(data: directory + "/b", listen: "0.0.0.0:0", extra: ["--trust-network"])
-            #expect(!trusted.log.contains("WARNING"))
-            #expect(trusted.stop() == 0)
+            let alias = try ExpensedDaemon(data: directory + "/b", listen: "0.0.0.0:0", extra: ["--trust-network"])
+            #expect(alias.log.contains("not a loopback address"), "--trust-network is --insecure-plaintext")
+            #expect(alias.stop() == 0)
 
             let local = try ExpensedDaemon(data: directory + "/c")
             #expect(local.address.host == "127.0.0.1")

@@ -21,4 +21,14 @@ import Testing
         #expect(DisplayText.escaped(wedge).unicodeScalars.count == DisplayText.limit + 1)
         #expect(DisplayText.quoted("x", quote: "\"") == "\"x\"")
     }
+
+    @Test func theCutFallsBetweenGraphemesNeverInsideOne() {
+        // A family emoji is five scalars; at the limit it is left out whole, never shown as a lone woman.
+        let family = "\u{1F469}\u{200D}\u{1F469}\u{200D}\u{1F467}"
+        let text = String(repeating: "x", count: DisplayText.limit - 2) + family + "tail"
+        #expect(DisplayText.escaped(text) == String(repeating: "x", count: DisplayText.limit - 2) + "…")
+        // "é" as e + U+0301 is kept whole or left out whole.
+        let accents = String(repeating: "x", count: DisplayText.limit - 1) + "e\u{301}" + "y"
+        #expect(DisplayText.escaped(accents) == String(repeating: "x", count: DisplayText.limit - 1) + "…")
+    }
 }

@@ -23,6 +23,9 @@ import Testing
                     case "hello": #expect(throws: Never.self) { try HelloParams(params: request.params) }
                     case "push": #expect(throws: Never.self) { try PushRequest(params: request.params) }
                     case "summary": #expect(throws: Never.self) { try SummaryRequest(params: request.params) }
+                    case "stats": #expect(throws: Never.self) { try StatsRequest(params: request.params) }
+                    case "history" where !line.contains(#""limit":0"#):
+                        #expect(throws: Never.self) { try HistoryRequest(params: request.params) }
                     default: break
                     }
                 case .failure(let failure):
@@ -38,8 +41,14 @@ import Testing
                 if case .response(let id, .failure(let error)) = incoming {
                     #expect(String(decoding: RPCResponse.error(id: id, error).dropLast(), as: UTF8.self) == String(line.dropFirst(2)))
                 }
+                if case .response(_, .success(let result)) = incoming, result["tables"] != nil {
+                    #expect(throws: Never.self) { try StatsResult(json: result) }
+                }
                 if case .response(_, .success(let result)) = incoming, result["results"] != nil {
                     #expect(throws: Never.self) { try PushResult(json: result) }
+                }
+                if case .response(_, .success(let result)) = incoming, result["entries"] != nil {
+                    #expect(throws: Never.self) { try HistoryResult(json: result) }
                 }
             }
         }

@@ -2,6 +2,7 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import SQLite
+import Synchronization
 import Testing
 @testable import ExpenseServer
 
@@ -44,13 +45,30 @@ import Testing
     @Test func pushesOfOneClientAreSerialisedInOrder() async throws {
         let ledger = Ledger(name: "t", currency: .usd, store: InMemoryLedgerStore())
         let clientId = UUID()
-        async let first = ledger.push(clientId: clientId, items: (1...3).map { putItem(Int64($0), UUID(), base: 0, lunch()) })
-        async let second = ledger.push(clientId: clientId, items: (4...6).map { putItem(Int64($0), UUID(), base: 0, lunch()) })
-        let statuses = try await (first.results + second.results).map(\.status)
-        // Whichever ran first, exactly one of the two saw a gap or both applied in order; ids are never applied twice.
-        let applied = statuses.filter { if case .applied = $0 { true } else { false } }.count
-        #expect(applied == 6 || applied == 3)
-        #expect(try await ledger.hello(clientId: clientId).lastMutationId == (applied == 6 ? 6 : 3))
+        // Two pushes handed over back to back, the network front's way (the completion form): the second continues
+        // the first's numbering, so it applies only when the ledger takes them in the order they were submitted.
+        let results = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[[MutationStatus]], any Error>) in
+            let collected = Mutex<[Int: [MutationStatus]]>([:])
+            for (index, range) in [(0, 1...3), (1, 4...6)] {
+                ledger.push(clientId: clientId, items: range.map { putItem(Int64($0), UUID(), base: 0, lunch()) }) { result in
+                    switch result {
+                    case .failure(let error): continuation.resume(throwing: error)
+                    case .success(let pushed):
+                        let done = collected.withLock { all -> [[MutationStatus]]? in
+                            all[index] = pushed.results.map(\.status)
+                            return all.count == 2 ? [all[0] ?? [], all[1] ?? []] : nil
+                        }
+                        if let done { continuation.resume(returning: done) }
+                    }
+                }
+            }
+        }
+        let seqs = results.joined().compactMap { status -> Int64? in
+            if case .applied(_, let seq) = status { seq } else { nil }
+        }
+        #expect(seqs.count == 6, "every mutation applied, none saw a gap: \(results)")
+        #expect(seqs == seqs.sorted() && Set(seqs).count == 6, "applied in submission order: \(seqs)")
+        #expect(try await ledger.hello(clientId: clientId).lastMutationId == 6)
         await ledger.close()
     }
 

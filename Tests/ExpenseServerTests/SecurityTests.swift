@@ -64,14 +64,14 @@ import Testing
 
     @Test func tokenComparisonIsExactForEveryLengthAndPrefix() {
         let token = Token.generate()
-        let expected = Array(token.utf8)
-        #expect(Token.matches(token, expected: expected))
-        #expect(!Token.matches("", expected: expected))
-        #expect(!Token.matches(String(token.dropLast()), expected: expected))
-        #expect(!Token.matches(token + "0", expected: expected))
-        #expect(!Token.matches(String(token.dropLast()) + (token.last == "0" ? "1" : "0"), expected: expected))
-        #expect(!Token.matches(token.uppercased() == token ? "x" : token.uppercased(), expected: expected))
-        #expect(!Token.matches(token + String(repeating: "\0", count: 8), expected: expected))
+        let expected = Token.digest(token)
+        #expect(Token.matches(token, digest: expected))
+        #expect(!Token.matches("", digest: expected))
+        #expect(!Token.matches(String(token.dropLast()), digest: expected))
+        #expect(!Token.matches(token + "0", digest: expected))
+        #expect(!Token.matches(String(token.dropLast()) + (token.last == "0" ? "1" : "0"), digest: expected))
+        #expect(!Token.matches(token.uppercased() == token ? "x" : token.uppercased(), digest: expected))
+        #expect(!Token.matches(token + String(repeating: "\0", count: 8), digest: expected))
     }
 
     @Test func dataDirectoryTokenAndDatabaseAreOwnerOnly() async throws {

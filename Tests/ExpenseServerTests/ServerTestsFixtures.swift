@@ -85,14 +85,29 @@ final class FakeLedger: LedgerService {
     }
 
     func unwatch(_ id: Int) async { state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
+
+    func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void, completion: @escaping @Sendable (_ id: Int, _ head: Int64) -> Void) {
+        let (id, head) = state.withLock { state in
+            state.nextWatch += 1
+            state.watchers[state.nextWatch] = onAdvance
+            return (state.nextWatch, state.head)
+        }
+        completion(id, head)
+    }
+
+    func unwatch(_ id: Int, completion: @escaping @Sendable () -> Void) {
+        state.withLock { _ = $0.watchers.removeValue(forKey: id) }
+        completion()
+    }
 }
 
 final class FakeLedgers: LedgerProvider {
     let ledger = FakeLedger(name: "default")
     static let token = "0123456789abcdef0123456789abcdef"
 
-    func authenticatedLedger(name: String, token: String) -> (any LedgerService)? {
-        name == "default" && token == Self.token ? ledger : nil
+    func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        completion(name == "default" && token == Self.token
+                   ? Authentication(ledger: ledger, credential: TokenCredential(name: "default", role: .owner)) : nil)
     }
 }
 

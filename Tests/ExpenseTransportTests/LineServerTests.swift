@@ -4,9 +4,9 @@ import Synchronization
 import Testing
 @testable import ExpenseTransport
 
-/// A session for testing the loop: `echo X` answers `X` inline, `later X` answers `X` from a task,
+/// A session for testing the loop: `echo X` answers `X` inline, `later X` answers `X` from a Dispatch worker,
 /// `hello` establishes, `bye` answers then closes, `flood N` sends N 1 KiB notifications.
-private final class EchoSession: LineSession {
+final class EchoSession: LineSession {
     let connection: ConnectionHandle
     let closedCounter: EventCounter
 
@@ -24,8 +24,9 @@ private final class EchoSession: LineSession {
         case "bye": return .reply(Array("bye\n".utf8), .close)
         case "later":
             let connection = connection
-            Task {
-                await Task.yield()
+            // Answered later from a Dispatch worker, as the daemon's ledgers answer: not a `Task`, whose turn on
+            // the test process's two-thread cooperative pool may not come while other suites hold it.
+            DispatchQueue.global().async {
                 connection.complete(Array("\(argument)\n".utf8), after: .proceed)
             }
             return .pending
@@ -41,7 +42,7 @@ private final class EchoSession: LineSession {
     func closed() { closedCounter.increment() }
 }
 
-private func withServer(_ configure: (inout LineServerConfiguration) -> Void = { _ in },
+func withServer(_ configure: (inout LineServerConfiguration) -> Void = { _ in },
                         _ body: @escaping @Sendable (LineServer, EventCounter) throws -> Void) async throws {
     let closed = EventCounter()
     var configuration = LineServerConfiguration()

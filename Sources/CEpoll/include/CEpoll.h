@@ -22,4 +22,8 @@ int cepoll_eventfd_drain(int fd);
 /// one byte into a pipe, and returns the pipe's reading end (or -1). A thread reading it turns a stop signal
 /// into a graceful stop; from the moment this returns no stop signal can be lost or kill the process.
 int cepoll_stop_signal_pipe(void);
+
+/// The same for SIGHUP (the daemon reloads its TLS certificate and key): returns the reading end of a pipe that
+/// receives one byte per SIGHUP, or -1. From the moment this returns, SIGHUP no longer terminates the process.
+int cepoll_reload_signal_pipe(void);
 #endif

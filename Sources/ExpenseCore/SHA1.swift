@@ -1,12 +1,13 @@
 /// SHA-1 (FIPS 180-4, RFC 3174), written here because Foundation on Linux has no SHA-1 without CryptoKit and
 /// the package takes no outside dependencies.
 ///
-/// Used only to derive name-based (version 5) UUIDs for imported rows (``ImportIdentity``), never for security:
+/// Used only to derive name-based (version 5) UUIDs (``NameBasedUUID``: imported rows, budgets, recurring
+/// occurrences), never for security:
 /// a collision would at worst make two different imported rows share an id, which the import reports as a
 /// difference instead of overwriting anything.
-package enum SHA1 {
+public enum SHA1 {
     /// The 20-byte digest of `bytes`.
-    package static func digest(_ bytes: [UInt8]) -> [UInt8] {
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
         var message = bytes
         let bitLength = UInt64(bytes.count) &* 8

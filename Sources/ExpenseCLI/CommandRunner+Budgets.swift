@@ -1,0 +1,157 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import Foundation
+
+extension CommandRunner {
+    /// `expense budget set CATEGORY AMOUNT [--currency C] [--period P] [--start D] [--rollover R] [--from D]`.
+    func budgetSet() throws {
+        let ledger = try ledger()
+        let data = try LedgerDataCache(store: ledger.store)
+        let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? ledger.defaultCurrency()
+        let category = try ExpenseValidator.validateCategory(command.argument("category") ?? "")
+        let amount = try Money.parse(command.argument("amount") ?? "", currency: currency)
+        let period = try command.option("period").map { text in
+            guard let value = BudgetPeriodLength(rawValue: text) else { throw usage("--period must be week, month, quarter or year, not '\(text)'") }
+            return value
+        }
+        let rollover = try command.option("rollover").map { text in
+            guard let value = BudgetRollover(rawValue: text) else { throw usage("--rollover must be none, positive or full, not '\(text)'") }
+            return value
+        }
+        let today = try ledgerToday(data)
+        let id = Budget.id(category: category, currency: currency)
+        var budget: Budget
+        if let existing = try data.record(id: id), !existing.deleted {
+            budget = try LedgerDataValidator.budget(id: id, fields: existing.fields)
+            if let period { budget.period = period }
+            if let start = try day("start") { budget.start = start }
+            if let rollover { budget.rollover = rollover }
+            budget.amounts = budget.settingAmount(amount, from: try day("from") ?? today)
+        } else {
+            let start = try day("start") ?? CalendarDay(year: today.year, month: today.month, day: 1) ?? today
+            budget = Budget(category: category, currency: currency, period: period ?? .month, start: start,
+                            rollover: rollover ?? .none, amounts: [BudgetAmount(from: start, amount: amount)])
+        }
+        try data.put(.budget, id: id, fields: budget.fields)
+        try data.removeConflict(id: id)  // set again: this is the person's answer to a conflict ("mine")
+        console.out(UUIDText.lowercased(id) + "\n")
+    }
+
+    /// `expense budget list [--json]`.
+    func budgetList() throws {
+        let ledger = try ledger(readOnly: true)
+        let budgets = try Self.budgets(LedgerDataCache(store: ledger.store))
+        if command.flag("json") {
+            console.out(try BudgetJSON.list(budgets))
+            return
+        }
+        guard !budgets.isEmpty else { return console.err("No budgets.") }
+        let conflicted = Set(try LedgerDataCache(store: ledger.store).conflicts().map(\.id))
+        let money = moneyDisplay(ledger)
+        let today = try ledgerToday(LedgerDataCache(store: ledger.store))
+        for budget in budgets {
+            let current = budget.amount(periodEnd: BudgetPeriods(budget).period(containing: today)?.end ?? budget.start)
+            console.out("\(TerminalWidth.padded(TerminalWidth.truncated(budget.category, to: 30), to: 30))  \(budget.currency.code)  "
+                        + "\(money.figure(current, currency: budget.currency)) per \(budget.period.rawValue) from \(budget.start), "
+                        + "rollover \(budget.rollover.rawValue)" + (conflicted.contains(budget.id) ? "  CONFLICT" : "") + "\n")
+        }
+        if !conflicted.isEmpty {
+            console.err("A budget marked CONFLICT was changed on another machine too: it shows the daemon's side; "
+                        + "`expense budget set` it again to keep yours.")
+        }
+    }
+
+    /// `expense budget remove CATEGORY [--currency C]`.
+    func budgetRemove() throws {
+        let ledger = try ledger()
+        let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? ledger.defaultCurrency()
+        let category = try ExpenseValidator.validateCategory(command.argument("category") ?? "")
+        guard try LedgerDataCache(store: ledger.store).delete(id: Budget.id(category: category, currency: currency)) else {
+            throw CommandFailure(.failure, "Error: not_found: no budget for \(DisplayText.quoted(category)) in \(currency.code)")
+        }
+        console.err("Removed the budget for \(DisplayText.quoted(category)) in \(currency.code).")
+    }
+
+    /// `expense budget status [--on DATE] [--json]`.
+    func budgetStatus() throws {
+        let ledger = try ledger(readOnly: true)
+        let data = try LedgerDataCache(store: ledger.store)
+        let on = try day("on") ?? ledgerToday(data)
+        let statuses = try Self.statuses(Self.budgets(data), on: on, ledger: ledger)
+        if command.flag("json") {
+            console.out(try BudgetJSON.status(statuses))
+            return
+        }
+        guard !statuses.isEmpty else { return console.err("No budget covers \(on).") }
+        console.out(BudgetReport.render(statuses, chart: console.isTerminal, money: moneyDisplay(ledger)))
+    }
+
+    /// Warns on standard error for every budget of `category` in `currency` that is over in the period containing
+    /// `day`. Never throws and never changes the exit code: a budget is advice.
+    func warnOverBudget(_ ledger: LocalLedger, category: String? = nil, currency: Currency? = nil, on day: CalendarDay? = nil) {
+        guard let data = try? LedgerDataCache(store: ledger.store), let budgets = try? Self.budgets(data) else { return }
+        let chosen = budgets.filter { budget in
+            (category.map { ExactText.same($0, budget.category) } ?? true) && (currency.map { $0 == budget.currency } ?? true)
+        }
+        guard !chosen.isEmpty, let on = day ?? (try? ledgerToday(data)),
+              let statuses = try? Self.statuses(chosen, on: on, ledger: ledger) else { return }
+        let money = moneyDisplay(ledger)
+        for status in statuses where status.status.isOver {
+            console.err("Warning: the \(DisplayText.quoted(status.budget.category)) budget is over by "
+                        + money.text(-status.status.left, currency: status.budget.currency)
+                        + " for \(status.status.period.start) to \(status.status.period.end).")
+        }
+    }
+
+    /// `expense config set timezone ZONE|local`: the ledger's time zone, a setting record synced to every machine
+    /// (Protocol.md §10.5); `local` removes it (each machine then uses its own zone).
+    func setLedgerTimeZone(_ value: String) throws {
+        let data = try LedgerDataCache(store: try ledger().store)
+        let id = LedgerSetting.id(.timezone)
+        if value == "local" {
+            _ = try data.delete(id: id)
+            return
+        }
+        guard LedgerSetting.timeZone(value) != nil else {
+            throw CommandFailure(.dataError, "Error: invalid_value: '\(DisplayText.escaped(value))' is not a time zone identifier "
+                                 + "(such as Europe/Berlin or America/New_York), or local")
+        }
+        try data.put(.setting, id: id, fields: LedgerSetting(name: .timezone, value: value).fields)
+    }
+
+    /// The ledger's configured time zone name, `nil` when none is set.
+    func ledgerTimeZoneSetting(_ ledger: LocalLedger) throws -> String? {
+        guard let record = try LedgerDataCache(store: ledger.store).record(id: LedgerSetting.id(.timezone)), !record.deleted,
+              case .text(let name)? = record.fields["value"] else { return nil }
+        return name
+    }
+
+    /// "Today" for budgets and rules: the calendar day in the ledger's configured time zone, else the local one.
+    func ledgerToday(_ data: LedgerDataCache) throws -> CalendarDay {
+        let setting = try data.record(id: LedgerSetting.id(.timezone))
+        let zone = setting.flatMap { $0.deleted ? nil : $0.fields["value"] }.flatMap { value -> TimeZone? in
+            if case .text(let name) = value { return LedgerSetting.timeZone(name) }
+            return nil
+        }
+        return CalendarDay.today(now: now(), timeZone: zone ?? .current)
+    }
+
+    /// The clock (`EXPENSE_NOW`, seconds since 1970, for tests of "today" on both sides of midnight).
+    func now() -> Date {
+        environment["EXPENSE_NOW"].flatMap(TimeInterval.init).map { Date(timeIntervalSince1970: $0) } ?? Date()
+    }
+
+    static func budgets(_ data: LedgerDataCache) throws -> [Budget] {
+        try data.records(.budget).compactMap { try? LedgerDataValidator.budget(id: $0.id, fields: $0.fields) }
+            .sorted { ($0.category, $0.currency.code) < ($1.category, $1.currency.code) }
+    }
+
+    static func statuses(_ budgets: [Budget], on day: CalendarDay, ledger: LocalLedger) throws -> [BudgetReport.Entry] {
+        try budgets.compactMap { budget in
+            guard let period = BudgetPeriods(budget).period(containing: day) else { return nil }
+            let expenses = try ledger.store.expenses(matching: ExpenseFilter(from: budget.start, to: period.end, category: budget.category))
+            return try BudgetStatus.compute(budget, on: day, expenses: expenses).map { BudgetReport.Entry(budget: budget, status: $0) }
+        }
+    }
+}

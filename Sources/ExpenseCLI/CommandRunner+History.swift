@@ -1,0 +1,234 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// `expense history`, `expense log` and `expense undo` (README "History and undo").
+extension CommandRunner {
+    /// The expense an id argument names: a live one by prefix, else (a deleted one) a full id or a prefix of an id
+    /// in this machine's journal.
+    func historyId(_ ledger: LocalLedger, _ text: String) throws -> UUID {
+        do {
+            return try ledger.find(text).id
+        } catch let error as StoreError {
+            if let id = UUIDText.parse(text) { return id }
+            let wanted = text.lowercased()
+            let matches = Set(try ledger.journal().map(\.id).filter { UUIDText.lowercased($0).hasPrefix(wanted) })
+            if wanted.count >= LocalLedger.minimumPrefixLength, matches.count == 1, let id = matches.first { return id }
+            throw error
+        }
+    }
+
+    /// A sync engine for a read of the daemon, or `nil` when no remote is set.
+    private func historyEngine(_ ledger: LocalLedger) throws -> SyncEngine? {
+        guard let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: ledger.store) else { return nil }
+        var engine = SyncEngine(ledger: ledger, remote: remote)
+        engine.attempts = 2
+        engine.connectTimeout = connectTimeout
+        return engine
+    }
+
+    /// `expense history ID [--json]`.
+    func history() throws {
+        let ledger = try self.ledger()
+        let id = try historyId(ledger, command.argument("id") ?? "")
+        let money = moneyDisplay(ledger)
+        var reason = "no remote is set"
+        if let engine = try historyEngine(ledger) {
+            do {
+                let (entries, horizon) = try engine.history(id: id)
+                if command.flag("json") {
+                    console.out(Self.json(entries) + "\n")
+                } else if entries.isEmpty {
+                    console.err("The daemon has no history of \(UUIDText.lowercased(id))"
+                                + (horizon > 0 ? " (changes older than its compaction horizon are gone)." : "."))
+                } else {
+                    console.out("history of \(UUIDText.lowercased(id)) (from the daemon)\n")
+                    for entry in entries { console.out(Self.line(entry, money: money, showId: false) + "\n") }
+                }
+                return
+            } catch let error as SyncError {
+                switch error {
+                case .unreachable, .unanswered: reason = "the daemon is unreachable"
+                default: throw error
+                }
+            }
+        }
+        console.err("Note: \(reason); showing what this cache knows.")
+        if let copy = try ledger.serverCopy(id), copy.version > 0 {
+            console.out("v\(copy.version)  last synced\(copy.deleted ? " (deleted)" : "")  \(Self.describe(copy.expense, money: money))\n")
+        }
+        for entry in try ledger.journal() where entry.id == id {
+            console.out("this machine  \(Self.timeText(entry.time))  \(entry.command)\(entry.undone ? " (undone)" : "")  "
+                        + "\(entry.after.deleted ? "deleted" : Self.describe(entry.after.expense, money: money))\n")
+        }
+        if try ledger.hasPending(id), let local = try ledger.localRecord(id) {
+            console.out("not synced yet  \(local.deleted ? "deleted" : Self.describe(local.expense, money: money))\n")
+        }
+    }
+
+    /// `expense log [--since DATE] [--by NAME] [--json]`.
+    func activityLog() throws {
+        let sinceDay = try day("since")
+        let sinceTime = sinceDay.map(Self.startOf)
+        let who = command.option("by")
+        let ledger = try self.ledger(readOnly: true)
+        let money = moneyDisplay(ledger)
+        var reason = "no remote is set"
+        if let engine = try historyEngine(ledger) {
+            do {
+                let entries = try engine.history(id: nil, sinceTime: sinceTime).entries
+                    .filter { entry in who.map { name in entry.who.map { ExactText.same($0, name) } ?? false } ?? true }
+                if command.flag("json") {
+                    console.out(Self.json(entries) + "\n")
+                } else if entries.isEmpty {
+                    console.err("No changes.")
+                } else {
+                    for entry in entries { console.out(Self.line(entry, money: money, showId: true) + "\n") }
+                }
+                return
+            } catch let error as SyncError {
+                switch error {
+                case .unreachable, .unanswered: reason = "the daemon is unreachable"
+                default: throw error
+                }
+            }
+        }
+        console.err("Note: \(reason); showing this machine's own recent commands.")
+        for entry in try ledger.journal() where entry.time >= (sinceTime ?? 0) {
+            console.out("\(Self.timeText(entry.time))  this machine  \(entry.command)\(entry.undone ? " (undone)" : "")  "
+                        + "\(entry.id.uuidString.lowercased().prefix(8))  "
+                        + "\(entry.after.deleted ? "deleted" : Self.describe(entry.after.expense, money: money))\n")
+        }
+    }
+
+    /// `expense undo ID` or `expense undo --last`.
+    func undo() throws {
+        let last = command.flag("last")
+        guard last != (command.argument("id") != nil) else {
+            throw usage("Give an expense's id or --last (not both)")
+        }
+        let ledger = try self.ledger()
+        let plan: UndoPlan
+        var journalIndex: Int?
+        if last {
+            let journal = try ledger.journal()
+            guard let index = journal.indices.last(where: { journal[$0].command != "undo" && !journal[$0].undone }) else {
+                throw CommandFailure(.failure, "Error: nothing_to_undo: this machine has no command left to undo")
+            }
+            journalIndex = index
+            plan = try planFromJournal(journal[index], ledger: ledger)
+        } else {
+            let id = try historyId(ledger, command.argument("id") ?? "")
+            if try ledger.hasPending(id), let index = try ledger.journal().indices.last(where: { try ledger.journal()[$0].id == id }) {
+                let journal = try ledger.journal()
+                if !journal[index].undone || journal[index].command == "undo" {
+                    plan = UndoPlan(reverting: journal[index], baseVersion: 0)
+                    journalIndex = journal[index].command == "undo" ? nil : index
+                    try finishUndo(plan, ledger: ledger, journalIndex: journalIndex)
+                    return
+                }
+            }
+            guard let engine = try historyEngine(ledger) else {
+                throw CommandFailure(.usage, "Error: not_configured: undoing a synced change needs the daemon's history; "
+                                     + "set a remote (`expense remote set`), or use `expense undo --last` for this machine's commands")
+            }
+            guard let entry = try engine.history(id: id).entries.last else {
+                throw CommandFailure(.failure, "Error: nothing_to_undo: the daemon has no change of \(UUIDText.lowercased(id)) to undo")
+            }
+            guard let made = UndoPlan(reverting: entry, tombstone: try ledger.serverCopy(id)?.expense) else {
+                throw CommandFailure(.failure, "Error: nothing_to_undo: this cache has not synced \(UUIDText.lowercased(id)) yet; run `expense sync` first")
+            }
+            plan = made
+        }
+        try finishUndo(plan, ledger: ledger, journalIndex: journalIndex)
+    }
+
+    /// The inverse of a journal entry: folded into the local change when it is still waiting; else based on the
+    /// version it made (the synced copy when it still holds what the command left, else the daemon's history of
+    /// this client's last change of it).
+    private func planFromJournal(_ entry: JournalEntry, ledger: LocalLedger) throws -> UndoPlan {
+        if try ledger.hasPending(entry.id) { return UndoPlan(reverting: entry, baseVersion: 0) }
+        if let copy = try ledger.serverCopy(entry.id), copy.deleted == entry.after.deleted, copy.expense == entry.after.expense {
+            return UndoPlan(reverting: entry, baseVersion: copy.version)
+        }
+        guard let engine = try historyEngine(ledger), let clientId = try ledger.store.clientId() else {
+            throw CommandFailure(.unavailable, "Error: unreachable: the expense changed since; its version needs the daemon's history")
+        }
+        guard let mine = try engine.history(id: entry.id).entries.last(where: { $0.clientId == clientId }) else {
+            throw CommandFailure(.failure, "Error: nothing_to_undo: the daemon has no change of this machine to \(UUIDText.lowercased(entry.id)); "
+                                 + "run `expense sync` first")
+        }
+        return UndoPlan(reverting: entry, baseVersion: mine.version)
+    }
+
+    private func finishUndo(_ plan: UndoPlan, ledger: LocalLedger, journalIndex: Int?) throws {
+        try ledger.apply(plan, undoing: journalIndex)
+        console.out(UUIDText.lowercased(plan.id) + "\n")
+        console.err("Undid the \(plan.reverts) of \(UUIDText.lowercased(plan.id).prefix(8)); `expense sync` sends it "
+                    + "(a conflict if someone changed the same fields since).")
+    }
+
+    // MARK: - Presentation
+
+    /// The Gregorian calendar in UTC, in which history times are shown.
+    static var utc: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar
+    }
+
+    /// `2026-12-01 12:00:00Z`.
+    static func timeText(_ seconds: Int64) -> String {
+        let parts = utc.dateComponents([.year, .month, .day, .hour, .minute, .second],
+                                       from: Date(timeIntervalSince1970: TimeInterval(seconds)))  // not money: seconds
+        return String(format: "%04d-%02d-%02d %02d:%02d:%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+    }
+
+    /// The first second of `day` in UTC.
+    static func startOf(_ day: CalendarDay) -> Int64 {
+        let date = utc.date(from: DateComponents(year: day.year, month: day.month, day: day.day)) ?? Date(timeIntervalSince1970: 0)
+        return Int64(date.timeIntervalSince1970.rounded(.down))  // not money: seconds
+    }
+
+    static func describe(_ expense: Expense, money: MoneyDisplay) -> String {
+        "\(expense.date) \(money.text(expense.amount, currency: expense.currency)) \(DisplayText.quoted(expense.category))"
+            + (expense.note.isEmpty ? "" : " \(DisplayText.quoted(expense.note))")
+    }
+
+    static func valueText(_ value: HistoryEntry.Value, money: MoneyDisplay) -> String {
+        switch value {
+        case .money(let amount, let currency): money.text(amount, currency: currency)
+        case .text(let text): DisplayText.quoted(text)
+        }
+    }
+
+    /// One entry as a line: `v2  2026-12-01 12:00:00Z  laptop  edit  note "lunch" → "team lunch"`.
+    static func line(_ entry: HistoryEntry, money: MoneyDisplay, showId: Bool) -> String {
+        var parts: [String] = []
+        for change in entry.changes {
+            let to = valueText(change.to, money: money)
+            if let from = change.from {
+                parts.append(change.field + " " + valueText(from, money: money) + " → " + to)
+            } else {
+                parts.append(change.field + " " + to)
+            }
+        }
+        let who: String = entry.who.map { DisplayText.quoted($0) } ?? "(unnamed)"
+        var line: String = showId ? "" : "v\(entry.version)  "
+        line += timeText(entry.time) + "  " + who + "  " + entry.action.rawValue
+        if showId { line += "  " + String(UUIDText.lowercased(entry.id).prefix(8)) + " v\(entry.version)" }
+        if !parts.isEmpty { line += "  " + parts.joined(separator: ", ") }
+        return line
+    }
+
+    static func json(_ entries: [HistoryEntry]) -> String {
+        var writer = JSONWriter()
+        writer.beginArray()
+        for entry in entries { entry.write(to: &writer) }
+        writer.endArray()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

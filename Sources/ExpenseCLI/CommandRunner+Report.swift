@@ -1,0 +1,74 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import Foundation
+import SystemKit
+
+extension CommandRunner {
+    /// How many of the largest expenses the report lists per currency.
+    static let reportLargestCount = 10
+
+    /// `expense report --output FILE.html [--from D] [--to D] [--currency C]`.
+    func report() throws {
+        guard let output = command.option("output") else { throw usage("--output FILE.html is required") }
+        let currency = try command.option("currency").map { try ExpenseValidator.validateCurrency($0) }
+        let from = try day("from"), to = try day("to")
+        let months: StatisticsQuery
+        do {
+            months = try StatisticsQuery.resolving(period: .month, from: from, to: to,
+                                                   currency: currency, today: CalendarDay.today())
+        } catch {
+            throw usage(error.message)
+        }
+        let ledger = try ledger(readOnly: true)
+        let reports = try currencyReports(ledger, months: months)
+        let html = HTMLReport.document(from: months.from, to: months.to, generated: months.today, currencies: reports,
+                                       money: moneyDisplay(ledger))
+        do {
+            // Whole or untouched, and 0600 like the cache and exports: the report holds the same data.
+            try AtomicFile.replace(output) { descriptor in
+                if let errno = Console.write(descriptor, Array(html.utf8)) {
+                    throw CommandFailure(.ioError, "Error: write_failed: \(output): \(String(cString: strerror(errno)))")
+                }
+            }
+        } catch let failure as AtomicFile.Failure {
+            throw CommandFailure(.ioError, "Error: write_failed: \(failure)")
+        }
+        noteUnsynced(ledger)
+        console.err("Wrote \(output) (\(reports.count) currenc\(reports.count == 1 ? "y" : "ies"), \(months.from) to \(months.to)).")
+    }
+
+    /// Per currency the numbers of `summary --by category` and `stats --period month` for the range, and its
+    /// largest expenses.
+    func currencyReports(_ ledger: LocalLedger, months: StatisticsQuery) throws -> [CurrencyReport] {
+        let summary = try ledger.summary(SummaryQuery(from: months.from, to: months.to, groupBy: .category))
+        // Budgets where the cache holds them (a SQLite cache): each for its period containing the report's last day.
+        let budgets: [BudgetReport.Entry]
+        if let data = try? LedgerDataCache(store: ledger.store) {
+            budgets = try Self.statuses(Self.budgets(data), on: min(months.to, months.today), ledger: ledger)
+        } else {
+            budgets = []
+        }
+        let statistics = try ledger.statistics(months)
+        var largest: [Currency: [Expense]] = [:]
+        try ledger.forEach(ExpenseFilter(from: months.from, to: months.to)) { expense in
+            guard months.currency.map({ $0 == expense.currency }) ?? true else { return }
+            var list = largest[expense.currency, default: []]
+            guard list.count < Self.reportLargestCount || expense.amount > (list.last?.amount ?? 0) else { return }
+            list.append(expense)
+            list.sort { ($0.amount, $1.date) > ($1.amount, $0.date) }
+            if list.count > Self.reportLargestCount { list.removeLast() }
+            largest[expense.currency] = list
+        }
+        return summary.totals.compactMap { total in
+            guard months.currency.map({ $0 == total.currency }) ?? true,
+                  let monthly = statistics.tables.first(where: { $0.currency == total.currency })
+            else { return nil }
+            let categories = summary.groups.filter { $0.currency == total.currency }
+                .sorted { $0.amount != $1.amount ? $0.amount > $1.amount : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            return CurrencyReport(currency: total.currency, total: total, categories: categories,
+                                  months: statistics.periods, monthly: monthly, largest: largest[total.currency] ?? [],
+                                  budgets: budgets.filter { $0.budget.currency == total.currency })
+        }
+    }
+}

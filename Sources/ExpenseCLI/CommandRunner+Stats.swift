@@ -1,0 +1,72 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+extension CommandRunner {
+    /// `expense stats [--period P] [--from D] [--to D] [--by category] [--currency C] [--server] [--json|--csv]`.
+    func stats() throws {
+        let query = try statisticsQuery()
+        guard !(command.flag("json") && command.flag("csv")) else { throw usage("--json and --csv cannot be combined") }
+        let ledger = try ledger(readOnly: true)
+        let statistics: PeriodStatistics
+        if command.flag("server") {
+            statistics = try serverStatistics(query, ledger: ledger)
+        } else {
+            statistics = try ledger.statistics(query)
+            noteUnsynced(ledger)
+        }
+        if command.flag("json") {
+            console.out(try StatsReport.json(statistics))
+        } else if command.flag("csv") {
+            console.out(StatsReport.csv(statistics))
+        } else if statistics.tables.isEmpty {
+            console.err("No expenses from \(query.from) to \(query.to).")
+        } else {
+            console.out(StatsReport.render(statistics, chart: console.isTerminal, money: moneyDisplay(ledger)))
+        }
+    }
+
+    /// The query of `--period`, `--from`, `--to`, `--by` and `--currency`; the range left out is resolved by
+    /// the core's one rule (the current period and the 11 before it).
+    func statisticsQuery() throws -> StatisticsQuery {
+        let period: StatisticsPeriod
+        switch command.option("period") {
+        case nil: period = .month
+        case let text?:
+            guard let parsed = StatisticsPeriod(rawValue: text) else {
+                throw usage("--period must be week, month, quarter or year, not '\(text)'")
+            }
+            period = parsed
+        }
+        switch command.option("by") {
+        case nil, "category": break
+        case let other?: throw usage("--by must be category, not '\(other)'")
+        }
+        let currency = try command.option("currency").map { try ExpenseValidator.validateCurrency($0) }
+        let from = try day("from"), to = try day("to")
+        do {
+            return try StatisticsQuery.resolving(period: period, from: from, to: to,
+                                                 byCategory: command.option("by") != nil, currency: currency,
+                                                 today: CalendarDay.today())
+        } catch {
+            throw usage(error.message)
+        }
+    }
+
+    /// The daemon's figures for `query` (the authority), as `summary --server` asks for its totals.
+    func serverStatistics(_ query: StatisticsQuery, ledger: LocalLedger) throws -> PeriodStatistics {
+        var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
+        engine.attempts = 2
+        var result: PeriodStatistics?
+        try engine.retrying { _ in
+            let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),
+                                                clientName: nil, connectTimeout: connectTimeout)
+            defer { connection.close() }
+            result = try connection.call(StatsRequest(query: query)).statistics
+        }
+        guard let result else { throw CommandFailure(.failure, "Error: the daemon sent no statistics") }
+        return result
+    }
+}

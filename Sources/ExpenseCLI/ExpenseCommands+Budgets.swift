@@ -1,0 +1,33 @@
+import CommandLineKit
+
+extension ExpenseCommands {
+    static let budget = CommandSpec(
+        name: "budget", abstract: "Set budgets per category and see what is left of them.",
+        discussion: """
+          A budget is one per (category, currency) and is synced like expenses (Protocol.md section 10): setting
+          the same budget on two machines gives one budget, two different amounts a conflict. Periods are anchored
+          at --start: `--period month --start 2026-01-25` budgets from the 25th to the 24th; a start on the 29th to
+          31st is clamped to shorter months' last day. Changing the amount applies from the period containing
+          --from onwards; earlier periods keep theirs. Rollover: none carries nothing, positive carries what was
+          left, full also carries an overspend, chained from the first period. Currencies are never mixed.
+        """,
+        subcommands: [
+            CommandSpec(name: "set", abstract: "Create a budget or change it; prints its id.",
+                        arguments: [ArgumentSpec("category", help: "The category, such as food."),
+                                    ArgumentSpec("amount", help: "The amount per period, such as 500.00.")],
+                        options: [.option("currency", value: "code", help: "An ISO 4217 code (default: the configured currency)."),
+                                  .option("period", value: "week|month|quarter|year", help: "The period (default: month; unchanged when changing)."),
+                                  .option("start", value: "date", help: "The first day of the first period (default: the 1st of this month)."),
+                                  .option("rollover", value: "none|positive|full", help: "What a period's left does to the next (default: none)."),
+                                  .option("from", value: "date", help: "When changing: the new amount applies from the period containing this day (default: today).")]),
+            CommandSpec(name: "list", abstract: "List the budgets.",
+                        options: [.flag("json", help: "Print a JSON array (amounts as integers in minor units).")]),
+            CommandSpec(name: "remove", abstract: "Remove a budget.",
+                        arguments: [ArgumentSpec("category", help: "The budget's category.")],
+                        options: [.option("currency", value: "code", help: "The budget's currency (default: the configured currency).")]),
+            CommandSpec(name: "status", abstract: "Budgeted, carried, spent and left for the period containing a day.",
+                        discussion: "  In a terminal each budget gets a bar of what was spent; over-budget ones are marked OVER.",
+                        options: [.option("on", value: "date", help: "The day (default: today)."),
+                                  .flag("json", help: "Print a JSON array (amounts as integers in minor units).")]),
+        ])
+}

@@ -1,0 +1,37 @@
+import CommandLineKit
+
+extension ExpenseCommands {
+    static let stats = CommandSpec(
+        name: "stats", abstract: "Totals per week, month, quarter or year, with the average per period.",
+        discussion: """
+          One table per currency (currencies are never added together): one row per period (weeks are ISO 8601,
+          Monday to Sunday, named 2026-W05; quarters are calendar quarters, 2026-Q1), with --by category one
+          column per category, the total and count of each row, and at the bottom the total and the average per
+          period of each column. Periods without expenses are shown as 0 and count in the average. A period
+          marked * is partial: the current one (so far), or cut by --from/--to. Without --from and --to: the
+          current period and the 11 before it. At most 1000 periods. In a terminal a trend line draws one bar per
+          period. --json gives the same numbers in minor units; --csv plain decimals.
+        """,
+        options: [.option("period", value: "week|month|quarter|year", help: "The length of a row (default: month)."),
+                  .option("from", value: "date", help: "The first day counted (default: the start of the 12th period back)."),
+                  .option("to", value: "date", help: "The last day counted (default: the end of the current period)."),
+                  .option("by", value: "category", help: "One column per category."),
+                  .option("currency", value: "code", help: "Only this currency's table."),
+                  .flag("server", help: "Ask the daemon for its figures (the authority) instead of the local copy."),
+                  .flag("json", help: "Print JSON (amounts as integers in minor units)."),
+                  .flag("csv", help: "Print CSV (amounts as plain decimals).")])
+
+    static let report = CommandSpec(
+        name: "report", abstract: "Write a self-contained HTML report with charts.",
+        discussion: """
+          One HTML file with inline CSS and SVG (no script, no network: it opens from a USB stick in any
+          browser), per currency: spending by category with shares, a monthly trend, budget against actual
+          (where budgets exist), the largest expenses, and under each chart a table of its numbers. Light or dark as the reader's system prefers; printable.
+          The numbers are those of `expense summary --by category` and `expense stats --period month`. Without
+          --from and --to: the last 12 months. The file is replaced atomically and created with mode 0600.
+        """,
+        options: [.option("output", value: "file", help: "The HTML file to write (required)."),
+                  .option("from", value: "date", help: "The first day covered (default: the 1st of the 12th month back)."),
+                  .option("to", value: "date", help: "The last day covered (default: the end of this month)."),
+                  .option("currency", value: "code", help: "Only this currency.")])
+}

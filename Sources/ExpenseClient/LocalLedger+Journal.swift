@@ -1,0 +1,61 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// This machine's journal of local commands (`expense undo --last`): kept in the store's meta table, the last
+/// ``JournalEntry/capacity`` commands, each written in the same transaction as the change it describes, so
+/// the journal never names a change that was not stored nor misses one that was.
+extension LocalLedger {
+    /// The journal, oldest first.
+    package func journal() throws -> [JournalEntry] {
+        JournalEntry.decode(try store.metaValue(.undoJournal))
+    }
+
+    func appendJournal(_ entry: JournalEntry, in transaction: any StoreTransaction) throws {
+        var entries = JournalEntry.decode(try transaction.metaValue(.undoJournal))
+        entries.append(entry)
+        if entries.count > JournalEntry.capacity { entries.removeFirst(entries.count - JournalEntry.capacity) }
+        try transaction.setMetaValue(JournalEntry.encode(entries), for: .undoJournal)
+    }
+
+    static func state(_ record: LocalRecord) -> JournalEntry.State {
+        JournalEntry.State(expense: record.expense, deleted: record.deleted)
+    }
+
+    static var now: Int64 { Int64(Date().timeIntervalSince1970.rounded(.down)) }  // not money: seconds
+
+    /// ``add(_:)`` with a journal entry, in one transaction.
+    @discardableResult
+    package func journaledAdd(_ draft: ExpenseDraft) throws -> Expense {
+        try ensureWritable()
+        var draft = draft
+        if draft.id == nil { draft.id = UUIDText.lowercased(UUID()) }
+        let expense = try ExpenseValidator.validate(draft)
+        try store.write { transaction in
+            try insert([expense], in: transaction)
+            try appendJournal(JournalEntry(command: "add", id: expense.id, before: nil,
+                                           after: JournalEntry.State(expense: expense, deleted: false), time: Self.now),
+                              in: transaction)
+        }
+        return expense
+    }
+
+    /// ``edit(_:changes:)`` with a journal entry, in one transaction.
+    @discardableResult
+    package func journaledEdit(_ record: LocalRecord, changes: ExpenseDraft) throws -> Expense {
+        try edit(record, changes: changes) { updated, transaction in
+            try appendJournal(JournalEntry(command: "edit", id: record.id, before: Self.state(record),
+                                           after: JournalEntry.State(expense: updated, deleted: false), time: Self.now),
+                              in: transaction)
+        }
+    }
+
+    /// ``delete(_:)`` with a journal entry, in one transaction.
+    package func journaledDelete(_ record: LocalRecord) throws {
+        try delete(record) { transaction in
+            try appendJournal(JournalEntry(command: "delete", id: record.id, before: Self.state(record),
+                                           after: JournalEntry.State(expense: record.expense, deleted: true), time: Self.now),
+                              in: transaction)
+        }
+    }
+}

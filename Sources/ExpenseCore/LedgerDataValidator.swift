@@ -1,0 +1,221 @@
+import Foundation
+
+/// The one validation of budgets, recurring rules and settings, called by the client and the daemon alike
+/// (Protocol.md §10), as ``ExpenseValidator`` is for expenses; the values they share with expenses (amount,
+/// currency, category, date, note) go through ``ExpenseValidator`` itself.
+///
+/// Each kind's fields, as on the wire:
+/// - budget: `category`, `currency`, `amounts` (`[{"from":"YYYY-MM-DD","amount":N}, …]`, non-empty, `from`
+///   strictly increasing), `period` (`week|month|quarter|year`), `start` (a date), `rollover`
+///   (`none|positive|full`); the id must be ``Budget/id(category:currency:)``.
+/// - recurring: `amount`, `currency`, `category`, `note`, `every` (1 … 1000), `unit` (`day|week|month|year`),
+///   `start`, optional `until` (a date) or `count` (1 … 100000, not both), `monthEnd` (`clamp|skip`), `skips`
+///   (a list of dates).
+/// - setting: `name` (`timezone`) and `value` (an IANA zone); the id must be ``LedgerSetting/id(_:)``.
+public enum LedgerDataValidator {
+    /// The fields of each kind, in the order they are checked.
+    public static func fieldNames(_ kind: RecordKind) -> [String] {
+        switch kind {
+        case .expense: ExpenseField.allCases.filter { $0 != .id }.map(\.rawValue)
+        case .budget: ["category", "currency", "amounts", "period", "start", "rollover"]
+        case .recurring: ["amount", "currency", "category", "note", "every", "unit", "start", "until", "count", "monthEnd", "skips"]
+        case .setting: ["name", "value"]
+        }
+    }
+
+    /// The field whose version a field shares for conflicts: money is one field (`amount` and `currency` of a
+    /// rule), as for expenses (Protocol.md §7.4); a budget's money history is its `amounts`.
+    public static func conflictField(_ field: String) -> String {
+        field == "amount" || field == "currency" ? "money" : field
+    }
+
+    /// Validates a whole record of `kind` with `id`: unknown keys first (the first in byte order), then each
+    /// field in ``fieldNames(_:)`` order.
+    /// - Returns: the fields as stored (category trimmed, `skips` sorted and deduplicated).
+    /// - Throws: ``LedgerDataError``.
+    public static func validate(kind: RecordKind, id: UUID, fields: LedgerDataFields) throws(LedgerDataError) -> LedgerDataFields {
+        switch kind {
+        case .expense: throw .unknownKind(kind.rawValue)
+        case .budget: return try budget(id: id, fields: fields).fields
+        case .recurring: return try recurring(id: id, fields: fields).fields
+        case .setting: return try setting(id: id, fields: fields).fields
+        }
+    }
+
+    /// A budget from its fields.
+    public static func budget(id: UUID, fields: LedgerDataFields) throws(LedgerDataError) -> Budget {
+        let reader = try Reader(fields, kind: .budget)
+        let category = try reader.category("category")
+        let currency = try reader.currency("currency")
+        guard case .list(let entries)? = fields["amounts"] else {
+            throw fields["amounts"] == nil ? .missingField("amounts") : .invalidValue(field: "amounts", detail: "expected a list")
+        }
+        var amounts: [BudgetAmount] = []
+        for entry in entries {
+            guard case .object(let members) = entry, members.count == 2, case .text(let fromText)? = members["from"],
+                  case .integer(let amount)? = members["amount"], let from = CalendarDay(fromText) else {
+                throw .invalidValue(field: "amounts", detail: #"each entry must be {"from":"YYYY-MM-DD","amount":N}"#)
+            }
+            do { try Money.checkRange(amount) } catch let error as ValidationError { throw .value(error, field: "amounts") } catch {
+                throw .invalidValue(field: "amounts", detail: "\(error)")
+            }
+            if let last = amounts.last, last.from >= from {
+                throw .invalidValue(field: "amounts", detail: "the from days must increase")
+            }
+            amounts.append(BudgetAmount(from: from, amount: amount))
+        }
+        guard !amounts.isEmpty else { throw .invalidValue(field: "amounts", detail: "at least one amount") }
+        let period: BudgetPeriodLength = try reader.choice("period")
+        let start = try reader.date("start")
+        let rollover: BudgetRollover = try reader.choice("rollover")
+        guard id == Budget.id(category: category, currency: currency) else { throw .budgetIdMismatch }
+        return Budget(category: category, currency: currency, period: period, start: start, rollover: rollover, amounts: amounts)
+    }
+
+    /// A recurring rule from its fields.
+    public static func recurring(id: UUID, fields: LedgerDataFields) throws(LedgerDataError) -> RecurringRule {
+        let reader = try Reader(fields, kind: .recurring)
+        let amount = try reader.integer("amount")
+        do { try Money.checkRange(amount) } catch let error as ValidationError { throw .value(error, field: "amount") } catch {
+            throw .invalidValue(field: "amount", detail: "\(error)")
+        }
+        let currency = try reader.currency("currency")
+        let category = try reader.category("category")
+        let note = try reader.note("note")
+        let every = try reader.integer("every")
+        guard (1...Int64(RecurringRule.maximumInterval)).contains(every) else {
+            throw .invalidValue(field: "every", detail: "from 1 to \(RecurringRule.maximumInterval)")
+        }
+        let unit: RecurrenceUnit = try reader.choice("unit")
+        let start = try reader.date("start")
+        var end = RecurrenceEnd.never
+        if fields["until"] != nil { end = .until(try reader.date("until")) }
+        if fields["count"] != nil {
+            guard case .never = end else { throw .invalidValue(field: "count", detail: "give until or count, not both") }
+            let count = try reader.integer("count")
+            guard (1...100_000).contains(count) else { throw .invalidValue(field: "count", detail: "from 1 to 100000") }
+            end = .count(Int(count))
+        }
+        if case .until(let until) = end, until < start { throw .invalidValue(field: "until", detail: "before the start") }
+        let monthEnd: MonthEndPolicy = try reader.choice("monthEnd")
+        var skips: Set<CalendarDay> = []
+        switch fields["skips"] {
+        case nil: break
+        case .list(let values)?:
+            for value in values {
+                guard case .text(let text) = value, let day = CalendarDay(text) else {
+                    throw .invalidValue(field: "skips", detail: "expected a list of YYYY-MM-DD days")
+                }
+                skips.insert(day)
+            }
+        default: throw .invalidValue(field: "skips", detail: "expected a list of YYYY-MM-DD days")
+        }
+        return RecurringRule(id: id, amount: amount, currency: currency, category: category, note: note, every: Int(every),
+                             unit: unit, start: start, end: end, monthEnd: monthEnd, skips: skips)
+    }
+
+    /// A setting from its fields.
+    public static func setting(id: UUID, fields: LedgerDataFields) throws(LedgerDataError) -> LedgerSetting {
+        let reader = try Reader(fields, kind: .setting)
+        let name: LedgerSetting.Name = try reader.choice("name")
+        let value = try reader.text("value")
+        switch name {
+        case .timezone:
+            guard LedgerSetting.timeZone(value) != nil else {
+                throw .invalidValue(field: "value", detail: "not a time zone identifier such as Europe/Berlin")
+            }
+        }
+        guard id == LedgerSetting.id(name) else { throw .invalidValue(field: "id", detail: "a setting's id is derived from its name") }
+        return LedgerSetting(name: name, value: value)
+    }
+
+    /// Typed reads of one record's fields.
+    private struct Reader {
+        let fields: LedgerDataFields
+
+        init(_ fields: LedgerDataFields, kind: RecordKind) throws(LedgerDataError) {
+            let known = Set(LedgerDataValidator.fieldNames(kind))
+            if let unknown = fields.keys.filter({ !known.contains($0) }).sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }).first {
+                throw .unknownField(unknown)
+            }
+            self.fields = fields
+        }
+
+        func text(_ name: String) throws(LedgerDataError) -> String {
+            guard let value = fields[name] else { throw .missingField(name) }
+            guard case .text(let text) = value else { throw .invalidValue(field: name, detail: "expected a string") }
+            return text
+        }
+
+        func integer(_ name: String) throws(LedgerDataError) -> Int64 {
+            guard let value = fields[name] else { throw .missingField(name) }
+            guard case .integer(let number) = value else { throw .invalidValue(field: name, detail: "expected an integer") }
+            return number
+        }
+
+        func choice<T: RawRepresentable & CaseIterable>(_ name: String) throws(LedgerDataError) -> T where T.RawValue == String {
+            let raw = try text(name)
+            guard let value = T(rawValue: raw) else {
+                throw .invalidValue(field: name, detail: "expected one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return value
+        }
+
+        func date(_ name: String) throws(LedgerDataError) -> CalendarDay {
+            let raw = try text(name)
+            do { return try ExpenseValidator.validateDate(raw) } catch { throw Self.mapped(error, name) }
+        }
+
+        func currency(_ name: String) throws(LedgerDataError) -> Currency {
+            let raw = try text(name)
+            do { return try ExpenseValidator.validateCurrency(raw) } catch { throw Self.mapped(error, name) }
+        }
+
+        func category(_ name: String) throws(LedgerDataError) -> String {
+            let raw = try text(name)
+            do { return try ExpenseValidator.validateCategory(raw) } catch { throw Self.mapped(error, name) }
+        }
+
+        func note(_ name: String) throws(LedgerDataError) -> String {
+            guard fields[name] != nil else { return "" }
+            let raw = try text(name)
+            do { return try ExpenseValidator.validateNote(raw) } catch { throw Self.mapped(error, name) }
+        }
+
+        private static func mapped(_ error: any Error, _ field: String) -> LedgerDataError {
+            if let error = error as? ValidationError { return .value(error, field: field) }
+            return .invalidValue(field: field, detail: "\(error)")
+        }
+    }
+}
+
+extension Budget {
+    /// The budget as record fields (``LedgerDataValidator/budget(id:fields:)`` reads them back).
+    public var fields: LedgerDataFields {
+        ["category": .text(category), "currency": .text(currency.code), "period": .text(period.rawValue),
+         "start": .text(start.description), "rollover": .text(rollover.rawValue),
+         "amounts": .list(amounts.map { .object(["from": .text($0.from.description), "amount": .integer($0.amount)]) })]
+    }
+}
+
+extension RecurringRule {
+    /// The rule as record fields (``LedgerDataValidator/recurring(id:fields:)`` reads them back).
+    public var fields: LedgerDataFields {
+        var fields: LedgerDataFields = [
+            "amount": .integer(amount), "currency": .text(currency.code), "category": .text(category), "note": .text(note),
+            "every": .integer(Int64(every)), "unit": .text(unit.rawValue), "start": .text(start.description),
+            "monthEnd": .text(monthEnd.rawValue), "skips": .list(skips.sorted().map { .text($0.description) }),
+        ]
+        switch end {
+        case .never: break
+        case .until(let day): fields["until"] = .text(day.description)
+        case .count(let count): fields["count"] = .integer(Int64(count))
+        }
+        return fields
+    }
+}
+
+extension LedgerSetting {
+    /// The setting as record fields.
+    public var fields: LedgerDataFields { ["name": .text(name.rawValue), "value": .text(value)] }
+}

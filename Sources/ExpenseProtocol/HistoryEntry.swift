@@ -1,0 +1,196 @@
+import ExpenseCore
+import Foundation
+
+/// One applied change of one record, as the daemon keeps it in its history (Protocol.md §5.8): which fields
+/// changed from what to what, who made it, and when.
+public struct HistoryEntry: Hashable, Sendable {
+    /// What the change did to the record.
+    public enum Action: String, Sendable, Hashable, CaseIterable {
+        /// The record was created (version 1).
+        case create
+        /// Fields of a live record changed.
+        case edit
+        /// A live record became a tombstone.
+        case delete
+        /// A tombstone became live again (a `put` at the tombstone's version).
+        case restore
+    }
+
+    /// A field's value in a history entry. Money is one value, amount and currency together (Protocol.md §7.4).
+    public enum Value: Hashable, Sendable {
+        case money(amount: Int64, currency: Currency)
+        case text(String)
+    }
+
+    /// One field's change: `from` is `nil` for a create.
+    public struct Change: Hashable, Sendable {
+        /// `money`, `category`, `date` or `note`.
+        public var field: String
+        public var from: Value?
+        public var to: Value
+
+        public init(field: String, from: Value?, to: Value) {
+            self.field = field
+            self.from = from
+            self.to = to
+        }
+    }
+
+    /// The fields a change can name, in the order entries list them.
+    public static let fieldNames = ["money", "category", "date", "note"]
+
+    /// The ledger-wide seq the change took.
+    public var seq: Int64
+    /// The record it changed.
+    public var id: UUID
+    /// The record's version after the change.
+    public var version: Int64
+    public var action: Action
+    /// The fields that changed, in ``fieldNames`` order (empty for a delete).
+    public var changes: [Change]
+    /// Who made it: the name the client gave (`clientName`, or the token's name where tokens have one);
+    /// `nil` when it gave none.
+    public var who: String?
+    /// The client installation whose push it was.
+    public var clientId: UUID
+    /// The daemon's clock when the change was applied, in whole seconds since 1970-01-01T00:00:00Z.
+    public var time: Int64
+
+    public init(seq: Int64, id: UUID, version: Int64, action: Action, changes: [Change], who: String?, clientId: UUID,
+                time: Int64) {
+        self.seq = seq
+        self.id = id
+        self.version = version
+        self.action = action
+        self.changes = changes
+        self.who = who
+        self.clientId = clientId
+        self.time = time
+    }
+
+    /// The change from `old` (nil: a create) to `new`, fields compared as the conflict rules compare them (text
+    /// by its bytes, money as one pair).
+    public static func changes(from old: Expense?, to new: Expense) -> [Change] {
+        var changes: [Change] = []
+        let newMoney = Value.money(amount: new.amount, currency: new.currency)
+        if let old {
+            if old.amount != new.amount || old.currency != new.currency {
+                changes.append(Change(field: "money", from: .money(amount: old.amount, currency: old.currency), to: newMoney))
+            }
+            if !ExactText.same(old.category, new.category) {
+                changes.append(Change(field: "category", from: .text(old.category), to: .text(new.category)))
+            }
+            if old.date != new.date {
+                changes.append(Change(field: "date", from: .text(old.date.description), to: .text(new.date.description)))
+            }
+            if !ExactText.same(old.note, new.note) {
+                changes.append(Change(field: "note", from: .text(old.note), to: .text(new.note)))
+            }
+        } else {
+            changes = [Change(field: "money", from: nil, to: newMoney),
+                       Change(field: "category", from: nil, to: .text(new.category)),
+                       Change(field: "date", from: nil, to: .text(new.date.description)),
+                       Change(field: "note", from: nil, to: .text(new.note))]
+        }
+        return changes
+    }
+}
+
+extension HistoryEntry.Value {
+    /// Writes `{"amount":…,"currency":…}` for money, a string otherwise.
+    public func write(to writer: inout JSONWriter) {
+        switch self {
+        case .money(let amount, let currency):
+            writer.beginObject()
+            writer.member("amount", amount)
+            writer.member("currency", currency.code)
+            writer.endObject()
+        case .text(let text):
+            writer.string(text)
+        }
+    }
+
+    init(json: JSONValue, path: String) throws(ProtocolDecodingError) {
+        if let text = json.stringValue {
+            self = .text(text)
+            return
+        }
+        let reader = try ResultReader(json, path: path)
+        let code = try reader.string("currency")
+        guard let currency = Currency(code: code) else { throw .invalidMember(path: reader.sub("currency"), detail: "unknown currency") }
+        self = .money(amount: try reader.int64("amount"), currency: currency)
+    }
+}
+
+extension HistoryEntry {
+    /// Writes `{"action","changes":{field:{"from"?,"to"}},"clientId","id","seq","time","version","who"?}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("action", action.rawValue)
+        writer.key("changes")
+        writeChanges(to: &writer)
+        writer.key("clientId")
+        writer.uuid(clientId)
+        writer.key("id")
+        writer.uuid(id)
+        writer.member("seq", seq)
+        writer.member("time", time)
+        writer.member("version", version)
+        if let who { writer.member("who", who) }
+        writer.endObject()
+    }
+
+    /// Only the `changes` object, as a store keeps it (`SQLiteLedgerStore+History.swift`).
+    public var changesJSON: [UInt8] {
+        var writer = JSONWriter()
+        writeChanges(to: &writer)
+        return writer.bytes
+    }
+
+    /// Writes the `changes` object, members in byte order.
+    func writeChanges(to writer: inout JSONWriter) {
+        writer.beginObject()
+        for change in changes.sorted(by: { $0.field < $1.field }) {
+            writer.key(change.field)
+            writer.beginObject()
+            if let from = change.from {
+                writer.key("from")
+                from.write(to: &writer)
+            }
+            writer.key("to")
+            change.to.write(to: &writer)
+            writer.endObject()
+        }
+        writer.endObject()
+    }
+
+    /// Reads a `changes` object (the wire's, or a store's copy of it), in ``fieldNames`` order.
+    public static func changes(json: JSONValue, path: String) throws(ProtocolDecodingError) -> [Change] {
+        guard let members = json.objectValue else { throw .invalidMember(path: path, detail: "expected an object") }
+        var changes: [Change] = []
+        for field in fieldNames {
+            guard let member = members[field] else { continue }
+            let reader = try ResultReader(member, path: path + "." + field)
+            let from = try reader.members["from"].map { (value) throws(ProtocolDecodingError) in
+                try Value(json: value, path: reader.sub("from"))
+            }
+            changes.append(Change(field: field, from: from, to: try Value(json: try reader.value("to"), path: reader.sub("to"))))
+        }
+        return changes
+    }
+
+    /// Reads one entry of a `history` result.
+    public init(json: JSONValue, path: String) throws(ProtocolDecodingError) {
+        let reader = try ResultReader(json, path: path)
+        guard let action = Action(rawValue: try reader.string("action")) else {
+            throw .invalidMember(path: reader.sub("action"), detail: "expected create, edit, delete or restore")
+        }
+        func uuid(_ key: String) throws(ProtocolDecodingError) -> UUID {
+            guard let id = UUID(uuidString: try reader.string(key)) else { throw .invalidMember(path: reader.sub(key), detail: "expected a UUID") }
+            return id
+        }
+        self.init(seq: try reader.int64("seq"), id: try uuid("id"), version: try reader.int64("version"), action: action,
+                  changes: try Self.changes(json: try reader.value("changes"), path: reader.sub("changes")),
+                  who: try reader.optionalString("who"), clientId: try uuid("clientId"), time: try reader.int64("time"))
+    }
+}

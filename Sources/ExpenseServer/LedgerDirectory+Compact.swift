@@ -1,0 +1,52 @@
+import ExpenseCore
+import Foundation
+
+/// Compaction (Protocol.md §5.9; docs/reliability.md "History and compaction").
+///
+/// How `expensed compact` works beside a serving daemon: it does not take `DIR/expensed.lock`. It opens the
+/// ledger's SQLite file itself (WAL mode: readers never wait) and removes rows in short steps of
+/// ``SQLiteLedgerStore/compactionBatch`` rows, each its own transaction, the horizon first; while a step holds
+/// the write lock the daemon's next commit waits for it (`busy_timeout`, 5 s), it does not fail. What the
+/// daemon keeps in memory stays true: its head and totals are untouched (only tombstones and history entries
+/// go, never the head's row), it reads the horizon from the file on every pull, and an entry of its id → seq
+/// map that points at a purged tombstone reads as no record at all (the row is gone), exactly what the id is now.
+extension LedgerDirectory {
+    /// The cutoff for `keepDays`: changes made before it are removed.
+    public static func cutoff(keepDays: Int, now: Int64? = nil) -> Int64 {
+        (now ?? HistoryAuthor.now()) - Int64(keepDays) * 86_400
+    }
+
+    /// Compacts the ledger `name` of `dataDirectory` through its file, whether or not a daemon serves it.
+    /// - Throws: ``LedgerError/unknownLedger(_:)``, ``LedgerError/damagedDatabase(path:report:)``, or a storage error.
+    public static func compact(dataDirectory: String, ledger name: String, keepDays: Int) throws -> (horizon: Int64, tombstones: Int, entries: Int) {
+        let path = databasePath(name, in: dataDirectory)
+        guard isValid(name: name), FileManager.default.fileExists(atPath: path) else { throw LedgerError.unknownLedger(name) }
+        do {
+            let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd)
+            let report = try store.compact(before: cutoff(keepDays: keepDays))
+            return (report.horizon, report.tombstones, report.entries)
+        } catch let error as LedgerError {
+            throw error
+        } catch {
+            throw LedgerError.storage(error)
+        }
+    }
+
+    /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --compact-after`);
+    /// `done` gets one line per ledger for the log.
+    public func compactOpenLedgers(keepDays: Int, done: @escaping @Sendable (String) -> Void) {
+        let cutoff = Self.cutoff(keepDays: keepDays)
+        for ledger in openLedgers() {
+            let name = ledger.name
+            ledger.compact(before: cutoff) { result in
+                switch result {
+                case .success(let report):
+                    done("compacted ledger \(DisplayText.quoted(name)): \(report.tombstones) tombstones and \(report.entries) "
+                         + "history entries older than \(keepDays) days removed; purge horizon \(report.horizon)")
+                case .failure(let error):
+                    done("compaction of ledger \(DisplayText.quoted(name)) failed: \(error)")
+                }
+            }
+        }
+    }
+}

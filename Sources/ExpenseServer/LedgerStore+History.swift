@@ -1,0 +1,77 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// What a store keeps of each applied change (Protocol.md §5.8) and how it forgets old ones (compaction).
+///
+/// - Important: ``appendHistory(_:)`` is called inside the same ``LedgerStore/transaction(_:)`` as the
+///   ``LedgerStore/write(_:replacing:)`` it describes, so a change and its history entry are durable together
+///   or not at all.
+package protocol LedgerHistoryStore: AnyObject {
+    /// Appends the entry of the change just written (its `seq` is the record's new seq).
+    func appendHistory(_ entry: HistoryEntry) throws
+    /// Up to `limit` entries matching `request` (its `limit` is ignored), in `seq` order.
+    func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry]
+    /// The purge horizon: tombstones and history entries at or below it may have been removed; a `pull` from
+    /// a cursor below it (other than 0) is `cursor_expired`. Read from storage each time, so a compaction made
+    /// by another process (`expensed compact` beside a serving daemon) counts at once.
+    func purgeHorizon() throws -> Int64
+    /// Removes the tombstones and history entries of changes older than `cutoff` (daemon time, seconds since
+    /// 1970), raising the purge horizon first.
+    func compact(before cutoff: Int64) throws -> CompactionReport
+}
+
+/// What a compaction did.
+package struct CompactionReport: Hashable, Sendable {
+    /// The purge horizon now.
+    package var horizon: Int64
+    /// Tombstones removed.
+    package var tombstones: Int
+    /// History entries removed.
+    package var entries: Int
+
+    package init(horizon: Int64, tombstones: Int, entries: Int) {
+        self.horizon = horizon
+        self.tombstones = tombstones
+        self.entries = entries
+    }
+}
+
+/// Who made the changes of one push, and when: what each of its history entries records.
+package struct HistoryAuthor: Hashable, Sendable {
+    /// The session's name for its client: today the `hello`'s `clientName`. This is the one place a token's
+    /// name takes over once tokens have names (the session passes it here instead).
+    package var who: String?
+    /// The daemon's clock, seconds since 1970-01-01T00:00:00Z.
+    package var time: Int64
+
+    package init(who: String?, time: Int64) {
+        self.who = who
+        self.time = time
+    }
+
+    /// The daemon's clock now, in whole seconds.
+    package static func now() -> Int64 { Int64(Date().timeIntervalSince1970.rounded(.down)) }  // not money: seconds
+}
+
+extension HistoryEntry {
+    /// The entry for the change from `old` (nil: a create) to `new`, both as the store holds them.
+    package init(from old: StoredRecord?, to new: StoredRecord, clientId: UUID, author: HistoryAuthor) {
+        let action: Action
+        let changes: [Change]
+        if let old {
+            if new.deleted {
+                action = .delete
+                changes = []
+            } else {
+                action = old.deleted ? .restore : .edit
+                changes = Self.changes(from: old.expense, to: new.expense)
+            }
+        } else {
+            action = .create
+            changes = Self.changes(from: nil, to: new.expense)
+        }
+        self.init(seq: new.seq, id: new.expense.id, version: new.version, action: action, changes: changes,
+                  who: author.who, clientId: clientId, time: author.time)
+    }
+}

@@ -1,0 +1,127 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import SQLite
+
+/// The history (Protocol.md §5.8) and compaction of the SQLite store: tables `history` and `history_meta`
+/// (migration 4, `SQLiteLedgerStore+Schema.swift`).
+///
+/// Each entry is keyed by its `seq`, so appending one costs an insert at the end of the table (no index on
+/// the random record ids, for the reason given at ``SQLiteLedgerStore/migrations``). `previous` is the seq of
+/// the record's change before it (0 for a create), so one record's history is a walk back from its current seq.
+extension SQLiteLedgerStore {
+    static let historyActions: [HistoryEntry.Action] = [.create, .edit, .delete, .restore]
+
+    /// - Precondition: called right after the ``write(_:replacing:)`` of the change it describes, whose last
+    ///   `undo` step holds the record's seq before it (what `previous` links to).
+    package func appendHistory(_ entry: HistoryEntry) throws {
+        let previous = undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
+        try connection.cached("""
+            INSERT INTO history (seq, id, previous, version, action, changes, who, client, time)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """).run([
+            .integer(entry.seq), Self.blob(entry.id), .integer(previous), .integer(entry.version),
+            .integer(Int64(Self.historyActions.firstIndex(of: entry.action) ?? 0)),
+            .text(String(decoding: entry.changesJSON, as: UTF8.self)), entry.who.map { .text($0) } ?? .null,
+            Self.blob(entry.clientId), .integer(entry.time),
+        ])
+    }
+
+    private static let historyColumns = "seq, id, previous, version, action, changes, who, client, time"
+
+    private static func decodeHistory(_ row: SQLiteRow) throws -> (entry: HistoryEntry, previous: Int64) {
+        let action = Int(row.int64(4))
+        guard historyActions.indices.contains(action) else { throw LedgerError.storageFailed("a history entry has an unknown action") }
+        let changes: [HistoryEntry.Change]
+        do {
+            changes = try HistoryEntry.changes(json: try JSONParser.parse(Array(row.text(5).utf8)), path: "changes")
+        } catch {
+            throw LedgerError.storageFailed("history entry \(row.int64(0)) does not decode: \(error)")
+        }
+        let entry = HistoryEntry(seq: row.int64(0), id: try uuid(row.blob(1)), version: row.int64(3),
+                                 action: historyActions[action], changes: changes, who: row.optionalText(6),
+                                 clientId: try uuid(row.blob(7)), time: row.int64(8))
+        return (entry, row.int64(2))
+    }
+
+    package func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry] {
+        if let id = request.id {
+            // Walk back from the record's current change; a record has few versions.
+            var entries: [HistoryEntry] = []
+            var seq = seqById[id] ?? 0
+            while seq > request.since {
+                guard let (entry, previous) = try connection.cached("SELECT \(Self.historyColumns) FROM history WHERE seq = ?1")
+                    .first([.integer(seq)], Self.decodeHistory) else { break }
+                if entry.time >= (request.sinceTime ?? 0) { entries.append(entry) }
+                seq = previous
+            }
+            return Array(entries.reversed().prefix(limit))
+        }
+        return try connection.cached("""
+            SELECT \(Self.historyColumns) FROM history WHERE seq > ?1 AND time >= ?2 ORDER BY seq LIMIT ?3
+            """).map([.integer(request.since), .integer(request.sinceTime ?? 0), .integer(Int64(limit))]) {
+            try Self.decodeHistory($0).entry
+        }
+    }
+
+    private func historyMeta(_ key: String) throws -> Int64? {
+        try connection.cached("SELECT value FROM history_meta WHERE key = ?1").first([.text(key)]) { $0.int64(0) }
+    }
+
+    private func setHistoryMeta(_ key: String, _ value: Int64) throws {
+        try connection.cached("INSERT OR REPLACE INTO history_meta (key, value) VALUES (?1, ?2)").run([.text(key), .integer(value)])
+    }
+
+    package func purgeHorizon() throws -> Int64 { try historyMeta("horizon") ?? 0 }
+
+    /// How many rows one compaction step removes: small enough that a serving daemon's commits, which wait for
+    /// the write lock (`busy_timeout`), wait milliseconds, not seconds.
+    static let compactionBatch = 2_000
+
+    /// Compaction in steps, each its own transaction: first the new horizon (so no client relies on what goes
+    /// next), then tombstones and entries at or below it, a batch at a time. A crash between steps leaves the
+    /// horizon raised and some rows not yet removed; the next compaction removes them.
+    ///
+    /// The horizon is the seq just below the first change made at or after `cutoff`, never above the head
+    /// minus one (the head's row stays, so the next seq is never reused). Changes made before the history
+    /// began (migration 4) count as made when it began.
+    package func compact(before cutoff: Int64) throws -> CompactionReport {
+        let headNow = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
+        let startTime = try historyMeta("start_time") ?? 0
+        let startSeq = try historyMeta("start_seq") ?? 0
+        var firstYoung = try connection.prepare("SELECT min(seq) FROM history WHERE time >= ?1")
+            .first([.integer(cutoff)]) { $0.isNull(0) ? nil : $0.int64(0) } ?? nil
+        if startSeq > 0, startTime >= cutoff { firstYoung = 1 }
+        var horizon = (firstYoung ?? headNow + 1) - 1
+        horizon = max(min(horizon, headNow - 1), try purgeHorizon())
+        guard horizon > 0 else { return CompactionReport(horizon: try purgeHorizon(), tombstones: 0, entries: 0) }
+        let newHorizon = horizon
+        try connection.transaction { try setHistoryMeta("horizon", newHorizon) }
+        var tombstones = 0
+        var entries = 0
+        while true {
+            let removed: [(seq: Int64, id: UUID)] = try connection.transaction {
+                let rows = try connection.cached("SELECT seq, id FROM records WHERE deleted = 1 AND seq <= ?1 LIMIT ?2")
+                    .map([.integer(newHorizon), .integer(Int64(Self.compactionBatch))]) { (seq: $0.int64(0), id: try Self.uuid($0.blob(1))) }
+                for row in rows { try connection.cached("DELETE FROM records WHERE seq = ?1").run([.integer(row.seq)]) }
+                return rows
+            }
+            tombstones += removed.count
+            for row in removed where seqById[row.id] == row.seq { seqById[row.id] = nil }
+            if removed.count < Self.compactionBatch { break }
+        }
+        while true {
+            let count: Int = try connection.transaction {
+                let seqs = try connection.cached("SELECT seq FROM history WHERE seq <= ?1 ORDER BY seq LIMIT ?2")
+                    .map([.integer(newHorizon), .integer(Int64(Self.compactionBatch))]) { $0.int64(0) }
+                if let last = seqs.last {
+                    try connection.cached("DELETE FROM history WHERE seq <= ?1").run([.integer(last)])
+                }
+                return seqs.count
+            }
+            entries += count
+            if count < Self.compactionBatch { break }
+        }
+        return CompactionReport(horizon: newHorizon, tombstones: tombstones, entries: entries)
+    }
+}

@@ -1,0 +1,132 @@
+import SystemKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The socket side of a loop connection: plaintext straight between the socket and the framer/output queue, or
+/// through its ``TLSSession``. The loop's framing, limits, backpressure and timeouts see plaintext either way.
+extension LoopConnection {
+    /// What one read attempt did.
+    enum SocketRead {
+        /// `count` bytes came off the socket (their plaintext, if any, went to the framer).
+        case received(count: Int)
+        /// The peer closed its side (or sent TLS `close_notify`).
+        case endOfStream
+        /// Nothing to read now: wait for `EPOLLIN`.
+        case wouldBlock
+        /// The connection is broken, or its TLS session failed (recorded in ``protocolFailure``).
+        case failed
+    }
+
+    /// What one write attempt did.
+    enum SocketWrite {
+        /// Some bytes went out.
+        case sent
+        /// The socket's buffer is full: wait for `EPOLLOUT`.
+        case wouldBlock
+        /// Nothing can be sent now (plaintext waits for the TLS handshake).
+        case nothingToSend
+        /// The connection is broken (or its TLS session failed).
+        case failed
+    }
+
+    /// Ciphertext queued in the TLS session at most; past it, plaintext waits in ``output``, where the loop's
+    /// high-water mark and output cap see it (so a peer that does not read is treated the same over TLS).
+    private static let ciphertextQueueLimit = 64 * 1024
+
+    /// Reads once from the socket (through SystemKit's ``syscall(blocking:where:_:)``); the plaintext goes to
+    /// the framer.
+    /// - Parameter mismatchReply: sent (best effort) to a TLS client on a plaintext port before it is closed.
+    func readSocket(into scratch: UnsafeMutableRawBufferPointer, mismatchReply: [UInt8]) -> SocketRead {
+        let result: IOResult<Int>
+        do throws(SystemCallError) {
+            result = try syscall(blocking: false, where: "read") { read(id.fd, scratch.baseAddress, scratch.count) }
+        } catch {
+            return .failed
+        }
+        guard case .processed(let count) = result else { return .wouldBlock }
+        guard count > 0 else {
+            if let tls, tls.isHandshaking {
+                tls.receiveEndOfStream()
+                if sawInput { protocolFailure = .closedDuringHandshake }
+            }
+            return .endOfStream
+        }
+        let received = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
+        defer { sawInput = true }
+        guard let tls else {
+            // A ClientHello (a TLS handshake record, 0x16) never starts a JSON line.
+            if !sawInput, received.first == 0x16 {
+                _ = mismatchReply.withUnsafeBytes { Socket.send(id.fd, $0) }
+                return fail(.tlsClientOnPlaintextPort)
+            }
+            framer.append(received)
+            return .received(count: count)
+        }
+        tls.receive(received)
+        tls.advance { framer.append($0) }
+        switch tls.state {
+        case .failed(let error): return fail(error)
+        case .finished: return .endOfStream
+        case .handshaking, .established: return .received(count: count)
+        }
+    }
+
+    /// Writes some of the pending output: plaintext directly, or encrypted first.
+    func writeSocket() -> SocketWrite {
+        guard let tls else {
+            let result = Self.send(id.fd) { fd in
+                output.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[outputOffset...])) }
+            }
+            if case .sent(let count) = result { outputOffset += count }
+            return result.write
+        }
+        while tls.pendingCiphertext < Self.ciphertextQueueLimit, outputOffset < output.count {
+            let consumed = output.withUnsafeBytes { tls.encrypt(UnsafeRawBufferPointer(rebasing: $0[outputOffset...])) }
+            guard consumed > 0 else { break }
+            outputOffset += consumed
+        }
+        if case .failed(let error) = tls.state {
+            _ = fail(error)
+            return .failed
+        }
+        guard tls.pendingCiphertext > 0 else { return .nothingToSend }
+        let result = Self.send(id.fd) { fd in tls.withPendingCiphertext { Socket.send(fd, $0) } }
+        if case .sent(let count) = result { tls.consumeCiphertext(count) }
+        return result.write
+    }
+
+    /// One non-blocking `send` through SystemKit: the bytes it took, or what to do next.
+    private enum SendResult {
+        case sent(Int), other(SocketWrite)
+
+        var write: SocketWrite {
+            switch self {
+            case .sent: .sent
+            case .other(let write): write
+            }
+        }
+    }
+
+    private static func send(_ fd: Int32, _ body: (Int32) -> Int) -> SendResult {
+        do throws(SystemCallError) {
+            switch try syscall(blocking: false, where: "send", { body(fd) }) {
+            case .processed(let count) where count > 0: return .sent(count)
+            case .processed, .wouldBlock: return .other(.wouldBlock)
+            }
+        } catch {
+            return .other(.failed)
+        }
+    }
+
+    /// Queues TLS `close_notify` before the write side is shut down.
+    /// - Returns: whether there is now something more to send.
+    func queueTLSClose() -> Bool {
+        tls?.close() ?? false
+    }
+
+    private func fail(_ error: TLSError) -> SocketRead {
+        protocolFailure = error
+        return .failed
+    }
+}

@@ -1,0 +1,272 @@
+import COpenSSL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One TLS session over two memory BIOs: it turns the peer's ciphertext into plaintext and plaintext into
+/// ciphertext, and never touches a socket.
+///
+/// The owner moves bytes: ``receive(_:)`` what came from the network, ``advance(deliver:)`` to run the handshake
+/// and decrypt, ``encrypt(_:)`` what is to be sent, then sends ``pendingCiphertext`` bytes
+/// (``withPendingCiphertext(_:)``, ``consumeCiphertext(_:)``). So the epoll loop keeps its own non-blocking
+/// `recv`/`send` (no SIGPIPE from OpenSSL's own `write`, no readiness OpenSSL hides in its buffers), and two
+/// sessions can be tested against each other with no sockets at all.
+///
+/// - Important: Not thread-safe: one owner (a loop connection or a blocking client) uses it at a time.
+package final class TLSSession {
+    /// Which end of the handshake.
+    package enum Role: Sendable { case server, client }
+
+    /// Where the session is in its life.
+    package enum State: Hashable, Sendable {
+        /// The handshake has not finished; plaintext is neither delivered nor accepted.
+        case handshaking
+        /// Application data flows both ways.
+        case established
+        /// The peer sent `close_notify`: no more plaintext will come.
+        case finished
+        /// The session failed; the connection must be closed.
+        case failed(TLSError)
+    }
+
+    package private(set) var state = State.handshaking
+    package let role: TLSSession.Role
+    /// The peer's certificate fingerprint, once the handshake has finished (a client always sees one).
+    package private(set) var peerFingerprint: CertificateFingerprint?
+
+    private let context: TLSContext
+    private let ssl: OpaquePointer
+    /// Ciphertext from the peer: we write into it, OpenSSL reads from it.
+    private let networkIn: OpaquePointer
+    /// Ciphertext for the peer: OpenSSL writes into it, we read from it.
+    private let networkOut: OpaquePointer
+    private var outgoing: [UInt8] = []
+    private var outgoingOffset = 0
+    private var receivedAny = false
+    private var closeNotifyQueued = false
+    /// The name verified (client): for the error message of a mismatch.
+    private let serverName: String?
+
+    /// A session on `context`; a client verifies `serverName` (a host name, sent as SNI, or an IP address).
+    /// - Throws: ``TLSError/setupFailed(reason:)``.
+    package init(context: TLSContext, serverName: String? = nil) throws(TLSError) {
+        ERR_clear_error()
+        guard let ssl = SSL_new(context.pointer) else { throw .setupFailed(reason: TLSContext.takeErrorText()) }
+        guard let networkIn = BIO_new(BIO_s_mem()), let networkOut = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            throw .setupFailed(reason: "cannot allocate memory BIOs")
+        }
+        // An empty input BIO means "wait for more" (WANT_READ), not end of file.
+        _ = copenssl_bio_set_mem_eof_return(networkIn, -1)
+        _ = copenssl_bio_set_mem_eof_return(networkOut, -1)
+        SSL_set_bio(ssl, networkIn, networkOut)  // the SSL owns both BIOs from here on
+        self.ssl = ssl
+        self.networkIn = networkIn
+        self.networkOut = networkOut
+        self.context = context
+        self.role = context.role
+        let name = serverName.map(Self.bareHost)
+        self.serverName = name
+        if role == .server {
+            SSL_set_accept_state(ssl)
+        } else {
+            SSL_set_connect_state(ssl)
+            if let name {
+                let isAddress = Self.isIPAddress(name)
+                if !isAddress { _ = copenssl_set_tlsext_host_name(ssl, name) }
+                if case .authority = context.verification {
+                    let set = isAddress ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) : SSL_set1_host(ssl, name)
+                    guard set == 1 else {
+                        SSL_free(ssl)
+                        throw .setupFailed(reason: "cannot verify the name '\(name)'")
+                    }
+                }
+            }
+        }
+    }
+
+    deinit { SSL_free(ssl) }
+
+    /// Ciphertext bytes waiting to be sent to the peer.
+    package var pendingCiphertext: Int { outgoing.count - outgoingOffset }
+
+    /// Whether the handshake is still running.
+    package var isHandshaking: Bool { state == .handshaking }
+
+    /// Takes bytes the peer sent. The first byte of a TLS peer opens a handshake or alert record; anything else
+    /// is a plaintext peer, and the session fails at once (``TLSError/plaintextClient`` or
+    /// ``TLSError/plaintextServer``) without showing the bytes anywhere.
+    package func receive(_ ciphertext: UnsafeRawBufferPointer) {
+        guard !ciphertext.isEmpty, !isFailed else { return }
+        if !receivedAny {
+            receivedAny = true
+            // TLS record content types: 20 change_cipher_spec, 21 alert, 22 handshake, 23 application_data.
+            guard let first = ciphertext.first, (20...23).contains(first) else {
+                state = .failed(role == .server ? .plaintextClient : .plaintextServer)
+                return
+            }
+        }
+        guard let base = ciphertext.baseAddress else { return }
+        _ = BIO_write(networkIn, base, Int32(clamping: ciphertext.count))
+    }
+
+    /// The peer closed the TCP connection: during the handshake that is a failure.
+    package func receiveEndOfStream() {
+        if state == .handshaking { state = .failed(.closedDuringHandshake) }
+    }
+
+    /// Runs the handshake as far as the received bytes allow, then decrypts all complete records, handing each
+    /// piece of plaintext to `deliver`. Afterwards ``state`` says whether the session is established, finished or
+    /// failed, and ``pendingCiphertext`` may hold handshake messages to send.
+    package func advance(deliver: (UnsafeRawBufferPointer) -> Void) {
+        defer { collectOutgoing() }
+        if state == .handshaking {
+            ERR_clear_error()
+            let result = SSL_do_handshake(ssl)
+            if result == 1 {
+                finishHandshake()
+            } else {
+                let error = SSL_get_error(ssl, result)
+                if error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE {
+                    state = .failed(handshakeFailure())
+                }
+                return
+            }
+        }
+        guard state == .established else { return }
+        withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 16) { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while true {
+                ERR_clear_error()
+                let count = SSL_read(ssl, base, Int32(buffer.count))
+                if count > 0 {
+                    deliver(UnsafeRawBufferPointer(start: base, count: Int(count)))
+                    continue
+                }
+                switch SSL_get_error(ssl, count) {
+                case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return
+                case SSL_ERROR_ZERO_RETURN: state = .finished
+                default: state = .failed(.handshakeFailed(reason: TLSContext.takeErrorText()))
+                }
+                return
+            }
+        }
+    }
+
+    /// Encrypts as much of `plaintext` as OpenSSL takes (all of it, unless it fails); nothing before the
+    /// handshake finishes.
+    /// - Returns: the number of plaintext bytes consumed.
+    package func encrypt(_ plaintext: UnsafeRawBufferPointer) -> Int {
+        guard state == .established, let base = plaintext.baseAddress, !plaintext.isEmpty else { return 0 }
+        defer { collectOutgoing() }
+        ERR_clear_error()
+        let count = SSL_write(ssl, base, Int32(clamping: plaintext.count))
+        if count > 0 { return Int(count) }
+        let error = SSL_get_error(ssl, count)
+        if error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE {
+            state = .failed(.handshakeFailed(reason: TLSContext.takeErrorText()))
+        }
+        return 0
+    }
+
+    /// Queues `close_notify` once (the peer reads a clean end of stream).
+    /// - Returns: whether it was queued now.
+    @discardableResult
+    package func close() -> Bool {
+        guard !closeNotifyQueued, state == .established || state == .finished else { return false }
+        closeNotifyQueued = true
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+        collectOutgoing()
+        return pendingCiphertext > 0
+    }
+
+    /// Calls `body` with the ciphertext waiting to be sent.
+    package func withPendingCiphertext<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        outgoing.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[outgoingOffset...])) }
+    }
+
+    /// Marks `count` bytes of the pending ciphertext sent.
+    package func consumeCiphertext(_ count: Int) {
+        outgoingOffset = min(outgoingOffset + count, outgoing.count)
+        if outgoingOffset == outgoing.count {
+            outgoing.removeAll(keepingCapacity: outgoing.capacity <= 64 * 1024)
+            outgoingOffset = 0
+        }
+    }
+
+    /// Moves what OpenSSL wrote into the output BIO to ``outgoing``.
+    private func collectOutgoing() {
+        while true {
+            let pending = Int(BIO_ctrl_pending(networkOut))
+            guard pending > 0 else { return }
+            let start = outgoing.count
+            outgoing.append(contentsOf: repeatElement(0, count: pending))
+            let read = outgoing.withUnsafeMutableBytes { raw -> Int32 in
+                guard let base = raw.baseAddress else { return 0 }
+                return BIO_read(networkOut, base + start, Int32(clamping: pending))
+            }
+            outgoing.removeLast(pending - Int(max(read, 0)))
+            if read <= 0 { return }
+        }
+    }
+
+    private var isFailed: Bool {
+        if case .failed = state { return true }
+        return false
+    }
+
+    /// The handshake finished: record the peer's fingerprint and check a pin.
+    private func finishHandshake() {
+        if let certificate = SSL_get1_peer_certificate(ssl) {
+            peerFingerprint = CertificateFactory.fingerprint(of: certificate)
+            X509_free(certificate)
+        }
+        if case .pin(let expected) = context.verification {
+            guard let actual = peerFingerprint else {
+                state = .failed(.certificateRejected(detail: "the server sent no certificate"))
+                return
+            }
+            guard actual == expected else {
+                state = .failed(.pinMismatch(expected: expected, actual: actual))
+                return
+            }
+        }
+        state = .established
+    }
+
+    /// Why the handshake failed: the certificate check that said no (client), else OpenSSL's reason.
+    private func handshakeFailure() -> TLSError {
+        let queue = TLSContext.takeErrorText()
+        guard role == .client else { return .handshakeFailed(reason: queue) }
+        let result = Int32(SSL_get_verify_result(ssl))
+        guard result != X509_V_OK else {
+            return receivedAny ? .handshakeFailed(reason: queue) : .closedDuringHandshake
+        }
+        let detail = String(cString: X509_verify_cert_error_string(Int(result)))
+        switch result {
+        case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
+            return .hostMismatch(host: serverName ?? "?")
+        case X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID:
+            return .certificateExpired(detail: detail)
+        case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
+             X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT,
+             X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+            return .unknownAuthority(detail: detail)
+        default:
+            return .certificateRejected(detail: detail)
+        }
+    }
+
+    /// `[::1]` → `::1`.
+    static func bareHost(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 literal (verified against the certificate's IP entries, never sent as SNI).
+    static func isIPAddress(_ host: String) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
+    }
+}

@@ -1,0 +1,16 @@
+import CommandLineKit
+
+extension ExpensedCommands {
+    static let compact = CommandSpec(
+        name: "compact", abstract: "Remove a ledger's tombstones and history entries older than N days, also while the daemon serves.",
+        discussion: """
+          Records a purge horizon first: a client whose last sync is older gets cursor_expired and pulls the
+          ledger again from the start, keeping and then sending its unsynced changes (nothing is lost). Live
+          expenses, totals and exactly-once bookkeeping are never touched. Runs beside a serving daemon (it opens
+          the ledger's SQLite file in short transactions; the daemon waits for each, it does not fail). Prints
+          `horizon H, removed T tombstones and E history entries`. `expensed serve --compact-after N` does the
+          same for every ledger daily. VACUUM is not run: the freed pages are reused by new changes.
+        """,
+        options: [data, .option("ledger", value: "name", help: "The ledger to compact.", required: true),
+                  .option("keep-days", value: "n", help: "Keep what changed in the last N days, 0 to 36500.", required: true)])
+}

@@ -1,0 +1,82 @@
+import CommandLineKit
+import ExpenseProtocol
+import ExpenseServer
+import Foundation
+
+/// `expensed token add|list|revoke`: a ledger's named tokens, changed in its file beside a running daemon
+/// (``ExpenseServer/LedgerDirectory/addToken(dataDirectory:ledger:name:role:)`` and its siblings).
+enum TokenCommand {
+    /// Makes the token and prints it, and nothing else, on stdout.
+    static func add(_ command: ParsedCommand) throws(UsageError) -> ExitCode {
+        let name = command.argument("name") ?? ""
+        guard LedgerDirectory.isValid(name: name) else {
+            throw UsageError(LedgerError.invalidTokenName(name).message, path: command.path)
+        }
+        let roleText = command.option("role") ?? ""
+        guard let role = TokenRole(rawValue: roleText) else {
+            throw UsageError("'\(roleText)' is not a role: use owner, editor or viewer", path: command.path)
+        }
+        do {
+            let token = try LedgerDirectory.addToken(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")),
+                                                     ledger: command.option("ledger") ?? "", name: name, role: role)
+            ExpensedCommand.printOut(token + "\n")
+            return .success
+        } catch {
+            return ExpensedCommand.fail(error)
+        }
+    }
+
+    /// Prints `NAME ROLE CREATED LAST-USED` lines (aligned), or a JSON array with `--json`.
+    static func list(_ command: ParsedCommand) throws(UsageError) -> ExitCode {
+        let tokens: [StoredToken]
+        do {
+            tokens = try LedgerDirectory.tokens(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")),
+                                                ledger: command.option("ledger") ?? "")
+        } catch {
+            return ExpensedCommand.fail(error)
+        }
+        if command.flag("json") {
+            var writer = JSONWriter()
+            writer.beginArray()
+            for token in tokens {
+                writer.beginObject()
+                writer.member("created", time(token.created))
+                if let lastUsed = token.lastUsed { writer.member("lastUsed", time(lastUsed)) } else { writer.key("lastUsed"); writer.null() }
+                writer.member("name", token.name)
+                writer.member("role", token.role.rawValue)
+                writer.endObject()
+            }
+            writer.endArray()
+            ExpensedCommand.printOut(String(decoding: writer.bytes, as: UTF8.self) + "\n")
+            return .success
+        }
+        let width = tokens.map(\.name.count).max() ?? 0
+        let lines = tokens.map { token in
+            token.name.padding(toLength: max(width, 4), withPad: " ", startingAt: 0) + "  "
+                + token.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + "  "
+                + "created " + time(token.created) + "  last used " + (token.lastUsed.map(time) ?? "never") + "\n"
+        }
+        ExpensedCommand.printOut(lines.joined())
+        return .success
+    }
+
+    /// Removes the token; says so on stderr.
+    static func revoke(_ command: ParsedCommand) -> ExitCode {
+        let name = command.argument("name") ?? ""
+        let ledger = command.option("ledger") ?? ""
+        do {
+            try LedgerDirectory.revokeToken(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")), ledger: ledger, name: name)
+            ExpensedCommand.printError("revoked token '\(name)' of ledger '\(ledger)'; a running daemon closes its connections within a second")
+            return .success
+        } catch {
+            return ExpensedCommand.fail(error)
+        }
+    }
+
+    /// Unix seconds as `2026-12-01T12:00:00Z`.
+    static func time(_ seconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}

@@ -1,0 +1,108 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import Testing
+import TestSupport
+@testable import ExpenseServer
+
+/// The history and compaction rules of Protocol.md §5.8 and §5.9, against every store.
+@Suite struct StoreHistoryContractTests {
+    private func entries(_ engine: LedgerEngine, id: UUID? = nil, since: Int64 = 0, sinceTime: Int64? = nil) throws -> [HistoryEntry] {
+        try engine.history(HistoryRequest(id: id, since: since, sinceTime: sinceTime, limit: 1000)).entries
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func everyAppliedChangeHasOneEntryWithWhoAndWhen(kind: StoreKind) throws {
+        let ledger = try TestLedger(kind)
+        ledger.engine.clock = { 1_764_590_400 }
+        let clientId = UUID(), id = UUID(), other = UUID()
+        let pushes: [(clientId: UUID, items: [PushItem], who: String?)] = [
+            (clientId, [putItem(1, id, base: 0, fields(amount: 500, currency: "EUR", category: "food", date: "2026-11-30", note: "lunch")),
+                        putItem(2, id, base: 1, fields(note: "team lunch")),
+                        putItem(3, id, base: 2, fields(note: "team lunch")),  // changes nothing: no entry
+                        putItem(4, id, base: 2, fields(amount: 500, currency: "JPY")),
+                        putItem(5, id, base: 1, fields(amount: 9)),  // conflict: no entry
+                        deleteItem(6, id, base: 3)], "laptop"),
+            (UUID(), [putItem(1, other, base: 0, lunch()), putItem(2, id, base: 4, fields(amount: 7, category: "food", date: "2026-12-01"))], nil),
+        ]
+        _ = try ledger.engine.apply(pushes)
+        let all = try entries(ledger.engine)
+        #expect(all.map(\.seq) == [1, 2, 3, 4, 5, 6])
+        #expect(all.map(\.action) == [.create, .edit, .edit, .delete, .create, .restore])
+        let mine = try entries(ledger.engine, id: id)
+        #expect(mine.map(\.version) == [1, 2, 3, 4, 5])
+        #expect(mine[0].changes.map(\.field) == ["money", "category", "date", "note"] && mine[0].changes.allSatisfy { $0.from == nil })
+        #expect(mine[1].changes == [HistoryEntry.Change(field: "note", from: .text("lunch"), to: .text("team lunch"))])
+        // Money is one field: a change of the currency alone shows the whole pair before and after.
+        let eur = try #require(Currency(code: "EUR")), jpy = try #require(Currency(code: "JPY"))
+        #expect(mine[2].changes == [HistoryEntry.Change(field: "money", from: .money(amount: 500, currency: eur),
+                                                        to: .money(amount: 500, currency: jpy))])
+        #expect(mine[3].changes.isEmpty && mine[3].who == "laptop" && mine[3].clientId == clientId)
+        #expect(mine[4].action == .restore && mine[4].who == nil && mine[4].changes.map(\.field) == ["money", "date", "note"])
+        #expect(all.allSatisfy { $0.time == 1_764_590_400 })
+        // Paging: since a seq, and a limit.
+        #expect(try entries(ledger.engine, since: 4).map(\.seq) == [5, 6])
+        let page = try ledger.engine.history(HistoryRequest(since: 0, limit: 2))
+        #expect(page.entries.map(\.seq) == [1, 2] && page.more && page.cursor == 2)
+        let last = try ledger.engine.history(HistoryRequest(since: 4, limit: 2))
+        #expect(!last.more && last.cursor == 6 && last.horizon == 0)
+        #expect(try entries(ledger.engine, id: id, since: 3).map(\.version) == [4, 5])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFailedCommitKeepsNoHistory(kind: StoreKind) throws {
+        let ledger = try TestLedger(kind)
+        var client = TestClient(ledger.engine)
+        _ = try client.put(UUID(), base: 0, lunch())
+        injectCommitFailure(ledger.engine.store, true)
+        #expect(throws: (any Error).self) { try ledger.engine.push(clientId: client.clientId, items: [putItem(2, UUID(), base: 0, lunch())]) }
+        injectCommitFailure(ledger.engine.store, false)
+        #expect(try entries(ledger.engine).map(\.seq) == [1])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func sinceTimeFiltersByTheDaemonsClock(kind: StoreKind) throws {
+        let ledger = try TestLedger(kind)
+        var client = TestClient(ledger.engine)
+        ledger.engine.clock = { 1000 }
+        _ = try client.put(UUID(), base: 0, lunch())
+        ledger.engine.clock = { 2000 }
+        _ = try client.put(UUID(), base: 0, lunch())
+        #expect(try entries(ledger.engine, sinceTime: 1500).map(\.seq) == [2])
+        #expect(try entries(ledger.engine, sinceTime: 1000).map(\.seq) == [1, 2])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func compactionRemovesOldTombstonesAndEntriesAndExpiresOlderCursors(kind: StoreKind) throws {
+        let ledger = try TestLedger(kind)
+        var client = TestClient(ledger.engine)
+        let now = HistoryAuthor.now()
+        ledger.engine.clock = { now - 40 * 86_400 }
+        let kept = UUID(), gone = UUID()
+        _ = try client.put(kept, base: 0, lunch())          // 1
+        _ = try client.put(gone, base: 0, lunch())          // 2
+        _ = try client.delete(gone, base: 1)                // 3
+        ledger.engine.clock = { now }
+        let young = UUID()
+        _ = try client.put(young, base: 0, lunch())         // 4
+        _ = try client.delete(young, base: 1)               // 5: a young tombstone stays
+        let report = try ledger.engine.compact(before: LedgerDirectory.cutoff(keepDays: 30, now: now))
+        #expect(report.horizon == 3 && report.tombstones == 1 && report.entries == 3)
+        let records = try allRecords(ledger.engine)
+        #expect(records.map(\.expense.id) == [kept, young] && records.map(\.seq) == [1, 5])
+        #expect(try entries(ledger.engine).map(\.seq) == [4, 5])
+        #expect(try ledger.engine.summary(SummaryQuery()).summary.totals.map(\.amount) == [1250])
+        // A cursor below the horizon is expired; 0 and the horizon itself are not.
+        #expect(throws: RPCError.self) { try ledger.engine.pull(PullParams(since: 2)) }
+        #expect(try ledger.engine.pull(PullParams(since: 0)).changes.count == 2)
+        #expect(try ledger.engine.pull(PullParams(since: 3)).changes.count == 1)
+        // The head's row stays whatever its age: the next change never reuses a seq.
+        let everything = try ledger.engine.compact(before: now + 10)
+        #expect(everything.horizon == 4)
+        #expect(try allRecords(ledger.engine).map(\.seq) == [1, 5])
+        #expect(try client.put(UUID(), base: 0, lunch()) == .applied(version: 1, seq: 6))
+        // A purged id is an id the ledger never had.
+        #expect(try client.put(gone, base: 2, lunch()).reason == "not_found")
+        #expect(try ledger.engine.history(HistoryRequest()).horizon == 4)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import ExpenseTransport
+
+/// Two TLS sessions pumping bytes into each other: no sockets, no clocks.
+@Suite struct TLSSessionTests {
+    private func pair(_ fixture: TLSFixture, client configuration: TLSClientConfiguration,
+                      serverName: String = "localhost") throws -> (TLSSession, TLSSession) {
+        let server = try TLSSession(context: fixture.serverContext())
+        let client = try TLSSession(context: TLSContext.client(configuration.verification), serverName: serverName)
+        return (client, server)
+    }
+
+    @Test func handshakeThenLinesBothWaysAndCloseNotify() throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        let (client, server) = try pair(fixture, client: fixture.trusting)
+        pump(client, server)
+        #expect(client.state == .established)
+        #expect(server.state == .established)
+        #expect(client.peerFingerprint == fixture.fingerprint)
+        let request = Array("{\"method\":\"ping\"}\n".utf8)
+        #expect(request.withUnsafeBytes { client.encrypt($0) } == request.count)
+        let first = pump(client, server)
+        #expect(first.server == request)
+        let answer = Array("{\"result\":{}}\n".utf8)
+        #expect(answer.withUnsafeBytes { server.encrypt($0) } == answer.count)
+        #expect(pump(client, server).client == answer)
+        #expect(server.close())
+        pump(client, server)
+        #expect(client.state == .finished)
+    }
+
+    @Test func nothingIsEncryptedBeforeTheHandshakeFinishes() throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        let (client, _) = try pair(fixture, client: fixture.trusting)
+        #expect([UInt8](repeating: 1, count: 10).withUnsafeBytes { client.encrypt($0) } == 0)
+        #expect(client.state == .handshaking)
+    }
+
+    @Test func anIPAddressIsVerifiedAgainstTheCertificatesIPEntries() throws {
+        let fixture = try TLSFixture(hosts: ["localhost", "127.0.0.1"])
+        defer { fixture.remove() }
+        let (client, server) = try pair(fixture, client: fixture.trusting, serverName: "127.0.0.1")
+        pump(client, server)
+        #expect(client.state == .established)
+        let (other, otherServer) = try pair(fixture, client: fixture.trusting, serverName: "127.0.0.2")
+        pump(other, otherServer)
+        #expect(other.state == .failed(.hostMismatch(host: "127.0.0.2")))
+    }
+
+    @Test func aWrongHostNameFailsAsHostMismatch() throws {
+        let fixture = try TLSFixture(hosts: ["expense.example"])
+        defer { fixture.remove() }
+        let (client, server) = try pair(fixture, client: fixture.trusting, serverName: "localhost")
+        pump(client, server)
+        #expect(client.state == .failed(.hostMismatch(host: "localhost")))
+        #expect(server.state != .established)
+    }
+
+    @Test func aCertificateFromAnotherAuthorityFailsAsUnknownCA() throws {
+        let fixture = try TLSFixture()
+        let other = try TLSFixture(name: "other")
+        defer { fixture.remove(); other.remove() }
+        let (client, server) = try pair(fixture, client: other.trusting)
+        pump(client, server)
+        guard case .failed(let error) = client.state else { Issue.record("handshake succeeded"); return }
+        #expect(error.code == "unknown_ca")
+    }
+
+    @Test func anExpiredCertificateFailsAsExpired() throws {
+        let fixture = try TLSFixture(notBefore: -10 * 86_400, notAfter: -86_400)
+        defer { fixture.remove() }
+        let (client, server) = try pair(fixture, client: fixture.trusting)
+        pump(client, server)
+        guard case .failed(let error) = client.state else { Issue.record("handshake succeeded"); return }
+        #expect(error.code == "certificate_expired")
+    }
+
+    @Test func aPinAcceptsItsCertificateAndRefusesAnother() throws {
+        let fixture = try TLSFixture()
+        let other = try TLSFixture(name: "other")
+        defer { fixture.remove(); other.remove() }
+        let (client, server) = try pair(fixture, client: TLSClientConfiguration(verification: .pin(fixture.fingerprint)))
+        pump(client, server)
+        #expect(client.state == .established)
+        let (wrong, wrongServer) = try pair(fixture, client: TLSClientConfiguration(verification: .pin(other.fingerprint)))
+        pump(wrong, wrongServer)
+        #expect(wrong.state == .failed(.pinMismatch(expected: other.fingerprint, actual: fixture.fingerprint)))
+    }
+
+    @Test func plaintextToEitherSideFailsAtTheFirstByte() throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        let (client, server) = try pair(fixture, client: fixture.trusting)
+        let line = Array("{\"jsonrpc\":\"2.0\"}\n".utf8)
+        line.withUnsafeBytes { server.receive($0) }
+        server.advance { _ in Issue.record("plaintext delivered") }
+        #expect(server.state == .failed(.plaintextClient))
+        client.advance { _ in }
+        line.withUnsafeBytes { client.receive($0) }
+        client.advance { _ in Issue.record("plaintext delivered") }
+        #expect(client.state == .failed(.plaintextServer))
+    }
+
+    @Test func fingerprintsParseAndPrintAsSha256Hex() throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        let text = fixture.fingerprint.description
+        #expect(text.hasPrefix("sha256:") && text.count == 7 + 64)
+        #expect(CertificateFingerprint(parsing: text) == fixture.fingerprint)
+        #expect(CertificateFingerprint(parsing: text.uppercased().replacingOccurrences(of: "SHA256:", with: "sha256:")) == fixture.fingerprint)
+        #expect(CertificateFingerprint(parsing: "sha256:abc") == nil)
+        #expect(try CertificateFactory.fingerprint(ofPEMFile: fixture.certificateFile) == fixture.fingerprint)
+    }
+
+    @Test func aKeyReadableByOthersIsRefused() throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        chmod(fixture.keyFile, 0o640)
+        #expect(throws: TLSError.keyReadableByOthers(path: fixture.keyFile, mode: 0o100640)) { try fixture.serverContext() }
+    }
+}

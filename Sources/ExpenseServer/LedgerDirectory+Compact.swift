@@ -35,8 +35,14 @@ extension LedgerDirectory {
     /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --compact-after`);
     /// `done` gets one line per ledger for the log.
     public func compactOpenLedgers(keepDays: Int, done: @escaping @Sendable (String) -> Void) {
-        let cutoff = Self.cutoff(keepDays: keepDays)
-        for ledger in openLedgers() {
+        Self.compact(openLedgers(), keepDays: keepDays, done: done)
+    }
+
+    /// Compacts each of `ledgers` on its own thread (the rule of ``compactOpenLedgers(keepDays:done:)``, shared
+    /// with ``PostgresLedgerDirectory``).
+    static func compact(_ ledgers: [Ledger], keepDays: Int, done: @escaping @Sendable (String) -> Void) {
+        let cutoff = cutoff(keepDays: keepDays)
+        for ledger in ledgers {
             let name = ledger.name
             ledger.compact(before: cutoff) { result in
                 switch result {

@@ -1,4 +1,5 @@
 import ExpenseCore
+import Dispatch
 import Foundation
 import PostgreSQL
 import Synchronization
@@ -11,7 +12,6 @@ import Synchronization
 public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     private struct Entry {
         var ledger: Ledger
-        var token: [UInt8]?
     }
 
     private let conninfo: String
@@ -19,8 +19,11 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     /// Where the database is, without its password (for logs).
     public let redactedDescription: String
     private let entries = Mutex<[String: Entry]>([:])
-    private let decoyToken = Array(Token.generate().utf8)
+    /// Compared against when the ledger is unknown, so that case takes the time of a wrong token.
+    private let decoyDigest = Token.digest(Token.generate())
     private let listener = Mutex<PostgresChangeListener?>(nil)
+    /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
+    private let watchingTokens = Mutex(false)
 
     /// Connects, creates or migrates the shared schema, and opens every ledger of the database.
     /// - Parameters:
@@ -48,17 +51,73 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
         do { return try PostgresConnection(conninfo, schema: schema) } catch { throw PostgresLedgerStore.storageError(error) }
     }
 
-    /// The ledger `name` when `token` is its token (constant-time comparison, the same time for an unknown
-    /// ledger); a ledger added by another process since this one started is opened here, once.
-    public func authenticatedLedger(name: String, token: String) -> (any LedgerService)? {
-        var entry = entries.withLock { $0[name] }
-        if entry == nil, LedgerDirectory.isValid(name: name) { entry = try? open(name) }
-        let matches = Token.matches(token, expected: entry?.token ?? decoyToken)
-        guard matches, let entry, entry.token != nil else { return nil }
-        return entry.ledger
+    /// Checks `token` against the tokens of ledger `name` on that ledger's thread, after taking in any token
+    /// change committed by any daemon or `expensed token … --postgres` (its `tokens_generation`), and calls
+    /// `completion` with the ledger and the token's credential, or `nil`. A ledger added by another process
+    /// since this one started is opened here, once, on a Dispatch worker (never on the loop's thread); an
+    /// unknown ledger costs the same hash and comparison as a wrong token.
+    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        if let ledger = entries.withLock({ $0[name]?.ledger }) {
+            authenticate(ledger, token: token, completion: completion)
+            return
+        }
+        DispatchQueue.global().async {
+            guard LedgerDirectory.isValid(name: name), let entry = try? self.open(name) else {
+                _ = Token.sameDigest(Token.digest(token), self.decoyDigest)
+                completion(nil)
+                return
+            }
+            self.authenticate(entry.ledger, token: token, completion: completion)
+        }
     }
 
-    /// Adds a ledger and returns its new token (shown once; the database keeps it, as the SQLite ledgers do).
+    private func authenticate(_ ledger: Ledger, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        ledger.authenticate(token: token) { credential in
+            completion(credential.map { Authentication(ledger: ledger, credential: $0) })
+        }
+    }
+
+    /// The ledger `name` when `token` is one of its tokens as last read (no credential registered: tests); a
+    /// ledger added by another process since this one started is opened here, once.
+    public func authenticatedLedger(name: String, token: String) -> Ledger? {
+        var entry = entries.withLock { $0[name] }
+        if entry == nil, LedgerDirectory.isValid(name: name) { entry = try? open(name) }
+        guard let ledger = entry?.ledger else {
+            _ = Token.sameDigest(Token.digest(token), decoyDigest)
+            return nil
+        }
+        return ledger.access.match(Token.digest(token)) == nil ? nil : ledger
+    }
+
+    /// Every `interval`, has each open ledger take in token changes made through any daemon (closing the
+    /// connections of revoked tokens even when they send nothing) and write its tokens' last uses, on a
+    /// Dispatch timer until ``close()``.
+    public func watchTokens(every interval: Duration) {
+        let start = watchingTokens.withLock { running -> Bool in
+            defer { running = true }
+            return !running
+        }
+        if start { scheduleTokenCheck(after: interval) }
+    }
+
+    private func scheduleTokenCheck(after interval: Duration) {
+        let (seconds, attoseconds) = interval.components
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
+            [weak self] in
+            guard let self, self.watchingTokens.withLock({ $0 }) else { return }
+            for ledger in self.openLedgers(named: nil) { ledger.checkTokens() }
+            self.scheduleTokenCheck(after: interval)
+        }
+    }
+
+    /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --postgres
+    /// --compact-after`); `done` gets one line per ledger for the log.
+    public func compactOpenLedgers(keepDays: Int, done: @escaping @Sendable (String) -> Void) {
+        LedgerDirectory.compact(openLedgers(named: nil), keepDays: keepDays, done: done)
+    }
+
+    /// Adds a ledger and returns its new token, the owner token `default` (shown once; the database keeps its
+    /// SHA-256 only, as the SQLite ledgers do).
     /// - Throws: ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/ledgerExists(_:)``, or a storage error.
     public func addLedger(name: String, currency: Currency) throws -> String {
         let token = Token.generate()
@@ -76,6 +135,7 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     /// Stops listening, commits what is queued in every ledger and closes them.
     public func close() async {
         listener.withLock { $0 }?.stop()
+        watchingTokens.withLock { $0 = false }
         let ledgers = entries.withLock { $0.values.map(\.ledger) }
         for ledger in ledgers { await ledger.close() }
     }
@@ -92,9 +152,7 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
         let connection = try Self.connect(conninfo, schema: schema)
         let store = try PostgresLedgerStore(connection: connection, name: name)
         store.announcesChanges = true
-        let token = store.token.map { Array($0.utf8) }
-        let entry = Entry(ledger: Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity),
-                          token: token)
+        let entry = Entry(ledger: Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity))
         return entries.withLock { entries in
             if let existing = entries[name] { return existing }
             entries[name] = entry

@@ -19,6 +19,18 @@ extension PostgresLedgerStore {
     /// - `clients` and `outcomes` hold each client's last consumed mutationId and the kept outcomes of its
     ///   latest mutations (Protocol.md §7.6), in the same transaction as the effects.
     /// - `auth_failures` counts failed `hello`s per (address, ledger) for every daemon on the database.
+    ///
+    /// Migration 1 brings the store to the SQLite store's migrations 3–5:
+    /// - `tokens` holds each ledger's named tokens (name, role, SHA-256 as `bytea`, never the token, creation
+    ///   and last use in Unix seconds); the single token migration 0 kept in the clear in `ledgers.token`
+    ///   becomes the owner token `default` (its `sha256` computed by PostgreSQL) and the column goes.
+    ///   `ledgers.tokens_generation` moves on with every token added or removed: what `PRAGMA data_version` is
+    ///   to the SQLite store (``tokensMayHaveChanged()``), a row every daemon of the database reads.
+    /// - `history` holds one entry per applied change (Protocol.md §5.8), keyed (ledger, seq), with an index
+    ///   on (ledger, id, seq) for one record's history; `ledgers.history_start_seq`/`history_start_time` say
+    ///   when it began (changes before it count as made then) and `ledgers.horizon` is the purge horizon.
+    /// - `data_records` holds budgets, recurring rules and settings (Protocol.md §10) in the same seq sequence
+    ///   as `records` (the ledger row's `head` numbers both), fields and field versions as JSON text.
     static let migrations: [String] = [
         """
         CREATE TABLE ledgers (
@@ -72,6 +84,35 @@ extension PostgresLedgerStore {
             address text NOT NULL, ledger text NOT NULL, failures integer NOT NULL, last_failure timestamptz NOT NULL,
             PRIMARY KEY (address, ledger)
         );
+        """,
+        """
+        CREATE TABLE tokens (
+            ledger text NOT NULL, name text NOT NULL, role text NOT NULL, hash bytea NOT NULL,
+            created bigint NOT NULL, last_used bigint,
+            PRIMARY KEY (ledger, name)
+        );
+        CREATE TABLE history (
+            ledger text NOT NULL, seq bigint NOT NULL, id uuid NOT NULL, version bigint NOT NULL,
+            action smallint NOT NULL, changes text NOT NULL, who text, client uuid NOT NULL, time bigint NOT NULL,
+            PRIMARY KEY (ledger, seq)
+        );
+        CREATE INDEX history_by_record ON history (ledger, id, seq);
+        CREATE TABLE data_records (
+            ledger text NOT NULL, id uuid NOT NULL, seq bigint NOT NULL, kind text NOT NULL, version bigint NOT NULL,
+            deleted boolean NOT NULL, fields text NOT NULL, field_versions text NOT NULL,
+            PRIMARY KEY (ledger, id)
+        );
+        CREATE UNIQUE INDEX data_records_by_seq ON data_records (ledger, seq);
+        ALTER TABLE ledgers
+            ADD COLUMN horizon bigint NOT NULL DEFAULT 0,
+            ADD COLUMN history_start_seq bigint NOT NULL DEFAULT 0,
+            ADD COLUMN history_start_time bigint NOT NULL DEFAULT 0,
+            ADD COLUMN tokens_generation bigint NOT NULL DEFAULT 0;
+        UPDATE ledgers SET history_start_seq = head, history_start_time = extract(epoch FROM now())::bigint;
+        INSERT INTO tokens (ledger, name, role, hash, created)
+            SELECT name, 'default', 'owner', sha256(convert_to(token, 'UTF8')), extract(epoch FROM now())::bigint
+            FROM ledgers WHERE token IS NOT NULL;
+        ALTER TABLE ledgers DROP COLUMN token;
         """,
     ]
 }

@@ -21,9 +21,8 @@ package final class PostgresLedgerStore: LedgerStore {
     let connection: PostgresConnection
     package let name: String
     package let currency: Currency
-    package let token: String?
     package let identity: LedgerIdentity
-    package private(set) var head: Int64
+    package internal(set) var head: Int64
     package let outcomeRetention: Int64
     /// Test hook: an error to throw at a fault point instead of going on.
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
@@ -39,11 +38,15 @@ package final class PostgresLedgerStore: LedgerStore {
     /// when unknown (after a failure), which makes the next transaction reload the totals.
     private var generation: Int64?
     private var totals: [Currency: Int64] = [:]
-    private var inTransaction = false
     private var pendingRecords: [UUID: StoredRecord] = [:]
     private var pendingDeltas: [SQLiteLedgerStore.AggregateKey: SQLiteLedgerStore.Delta] = [:]
     var pendingLastMutationIds: [UUID: Int64] = [:]
     var pendingOutcomes: [SQLiteLedgerStore.OutcomeKey: ConsumedOutcome] = [:]
+    /// The history entries of the transaction, written in one statement before `COMMIT`.
+    var pendingHistory: [HistoryEntry] = []
+    /// The ledger row's `tokens_generation` as last read (``tokensMayHaveChanged()``); `nil` before the first read.
+    var tokensGeneration: Int64?
+    private(set) var inTransaction = false
     private var reconnect = ReconnectBackoff()
 
     /// Opens the ledger `name` of the database behind `connection` (whose schema is migrated already:
@@ -56,18 +59,17 @@ package final class PostgresLedgerStore: LedgerStore {
         self.outcomeRetention = outcomeRetention
         let row = try Self.storage {
             try connection.query("""
-                SELECT currency, token, ledger_id, epoch, epoch_cursor, head, generation FROM ledgers WHERE name = $1
+                SELECT currency, ledger_id, epoch, epoch_cursor, head FROM ledgers WHERE name = $1
                 """, [.text(name)]).first
         }
         guard let row else { throw LedgerError.unknownLedger(name) }
-        guard let currency = Currency(code: row.text(0)), let ledgerId = UUIDText.parse(row.text(2)),
-              let epoch = UUIDText.parse(row.text(3)) else {
+        guard let currency = Currency(code: row.text(0)), let ledgerId = UUIDText.parse(row.text(1)),
+              let epoch = UUIDText.parse(row.text(2)) else {
             throw LedgerError.storageFailed("the ledgers row of '\(name)' has no valid currency or identity")
         }
         self.currency = currency
-        self.token = row.optionalText(1)
-        self.identity = LedgerIdentity(ledgerId: ledgerId, epoch: epoch, epochCursor: row.int64(4))
-        self.head = row.int64(5)
+        self.identity = LedgerIdentity(ledgerId: ledgerId, epoch: epoch, epochCursor: row.int64(3))
+        self.head = row.int64(4)
     }
 
     /// Creates or brings forward the shared schema.
@@ -75,19 +77,27 @@ package final class PostgresLedgerStore: LedgerStore {
         try storage { try connection.migrate(migrations) }
     }
 
-    /// Adds the ledger `name` (a new ledger id and first epoch).
+    /// Adds the ledger `name` (a new ledger id and first epoch) and, when `token` is given, its first token:
+    /// the owner token `default`, kept as its SHA-256 only.
     /// - Throws: ``LedgerError/ledgerExists(_:)``, ``LedgerError/invalidLedgerName(_:)``, or a storage error.
     package static func create(connection: PostgresConnection, name: String, currency: Currency, token: String?,
                                identity: LedgerIdentity? = nil) throws {
         guard LedgerDirectory.isValid(name: name) else { throw LedgerError.invalidLedgerName(name) }
         let identity = identity ?? LedgerIdentity(ledgerId: UUID(), epoch: UUID(), epochCursor: 0)
         let inserted = try storage {
-            try connection.query("""
-                INSERT INTO ledgers (name, currency, token, ledger_id, epoch, epoch_cursor) VALUES ($1, $2, $3, $4, $5, $6)
-                ON CONFLICT (name) DO NOTHING
-                """, [.text(name), .text(currency.code), token.map { .text($0) } ?? .null,
-                      .text(UUIDText.lowercased(identity.ledgerId)), .text(UUIDText.lowercased(identity.epoch)),
-                      .integer(identity.epochCursor)]).affectedRows
+            try connection.transaction { () throws -> Int in
+                let inserted = try connection.query("""
+                    INSERT INTO ledgers (name, currency, ledger_id, epoch, epoch_cursor, history_start_time)
+                    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING
+                    """, [.text(name), .text(currency.code), .text(UUIDText.lowercased(identity.ledgerId)),
+                          .text(UUIDText.lowercased(identity.epoch)), .integer(identity.epochCursor),
+                          .integer(HistoryAuthor.now())]).affectedRows
+                if inserted == 1, let token {
+                    try insertToken(StoredToken(name: SQLiteLedgerStore.firstTokenName, role: .owner, digest: Token.digest(token),
+                                                created: HistoryAuthor.now()), ledger: name, connection: connection)
+                }
+                return inserted
+            }
         }
         guard inserted == 1 else { throw LedgerError.ledgerExists(name) }
     }
@@ -179,6 +189,7 @@ package final class PostgresLedgerStore: LedgerStore {
             pendingDeltas.removeAll(keepingCapacity: true)
             pendingLastMutationIds.removeAll(keepingCapacity: true)
             pendingOutcomes.removeAll(keepingCapacity: true)
+            pendingHistory.removeAll(keepingCapacity: true)
         }
         do {
             try ensureConnected()
@@ -193,6 +204,7 @@ package final class PostgresLedgerStore: LedgerStore {
                 try flushLastMutationIds()
                 try flushOutcomes()
                 try flushAggregates()
+                try flushHistory()
                 let advanced = try connection.query("""
                     UPDATE ledgers SET head = $2, generation = generation + 1 WHERE name = $1 RETURNING generation
                     """, [.text(name), .integer(head)]).first?.int64(0)
@@ -314,7 +326,7 @@ package final class PostgresLedgerStore: LedgerStore {
 
     /// Reconnects a lost connection, at most once per backoff step (100 ms doubling to 5 s); meanwhile, and
     /// when reconnecting fails, ``LedgerError/storageUnavailable(_:)``.
-    private func ensureConnected() throws {
+    func ensureConnected() throws {
         guard !connection.isConnected else { return }
         guard reconnect.mayTry(at: .now) else {
             throw LedgerError.storageUnavailable("PostgreSQL is unreachable; retrying with backoff")

@@ -105,9 +105,19 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
             [weak self] in
             guard let self, self.watchingTokens.withLock({ $0 }) else { return }
-            for ledger in self.openLedgers(named: nil) { ledger.checkTokens() }
+            self.checkTokens()
             self.scheduleTokenCheck(after: interval)
         }
+    }
+
+    /// One round of ``watchTokens(every:)`` now; `completion` runs once every open ledger has done it.
+    package func checkTokens(completion: @escaping @Sendable () -> Void = {}) {
+        let group = DispatchGroup()
+        for ledger in openLedgers(named: nil) {
+            group.enter()
+            ledger.checkTokens { group.leave() }
+        }
+        group.notify(queue: .global(), execute: completion)
     }
 
     /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --postgres

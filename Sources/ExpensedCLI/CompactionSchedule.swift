@@ -6,10 +6,16 @@ import ExpenseServer
 final class CompactionSchedule {
     private let timer: any DispatchSourceTimer
 
-    init(directory: LedgerDirectory, keepDays: Int, log: ServerLog) {
+    convenience init(directory: LedgerDirectory, keepDays: Int, log: ServerLog) {
+        self.init(keepDays: keepDays, log: log) { directory.compactOpenLedgers(keepDays: $0, done: $1) }
+    }
+
+    /// The same for any set of ledgers: `compact` compacts every open ledger, reporting each through its callback.
+    init(keepDays: Int, log: ServerLog,
+         compact: @escaping @Sendable (_ keepDays: Int, _ done: @escaping @Sendable (String) -> Void) -> Void) {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "expensed.compaction"))
         timer.schedule(deadline: .now(), repeating: .seconds(86_400))
-        timer.setEventHandler { directory.compactOpenLedgers(keepDays: keepDays) { log($0) } }
+        timer.setEventHandler { compact(keepDays) { log($0) } }
         timer.resume()
     }
 

@@ -96,7 +96,8 @@ enum ExpensedCommands {
         name: "token", abstract: "Manage the named tokens of a ledger: one per device or person, each with a role.",
         discussion: """
           A ledger keeps only the SHA-256 of each token. These commands work beside a running daemon: it takes a
-          change in before the next request that reaches the ledger, and within a second when none comes.
+          change in before the next request that reaches the ledger, and within a second when none comes. With
+          --postgres they change the ledger in that database, and every daemon serving it takes the change in.
         """,
         subcommands: [tokenAdd, tokenList, tokenRevoke])
 
@@ -110,7 +111,7 @@ enum ExpensedCommands {
         options: [
             .option("ledger", value: "name", help: "The ledger the token opens.", required: true),
             .option("role", value: "role", help: roleHelp, required: true),
-            data,
+            data, postgres,
         ])
 
     static let tokenList = CommandSpec(
@@ -118,7 +119,7 @@ enum ExpensedCommands {
         discussion: "  Times are UTC (ISO 8601); the daemon writes last use about once a second, `never` when none.",
         options: [
             .option("ledger", value: "name", help: "The ledger whose tokens to list.", required: true),
-            data,
+            data, postgres,
             .flag("json", help: "Print a JSON array of {\"name\",\"role\",\"created\",\"lastUsed\"} objects (lastUsed null when never)."),
         ])
 
@@ -129,7 +130,7 @@ enum ExpensedCommands {
           the connections already open with it within a second (at once when they send a request).
         """,
         arguments: [ArgumentSpec("name", help: "The token to remove.")],
-        options: [.option("ledger", value: "name", help: "The ledger the token opens.", required: true), data])
+        options: [.option("ledger", value: "name", help: "The ledger the token opens.", required: true), data, postgres])
 
     static let backup = CommandSpec(
         name: "backup", abstract: "Copy a ledger consistently into a new file, also while the daemon runs.",

@@ -10,7 +10,8 @@ import Glibc
 extension ServeCommand {
     /// `expensed serve --postgres CONNINFO`: every ledger of the database, beside any number of other daemons
     /// on it (no data-directory lock). The connection string is logged only without its password.
-    static func servePostgres(configuration: ServerConfiguration, conninfo: String, trustNetwork: Bool) async -> ExitCode {
+    static func servePostgres(configuration: ServerConfiguration, conninfo: String, trustNetwork: Bool,
+                              compactAfter: Int?) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
         let directory: PostgresLedgerDirectory
@@ -47,11 +48,18 @@ extension ServeCommand {
         stopWaiter.stackSize = 64 * 1024
         stopWaiter.start()
         server.start()
+        // A token revoked through any daemon or `expensed token revoke --postgres` closes its idle connections
+        // here within this.
+        directory.watchTokens(every: ExpensedCommands.tokenPollInterval)
+        let schedule = compactAfter.map { keepDays in
+            CompactionSchedule(keepDays: keepDays, log: log) { directory.compactOpenLedgers(keepDays: $0, done: $1) }
+        }
         let ledgers = directory.ledgers().map { "\($0.name) (\($0.currency.code))" }.joined(separator: ", ")
         log("expensed \(ServerConfiguration.version) serving \(ledgers.isEmpty ? "no ledger yet" : ledgers) "
             + "from PostgreSQL \(directory.redactedDescription) on \(server.address)")
         ExpensedCommand.printOut("listening on \(server.address)\n")
         await server.waitUntilStopped()
+        schedule?.cancel()
         await directory.close()
         log("stopped")
         return .success

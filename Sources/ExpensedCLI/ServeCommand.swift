@@ -52,7 +52,7 @@ struct ServeCommand {
         let compactAfter = try integer("compact-after", in: 1...36_500)
         if let conninfo = ExpensedCommand.postgresOption(command) {
             return await Self.servePostgres(configuration: configuration, conninfo: conninfo,
-                                            trustNetwork: insecurePlaintext)
+                                            trustNetwork: insecurePlaintext, compactAfter: compactAfter)
         }
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCommand.dataDirectory(command.option("data")),

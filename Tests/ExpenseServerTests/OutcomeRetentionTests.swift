@@ -8,7 +8,7 @@ import SQLite
 
 /// A `duplicate` answer carries what was decided when its id was consumed, for each client's latest
 /// `outcomeRetention` mutations (Protocol.md §5.2, §7.6), with both stores.
-@Suite struct OutcomeRetentionTests {
+@Suite(.offTheCooperativePool) struct OutcomeRetentionTests {
     /// PostgreSQL's schemas, kept until the test ends (a test's own schema is dropped when its value goes).
     private let schemas = SchemaKeeper()
 

@@ -81,7 +81,31 @@ struct PostgresSeveralDaemonsTests {
         #expect(next.results[0].status == .applied(version: 1, seq: 1025))
     }
 
-    @Test func aLostConnectionAnswersStorageUnavailableAndTheNextPushReconnects() async throws {
+    @Test func aLostConnectionAnswersStorageUnavailableAndTheNextTransactionReconnects() async throws {
+        try await onOwnThread {
+            let schema = try PostgresTestSchema()
+            let store = try schema.store()
+            let engine = LedgerEngine(store: store, currency: .usd)
+            let clientId = UUID()
+            _ = try engine.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
+            let pid = try #require(try store.connection.query("SELECT pg_backend_pid()").first?.int64(0))
+            _ = try schema.connect().query("SELECT pg_terminate_backend($1::integer)", [.integer(pid)])
+            #expect(throws: LedgerError.storageUnavailable("")) {
+                do {
+                    _ = try engine.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())])
+                } catch LedgerError.storageUnavailable {
+                    throw LedgerError.storageUnavailable("")
+                }
+            }
+            #expect(LedgerError.storageUnavailable("x").rpcError.code == -32007)
+            // Not a failed store: the next transaction reconnects, and mutation 2 was never consumed.
+            let retry = try engine.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())])
+            #expect(retry.results[0].status == .applied(version: 1, seq: 2))
+            #expect(try allRecords(engine).map(\.seq) == [1, 2])
+        }
+    }
+
+    @Test func aLedgerWhoseConnectionWasLostReconnectsBeforeItsNextPushAndLosesNothing() async throws {
         let (ledger, pid, conninfo, name) = try await onOwnThread { () throws -> (Ledger, Int64, String, String) in
             let schema = try PostgresTestSchema()
             schema.dropsWhenGone = false
@@ -95,15 +119,7 @@ struct PostgresSeveralDaemonsTests {
         try await onOwnThread {
             _ = try PostgresConnection(conninfo).query("SELECT pg_terminate_backend($1::integer)", [.integer(pid)])
         }
-        await #expect(throws: LedgerError.storageUnavailable("")) {
-            do {
-                _ = try await ledger.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())])
-            } catch LedgerError.storageUnavailable {
-                throw LedgerError.storageUnavailable("")
-            }
-        }
-        #expect(LedgerError.storageUnavailable("x").rpcError.code == -32007)
-        // Not a failed ledger: the next push reconnects, and mutation 2 was never consumed.
+        // The token check before the batch meets the lost connection first; the transaction reconnects.
         let retry = try await ledger.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())])
         #expect(retry.results[0].status == .applied(version: 1, seq: 2))
         #expect(try await ledger.pull(PullParams(since: 0)).changes.map(\.seq) == [1, 2])

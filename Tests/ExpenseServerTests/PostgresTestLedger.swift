@@ -73,7 +73,7 @@ final class SchemaKeeper: Sendable {
 
 /// The marker the PostgreSQL cases leave when they are skipped: `StoreKind.allCases` holds `.postgres` only
 /// when a cluster is given (or under CI, where its absence then fails every case).
-@Suite struct PostgresStoreCasesTests {
+@Suite(.offTheCooperativePool) struct PostgresStoreCasesTests {
     @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
     func thePostgresStoreCasesRun() throws {
         #expect(StoreKind.allCases.contains(.postgres))

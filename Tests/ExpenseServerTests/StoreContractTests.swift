@@ -6,7 +6,7 @@ import TestSupport
 @testable import ExpenseServer
 
 /// The rules of Protocol.md §7 ("Mutation semantics"), run against every store: the in-memory reference and SQLite.
-@Suite struct StoreContractTests {
+@Suite(.offTheCooperativePool) struct StoreContractTests {
     @Test(arguments: StoreKind.allCases)
     func createDefaultsCurrencyAndNote(kind: StoreKind) throws {
         let ledger = try TestLedger(kind, currency: try #require(Currency(code: "EUR")))

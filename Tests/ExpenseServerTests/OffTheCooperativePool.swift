@@ -22,7 +22,12 @@ extension Trait where Self == OffTheCooperativePool {
     static var offTheCooperativePool: Self { OffTheCooperativePool() }
 }
 
-/// A task executor over a concurrent Dispatch queue: Dispatch's worker threads, never the cooperative pool's.
+/// A task executor over one serial Dispatch queue: a Dispatch worker thread, never the cooperative pool's.
+///
+/// Serial on purpose: the suites moved here then run one blocking case at a time, as they did on the pool's
+/// two threads, instead of all at once (a concurrent queue let Dispatch start dozens of threads and
+/// PostgreSQL connections together, a load burst that delayed the timing-sensitive tests of other suites).
+/// A case that suspends (an `async` test awaiting ``TestSupport/onOwnThread``) frees the queue meanwhile.
 final class DispatchTaskExecutor: TaskExecutor {
     static let shared = DispatchTaskExecutor()
     /// Set on the executor's queue: whether the caller runs there.
@@ -30,7 +35,7 @@ final class DispatchTaskExecutor: TaskExecutor {
     private let queue: DispatchQueue
 
     private init() {
-        queue = DispatchQueue(label: "tests.off-the-pool", attributes: .concurrent)
+        queue = DispatchQueue(label: "tests.off-the-pool")
         queue.setSpecific(key: Self.marker, value: true)
     }
 

@@ -23,12 +23,13 @@ let package = Package(
         // The one retrying system-call wrapper, write-all, atomic file replacement, 0700-directory maker and stop signal.
         .target(name: "SystemKit", dependencies: ["CEpoll"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
         .target(name: "CommandLineKit"),
         // posix_spawn children for the bench and the end-to-end tests (Foundation's Process crashes now and then).
         .target(name: "ProcessSpawn", dependencies: ["SystemKit"]),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
         .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit", "COpenSSL"]),  // TLS
-        .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "SystemKit",
+        .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "PostgreSQL", "SystemKit",
                                                      "COpenSSL"]),  // tokens: SHA-256 and CRYPTO_memcmp
         .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "SystemKit"]),
         .target(name: "ExpenseCLI", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseClient", "CommandLineKit", "SystemKit"]),
@@ -48,11 +49,12 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "ProcessSpawn", "SQLite", "TestSupport"]),
         .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "TestSupport"]),
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport", "TestSupport"]),
-        .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseServer", "ExpenseTransport", "SQLite", "TestSupport"]),
+        .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseServer", "ExpenseTransport", "SQLite", "TestSupport", "PostgreSQL"]),
         .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "ExpenseClient", "ExpenseServer", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "expense-bench", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "ProcessSpawn", "SQLite", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "expense-bench", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "PostgreSQL", "ProcessSpawn", "SQLite", "TestSupport"]),
     ]
 )

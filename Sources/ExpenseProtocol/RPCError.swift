@@ -46,6 +46,8 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let busyCode = -32004
     /// −32005: the pull cursor is older than the oldest change the daemon still keeps.
     public static let cursorExpiredCode = -32005
+    /// −32007: the daemon's storage (PostgreSQL) is unreachable; nothing of the request was stored. Retry later.
+    public static let storageUnavailableCode = -32007
     /// −32006: the token's role does not allow the request (a viewer's `push`); nothing of it was done.
     public static let forbiddenCode = -32006
 

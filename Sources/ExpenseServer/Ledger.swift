@@ -157,6 +157,20 @@ public actor Ledger {
     /// The seq of the latest committed change.
     public func head() async -> Int64 { engine?.store.head ?? 0 }
 
+    /// Reads the head again from a store that other daemons write too (a PostgreSQL notification, or the
+    /// periodic re-check: ``PostgresChangeListener``), and wakes the watchers when it moved.
+    nonisolated func refreshFromStorage() {
+        perform { ledger in ledger.refreshHead() }
+    }
+
+    private func refreshHead() {
+        guard let engine, (try? engine.store.refresh()) != nil else { return }
+        let head = engine.store.head
+        guard head > committedHead.load(ordering: .acquiring) else { return }
+        committedHead.store(head, ordering: .releasing)
+        for watcher in watchers.values { watcher(head) }
+    }
+
     /// Calls `onAdvance` with the new head after each commit that advances it (on the ledger's thread: keep it
     /// short). Returns an id for ``unwatch(_:)``.
     public func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int {

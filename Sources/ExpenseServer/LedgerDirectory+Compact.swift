@@ -37,7 +37,13 @@ extension LedgerDirectory {
     /// The work is queued behind what each ledger's thread already holds, so a request queued later sees the result;
     /// `done` gets one line per ledger for the log.
     public func compactOpenLedgers(before cutoff: Int64, keepDays: Int, done: @escaping @Sendable (String) -> Void) {
-        for ledger in openLedgers() {
+        Self.compact(openLedgers(), before: cutoff, keepDays: keepDays, done: done)
+    }
+
+    /// Compacts each of `ledgers` on its own thread (the rule of ``compactOpenLedgers(before:keepDays:done:)``,
+    /// shared with ``PostgresLedgerDirectory``).
+    static func compact(_ ledgers: [Ledger], before cutoff: Int64, keepDays: Int, done: @escaping @Sendable (String) -> Void) {
+        for ledger in ledgers {
             let name = ledger.name
             ledger.compact(before: cutoff) { result in
                 switch result {

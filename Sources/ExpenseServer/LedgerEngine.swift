@@ -19,6 +19,7 @@ package final class LedgerEngine {
     /// The ledger's head and this client's last consumed mutationId.
     package func hello(clientId: UUID) throws -> (cursor: Int64, lastMutationId: Int64) {
         do {
+            try store.refresh()
             return (store.head, try store.lastMutationId(clientId: clientId))
         } catch {
             throw LedgerError.storage(error)
@@ -61,6 +62,7 @@ package final class LedgerEngine {
     ///   ``PullRequest/init(params:)``, which answers any other limit `invalid_params` before it reaches a ledger.
     package func pull(_ params: PullRequest) throws -> PullResult {
         precondition(PullRequest.limitRange.contains(params.limit), "already enforced by PullRequest")
+        do { try store.refresh() } catch { throw LedgerError.storage(error) }
         let head = store.head
         guard params.since >= 0, params.since <= head else {
             throw LedgerError.invalidCursor(since: params.since, head: head)
@@ -95,6 +97,7 @@ package final class LedgerEngine {
     /// The summary of the live records the query covers, from the store's aggregates.
     package func summary(_ query: SummaryQuery) throws -> SummaryResult {
         do {
+            try store.refresh()
             return SummaryResult(summary: try store.summary(query), cursor: store.head)
         } catch {
             throw LedgerError.storage(error)

@@ -36,6 +36,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     case dataDirectoryInUse(path: String, pid: Int32?)
     /// A file given to `expensed restore` that is not a sound ledger database.
     case invalidBackup(path: String, detail: String)
+    /// The storage (PostgreSQL) cannot be reached: the request's transaction was not committed and nothing of
+    /// it acknowledged (Protocol.md §8). The daemon reconnects with backoff; retrying later works.
+    case storageUnavailable(String)
 
     /// `expensed token add`: the ledger has a token of that name already.
     case tokenExists(String)
@@ -59,6 +62,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .backupTargetExists: "backup_target_exists"
         case .dataDirectoryInUse: "data_directory_in_use"
         case .invalidBackup: "invalid_backup"
+        case .storageUnavailable: "storage_unavailable"
         case .tokenExists: "token_exists"
         case .unknownToken: "unknown_token"
         case .invalidTokenName: "invalid_token_name"
@@ -74,6 +78,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             RPCError.invalidParamsCode
         case .storageFull, .storageFailed, .ledgerFailed, .damagedDatabase, .ledgerClosed, .dataDirectory, .dataDirectoryInUse:
             RPCError.internalErrorCode
+        case .storageUnavailable: RPCError.storageUnavailableCode
         }
     }
 
@@ -97,6 +102,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             "the data directory \(path) is in use by another expensed (\(pid.map { "pid \($0)" } ?? "pid unknown")); "
                 + "one daemon serves a directory at a time: stop it first, or give another --data"
         case .invalidBackup(let path, let detail): "\(path) is not a ledger backup: \(detail)"
+        case .storageUnavailable(let detail): "the storage is unavailable; nothing of this request was stored (\(detail))"
         case .tokenExists(let name): "the ledger has a token named \(DisplayText.quoted(name)) already; revoke it first or pick another name"
         case .unknownToken(let name): "the ledger has no token named \(DisplayText.quoted(name))"
         case .invalidTokenName(let name):

@@ -110,4 +110,12 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     func forEachDayTotal(from: CalendarDay, to: CalendarDay, _ body: (DayTotal) throws -> Void) throws
     /// Runs `body` as one atomic, durable transaction.
     func transaction<T>(_ body: () throws -> T) throws -> T
+    /// Brings ``head`` up to what is committed, before a read outside a transaction (`hello`, `pull`,
+    /// `summary`): a store that other processes write too (``PostgresLedgerStore``) reads it again; a store
+    /// with one writer has nothing to do.
+    func refresh() throws
+}
+
+extension LedgerStore {
+    package func refresh() throws {}
 }

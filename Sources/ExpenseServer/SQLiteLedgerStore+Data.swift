@@ -38,15 +38,12 @@ extension SQLiteLedgerStore {
         if let error = faultInjection?(.write) { throw error }
         if let old { try connection.cached("DELETE FROM data_records WHERE seq = ?1").run([.integer(old.seq)]) }
         lastDataWrite = (record.record.id, old?.seq ?? 0)
-        var fields = JSONWriter()
-        LedgerDataJSON.write(.object(record.record.fields), to: &fields)
-        let versions = JSONValue.object(record.fieldVersions.mapValues { .number(JSONNumber($0)) })
         try connection.cached("""
             INSERT INTO data_records (seq, id, kind, version, deleted, fields, field_versions)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
             """).run([
             .integer(record.seq), Self.blob(record.record.id), .text(record.record.kind.rawValue), .integer(record.version),
-            .integer(record.deleted ? 1 : 0), .text(String(decoding: fields.bytes, as: UTF8.self)), .text(versions.jsonText),
+            .integer(record.deleted ? 1 : 0), .text(record.fieldsText), .text(record.fieldVersionsText),
         ])
         head = record.seq
     }
@@ -58,14 +55,10 @@ extension SQLiteLedgerStore {
     }
 
     private static func decodeData(_ row: SQLiteRow) throws -> StoredDataRecord {
-        let id = try uuid(row.blob(1))
-        guard let kind = RecordKind(rawValue: row.text(2)), kind != .expense,
-              case .object(let members)? = try? JSONParser.parse(Array(row.text(5).utf8)),
-              case .success(let fields) = LedgerDataJSON.fields(members),
-              case .object(let versionMembers)? = try? JSONParser.parse(Array(row.text(6).utf8)) else {
+        guard let stored = StoredDataRecord(seq: row.int64(0), id: try uuid(row.blob(1)), kind: row.text(2), version: row.int64(3),
+                                            deleted: row.int64(4) != 0, fieldsText: row.text(5), fieldVersionsText: row.text(6)) else {
             throw LedgerError.damagedDatabase(path: "data_records", report: "an unreadable row at seq \(row.int64(0))")
         }
-        let record = DataRecord(kind: kind, id: id, fields: fields, version: row.int64(3), seq: row.int64(0), deleted: row.int64(4) != 0)
-        return StoredDataRecord(record: record, fieldVersions: versionMembers.compactMapValues(\.int64Value))
+        return stored
     }
 }

@@ -11,15 +11,40 @@ enum Token {
     /// A new token from `SystemRandomNumberGenerator` (`getrandom(2)` on Linux).
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
+        return hex((0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
+    /// Lower-case hex of `bytes` (a token's text, a digest as PostgreSQL's `decode(…, 'hex')` reads it).
+    static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        text.reserveCapacity(byteCount * 2)
-        for _ in 0..<byteCount {
-            let byte = UInt8.random(in: .min ... .max, using: &generator)
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0f)])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The bytes of lower-case or upper-case hex text; `nil` when it is not hex.
+    static func bytes(hex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
     }
 
     /// The SHA-256 of the token's UTF-8 bytes, through OpenSSL's `EVP_Digest`: what a store keeps.

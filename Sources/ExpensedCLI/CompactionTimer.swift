@@ -9,13 +9,20 @@ import Synchronization
 /// between commits.
 final class CompactionTimer: Sendable {
     private let queue = DispatchQueue(label: "expensed.compaction")
-    private let directory: LedgerDirectory
+    /// Compacts every open ledger, removing what changed before the cutoff (`keepDays` names it in log lines).
+    private let compact: @Sendable (_ cutoff: Int64, _ keepDays: Int, _ done: @escaping @Sendable (String) -> Void) -> Void
     private let log: ServerLog
     /// The schedule, and whether ``cancel()`` was called.
     private let state: Mutex<(schedule: CompactionSchedule, cancelled: Bool)>
 
-    init(directory: LedgerDirectory, keepDays: Int, log: ServerLog) {
-        self.directory = directory
+    convenience init(directory: LedgerDirectory, keepDays: Int, log: ServerLog) {
+        self.init(keepDays: keepDays, log: log) { directory.compactOpenLedgers(before: $0, keepDays: $1, done: $2) }
+    }
+
+    /// The same for any set of ledgers (``PostgresLedgerDirectory`` too): `compact` compacts every open ledger.
+    init(keepDays: Int, log: ServerLog,
+         compact: @escaping @Sendable (_ cutoff: Int64, _ keepDays: Int, _ done: @escaping @Sendable (String) -> Void) -> Void) {
+        self.compact = compact
         self.log = log
         state = Mutex((CompactionSchedule(keepDays: keepDays), false))
         wake()
@@ -32,7 +39,7 @@ final class CompactionTimer: Sendable {
         guard let step else { return }
         if let cutoff = step.cutoff {
             let keepDays = state.withLock { $0.schedule.keepDays }
-            directory.compactOpenLedgers(before: cutoff, keepDays: keepDays) { [log] in log($0) }
+            compact(cutoff, keepDays) { [log] in log($0) }
         }
         queue.asyncAfter(deadline: .now() + .seconds(Int(max(step.wakeAt - uptime, 1)))) { [self] in wake() }
     }

@@ -22,6 +22,8 @@ enum DaemonFailure {
                 return .temporaryFailure
             case .invalidBackup:
                 return .dataError
+            case .storageUnavailable:
+                return .unavailable
             default:
                 return .failure
             }

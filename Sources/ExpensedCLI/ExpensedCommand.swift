@@ -68,6 +68,9 @@ package enum ExpensedCommand {
             throw UsageError(LedgerError.invalidLedgerName(name).message, path: command.path)
         }
         let currency = try currencyOption(command)
+        if let conninfo = postgresOption(command) {
+            return withPostgres(conninfo) { printOut(try $0.addLedger(name: name, currency: currency) + "\n") }
+        }
         // Only this ledger: a fresh directory does not also get `default`.
         return await withDirectory(command, creating: .directory) { directory in
             printOut(try directory.addLedger(name: name, currency: currency) + "\n")
@@ -75,10 +78,29 @@ package enum ExpensedCommand {
     }
 
     private static func ledgerList(_ command: ParsedCommand) async -> ExitCode {
+        if let conninfo = postgresOption(command) {
+            return withPostgres(conninfo) { try printLedgers($0.ledgers(), json: command.flag("json")) }
+        }
         // Creates nothing: a mistyped `--data` is an error, not a new directory with a new ledger.
-        await withDirectory(command, creating: .nothing) { directory in
-            let ledgers = directory.ledgers()
-            if command.flag("json") {
+        return await withDirectory(command, creating: .nothing) { directory in
+            try printLedgers(directory.ledgers(), json: command.flag("json"))
+        }
+    }
+
+    /// Runs `body` with the database's ledgers (no listener): errors are printed, never the password.
+    private static func withPostgres(_ conninfo: String, _ body: (PostgresLedgerDirectory) throws -> Void) -> ExitCode {
+        do {
+            try body(try PostgresLedgerDirectory(conninfo: conninfo, listens: false))
+            return .success
+        } catch {
+            printError("Error: \(error)")
+            return DaemonFailure.exitCode(for: error)
+        }
+    }
+
+    private static func printLedgers(_ ledgers: [(name: String, currency: Currency)], json: Bool) throws {
+        do {
+            if json {
                 struct Item: Encodable { var name: String, currency: String }
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
@@ -123,6 +145,13 @@ package enum ExpensedCommand {
     // MARK: - Shared helpers
 
     /// `--data`, else `$EXPENSED_DATA`, else `~/.local/share/expensed`.
+    /// `--postgres`, else `$EXPENSED_POSTGRES`; `nil` for a data directory.
+    static func postgresOption(_ command: ParsedCommand) -> String? {
+        if let option = command.option("postgres"), !option.isEmpty { return option }
+        let environment = ProcessInfo.processInfo.environment["EXPENSED_POSTGRES"]
+        return environment?.isEmpty == false ? environment : nil
+    }
+
     static func dataDirectory(_ option: String?) -> String {
         if let option, !option.isEmpty { return option }
         let environment = ProcessInfo.processInfo.environment

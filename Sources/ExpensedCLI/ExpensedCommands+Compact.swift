@@ -9,8 +9,10 @@ extension ExpensedCommands {
           expenses, totals and exactly-once bookkeeping are never touched. Runs beside a serving daemon (it opens
           the ledger's SQLite file in short transactions; the daemon waits for each, it does not fail). Prints
           `horizon H, removed T tombstones and E history entries`. `expensed serve --compact-after N` does the
-          same for every ledger daily. VACUUM is not run: the freed pages are reused by new changes.
+          same for every ledger daily. VACUUM is not run: the freed pages are reused by new changes. With
+          --postgres it compacts the ledger in that database, each step holding the ledger's row lock (the
+          daemons' commits wait for it).
         """,
-        options: [data, .option("ledger", value: "name", help: "The ledger to compact.", required: true),
+        options: [data, postgres, .option("ledger", value: "name", help: "The ledger to compact.", required: true),
                   .option("keep-days", value: "n", help: "Keep what changed in the last N days, 0 to 36500.", required: true)])
 }

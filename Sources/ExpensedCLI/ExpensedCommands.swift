@@ -4,6 +4,8 @@ import CommandLineKit
 enum ExpensedCommands {
     static let dataHelp = "The data directory (default: $EXPENSED_DATA, else ~/.local/share/expensed)."
     static let data = OptionSpec.option("data", value: "dir", help: dataHelp)
+    static let postgres = OptionSpec.option("postgres", value: "conninfo", help:
+        "Use every ledger of this PostgreSQL database instead of a data directory: a libpq `key=value` string or a postgresql:// URI (default: $EXPENSED_POSTGRES). Its password is never logged.")
 
     static let root = CommandSpec(
         name: "expensed",
@@ -35,6 +37,9 @@ enum ExpensedCommands {
           a connection from one must start with a PROXY protocol header (before TLS), whose client address the
           login throttle and the log then see; a missing, malformed or late header closes the connection (logged).
           Connections from other addresses are direct clients (a header from them is refused as a bad line).
+          With --postgres (or $EXPENSED_POSTGRES) it serves every ledger of that database instead, and any number
+          of daemons may serve the same database at once (no lock; see docs/deploy.md). While PostgreSQL is
+          unreachable requests are answered `storage_unavailable` (-32007) and the daemon reconnects with backoff.
         """,
         options: [
             data,
@@ -49,6 +54,7 @@ enum ExpensedCommands {
             .flag("trust-network", help: "The same as --insecure-plaintext (kept for existing scripts)."),
             .option("proxy-protocol", value: "from", help: "Addresses or CIDR ranges of load balancers, comma-separated (127.0.0.1,10.0.0.0/8,::1): their connections must start with a PROXY protocol v1 or v2 header (default: none)."),
             .option("compact-after", value: "days", help: "Compact every ledger at start and then daily, keeping N days (1 to 36500) of tombstones and history (default: never)."),
+            postgres,
         ])
 
     static let tls = CommandSpec(
@@ -78,12 +84,12 @@ enum ExpensedCommands {
           its first `hello`. A missing data directory is created (mode 0700) with only this ledger in it.
         """,
         arguments: [ArgumentSpec("name", help: "1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
-        options: [.option("currency", value: "code", help: "The ledger's currency (default: USD)."), data])
+        options: [.option("currency", value: "code", help: "The ledger's currency (default: USD)."), data, postgres])
 
     static let ledgerList = CommandSpec(
         name: "list", abstract: "List the ledgers of the data directory, one `NAME CURRENCY` per line.",
         discussion: "  Creates nothing: a data directory that does not exist is an error (exit 74), not a new one.",
-        options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects.")])
+        options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects."), postgres])
 
     /// How often `serve` looks for token changes made by `expensed token` beside it (it also looks before
     /// every request that reaches a ledger).
@@ -95,7 +101,8 @@ enum ExpensedCommands {
         name: "token", abstract: "Manage the named tokens of a ledger: one per device or person, each with a role.",
         discussion: """
           A ledger keeps only the SHA-256 of each token. These commands work beside a running daemon: it takes a
-          change in before the next request that reaches the ledger, and within a second when none comes.
+          change in before the next request that reaches the ledger, and within a second when none comes. With
+          --postgres they change the ledger in that database, and every daemon serving it takes the change in.
         """,
         subcommands: [tokenAdd, tokenList, tokenRevoke])
 
@@ -109,7 +116,7 @@ enum ExpensedCommands {
         options: [
             .option("ledger", value: "name", help: "The ledger the token opens.", required: true),
             .option("role", value: "role", help: roleHelp, required: true),
-            data,
+            data, postgres,
         ])
 
     static let tokenList = CommandSpec(
@@ -117,7 +124,7 @@ enum ExpensedCommands {
         discussion: "  Times are UTC (ISO 8601); the daemon writes last use about once a second, `never` when none.",
         options: [
             .option("ledger", value: "name", help: "The ledger whose tokens to list.", required: true),
-            data,
+            data, postgres,
             .flag("json", help: "Print a JSON array of {\"name\",\"role\",\"created\",\"lastUsed\"} objects (lastUsed null when never)."),
         ])
 
@@ -128,7 +135,7 @@ enum ExpensedCommands {
           the connections already open with it within a second (at once when they send a request).
         """,
         arguments: [ArgumentSpec("name", help: "The token to remove.")],
-        options: [.option("ledger", value: "name", help: "The ledger the token opens.", required: true), data])
+        options: [.option("ledger", value: "name", help: "The ledger the token opens.", required: true), data, postgres])
 
     static let backup = CommandSpec(
         name: "backup", abstract: "Copy a ledger consistently into a new file, also while the daemon runs.",

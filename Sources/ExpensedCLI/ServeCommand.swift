@@ -53,6 +53,10 @@ struct ServeCommand {
             throw UsageError("--tls-cert and --tls-key go together", path: command.path)
         }
         let compactAfter = try integer("compact-after", in: 1...36_500)
+        if let conninfo = ExpensedCommand.postgresOption(command) {
+            return await Self.servePostgres(configuration: configuration, conninfo: conninfo,
+                                            trustNetwork: insecurePlaintext, compactAfter: compactAfter)
+        }
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCommand.dataDirectory(command.option("data")),
                                 trustNetwork: insecurePlaintext, compactAfter: compactAfter)

@@ -4,7 +4,8 @@ import ExpenseServer
 import Foundation
 
 /// `expensed token add|list|revoke`: a ledger's named tokens, changed in its file beside a running daemon
-/// (``ExpenseServer/LedgerDirectory/addToken(dataDirectory:ledger:name:role:)`` and its siblings).
+/// (``ExpenseServer/LedgerDirectory/addToken(dataDirectory:ledger:name:role:)`` and its siblings), or with
+/// `--postgres` in the database beside any number of daemons (``ExpenseServer/PostgresLedgerDirectory``).
 enum TokenCommand {
     /// Makes the token and prints it, and nothing else, on stdout.
     static func add(_ command: ParsedCommand) throws(UsageError) -> ExitCode {
@@ -17,8 +18,11 @@ enum TokenCommand {
             throw UsageError("'\(roleText)' is not a role: use owner, editor or viewer", path: command.path)
         }
         do {
-            let token = try LedgerDirectory.addToken(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")),
-                                                     ledger: command.option("ledger") ?? "", name: name, role: role)
+            let ledger = command.option("ledger") ?? ""
+            let token = try ExpensedCommand.postgresOption(command).map {
+                try PostgresLedgerDirectory.addToken(conninfo: $0, ledger: ledger, name: name, role: role)
+            } ?? LedgerDirectory.addToken(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")),
+                                          ledger: ledger, name: name, role: role)
             ExpensedCommand.printOut(token + "\n")
             return .success
         } catch {
@@ -30,8 +34,9 @@ enum TokenCommand {
     static func list(_ command: ParsedCommand) throws(UsageError) -> ExitCode {
         let tokens: [StoredToken]
         do {
-            tokens = try LedgerDirectory.tokens(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")),
-                                                ledger: command.option("ledger") ?? "")
+            let ledger = command.option("ledger") ?? ""
+            tokens = try ExpensedCommand.postgresOption(command).map { try PostgresLedgerDirectory.tokens(conninfo: $0, ledger: ledger) }
+                ?? LedgerDirectory.tokens(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")), ledger: ledger)
         } catch {
             return ExpensedCommand.fail(error)
         }
@@ -65,7 +70,11 @@ enum TokenCommand {
         let name = command.argument("name") ?? ""
         let ledger = command.option("ledger") ?? ""
         do {
-            try LedgerDirectory.revokeToken(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")), ledger: ledger, name: name)
+            if let conninfo = ExpensedCommand.postgresOption(command) {
+                try PostgresLedgerDirectory.revokeToken(conninfo: conninfo, ledger: ledger, name: name)
+            } else {
+                try LedgerDirectory.revokeToken(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")), ledger: ledger, name: name)
+            }
             ExpensedCommand.printError("revoked token '\(name)' of ledger '\(ledger)'; a running daemon closes its connections within a second")
             return .success
         } catch {

@@ -2,23 +2,34 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import Testing
+import TestSupport
 @testable import ExpenseServer
 
 // Helpers shared by the ledger and store tests (JSON-free builders of push items).
 
 /// Which store a contract test runs against.
 enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
-    case memory, sqlite
+    case memory, sqlite, postgres
     var description: String { rawValue }
+
+    /// PostgreSQL only when a test cluster is given (or under CI: ``TestSupport/PostgresTestCluster``).
+    static var allCases: [StoreKind] { PostgresTestCluster.enabled ? [.memory, .sqlite, .postgres] : [.memory, .sqlite] }
 }
 
 /// A fresh engine over a fresh store of `kind`; `cleanup` removes its files.
 final class TestLedger {
     let engine: LedgerEngine
     let directory: String?
+    /// The PostgreSQL case's schema, dropped with this value.
+    let postgres: PostgresTestSchema?
 
     init(_ kind: StoreKind, currency: Currency = .usd) throws {
+        postgres = kind == .postgres ? try PostgresTestSchema() : nil
         switch kind {
+        case .postgres:
+            directory = nil
+            let store = try postgres.map { try $0.store(currency: currency) }
+            engine = LedgerEngine(store: try #require(store), currency: currency)
         case .memory:
             directory = nil
             engine = LedgerEngine(store: InMemoryLedgerStore(), currency: currency)

@@ -8,17 +8,23 @@ import SQLite
 
 /// A `duplicate` answer carries what was decided when its id was consumed, for each client's latest
 /// `outcomeRetention` mutations (Protocol.md §5.2, §7.6), with both stores.
-@Suite struct OutcomeRetentionTests {
+@Suite(.offTheCooperativePool) struct OutcomeRetentionTests {
+    /// PostgreSQL's schemas, kept until the test ends (a test's own schema is dropped when its value goes).
+    private let schemas = SchemaKeeper()
+
     private func engine(_ kind: StoreKind, retention: Int64, path: String) throws -> LedgerEngine {
         switch kind {
         case .memory: LedgerEngine(store: InMemoryLedgerStore(outcomeRetention: retention), currency: .usd)
         case .sqlite: LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd, outcomeRetention: retention),
                                    currency: .usd)
+        case .postgres: LedgerEngine(store: try schemas.store(outcomeRetention: retention),
+                                     currency: .usd)
         }
     }
 
     private func keptCount(_ engine: LedgerEngine, _ clientId: UUID) throws -> Int {
         if let memory = engine.store as? InMemoryLedgerStore { return memory.keptOutcomeCount(clientId: clientId) }
+        if let postgres = engine.store as? PostgresLedgerStore { return try postgres.keptOutcomeCount(clientId: clientId) }
         return try #require(engine.store as? SQLiteLedgerStore).keptOutcomeCount(clientId: clientId)
     }
 

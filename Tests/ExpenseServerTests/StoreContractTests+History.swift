@@ -6,7 +6,7 @@ import TestSupport
 @testable import ExpenseServer
 
 /// The history and compaction rules of Protocol.md §5.8 and §5.9, against every store.
-@Suite struct StoreHistoryContractTests {
+@Suite(.offTheCooperativePool) struct StoreHistoryContractTests {
     private func entries(_ engine: LedgerEngine, id: UUID? = nil, since: Int64 = 0, sinceTime: Int64? = nil) throws -> [HistoryEntry] {
         try engine.history(HistoryRequest(id: id, since: since, sinceTime: sinceTime, limit: 1000)).entries
     }

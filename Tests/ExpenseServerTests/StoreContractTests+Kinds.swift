@@ -30,7 +30,7 @@ extension MutationStatus {
 
 /// Budgets, recurring rules and settings (Protocol.md §10) against every store: the same exactly-once push, the
 /// same conflict rules, validation by the core, and nothing of them in a protocol-1 pull or an expense total.
-@Suite struct StoreKindsContractTests {
+@Suite(.offTheCooperativePool) struct StoreKindsContractTests {
     @Test("two machines setting the same budget make one record; a different amount is a conflict", arguments: StoreKind.allCases)
     func budgetIdentity(kind: StoreKind) throws {
         let ledger = try TestLedger(kind)

@@ -6,7 +6,7 @@ import TestSupport
 @testable import ExpenseServer
 
 /// The rules of Protocol.md §7 ("Mutation semantics"), run against every store: the in-memory reference and SQLite.
-@Suite struct StoreContractTests {
+@Suite(.offTheCooperativePool) struct StoreContractTests {
     @Test(arguments: StoreKind.allCases)
     func createDefaultsCurrencyAndNote(kind: StoreKind) throws {
         let ledger = try TestLedger(kind, currency: try #require(Currency(code: "EUR")))
@@ -312,6 +312,8 @@ func injectCommitFailure(_ store: any LedgerStore, _ on: Bool) {
         memory.beforeCommit = on ? { throw InjectedFailure() } : nil
     } else if let sqlite = store as? SQLiteLedgerStore {
         sqlite.faultInjection = on ? { point in point == .commit ? InjectedFailure() : nil } : nil
+    } else if let postgres = store as? PostgresLedgerStore {
+        postgres.faultInjection = on ? { point in point == .commit ? InjectedFailure() : nil } : nil
     }
 }
 

@@ -9,7 +9,7 @@ import TestSupport
 
 /// Named tokens with roles (README "Tokens and roles", Protocol.md §4 "Roles"): storage, migration, roles on the
 /// wire, revocation.
-@Suite struct TokenTests {
+@Suite(.offTheCooperativePool) struct TokenTests {
     // MARK: Store contract: both stores keep tokens the same way
 
     @Test(arguments: StoreKind.allCases)

@@ -1,0 +1,172 @@
+import ExpenseCore
+import Dispatch
+import Foundation
+import PostgreSQL
+import Synchronization
+
+/// Every ledger of one PostgreSQL database, for `expensed serve --postgres`: what ``LedgerDirectory`` is for a
+/// data directory, except that any number of daemons may serve the same database at once (no directory
+/// lock): each ``Ledger`` here has its own ``PostgresLedgerStore`` and connection, writes serialise on the
+/// ledger's row in the database, and a ``PostgresChangeListener`` wakes this daemon's watchers when another
+/// daemon commits.
+public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
+    private struct Entry {
+        var ledger: Ledger
+    }
+
+    private let conninfo: String
+    private let schema: String?
+    /// Where the database is, without its password (for logs).
+    public let redactedDescription: String
+    private let entries = Mutex<[String: Entry]>([:])
+    /// Compared against when the ledger is unknown, so that case takes the time of a wrong token.
+    private let decoyDigest = Token.digest(Token.generate())
+    private let listener = Mutex<PostgresChangeListener?>(nil)
+    /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
+    private let watchingTokens = Mutex(false)
+
+    /// Connects, creates or migrates the shared schema, and opens every ledger of the database.
+    /// - Parameters:
+    ///   - conninfo: a libpq keyword/value string or `postgresql://` URI (it may hold a password: it is never
+    ///     logged or put in an error).
+    ///   - schema: the schema to use instead of the server's default `search_path` (tests).
+    ///   - listens: whether to start the ``PostgresChangeListener`` (`serve`; not `ledger add`).
+    /// - Throws: ``LedgerError/storageUnavailable(_:)`` when the database cannot be reached, or a storage error.
+    public init(conninfo: String, schema: String? = nil, listens: Bool = true) throws {
+        self.conninfo = conninfo
+        self.schema = schema
+        let connection = try Self.connect(conninfo, schema: schema)
+        redactedDescription = connection.redactedDescription
+        try PostgresLedgerStore.prepareSchema(connection)
+        for (name, _) in try PostgresLedgerStore.ledgers(connection) { _ = try open(name) }
+        if listens {
+            let listener = PostgresChangeListener(conninfo: conninfo, schema: schema) { [weak self] name in
+                self?.openLedgers(named: name) ?? []
+            }
+            self.listener.withLock { $0 = listener }
+        }
+    }
+
+    private static func connect(_ conninfo: String, schema: String?) throws -> PostgresConnection {
+        do { return try PostgresConnection(conninfo, schema: schema) } catch { throw PostgresLedgerStore.storageError(error) }
+    }
+
+    /// Checks `token` against the tokens of ledger `name` on that ledger's thread, after taking in any token
+    /// change committed by any daemon or `expensed token … --postgres` (its `tokens_generation`), and calls
+    /// `completion` with the ledger and the token's credential, or `nil`. A ledger added by another process
+    /// since this one started is opened here, once, on a Dispatch worker (never on the loop's thread); an
+    /// unknown ledger costs the same hash and comparison as a wrong token.
+    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        if let ledger = entries.withLock({ $0[name]?.ledger }) {
+            authenticate(ledger, token: token, completion: completion)
+            return
+        }
+        DispatchQueue.global().async {
+            guard LedgerDirectory.isValid(name: name), let entry = try? self.open(name) else {
+                _ = Token.sameDigest(Token.digest(token), self.decoyDigest)
+                completion(nil)
+                return
+            }
+            self.authenticate(entry.ledger, token: token, completion: completion)
+        }
+    }
+
+    private func authenticate(_ ledger: Ledger, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+        ledger.authenticate(token: token) { credential in
+            completion(credential.map { Authentication(ledger: ledger, credential: $0) })
+        }
+    }
+
+    /// The ledger `name` when `token` is one of its tokens as last read (no credential registered: tests); a
+    /// ledger added by another process since this one started is opened here, once.
+    public func authenticatedLedger(name: String, token: String) -> Ledger? {
+        var entry = entries.withLock { $0[name] }
+        if entry == nil, LedgerDirectory.isValid(name: name) { entry = try? open(name) }
+        guard let ledger = entry?.ledger else {
+            _ = Token.sameDigest(Token.digest(token), decoyDigest)
+            return nil
+        }
+        return ledger.access.match(Token.digest(token)) == nil ? nil : ledger
+    }
+
+    /// Every `interval`, has each open ledger take in token changes made through any daemon (closing the
+    /// connections of revoked tokens even when they send nothing) and write its tokens' last uses, on a
+    /// Dispatch timer until ``close()``.
+    public func watchTokens(every interval: Duration) {
+        let start = watchingTokens.withLock { running -> Bool in
+            defer { running = true }
+            return !running
+        }
+        if start { scheduleTokenCheck(after: interval) }
+    }
+
+    private func scheduleTokenCheck(after interval: Duration) {
+        let (seconds, attoseconds) = interval.components
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
+            [weak self] in
+            guard let self, self.watchingTokens.withLock({ $0 }) else { return }
+            self.checkTokens()
+            self.scheduleTokenCheck(after: interval)
+        }
+    }
+
+    /// One round of ``watchTokens(every:)`` now; `completion` runs once every open ledger has done it.
+    package func checkTokens(completion: @escaping @Sendable () -> Void = {}) {
+        let group = DispatchGroup()
+        for ledger in openLedgers(named: nil) {
+            group.enter()
+            ledger.checkTokens { group.leave() }
+        }
+        group.notify(queue: .global(), execute: completion)
+    }
+
+    /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --postgres
+    /// --compact-after`); `done` gets one line per ledger for the log.
+    public func compactOpenLedgers(before cutoff: Int64, keepDays: Int, done: @escaping @Sendable (String) -> Void) {
+        LedgerDirectory.compact(openLedgers(named: nil), before: cutoff, keepDays: keepDays, done: done)
+    }
+
+    /// Adds a ledger and returns its new token, the owner token `default` (shown once; the database keeps its
+    /// SHA-256 only, as the SQLite ledgers do).
+    /// - Throws: ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/ledgerExists(_:)``, or a storage error.
+    public func addLedger(name: String, currency: Currency) throws -> String {
+        let token = Token.generate()
+        let connection = try Self.connect(conninfo, schema: schema)
+        try PostgresLedgerStore.create(connection: connection, name: name, currency: currency, token: token)
+        _ = try open(name)
+        return token
+    }
+
+    /// Every ledger this daemon has open, sorted by name.
+    public func ledgers() -> [(name: String, currency: Currency)] {
+        entries.withLock { $0.values.map { ($0.ledger.name, $0.ledger.currency) } }.sorted { $0.name < $1.name }
+    }
+
+    /// Stops listening, commits what is queued in every ledger and closes them.
+    public func close() async {
+        listener.withLock { $0 }?.stop()
+        watchingTokens.withLock { $0 = false }
+        let ledgers = entries.withLock { $0.values.map(\.ledger) }
+        for ledger in ledgers { await ledger.close() }
+    }
+
+    /// The open ledger `name`, or every open ledger (`nil`).
+    private func openLedgers(named name: String?) -> [Ledger] {
+        entries.withLock { entries in
+            if let name { return entries[name].map { [$0.ledger] } ?? [] }
+            return entries.values.map(\.ledger)
+        }
+    }
+
+    private func open(_ name: String) throws -> Entry {
+        let connection = try Self.connect(conninfo, schema: schema)
+        let store = try PostgresLedgerStore(connection: connection, name: name)
+        store.announcesChanges = true
+        let entry = Entry(ledger: Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity))
+        return entries.withLock { entries in
+            if let existing = entries[name] { return existing }
+            entries[name] = entry
+            return entry
+        }
+    }
+}

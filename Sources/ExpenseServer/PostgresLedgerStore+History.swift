@@ -1,0 +1,120 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import PostgreSQL
+
+/// The history (Protocol.md §5.8) and compaction of the PostgreSQL store: table `history` and the ledger row's
+/// `horizon`, `history_start_seq` and `history_start_time` (migration 1, `PostgresLedgerStore+Schema.swift`).
+///
+/// Entries are kept in the transaction (``pendingHistory``) and written in one statement before `COMMIT`, so
+/// a change and its entry commit together or not at all, as with the records.
+extension PostgresLedgerStore {
+    package func appendHistory(_ entry: HistoryEntry) throws {
+        precondition(inTransaction, "a history entry is written inside the transaction of its change")
+        pendingHistory.append(entry)
+    }
+
+    /// The transaction's history entries, in one statement.
+    func flushHistory() throws {
+        guard !pendingHistory.isEmpty else { return }
+        var columns = Array(repeating: [PostgresValue](), count: 8)
+        for entry in pendingHistory {
+            let values: [PostgresValue] = [
+                .integer(entry.seq), .text(UUIDText.lowercased(entry.id)), .integer(entry.version),
+                .integer(Int64(SQLiteLedgerStore.historyActions.firstIndex(of: entry.action) ?? 0)),
+                .text(String(decoding: entry.changesJSON, as: UTF8.self)), entry.who.map { .text($0) } ?? .null,
+                .text(UUIDText.lowercased(entry.clientId)), .integer(entry.time),
+            ]
+            for (index, value) in values.enumerated() { columns[index].append(value) }
+        }
+        try connection.query("""
+            INSERT INTO history (ledger, seq, id, version, action, changes, who, client, time)
+            SELECT $1, * FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::smallint[], $6::text[], $7::text[],
+                                     $8::uuid[], $9::bigint[])
+            """, [.text(name)] + columns.map(PostgresValue.array))
+    }
+
+    package func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry] {
+        if !inTransaction { try ensureConnected() }
+        let rows = try Self.storage {
+            try connection.query("""
+                SELECT seq, id, version, action, changes, who, client, time FROM history
+                WHERE ledger = $1 AND seq > $2 AND time >= $3 AND ($4::uuid IS NULL OR id = $4::uuid)
+                ORDER BY seq LIMIT $5
+                """, [.text(name), .integer(request.since), .integer(request.sinceTime ?? 0),
+                      request.id.map { .text(UUIDText.lowercased($0)) } ?? .null, .integer(Int64(limit))]).all
+        }
+        return try rows.map(Self.decodeHistory)
+    }
+
+    private static func decodeHistory(_ row: PostgresRow) throws -> HistoryEntry {
+        let action = Int(row.int64(3))
+        guard SQLiteLedgerStore.historyActions.indices.contains(action), let id = UUIDText.parse(row.text(1)),
+              let client = UUIDText.parse(row.text(6)) else {
+            throw LedgerError.storageFailed("history entry \(row.int64(0)) has an unknown action or an invalid id")
+        }
+        let changes: [HistoryEntry.Change]
+        do {
+            changes = try HistoryEntry.changes(json: try JSONParser.parse(Array(row.text(4).utf8)), path: "changes")
+        } catch {
+            throw LedgerError.storageFailed("history entry \(row.int64(0)) does not decode: \(error)")
+        }
+        return HistoryEntry(seq: row.int64(0), id: id, version: row.int64(2), action: SQLiteLedgerStore.historyActions[action],
+                            changes: changes, who: row.optionalText(5), clientId: client, time: row.int64(7))
+    }
+
+    package func purgeHorizon() throws -> Int64 {
+        if !inTransaction { try ensureConnected() }
+        return try Self.storage {
+            try connection.query("SELECT horizon FROM ledgers WHERE name = $1", [.text(name)]).first?.int64(0) ?? 0
+        }
+    }
+
+    /// Compaction by the SQLite store's rule (``SQLiteLedgerStore/compact(before:)``): the horizon first, then
+    /// tombstones and entries at or below it in steps of ``SQLiteLedgerStore/compactionBatch`` rows. Each step
+    /// is a transaction holding the ledger's row lock, so it runs between the writes of every daemon (a
+    /// restore of a tombstone never races its removal) and keeps them waiting milliseconds, not seconds.
+    package func compact(before cutoff: Int64) throws -> CompactionReport {
+        precondition(!inTransaction, "compaction runs its own transactions")
+        try ensureConnected()
+        return try Self.storage {
+            let horizon: Int64 = try connection.transaction {
+                guard let row = try connection.query("""
+                    SELECT head, horizon, history_start_seq, history_start_time FROM ledgers WHERE name = $1 FOR UPDATE
+                    """, [.text(name)]).first else { throw LedgerError.unknownLedger(name) }
+                let (headNow, current, startSeq, startTime) = (row.int64(0), row.int64(1), row.int64(2), row.int64(3))
+                var firstYoung = try connection.query("SELECT min(seq) FROM history WHERE ledger = $1 AND time >= $2",
+                                                      [.text(name), .integer(cutoff)]).first?.optionalInt64(0)
+                if startSeq > 0, startTime >= cutoff { firstYoung = 1 }
+                let horizon = max(min((firstYoung ?? headNow + 1) - 1, headNow - 1), current)
+                guard horizon > current else { return current }
+                try connection.query("UPDATE ledgers SET horizon = $2 WHERE name = $1", [.text(name), .integer(horizon)])
+                return horizon
+            }
+            guard horizon > 0 else { return CompactionReport(horizon: horizon, tombstones: 0, entries: 0) }
+            let tombstones = try removeInSteps("""
+                DELETE FROM records WHERE ledger = $1 AND id IN
+                    (SELECT id FROM records WHERE ledger = $1 AND deleted AND seq <= $2 LIMIT $3)
+                """, horizon: horizon)
+            let entries = try removeInSteps("""
+                DELETE FROM history WHERE ledger = $1 AND seq IN
+                    (SELECT seq FROM history WHERE ledger = $1 AND seq <= $2 ORDER BY seq LIMIT $3)
+                """, horizon: horizon)
+            return CompactionReport(horizon: horizon, tombstones: tombstones, entries: entries)
+        }
+    }
+
+    /// Runs the `DELETE` (parameters: ledger, horizon, batch size) until a step removes less than a batch.
+    private func removeInSteps(_ statement: String, horizon: Int64) throws -> Int {
+        var removed = 0
+        while true {
+            let count = try connection.transaction { () throws -> Int in
+                try connection.query("SELECT 1 FROM ledgers WHERE name = $1 FOR UPDATE", [.text(name)])
+                return try connection.query(statement, [.text(name), .integer(horizon),
+                                                        .integer(Int64(SQLiteLedgerStore.compactionBatch))]).affectedRows
+            }
+            removed += count
+            if count < SQLiteLedgerStore.compactionBatch { return removed }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+extension PostgresLedgerStore {
+    /// The schema every ledger of a database shares, one migration per entry, applied in order with the
+    /// `schema_version` table (``PostgreSQL/PostgresConnection/migrate(_:table:)``).
+    ///
+    /// - Important: Never edit a shipped migration; append a new one. A schema newer than this program is refused.
+    ///
+    /// Layout: every table carries the ledger's name as the first column of its key, so all ledgers live in
+    /// one database (and a distributed PostgreSQL could shard every table by that column alone).
+    /// - `ledgers` has one row per ledger: currency, token, identity (ledger id, epoch, epoch cursor) and the
+    ///   `head` and `generation` every write transaction locks (`SELECT … FOR UPDATE`) and advances: that row
+    ///   lock is what serialises one ledger's writes across daemons, and `generation` tells a daemon whether its
+    ///   cached totals are still the database's.
+    /// - `records` is keyed by (ledger, id) with a unique (ledger, seq) index for pulls; an edit updates the
+    ///   row in place with its new seq.
+    /// - `daily_totals` and `monthly_totals` hold the sum and count of live records per (day or month,
+    ///   category, currency), updated in the same transaction as the records, so `summary` is O(groups).
+    ///   Categories are `COLLATE "C"`: compared by their bytes (``ExpenseCore/ExactText``), whatever the
+    ///   database's default collation.
+    /// - `clients` and `outcomes` hold each client's last consumed mutationId and the kept outcomes of its
+    ///   latest mutations (Protocol.md §7.6), in the same transaction as the effects.
+    /// - `auth_failures` counts failed `hello`s per (address, ledger) for every daemon on the database.
+    ///
+    /// Migration 1 brings the store to the SQLite store's migrations 3–5:
+    /// - `tokens` holds each ledger's named tokens (name, role, SHA-256 as `bytea`, never the token, creation
+    ///   and last use in Unix seconds); the single token migration 0 kept in the clear in `ledgers.token`
+    ///   becomes the owner token `default` (its `sha256` computed by PostgreSQL) and the column goes.
+    ///   `ledgers.tokens_generation` moves on with every token added or removed: what `PRAGMA data_version` is
+    ///   to the SQLite store (``tokensMayHaveChanged()``), a row every daemon of the database reads.
+    /// - `history` holds one entry per applied change (Protocol.md §5.8), keyed (ledger, seq), with an index
+    ///   on (ledger, id, seq) for one record's history; `ledgers.history_start_seq`/`history_start_time` say
+    ///   when it began (changes before it count as made then) and `ledgers.horizon` is the purge horizon.
+    /// - `data_records` holds budgets, recurring rules and settings (Protocol.md §10) in the same seq sequence
+    ///   as `records` (the ledger row's `head` numbers both), fields and field versions as JSON text.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE ledgers (
+            name text PRIMARY KEY,
+            currency text NOT NULL,
+            token text,
+            ledger_id uuid NOT NULL,
+            epoch uuid NOT NULL,
+            epoch_cursor bigint NOT NULL DEFAULT 0,
+            head bigint NOT NULL DEFAULT 0,
+            generation bigint NOT NULL DEFAULT 0
+        );
+        CREATE TABLE records (
+            ledger text NOT NULL,
+            id uuid NOT NULL,
+            seq bigint NOT NULL,
+            version bigint NOT NULL,
+            deleted boolean NOT NULL,
+            amount bigint NOT NULL,
+            currency text NOT NULL,
+            category text COLLATE "C" NOT NULL,
+            day integer NOT NULL,
+            note text NOT NULL,
+            money_version bigint NOT NULL,
+            category_version bigint NOT NULL,
+            date_version bigint NOT NULL,
+            note_version bigint NOT NULL,
+            PRIMARY KEY (ledger, id)
+        );
+        CREATE UNIQUE INDEX records_by_seq ON records (ledger, seq);
+        CREATE TABLE clients (
+            ledger text NOT NULL, id uuid NOT NULL, last_mutation_id bigint NOT NULL,
+            PRIMARY KEY (ledger, id)
+        );
+        CREATE TABLE outcomes (
+            ledger text NOT NULL, client uuid NOT NULL, mutation_id bigint NOT NULL, status smallint NOT NULL,
+            version bigint, seq bigint, record uuid, reason text, field text, message text,
+            PRIMARY KEY (ledger, client, mutation_id)
+        );
+        CREATE TABLE daily_totals (
+            ledger text NOT NULL, day integer NOT NULL, category text COLLATE "C" NOT NULL, currency text NOT NULL,
+            amount bigint NOT NULL, count bigint NOT NULL,
+            PRIMARY KEY (ledger, day, category, currency)
+        );
+        CREATE TABLE monthly_totals (
+            ledger text NOT NULL, month integer NOT NULL, category text COLLATE "C" NOT NULL, currency text NOT NULL,
+            amount bigint NOT NULL, count bigint NOT NULL,
+            PRIMARY KEY (ledger, month, category, currency)
+        );
+        CREATE TABLE auth_failures (
+            address text NOT NULL, ledger text NOT NULL, failures integer NOT NULL, last_failure timestamptz NOT NULL,
+            PRIMARY KEY (address, ledger)
+        );
+        """,
+        """
+        CREATE TABLE tokens (
+            ledger text NOT NULL, name text NOT NULL, role text NOT NULL, hash bytea NOT NULL,
+            created bigint NOT NULL, last_used bigint,
+            PRIMARY KEY (ledger, name)
+        );
+        CREATE TABLE history (
+            ledger text NOT NULL, seq bigint NOT NULL, id uuid NOT NULL, version bigint NOT NULL,
+            action smallint NOT NULL, changes text NOT NULL, who text, client uuid NOT NULL, time bigint NOT NULL,
+            PRIMARY KEY (ledger, seq)
+        );
+        CREATE INDEX history_by_record ON history (ledger, id, seq);
+        CREATE TABLE data_records (
+            ledger text NOT NULL, id uuid NOT NULL, seq bigint NOT NULL, kind text NOT NULL, version bigint NOT NULL,
+            deleted boolean NOT NULL, fields text NOT NULL, field_versions text NOT NULL,
+            PRIMARY KEY (ledger, id)
+        );
+        CREATE UNIQUE INDEX data_records_by_seq ON data_records (ledger, seq);
+        ALTER TABLE ledgers
+            ADD COLUMN horizon bigint NOT NULL DEFAULT 0,
+            ADD COLUMN history_start_seq bigint NOT NULL DEFAULT 0,
+            ADD COLUMN history_start_time bigint NOT NULL DEFAULT 0,
+            ADD COLUMN tokens_generation bigint NOT NULL DEFAULT 0;
+        UPDATE ledgers SET history_start_seq = head, history_start_time = extract(epoch FROM now())::bigint;
+        INSERT INTO tokens (ledger, name, role, hash, created)
+            SELECT name, 'default', 'owner', sha256(convert_to(token, 'UTF8')), extract(epoch FROM now())::bigint
+            FROM ledgers WHERE token IS NOT NULL;
+        ALTER TABLE ledgers DROP COLUMN token;
+        """,
+    ]
+}

@@ -1,0 +1,384 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import PostgreSQL
+
+/// A ``LedgerStore`` over PostgreSQL: every ledger of a database in the same tables (a `ledger` column in each
+/// key), so any number of daemons can serve the same ledgers at once.
+///
+/// How several daemons stay exactly one ledger: each write transaction first locks the ledger's row
+/// (`SELECT head, generation … FOR UPDATE`), so one ledger's transactions run one after another whatever
+/// daemon sends them, and `seq` numbers follow `head` without a gap (a SEQUENCE would leave gaps on rollback).
+/// Nothing a transaction decides comes from a cache it has not validated under that lock: records, last
+/// consumed mutationIds and outcomes are read from the database inside the transaction; the per-currency
+/// totals cache is reloaded when the row's `generation` is not the one this store last committed.
+///
+/// - Important: One serial owner (the ``Ledger`` actor's thread), one connection. Acknowledged means
+///   committed: ``transaction(_:)`` returns only after `COMMIT` returned. When the connection is lost
+///   (PostgreSQL restarting, a failover) the transaction fails with ``LedgerError/storageUnavailable(_:)``
+///   and nothing of it is acknowledged; the next transaction reconnects, at most once per backoff step.
+package final class PostgresLedgerStore: LedgerStore {
+    let connection: PostgresConnection
+    package let name: String
+    package let currency: Currency
+    package let identity: LedgerIdentity
+    package internal(set) var head: Int64
+    package let outcomeRetention: Int64
+    /// Test hook: an error to throw at a fault point instead of going on.
+    package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
+    /// Whether a commit that advanced the head is announced to the other daemons (``PostgresChangeListener``):
+    /// `NOTIFY` after the commit, in a statement of its own, once per group commit. Not inside the
+    /// transaction: there it takes PostgreSQL's cluster-wide notify lock at every commit (measured: half the
+    /// push throughput). A notification lost with a connection only delays a watcher (listeners re-check).
+    package var announcesChanges = false
+    /// The channel of those notifications; the payload is the ledger's name.
+    package static let changeChannel = "expense_changes"
+
+    /// The `generation` of the ledger row as this store last committed or read it under the lock; `nil`
+    /// when unknown (after a failure), which makes the next transaction reload the totals.
+    private var generation: Int64?
+    private var totals: [Currency: Int64] = [:]
+    private var pendingRecords: [UUID: StoredRecord] = [:]
+    private var pendingDeltas: [SQLiteLedgerStore.AggregateKey: SQLiteLedgerStore.Delta] = [:]
+    var pendingLastMutationIds: [UUID: Int64] = [:]
+    var pendingOutcomes: [SQLiteLedgerStore.OutcomeKey: ConsumedOutcome] = [:]
+    /// The history entries of the transaction, written in one statement before `COMMIT`.
+    var pendingHistory: [HistoryEntry] = []
+    /// The ledger row's `tokens_generation` as last read (``tokensMayHaveChanged()``); `nil` before the first read.
+    var tokensGeneration: Int64?
+    private(set) var inTransaction = false
+    private var reconnect = ReconnectBackoff()
+
+    /// Opens the ledger `name` of the database behind `connection` (whose schema is migrated already:
+    /// ``prepareSchema(_:)``).
+    /// - Throws: ``LedgerError/unknownLedger(_:)``, or a storage error.
+    package init(connection: PostgresConnection, name: String,
+                 outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
+        self.connection = connection
+        self.name = name
+        self.outcomeRetention = outcomeRetention
+        let row = try Self.storage {
+            try connection.query("""
+                SELECT currency, ledger_id, epoch, epoch_cursor, head FROM ledgers WHERE name = $1
+                """, [.text(name)]).first
+        }
+        guard let row else { throw LedgerError.unknownLedger(name) }
+        guard let currency = Currency(code: row.text(0)), let ledgerId = UUIDText.parse(row.text(1)),
+              let epoch = UUIDText.parse(row.text(2)) else {
+            throw LedgerError.storageFailed("the ledgers row of '\(name)' has no valid currency or identity")
+        }
+        self.currency = currency
+        self.identity = LedgerIdentity(ledgerId: ledgerId, epoch: epoch, epochCursor: row.int64(3))
+        self.head = row.int64(4)
+    }
+
+    /// Creates or brings forward the shared schema.
+    package static func prepareSchema(_ connection: PostgresConnection) throws {
+        try storage { try connection.migrate(migrations) }
+    }
+
+    /// Adds the ledger `name` (a new ledger id and first epoch) and, when `token` is given, its first token:
+    /// the owner token `default`, kept as its SHA-256 only.
+    /// - Throws: ``LedgerError/ledgerExists(_:)``, ``LedgerError/invalidLedgerName(_:)``, or a storage error.
+    package static func create(connection: PostgresConnection, name: String, currency: Currency, token: String?,
+                               identity: LedgerIdentity? = nil) throws {
+        guard LedgerDirectory.isValid(name: name) else { throw LedgerError.invalidLedgerName(name) }
+        let identity = identity ?? LedgerIdentity(ledgerId: UUID(), epoch: UUID(), epochCursor: 0)
+        let inserted = try storage {
+            try connection.transaction { () throws -> Int in
+                let inserted = try connection.query("""
+                    INSERT INTO ledgers (name, currency, ledger_id, epoch, epoch_cursor, history_start_time)
+                    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING
+                    """, [.text(name), .text(currency.code), .text(UUIDText.lowercased(identity.ledgerId)),
+                          .text(UUIDText.lowercased(identity.epoch)), .integer(identity.epochCursor),
+                          .integer(HistoryAuthor.now())]).affectedRows
+                if inserted == 1, let token {
+                    try insertToken(StoredToken(name: SQLiteLedgerStore.firstTokenName, role: .owner, digest: Token.digest(token),
+                                                created: HistoryAuthor.now()), ledger: name, connection: connection)
+                }
+                return inserted
+            }
+        }
+        guard inserted == 1 else { throw LedgerError.ledgerExists(name) }
+    }
+
+    /// Every ledger of the database: name and currency, sorted by name.
+    package static func ledgers(_ connection: PostgresConnection) throws -> [(name: String, currency: Currency)] {
+        try storage {
+            try connection.query("SELECT name, currency FROM ledgers ORDER BY name").all.compactMap { row in
+                Currency(code: row.text(1)).map { (row.text(0), $0) }
+            }
+        }
+    }
+
+    package func refresh() throws {
+        guard !inTransaction else { return }
+        try ensureConnected()
+        let stored = try Self.storage {
+            try connection.query("SELECT head FROM ledgers WHERE name = $1", [.text(name)]).first?.int64(0)
+        }
+        guard let stored else { throw LedgerError.unknownLedger(name) }
+        head = stored
+    }
+
+    package func record(id: UUID) throws -> StoredRecord? {
+        if let pending = pendingRecords[id] { return pending }
+        return try Self.storage {
+            try connection.query("""
+                SELECT seq, version, deleted, amount, currency, category, day, note,
+                       money_version, category_version, date_version, note_version, id
+                FROM records WHERE ledger = $1 AND id = $2
+                """, [.text(name), .text(UUIDText.lowercased(id))]).first.map { try Self.decode($0) }
+        }
+    }
+
+    package func liveTotal(currency: Currency) throws -> Int64 { totals[currency] ?? 0 }
+
+    package func lastMutationId(clientId: UUID) throws -> Int64 {
+        if let pending = pendingLastMutationIds[clientId] { return pending }
+        if !inTransaction { try ensureConnected() }
+        return try Self.storage {
+            try connection.query("SELECT last_mutation_id FROM clients WHERE ledger = $1 AND id = $2",
+                                 [.text(name), .text(UUIDText.lowercased(clientId))]).first?.int64(0) ?? 0
+        }
+    }
+
+    package func setLastMutationId(clientId: UUID, _ mutationId: Int64) throws {
+        pendingLastMutationIds[clientId] = mutationId
+    }
+
+    package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
+        precondition(record.seq == head + 1, "a write takes the next seq")
+        precondition(inTransaction, "every write happens inside transaction(_:)")
+        if let error = faultInjection?(.write) { throw error }
+        pendingRecords[record.expense.id] = record
+        if let old, !old.deleted { account(old.expense, sign: -1) }
+        if !record.deleted { account(record.expense, sign: 1) }
+        head = record.seq
+    }
+
+    private func account(_ expense: Expense, sign: Int64) {
+        let key = SQLiteLedgerStore.AggregateKey(day: expense.date.ordinal, category: expense.category,
+                                                 currency: expense.currency.code)
+        pendingDeltas[key, default: .init()].amount += sign * expense.amount
+        pendingDeltas[key, default: .init()].count += sign
+        let total = (totals[expense.currency] ?? 0).addingReportingOverflow(sign * expense.amount)
+        precondition(!total.overflow, "the rules check overflow before writing")
+        totals[expense.currency] = total.partialValue
+    }
+
+    package func changes(since: Int64, limit: Int) throws -> [Record] {
+        // Never past `head` as this store read it: a change committed by another daemon since is in the next pull.
+        try Self.storage {
+            try connection.query("""
+                SELECT seq, version, deleted, amount, currency, category, day, note,
+                       money_version, category_version, date_version, note_version, id
+                FROM records WHERE ledger = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4
+                """, [.text(name), .integer(since), .integer(head), .integer(Int64(limit))]).all.map { try Self.decode($0).record }
+        }
+    }
+
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        precondition(!inTransaction, "transactions do not nest")
+        let savedTotals = totals
+        let savedHead = head
+        inTransaction = true
+        defer {
+            inTransaction = false
+            pendingRecords.removeAll(keepingCapacity: true)
+            pendingDeltas.removeAll(keepingCapacity: true)
+            pendingLastMutationIds.removeAll(keepingCapacity: true)
+            pendingOutcomes.removeAll(keepingCapacity: true)
+            pendingHistory.removeAll(keepingCapacity: true)
+        }
+        do {
+            try ensureConnected()
+            let headBefore = try Self.storage { () throws -> Int64 in
+                try connection.execute("BEGIN")
+                try lockLedgerRow()
+                return head
+            }
+            let value = try body()
+            try Self.storage {
+                try flushRecords()
+                try flushLastMutationIds()
+                try flushOutcomes()
+                try flushAggregates()
+                try flushHistory()
+                let advanced = try connection.query("""
+                    UPDATE ledgers SET head = $2, generation = generation + 1 WHERE name = $1 RETURNING generation
+                    """, [.text(name), .integer(head)]).first?.int64(0)
+                if let error = faultInjection?(.commit) { throw error }
+                try connection.execute("COMMIT")
+                generation = advanced
+            }
+            if head != headBefore && announcesChanges {
+                _ = try? connection.query("SELECT pg_notify($1, $2)", [.text(Self.changeChannel), .text(name)])
+            }
+            return value
+        } catch {
+            connection.rollbackIfOpen()
+            // What the database holds now is unknown here (a lost COMMIT may have committed): the next
+            // transaction reads head and totals again under the lock.
+            generation = nil
+            totals = savedTotals
+            head = savedHead
+            throw Self.storageError(error)
+        }
+    }
+
+    /// Locks the ledger's row for the transaction and validates the caches against it.
+    private func lockLedgerRow() throws {
+        guard let row = try connection.query("SELECT head, generation FROM ledgers WHERE name = $1 FOR UPDATE",
+                                             [.text(name)]).first else {
+            throw LedgerError.unknownLedger(name)
+        }
+        head = row.int64(0)
+        let stored = row.int64(1)
+        guard stored != generation else { return }
+        var loaded: [Currency: Int64] = [:]
+        for row in try connection.query("""
+            SELECT currency, sum(amount)::bigint FROM monthly_totals WHERE ledger = $1 GROUP BY currency
+            """, [.text(name)]).all {
+            guard let currency = Currency(code: row.text(0)) else { continue }
+            loaded[currency] = row.int64(1)
+        }
+        totals = loaded
+        generation = stored
+    }
+
+    /// Every record the transaction wrote, in one statement.
+    private func flushRecords() throws {
+        guard !pendingRecords.isEmpty else { return }
+        var columns = Array(repeating: [PostgresValue](), count: 13)
+        for stored in pendingRecords.values {
+            let expense = stored.expense
+            let versions = stored.fieldVersions
+            let values: [PostgresValue] = [
+                .text(UUIDText.lowercased(expense.id)), .integer(stored.seq), .integer(stored.version), .bool(stored.deleted),
+                .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
+                .integer(Int64(expense.date.ordinal)), .text(expense.note),
+                .integer(versions.money), .integer(versions.category), .integer(versions.date), .integer(versions.note),
+            ]
+            for (index, value) in values.enumerated() { columns[index].append(value) }
+        }
+        try connection.query("""
+            INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note,
+                                 money_version, category_version, date_version, note_version)
+            SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::boolean[], $6::bigint[], $7::text[],
+                                     $8::text[], $9::integer[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[],
+                                     $14::bigint[])
+            ON CONFLICT (ledger, id) DO UPDATE SET seq = excluded.seq, version = excluded.version,
+                deleted = excluded.deleted, amount = excluded.amount, currency = excluded.currency,
+                category = excluded.category, day = excluded.day, note = excluded.note,
+                money_version = excluded.money_version, category_version = excluded.category_version,
+                date_version = excluded.date_version, note_version = excluded.note_version
+            """, [.text(name)] + columns.map(PostgresValue.array))
+    }
+
+    private func flushLastMutationIds() throws {
+        guard !pendingLastMutationIds.isEmpty else { return }
+        try connection.query("""
+            INSERT INTO clients (ledger, id, last_mutation_id) SELECT $1, * FROM unnest($2::uuid[], $3::bigint[])
+            ON CONFLICT (ledger, id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
+            """, [.text(name), .array(pendingLastMutationIds.keys.map { .text(UUIDText.lowercased($0)) }),
+                  .array(pendingLastMutationIds.values.map { .integer($0) })])
+    }
+
+    /// The transaction's aggregate changes, day and month, in two statements; rows whose count reached 0 go.
+    private func flushAggregates() throws {
+        var monthly: [SQLiteLedgerStore.AggregateKey: SQLiteLedgerStore.Delta] = [:]
+        var daily: [(SQLiteLedgerStore.AggregateKey, SQLiteLedgerStore.Delta)] = []
+        for (key, delta) in pendingDeltas where delta.amount != 0 || delta.count != 0 {
+            daily.append((key, delta))
+            var month = key
+            month.day = key.day / 100
+            monthly[month, default: .init()].amount += delta.amount
+            monthly[month, default: .init()].count += delta.count
+        }
+        try apply(daily, table: "daily_totals", column: "day")
+        try apply(monthly.filter { $0.value.amount != 0 || $0.value.count != 0 }.map { ($0.key, $0.value) },
+                  table: "monthly_totals", column: "month")
+    }
+
+    private func apply(_ deltas: [(SQLiteLedgerStore.AggregateKey, SQLiteLedgerStore.Delta)], table: String,
+                       column: String) throws {
+        guard !deltas.isEmpty else { return }
+        let parameters: [PostgresValue] = [
+            .text(name), .array(deltas.map { .integer(Int64($0.0.day)) }), .array(deltas.map { .text($0.0.category) }),
+            .array(deltas.map { .text($0.0.currency) }), .array(deltas.map { .integer($0.1.amount) }),
+            .array(deltas.map { .integer($0.1.count) }),
+        ]
+        try connection.query("""
+            INSERT INTO \(table) AS t (ledger, \(column), category, currency, amount, count)
+            SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
+            ON CONFLICT (ledger, \(column), category, currency)
+            DO UPDATE SET amount = t.amount + excluded.amount, count = t.count + excluded.count
+            """, parameters)
+        if deltas.contains(where: { $0.1.count < 0 }) {
+            try connection.query("DELETE FROM \(table) WHERE ledger = $1 AND count = 0 AND (\(column), category, currency) IN "
+                                 + "(SELECT * FROM unnest($2::integer[], $3::text[], $4::text[]))",
+                                 Array(parameters[0..<4]))
+        }
+    }
+
+    // MARK: - Connection
+
+    /// Reconnects a lost connection, at most once per backoff step (100 ms doubling to 5 s); meanwhile, and
+    /// when reconnecting fails, ``LedgerError/storageUnavailable(_:)``.
+    func ensureConnected() throws {
+        guard !connection.isConnected else { return }
+        guard reconnect.mayTry(at: .now) else {
+            throw LedgerError.storageUnavailable("PostgreSQL is unreachable; retrying with backoff")
+        }
+        do {
+            try connection.reconnect()
+            reconnect.succeeded()
+            generation = nil
+        } catch {
+            reconnect.failed(at: .now)
+            throw Self.storageError(error)
+        }
+    }
+
+    /// Runs `body`, turning a ``PostgreSQL/PostgresError`` into the ledger's error.
+    static func storage<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw storageError(error) }
+    }
+
+    static func storageError(_ error: any Error) -> any Error {
+        guard let postgres = error as? PostgresError else { return error }
+        return postgres.isConnectionFailure ? LedgerError.storageUnavailable(postgres.message)
+                                            : LedgerError.storageFailed(postgres.description)
+    }
+
+    static func decode(_ row: PostgresRow) throws -> StoredRecord {
+        guard let id = UUIDText.parse(row.text(12)), let currency = Currency(code: row.text(4)),
+              let day = CalendarDay(ordinal: Int(row.int64(6))) else {
+            throw LedgerError.storageFailed("record \(row.text(12)) has an invalid id, currency or date in the database")
+        }
+        let expense = Expense(id: id, amount: row.int64(3), currency: currency, category: row.text(5), date: day,
+                              note: row.text(7))
+        let record = Record(expense: expense, version: row.int64(1), seq: row.int64(0), deleted: row.bool(2))
+        let versions = FieldVersions(money: row.int64(8), category: row.int64(9), date: row.int64(10), note: row.int64(11))
+        return StoredRecord(record: record, fieldVersions: versions)
+    }
+}
+
+/// When to try reconnecting to PostgreSQL again: 100 ms after the first failure, doubling to 5 s.
+struct ReconnectBackoff {
+    private var delay: Duration = .zero
+    private var notBefore: ContinuousClock.Instant?
+
+    func mayTry(at now: ContinuousClock.Instant) -> Bool { notBefore.map { now >= $0 } ?? true }
+
+    mutating func failed(at now: ContinuousClock.Instant) {
+        delay = delay == .zero ? .milliseconds(100) : min(delay * 2, .seconds(5))
+        notBefore = now + delay
+    }
+
+    mutating func succeeded() {
+        delay = .zero
+        notBefore = nil
+    }
+}

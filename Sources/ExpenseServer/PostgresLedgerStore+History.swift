@@ -17,50 +17,58 @@ extension PostgresLedgerStore {
     /// The transaction's history entries, in one statement.
     func flushHistory() throws {
         guard !pendingHistory.isEmpty else { return }
-        var columns = Array(repeating: [PostgresValue](), count: 8)
+        var columns = Array(repeating: [PostgresValue](), count: 9)
         for entry in pendingHistory {
             let values: [PostgresValue] = [
                 .integer(entry.seq), .text(UUIDText.lowercased(entry.id)), .integer(entry.version),
                 .integer(Int64(SQLiteLedgerStore.historyActions.firstIndex(of: entry.action) ?? 0)),
                 .text(String(decoding: entry.changesJSON, as: UTF8.self)), entry.who.map { .text($0) } ?? .null,
                 .text(UUIDText.lowercased(entry.clientId)), .integer(entry.time),
+                .integer(Int64(SQLiteLedgerStore.historyKinds.firstIndex(of: entry.kind) ?? 0)),
             ]
             for (index, value) in values.enumerated() { columns[index].append(value) }
         }
         try connection.query("""
-            INSERT INTO history (ledger, seq, id, version, action, changes, who, client, time)
+            INSERT INTO history (ledger, seq, id, version, action, changes, who, client, time, kind)
             SELECT $1, * FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::smallint[], $6::text[], $7::text[],
-                                     $8::uuid[], $9::bigint[])
+                                     $8::uuid[], $9::bigint[], $10::smallint[])
             """, [.text(name)] + columns.map(PostgresValue.array))
     }
 
     package func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry] {
         if !inTransaction { try ensureConnected() }
+        let wanted: [PostgresValue] = SQLiteLedgerStore.historyKinds.indices.filter { request.wants(SQLiteLedgerStore.historyKinds[$0]) }
+            .map { .integer(Int64($0)) }
         let rows = try Self.storage {
             try connection.query("""
-                SELECT seq, id, version, action, changes, who, client, time FROM history
+                SELECT seq, id, version, action, changes, who, client, time, kind FROM history
                 WHERE ledger = $1 AND seq > $2 AND time >= $3 AND ($4::uuid IS NULL OR id = $4::uuid)
+                  AND kind = ANY($6::smallint[])
                 ORDER BY seq LIMIT $5
                 """, [.text(name), .integer(request.since), .integer(request.sinceTime ?? 0),
-                      request.id.map { .text(UUIDText.lowercased($0)) } ?? .null, .integer(Int64(limit))]).all
+                      request.id.map { .text(UUIDText.lowercased($0)) } ?? .null, .integer(Int64(limit)),
+                      .array(wanted)]).all
         }
         return try rows.map(Self.decodeHistory)
     }
 
     private static func decodeHistory(_ row: PostgresRow) throws -> HistoryEntry {
-        let action = Int(row.int64(3))
-        guard SQLiteLedgerStore.historyActions.indices.contains(action), let id = UUIDText.parse(row.text(1)),
-              let client = UUIDText.parse(row.text(6)) else {
-            throw LedgerError.storageFailed("history entry \(row.int64(0)) has an unknown action or an invalid id")
+        let action = Int(row.int64(3)), kindIndex = Int(row.int64(8))
+        guard SQLiteLedgerStore.historyActions.indices.contains(action), SQLiteLedgerStore.historyKinds.indices.contains(kindIndex),
+              let id = UUIDText.parse(row.text(1)), let client = UUIDText.parse(row.text(6)) else {
+            throw LedgerError.storageFailed("history entry \(row.int64(0)) has an unknown action or kind, or an invalid id")
         }
+        let kind = SQLiteLedgerStore.historyKinds[kindIndex]
         let changes: [HistoryEntry.Change]
         do {
-            changes = try HistoryEntry.changes(json: try JSONParser.parse(Array(row.text(4).utf8)), path: "changes")
+            changes = try HistoryEntry.changes(json: try JSONParser.parse(Array(row.text(4).utf8)), path: "changes", kind: kind)
         } catch {
             throw LedgerError.storageFailed("history entry \(row.int64(0)) does not decode: \(error)")
         }
-        return HistoryEntry(seq: row.int64(0), id: id, version: row.int64(2), action: SQLiteLedgerStore.historyActions[action],
-                            changes: changes, who: row.optionalText(5), clientId: client, time: row.int64(7))
+        var entry = HistoryEntry(seq: row.int64(0), id: id, version: row.int64(2), action: SQLiteLedgerStore.historyActions[action],
+                                 changes: changes, who: row.optionalText(5), clientId: client, time: row.int64(7))
+        entry.kind = kind
+        return entry
     }
 
     package func purgeHorizon() throws -> Int64 {

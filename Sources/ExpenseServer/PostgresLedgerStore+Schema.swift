@@ -114,5 +114,8 @@ extension PostgresLedgerStore {
             FROM ledgers WHERE token IS NOT NULL;
         ALTER TABLE ledgers DROP COLUMN token;
         """,
+        // 2: history entries of budgets, rules and settings (Protocol.md §5.8), as the SQLite store's migration 6:
+        // the record's kind as an index of ``SQLiteLedgerStore/historyKinds`` (0: an expense, every older row).
+        "ALTER TABLE history ADD COLUMN kind smallint NOT NULL DEFAULT 0;",
     ]
 }

@@ -148,15 +148,15 @@ enum ExpenseCommands {
           conflicts K` (or `up to date`); pulled counts other clients' changes, not your own coming back.
           On a terminal it tells on standard error what it is doing (connecting, retries, push and pull
           progress with rate and ETA); elsewhere nothing. Safe to interrupt and to run again.
-          Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: a change was
-          rejected, by the daemon or here as `too_large` (it does not fit in the daemon's line, expensed
-          --max-line), and is kept while the rest syncs (see `expense status`); 69: the daemon is unreachable,
+          Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 64: no address
+          serves this cache's ledger (other_ledger, nothing changed); 65: a change was rejected, by the daemon
+          or here as `too_large` (it does not fit in the daemon's line, expensed --max-line), and is kept while the rest syncs (see `expense status`); 69: the daemon is unreachable,
           or is slowing down logins from this address after failed attempts (`throttled`: try again in N s),
           or accepted but did not answer hello within EXPENSE_CONNECT_TIMEOUT (nothing is lost);
           75: another `expense sync` (or `sync --watch`) is syncing this cache (sync_running; your changes
-          are kept, it sends them); 64: no address serves this cache's ledger (other_ledger, nothing
-          changed); 76: a protocol failure (the daemon refused a request; `expense status` names the
-          changes a failed push carried); 77: wrong ledger or token. Other commands may run during a sync.
+          are kept, it sends them); 76: a protocol failure (the daemon refused a request; `expense status` names the
+          changes a failed push carried); 77: wrong ledger or token, or a TLS check failed (unknown_ca, host_mismatch,
+          certificate_expired, pin_mismatch, plaintext_server). Other commands may run during a sync.
         """,
         options: [.flag("json", help: "Print the result as JSON (keys in README, \"Sync\")."),
                   .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C or SIGTERM stops it, exit 0).")])

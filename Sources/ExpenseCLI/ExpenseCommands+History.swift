@@ -13,13 +13,13 @@ extension ExpenseCommands {
         options: [.flag("json", help: "Print the daemon's entries as a JSON array (money as {amount, currency} in minor units).")])
 
     static let log = CommandSpec(
-        name: "log", abstract: "Show the ledger's activity: every applied change, oldest first.",
+        name: "log", abstract: "Show the ledger's activity: every applied change (expenses, budgets, rules, settings), oldest first.",
         discussion: """
           Asks the daemon. Without one (no remote set, or unreachable), shows this machine's own recent commands
           and says so.
         """,
         options: [.option("since", value: "date", help: "Only changes made on or after this day (UTC), YYYY-MM-DD."),
-                  .option("by", value: "name", help: "Only changes made by this machine name (exact)."),
+                  .option("by", value: "name", help: "Only changes made with this token name (exact; `expensed token add NAME`)."),
                   .flag("json", help: "Print JSON.")])
 
     static let undo = CommandSpec(

@@ -30,7 +30,7 @@ extension ExpenseCommands {
           The numbers are those of `expense summary --by category` and `expense stats --period month`. Without
           --from and --to: the last 12 months. The file is replaced atomically and created with mode 0600.
         """,
-        options: [.option("output", value: "file", help: "The HTML file to write (required)."),
+        options: [.option("output", value: "file", help: "The HTML file to write.", required: true),
                   .option("from", value: "date", help: "The first day covered (default: the 1st of the 12th month back)."),
                   .option("to", value: "date", help: "The last day covered (default: the end of this month)."),
                   .option("currency", value: "code", help: "Only this currency.")])

@@ -50,7 +50,7 @@ enum ExpenseCommands {
 
     static let summary = CommandSpec(
         name: "summary", abstract: "Total expenses per currency, optionally by category or month.",
-        discussion: "  In a terminal the groups are drawn as a bar chart, largest first, with each share in percent.",
+        discussion: "  Categories are listed largest first, months in date order, each with its share in percent; in a terminal each gets a bar.",
         options: [.option("by", value: "category|month", help: "Group the totals by category or by month (YYYY-MM)."),
                   .option("from", value: "date", help: "Only expenses on or after this day."),
                   .option("to", value: "date", help: "Only expenses on or before this day."),
@@ -109,8 +109,8 @@ enum ExpenseCommands {
                                                  completion: .choices(["currency", "locale", "timezone"])),
                                     ArgumentSpec("value", help: "The new value, such as EUR or de_DE.")]),
             CommandSpec(name: "get", abstract: "Print one setting, or every setting as `key value` lines.",
-                        arguments: [ArgumentSpec("key", help: "The setting: currency or locale.", optional: true,
-                                                 completion: .choices(["currency", "locale"]))]),
+                        arguments: [ArgumentSpec("key", help: "The setting: currency, locale or timezone.", optional: true,
+                                                 completion: .choices(["currency", "locale", "timezone"]))]),
         ])
 
     static let remote = CommandSpec(
@@ -125,7 +125,8 @@ enum ExpenseCommands {
                           a loopback address unless --insecure-plaintext. There is never a fallback to plaintext.
                           Several addresses of the same ledger, HOST1:PORT1,HOST2:PORT2 (tls:// once in front, for all):
                           each sync starts at the one that worked last, tries the others in a shuffled order, and moves
-                          on when one cannot be reached, times out or is busy; one serving another ledger is refused.
+                          on when one cannot be reached, breaks, times out, is busy or has lost its storage
+                          (storage_unavailable); one serving another ledger is refused.
                         """,
                         arguments: [ArgumentSpec("server", help: "The daemon's tls://HOST:PORT (or HOST:PORT: plaintext), or a comma-separated list of them.")],
                         options: [.option("ledger", value: "name", help: "The ledger's name on the daemon.", required: true),
@@ -147,14 +148,15 @@ enum ExpenseCommands {
           conflicts K` (or `up to date`); pulled counts other clients' changes, not your own coming back.
           On a terminal it tells on standard error what it is doing (connecting, retries, push and pull
           progress with rate and ETA); elsewhere nothing. Safe to interrupt and to run again.
-          Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 65: a change was
-          rejected, by the daemon or here as `too_large` (it does not fit in the daemon's line, expensed
-          --max-line), and is kept while the rest syncs (see `expense status`); 69: the daemon is unreachable,
+          Exit 0: in sync, no open conflict; 3: conflicts remain (see `expense conflicts`); 64: no address
+          serves this cache's ledger (other_ledger, nothing changed); 65: a change was rejected, by the daemon
+          or here as `too_large` (it does not fit in the daemon's line, expensed --max-line), and is kept while the rest syncs (see `expense status`); 69: the daemon is unreachable,
           or is slowing down logins from this address after failed attempts (`throttled`: try again in N s),
           or accepted but did not answer hello within EXPENSE_CONNECT_TIMEOUT (nothing is lost);
           75: another `expense sync` (or `sync --watch`) is syncing this cache (sync_running; your changes
           are kept, it sends them); 76: a protocol failure (the daemon refused a request; `expense status` names the
-          changes a failed push carried); 77: wrong ledger or token. Other commands may run during a sync.
+          changes a failed push carried); 77: wrong ledger or token, or a TLS check failed (unknown_ca, host_mismatch,
+          certificate_expired, pin_mismatch, plaintext_server). Other commands may run during a sync.
         """,
         options: [.flag("json", help: "Print the result as JSON (keys in README, \"Sync\")."),
                   .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C or SIGTERM stops it, exit 0).")])
@@ -224,6 +226,7 @@ enum ExpenseCommands {
                           same ledger (overrides `expense remote set`)
           EXPENSE_LEDGER  the ledger's name on the daemon
           EXPENSE_TOKEN   the ledger's token
+          EXPENSE_TLS_CA, EXPENSE_TLS_PIN  override `remote set`'s --ca FILE and --pin sha256:HEX
           EXPENSE_CHART   `always` draws summary charts even when standard output is not a terminal
                           (default `auto`: only in a terminal)
           EXPENSE_STORE   `sqlite` (default: cache.sqlite) or `json` (cache.json, the whole-file store)

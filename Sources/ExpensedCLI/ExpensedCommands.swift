@@ -14,12 +14,15 @@ enum ExpensedCommands {
           Plain `expensed` is `expensed serve` with the defaults; `expensed --listen …` is `expensed serve --listen …`.
           Each ledger is one SQLite database DIR/NAME.sqlite, holding the SHA-256 of each of its named tokens
           (never a token); `ledger add` writes the first one, the owner token `default`, to DIR/NAME.token (mode 0600).
+          With --postgres (or $EXPENSED_POSTGRES), serve, ledger, token and compact use every ledger of that
+          PostgreSQL database instead of a data directory (see docs/deploy.md); backup and restore are for data
+          directories only.
         """,
         subcommands: [serve, ledger, token, backup, restore, compact, tls, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(
-        name: "serve", abstract: "Serve the ledgers of a data directory over newline-delimited JSON-RPC on TCP.",
+        name: "serve", abstract: "Serve the ledgers of a data directory (or a PostgreSQL database) over newline-delimited JSON-RPC on TCP.",
         discussion: """
           Prints exactly `listening on HOST:PORT` as the first line on stdout once it accepts connections (the
           real port when given port 0). On first start with an empty or missing data directory it creates the
@@ -27,7 +30,7 @@ enum ExpensedCommands {
           can listen (an address in use creates nothing); the token is never printed or logged.
           A damaged database is refused at start, naming the file. One daemon serves a data directory at a time:
           it holds DIR/expensed.lock (flock) while it runs, and a second one exits 75 naming the directory and the
-          holder's pid; `ledger add`, `ledger list`, `token …` and `backup` work beside it. Logs go to stderr, one line per event.
+          holder's pid; `ledger add`, `ledger list`, `token …`, `backup` and `compact` work beside it. Logs go to stderr, one line per event.
           SIGINT/SIGTERM: stop accepting, finish in-flight requests, commit, exit 0.
           With --tls-cert and --tls-key it speaks TLS (1.2 at least, 1.3 preferred) under the same framing; a
           plaintext client is closed at once. SIGHUP reloads the certificate and key without dropping connections
@@ -80,14 +83,14 @@ enum ExpensedCommands {
     static let ledgerAdd = CommandSpec(
         name: "add", abstract: "Create a ledger and print its token (only the token) on stdout.",
         discussion: """
-          The token is also written to DIR/NAME.token (mode 0600). A running daemon serves the new ledger from
-          its first `hello`. A missing data directory is created (mode 0700) with only this ledger in it.
+          The token is also written to DIR/NAME.token (mode 0600; with --postgres it is only printed). A running
+          daemon serves the new ledger from its first `hello`. A missing data directory is created (mode 0700) with only this ledger in it.
         """,
         arguments: [ArgumentSpec("name", help: "1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
         options: [.option("currency", value: "code", help: "The ledger's currency (default: USD)."), data, postgres])
 
     static let ledgerList = CommandSpec(
-        name: "list", abstract: "List the ledgers of the data directory, one `NAME CURRENCY` per line.",
+        name: "list", abstract: "List the ledgers of the data directory (or database), one `NAME CURRENCY` per line.",
         discussion: "  Creates nothing: a data directory that does not exist is an error (exit 74), not a new one.",
         options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects."), postgres])
 
@@ -95,7 +98,7 @@ enum ExpensedCommands {
     /// every request that reaches a ledger).
     static let tokenPollInterval = Duration.seconds(1)
 
-    static let roleHelp = "owner, editor or viewer: a viewer may read (pull, summary, watch); an editor may also push; an owner may also use owner-only methods (none yet)."
+    static let roleHelp = "owner, editor or viewer: a viewer may read (pull, summary, stats, history, watch); an editor may also push; an owner may also use owner-only methods (none yet)."
 
     static let token = CommandSpec(
         name: "token", abstract: "Manage the named tokens of a ledger: one per device or person, each with a role.",
@@ -164,16 +167,18 @@ enum ExpensedCommands {
         EXIT CODES:
           0  success (serve: stopped by SIGINT or SIGTERM)
           1  failure (for example an unknown ledger or token, an existing ledger, token or backup file)
-         64  usage error (a wrong command line)
-         69  the listen address is unavailable (in use, or not an address of this machine)
+         64  usage error (a wrong command line, or plaintext on an address that is not loopback)
          65  invalid data (restore: FILE is not a sound backup of that ledger)
+         69  the listen address is unavailable (in use, or not an address of this machine)
          74  I/O error: the data directory or a database cannot be read or written, or a database is damaged
          75  the data directory is in use: another `expensed serve` holds DIR/expensed.lock; the message
              names its pid (serve, restore)
-         77  permission denied (the data directory, or a port the user may not bind)
+         77  permission denied (the data directory, a port the user may not bind, or a TLS key file its
+             group or others may read)
 
         ENVIRONMENT:
-          EXPENSED_DATA  The data directory when --data is not given.
+          EXPENSED_DATA      The data directory when --data is not given.
+          EXPENSED_POSTGRES  The PostgreSQL connection string when --postgres is not given.
         """
 
     /// The man page `expensed man` prints (docs/man/expensed.8 is this page, kept in sync by a test).

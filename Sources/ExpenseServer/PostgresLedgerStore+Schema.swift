@@ -119,7 +119,11 @@ extension PostgresLedgerStore {
         // the record's kind as an index of ``SQLiteLedgerStore/historyKinds`` (0: an expense, every older row).
         "ALTER TABLE history ADD COLUMN kind smallint NOT NULL DEFAULT 0;",
         // 3: the login throttle's count shared by every daemon (``PostgresLoginThrottle``): the key's next turn,
-        // as ``AuthThrottle`` keeps it in memory (NULL: no turn handed out yet).
-        "ALTER TABLE auth_failures ADD COLUMN next_slot timestamptz;",
+        // as ``AuthThrottle`` keeps it in memory (NULL: no turn handed out yet), and an index by last failure
+        // so forgetting the keys of every address after 10 minutes is cheap.
+        """
+        ALTER TABLE auth_failures ADD COLUMN next_slot timestamptz;
+        CREATE INDEX auth_failures_by_time ON auth_failures (last_failure);
+        """,
     ]
 }

@@ -10,8 +10,8 @@ import Synchronization
 /// Every query runs on one serial Dispatch queue with its own connection (never the loop's thread, never the
 /// cooperative pool); times are the database's clock (`clock_timestamp()`), so the daemons' clocks need not
 /// agree. Keys are bounded as in memory: an invalid ledger name, or a 33rd name of one address, counts
-/// against the address's overflow key (ledger `''`); an address's keys are forgotten 10 minutes after their
-/// last failure. When the database cannot be reached, the attempt is judged by the local throttle alone.
+/// against the address's overflow key (ledger `''`); keys are forgotten 10 minutes after their last failure.
+/// When the database cannot be reached, the attempt is judged by the local throttle alone.
 final class PostgresLoginThrottle: SharedLoginThrottle {
     private let conninfo: String
     private let schema: String?
@@ -114,8 +114,9 @@ final class PostgresLoginThrottle: SharedLoginThrottle {
     }
 
     private static func recordFailure(_ address: String, _ ledger: String, _ rule: Rule, on connection: PostgresConnection) throws {
-        try connection.query("DELETE FROM auth_failures WHERE address = $1 AND last_failure < clock_timestamp() - interval '600 seconds'",
-                             [.text(address)])
+        // Every address's keys are forgotten 10 minutes after their last failure (by the index on last_failure), so
+        // the table holds only the last 10 minutes' failing keys, as the in-memory table does.
+        try connection.query("DELETE FROM auth_failures WHERE last_failure < clock_timestamp() - interval '600 seconds'")
         let key = try key(address, ledger, on: connection)
         try connection.query("""
             INSERT INTO auth_failures (address, ledger, failures, last_failure, next_slot)

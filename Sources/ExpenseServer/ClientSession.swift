@@ -7,7 +7,10 @@ import Synchronization
 /// What every session of a server shares.
 struct SessionContext: Sendable {
     let ledgers: any LedgerProvider
+    /// This daemon's throttle: the first, local gate.
     let throttle: AuthThrottle
+    /// The count every daemon of the database shares (PostgreSQL), consulted after the local gate; `nil`: none.
+    let sharedThrottle: (any SharedLoginThrottle)?
     let log: ServerLog
     let serverName: String
 }
@@ -78,25 +81,50 @@ final class ClientSession: LineSession {
 
     // MARK: hello
 
-    /// The throttle's verdict for the peer and ledger, then the token check (at once or after the wait).
+    /// The local throttle's verdict for the peer and ledger, then the shared one's (when the ledgers are in
+    /// PostgreSQL), then the token check (at once or after the waits).
     private func admit(_ hello: HelloRequest, id: RequestID) -> LineDisposition {
         switch context.throttle.admit(connection.peerHost, ledger: hello.ledger) {
         case .refuse(let retryAfter):
-            let seconds = Self.wholeSeconds(retryAfter)
-            context.log("\(connection.logName): hello refused for ledger \(DisplayText.quoted(hello.ledger)), "
-                        + "too many failed attempts; its turn is in \(seconds) s")
-            switch machine.withLock({ $0.helloThrottled(id: id, retryAfter: seconds) }) {
+            switch throttled(hello, id: id, retryAfter: retryAfter) {
             case .sendError(let id, let error, let after): return .reply(RPCResponse.error(id: id, error), after)
             case let action: preconditionFailure("\(action) refuses no hello")
             }
-        case .evaluate(let wait) where wait == .zero:
-            authenticate(hello, id: id)
-            return .pending
         case .evaluate(let wait):
-            // Its turn comes later: waited for on a Dispatch timer, not on the cooperative pool.
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(wait)) { self.authenticate(hello, id: id) }
+            after(wait) { self.admitShared(hello, id: id) }
             return .pending
         }
+    }
+
+    /// The shared count's verdict (off the loop's thread), then the token check at the attempt's turn.
+    private func admitShared(_ hello: HelloRequest, id: RequestID) {
+        guard let shared = context.sharedThrottle else {
+            authenticate(hello, id: id)
+            return
+        }
+        shared.admit(connection.peerHost, ledger: hello.ledger) { decision in
+            switch decision {
+            case .refuse(let retryAfter): self.perform(self.throttled(hello, id: id, retryAfter: retryAfter))
+            case .evaluate(let wait): self.after(wait) { self.authenticate(hello, id: id) }
+            }
+        }
+    }
+
+    /// Runs `work` now, or after `wait` on a Dispatch timer (not on the cooperative pool).
+    private func after(_ wait: Duration, _ work: @escaping @Sendable () -> Void) {
+        guard wait > .zero else {
+            work()
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(wait), execute: work)
+    }
+
+    /// Logs a `hello` refused by a throttle and has the machine refuse it.
+    private func throttled(_ hello: HelloRequest, id: RequestID, retryAfter: Duration) -> SessionStateMachine.Action {
+        let seconds = Self.wholeSeconds(retryAfter)
+        context.log("\(connection.logName): hello refused for ledger \(DisplayText.quoted(hello.ledger)), "
+                    + "too many failed attempts; its turn is in \(seconds) s")
+        return machine.withLock { $0.helloThrottled(id: id, retryAfter: seconds) }
     }
 
     /// `duration` in seconds, for a Dispatch deadline.
@@ -149,12 +177,19 @@ final class ClientSession: LineSession {
         }
     }
 
-    /// A failure is logged (never the token), counted, and answered −32001 before the connection closes.
+    /// A failure is logged (never the token), counted (in the shared count too, before the answer, so a client
+    /// that got its −32001 finds it counted on every daemon), and answered −32001 before the connection closes.
     private func refuse(_ hello: HelloRequest, id: RequestID) {
         context.throttle.recordFailure(connection.peerHost, ledger: hello.ledger)
         context.log("\(connection.logName): hello failed for ledger \(DisplayText.quoted(hello.ledger)) "
                     + "(unknown ledger or wrong token); closing")
-        perform(machine.withLock { $0.helloRefused(id: id) })
+        guard let shared = context.sharedThrottle else {
+            perform(machine.withLock { $0.helloRefused(id: id) })
+            return
+        }
+        shared.recordFailure(connection.peerHost, ledger: hello.ledger) {
+            self.perform(self.machine.withLock { $0.helloRefused(id: id) })
+        }
     }
 
     /// Sends the `hello` answer; from then on a revocation of the token (`expensed token revoke`) closes the

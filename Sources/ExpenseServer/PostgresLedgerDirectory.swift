@@ -77,6 +77,12 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
         }
     }
 
+    /// The login throttle's count in this database, shared with every daemon serving it (Protocol.md section 4),
+    /// on a connection of its own.
+    func loginThrottle(freeFailures: Int, interval: Duration, log: @escaping @Sendable (String) -> Void) -> PostgresLoginThrottle {
+        PostgresLoginThrottle(conninfo: conninfo, schema: schema, freeFailures: freeFailures, interval: interval, log: log)
+    }
+
     /// The ledger `name` when `token` is one of its tokens as last read (no credential registered: tests); a
     /// ledger added by another process since this one started is opened here, once.
     public func authenticatedLedger(name: String, token: String) -> Ledger? {

@@ -18,7 +18,8 @@ extension PostgresLedgerStore {
     ///   database's default collation.
     /// - `clients` and `outcomes` hold each client's last consumed mutationId and the kept outcomes of its
     ///   latest mutations (Protocol.md §7.6), in the same transaction as the effects.
-    /// - `auth_failures` counts failed `hello`s per (address, ledger) for every daemon on the database.
+    /// - `auth_failures` counts failed `hello`s per (address, ledger) for every daemon on the database
+    ///   (``PostgresLoginThrottle``; migration 3 adds each key's next turn, `next_slot`).
     ///
     /// Migration 1 brings the store to the SQLite store's migrations 3–5:
     /// - `tokens` holds each ledger's named tokens (name, role, SHA-256 as `bytea`, never the token, creation
@@ -117,5 +118,12 @@ extension PostgresLedgerStore {
         // 2: history entries of budgets, rules and settings (Protocol.md §5.8), as the SQLite store's migration 6:
         // the record's kind as an index of ``SQLiteLedgerStore/historyKinds`` (0: an expense, every older row).
         "ALTER TABLE history ADD COLUMN kind smallint NOT NULL DEFAULT 0;",
+        // 3: the login throttle's count shared by every daemon (``PostgresLoginThrottle``): the key's next turn,
+        // as ``AuthThrottle`` keeps it in memory (NULL: no turn handed out yet), and an index by last failure
+        // so forgetting the keys of every address after 10 minutes is cheap.
+        """
+        ALTER TABLE auth_failures ADD COLUMN next_slot timestamptz;
+        CREATE INDEX auth_failures_by_time ON auth_failures (last_failure);
+        """,
     ]
 }

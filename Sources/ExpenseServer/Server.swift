@@ -34,6 +34,9 @@ public final class Server: Sendable {
         let context = SessionContext(ledgers: ledgers,
                                      throttle: AuthThrottle(freeFailures: configuration.authFreeFailures,
                                                             interval: configuration.authPenaltyInterval),
+                                     sharedThrottle: (ledgers as? PostgresLedgerDirectory)?.loginThrottle(
+                                         freeFailures: configuration.authFreeFailures, interval: configuration.authPenaltyInterval,
+                                         log: { log($0) }),
                                      log: log, serverName: configuration.serverName)
         let maximumLineLength = configuration.maximumLineLength
         lineServer = try LineServer(address: configuration.listen, configuration: transport, log: { log($0) }) { connection in

@@ -164,4 +164,17 @@ import Testing
         #expect(machine.greeted(binding, response: [1]) == .release(binding, watchID: nil))
         #expect(machine.state == .closed)
     }
+
+    /// The shared (PostgreSQL) throttle answers off the loop's thread, after its query: while it is out the
+    /// session stays `authenticating`, and a verdict arriving after the connection went away sends nothing.
+    @Test func aThrottleVerdictFromTheDatabaseAfterTheConnectionWentAwaySendsNothing() {
+        var machine = SessionStateMachine()
+        _ = machine.lineReceived(Self.hello(5))
+        #expect(machine.lineReceived(Self.request(6, "ping")) == .sendError(RequestID(6), .helloRequired, .proceed))
+        #expect(machine.state == .authenticating)
+        #expect(machine.connectionClosed() == SessionStateMachine.Action.none)
+        #expect(machine.helloThrottled(id: RequestID(5), retryAfter: 40) == SessionStateMachine.Action.none)
+        #expect(machine.helloRefused(id: RequestID(5)) == SessionStateMachine.Action.none)
+        #expect(machine.state == .closed)
+    }
 }

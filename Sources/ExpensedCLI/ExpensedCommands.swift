@@ -15,7 +15,7 @@ enum ExpensedCommands {
           Each ledger is one SQLite database DIR/NAME.sqlite, holding the SHA-256 of each of its named tokens
           (never a token); `ledger add` writes the first one, the owner token `default`, to DIR/NAME.token (mode 0600).
         """,
-        subcommands: [serve, ledger, token, backup, restore, compact, tls, completion, manual],
+        subcommands: [serve, ledger, token, backup, restore, compact, migrate, tls, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(

@@ -342,7 +342,7 @@ public final class LedgerDirectory: Sendable {
         }
     }
 
-    private static func ledgerNames(in directory: String) throws -> [String] {
+    static func ledgerNames(in directory: String) throws -> [String] {
         let files: [String]
         do {
             files = try FileManager.default.contentsOfDirectory(atPath: directory)

@@ -7,7 +7,7 @@ import PostgreSQL
 /// `data_records` (migration 1). Few and small, so each write is its own statement inside the transaction
 /// (rolled back with it); their seqs come from the same ledger row's `head` as the expenses'.
 extension PostgresLedgerStore {
-    private static let dataColumns = "seq, id, kind, version, deleted, fields, field_versions"
+    static let dataColumns = "seq, id, kind, version, deleted, fields, field_versions"
 
     package func dataRecord(id: UUID) throws -> StoredDataRecord? {
         if !inTransaction { try ensureConnected() }
@@ -44,7 +44,7 @@ extension PostgresLedgerStore {
         }
     }
 
-    private static func decodeData(_ row: PostgresRow) throws -> StoredDataRecord {
+    static func decodeData(_ row: PostgresRow) throws -> StoredDataRecord {
         guard let id = UUIDText.parse(row.text(1)),
               let stored = StoredDataRecord(seq: row.int64(0), id: id, kind: row.text(2), version: row.int64(3), deleted: row.bool(4),
                                             fieldsText: row.text(5), fieldVersionsText: row.text(6)) else {

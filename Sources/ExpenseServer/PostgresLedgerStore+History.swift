@@ -17,8 +17,13 @@ extension PostgresLedgerStore {
     /// The transaction's history entries, in one statement.
     func flushHistory() throws {
         guard !pendingHistory.isEmpty else { return }
+        try Self.insertHistory(pendingHistory, ledger: name, connection: connection)
+    }
+
+    /// Writes `entries` of `ledger` in one statement.
+    static func insertHistory(_ entries: [HistoryEntry], ledger: String, connection: PostgresConnection) throws {
         var columns = Array(repeating: [PostgresValue](), count: 9)
-        for entry in pendingHistory {
+        for entry in entries {
             let values: [PostgresValue] = [
                 .integer(entry.seq), .text(UUIDText.lowercased(entry.id)), .integer(entry.version),
                 .integer(Int64(SQLiteLedgerStore.historyActions.firstIndex(of: entry.action) ?? 0)),
@@ -32,7 +37,7 @@ extension PostgresLedgerStore {
             INSERT INTO history (ledger, seq, id, version, action, changes, who, client, time, kind)
             SELECT $1, * FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::smallint[], $6::text[], $7::text[],
                                      $8::uuid[], $9::bigint[], $10::smallint[])
-            """, [.text(name)] + columns.map(PostgresValue.array))
+            """, [.text(ledger)] + columns.map(PostgresValue.array))
     }
 
     package func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry] {
@@ -52,7 +57,7 @@ extension PostgresLedgerStore {
         return try rows.map(Self.decodeHistory)
     }
 
-    private static func decodeHistory(_ row: PostgresRow) throws -> HistoryEntry {
+    static func decodeHistory(_ row: PostgresRow) throws -> HistoryEntry {
         let action = Int(row.int64(3)), kindIndex = Int(row.int64(8))
         guard SQLiteLedgerStore.historyActions.indices.contains(action), SQLiteLedgerStore.historyKinds.indices.contains(kindIndex),
               let id = UUIDText.parse(row.text(1)), let client = UUIDText.parse(row.text(6)) else {

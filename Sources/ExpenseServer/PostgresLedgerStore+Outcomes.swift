@@ -18,13 +18,18 @@ extension PostgresLedgerStore {
                 WHERE ledger = $1 AND client = $2 AND mutation_id = $3
                 """, [.text(name), .text(UUIDText.lowercased(clientId)), .integer(mutationId)]).first
         }
-        guard let row else { return nil }
-        switch row.int64(0) {
-        case 0: return .applied(version: row.int64(1), seq: row.int64(2))
+        return try row.map { try Self.decodeOutcome($0, from: 0) }
+    }
+
+    /// The outcome in columns `status, version, seq, record, reason, field, message` from `column` on.
+    static func decodeOutcome(_ row: PostgresRow, from column: Int) throws -> ConsumedOutcome {
+        let c = column
+        switch row.int64(c) {
+        case 0: return .applied(version: row.int64(c + 1), seq: row.int64(c + 2))
         case 1:
-            guard let id = UUIDText.parse(row.text(3)) else { throw LedgerError.storageFailed("a kept conflict has no record id") }
+            guard let id = UUIDText.parse(row.text(c + 3)) else { throw LedgerError.storageFailed("a kept conflict has no record id") }
             return .conflict(id: id)
-        default: return .rejected(MutationRejection(reason: row.text(4), field: row.optionalText(5), message: row.text(6)))
+        default: return .rejected(MutationRejection(reason: row.text(c + 4), field: row.optionalText(c + 5), message: row.text(c + 6)))
         }
     }
 
@@ -32,33 +37,9 @@ extension PostgresLedgerStore {
     /// out of the retention window: in the same transaction as the effects and the last consumed mutationIds.
     func flushOutcomes() throws {
         if !pendingOutcomes.isEmpty {
-            var columns = Array(repeating: [PostgresValue](), count: 9)
-            for (key, outcome) in pendingOutcomes {
-                var values: [PostgresValue] = [.text(UUIDText.lowercased(key.clientId)), .integer(key.mutationId),
-                                               .integer(0), .null, .null, .null, .null, .null, .null]
-                switch outcome {
-                case .applied(let version, let seq):
-                    values[3] = .integer(version)
-                    values[4] = .integer(seq)
-                case .conflict(let id):
-                    values[2] = .integer(1)
-                    values[5] = .text(UUIDText.lowercased(id))
-                case .rejected(let rejection):
-                    values[2] = .integer(2)
-                    values[6] = .text(rejection.reason)
-                    values[7] = rejection.field.map { .text($0) } ?? .null
-                    values[8] = .text(rejection.message)
-                }
-                for (index, value) in values.enumerated() { columns[index].append(value) }
-            }
-            try connection.query("""
-                INSERT INTO outcomes (ledger, client, mutation_id, status, version, seq, record, reason, field, message)
-                SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::smallint[], $5::bigint[], $6::bigint[],
-                                         $7::uuid[], $8::text[], $9::text[], $10::text[])
-                ON CONFLICT (ledger, client, mutation_id) DO UPDATE SET status = excluded.status,
-                    version = excluded.version, seq = excluded.seq, record = excluded.record,
-                    reason = excluded.reason, field = excluded.field, message = excluded.message
-                """, [.text(name)] + columns.map(PostgresValue.array))
+            try Self.upsertOutcomes(pendingOutcomes.map { LedgerSnapshot.KeptOutcome(clientId: $0.key.clientId, mutationId: $0.key.mutationId,
+                                                                                    outcome: $0.value) },
+                                    ledger: name, connection: connection)
         }
         let pruned = pendingLastMutationIds.filter { $0.value > outcomeRetention }
         guard !pruned.isEmpty else { return }
@@ -67,6 +48,37 @@ extension PostgresLedgerStore {
             WHERE o.ledger = $1 AND o.client = p.client AND o.mutation_id <= p.below
             """, [.text(name), .array(pruned.keys.map { .text(UUIDText.lowercased($0)) }),
                   .array(pruned.values.map { .integer($0 - outcomeRetention) })])
+    }
+
+    /// Writes `outcomes` of `ledger` in one statement, replacing those with the same key.
+    static func upsertOutcomes(_ outcomes: [LedgerSnapshot.KeptOutcome], ledger: String, connection: PostgresConnection) throws {
+        var columns = Array(repeating: [PostgresValue](), count: 9)
+        for kept in outcomes {
+            var values: [PostgresValue] = [.text(UUIDText.lowercased(kept.clientId)), .integer(kept.mutationId),
+                                           .integer(0), .null, .null, .null, .null, .null, .null]
+            switch kept.outcome {
+            case .applied(let version, let seq):
+                values[3] = .integer(version)
+                values[4] = .integer(seq)
+            case .conflict(let id):
+                values[2] = .integer(1)
+                values[5] = .text(UUIDText.lowercased(id))
+            case .rejected(let rejection):
+                values[2] = .integer(2)
+                values[6] = .text(rejection.reason)
+                values[7] = rejection.field.map { .text($0) } ?? .null
+                values[8] = .text(rejection.message)
+            }
+            for (index, value) in values.enumerated() { columns[index].append(value) }
+        }
+        try connection.query("""
+            INSERT INTO outcomes (ledger, client, mutation_id, status, version, seq, record, reason, field, message)
+            SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::smallint[], $5::bigint[], $6::bigint[],
+                                     $7::uuid[], $8::text[], $9::text[], $10::text[])
+            ON CONFLICT (ledger, client, mutation_id) DO UPDATE SET status = excluded.status,
+                version = excluded.version, seq = excluded.seq, record = excluded.record,
+                reason = excluded.reason, field = excluded.field, message = excluded.message
+            """, [.text(ledger)] + columns.map(PostgresValue.array))
     }
 
     /// Outcomes kept for `clientId` (tests of the retention window).

@@ -250,8 +250,13 @@ package final class PostgresLedgerStore: LedgerStore {
     /// Every record the transaction wrote, in one statement.
     private func flushRecords() throws {
         guard !pendingRecords.isEmpty else { return }
+        try Self.upsertRecords(Array(pendingRecords.values), ledger: name, connection: connection)
+    }
+
+    /// Writes `records` of `ledger` in one statement, each with its seq, replacing the row of the same id.
+    static func upsertRecords(_ records: [StoredRecord], ledger: String, connection: PostgresConnection) throws {
         var columns = Array(repeating: [PostgresValue](), count: 13)
-        for stored in pendingRecords.values {
+        for stored in records {
             let expense = stored.expense
             let versions = stored.fieldVersions
             let values: [PostgresValue] = [
@@ -273,7 +278,7 @@ package final class PostgresLedgerStore: LedgerStore {
                 category = excluded.category, day = excluded.day, note = excluded.note,
                 money_version = excluded.money_version, category_version = excluded.category_version,
                 date_version = excluded.date_version, note_version = excluded.note_version
-            """, [.text(name)] + columns.map(PostgresValue.array))
+            """, [.text(ledger)] + columns.map(PostgresValue.array))
     }
 
     private func flushLastMutationIds() throws {

@@ -54,7 +54,7 @@ extension SQLiteLedgerStore {
             """).map([.integer(since), .integer(Int64(limit))]) { try Self.decodeData($0).record }
     }
 
-    private static func decodeData(_ row: SQLiteRow) throws -> StoredDataRecord {
+    static func decodeData(_ row: SQLiteRow) throws -> StoredDataRecord {
         guard let stored = StoredDataRecord(seq: row.int64(0), id: try uuid(row.blob(1)), kind: row.text(2), version: row.int64(3),
                                             deleted: row.int64(4) != 0, fieldsText: row.text(5), fieldVersionsText: row.text(6)) else {
             throw LedgerError.damagedDatabase(path: "data_records", report: "an unreadable row at seq \(row.int64(0))")

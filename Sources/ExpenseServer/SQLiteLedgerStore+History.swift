@@ -36,9 +36,9 @@ extension SQLiteLedgerStore {
         ])
     }
 
-    private static let historyColumns = "seq, id, previous, version, action, changes, who, client, time, kind"
+    static let historyColumns = "seq, id, previous, version, action, changes, who, client, time, kind"
 
-    private static func decodeHistory(_ row: SQLiteRow) throws -> (entry: HistoryEntry, previous: Int64) {
+    static func decodeHistory(_ row: SQLiteRow) throws -> (entry: HistoryEntry, previous: Int64) {
         let action = Int(row.int64(4)), kindIndex = Int(row.int64(9))
         guard historyActions.indices.contains(action), historyKinds.indices.contains(kindIndex) else {
             throw LedgerError.storageFailed("a history entry has an unknown action or kind")

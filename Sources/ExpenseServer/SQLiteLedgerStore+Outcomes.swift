@@ -18,35 +18,44 @@ extension SQLiteLedgerStore {
         return try connection.cached("""
             SELECT status, version, seq, record, reason, field, message FROM outcomes
             WHERE client = ?1 AND mutation_id = ?2
-            """).first([Self.blob(clientId), .integer(mutationId)]) { row in
-            switch row.int64(0) {
-            case 0: return .applied(version: row.int64(1), seq: row.int64(2))
-            case 1: return .conflict(id: try Self.uuid(row.blob(3)))
-            default: return .rejected(MutationRejection(reason: row.text(4), field: row.optionalText(5),
-                                                        message: row.text(6)))
-            }
+            """).first([Self.blob(clientId), .integer(mutationId)]) { try Self.decodeOutcome($0, from: 0) }
+    }
+
+    /// The outcome in columns `status, version, seq, record, reason, field, message` from `column` on.
+    static func decodeOutcome(_ row: SQLiteRow, from column: Int32) throws -> ConsumedOutcome {
+        let c = column
+        switch row.int64(c) {
+        case 0: return .applied(version: row.int64(c + 1), seq: row.int64(c + 2))
+        case 1: return .conflict(id: try uuid(row.blob(c + 3)))
+        default: return .rejected(MutationRejection(reason: row.text(c + 4), field: row.optionalText(c + 5),
+                                                    message: row.text(c + 6)))
         }
+    }
+
+    /// `outcome` as the values of columns `status, version, seq, record, reason, field, message`.
+    static func outcomeValues(_ outcome: ConsumedOutcome) -> [SQLiteValue] {
+        var values: [SQLiteValue] = [.integer(0), .null, .null, .null, .null, .null, .null]
+        switch outcome {
+        case .applied(let version, let seq):
+            values[1] = .integer(version)
+            values[2] = .integer(seq)
+        case .conflict(let id):
+            values[0] = .integer(1)
+            values[3] = blob(id)
+        case .rejected(let rejection):
+            values[0] = .integer(2)
+            values[4] = .text(rejection.reason)
+            values[5] = rejection.field.map { .text($0) } ?? .null
+            values[6] = .text(rejection.message)
+        }
+        return values
     }
 
     /// Writes the transaction's outcomes and forgets, per client that pushed, those that fell out of the
     /// retention window: in the same transaction as the effects and the last consumed mutationIds.
     func flushOutcomes() throws {
         for (key, outcome) in pendingOutcomes {
-            var values: [SQLiteValue] = [Self.blob(key.clientId), .integer(key.mutationId), .integer(0), .null, .null, .null,
-                                         .null, .null, .null]
-            switch outcome {
-            case .applied(let version, let seq):
-                values[3] = .integer(version)
-                values[4] = .integer(seq)
-            case .conflict(let id):
-                values[2] = .integer(1)
-                values[5] = Self.blob(id)
-            case .rejected(let rejection):
-                values[2] = .integer(2)
-                values[6] = .text(rejection.reason)
-                values[7] = rejection.field.map { .text($0) } ?? .null
-                values[8] = .text(rejection.message)
-            }
+            let values: [SQLiteValue] = [Self.blob(key.clientId), .integer(key.mutationId)] + Self.outcomeValues(outcome)
             try connection.cached("""
                 INSERT OR REPLACE INTO outcomes (client, mutation_id, status, version, seq, record, reason, field, message)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)

@@ -49,6 +49,7 @@ package enum ExpensedCommand {
         case ["restore"]: return restore(command)
         case ["tls", "init"]: return TLSInitCommand.run(command)
         case ["compact"]: return try compact(command)
+        case ["migrate"]: return try migrate(command)
         case [ExpensedCommands.completion.name]:
             printOut(try CompletionScript.script(for: command, root: ExpensedCommands.root))
             return .success

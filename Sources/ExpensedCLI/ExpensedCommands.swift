@@ -18,7 +18,7 @@ enum ExpensedCommands {
           PostgreSQL database instead of a data directory (see docs/deploy.md); backup and restore are for data
           directories only.
         """,
-        subcommands: [serve, ledger, token, backup, restore, compact, tls, completion, manual],
+        subcommands: [serve, ledger, token, backup, restore, compact, migrate, tls, completion, manual],
         defaultSubcommand: "serve")
 
     static let serve = CommandSpec(

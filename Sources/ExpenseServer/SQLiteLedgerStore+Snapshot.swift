@@ -1,0 +1,115 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import SQLite
+
+/// The SQLite store's side of `expensed migrate` (``LedgerSnapshot``): the whole file read in one read
+/// transaction, and a new file written in one transaction with bulk statements.
+extension SQLiteLedgerStore {
+    /// Everything this ledger holds, read in one transaction.
+    package func snapshot() throws -> LedgerSnapshot {
+        try connection.transaction {
+            let records = try connection.prepare("""
+                SELECT seq, version, deleted, amount, currency, category, day, note,
+                       money_version, category_version, date_version, note_version, id
+                FROM records ORDER BY seq
+                """).map([]) { try Self.decode($0, id: try Self.uuid($0.blob(12)), from: 0) }
+            let data = try connection.prepare("""
+                SELECT seq, id, kind, version, deleted, fields, field_versions FROM data_records ORDER BY seq
+                """).map([]) { try Self.decodeData($0) }
+            let history = try connection.prepare("SELECT \(Self.historyColumns) FROM history ORDER BY seq")
+                .map([]) { try Self.decodeHistory($0).entry }
+            var clients: [UUID: Int64] = [:]
+            try connection.prepare("SELECT id, last_mutation_id FROM clients").forEach { clients[try Self.uuid($0.blob(0))] = $0.int64(1) }
+            let outcomes = try connection.prepare("""
+                SELECT client, mutation_id, status, version, seq, record, reason, field, message FROM outcomes
+                """).map([]) { row in
+                LedgerSnapshot.KeptOutcome(clientId: try Self.uuid(row.blob(0)), mutationId: row.int64(1),
+                                           outcome: try Self.decodeOutcome(row, from: 2))
+            }
+            var meta: [String: Int64] = [:]
+            try connection.prepare("SELECT key, value FROM history_meta").forEach { meta[$0.text(0)] = $0.int64(1) }
+            var totals: [Currency: Int64] = [:]
+            try connection.prepare("SELECT currency, sum(amount) FROM monthly_totals GROUP BY currency").forEach { row in
+                if let currency = Currency(code: row.text(0)) { totals[currency] = row.int64(1) }
+            }
+            var snapshot = LedgerSnapshot(
+                name: name, currency: currency, identity: identity, head: head, horizon: meta["horizon"] ?? 0,
+                historyStartSeq: meta["start_seq"] ?? 0, historyStartTime: meta["start_time"] ?? 0, records: records,
+                dataRecords: data, history: history, clients: clients, outcomes: outcomes,
+                tokens: try Self.tokens(connection: connection), totals: totals)
+            snapshot.sort()
+            return snapshot
+        }
+    }
+
+    /// Writes `snapshot` into the new, empty ledger file at `path` (made by ``init(path:name:currency:token:verify:outcomeRetention:)``
+    /// without a token), in one transaction: rows with their exact seqs, the aggregates recomputed from the
+    /// live records, each history entry's `previous` link from the entries before it.
+    package static func install(_ snapshot: LedgerSnapshot, intoNewFile path: String) throws {
+        let store = try SQLiteLedgerStore(path: path, name: snapshot.name, currency: snapshot.currency)
+        let connection = store.connection
+        try connection.transaction {
+            for (key, value) in [ledgerIdKey: UUIDText.lowercased(snapshot.identity.ledgerId),
+                                 epochKey: UUIDText.lowercased(snapshot.identity.epoch),
+                                 epochCursorKey: String(snapshot.identity.epochCursor)] {
+                try connection.cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)").run([.text(key), .text(value)])
+            }
+            for stored in snapshot.records {
+                let expense = stored.expense, versions = stored.fieldVersions
+                try connection.cached("""
+                    INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
+                        money_version, category_version, date_version, note_version)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                    """).run([
+                    .integer(stored.seq), blob(expense.id), .integer(stored.version), .integer(stored.deleted ? 1 : 0),
+                    .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
+                    .integer(Int64(expense.date.ordinal)), .text(expense.note),
+                    .integer(versions.money), .integer(versions.category), .integer(versions.date), .integer(versions.note),
+                ])
+            }
+            for stored in snapshot.dataRecords {
+                try connection.cached("""
+                    INSERT INTO data_records (seq, id, kind, version, deleted, fields, field_versions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                    """).run([.integer(stored.seq), blob(stored.record.id), .text(stored.record.kind.rawValue),
+                              .integer(stored.version), .integer(stored.deleted ? 1 : 0), .text(stored.fieldsText),
+                              .text(stored.fieldVersionsText)])
+            }
+            var lastSeq: [UUID: Int64] = [:]
+            for entry in snapshot.history {
+                try connection.cached("""
+                    INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                    """).run([
+                    .integer(entry.seq), blob(entry.id), .integer(lastSeq[entry.id] ?? 0), .integer(entry.version),
+                    .integer(Int64(historyActions.firstIndex(of: entry.action) ?? 0)),
+                    .text(String(decoding: entry.changesJSON, as: UTF8.self)), entry.who.map { .text($0) } ?? .null,
+                    blob(entry.clientId), .integer(entry.time), .integer(Int64(historyKinds.firstIndex(of: entry.kind) ?? 0)),
+                ])
+                lastSeq[entry.id] = entry.seq
+            }
+            for (key, value) in ["start_seq": snapshot.historyStartSeq, "start_time": snapshot.historyStartTime,
+                                 "horizon": snapshot.horizon] {
+                try connection.cached("INSERT OR REPLACE INTO history_meta (key, value) VALUES (?1, ?2)").run([.text(key), .integer(value)])
+            }
+            for (clientId, last) in snapshot.clients {
+                try connection.cached("INSERT INTO clients (id, last_mutation_id) VALUES (?1, ?2)").run([blob(clientId), .integer(last)])
+            }
+            for kept in snapshot.outcomes {
+                try connection.cached("""
+                    INSERT INTO outcomes (client, mutation_id, status, version, seq, record, reason, field, message)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                    """).run([blob(kept.clientId), .integer(kept.mutationId)] + outcomeValues(kept.outcome))
+            }
+            for token in snapshot.tokens { try insertToken(token, connection: connection) }
+            try connection.execute("""
+                INSERT INTO daily_totals (day, category, currency, amount, count)
+                    SELECT day, category, currency, sum(amount), count(*) FROM records WHERE deleted = 0
+                    GROUP BY day, category, currency;
+                INSERT INTO monthly_totals (month, category, currency, amount, count)
+                    SELECT day / 100, category, currency, sum(amount), count(*) FROM records WHERE deleted = 0
+                    GROUP BY day / 100, category, currency;
+                """)
+        }
+    }
+}

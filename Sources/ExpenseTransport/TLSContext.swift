@@ -56,6 +56,11 @@ package final class TLSContext: @unchecked Sendable {
         // memory does not grow with the clients it has seen.
         _ = copenssl_ctx_set_session_cache_mode(context.pointer, Int(SSL_SESS_CACHE_OFF))
         _ = SSL_CTX_set_options(context.pointer, UInt64(copenssl_op_no_tickets()))
+        // TLS 1.3: SSL_OP_NO_TICKET alone still sends (stateful) tickets after the handshake; none are wanted.
+        _ = SSL_CTX_set_num_tickets(context.pointer, 0)
+        // A daemon holds thousands of mostly idle sessions: OpenSSL's two record buffers (~17 KiB each) are
+        // freed whenever they are empty and taken again for the next record (see docs/benchmarks.md, "TLS").
+        _ = copenssl_ctx_set_mode(context.pointer, copenssl_mode_release_buffers())
         return context
     }
 

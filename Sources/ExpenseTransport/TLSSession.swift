@@ -141,6 +141,9 @@ package final class TLSSession {
                 let count = SSL_read(ssl, base, Int32(buffer.count))
                 if count > 0 {
                     deliver(UnsafeRawBufferPointer(start: base, count: Int(count)))
+                    // Another SSL_read with no ciphertext left would only answer WANT_READ (and, with released
+                    // buffers, take and free a record buffer to say so): stop while nothing more can be read.
+                    guard SSL_has_pending(ssl) == 1 || BIO_ctrl_pending(networkIn) > 0 else { return }
                     continue
                 }
                 switch SSL_get_error(ssl, count) {
@@ -188,16 +191,30 @@ package final class TLSSession {
     }
 
     /// Marks `count` bytes of the pending ciphertext sent.
+    /// Once all is sent, the buffer is given back (an idle session holds none; the next record takes a new one
+    /// of its own size).
     package func consumeCiphertext(_ count: Int) {
         outgoingOffset = min(outgoingOffset + count, outgoing.count)
         if outgoingOffset == outgoing.count {
-            outgoing.removeAll(keepingCapacity: outgoing.capacity <= 64 * 1024)
+            outgoing = []
             outgoingOffset = 0
         }
     }
 
-    /// Moves what OpenSSL wrote into the output BIO to ``outgoing``.
+    /// Bytes of ciphertext buffer the session holds outside OpenSSL (0 when idle).
+    package var ciphertextBufferCapacity: Int { outgoing.capacity }
+
+    /// Moves what OpenSSL wrote into the output BIO to ``outgoing``: into a new array of that size when nothing
+    /// else waits (one copy, no zero-filling), else appended.
     private func collectOutgoing() {
+        if outgoing.isEmpty {
+            let pending = Int(BIO_ctrl_pending(networkOut))
+            guard pending > 0 else { return }
+            outgoing = [UInt8](unsafeUninitializedCapacity: pending) { buffer, initialized in
+                initialized = buffer.baseAddress.map { Int(max(BIO_read(networkOut, $0, Int32(clamping: pending)), 0)) } ?? 0
+            }
+            outgoingOffset = 0
+        }
         while true {
             let pending = Int(BIO_ctrl_pending(networkOut))
             guard pending > 0 else { return }

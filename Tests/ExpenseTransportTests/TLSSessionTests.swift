@@ -31,6 +31,38 @@ import Testing
         #expect(client.state == .finished)
     }
 
+    /// An idle session gives its ciphertext buffer back (and OpenSSL its record buffers, the server context's
+    /// `SSL_MODE_RELEASE_BUFFERS`); a line of many records afterwards is taken, encrypted and delivered whole.
+    @Test func anIdleSessionHoldsNoBufferAndALargeLineAfterwardsArrivesWhole() throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        let (client, server) = try pair(fixture, client: fixture.trusting)
+        pump(client, server)
+        #expect(server.state == .established)
+        #expect(server.ciphertextBufferCapacity == 0)
+        #expect(client.ciphertextBufferCapacity == 0)
+        let small = Array("{\"method\":\"ping\"}\n".utf8)
+        #expect(small.withUnsafeBytes { client.encrypt($0) } == small.count)
+        #expect(pump(client, server).server == small)
+        #expect(client.ciphertextBufferCapacity == 0)
+        var large = (0..<300_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        large.append(UInt8(ascii: "\n"))
+        for (from, to) in [(client, server), (server, client)] {
+            var offset = 0
+            while offset < large.count {
+                let consumed = large.withUnsafeBytes { from.encrypt(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+                #expect(consumed > 0)
+                guard consumed > 0 else { break }
+                offset += consumed
+            }
+            let received = pump(client, server)
+            #expect((to === server ? received.server : received.client) == large)
+            #expect(from.ciphertextBufferCapacity == 0)
+        }
+        #expect(small.withUnsafeBytes { server.encrypt($0) } == small.count)
+        #expect(pump(client, server).client == small)
+    }
+
     @Test func nothingIsEncryptedBeforeTheHandshakeFinishes() throws {
         let fixture = try TLSFixture()
         defer { fixture.remove() }

@@ -10,7 +10,7 @@ import Glibc
 extension ServeCommand {
     /// `expensed serve --postgres CONNINFO`: every ledger of the database, beside any number of other daemons
     /// on it (no data-directory lock). The connection string is logged only without its password.
-    static func servePostgres(configuration: ServerConfiguration, conninfo: String, trustNetwork: Bool,
+    static func servePostgres(configuration: ServerConfiguration, conninfo: String,
                               compactAfter: Int?) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
@@ -29,10 +29,7 @@ extension ServeCommand {
             await directory.close()
             return DaemonFailure.exitCode(for: error)
         }
-        if !server.address.isLoopback, !trustNetwork {
-            log("WARNING: listening on \(server.address), which is not a loopback address. Tokens and expenses travel "
-                + "unencrypted: put an SSH tunnel or a TLS terminator in front, or pass --trust-network if this network is trusted.")
-        }
+        Self.announceTransport(configuration, server: server, log: log)
         let stopSignals = cepoll_stop_signal_pipe()
         guard stopSignals >= 0 else {
             log("cannot install the SIGINT/SIGTERM handler: \(String(cString: strerror(errno)))")

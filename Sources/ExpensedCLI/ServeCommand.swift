@@ -54,8 +54,7 @@ struct ServeCommand {
         }
         let compactAfter = try integer("compact-after", in: 1...36_500)
         if let conninfo = ExpensedCommand.postgresOption(command) {
-            return await Self.servePostgres(configuration: configuration, conninfo: conninfo,
-                                            trustNetwork: insecurePlaintext, compactAfter: compactAfter)
+            return await Self.servePostgres(configuration: configuration, conninfo: conninfo, compactAfter: compactAfter)
         }
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCommand.dataDirectory(command.option("data")),
@@ -86,6 +85,22 @@ struct ServeCommand {
                              path: command.path)
         }
         return number
+    }
+
+    /// What both kinds of daemon log and arm once listening: TLS (and its SIGHUP reload), the plaintext warning
+    /// off loopback, the PROXY protocol sources.
+    static func announceTransport(_ configuration: ServerConfiguration, server: Server, log: ServerLog) {
+        if let identity = configuration.tls {
+            log("serving TLS with \(identity.certificateFile) (\(identity.fingerprint.map { "\($0)" } ?? "fingerprint unknown"))")
+            Self.reloadOnHangup(identity, log: log)
+        } else if !server.address.isLoopback {
+            log("WARNING: listening on \(server.address), which is not a loopback address, in plaintext (--insecure-plaintext): "
+                + "tokens and expenses travel unencrypted. Use --tls-cert/--tls-key unless this network is trusted.")
+        }
+        if !configuration.proxyProtocolSources.isEmpty {
+            log("expecting a PROXY protocol header first on connections from "
+                + configuration.proxyProtocolSources.map(\.description).joined(separator: ", "))
+        }
     }
 
     /// SIGHUP reloads the certificate and key (renewed by an ACME tool): new connections get them, open ones keep
@@ -153,17 +168,7 @@ struct ServeCommand {
             await directory.close()
             return DaemonFailure.exitCode(for: error)
         }
-        if let identity = configuration.tls {
-            log("serving TLS with \(identity.certificateFile) (\(identity.fingerprint.map { "\($0)" } ?? "fingerprint unknown"))")
-            Self.reloadOnHangup(identity, log: log)
-        } else if !server.address.isLoopback {
-            log("WARNING: listening on \(server.address), which is not a loopback address, in plaintext (--insecure-plaintext): "
-                + "tokens and expenses travel unencrypted. Use --tls-cert/--tls-key unless this network is trusted.")
-        }
-        if !configuration.proxyProtocolSources.isEmpty {
-            log("expecting a PROXY protocol header first on connections from "
-                + configuration.proxyProtocolSources.map(\.description).joined(separator: ", "))
-        }
+        Self.announceTransport(configuration, server: server, log: log)
         // SIGINT/SIGTERM become a graceful stop (StopSignal: installed synchronously, so a signal sent right after
         // `listening on` cannot slip past it); a thread of its own waits for one.
         do {

@@ -41,7 +41,8 @@ let package = Package(
         .executableTarget(
             name: "expense-bench",
             dependencies: ["ExpenseCore", "ExpenseProtocol", "SQLite", "ProcessSpawn",
-                           "CEpoll", "ExpenseTransport"]  // the generator's epoll loops; its TLS client is TLSSession
+                           "CEpoll", "ExpenseTransport",  // the generator's epoll loops; its TLS client is TLSSession
+                           "PostgreSQL"]  // the `pg` section's own multi-row insert, through libpq's pipeline mode
         ),
 
         // Test targets declare every module they import (docs/modules.md). What several share (a seeded generator,

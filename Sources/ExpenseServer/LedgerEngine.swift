@@ -38,6 +38,8 @@ package final class LedgerEngine {
         let time = clock()
         do {
             return try store.transaction {
+                try store.prefetch(clientIds: pushes.map(\.clientId),
+                                   ids: pushes.flatMap { $0.items.compactMap { try? $0.decoded.get().id } })
                 let results = try pushes.map {
                     try rules.apply(clientId: $0.clientId, items: $0.items, to: store, author: HistoryAuthor(who: $0.who, time: time))
                 }

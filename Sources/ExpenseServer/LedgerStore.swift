@@ -114,8 +114,15 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// `summary`): a store that other processes write too (``PostgresLedgerStore``) reads it again; a store
     /// with one writer has nothing to do.
     func refresh() throws
+    /// Reads ahead, inside ``transaction(_:)`` and before the pushes are decided, what deciding them asks for
+    /// one value at a time: these clients' last consumed mutationIds and the records (expenses and data
+    /// records) with these ids. A hint only: every read after it answers exactly what it would have answered
+    /// without it. A store across a network (``PostgresLedgerStore``) asks once instead of once per mutation;
+    /// a store that reads locally does nothing.
+    func prefetch(clientIds: [UUID], ids: [UUID]) throws
 }
 
 extension LedgerStore {
     package func refresh() throws {}
+    package func prefetch(clientIds: [UUID], ids: [UUID]) throws {}
 }

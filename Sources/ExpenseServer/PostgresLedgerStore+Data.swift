@@ -10,6 +10,7 @@ extension PostgresLedgerStore {
     static let dataColumns = "seq, id, kind, version, deleted, fields, field_versions"
 
     package func dataRecord(id: UUID) throws -> StoredDataRecord? {
+        if readAhead.ids.contains(id) { return readAhead.dataRecords[id] }
         if !inTransaction { try ensureConnected() }
         return try Self.storage {
             try connection.query("SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND id = $2",
@@ -32,6 +33,7 @@ extension PostgresLedgerStore {
                       .text(record.record.kind.rawValue), .integer(record.version), .bool(record.deleted),
                       .text(record.fieldsText), .text(record.fieldVersionsText)])
         }
+        if readAhead.ids.contains(record.record.id) { readAhead.dataRecords[record.record.id] = record }
         head = record.seq
     }
 

@@ -14,14 +14,14 @@ extension PostgresLedgerStore {
         pendingHistory.append(entry)
     }
 
-    /// The transaction's history entries, in one statement.
-    func flushHistory() throws {
-        guard !pendingHistory.isEmpty else { return }
-        try Self.insertHistory(pendingHistory, ledger: name, connection: connection)
-    }
-
     /// Writes `entries` of `ledger` in one statement.
     static func insertHistory(_ entries: [HistoryEntry], ledger: String, connection: PostgresConnection) throws {
+        let statement = insertHistoryStatement(entries, ledger: ledger)
+        try connection.query(statement.sql, statement.parameters)
+    }
+
+    /// ``insertHistory(_:ledger:connection:)``'s statement (the transaction's entries go in its write batch).
+    static func insertHistoryStatement(_ entries: [HistoryEntry], ledger: String) -> PostgresStatement {
         var columns = Array(repeating: [PostgresValue](), count: 9)
         for entry in entries {
             let values: [PostgresValue] = [
@@ -33,7 +33,7 @@ extension PostgresLedgerStore {
             ]
             for (index, value) in values.enumerated() { columns[index].append(value) }
         }
-        try connection.query("""
+        return PostgresStatement("""
             INSERT INTO history (ledger, seq, id, version, action, changes, who, client, time, kind)
             SELECT $1, * FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::smallint[], $6::text[], $7::text[],
                                      $8::uuid[], $9::bigint[], $10::smallint[])

@@ -33,25 +33,33 @@ extension PostgresLedgerStore {
         }
     }
 
-    /// Writes the transaction's outcomes in one statement and forgets, per client that pushed, those that fell
+    /// The statements that write the transaction's outcomes in one statement and forget, per client that pushed, those that fell
     /// out of the retention window: in the same transaction as the effects and the last consumed mutationIds.
-    func flushOutcomes() throws {
+    func outcomeStatements() -> [PostgresStatement] {
+        var statements: [PostgresStatement] = []
         if !pendingOutcomes.isEmpty {
-            try Self.upsertOutcomes(pendingOutcomes.map { LedgerSnapshot.KeptOutcome(clientId: $0.key.clientId, mutationId: $0.key.mutationId,
-                                                                                    outcome: $0.value) },
-                                    ledger: name, connection: connection)
+            statements.append(Self.upsertOutcomesStatement(
+                pendingOutcomes.map { LedgerSnapshot.KeptOutcome(clientId: $0.key.clientId, mutationId: $0.key.mutationId, outcome: $0.value) },
+                ledger: name))
         }
         let pruned = pendingLastMutationIds.filter { $0.value > outcomeRetention }
-        guard !pruned.isEmpty else { return }
-        try connection.query("""
+        guard !pruned.isEmpty else { return statements }
+        statements.append(PostgresStatement("""
             DELETE FROM outcomes o USING unnest($2::uuid[], $3::bigint[]) AS p(client, below)
             WHERE o.ledger = $1 AND o.client = p.client AND o.mutation_id <= p.below
             """, [.text(name), .array(pruned.keys.map { .text(UUIDText.lowercased($0)) }),
-                  .array(pruned.values.map { .integer($0 - outcomeRetention) })])
+                  .array(pruned.values.map { .integer($0 - outcomeRetention) })]))
+        return statements
     }
 
     /// Writes `outcomes` of `ledger` in one statement, replacing those with the same key.
     static func upsertOutcomes(_ outcomes: [LedgerSnapshot.KeptOutcome], ledger: String, connection: PostgresConnection) throws {
+        let statement = upsertOutcomesStatement(outcomes, ledger: ledger)
+        try connection.query(statement.sql, statement.parameters)
+    }
+
+    /// ``upsertOutcomes(_:ledger:connection:)``'s statement.
+    static func upsertOutcomesStatement(_ outcomes: [LedgerSnapshot.KeptOutcome], ledger: String) -> PostgresStatement {
         var columns = Array(repeating: [PostgresValue](), count: 9)
         for kept in outcomes {
             var values: [PostgresValue] = [.text(UUIDText.lowercased(kept.clientId)), .integer(kept.mutationId),
@@ -71,7 +79,7 @@ extension PostgresLedgerStore {
             }
             for (index, value) in values.enumerated() { columns[index].append(value) }
         }
-        try connection.query("""
+        return PostgresStatement("""
             INSERT INTO outcomes (ledger, client, mutation_id, status, version, seq, record, reason, field, message)
             SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::smallint[], $5::bigint[], $6::bigint[],
                                      $7::uuid[], $8::text[], $9::text[], $10::text[])

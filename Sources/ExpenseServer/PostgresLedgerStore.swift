@@ -47,6 +47,8 @@ package final class PostgresLedgerStore: LedgerStore {
     /// The ledger row's `tokens_generation` as last read (``tokensMayHaveChanged()``); `nil` before the first read.
     var tokensGeneration: Int64?
     private(set) var inTransaction = false
+    /// What the transaction read ahead (``prefetch(clientIds:ids:)``); empty outside a transaction.
+    var readAhead = PostgresReadAhead()
     private var reconnect = ReconnectBackoff()
 
     /// Opens the ledger `name` of the database behind `connection` (whose schema is migrated already:
@@ -123,6 +125,7 @@ package final class PostgresLedgerStore: LedgerStore {
 
     package func record(id: UUID) throws -> StoredRecord? {
         if let pending = pendingRecords[id] { return pending }
+        if readAhead.ids.contains(id) { return readAhead.records[id] }
         return try Self.storage {
             try connection.query("""
                 SELECT seq, version, deleted, amount, currency, category, day, note,
@@ -136,6 +139,7 @@ package final class PostgresLedgerStore: LedgerStore {
 
     package func lastMutationId(clientId: UUID) throws -> Int64 {
         if let pending = pendingLastMutationIds[clientId] { return pending }
+        if let read = readAhead.lastMutationIds[clientId] { return read }
         if !inTransaction { try ensureConnected() }
         return try Self.storage {
             try connection.query("SELECT last_mutation_id FROM clients WHERE ledger = $1 AND id = $2",
@@ -190,28 +194,22 @@ package final class PostgresLedgerStore: LedgerStore {
             pendingLastMutationIds.removeAll(keepingCapacity: true)
             pendingOutcomes.removeAll(keepingCapacity: true)
             pendingHistory.removeAll(keepingCapacity: true)
+            readAhead.removeAll()
         }
         do {
             try ensureConnected()
             let headBefore = try Self.storage { () throws -> Int64 in
-                try connection.execute("BEGIN")
                 try lockLedgerRow()
                 return head
             }
             let value = try body()
-            try Self.storage {
-                try flushRecords()
-                try flushLastMutationIds()
-                try flushOutcomes()
-                try flushAggregates()
-                try flushHistory()
-                let advanced = try connection.query("""
-                    UPDATE ledgers SET head = $2, generation = generation + 1 WHERE name = $1 RETURNING generation
-                    """, [.text(name), .integer(head)]).first?.int64(0)
-                if let error = faultInjection?(.commit) { throw error }
-                try connection.execute("COMMIT")
-                generation = advanced
-            }
+            // Every write, the head and COMMIT in one round trip; the server skips the rest after a failure.
+            let advance = PostgresStatement("""
+                UPDATE ledgers SET head = $2, generation = generation + 1 WHERE name = $1 RETURNING generation
+                """, [.text(name), .integer(head)])
+            if let error = faultInjection?(.commit) { throw error }
+            let results = try Self.storage { try connection.pipeline(pendingWrites() + [advance, PostgresStatement("COMMIT")]) }
+            generation = results[results.count - 2].first?.int64(0)
             if head != headBefore && announcesChanges {
                 _ = try? connection.query("SELECT pg_notify($1, $2)", [.text(Self.changeChannel), .text(name)])
             }
@@ -227,10 +225,13 @@ package final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    /// Locks the ledger's row for the transaction and validates the caches against it.
+    /// Begins the transaction, locks the ledger's row for it (one round trip) and validates the caches against it.
     private func lockLedgerRow() throws {
-        guard let row = try connection.query("SELECT head, generation FROM ledgers WHERE name = $1 FOR UPDATE",
-                                             [.text(name)]).first else {
+        let results = try connection.pipeline([
+            PostgresStatement("BEGIN"),
+            PostgresStatement("SELECT head, generation FROM ledgers WHERE name = $1 FOR UPDATE", [.text(name)]),
+        ])
+        guard let row = results[1].first else {
             throw LedgerError.unknownLedger(name)
         }
         head = row.int64(0)
@@ -247,14 +248,26 @@ package final class PostgresLedgerStore: LedgerStore {
         generation = stored
     }
 
-    /// Every record the transaction wrote, in one statement.
-    private func flushRecords() throws {
-        guard !pendingRecords.isEmpty else { return }
-        try Self.upsertRecords(Array(pendingRecords.values), ledger: name, connection: connection)
+    /// The transaction's writes, one statement per table (records, clients, outcomes, aggregates, history), in
+    /// one list for ``PostgreSQL/PostgresConnection/pipeline(_:)``.
+    private func pendingWrites() -> [PostgresStatement] {
+        var statements: [PostgresStatement] = []
+        if !pendingRecords.isEmpty { statements.append(Self.upsertRecordsStatement(Array(pendingRecords.values), ledger: name)) }
+        if !pendingLastMutationIds.isEmpty { statements.append(lastMutationIdsStatement()) }
+        statements += outcomeStatements()
+        statements += aggregateStatements()
+        if !pendingHistory.isEmpty { statements.append(Self.insertHistoryStatement(pendingHistory, ledger: name)) }
+        return statements
     }
 
     /// Writes `records` of `ledger` in one statement, each with its seq, replacing the row of the same id.
     static func upsertRecords(_ records: [StoredRecord], ledger: String, connection: PostgresConnection) throws {
+        let statement = upsertRecordsStatement(records, ledger: ledger)
+        try connection.query(statement.sql, statement.parameters)
+    }
+
+    /// ``upsertRecords(_:ledger:connection:)``'s statement.
+    static func upsertRecordsStatement(_ records: [StoredRecord], ledger: String) -> PostgresStatement {
         var columns = Array(repeating: [PostgresValue](), count: 13)
         for stored in records {
             let expense = stored.expense
@@ -267,7 +280,7 @@ package final class PostgresLedgerStore: LedgerStore {
             ]
             for (index, value) in values.enumerated() { columns[index].append(value) }
         }
-        try connection.query("""
+        return PostgresStatement("""
             INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note,
                                  money_version, category_version, date_version, note_version)
             SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::boolean[], $6::bigint[], $7::text[],
@@ -281,9 +294,8 @@ package final class PostgresLedgerStore: LedgerStore {
             """, [.text(ledger)] + columns.map(PostgresValue.array))
     }
 
-    private func flushLastMutationIds() throws {
-        guard !pendingLastMutationIds.isEmpty else { return }
-        try connection.query("""
+    private func lastMutationIdsStatement() -> PostgresStatement {
+        PostgresStatement("""
             INSERT INTO clients (ledger, id, last_mutation_id) SELECT $1, * FROM unnest($2::uuid[], $3::bigint[])
             ON CONFLICT (ledger, id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
             """, [.text(name), .array(pendingLastMutationIds.keys.map { .text(UUIDText.lowercased($0)) }),
@@ -291,7 +303,7 @@ package final class PostgresLedgerStore: LedgerStore {
     }
 
     /// The transaction's aggregate changes, day and month, in two statements; rows whose count reached 0 go.
-    private func flushAggregates() throws {
+    private func aggregateStatements() -> [PostgresStatement] {
         var monthly: [SQLiteLedgerStore.AggregateKey: SQLiteLedgerStore.Delta] = [:]
         var daily: [(SQLiteLedgerStore.AggregateKey, SQLiteLedgerStore.Delta)] = []
         for (key, delta) in pendingDeltas where delta.amount != 0 || delta.count != 0 {
@@ -301,30 +313,32 @@ package final class PostgresLedgerStore: LedgerStore {
             monthly[month, default: .init()].amount += delta.amount
             monthly[month, default: .init()].count += delta.count
         }
-        try apply(daily, table: "daily_totals", column: "day")
-        try apply(monthly.filter { $0.value.amount != 0 || $0.value.count != 0 }.map { ($0.key, $0.value) },
-                  table: "monthly_totals", column: "month")
+        return apply(daily, table: "daily_totals", column: "day")
+            + apply(monthly.filter { $0.value.amount != 0 || $0.value.count != 0 }.map { ($0.key, $0.value) },
+                    table: "monthly_totals", column: "month")
     }
 
     private func apply(_ deltas: [(SQLiteLedgerStore.AggregateKey, SQLiteLedgerStore.Delta)], table: String,
-                       column: String) throws {
-        guard !deltas.isEmpty else { return }
+                       column: String) -> [PostgresStatement] {
+        guard !deltas.isEmpty else { return [] }
         let parameters: [PostgresValue] = [
             .text(name), .array(deltas.map { .integer(Int64($0.0.day)) }), .array(deltas.map { .text($0.0.category) }),
             .array(deltas.map { .text($0.0.currency) }), .array(deltas.map { .integer($0.1.amount) }),
             .array(deltas.map { .integer($0.1.count) }),
         ]
-        try connection.query("""
+        var statements = [PostgresStatement("""
             INSERT INTO \(table) AS t (ledger, \(column), category, currency, amount, count)
             SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
             ON CONFLICT (ledger, \(column), category, currency)
             DO UPDATE SET amount = t.amount + excluded.amount, count = t.count + excluded.count
-            """, parameters)
+            """, parameters)]
         if deltas.contains(where: { $0.1.count < 0 }) {
-            try connection.query("DELETE FROM \(table) WHERE ledger = $1 AND count = 0 AND (\(column), category, currency) IN "
-                                 + "(SELECT * FROM unnest($2::integer[], $3::text[], $4::text[]))",
-                                 Array(parameters[0..<4]))
+            statements.append(PostgresStatement(
+                "DELETE FROM \(table) WHERE ledger = $1 AND count = 0 AND (\(column), category, currency) IN "
+                    + "(SELECT * FROM unnest($2::integer[], $3::text[], $4::text[]))",
+                Array(parameters[0..<4])))
         }
+        return statements
     }
 
     // MARK: - Connection

@@ -9,7 +9,8 @@ import Glibc
 ///   requires: it is deliberately not `Sendable`. Every value is bound as a parameter (``PostgresValue``),
 ///   never spliced into SQL text.
 public final class PostgresConnection {
-    private var handle: OpaquePointer?
+    /// The libpq connection; `nil` while down (``PostgresConnection+Pipeline.swift`` drops it when a batch leaves it unusable).
+    var handle: OpaquePointer?
     /// The connection string as given (it may hold a password: never log it; log ``redactedDescription``).
     private let conninfo: String
     /// Where the connection goes, without its password (for logs and errors).
@@ -17,6 +18,9 @@ public final class PostgresConnection {
     /// The schema every statement uses first (`search_path`), set again after each reconnect; `nil`: the
     /// server's default.
     public let schema: String?
+    /// Statements sent so far (each ``execute(_:)``, ``query(_:_:)`` and each statement of a ``pipeline(_:)``),
+    /// and round trips waited for: what a push costs in messages (docs/benchmarks.md, "Round 4, PostgreSQL").
+    public internal(set) var counters = PostgresCounters()
 
     /// Connects with a libpq keyword/value string (`host=… dbname=…`) or a `postgresql://` URI.
     ///
@@ -81,6 +85,7 @@ public final class PostgresConnection {
     @discardableResult
     public func execute(_ sql: String) throws -> PostgresResult {
         let connection = try live()
+        counters.count(statements: 1)
         return try check(PQexec(connection, sql), connection)
     }
 
@@ -89,6 +94,7 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ sql: String, _ parameters: [PostgresValue] = []) throws -> PostgresResult {
         let connection = try live()
+        counters.count(statements: 1)
         let texts = parameters.map(\.textForm)
         let pointers = texts.map { $0.flatMap { strdup($0) } }
         defer { for pointer in pointers { free(pointer) } }
@@ -184,12 +190,12 @@ public final class PostgresConnection {
 
     // MARK: - Helpers
 
-    private func live() throws -> OpaquePointer {
+    func live() throws -> OpaquePointer {
         guard let handle else { throw PostgresError(kind: .connection, sqlState: nil, message: "not connected") }
         return handle
     }
 
-    private func check(_ result: OpaquePointer?, _ connection: OpaquePointer) throws -> PostgresResult {
+    func check(_ result: OpaquePointer?, _ connection: OpaquePointer) throws -> PostgresResult {
         guard let result else {
             throw PostgresError(kind: .connection, sqlState: nil,
                                 message: String(cString: PQerrorMessage(connection)).trimmingTrailingNewlines)

@@ -33,7 +33,7 @@ struct BenchOptions {
         OPTIONS:
           --quick           Smaller sizes (50k-expense ledger, 10k cache), one run, 1 s windows.
           --json            Print one JSON object on stdout (the table goes to stderr).
-          --peers           Start Redis and PostgreSQL with DIR/setup-peers.sh and measure them too.
+          --peers           Start Redis with DIR/setup-peers.sh and measure it too; also run the pg section.
           --runs N          Runs per figure; the median is reported (default 3; 1 with --quick).
           --expensed PATH   The daemon binary (default: next to this executable).
           --expense PATH    The client binary (default: next to this executable).
@@ -41,6 +41,8 @@ struct BenchOptions {
           --only LIST       Comma-separated sections: throughput, idle, ledger, add, history, tls, redis, pg; or one
                             throughput figure alone: ping (figure 1), push (2), single (3). tls with
                             ledger adds the first sync over TLS; tls with idle the 5,000 idle TLS connections.
+                            pg: the push figures on `expensed serve --postgres` and PostgreSQL's own
+                            multi-row insert, on a durable cluster this run starts and removes.
           --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
           --pong-server     Only serve the trivial pong server of the headroom figures and print its port.
           --seed DIR        Only seed a ledger of --ledger-size expenses into the data directory DIR and

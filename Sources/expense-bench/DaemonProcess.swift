@@ -15,16 +15,18 @@ final class DaemonProcess {
     /// The ``BenchCleanup`` entry that kills the daemon if the bench is interrupted.
     private var cleanup: Int?
 
-    /// Starts the daemon on `dataDirectory` and waits (at most `timeout` s) for its `listening on` line.
+    /// Starts the daemon on `dataDirectory` (or, with `postgres`, on that database, whose ledger `default` has
+    /// that token) and waits (at most `timeout` s) for its `listening on` line.
     /// - Parameter log: file that receives the daemon's stderr (and any stdout after the first line).
     /// - Throws: ``BenchError/child(_:)`` saying what the daemon did instead.
     init(executable: String, dataDirectory: String, log: String, extraArguments: [String] = [],
-         timeout: Double = 120) throws(BenchError) { // not money: seconds
+         timeout: Double = 120, postgres: (conninfo: String, token: String)? = nil) throws(BenchError) { // not money: seconds
         let began = MonotonicClock.now()
         let child: ChildProcess, stdoutEnd: Int32?
         do {
             (child, stdoutEnd, _) = try ChildProcess.spawn(
-                executable, ["serve", "--data", dataDirectory, "--listen", "127.0.0.1:0"] + extraArguments,
+                executable, ["serve"] + (postgres.map { ["--postgres", $0.conninfo] } ?? ["--data", dataDirectory])
+                    + ["--listen", "127.0.0.1:0"] + extraArguments,
                 environment: ProcessInfo.processInfo.environment, stdout: .pipe, stderr: .file(log))
         } catch {
             throw .child(error.description)
@@ -45,7 +47,7 @@ final class DaemonProcess {
             throw .child("expensed's first line was not 'listening on HOST:PORT' but '\(line.prefix(200))'")
         }
         let tokenFile = dataDirectory + "/default.token"
-        guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+        guard let token = postgres?.token ?? (try? String(contentsOfFile: tokenFile, encoding: .utf8)) else {
             child.send(SIGTERM)
             _ = child.wait(timeout: 30)
             throw .child("no token at \(tokenFile)")

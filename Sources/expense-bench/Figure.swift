@@ -30,7 +30,7 @@ struct Figure: Sendable {
                target: .peerRatio(factor: 0.3, peerKey: "redis_ping_pipelined_rps", anchor: 961_538, floor: nil),
                decimals: 0),
         Figure(key: "push_mutations_per_s", label: "push 500/push, 16 conns", unit: "mut/s",
-               target: .peerRatio(factor: 2, peerKey: "pg_batch_rows_per_s", anchor: 50_436, floor: 100_000),
+               target: .peerRatio(factor: 2, peerKey: "pg_insert_rows_per_s", anchor: 50_436, floor: 100_000),
                decimals: 0),
         Figure(key: "push_p50_ms", label: "  push latency p50", unit: "ms", target: .none, decimals: 2),
         Figure(key: "push_p99_ms", label: "  push latency p99", unit: "ms", target: .none, decimals: 2),
@@ -76,8 +76,22 @@ struct Figure: Sendable {
                target: .none, decimals: 0),
         Figure(key: "redis_aof_set_rps", label: "peer: Redis SET, fsync always", unit: "req/s", target: .none,
                decimals: 0),
-        Figure(key: "pg_batch_rows_per_s", label: "peer: PostgreSQL 500-row txns", unit: "rows/s", target: .none,
-               decimals: 0),
+        // The `pg` section: the push figures on the PostgreSQL store, against PostgreSQL's own multi-row insert.
+        Figure(key: "pg_store_push_mutations_per_s", label: "PG store: push 500/push, 16 conns", unit: "mut/s",
+               target: .relative(factor: 0.7, key: "pg_insert_rows_per_s", atMost: false), decimals: 0),
+        Figure(key: "pg_store_push_p50_ms", label: "  push latency p50", unit: "ms", target: .none, decimals: 2),
+        Figure(key: "pg_store_push_p99_ms", label: "  push latency p99", unit: "ms", target: .none, decimals: 2),
+        Figure(key: "pg_store_single_push_per_s", label: "PG store: 1-mutation push, 100 conns", unit: "push/s",
+               target: .relative(factor: 0.7, key: "pg_insert_single_per_s", atMost: false), decimals: 0),
+        Figure(key: "pg_store_single_push_p99_ms", label: "  1-mutation push p99", unit: "ms", target: .none, decimals: 2),
+        Figure(key: "pg_insert_rows_per_s", label: "peer: PostgreSQL 500-row INSERT txns, 16 conns", unit: "rows/s",
+               target: .none, decimals: 0),
+        Figure(key: "pg_insert_p50_ms", label: "  500-row txn p50", unit: "ms", target: .none, decimals: 2),
+        Figure(key: "pg_insert_single_per_s", label: "peer: PostgreSQL 1-row INSERT txns, 100 conns", unit: "txn/s",
+               target: .none, decimals: 0),
+        Figure(key: "pg_insert_single_p99_ms", label: "  1-row txn p99", unit: "ms", target: .none, decimals: 2),
+        Figure(key: "pg_insert_driver_cores", label: "  insert driver CPU (500-row)", unit: "cores", target: .none,
+               decimals: 2),
     ]
 
     /// Whether the figure comes from a peer (measured only with `--peers`).

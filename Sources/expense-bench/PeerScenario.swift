@@ -2,7 +2,7 @@ import ProcessSpawn
 import Foundation
 
 /// The peers of docs/benchmarks.md ("What is measured, and how"), started through `../shared/peers/setup-peers.sh` and driven by the same load
-/// generator as expensed (Redis), or by the kit's own script (PostgreSQL).
+/// generator as expensed (Redis). PostgreSQL is measured by the `pg` section on a cluster of its own (``PostgresStoreScenario``).
 struct PeerScenario {
     let options: BenchOptions
     let workspace: Workspace
@@ -58,34 +58,6 @@ struct PeerScenario {
             case .success(let medians): report.record(key, medians["rps"])
             case .failure(let error): report.markMissing([key], "\(error)")
             }
-        }
-    }
-
-    /// `python3 pg_bench.py --runs 1 --json FILE`: the 500-row-transaction `executemany` insert rate.
-    func runPostgreSQL(into report: inout BenchReport) {
-        let output = workspace.item("pg.json")
-        let log = workspace.item("pg.log")
-        var arguments = [options.peersDirectory + "/pg_bench.py", "--runs", "1", "--json", output]
-        if options.quick { arguments += ["--rows", "20000"] }
-        progress("peers: pg_bench.py \(arguments.dropFirst().joined(separator: " "))")
-        do {
-            let (exit, _) = try ChildProcess.run("/usr/bin/env", ["python3"] + arguments,
-                                                 environment: cleanEnvironment([:]),
-                                                 stdout: .file(log), stderr: .file(log), timeout: 600)
-            guard exit.succeeded else {
-                throw BenchError.child("pg_bench.py: \(exit.description): \(DaemonProcess.tail(of: log, lines: 2))")
-            }
-            let data = try Data(contentsOf: URL(fileURLWithPath: output))
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            let summary = object?["summary"] as? [String: Any]
-            let batch = summary?["batch-executemany.rows_per_s"] as? [String: Any]
-            guard let median = (batch?["median"] as? NSNumber)?.doubleValue else {
-                throw BenchError.unexpectedResponse("pg_bench.py JSON has no summary.batch-executemany.rows_per_s")
-            }
-            report.record("pg_batch_rows_per_s", median)
-            progress("peers: PostgreSQL 500-row transactions \(BenchReport.format(median, 0)) rows/s")
-        } catch {
-            report.markMissing(["pg_batch_rows_per_s"], "\(error)")
         }
     }
 }

@@ -82,7 +82,7 @@ struct ThroughputScenario {
         workspace.remove("data-throughput")
     }
 
-    private func plan(_ daemon: DaemonProcess, connections: Int,
+    func plan(_ daemon: DaemonProcess, connections: Int,
                       source: @escaping @Sendable (Int, Int) -> any RoundSource, expect: [UInt8]) -> LoadPlan {
         let token = daemon.token
         return LoadPlan(port: daemon.port, connections: connections,
@@ -102,24 +102,36 @@ struct ThroughputScenario {
         if options.includesThroughputFigure("ping") { measureHeadroom(into: &report) }
 
         let seedBase = UInt64(MonotonicClock.now() * 1000)
-        if options.includesThroughputFigure("push") { measurePush(daemon, seedBase: seedBase, into: &report) }
-        if options.includesThroughputFigure("single") { measureSinglePush(daemon, seedBase: seedBase, into: &report) }
+        if options.includesThroughputFigure("push") { measurePush(daemon, seedBase: seedBase, keys: .sqlite, into: &report) }
+        if options.includesThroughputFigure("single") { measureSinglePush(daemon, seedBase: seedBase, keys: .sqlite, into: &report) }
     }
 
-    private func measurePush(_ daemon: DaemonProcess, seedBase: UInt64, into report: inout BenchReport) {
+    /// The keys the push figures go under: the PostgreSQL section measures the same figures on its store.
+    struct PushKeys {
+        var rate, p50, p99, singleRate, singleP99: String
+        static let sqlite = PushKeys(rate: "push_mutations_per_s", p50: "push_p50_ms", p99: "push_p99_ms",
+                                     singleRate: "single_push_per_s", singleP99: "single_push_p99_ms")
+        static let postgres = PushKeys(rate: "pg_store_push_mutations_per_s", p50: "pg_store_push_p50_ms",
+                                       p99: "pg_store_push_p99_ms", singleRate: "pg_store_single_push_per_s",
+                                       singleP99: "pg_store_single_push_p99_ms")
+    }
+
+    /// 16 connections pushing 500 new expenses at a time.
+    func measurePush(_ daemon: DaemonProcess, seedBase: UInt64, keys: PushKeys, into report: inout BenchReport) {
         let push = plan(daemon, connections: 16, source: { index, last in
             PushRoundSource(mutationsPerPush: 500, lastMutationId: last, pushes: nil, seed: seedBase &+ UInt64(index))
         }, expect: Self.appliedToken)
-        Self.measureRate(push, rateKey: "push_mutations_per_s", percentiles: [("push_p50_ms", 50), ("push_p99_ms", 99)],
+        Self.measureRate(push, rateKey: keys.rate, percentiles: [(keys.p50, 50), (keys.p99, 99)],
                          options: options, into: &report)
     }
 
-    private func measureSinglePush(_ daemon: DaemonProcess, seedBase: UInt64, into report: inout BenchReport) {
+    /// 100 connections pushing one new expense at a time.
+    func measureSinglePush(_ daemon: DaemonProcess, seedBase: UInt64, keys: PushKeys, into report: inout BenchReport) {
         let single = plan(daemon, connections: 100, source: { index, last in
             PushRoundSource(mutationsPerPush: 1, lastMutationId: last, pushes: nil,
                             seed: seedBase &+ 1000 &+ UInt64(index))
         }, expect: Self.appliedToken)
-        Self.measureRate(single, rateKey: "single_push_per_s", percentiles: [("single_push_p99_ms", 99)],
+        Self.measureRate(single, rateKey: keys.singleRate, percentiles: [(keys.singleP99, 99)],
                          options: options, into: &report)
     }
 

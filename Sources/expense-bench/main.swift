@@ -66,18 +66,17 @@ let peerServers = PeerServers(stateDirectory: PeerServers.defaultStateDirectory)
 _ = BenchCleanup.add { peerServers.stopStarted() }
 let peers = PeerScenario(options: options, workspace: workspace, servers: peerServers)
 var peerProblem: String?
-if options.includes("redis") || options.includes("pg") {
+if options.includes("redis") {
     peerProblem = peers.setUp()
     if let peerProblem {
-        report.markMissing(["redis_ping_rps", "redis_ping_pipelined_rps", "redis_aof_set_rps", "pg_batch_rows_per_s"],
-                           peerProblem)
+        report.markMissing(["redis_ping_rps", "redis_ping_pipelined_rps", "redis_aof_set_rps"], peerProblem)
     }
 }
 if peerProblem == nil && options.includes("redis") { peers.runRedis(into: &report) }
 if options.includes("ledger") { LargeLedgerScenario(options: options, workspace: workspace).run(into: &report) }
 if options.includes("add") { AddScenario(options: options, workspace: workspace).run(into: &report) }
 if options.includes("history") { HistoryDiskScenario(options: options, workspace: workspace).run(into: &report) }
-if peerProblem == nil && options.includes("pg") { peers.runPostgreSQL(into: &report) }
+if options.includes("pg") { PostgresStoreScenario(options: options, workspace: workspace).run(into: &report) }
 
 // Stops the peer servers this run started (and removes the workspace); signals take the same path.
 BenchCleanup.runAll()

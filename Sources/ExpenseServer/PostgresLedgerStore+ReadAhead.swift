@@ -1,0 +1,61 @@
+import ExpenseCore
+import Foundation
+import PostgreSQL
+
+/// What a ``PostgresLedgerStore`` transaction read ahead (``LedgerStore/prefetch(clientIds:ids:)``): read under
+/// the ledger row's lock, so valid until the transaction ends, and kept current by the transaction's own writes
+/// (pending records come first; data records are updated as written). An id or client not covered is read
+/// from the database as before.
+struct PostgresReadAhead {
+    /// Ids whose records were read ahead: absent from both maps means no record has that id.
+    var ids: Set<UUID> = []
+    var records: [UUID: StoredRecord] = [:]
+    var dataRecords: [UUID: StoredDataRecord] = [:]
+    /// Last consumed mutationId per client read ahead (0 for a client never seen).
+    var lastMutationIds: [UUID: Int64] = [:]
+
+    mutating func removeAll() {
+        ids.removeAll(keepingCapacity: true)
+        records.removeAll(keepingCapacity: true)
+        dataRecords.removeAll(keepingCapacity: true)
+        lastMutationIds.removeAll(keepingCapacity: true)
+    }
+}
+
+extension PostgresLedgerStore {
+    /// The three reads in one round trip (``PostgreSQL/PostgresConnection/pipeline(_:)``).
+    package func prefetch(clientIds: [UUID], ids: [UUID]) throws {
+        precondition(inTransaction, "read-ahead happens under the transaction's lock")
+        let clients = Array(Set(clientIds).subtracting(readAhead.lastMutationIds.keys))
+        let wanted = Array(Set(ids).subtracting(readAhead.ids))
+        guard !clients.isEmpty || !wanted.isEmpty else { return }
+        let idArray = PostgresValue.array(wanted.map { .text(UUIDText.lowercased($0)) })
+        let results = try Self.storage {
+            try connection.pipeline([
+                PostgresStatement("SELECT id, last_mutation_id FROM clients WHERE ledger = $1 AND id = ANY($2::uuid[])",
+                                  [.text(name), .array(clients.map { .text(UUIDText.lowercased($0)) })]),
+                PostgresStatement("""
+                    SELECT seq, version, deleted, amount, currency, category, day, note,
+                           money_version, category_version, date_version, note_version, id
+                    FROM records WHERE ledger = $1 AND id = ANY($2::uuid[])
+                    """, [.text(name), idArray]),
+                PostgresStatement("SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])",
+                                  [.text(name), idArray]),
+            ])
+        }
+        for client in clients { readAhead.lastMutationIds[client] = 0 }
+        for row in results[0].all {
+            guard let client = UUIDText.parse(row.text(0)) else { continue }
+            readAhead.lastMutationIds[client] = row.int64(1)
+        }
+        for row in results[1].all {
+            let stored = try Self.decode(row)
+            readAhead.records[stored.expense.id] = stored
+        }
+        for row in results[2].all {
+            let stored = try Self.decodeData(row)
+            readAhead.dataRecords[stored.record.id] = stored
+        }
+        readAhead.ids.formUnion(wanted)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Glibc
+import ProcessSpawn
+import PostgreSQL
+import Synchronization
+
+/// PostgreSQL's own best multi-row insert of the rows a push writes (docs/benchmarks.md, "Round 4, PostgreSQL"):
+/// per transaction ONE round trip through libpq's pipeline mode (`BEGIN`, one `INSERT … SELECT FROM unnest(…)`
+/// of all its rows, `COMMIT`), durable (`synchronous_commit` on), into a table shaped like `records` with the
+/// same primary key. One thread per connection, each blocked in libpq between rounds.
+struct PostgresInsertLoad {
+    let conninfo: String
+    let connections: Int
+    let rowsPerTransaction: Int
+    let warmup: Double // not money: seconds
+    let duration: Double // not money: seconds
+
+    struct Result {
+        var rowsPerSecond: Double // not money: a measurement
+        var transactionsPerSecond: Double // not money: a measurement
+        var latenciesMs: [Double] // not money: a measurement
+        /// CPU of this process during the run (cores), to show the driver is not the bottleneck.
+        var driverCores: Double // not money: a measurement
+    }
+
+    static let table = "bench_rows"
+
+    /// What the threads counted (a class: a `Mutex` cannot be captured by the threads' closures itself).
+    private final class Totals: Sendable {
+        let state = Mutex<(rows: Int, transactions: Int, latencies: [Double], error: String?)>((0, 0, [], nil)) // not money: a measurement
+    }
+
+    /// Creates (again) the table the load inserts into.
+    static func prepare(conninfo: String) throws(BenchError) {
+        do {
+            let connection = try PostgresConnection(conninfo)
+            try connection.execute("""
+                DROP TABLE IF EXISTS \(table);
+                CREATE TABLE \(table) (ledger text NOT NULL, id uuid NOT NULL, seq bigint NOT NULL, version bigint NOT NULL,
+                    deleted boolean NOT NULL, amount bigint NOT NULL, currency text NOT NULL, category text NOT NULL,
+                    day integer NOT NULL, note text NOT NULL, PRIMARY KEY (ledger, id))
+                """)
+        } catch {
+            throw .other("PostgreSQL: \(error)")
+        }
+    }
+
+    func run() throws(BenchError) -> Result {
+        let shared = Totals()
+        let began = MonotonicClock.now()
+        let windowStart = began + warmup, windowEnd = began + warmup + duration
+        let cpuBefore = Self.processCPUSeconds()
+        let group = DispatchGroup()
+        let (conninfo, rows) = (conninfo, rowsPerTransaction)
+        for index in 0..<connections {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                do {
+                    let connection = try PostgresConnection(conninfo)
+                    var counted = (rows: 0, transactions: 0, latencies: [Double]())
+                    var seq: Int64 = 0
+                    while true {
+                        let start = MonotonicClock.now()
+                        if start >= windowEnd { break }
+                        let statement = Self.insert(rows: rows, ledger: "bench-\(index)", seq: &seq)
+                        _ = try connection.pipeline([PostgresStatement("BEGIN"), statement, PostgresStatement("COMMIT")])
+                        let end = MonotonicClock.now()
+                        if start >= windowStart && end <= windowEnd {
+                            counted.rows += rows
+                            counted.transactions += 1
+                            counted.latencies.append((end - start) * 1000)
+                        }
+                    }
+                    shared.state.withLock {
+                        $0.rows += counted.rows
+                        $0.transactions += counted.transactions
+                        $0.latencies += counted.latencies
+                    }
+                } catch {
+                    shared.state.withLock { $0.error = $0.error ?? "\(error)" }
+                }
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        group.wait()
+        let cpu = Self.processCPUSeconds() - cpuBefore
+        let elapsed = MonotonicClock.now() - began
+        let totals = shared.state.withLock { $0 }
+        if let error = totals.error { throw .other("PostgreSQL insert load: \(error)") }
+        return Result(rowsPerSecond: Double(totals.rows) / duration, transactionsPerSecond: Double(totals.transactions) / duration,
+                      latenciesMs: totals.latencies, driverCores: cpu / elapsed)
+    }
+
+    /// One INSERT of `rows` rows shaped like a push's creates.
+    private static func insert(rows: Int, ledger: String, seq: inout Int64) -> PostgresStatement {
+        var ids: [PostgresValue] = [], seqs: [PostgresValue] = [], amounts: [PostgresValue] = []
+        ids.reserveCapacity(rows)
+        seqs.reserveCapacity(rows)
+        amounts.reserveCapacity(rows)
+        for _ in 0..<rows {
+            seq += 1
+            ids.append(.text(UUID().uuidString.lowercased()))
+            seqs.append(.integer(seq))
+            amounts.append(.integer(100 + seq % 9_000))
+        }
+        return PostgresStatement("""
+            INSERT INTO \(table) (ledger, id, seq, version, deleted, amount, currency, category, day, note)
+            SELECT $1, id, seq, 1, false, amount, 'USD', 'food', 20261130, '' FROM unnest($2::uuid[], $3::bigint[], $4::bigint[]) AS r(id, seq, amount)
+            """, [.text(ledger), .array(ids), .array(seqs), .array(amounts)])
+    }
+
+    /// User + system CPU seconds of this process so far.
+    static func processCPUSeconds() -> Double { // not money: a measurement
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+    }
+}

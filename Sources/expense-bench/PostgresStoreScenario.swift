@@ -1,0 +1,88 @@
+import Foundation
+import ProcessSpawn
+
+/// The `pg` section (docs/benchmarks.md, "Round 4, PostgreSQL"): on a durable throwaway cluster the bench starts
+/// and stops (``BenchPostgresCluster``), the push figures of `expensed serve --postgres` (16 × 500 and
+/// single-mutation pushes from 100 connections, the same plans as on SQLite), then PostgreSQL's own best
+/// multi-row insert of as many rows per transaction from as many connections (``PostgresInsertLoad``), so the
+/// ratio comes from one run.
+struct PostgresStoreScenario {
+    let options: BenchOptions
+    let workspace: Workspace
+
+    static let storeKeys = ["pg_store_push_mutations_per_s", "pg_store_push_p50_ms", "pg_store_push_p99_ms",
+                            "pg_store_single_push_per_s", "pg_store_single_push_p99_ms"]
+    static let insertKeys = ["pg_insert_rows_per_s", "pg_insert_p50_ms", "pg_insert_single_per_s", "pg_insert_single_p99_ms",
+                             "pg_insert_driver_cores"]
+
+    func run(into report: inout BenchReport) {
+        let cluster: BenchPostgresCluster
+        do {
+            cluster = try BenchPostgresCluster()
+        } catch {
+            progress("pg: \(error)")
+            report.markMissing(Self.storeKeys + Self.insertKeys, "\(error)")
+            return
+        }
+        defer { cluster.stop() }
+        progress("pg: a durable throwaway cluster at \(cluster.conninfo)")
+        measureStore(cluster, into: &report)
+        measureInserts(cluster, into: &report)
+    }
+
+    private func measureStore(_ cluster: BenchPostgresCluster, into report: inout BenchReport) {
+        let daemon: DaemonProcess
+        do {
+            let tokenFile = workspace.item("pg-token")
+            let (exit, _) = try BenchError.spawning { () throws(ChildProcess.SpawnError) in
+                try ChildProcess.run(options.expensed, ["ledger", "add", "default", "--postgres", cluster.conninfo],
+                                     environment: cleanEnvironment([:]), stdout: .file(tokenFile),
+                                     stderr: .file(workspace.item("pg-ledger-add.log")), timeout: 60)
+            }
+            guard exit.succeeded, let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw BenchError.child("expensed ledger add --postgres: \(exit.description)")
+            }
+            daemon = try DaemonProcess(executable: options.expensed, dataDirectory: workspace.item("pg-unused"),
+                                       log: workspace.item("expensed-pg.log"),
+                                       postgres: (cluster.conninfo, token.trimmingCharacters(in: .whitespacesAndNewlines)))
+        } catch {
+            progress("pg: \(error)")
+            report.markMissing(Self.storeKeys, "\(error)")
+            return
+        }
+        progress("pg: expensed serve --postgres listening on port \(daemon.port)")
+        let throughput = ThroughputScenario(options: options, workspace: workspace)
+        let seedBase = UInt64(MonotonicClock.now() * 1000)
+        throughput.measurePush(daemon, seedBase: seedBase, keys: .postgres, into: &report)
+        throughput.measureSinglePush(daemon, seedBase: seedBase, keys: .postgres, into: &report)
+        let exit = daemon.stop()
+        if !exit.succeeded { progress("pg: expensed stopped with \(exit.description) (expected exit 0)") }
+    }
+
+    private func measureInserts(_ cluster: BenchPostgresCluster, into report: inout BenchReport) {
+        do {
+            try PostgresInsertLoad.prepare(conninfo: cluster.conninfo)
+        } catch {
+            report.markMissing(Self.insertKeys, "\(error)")
+            return
+        }
+        let cases = [(connections: 16, rows: 500, rate: "pg_insert_rows_per_s", latency: ("pg_insert_p50_ms", 50.0)),
+                     (connections: 100, rows: 1, rate: "pg_insert_single_per_s", latency: ("pg_insert_single_p99_ms", 99.0))]
+        for (connections, rows, rateKey, (latencyKey, p)) in cases {
+            let load = PostgresInsertLoad(conninfo: cluster.conninfo, connections: connections, rowsPerTransaction: rows,
+                                          warmup: options.warmupSeconds, duration: options.windowSeconds)
+            switch medianOfRuns(options.runs, rateKey, { _ throws(BenchError) in
+                let result = try load.run()
+                return ["rate": rows == 1 ? result.transactionsPerSecond : result.rowsPerSecond,
+                        "latency": Statistics.percentile(result.latenciesMs, p) ?? .nan, "cores": result.driverCores]
+            }) {
+            case .success(let medians):
+                report.record(rateKey, medians["rate"])
+                report.record(latencyKey, medians["latency"])
+                if rows > 1 { report.record("pg_insert_driver_cores", medians["cores"]) }
+            case .failure(let error):
+                report.markMissing([rateKey, latencyKey], "\(error)")
+            }
+        }
+    }
+}

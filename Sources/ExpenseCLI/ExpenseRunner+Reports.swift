@@ -4,7 +4,7 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-extension CommandRunner {
+extension ExpenseRunner {
     /// `expense list [--from D] [--to D] [--category C] [--json]`.
     func list() throws {
         let filter = ExpenseFilter(from: try day("from"), to: try day("to"), category: command.option("category"))
@@ -27,13 +27,7 @@ extension CommandRunner {
 
     /// `expense summary [--by category|month] [--from D] [--to D] [--category C] [--json]`.
     func summary() throws {
-        let grouping: SummaryGrouping
-        switch command.option("by") {
-        case nil: grouping = .none
-        case "category": grouping = .category
-        case "month": grouping = .month
-        case let other?: throw usage("--by must be category or month, not '\(other)'")
-        }
+        let grouping = try command.value(ExpenseOptions.summaryGrouping) ?? .none
         let query = SummaryQuery(from: try day("from"), to: try day("to"), category: command.option("category"), groupBy: grouping)
         let ledger = try readingLedger()
         let summary: Summary
@@ -53,7 +47,7 @@ extension CommandRunner {
             noteUnsynced(ledger)
         }
         if command.flag("json") {
-            console.out(try ExpenseJSON.summary(summary, groupBy: grouping))
+            console.out(ExpenseJSON.summary(summary, groupBy: grouping))
         } else if summary.totals.isEmpty {
             console.err("No expenses.")
         } else {

@@ -27,6 +27,13 @@ public struct TypedOption<Value>: Sendable {
         return copy
     }
 
+    /// The same option, required: the parser refuses a command line without it.
+    public func asRequired() -> TypedOption {
+        var copy = self
+        copy.spec.isRequired = true
+        return copy
+    }
+
     /// `text` as the option's value.
     /// - Throws: ``UsageError`` (for `path`) when `parse` throws ``OptionValueError``; else what `parse` throws.
     public func parse(_ text: String, path: [String]) throws -> Value {

@@ -17,9 +17,9 @@ extension ExpenseCommands {
                                     ArgumentSpec("amount", help: "The amount per period, such as 500.00.")],
                         options: [ExpenseFieldOptions.currency.help("An ISO 4217 code (default: the configured currency).").spec,
                                   ExpenseOptions.budgetPeriod.spec,
-                                  .option("start", value: "date", help: "The first day of the first period (default: the 1st of this month)."),
+                                  ExpenseOptions.start.help("The first day of the first period (default: the 1st of this month).").spec,
                                   ExpenseOptions.rollover.spec,
-                                  .option("from", value: "date", help: "When changing: the new amount applies from the period containing this day (default: today).")]),
+                                  ExpenseOptions.from.help("When changing: the new amount applies from the period containing this day (default: today).").spec]),
             CommandSpec(name: "list", abstract: "List the budgets.",
                         options: [.flag("json", help: "Print a JSON array (amounts as integers in minor units).")]),
             CommandSpec(name: "remove", abstract: "Remove a budget.",
@@ -27,7 +27,7 @@ extension ExpenseCommands {
                         options: [ExpenseFieldOptions.currency.help("The budget's currency (default: the configured currency).").spec]),
             CommandSpec(name: "status", abstract: "Budgeted, carried, spent and left for the period containing a day.",
                         discussion: "  In a terminal each budget gets a bar of what was spent; over-budget ones are marked OVER.",
-                        options: [.option("on", value: "date", help: "The day (default: today)."),
+                        options: [ExpenseOptions.on.help("The day (default: today).").spec,
                                   .flag("json", help: "Print a JSON array (amounts as integers in minor units).")]),
         ])
 }

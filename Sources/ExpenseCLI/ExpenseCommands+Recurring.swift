@@ -20,8 +20,8 @@ extension ExpenseCommands {
                         arguments: [ArgumentSpec("amount", help: "The amount of each occurrence, such as 950.00."),
                                     ArgumentSpec("category", help: "The category, such as rent.")],
                         options: [.option("every", value: "N unit", help: "The interval: a unit (day, week, month, year) or N and a unit, such as '2 weeks'.", required: true),
-                                  .option("start", value: "date", help: "The first occurrence.", required: true),
-                                  .option("until", value: "date", help: "The last day an occurrence may fall on."),
+                                  ExpenseOptions.start.help("The first occurrence.").asRequired().spec,
+                                  ExpenseOptions.until.help("The last day an occurrence may fall on.").spec,
                                   .option("count", value: "N", help: "How many occurrences there are (1 to 100000)."),
                                   ExpenseFieldOptions.note.help("The note of each occurrence.").spec,
                                   ExpenseFieldOptions.currency.help("An ISO 4217 code (default: the configured currency).").spec,
@@ -36,7 +36,7 @@ extension ExpenseCommands {
             CommandSpec(name: "run", abstract: "Create the occurrences due up to today as expenses; prints them.",
                         options: [.flag("json", help: "Print a JSON array of the expenses created (amounts as integers in minor units).")]),
             CommandSpec(name: "preview", abstract: "The occurrences due up to a day (nothing is written).",
-                        options: [.option("until", value: "date", help: "The last day (default: today)."),
+                        options: [ExpenseOptions.until.help("The last day (default: today).").spec,
                                   .flag("json", help: "Print a JSON array (amounts as integers in minor units).")]),
         ])
 }

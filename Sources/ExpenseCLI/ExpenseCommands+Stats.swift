@@ -13,8 +13,8 @@ extension ExpenseCommands {
           period. --json gives the same numbers in minor units; --csv plain decimals.
         """,
         options: [ExpenseOptions.statisticsPeriod.spec,
-                  .option("from", value: "date", help: "The first day counted (default: the start of the 12th period back)."),
-                  .option("to", value: "date", help: "The last day counted (default: the end of the current period)."),
+                  ExpenseOptions.from.help("The first day counted (default: the start of the 12th period back).").spec,
+                  ExpenseOptions.to.help("The last day counted (default: the end of the current period).").spec,
                   ExpenseOptions.statisticsGrouping.spec,
                   ExpenseFieldOptions.currency.help("Only this currency's table.").spec,
                   .flag("server", help: "Ask the daemon for its figures (the authority) instead of the local copy."),
@@ -31,7 +31,7 @@ extension ExpenseCommands {
           --from and --to: the last 12 months. The file is replaced atomically and created with mode 0600.
         """,
         options: [.option("output", value: "file", help: "The HTML file to write.", required: true),
-                  .option("from", value: "date", help: "The first day covered (default: the 1st of the 12th month back)."),
-                  .option("to", value: "date", help: "The last day covered (default: the end of this month)."),
+                  ExpenseOptions.from.help("The first day covered (default: the 1st of the 12th month back).").spec,
+                  ExpenseOptions.to.help("The last day covered (default: the end of this month).").spec,
                   ExpenseFieldOptions.currency.help("Only this currency.").spec])
 }

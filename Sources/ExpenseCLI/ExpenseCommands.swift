@@ -30,8 +30,8 @@ enum ExpenseCommands {
 
     static let list = CommandSpec(
         name: "list", abstract: "List expenses by date.",
-        options: [.option("from", value: "date", help: "Only expenses on or after this day."),
-                  .option("to", value: "date", help: "Only expenses on or before this day."),
+        options: [ExpenseOptions.from.help("Only expenses on or after this day.").spec,
+                  ExpenseOptions.to.help("Only expenses on or before this day.").spec,
                   .option("category", value: "category", help: "Only expenses of this category."),
                   .flag("json", help: "Print a JSON array (amounts as integers in minor units).")])
 
@@ -51,8 +51,8 @@ enum ExpenseCommands {
         name: "summary", abstract: "Total expenses per currency, optionally by category or month.",
         discussion: "  Categories are listed largest first, months in date order, each with its share in percent; in a terminal each gets a bar.",
         options: [ExpenseOptions.summaryGrouping.spec,
-                  .option("from", value: "date", help: "Only expenses on or after this day."),
-                  .option("to", value: "date", help: "Only expenses on or before this day."),
+                  ExpenseOptions.from.help("Only expenses on or after this day.").spec,
+                  ExpenseOptions.to.help("Only expenses on or before this day.").spec,
                   .option("category", value: "category", help: "Only expenses of this category."),
                   .flag("server", help: "Ask the daemon for its totals (the authority) instead of totalling the local copy."),
                   .flag("json", help: "Print JSON (amounts as integers in minor units).")])

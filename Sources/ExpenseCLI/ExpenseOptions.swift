@@ -22,4 +22,18 @@ enum ExpenseOptions {
         "format", help: "The format (default: csv).", [("csv", .csv), ("json", .json)])
     /// `import --format`.
     static let importFormat = exportFormat.help("The file's format (default: JSON if it starts with [, else CSV).")
+
+    // The days (YYYY-MM-DD, validated by the core: exit 65 naming the date). Each command gives its own help.
+
+    static let from = day("from", help: "Only expenses on or after this day.")
+    static let to = day("to", help: "Only expenses on or before this day.")
+    static let on = day("on", help: "The day (default: today).")
+    static let start = day("start", help: "The first day.")
+    static let until = day("until", help: "The last day.")
+    static let since = day("since", help: "Only changes made on or after this day.")
+
+    /// An option whose value is a day, `--name <date>`.
+    static func day(_ name: String, help: String) -> TypedOption<CalendarDay> {
+        TypedOption(name, value: "date", help: help) { try ExpenseValidator.validateDate($0) }
+    }
 }

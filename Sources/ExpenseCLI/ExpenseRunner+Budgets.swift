@@ -19,11 +19,11 @@ extension ExpenseRunner {
         if let existing = try data.record(id: id), !existing.deleted {
             budget = try LedgerDataValidator.budget(id: id, fields: existing.fields)
             if let period { budget.period = period }
-            if let start = try day("start") { budget.start = start }
+            if let start = try command.value(ExpenseOptions.start) { budget.start = start }
             if let rollover { budget.rollover = rollover }
-            budget.amounts = budget.settingAmount(amount, from: try day("from") ?? today)
+            budget.amounts = budget.settingAmount(amount, from: try command.value(ExpenseOptions.from) ?? today)
         } else {
-            let start = try day("start") ?? CalendarDay(year: today.year, month: today.month, day: 1) ?? today
+            let start = try command.value(ExpenseOptions.start) ?? CalendarDay(year: today.year, month: today.month, day: 1) ?? today
             budget = Budget(category: category, currency: currency, period: period ?? .month, start: start,
                             rollover: rollover ?? .none, amounts: [BudgetAmount(from: start, amount: amount)])
         }
@@ -71,7 +71,7 @@ extension ExpenseRunner {
     func budgetStatus() throws {
         let ledger = try readingLedger()
         let data = try LedgerDataCache(store: ledger.store)
-        let on = try day("on") ?? ledgerToday(data)
+        let on = try command.value(ExpenseOptions.on) ?? ledgerToday(data)
         let statuses = try Self.statuses(Self.budgets(data), on: on, ledger: ledger)
         if command.flag("json") {
             console.out(BudgetJSON.status(statuses))

@@ -70,7 +70,7 @@ extension ExpenseRunner {
 
     /// `expense log [--since DATE] [--by NAME] [--json]`.
     func activityLog() throws {
-        let sinceDay = try day("since")
+        let sinceDay = try command.value(ExpenseOptions.since)
         let sinceTime = sinceDay.map(Self.startOf)
         let who = command.option("by")
         let ledger = try self.ledger(readOnly: true)

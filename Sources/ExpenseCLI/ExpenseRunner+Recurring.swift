@@ -22,12 +22,12 @@ extension ExpenseRunner {
             return value
         } ?? .clamp
         var end = RecurrenceEnd.never
-        if let until = try day("until") { end = .until(until) }
+        if let until = try command.value(ExpenseOptions.until) { end = .until(until) }
         if let countText = command.option("count") {
             guard let count = Int(countText) else { throw usage("--count must be a whole number, not '\(countText)'") }
             end = .count(count)
         }
-        guard let start = try day("start") else { throw usage("--start is required") }
+        guard let start = try command.value(ExpenseOptions.start) else { throw usage("--start is required") }
         let rule = RecurringRule(id: UUID(), amount: amount, currency: currency, category: command.argument("category") ?? "",
                                  note: try command.value(ExpenseFieldOptions.note) ?? "", every: every, unit: unit, start: start, end: end,
                                  monthEnd: monthEnd, skips: [])
@@ -96,7 +96,7 @@ extension ExpenseRunner {
     func recurringPreview() throws {
         let ledger = try ledger(readOnly: true)
         let data = try LedgerDataCache(store: ledger.store)
-        let until = try day("until") ?? ledgerToday(data)
+        let until = try command.value(ExpenseOptions.until) ?? ledgerToday(data)
         var due: [(RecurringRule, CalendarDay)] = []
         for rule in try Self.rules(data) {
             let dates = rule.occurrences(through: until, limit: Self.previewLimit + 1)

@@ -12,7 +12,7 @@ extension ExpenseRunner {
     func report() throws {
         guard let output = command.option("output") else { throw usage("--output FILE.html is required") }
         let currency = try command.value(ExpenseFieldOptions.currency)
-        let from = try day("from"), to = try day("to")
+        let from = try command.value(ExpenseOptions.from), to = try command.value(ExpenseOptions.to)
         let months: StatisticsQuery
         do {
             months = try StatisticsQuery.resolving(period: .month, from: from, to: to,

@@ -7,7 +7,7 @@ import Foundation
 extension ExpenseRunner {
     /// `expense list [--from D] [--to D] [--category C] [--json]`.
     func list() throws {
-        let filter = ExpenseFilter(from: try day("from"), to: try day("to"), category: command.option("category"))
+        let filter = ExpenseFilter(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command.option("category"))
         let ledger = try readingLedger()
         defer { noteUnsynced(ledger) }
         if command.flag("json") {
@@ -28,7 +28,7 @@ extension ExpenseRunner {
     /// `expense summary [--by category|month] [--from D] [--to D] [--category C] [--json]`.
     func summary() throws {
         let grouping = try command.value(ExpenseOptions.summaryGrouping) ?? .none
-        let query = SummaryQuery(from: try day("from"), to: try day("to"), category: command.option("category"), groupBy: grouping)
+        let query = SummaryQuery(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command.option("category"), groupBy: grouping)
         let ledger = try readingLedger()
         let summary: Summary
         if command.flag("server") {

@@ -34,7 +34,7 @@ extension ExpenseRunner {
         let period = try command.value(ExpenseOptions.statisticsPeriod) ?? .month
         let byCategory = try command.value(ExpenseOptions.statisticsGrouping) ?? false
         let currency = try command.value(ExpenseFieldOptions.currency)
-        let from = try day("from"), to = try day("to")
+        let from = try command.value(ExpenseOptions.from), to = try command.value(ExpenseOptions.to)
         do {
             return try StatisticsQuery.resolving(period: period, from: from, to: to,
                                                  byCategory: byCategory, currency: currency,

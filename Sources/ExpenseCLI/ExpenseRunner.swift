@@ -56,9 +56,4 @@ struct ExpenseRunner {
 
     /// A usage error for this command.
     func usage(_ message: String) -> UsageError { UsageError(message, path: command.path) }
-
-    /// The day in option `name`, validated by the core (65 naming the date when invalid).
-    func day(_ name: String) throws -> CalendarDay? {
-        try command.option(name).map { try ExpenseValidator.validateDate($0) }
-    }
 }

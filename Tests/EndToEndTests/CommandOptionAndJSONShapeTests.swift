@@ -45,6 +45,18 @@ import Testing
         }
     }
 
+    /// Every day option is one declaration (`ExpenseOptions.day`): a day that is not real is invalid data naming it.
+    @Test(arguments: [["list", "--from", "2026-02-30"], ["summary", "--to", "x"], ["log", "--since", "2026-1-1"],
+                      ["budget", "status", "--on", "x"], ["recurring", "preview", "--until", "x"], ["stats", "--from", "x"],
+                      ["budget", "set", "food", "10", "--start", "x"], ["recurring", "add", "5", "gym", "--every", "month", "--start", "x"]])
+    func aDayOptionRefusesADayThatIsNotReal(arguments: [String]) async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess()
+            let result = try ann.run(arguments)
+            #expect(result.status == 65 && result.stderr.hasPrefix("Error: invalid_date: invalid date '"), "\(result)")
+        }
+    }
+
     @Test func expensedRefusesAnUnknownRoleInTheSameShape() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess()

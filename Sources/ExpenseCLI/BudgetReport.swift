@@ -1,4 +1,5 @@
 import ExpenseCore
+import ExpenseProtocol
 import Foundation
 
 /// The text of `expense budget status`: one line per budget with its period, budgeted, carried, spent and left,
@@ -33,38 +34,24 @@ enum BudgetReport {
     }
 }
 
-/// The JSON of `expense budget list` and `status`: amounts in minor units, keys sorted.
+/// The JSON of `expense budget list` and `status`: amounts in minor units, keys sorted (``JSONWriter/prettyText(_:)``).
 enum BudgetJSON {
-    struct Amount: Encodable { var from: String, amount: Int64 }
-    struct Item: Encodable {
-        var id: String, category: String, currency: String, period: String, start: String, rollover: String, amounts: [Amount]
-    }
-    struct StatusItem: Encodable {
-        var category: String, currency: String, start: String, end: String
-        var budgeted: Int64, carried: Int64, spent: Int64, left: Int64, over: Bool
-    }
-
-    static func list(_ budgets: [Budget]) throws -> String {
-        try encode(budgets.map { budget in
-            Item(id: UUIDText.lowercased(budget.id), category: budget.category, currency: budget.currency.code,
-                 period: budget.period.rawValue, start: budget.start.description, rollover: budget.rollover.rawValue,
-                 amounts: budget.amounts.map { Amount(from: $0.from.description, amount: $0.amount) })
-        })
+    static func list(_ budgets: [Budget]) -> String {
+        JSONWriter.prettyText(.array(budgets.map { budget in
+            .object(["id": .string(UUIDText.lowercased(budget.id)), "category": .string(budget.category),
+                     "currency": .string(budget.currency.code), "period": .string(budget.period.rawValue),
+                     "start": .string(budget.start.description), "rollover": .string(budget.rollover.rawValue),
+                     "amounts": .array(budget.amounts.map { .object(["from": .string($0.from.description), "amount": .int($0.amount)]) })])
+        }))
     }
 
-    static func status(_ entries: [BudgetReport.Entry]) throws -> String {
-        try encode(entries.map { entry in
+    static func status(_ entries: [BudgetReport.Entry]) -> String {
+        JSONWriter.prettyText(.array(entries.map { entry in
             let status = entry.status
-            return StatusItem(category: entry.budget.category, currency: entry.budget.currency.code,
-                              start: status.period.start.description, end: status.period.end.description,
-                              budgeted: status.budgeted, carried: status.carried, spent: status.spent, left: status.left,
-                              over: status.isOver)
-        })
-    }
-
-    private static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+            return .object(["category": .string(entry.budget.category), "currency": .string(entry.budget.currency.code),
+                            "start": .string(status.period.start.description), "end": .string(status.period.end.description),
+                            "budgeted": .int(status.budgeted), "carried": .int(status.carried), "spent": .int(status.spent),
+                            "left": .int(status.left), "over": .bool(status.isOver)])
+        }))
     }
 }

@@ -18,7 +18,7 @@ extension ExpenseCommands {
           Asks the daemon. Without one (no remote set, or unreachable), shows this machine's own recent commands
           and says so.
         """,
-        options: [.option("since", value: "date", help: "Only changes made on or after this day (UTC), YYYY-MM-DD."),
+        options: [ExpenseOptions.since.help("Only changes made on or after this day (UTC), YYYY-MM-DD.").spec,
                   .option("by", value: "name", help: "Only changes made with this token name (exact; `expensed token add NAME`)."),
                   .flag("json", help: "Print JSON.")])
 

@@ -12,11 +12,11 @@ extension ExpenseCommands {
           current period and the 11 before it. At most 1000 periods. In a terminal a trend line draws one bar per
           period. --json gives the same numbers in minor units; --csv plain decimals.
         """,
-        options: [.option("period", value: "week|month|quarter|year", help: "The length of a row (default: month)."),
-                  .option("from", value: "date", help: "The first day counted (default: the start of the 12th period back)."),
-                  .option("to", value: "date", help: "The last day counted (default: the end of the current period)."),
-                  .option("by", value: "category", help: "One column per category."),
-                  .option("currency", value: "code", help: "Only this currency's table."),
+        options: [ExpenseOptions.statisticsPeriod.spec,
+                  ExpenseOptions.from.help("The first day counted (default: the start of the 12th period back).").spec,
+                  ExpenseOptions.to.help("The last day counted (default: the end of the current period).").spec,
+                  ExpenseOptions.statisticsGrouping.spec,
+                  ExpenseFieldOptions.currency.help("Only this currency's table.").spec,
                   .flag("server", help: "Ask the daemon for its figures (the authority) instead of the local copy."),
                   .flag("json", help: "Print JSON (amounts as integers in minor units)."),
                   .flag("csv", help: "Print CSV (amounts as plain decimals).")])
@@ -31,7 +31,7 @@ extension ExpenseCommands {
           --from and --to: the last 12 months. The file is replaced atomically and created with mode 0600.
         """,
         options: [.option("output", value: "file", help: "The HTML file to write.", required: true),
-                  .option("from", value: "date", help: "The first day covered (default: the 1st of the 12th month back)."),
-                  .option("to", value: "date", help: "The last day covered (default: the end of this month)."),
-                  .option("currency", value: "code", help: "Only this currency.")])
+                  ExpenseOptions.from.help("The first day covered (default: the 1st of the 12th month back).").spec,
+                  ExpenseOptions.to.help("The last day covered (default: the end of this month).").spec,
+                  ExpenseFieldOptions.currency.help("Only this currency.").spec])
 }

@@ -24,25 +24,24 @@ enum ExpenseCommands {
         name: "add", abstract: "Record an expense and print its id.",
         arguments: [ArgumentSpec("amount", help: "The amount, such as 12.50 (at most the currency's decimal places)."),
                     ArgumentSpec("category", help: "The category, such as food (1 to 64 characters).")],
-        options: [.option("date", value: "date", help: "The day of the expense, YYYY-MM-DD (default: today)."),
-                  .option("note", value: "text", help: "A note (up to 300 characters)."),
-                  .option("currency", value: "code", help: "An ISO 4217 code (default: the configured currency, else the synced ledger's, else USD).")])
+        options: [ExpenseFieldOptions.date.help("The day of the expense, YYYY-MM-DD (default: today).").spec,
+                  ExpenseFieldOptions.note.help("A note (up to 300 characters).").spec,
+                  ExpenseFieldOptions.currency.help("An ISO 4217 code (default: the configured currency, else the synced ledger's, else USD).").spec])
 
     static let list = CommandSpec(
         name: "list", abstract: "List expenses by date.",
-        options: [.option("from", value: "date", help: "Only expenses on or after this day."),
-                  .option("to", value: "date", help: "Only expenses on or before this day."),
+        options: [ExpenseOptions.from.help("Only expenses on or after this day.").spec,
+                  ExpenseOptions.to.help("Only expenses on or before this day.").spec,
                   .option("category", value: "category", help: "Only expenses of this category."),
                   .flag("json", help: "Print a JSON array (amounts as integers in minor units).")])
 
     static let edit = CommandSpec(
         name: "edit", abstract: "Change fields of an expense.",
         arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.")],
-        options: [.option("amount", value: "amount", help: "The new amount."),
-                  .option("category", value: "category", help: "The new category."),
-                  .option("date", value: "date", help: "The new day, YYYY-MM-DD."),
-                  .option("note", value: "text", help: "The new note (an empty text clears it)."),
-                  .option("currency", value: "code", help: "The new currency; needs --amount, since the same digits mean different money.")])
+        options: ExpenseFieldOptions.specs(
+            amount: "The new amount.", category: "The new category.", date: "The new day, YYYY-MM-DD.",
+            note: "The new note (an empty text clears it).",
+            currency: "The new currency; needs --amount, since the same digits mean different money."))
 
     static let delete = CommandSpec(
         name: "delete", abstract: "Delete an expense.",
@@ -51,9 +50,9 @@ enum ExpenseCommands {
     static let summary = CommandSpec(
         name: "summary", abstract: "Total expenses per currency, optionally by category or month.",
         discussion: "  Categories are listed largest first, months in date order, each with its share in percent; in a terminal each gets a bar.",
-        options: [.option("by", value: "category|month", help: "Group the totals by category or by month (YYYY-MM)."),
-                  .option("from", value: "date", help: "Only expenses on or after this day."),
-                  .option("to", value: "date", help: "Only expenses on or before this day."),
+        options: [ExpenseOptions.summaryGrouping.spec,
+                  ExpenseOptions.from.help("Only expenses on or after this day.").spec,
+                  ExpenseOptions.to.help("Only expenses on or before this day.").spec,
                   .option("category", value: "category", help: "Only expenses of this category."),
                   .flag("server", help: "Ask the daemon for its totals (the authority) instead of totalling the local copy."),
                   .flag("json", help: "Print JSON (amounts as integers in minor units).")])
@@ -67,7 +66,7 @@ enum ExpenseCommands {
           {id, date, amount, currency, category, note} with amounts in minor units. --output files are
           replaced atomically and created with mode 0600.
         """,
-        options: [.option("format", value: "csv|json", help: "The format (default: csv)."),
+        options: [ExpenseOptions.exportFormat.spec,
                   .option("output", value: "file", help: "Write to this file (mode 0600) instead of standard output.")])
 
     static let importing = CommandSpec(
@@ -87,9 +86,9 @@ enum ExpenseCommands {
         """,
         arguments: [ArgumentSpec("file", help: "The CSV or JSON file, or - for standard input.")],
         options: [.flag("dry-run", help: "Check the file and print what would be imported, without storing anything."),
-                  .option("format", value: "csv|json", help: "The file's format (default: JSON if it starts with [, else CSV)."),
+                  ExpenseOptions.importFormat.spec,
                   .option("map", value: "field=Header,…", help: "Read a bank's CSV: the column of each field (date, amount and category required; currency, note, id optional)."),
-                  .option("currency", value: "code", help: "The currency of rows without one (default: the configured currency)."),
+                  ExpenseFieldOptions.currency.help("The currency of rows without one (default: the configured currency).").spec,
                   .option("delimiter", value: "char", help: "The CSV field separator, such as ';' or tab (default: ,)."),
                   .flag("decimal-comma", help: "Amounts are written 1.234,56 (comma as the decimal mark)."),
                   .option("date-format", value: "format", help: "How dates are written, with YYYY, MM and DD, such as DD.MM.YYYY (default: YYYY-MM-DD).")])
@@ -187,12 +186,10 @@ enum ExpenseCommands {
         arguments: [ArgumentSpec("id", help: "The expense's (or budget's, rule's, setting's) id or a unique prefix of at least 4 characters.")],
         options: [.flag("mine", help: "Keep my change (re-submitted against the server's current version; restores a deleted expense)."),
                   .flag("theirs", help: "Drop my change and take the server's (also for a change the daemon rejected)."),
-                  .flag("edit", help: "Start from the server's version and set the fields given below."),
-                  .option("amount", value: "amount", help: "With --edit: the amount."),
-                  .option("category", value: "category", help: "With --edit: the category."),
-                  .option("date", value: "date", help: "With --edit: the day, YYYY-MM-DD."),
-                  .option("note", value: "text", help: "With --edit: the note."),
-                  .option("currency", value: "code", help: "With --edit: the currency (needs --amount).")],
+                  .flag("edit", help: "Start from the server's version and set the fields given below.")]
+            + ExpenseFieldOptions.specs(amount: "With --edit: the amount.", category: "With --edit: the category.",
+                                        date: "With --edit: the day, YYYY-MM-DD.", note: "With --edit: the note.",
+                                        currency: "With --edit: the currency (needs --amount)."),
         exclusiveGroups: [.exactlyOne("mine", "theirs", "edit")])
 
     static let completion = CompletionScript.command(program: "expense")

@@ -1,22 +1,18 @@
 import ExpenseCore
-import Foundation
+import ExpenseProtocol
 
-/// The JSON shapes `expense` prints. Amounts are integers in minor units; keys are sorted so output is stable.
+/// The JSON of `expense summary --json`: amounts are integers in minor units; keys are sorted so output is
+/// stable (``JSONWriter/prettyText(_:)``, the one layout of every `--json`).
 enum ExpenseJSON {
-    struct Total: Encodable { var currency: String, amount: Int64, count: Int64 }
-    struct Group: Encodable { var key: String, currency: String, amount: Int64, count: Int64 }
-    struct SummaryBody: Encodable { var groupBy: String, totals: [Total], groups: [Group] }
-
-    static func summary(_ summary: Summary, groupBy: SummaryGrouping) throws -> String {
-        try encode(SummaryBody(
-            groupBy: groupBy.rawValue,
-            totals: summary.totals.map { Total(currency: $0.currency.code, amount: $0.amount, count: $0.count) },
-            groups: summary.groups.map { Group(key: $0.key, currency: $0.currency.code, amount: $0.amount, count: $0.count) }))
-    }
-
-    private static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    static func summary(_ summary: Summary, groupBy: SummaryGrouping) -> String {
+        JSONWriter.prettyText(.object([
+            "groupBy": .string(groupBy.rawValue),
+            "totals": .array(summary.totals.map {
+                .object(["currency": .string($0.currency.code), "amount": .int($0.amount), "count": .int($0.count)])
+            }),
+            "groups": .array(summary.groups.map {
+                .object(["key": .string($0.key), "currency": .string($0.currency.code), "amount": .int($0.amount), "count": .int($0.count)])
+            }),
+        ]))
     }
 }

@@ -4,8 +4,8 @@ import ExpenseProtocol
 import Foundation
 
 /// Writes a listing or an export as it is read from the store, through a 64 KiB buffer, so 100,000 expenses
-/// never sit in memory as values or as one big string. JSON is an array of objects with sorted keys, laid out
-/// as `JSONEncoder`'s `.prettyPrinted` + `.sortedKeys` writes them (as ``ExpenseJSON`` writes the summary);
+/// never sit in memory as values or as one big string. JSON is an array of objects, each laid out by
+/// ``JSONWriter/pretty(_:depth:)`` as every `--json` is, one object at a time;
 /// CSV is ``ExpenseClient/CSV`` rows under ``ExpenseClient/CSVImporter/header``.
 struct ExpenseStream {
     enum Format { case json, csv }
@@ -38,10 +38,13 @@ struct ExpenseStream {
             append(CSV.row([expense.idString, expense.date.description, Money.format(expense.amount, currency: expense.currency),
                             expense.currency.code, expense.category, expense.note]))
         case .json:
-            append(count == 0 ? "[\n" : ",\n")
-            append("  {\n    \"amount\" : \(expense.amount),\n    \"category\" : \(Self.quoted(expense.category)),\n")
-            append("    \"currency\" : \"\(expense.currency.code)\",\n    \"date\" : \"\(expense.date.description)\",\n")
-            append("    \"id\" : \"\(expense.idString)\",\n    \"note\" : \(Self.quoted(expense.note))\n  }")
+            append(count == 0 ? "[\n  " : ",\n  ")
+            var writer = JSONWriter(appendingTo: buffer)
+            buffer = []
+            writer.pretty(.object(["amount": .int(expense.amount), "category": .string(expense.category),
+                                   "currency": .string(expense.currency.code), "date": .string(expense.date.description),
+                                   "id": .string(expense.idString), "note": .string(expense.note)]), depth: 1)
+            buffer = writer.bytes
         }
         count += 1
         if buffer.count >= Self.flushSize { try flush() }
@@ -62,8 +65,4 @@ struct ExpenseStream {
         }
         buffer.removeAll(keepingCapacity: true)
     }
-
-    /// A JSON string literal (the same text `JSONEncoder` writes for a valid category or note, which holds no
-    /// control character but tab and newline).
-    static func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
 }

@@ -1,5 +1,6 @@
 import ExpenseClient
 import ExpenseCore
+import ExpenseProtocol
 import Foundation
 
 /// The output of `expense stats`: per currency a table (one row per period; with `--by category` one column
@@ -65,41 +66,30 @@ enum StatsReport {
 
     // MARK: JSON and CSV
 
-    struct Body: Encodable {
-        var period: String, from: String, to: String, today: String, byCategory: Bool, currency: String?
-        var periods: [Span]
-        var tables: [Table]
-    }
-
-    struct Span: Encodable { var label: String, start: String, end: String, partial: Bool, current: Bool }
-
-    struct Table: Encodable {
-        var currency: String, categories: [String]
-        var rows: [Row]
-        var columnTotals: [Int64], columnAverages: [Int64]
-        var total: Int64, count: Int64, average: Int64
-    }
-
-    struct Row: Encodable { var period: String, amounts: [Int64], total: Int64, count: Int64 }
-
-    /// The same numbers in minor units; `amounts` and `columnTotals`/`columnAverages` follow `categories`.
-    static func json(_ statistics: PeriodStatistics) throws -> String {
+    /// The same numbers in minor units; `amounts` and `columnTotals`/`columnAverages` follow `categories`;
+    /// `currency` only when the query names one.
+    static func json(_ statistics: PeriodStatistics) -> String {
         let query = statistics.query
-        let body = Body(
-            period: query.period.rawValue, from: query.from.description, to: query.to.description,
-            today: query.today.description, byCategory: query.byCategory, currency: query.currency?.code,
-            periods: statistics.periods.map {
-                Span(label: $0.label, start: $0.start.description, end: $0.end.description, partial: $0.partial, current: $0.current)
-            },
-            tables: statistics.tables.map { table in
-                Table(currency: table.currency.code, categories: table.categories,
-                      rows: zip(statistics.periods, table.rows).map { Row(period: $0.label, amounts: $1.amounts, total: $1.total, count: $1.count) },
-                      columnTotals: table.columnTotals, columnAverages: table.columnAverages,
-                      total: table.total, count: table.count, average: table.average)
-            })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(body), as: UTF8.self) + "\n"
+        let amounts = { (values: [Int64]) in JSONValue.array(values.map { .int($0) }) }
+        var body: [String: JSONValue] = [
+            "period": .string(query.period.rawValue), "from": .string(query.from.description), "to": .string(query.to.description),
+            "today": .string(query.today.description), "byCategory": .bool(query.byCategory),
+            "periods": .array(statistics.periods.map {
+                .object(["label": .string($0.label), "start": .string($0.start.description), "end": .string($0.end.description),
+                         "partial": .bool($0.partial), "current": .bool($0.current)])
+            }),
+            "tables": .array(statistics.tables.map { table in
+                .object(["currency": .string(table.currency.code), "categories": .array(table.categories.map { .string($0) }),
+                         "rows": .array(zip(statistics.periods, table.rows).map { span, row in
+                             .object(["period": .string(span.label), "amounts": amounts(row.amounts), "total": .int(row.total),
+                                      "count": .int(row.count)])
+                         }),
+                         "columnTotals": amounts(table.columnTotals), "columnAverages": amounts(table.columnAverages),
+                         "total": .int(table.total), "count": .int(table.count), "average": .int(table.average)])
+            }),
+        ]
+        if let currency = query.currency { body["currency"] = .string(currency.code) }
+        return JSONWriter.prettyText(.object(body))
     }
 
     /// `currency,period,start,end,partial,<categories…>,total,count`, then per currency one line per period,

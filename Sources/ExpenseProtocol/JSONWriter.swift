@@ -18,8 +18,9 @@ import Foundation
 public struct JSONWriter: Sendable {
     /// The bytes written so far.
     public var bytes: [UInt8]
-    /// Whether the next value or key inside the current container needs a comma first.
-    private var needsComma = false
+    /// Whether the next value or key inside the current container needs a comma first (internal, not private:
+    /// the indented layout in `JSONWriter+Pretty.swift` places its own commas).
+    var needsComma = false
 
     /// A writer with an empty buffer of `capacity` bytes reserved.
     public init(capacity: Int = 256) {
@@ -33,7 +34,7 @@ public struct JSONWriter: Sendable {
     }
 
     @inline(__always)
-    private mutating func separate() {
+    mutating func separate() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
         needsComma = true
     }

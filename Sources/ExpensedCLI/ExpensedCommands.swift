@@ -118,7 +118,7 @@ enum ExpensedCommands {
         arguments: [ArgumentSpec("name", help: "The token's name: 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
         options: [
             .option("ledger", value: "name", help: "The ledger the token opens.", required: true),
-            .option("role", value: "role", help: roleHelp, required: true),
+            ExpensedOptions.role.spec,
             data, postgres,
         ])
 

@@ -54,7 +54,7 @@ extension ServeCommand {
         let ledgers = directory.ledgers().map { "\($0.name) (\($0.currency.code))" }.joined(separator: ", ")
         log("expensed \(ServerConfiguration.version) serving \(ledgers.isEmpty ? "no ledger yet" : ledgers) "
             + "from PostgreSQL \(directory.redactedDescription) on \(server.address)")
-        ExpensedCommand.printOut("listening on \(server.address)\n")
+        ExpensedCLI.printOut("listening on \(server.address)\n")
         await server.waitUntilStopped()
         schedule?.cancel()
         await directory.close()

@@ -31,14 +31,14 @@ struct ServeCommand {
         if let sources = command.option("proxy-protocol") {
             configuration.proxyProtocolSources = try proxySources(sources)
         }
-        let currency = try ExpensedCommand.currencyOption(command)
+        let currency = try ExpensedCLI.currencyOption(command)
         let insecurePlaintext = command.flag("insecure-plaintext") || command.flag("trust-network")
         switch (command.option("tls-cert"), command.option("tls-key")) {
         case (let certificate?, let key?):
             do {
                 configuration.tls = try TLSServerIdentity(certificateFile: certificate, keyFile: key)
             } catch {
-                ExpensedCommand.printError("Error: \(error)")
+                ExpensedCLI.printError("Error: \(error)")
                 if case .keyReadableByOthers = error { return .permissionDenied }
                 return .ioError
             }
@@ -53,11 +53,11 @@ struct ServeCommand {
             throw UsageError("--tls-cert and --tls-key go together", path: command.path)
         }
         let compactAfter = try integer("compact-after", in: 1...36_500)
-        if let conninfo = ExpensedCommand.postgresOption(command) {
+        if let conninfo = ExpensedCLI.postgresOption(command) {
             return await Self.servePostgres(configuration: configuration, conninfo: conninfo, compactAfter: compactAfter)
         }
         return await Self.serve(configuration: configuration, currency: currency,
-                                data: ExpensedCommand.dataDirectory(command.option("data")),
+                                data: ExpensedCLI.dataDirectory(command.option("data")),
                                 trustNetwork: insecurePlaintext, compactAfter: compactAfter)
     }
 
@@ -191,7 +191,7 @@ struct ServeCommand {
         let ledgers = directory.ledgers().map { "\($0.name) (\($0.currency.code))" }.joined(separator: ", ")
         log("expensed \(ServerConfiguration.version) serving \(ledgers) from \(data) on \(server.address)")
         // The first stdout line, written in one unbuffered `write` once the listening socket accepts.
-        ExpensedCommand.printOut("listening on \(server.address)\n")
+        ExpensedCLI.printOut("listening on \(server.address)\n")
         await server.waitUntilStopped()
         compaction?.cancel()
         await directory.close()

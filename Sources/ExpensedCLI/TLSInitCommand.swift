@@ -9,20 +9,20 @@ import Glibc
 /// `expensed tls init`: a self-signed certificate and key in the data directory, made through the OpenSSL API.
 enum TLSInitCommand {
     static func run(_ command: ParsedCommand) -> ExitCode {
-        let data = ExpensedCommand.dataDirectory(command.option("data"))
+        let data = ExpensedCLI.dataDirectory(command.option("data"))
         let hosts = command.option("host").map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty } } ?? CertificateFactory.defaultHosts
         let certificatePath = (data as NSString).appendingPathComponent("tls.crt")
         let keyPath = (data as NSString).appendingPathComponent("tls.key")
         if !command.flag("force"), FileManager.default.fileExists(atPath: certificatePath) || FileManager.default.fileExists(atPath: keyPath) {
-            ExpensedCommand.printError("Error: \(certificatePath) or \(keyPath) exists already; pass --force to replace them")
+            ExpensedCLI.printError("Error: \(certificatePath) or \(keyPath) exists already; pass --force to replace them")
             return .failure
         }
         let identity: CertificateFactory.Identity
         do {
             identity = try CertificateFactory.selfSigned(hosts: hosts.isEmpty ? CertificateFactory.defaultHosts : hosts)
         } catch {
-            ExpensedCommand.printError("Error: \(error)")
+            ExpensedCLI.printError("Error: \(error)")
             return .failure
         }
         do {
@@ -31,12 +31,12 @@ enum TLSInitCommand {
             try AtomicFile.write(Array(identity.keyPEM.utf8), to: keyPath)
             try AtomicFile.write(Array(identity.certificatePEM.utf8), to: certificatePath)
         } catch {
-            ExpensedCommand.printError("Error: cannot write the certificate into \(data): \(error)")
+            ExpensedCLI.printError("Error: cannot write the certificate into \(data): \(error)")
             return .failure
         }
-        ExpensedCommand.printError("wrote \(certificatePath) and \(keyPath) for \(hosts.joined(separator: ", ")); "
+        ExpensedCLI.printError("wrote \(certificatePath) and \(keyPath) for \(hosts.joined(separator: ", ")); "
                                    + "serve with --tls-cert \(certificatePath) --tls-key \(keyPath)")
-        ExpensedCommand.printOut("\(identity.fingerprint)\n")
+        ExpensedCLI.printOut("\(identity.fingerprint)\n")
         return .success
     }
 }

@@ -13,20 +13,18 @@ enum TokenCommand {
         guard LedgerDirectory.isValid(name: name) else {
             throw UsageError(LedgerError.invalidTokenName(name).message, path: command.path)
         }
-        let roleText = command.option("role") ?? ""
-        guard let role = TokenRole(rawValue: roleText) else {
-            throw UsageError("'\(roleText)' is not a role: use owner, editor or viewer", path: command.path)
-        }
+        // Required: the parser has refused a command line without it.
+        guard let role = try command.choice(ExpensedOptions.role) else { throw UsageError("--role is required", path: command.path) }
         do {
             let ledger = command.option("ledger") ?? ""
-            let token = try ExpensedCommand.postgresOption(command).map {
+            let token = try ExpensedCLI.postgresOption(command).map {
                 try PostgresLedgerDirectory.addToken(conninfo: $0, ledger: ledger, name: name, role: role)
-            } ?? LedgerDirectory.addToken(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")),
+            } ?? LedgerDirectory.addToken(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")),
                                           ledger: ledger, name: name, role: role)
-            ExpensedCommand.printOut(token + "\n")
+            ExpensedCLI.printOut(token + "\n")
             return .success
         } catch {
-            return ExpensedCommand.fail(error)
+            return ExpensedCLI.fail(error)
         }
     }
 
@@ -35,10 +33,10 @@ enum TokenCommand {
         let tokens: [StoredToken]
         do {
             let ledger = command.option("ledger") ?? ""
-            tokens = try ExpensedCommand.postgresOption(command).map { try PostgresLedgerDirectory.tokens(conninfo: $0, ledger: ledger) }
-                ?? LedgerDirectory.tokens(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")), ledger: ledger)
+            tokens = try ExpensedCLI.postgresOption(command).map { try PostgresLedgerDirectory.tokens(conninfo: $0, ledger: ledger) }
+                ?? LedgerDirectory.tokens(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")), ledger: ledger)
         } catch {
-            return ExpensedCommand.fail(error)
+            return ExpensedCLI.fail(error)
         }
         if command.flag("json") {
             var writer = JSONWriter()
@@ -52,7 +50,7 @@ enum TokenCommand {
                 writer.endObject()
             }
             writer.endArray()
-            ExpensedCommand.printOut(String(decoding: writer.bytes, as: UTF8.self) + "\n")
+            ExpensedCLI.printOut(String(decoding: writer.bytes, as: UTF8.self) + "\n")
             return .success
         }
         let width = tokens.map(\.name.count).max() ?? 0
@@ -61,7 +59,7 @@ enum TokenCommand {
                 + token.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + "  "
                 + "created " + time(token.created) + "  last used " + (token.lastUsed.map(time) ?? "never") + "\n"
         }
-        ExpensedCommand.printOut(lines.joined())
+        ExpensedCLI.printOut(lines.joined())
         return .success
     }
 
@@ -70,15 +68,15 @@ enum TokenCommand {
         let name = command.argument("name") ?? ""
         let ledger = command.option("ledger") ?? ""
         do {
-            if let conninfo = ExpensedCommand.postgresOption(command) {
+            if let conninfo = ExpensedCLI.postgresOption(command) {
                 try PostgresLedgerDirectory.revokeToken(conninfo: conninfo, ledger: ledger, name: name)
             } else {
-                try LedgerDirectory.revokeToken(dataDirectory: ExpensedCommand.dataDirectory(command.option("data")), ledger: ledger, name: name)
+                try LedgerDirectory.revokeToken(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")), ledger: ledger, name: name)
             }
-            ExpensedCommand.printError("revoked token '\(name)' of ledger '\(ledger)'; a running daemon closes its connections within a second")
+            ExpensedCLI.printError("revoked token '\(name)' of ledger '\(ledger)'; a running daemon closes its connections within a second")
             return .success
         } catch {
-            return ExpensedCommand.fail(error)
+            return ExpensedCLI.fail(error)
         }
     }
 

@@ -1,4 +1,4 @@
 import ExpensedCLI
 import Foundation
 
-exit(await ExpensedCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))
+exit(await ExpensedCLI.main(arguments: Array(CommandLine.arguments.dropFirst())))

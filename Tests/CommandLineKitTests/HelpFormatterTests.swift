@@ -34,5 +34,13 @@ private let root = CommandSpec(
 }
 
 @Test func exitCodesAreStable() {
-    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 3, 64, 65, 69, 74, 75, 76, 77])
+    let shared: [ExitCode] = [.success, .failure, .usage, .dataError, .unavailable, .ioError, .temporaryFailure, .protocolError,
+                              .permissionDenied]
+    #expect(shared.map(\.rawValue) == [0, 1, 64, 65, 69, 74, 75, 76, 77])
+}
+
+/// A program adds its own codes, as `expense` adds 3 (conflicts remain): the type is open.
+@Test func aProgramExtendsTheExitCodes() {
+    let own = ExitCode(3)
+    #expect(own.rawValue == 3 && own != .failure && ExitCode(rawValue: 64) == .usage)
 }

@@ -1,7 +1,7 @@
 import CommandLineKit
 import ExpenseServer
 
-extension ExpensedCommand {
+extension ExpensedRunner {
     /// `expensed compact --ledger NAME --keep-days N [--data DIR | --postgres CONNINFO]`.
     static func compact(_ command: ParsedCommand) throws(UsageError) -> ExitCode {
         guard let text = command.option("keep-days"), let days = Int(text), (0...36_500).contains(days) else {
@@ -9,12 +9,12 @@ extension ExpensedCommand {
         }
         do {
             let ledger = command.option("ledger") ?? ""
-            let report = try postgresOption(command).map { try PostgresLedgerDirectory.compact(conninfo: $0, ledger: ledger, keepDays: days) }
-                ?? LedgerDirectory.compact(dataDirectory: dataDirectory(command.option("data")), ledger: ledger, keepDays: days)
-            printOut("horizon \(report.horizon), removed \(report.tombstones) tombstones and \(report.entries) history entries\n")
+            let report = try ExpensedCLI.postgresOption(command).map { try PostgresLedgerDirectory.compact(conninfo: $0, ledger: ledger, keepDays: days) }
+                ?? LedgerDirectory.compact(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")), ledger: ledger, keepDays: days)
+            ExpensedCLI.printOut("horizon \(report.horizon), removed \(report.tombstones) tombstones and \(report.entries) history entries\n")
             return .success
         } catch {
-            printError("Error: \(error)")
+            ExpensedCLI.printError("Error: \(error)")
             return DaemonFailure.exitCode(for: error)
         }
     }

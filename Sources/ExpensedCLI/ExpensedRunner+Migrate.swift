@@ -1,7 +1,7 @@
 import CommandLineKit
 import ExpenseServer
 
-extension ExpensedCommand {
+extension ExpensedRunner {
     /// `expensed migrate (--from-sqlite DIR --to-postgres CONNINFO | --from-postgres CONNINFO --to-sqlite DIR) [--ledger NAMES]`.
     static func migrate(_ command: ParsedCommand) throws(UsageError) -> ExitCode {
         let value = { (name: String) in command.option(name).flatMap { $0.isEmpty ? nil : $0 } }
@@ -20,12 +20,12 @@ extension ExpensedCommand {
             let source = try sides.source()
             let target = try sides.target()
             for report in try LedgerMigration.copy(from: source, to: target, ledgers: ledgers) {
-                printOut("migrated \(report.ledger): \(report.records) records, head \(report.head), "
+                ExpensedCLI.printOut("migrated \(report.ledger): \(report.records) records, head \(report.head), "
                          + "\((report.seconds * 100).rounded() / 100) s\n")
             }
             return .success
         } catch {
-            printError("Error: \(error)")
+            ExpensedCLI.printError("Error: \(error)")
             return DaemonFailure.exitCode(for: error)
         }
     }

@@ -4,13 +4,11 @@ import ExpenseCore
 import Foundation
 import SystemKit
 
-extension CommandRunner {
+extension ExpenseRunner {
     /// `expense export [--format csv|json] [--output FILE]`: every live expense with its id.
     func export() throws {
-        let format = command.option("format") ?? "csv"
-        guard format == "csv" || format == "json" else { throw usage("--format must be csv or json, not '\(format)'") }
+        let kind: ExpenseStream.Format = try command.value(ExpenseOptions.exportFormat) == .json ? .json : .csv
         let ledger = try readingLedger()
-        let kind: ExpenseStream.Format = format == "json" ? .json : .csv
         guard let output = command.option("output") else {
             var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: kind)
             stream.begin()
@@ -80,12 +78,7 @@ extension CommandRunner {
     private func importOptions() throws -> ImportOptions {
         var options = ImportOptions()
         do {
-            switch command.option("format") {
-            case nil: break
-            case "csv": options.format = .csv
-            case "json": options.format = .json
-            case let other?: throw usage("--format must be csv or json, not '\(other)'")
-            }
+            options.format = try command.value(ExpenseOptions.importFormat)
             options.columns = try command.option("map").map(ImportOptions.columns(fromMap:))
             options.delimiter = try command.option("delimiter").map(ImportOptions.delimiter(from:)) ?? ","
             options.dateFormat = try command.option("date-format").map(ImportDateFormat.init)
@@ -93,7 +86,7 @@ extension CommandRunner {
             throw usage(error.description)
         }
         options.decimalComma = command.flag("decimal-comma")
-        options.currency = try command.option("currency").map(ExpenseValidator.validateCurrency)
+        options.currency = try command.value(ExpenseFieldOptions.currency)
         return options
     }
 

@@ -3,33 +3,27 @@ import ExpenseClient
 import ExpenseCore
 import Foundation
 
-extension CommandRunner {
+extension ExpenseRunner {
     /// `expense budget set CATEGORY AMOUNT [--currency C] [--period P] [--start D] [--rollover R] [--from D]`.
     func budgetSet() throws {
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
-        let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? ledger.defaultCurrency()
+        let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let category = try ExpenseValidator.validateCategory(command.argument("category") ?? "")
         let amount = try Money.parse(command.argument("amount") ?? "", currency: currency)
-        let period = try command.option("period").map { text in
-            guard let value = BudgetPeriodLength(rawValue: text) else { throw usage("--period must be week, month, quarter or year, not '\(text)'") }
-            return value
-        }
-        let rollover = try command.option("rollover").map { text in
-            guard let value = BudgetRollover(rawValue: text) else { throw usage("--rollover must be none, positive or full, not '\(text)'") }
-            return value
-        }
+        let period = try command.value(ExpenseOptions.budgetPeriod)
+        let rollover = try command.value(ExpenseOptions.rollover)
         let today = try ledgerToday(data)
         let id = Budget.id(category: category, currency: currency)
         var budget: Budget
         if let existing = try data.record(id: id), !existing.deleted {
             budget = try LedgerDataValidator.budget(id: id, fields: existing.fields)
             if let period { budget.period = period }
-            if let start = try day("start") { budget.start = start }
+            if let start = try command.value(ExpenseOptions.start) { budget.start = start }
             if let rollover { budget.rollover = rollover }
-            budget.amounts = budget.settingAmount(amount, from: try day("from") ?? today)
+            budget.amounts = budget.settingAmount(amount, from: try command.value(ExpenseOptions.from) ?? today)
         } else {
-            let start = try day("start") ?? CalendarDay(year: today.year, month: today.month, day: 1) ?? today
+            let start = try command.value(ExpenseOptions.start) ?? CalendarDay(year: today.year, month: today.month, day: 1) ?? today
             budget = Budget(category: category, currency: currency, period: period ?? .month, start: start,
                             rollover: rollover ?? .none, amounts: [BudgetAmount(from: start, amount: amount)])
         }
@@ -43,7 +37,7 @@ extension CommandRunner {
         let ledger = try ledger(readOnly: true)
         let budgets = try Self.budgets(LedgerDataCache(store: ledger.store))
         if command.flag("json") {
-            console.out(try BudgetJSON.list(budgets))
+            console.out(BudgetJSON.list(budgets))
             return
         }
         guard !budgets.isEmpty else { return console.err("No budgets.") }
@@ -65,7 +59,7 @@ extension CommandRunner {
     /// `expense budget remove CATEGORY [--currency C]`.
     func budgetRemove() throws {
         let ledger = try ledger()
-        let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? ledger.defaultCurrency()
+        let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let category = try ExpenseValidator.validateCategory(command.argument("category") ?? "")
         guard try LedgerDataCache(store: ledger.store).delete(id: Budget.id(category: category, currency: currency)) else {
             throw CommandFailure(.failure, "Error: not_found: no budget for \(DisplayText.quoted(category)) in \(currency.code)")
@@ -77,10 +71,10 @@ extension CommandRunner {
     func budgetStatus() throws {
         let ledger = try readingLedger()
         let data = try LedgerDataCache(store: ledger.store)
-        let on = try day("on") ?? ledgerToday(data)
+        let on = try command.value(ExpenseOptions.on) ?? ledgerToday(data)
         let statuses = try Self.statuses(Self.budgets(data), on: on, ledger: ledger)
         if command.flag("json") {
-            console.out(try BudgetJSON.status(statuses))
+            console.out(BudgetJSON.status(statuses))
             return
         }
         guard !statuses.isEmpty else { return console.err("No budget covers \(on).") }

@@ -4,15 +4,15 @@ import ExpenseCore
 import Foundation
 import SystemKit
 
-extension CommandRunner {
+extension ExpenseRunner {
     /// How many of the largest expenses the report lists per currency.
     static let reportLargestCount = 10
 
     /// `expense report --output FILE.html [--from D] [--to D] [--currency C]`.
     func report() throws {
         guard let output = command.option("output") else { throw usage("--output FILE.html is required") }
-        let currency = try command.option("currency").map { try ExpenseValidator.validateCurrency($0) }
-        let from = try day("from"), to = try day("to")
+        let currency = try command.value(ExpenseFieldOptions.currency)
+        let from = try command.value(ExpenseOptions.from), to = try command.value(ExpenseOptions.to)
         let months: StatisticsQuery
         do {
             months = try StatisticsQuery.resolving(period: .month, from: from, to: to,

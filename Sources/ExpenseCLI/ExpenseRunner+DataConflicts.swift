@@ -6,7 +6,7 @@ import Foundation
 
 /// Conflicts on budgets, recurring rules and settings in `expense conflicts` and `expense resolve`, beside the
 /// expense conflicts and settled the same way (`--mine`, `--theirs`).
-extension CommandRunner {
+extension ExpenseRunner {
     /// The open budget, rule and setting conflicts of `ledger`'s cache (none for the JSON cache).
     func dataConflicts(_ ledger: LocalLedger) throws -> [DataConflict] {
         try ledger.dataCache?.conflictDetails() ?? []
@@ -35,14 +35,15 @@ extension CommandRunner {
 
     /// The JSON objects of `expense conflicts --json` for them: `record` names the kind; `mine` and `theirs`
     /// hold the fields as on the wire (Protocol.md §10.2).
-    func dataConflictJSON(_ conflicts: [DataConflict]) -> [[String: Any]] {
+    func dataConflictJSON(_ conflicts: [DataConflict]) -> [JSONValue] {
         conflicts.map { conflict in
             var theirs = Self.json(conflict.theirs.fields)
-            theirs["version"] = conflict.theirs.version
-            theirs["deleted"] = conflict.theirs.deleted
-            return ["id": UUIDText.lowercased(conflict.id), "record": conflict.kind.rawValue,
-                    "mine": conflict.mine.map { ["type": "put", "fields": Self.json($0)] as [String: Any] } ?? ["type": "delete"],
-                    "theirs": theirs]
+            theirs["version"] = .int(conflict.theirs.version)
+            theirs["deleted"] = .bool(conflict.theirs.deleted)
+            return .object(["id": .string(UUIDText.lowercased(conflict.id)), "record": .string(conflict.kind.rawValue),
+                            "mine": .object(conflict.mine.map { ["type": .string("put"), "fields": .object(Self.json($0))] }
+                                            ?? ["type": .string("delete")]),
+                            "theirs": .object(theirs)])
         }
     }
 
@@ -74,11 +75,12 @@ extension CommandRunner {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    private static func json(_ fields: LedgerDataFields) -> [String: Any] {
-        fields.mapValues { value -> Any in
+    /// The fields as on the wire (what ``LedgerDataJSON`` writes, read back as values to lay out).
+    private static func json(_ fields: LedgerDataFields) -> [String: JSONValue] {
+        fields.mapValues { value -> JSONValue in
             var writer = JSONWriter()
             LedgerDataJSON.write(value, to: &writer)
-            return (try? JSONSerialization.jsonObject(with: Data(writer.bytes), options: [.fragmentsAllowed])) ?? NSNull()
+            return (try? JSONValue(parsing: writer.bytes)) ?? .null
         }
     }
 }

@@ -4,10 +4,10 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-extension CommandRunner {
+extension ExpenseRunner {
     /// `expense list [--from D] [--to D] [--category C] [--json]`.
     func list() throws {
-        let filter = ExpenseFilter(from: try day("from"), to: try day("to"), category: command.option("category"))
+        let filter = ExpenseFilter(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command.option("category"))
         let ledger = try readingLedger()
         defer { noteUnsynced(ledger) }
         if command.flag("json") {
@@ -27,14 +27,8 @@ extension CommandRunner {
 
     /// `expense summary [--by category|month] [--from D] [--to D] [--category C] [--json]`.
     func summary() throws {
-        let grouping: SummaryGrouping
-        switch command.option("by") {
-        case nil: grouping = .none
-        case "category": grouping = .category
-        case "month": grouping = .month
-        case let other?: throw usage("--by must be category or month, not '\(other)'")
-        }
-        let query = SummaryQuery(from: try day("from"), to: try day("to"), category: command.option("category"), groupBy: grouping)
+        let grouping = try command.value(ExpenseOptions.summaryGrouping) ?? .none
+        let query = SummaryQuery(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command.option("category"), groupBy: grouping)
         let ledger = try readingLedger()
         let summary: Summary
         if command.flag("server") {
@@ -53,7 +47,7 @@ extension CommandRunner {
             noteUnsynced(ledger)
         }
         if command.flag("json") {
-            console.out(try ExpenseJSON.summary(summary, groupBy: grouping))
+            console.out(ExpenseJSON.summary(summary, groupBy: grouping))
         } else if summary.totals.isEmpty {
             console.err("No expenses.")
         } else {

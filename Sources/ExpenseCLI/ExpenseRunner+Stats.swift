@@ -4,7 +4,7 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-extension CommandRunner {
+extension ExpenseRunner {
     /// `expense stats [--period P] [--from D] [--to D] [--by category] [--currency C] [--server] [--json|--csv]`.
     func stats() throws {
         let query = try statisticsQuery()
@@ -18,7 +18,7 @@ extension CommandRunner {
             noteUnsynced(ledger)
         }
         if command.flag("json") {
-            console.out(try StatsReport.json(statistics))
+            console.out(StatsReport.json(statistics))
         } else if command.flag("csv") {
             console.out(StatsReport.csv(statistics))
         } else if statistics.tables.isEmpty {
@@ -31,24 +31,13 @@ extension CommandRunner {
     /// The query of `--period`, `--from`, `--to`, `--by` and `--currency`; the range left out is resolved by
     /// the core's one rule (the current period and the 11 before it).
     func statisticsQuery() throws -> StatisticsQuery {
-        let period: StatisticsPeriod
-        switch command.option("period") {
-        case nil: period = .month
-        case let text?:
-            guard let parsed = StatisticsPeriod(rawValue: text) else {
-                throw usage("--period must be week, month, quarter or year, not '\(text)'")
-            }
-            period = parsed
-        }
-        switch command.option("by") {
-        case nil, "category": break
-        case let other?: throw usage("--by must be category, not '\(other)'")
-        }
-        let currency = try command.option("currency").map { try ExpenseValidator.validateCurrency($0) }
-        let from = try day("from"), to = try day("to")
+        let period = try command.value(ExpenseOptions.statisticsPeriod) ?? .month
+        let byCategory = try command.value(ExpenseOptions.statisticsGrouping) ?? false
+        let currency = try command.value(ExpenseFieldOptions.currency)
+        let from = try command.value(ExpenseOptions.from), to = try command.value(ExpenseOptions.to)
         do {
             return try StatisticsQuery.resolving(period: period, from: from, to: to,
-                                                 byCategory: command.option("by") != nil, currency: currency,
+                                                 byCategory: byCategory, currency: currency,
                                                  today: CalendarDay.today())
         } catch {
             throw usage(error.message)

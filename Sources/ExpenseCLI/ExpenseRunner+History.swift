@@ -5,7 +5,7 @@ import ExpenseProtocol
 import Foundation
 
 /// `expense history`, `expense log` and `expense undo` (README "History and undo").
-extension CommandRunner {
+extension ExpenseRunner {
     /// The expense an id argument names: a live one by prefix, else (a deleted one) a full id or a prefix of an id
     /// in this machine's journal.
     func historyId(_ ledger: LocalLedger, _ text: String) throws -> UUID {
@@ -70,7 +70,7 @@ extension CommandRunner {
 
     /// `expense log [--since DATE] [--by NAME] [--json]`.
     func activityLog() throws {
-        let sinceDay = try day("since")
+        let sinceDay = try command.value(ExpenseOptions.since)
         let sinceTime = sinceDay.map(Self.startOf)
         let who = command.option("by")
         let ledger = try self.ledger(readOnly: true)

@@ -1,9 +1,10 @@
 import CommandLineKit
 import ExpenseClient
 import ExpenseCore
+import ExpenseProtocol
 import Foundation
 
-extension CommandRunner {
+extension ExpenseRunner {
     /// The most occurrences of one rule `recurring preview` lists (a rule far in the past says how many more).
     static let previewLimit = 100
 
@@ -13,7 +14,7 @@ extension CommandRunner {
         guard command.option("until") == nil || command.option("count") == nil else { throw usage("Give --until or --count, not both") }
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
-        let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? ledger.defaultCurrency()
+        let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command.argument("amount") ?? "", currency: currency)
         let (every, unit) = try interval(command.option("every") ?? "")
         let monthEnd = try command.option("month-end").map { text in
@@ -21,14 +22,14 @@ extension CommandRunner {
             return value
         } ?? .clamp
         var end = RecurrenceEnd.never
-        if let until = try day("until") { end = .until(until) }
+        if let until = try command.value(ExpenseOptions.until) { end = .until(until) }
         if let countText = command.option("count") {
             guard let count = Int(countText) else { throw usage("--count must be a whole number, not '\(countText)'") }
             end = .count(count)
         }
-        guard let start = try day("start") else { throw usage("--start is required") }
+        guard let start = try command.value(ExpenseOptions.start) else { throw usage("--start is required") }
         let rule = RecurringRule(id: UUID(), amount: amount, currency: currency, category: command.argument("category") ?? "",
-                                 note: command.option("note") ?? "", every: every, unit: unit, start: start, end: end,
+                                 note: try command.value(ExpenseFieldOptions.note) ?? "", every: every, unit: unit, start: start, end: end,
                                  monthEnd: monthEnd, skips: [])
         try data.put(.recurring, id: rule.id, fields: rule.fields)
         console.out(UUIDText.lowercased(rule.id) + "\n")
@@ -50,7 +51,7 @@ extension CommandRunner {
     func recurringList() throws {
         let ledger = try ledger(readOnly: true)
         let rules = try Self.rules(LedgerDataCache(store: ledger.store))
-        if command.flag("json") { return console.out(try RecurringJSON.list(rules)) }
+        if command.flag("json") { return console.out(RecurringJSON.list(rules)) }
         guard !rules.isEmpty else { return console.err("No recurring rules.") }
         let money = moneyDisplay(ledger)
         for rule in rules {
@@ -95,7 +96,7 @@ extension CommandRunner {
     func recurringPreview() throws {
         let ledger = try ledger(readOnly: true)
         let data = try LedgerDataCache(store: ledger.store)
-        let until = try day("until") ?? ledgerToday(data)
+        let until = try command.value(ExpenseOptions.until) ?? ledgerToday(data)
         var due: [(RecurringRule, CalendarDay)] = []
         for rule in try Self.rules(data) {
             let dates = rule.occurrences(through: until, limit: Self.previewLimit + 1)
@@ -108,7 +109,7 @@ extension CommandRunner {
         due.sort { ($0.1, $0.0.category) < ($1.1, $1.0.category) }
         if command.flag("json") {
             let ledgerId = (try? ledger.store.metaValue(.syncedLedgerId)).flatMap { $0 }.flatMap(UUIDText.parse)
-            return console.out(try ledgerId.map { try RecurringJSON.occurrences(due, ledgerId: $0) } ?? RecurringJSON.occurrences(due))
+            return console.out(ledgerId.map { RecurringJSON.occurrences(due, ledgerId: $0) } ?? RecurringJSON.occurrences(due))
         }
         guard !due.isEmpty else { return console.err("Nothing is due up to \(until).") }
         let money = moneyDisplay(ledger)
@@ -186,40 +187,33 @@ extension CommandRunner {
     static func rules(_ data: LedgerDataCache) throws -> [RecurringRule] { try data.recurringRules() }
 }
 
-/// The JSON of `expense recurring list` and `preview`: amounts in minor units, keys sorted.
+/// The JSON of `expense recurring list` and `preview`: amounts in minor units, keys sorted (``JSONWriter/prettyText(_:)``).
 enum RecurringJSON {
-    struct Rule: Encodable {
-        var id: String, amount: Int64, currency: String, category: String, note: String, every: Int, unit: String
-        var start: String, until: String?, count: Int?, monthEnd: String, skips: [String]
-    }
-    struct Occurrence: Encodable { var rule: String, id: String, date: String, amount: Int64, currency: String, category: String, note: String }
-
-    static func list(_ rules: [RecurringRule]) throws -> String {
-        try encode(rules.map { rule in
-            var until: String?, count: Int?
-            switch rule.end {
+    static func list(_ rules: [RecurringRule]) -> String {
+        JSONWriter.prettyText(.array(rules.map { rule in
+            var members: [String: JSONValue] = [
+                "id": .string(UUIDText.lowercased(rule.id)), "amount": .int(rule.amount), "currency": .string(rule.currency.code),
+                "category": .string(rule.category), "note": .string(rule.note), "every": .int(rule.every),
+                "unit": .string(rule.unit.rawValue), "start": .string(rule.start.description), "monthEnd": .string(rule.monthEnd.rawValue),
+                "skips": .array(rule.skips.sorted().map { .string($0.description) }),
+            ]
+            switch rule.end {  // `until` or `count` only when the rule has that end
             case .never: break
-            case .until(let day): until = day.description
-            case .count(let value): count = value
+            case .until(let day): members["until"] = .string(day.description)
+            case .count(let value): members["count"] = .int(value)
             }
-            return Rule(id: UUIDText.lowercased(rule.id), amount: rule.amount, currency: rule.currency.code, category: rule.category,
-                        note: rule.note, every: rule.every, unit: rule.unit.rawValue, start: rule.start.description, until: until,
-                        count: count, monthEnd: rule.monthEnd.rawValue, skips: rule.skips.sorted().map(\.description))
-        })
+            return .object(members)
+        }))
     }
 
     /// `id` is the expense id the occurrence will have, derived from the rule and the date (Protocol.md §10.4);
     /// without a synced ledger id, the nil UUID stands for the ledger.
-    static func occurrences(_ due: [(RecurringRule, CalendarDay)], ledgerId: UUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))) throws -> String {
-        try encode(due.map { rule, date in
-            Occurrence(rule: UUIDText.lowercased(rule.id), id: UUIDText.lowercased(RecurringRule.occurrenceId(ledgerId: ledgerId, ruleId: rule.id, date: date)),
-                       date: date.description, amount: rule.amount, currency: rule.currency.code, category: rule.category, note: rule.note)
-        })
-    }
-
-    private static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    static func occurrences(_ due: [(RecurringRule, CalendarDay)], ledgerId: UUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))) -> String {
+        JSONWriter.prettyText(.array(due.map { rule, date in
+            .object(["rule": .string(UUIDText.lowercased(rule.id)),
+                     "id": .string(UUIDText.lowercased(RecurringRule.occurrenceId(ledgerId: ledgerId, ruleId: rule.id, date: date))),
+                     "date": .string(date.description), "amount": .int(rule.amount), "currency": .string(rule.currency.code),
+                     "category": .string(rule.category), "note": .string(rule.note)])
+        }))
     }
 }

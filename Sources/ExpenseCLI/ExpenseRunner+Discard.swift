@@ -3,7 +3,7 @@ import ExpenseClient
 import ExpenseCore
 import Foundation
 
-extension CommandRunner {
+extension ExpenseRunner {
     /// `expense discard ID… | --rejected`: drops local pending changes (nothing is sent; the server's copy is
     /// untouched). Prints each expense's id; says on standard error what was dropped and what is shown now.
     func discard() throws {

@@ -2,37 +2,29 @@ import CommandLineKit
 import ExpenseClient
 import ExpenseCore
 
-extension CommandRunner {
+extension ExpenseRunner {
     /// `expense add AMOUNT CATEGORY [--date D] [--note N] [--currency C]`: prints the new id.
     func add() throws {
         let ledger = try ledger()
-        let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? ledger.defaultCurrency()
+        let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command.argument("amount") ?? "", currency: currency)
         let expense = try ledger.journaledAdd(ExpenseDraft(
             amount: amount, currency: currency.code, category: command.argument("category"),
-            date: command.option("date") ?? CalendarDay.today().description, note: command.option("note") ?? ""))
+            date: try command.value(ExpenseFieldOptions.date) ?? CalendarDay.today().description,
+            note: try command.value(ExpenseFieldOptions.note) ?? ""))
         console.out(expense.idString + "\n")
         warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
     }
 
     /// `expense edit ID [--amount A] [--category C] [--date D] [--note N] [--currency X]`: prints the id.
     func edit() throws {
-        let fields = ["amount", "category", "date", "note", "currency"]
-        guard fields.contains(where: { command.option($0) != nil }) else {
-            throw usage("Nothing to change: give at least one of --amount, --category, --date, --note, --currency")
+        guard !ExpenseFieldOptions.given(in: command).isEmpty else {
+            throw usage("Nothing to change: give at least one of " + ExpenseFieldOptions.listed)
         }
-        if command.option("currency") != nil, command.option("amount") == nil {
-            throw usage("--currency needs --amount too, since the same digits mean different money in another currency")
-        }
+        _ = try ExpenseFieldOptions.checked(command)
         let ledger = try ledger()
         let record = try ledger.find(command.argument("id") ?? "")
-        var changes = ExpenseDraft(category: command.option("category"), date: command.option("date"),
-                                   note: command.option("note"))
-        if let amountText = command.option("amount") {
-            let currency = try command.option("currency").map(ExpenseValidator.validateCurrency) ?? record.expense.currency
-            changes.currency = currency.code
-            changes.amount = try Money.parse(amountText, currency: currency)
-        }
+        let changes = try ExpenseFieldOptions.changes(command, currentCurrency: record.expense.currency)
         let updated = try ledger.journaledEdit(record, changes: changes)
         console.out(updated.idString + "\n")
     }

@@ -1,0 +1,88 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import SystemKit
+
+/// `expense conflicts` and `expense resolve`: listing and settling expense conflicts (budgets, rules and
+/// settings: `ExpenseRunner+DataConflicts.swift`).
+extension ExpenseRunner {
+    /// `expense conflicts [--json]`.
+    func listConflicts() throws {
+        let reading = try ledger(readOnly: true)
+        let conflicts = try reading.store.conflicts()
+        let dataConflicts = try dataConflicts(reading)  // budgets, rules, settings: after the expenses
+        if command.flag("json") {
+            let body = conflicts.map { conflict -> JSONValue in
+                let theirs = conflict.theirs.expense
+                var mine: [String: JSONValue] = ["type": .string(conflict.mine.rawValue), "baseVersion": .int(conflict.mineBaseVersion)]
+                let fields = conflict.mineFields
+                if let value = fields.amount { mine["amount"] = .int(value) }
+                if let value = fields.currency { mine["currency"] = .string(value) }
+                if let value = fields.category { mine["category"] = .string(value) }
+                if let value = fields.date { mine["date"] = .string(value) }
+                if let value = fields.note { mine["note"] = .string(value) }
+                return .object(["id": .string(UUIDText.lowercased(conflict.id)), "kind": .string(conflictKind(conflict)),
+                                "mine": .object(mine),
+                                "theirs": .object(["amount": .int(theirs.amount), "currency": .string(theirs.currency.code),
+                                                   "category": .string(theirs.category), "date": .string(theirs.date.description),
+                                                   "note": .string(theirs.note), "version": .int(conflict.theirs.version),
+                                                   "deleted": .bool(conflict.theirs.deleted)])])
+            }
+            console.out(JSONWriter.prettyText(.array(body + dataConflictJSON(dataConflicts))))
+            return
+        }
+        guard !conflicts.isEmpty || !dataConflicts.isEmpty else {
+            console.err("No conflicts.")
+            return
+        }
+        var text = ""
+        for conflict in conflicts {
+            text += "\(UUIDText.lowercased(conflict.id))  \(conflictKind(conflict))\n"
+            text += "  FIELD     MINE                           THEIRS\n"
+            for line in conflict.differences {
+                text += "  " + line.field.padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
+                    + TerminalWidth.padded(ExpenseTable.oneLine(line.mine, width: 30), to: 30) + " "
+                    + ExpenseTable.oneLine(line.theirs, width: 30) + "\n"
+            }
+        }
+        console.out(text + dataConflictText(dataConflicts))
+    }
+
+    /// `expense resolve ID --mine | --theirs | --edit [--amount …]`.
+    func resolve() throws {
+        let choices = ["mine", "theirs", "edit"].filter { command.flag($0) }
+        guard choices.count == 1 else { throw usage("Give exactly one of --mine, --theirs, --edit") }
+        let given = ExpenseFieldOptions.given(in: command)
+        if choices[0] != "edit", !given.isEmpty { throw usage("--\(given[0]) needs --edit") }
+        let ledger = try ledger()
+        if try resolveDataConflict(command.argument("id") ?? "", choice: choices[0], in: ledger) { return }
+        let conflict: Conflict
+        do {
+            conflict = try ledger.conflict(command.argument("id") ?? "")
+        } catch StoreError.noConflict(let prefix) where choices[0] == "theirs" {
+            // A change the daemon rejected is settled like a conflict: --theirs drops it (`expense discard`).
+            do {
+                try resolveRejection(prefix, ledger)
+            } catch DiscardError.nothingPending {
+                throw StoreError.noConflict(prefix)
+            }
+            return
+        }
+        let resolution: Resolution
+        switch choices[0] {
+        case "mine": resolution = .mine
+        case "theirs": resolution = .theirs
+        default:
+            guard !given.isEmpty else { throw usage("--edit needs at least one of " + ExpenseFieldOptions.listed) }
+            resolution = .edit(try ExpenseFieldOptions.changes(command, currentCurrency: conflict.theirs.expense.currency))
+        }
+        try ledger.resolve(conflict, resolution)
+        console.out(UUIDText.lowercased(conflict.id) + "\n")
+        console.err("Resolved (\(choices[0])); run `expense sync` to send it.")
+    }
+
+    /// How a conflict is named in `status` and `conflicts` (``Conflict/Kind/label``).
+    func conflictKind(_ conflict: Conflict) -> String { conflict.kind.label }
+}

@@ -1,0 +1,86 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import SystemKit
+
+/// `expense sync`: one round against the daemon and its report (`--watch` is in `ExpenseRunner+Watch.swift`).
+extension ExpenseRunner {
+    /// `expense sync [--json] [--watch]`.
+    func sync() throws {
+        // Taken before the cache is opened and held until this command ends (the watcher: until it stops);
+        // another sync of this cache exits 75 having touched nothing.
+        let syncLock = try SyncLock.acquire(for: home)
+        defer { syncLock.release() }
+        let ledger = try ledger()
+        var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
+        if environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) != nil {
+            engine.attempts = environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) ?? engine.attempts
+        }
+        engine.log = { [console, verbose = ExpenseCLI.isVerbose(environment)] in if verbose { console.err($0) } }
+        engine.connectTimeout = connectTimeout
+        engine.recurringClock = { [self] in now() }  // occurrences due go out with the sync (Protocol.md §10.4)
+        // On a terminal only: pipes, files and tests see nothing on standard error but errors.
+        if let display = SyncProgressDisplay.forStandardError() { engine.progress = display.show }
+        if command.flag("watch") {
+            try watch(engine)
+            return
+        }
+        let report = try engine.sync()
+        tell(report.recurring)
+        try finish(report)
+    }
+
+    /// Prints the report and fails with 65 (a rejection is queued) or 3 (conflicts remain).
+    private func finish(_ report: SyncEngine.Report) throws {
+        if command.flag("json") {
+            // The keys and their meaning are fixed (README, "Sync"): `conflicts` counts this sync's new conflicts
+            // and `rejected` the rejections still queued, as they always have; the `new…`/`open…` keys say which.
+            let members: [(String, Int64)] = [
+                ("pushed", Int64(report.pushed)), ("pulled", Int64(report.pulled)), ("conflicts", Int64(report.newConflicts)),
+                ("openConflicts", Int64(report.openConflicts)), ("rejected", Int64(report.openRejections)),
+                ("pending", Int64(report.pending)), ("cursor", report.cursor), ("newConflicts", Int64(report.newConflicts)),
+                ("newRejections", Int64(report.rejected)), ("openRejections", Int64(report.openRejections)),
+            ]
+            var writer = JSONWriter()
+            writer.object { json in
+                for (key, value) in members { json.member(key, value) }
+            }
+            console.out(String(decoding: writer.bytes, as: UTF8.self) + "\n")
+        } else if report.pushed == 0, report.pulled == 0, report.newConflicts == 0, report.openConflicts == 0, report.openRejections == 0 {
+            console.out("up to date\n")
+        } else {
+            console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
+        }
+        // Budgets, rules and settings (Protocol.md §10) on standard error, so the lines above stay as they were.
+        if let data = report.data, data.sent + data.pulled + data.conflicts + data.rejected > 0 {
+            console.err("Budgets and settings: sent \(data.sent), pulled \(data.pulled), conflicts \(data.conflicts)"
+                        + (data.rejected > 0 ? ", rejected \(data.rejected)" : "") + "."
+                        + (data.conflicts > 0 ? " See `expense budget list`." : ""))
+        }
+        if report.openRejections > 0 {
+            let plural = report.openRejections == 1 ? "" : "s"
+            var lines = ["Error: \(report.openRejections) change\(plural) rejected and kept; see `expense status`"]
+            if report.tooLarge > 0 {
+                lines.append("  too_large: \(report.tooLarge) change\(report.tooLarge == 1 ? " does" : "s do") not fit in the daemon's line "
+                             + "(expensed --max-line) and \(report.tooLarge == 1 ? "was" : "were") not sent; the others synced")
+            }
+            if report.openRejections > report.tooLarge {
+                lines.append("  the daemon rejected \(report.openRejections - report.tooLarge): edit them to fix them, "
+                             + "or drop them with `expense discard --rejected`")
+            }
+            throw CommandFailure(.dataError, lines: lines)
+        }
+        if report.openConflicts > 0 {
+            throw CommandFailure(.conflictsRemain, "\(report.openConflicts) conflict\(report.openConflicts == 1 ? "" : "s") to resolve; see `expense conflicts`")
+        }
+    }
+
+    /// The most one attempt waits for the connection and `hello`'s answer (`EXPENSE_CONNECT_TIMEOUT` seconds,
+    /// validated by ``ExpenseCLI/environmentProblem(_:)``; default 10).
+    var connectTimeout: Duration {
+        environment["EXPENSE_CONNECT_TIMEOUT"].flatMap(Double.init) // not money: seconds
+            .map { .milliseconds(Int64(($0 * 1000).rounded())) } ?? SyncConnection.defaultConnectTimeout
+    }
+}

@@ -106,7 +106,7 @@ public final class LedgerDirectory: Sendable {
     /// costs the same hash and comparison as a wrong token, off the caller's thread.
     /// It returns at once: a ledger created since the daemon started is opened (integrity check and index load,
     /// about a second per million records) on a Dispatch worker, never on the caller's (the loop's) thread.
-    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
         guard !needsOpening(name) else {
             DispatchQueue.global().async { self.authenticateOpen(ledger: name, token: token, completion: completion) }
             return
@@ -114,17 +114,17 @@ public final class LedgerDirectory: Sendable {
         authenticateOpen(ledger: name, token: token, completion: completion)
     }
 
-    private func authenticateOpen(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+    private func authenticateOpen(ledger name: String, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
         guard let ledger = ledger(named: name) else {
             let decoy = decoyDigest
             DispatchQueue.global().async {
                 _ = Token.sameDigest(Token.digest(token), decoy)
-                completion(nil)
+                completion(.success(nil))
             }
             return
         }
         ledger.authenticate(token: token) { credential in
-            completion(credential.map { Authentication(ledger: ledger, credential: $0) })
+            completion(credential.map { $0.map { Authentication(ledger: ledger, credential: $0) } })
         }
     }
 

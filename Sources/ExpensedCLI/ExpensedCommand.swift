@@ -118,6 +118,10 @@ package enum ExpensedCommand {
         let ledger = command.option("ledger") ?? ""
         let file = command.argument("file") ?? ""
         do {
+            if let conninfo = postgresOption(command) {
+                try PostgresLedgerBackup.backup(conninfo: conninfo, ledger: ledger, to: file)
+                return .success
+            }
             try LedgerDirectory.backup(dataDirectory: dataDirectory(command.option("data")), ledger: ledger, to: file)
             return .success
         } catch {

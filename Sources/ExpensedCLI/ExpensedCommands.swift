@@ -142,9 +142,14 @@ enum ExpensedCommands {
 
     static let backup = CommandSpec(
         name: "backup", abstract: "Copy a ledger consistently into a new file, also while the daemon runs.",
-        discussion: "  Uses SQLite's online backup API. FILE must not exist; the copy is a ledger database like any other.",
+        discussion: """
+          Uses SQLite's online backup API. FILE must not exist; the copy is a ledger database like any other.
+          With --postgres the ledger is read from PostgreSQL in one consistent snapshot (REPEATABLE READ), also
+          while daemons serve it, and written to FILE as the same kind of SQLite ledger database: `expensed
+          restore FILE` puts it into a data directory, which `serve --data` serves and `migrate` moves back.
+        """,
         arguments: [ArgumentSpec("file", help: "The backup file to create.")],
-        options: [data, .option("ledger", value: "name", help: "The ledger to back up.", required: true)])
+        options: [data, postgres, .option("ledger", value: "name", help: "The ledger to back up.", required: true)])
 
     static let restore = CommandSpec(
         name: "restore", abstract: "Replace a ledger with a backup made by `expensed backup`; clients heal on their next sync.",

@@ -53,4 +53,40 @@ import TestSupport
             #expect(compacted.stdout == "horizon 0, removed 0 tombstones and 0 history entries\n", "\(compacted)")
         }
     }
+
+    /// `expensed backup FILE --ledger NAME --postgres CONNINFO`: a SQLite ledger file `restore` takes into a data
+    /// directory; an existing FILE or an unknown ledger is exit 1, as with `--data`, and leaves no file behind.
+    @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
+    func aPostgresLedgerIsBackedUpIntoAFileRestoreTakes() async throws {
+        try await onOwnThread {
+            let conninfo = try PostgresTestCluster.required()
+            let schema = PostgresTestCluster.uniqueSchema()
+            let admin = try PostgresConnection(conninfo)
+            _ = try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
+            defer { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
+            let directory = NSTemporaryDirectory() + "expensed-pg-backup-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            func expensed(_ arguments: [String]) throws -> ExpenseProcess.Result {
+                try ExpenseProcess.run(ExpenseProcess.daemonExecutable, arguments,
+                                       environment: ProcessInfo.processInfo.environment, scratch: directory)
+            }
+            let target = conninfo + " options=-csearch_path=" + schema
+            #expect(try expensed(["ledger", "add", "shop", "--postgres", target]).status == 0)
+            let file = directory + "/shop.backup"
+            let backedUp = try expensed(["backup", file, "--ledger", "shop", "--postgres", target])
+            #expect(backedUp.status == 0 && backedUp.stdout.isEmpty, "\(backedUp)")
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            let again = try expensed(["backup", file, "--ledger", "shop", "--postgres", target])
+            #expect(again.status == 1 && again.stderr.contains("already exists"), "\(again)")
+            let unknown = try expensed(["backup", directory + "/nope.backup", "--ledger", "nope", "--postgres", target])
+            #expect(unknown.status == 1, "\(unknown)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/nope.backup"))
+            let restored = try expensed(["restore", file, "--ledger", "shop", "--data", directory + "/data"])
+            #expect(restored.status == 0 && restored.stderr.contains("restored ledger 'shop'"), "\(restored)")
+            let listed = try expensed(["ledger", "list", "--data", directory + "/data"])
+            #expect(listed.stdout == "shop USD\n", "\(listed)")
+        }
+    }
 }

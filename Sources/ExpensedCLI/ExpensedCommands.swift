@@ -15,8 +15,8 @@ enum ExpensedCommands {
           Each ledger is one SQLite database DIR/NAME.sqlite, holding the SHA-256 of each of its named tokens
           (never a token); `ledger add` writes the first one, the owner token `default`, to DIR/NAME.token (mode 0600).
           With --postgres (or $EXPENSED_POSTGRES), serve, ledger, token and compact use every ledger of that
-          PostgreSQL database instead of a data directory (see docs/deploy.md); backup and restore are for data
-          directories only.
+          PostgreSQL database instead of a data directory (see docs/deploy.md); backup reads a ledger from it
+          into a SQLite ledger file, and restore is for data directories only.
         """,
         subcommands: [serve, ledger, token, backup, restore, compact, migrate, tls, completion, manual],
         defaultSubcommand: "serve")

@@ -216,14 +216,7 @@ public final class LedgerDirectory: Sendable {
     public static func backup(dataDirectory: String, ledger name: String, to path: String) throws {
         let source = databasePath(name, in: dataDirectory)
         guard isValid(name: name), FileManager.default.fileExists(atPath: source) else { throw LedgerError.unknownLedger(name) }
-        // Created 0600 (it holds the ledger's records and its tokens' hashes) and exclusively before SQLite opens it: an
-        // existing file is never overwritten, even one that appears meanwhile.
-        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST { throw LedgerError.backupTargetExists(path) }
-            throw LedgerError.storageFailed("cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        Glibc.close(descriptor)
+        try createBackupFile(path)
         do {
             try SQLiteConnection(path: source, mode: .readOnly).backup(to: path)
             // The copy's history ends here: once restored it is another history than the ledger's (Protocol.md §5.7).
@@ -232,6 +225,18 @@ public final class LedgerDirectory: Sendable {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             throw LedgerError.storage(error)
         }
+    }
+
+    /// Creates the empty backup file `path`, 0600 (it holds the ledger's records and its tokens' hashes) and
+    /// exclusively before SQLite opens it: an existing file is never overwritten, even one that appears meanwhile.
+    /// - Throws: ``LedgerError/backupTargetExists(_:)``, or ``LedgerError/storageFailed(_:)``.
+    static func createBackupFile(_ path: String) throws {
+        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { throw LedgerError.backupTargetExists(path) }
+            throw LedgerError.storageFailed("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        Glibc.close(descriptor)
     }
 
     /// Commits what is queued in every ledger and closes them.

@@ -18,13 +18,7 @@ package enum PostgresLedgerBackup {
     @discardableResult
     package static func backup(conninfo: String, schema: String? = nil, ledger name: String, to path: String) throws -> LedgerMigration.Report {
         guard LedgerDirectory.isValid(name: name) else { throw LedgerError.unknownLedger(name) }
-        // Created 0600 and exclusively, as the SQLite backup creates its file: an existing file is never overwritten.
-        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST { throw LedgerError.backupTargetExists(path) }
-            throw LedgerError.storageFailed("cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        Glibc.close(descriptor)
+        try LedgerDirectory.createBackupFile(path)  // 0600, exclusively: an existing file is never overwritten
         do {
             let reports = try LedgerMigration.copy(from: PostgresLedgerSnapshots(conninfo: conninfo, schema: schema),
                                                    to: SQLiteBackupFile(path: path), ledgers: [name])

@@ -28,15 +28,12 @@ struct PostgresCrashTests {
     /// Each daemon SIGKILLed once under the load, on the shared cluster (a schema of its own).
     @Test func daemonsKilledInTurnUnderLoadLoseNothingAcknowledged() async throws {
         try await onOwnThread {
-            let conninfo = try PostgresTestCluster.required()
-            let schema = PostgresTestCluster.uniqueSchema()
-            let admin = try PostgresConnection(conninfo)
-            _ = try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
-            defer { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
-            let result = try Self.crashTest(["--postgres", conninfo + " options=-csearch_path=" + schema, "--daemons", "2", "--kills", "2"])
-            #expect(result.status == 0, "\(result)")
-            #expect(result.stdout.contains("2 kills, ") && result.stdout.contains(" acknowledged mutations, 0 lost"), "\(result)")
-            #expect((Self.count("acknowledged mutations", in: result.stdout) ?? 0) > 0, "\(result)")
+            try withPostgresSchema { conninfo, _, _ in
+                let result = try Self.crashTest(["--postgres", conninfo, "--daemons", "2", "--kills", "2"])
+                #expect(result.status == 0, "\(result)")
+                #expect(result.stdout.contains("2 kills, ") && result.stdout.contains(" acknowledged mutations, 0 lost"), "\(result)")
+                #expect((Self.count("acknowledged mutations", in: result.stdout) ?? 0) > 0, "\(result)")
+            }
         }
     }
 

@@ -18,22 +18,8 @@ struct PostgresBackupRestoreTests {
     /// Set when the writer may stop.
     final class Flag: Sendable { let value = Mutex(false) }
 
-    private static func serve(_ ledgers: any LedgerProvider) throws -> Server {
-        var configuration = ServerConfiguration()
-        configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
-        configuration.shutdownGrace = .seconds(2)
-        let server = try Server(configuration: configuration, ledgers: ledgers, log: .none)
-        server.start()
-        return server
-    }
-
     private static func sync(_ client: TestClient, _ server: Server, token: String) async throws -> SyncEngine.Report {
-        var engine = SyncEngine(ledger: client.ledger,
-                                remote: RemoteConfiguration(server: "127.0.0.1:\(server.address.port)", ledger: "default", token: token))
-        engine.clientName = client.name
-        engine.initialBackoff = .milliseconds(20)
-        engine.timeout = .seconds(20)
-        engine.connectTimeout = .seconds(20)
+        let engine = loopbackEngine(client, server: "127.0.0.1:\(server.address.port)", token: token)
         return try await onOwnThread { [engine] in try engine.sync() }
     }
 
@@ -52,7 +38,7 @@ struct PostgresBackupRestoreTests {
             if let admin = try? PostgresConnection(conninfo) { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
         }
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        let server = try Self.serve(postgres)
+        let server = try serveOnLoopback(postgres)
         let ann = try TestClient("ann", persistent: true), bob = try TestClient("bob"), carl = try TestClient("carl")
         let lunch = try ann.add(1200, "food", note: "lunch")
         let taxi = try ann.add(2500, "travel", note: "taxi")
@@ -104,7 +90,7 @@ struct PostgresBackupRestoreTests {
         let restored = try await onOwnThread { try LedgerDirectory.restore(dataDirectory: data, ledger: "default", from: file) }
         #expect(restored.identity.ledgerId == postgresIdentity.ledgerId && restored.identity.epoch != postgresIdentity.epoch)
         let directory = try await onOwnThread { try LedgerDirectory(dataDirectory: data, defaultCurrency: .usd) }
-        let sqliteServer = try Self.serve(directory)
+        let sqliteServer = try serveOnLoopback(directory)
         for _ in 0..<2 {
             for client in [ann, bob, carl] {
                 let synced = try await Self.sync(client, sqliteServer, token: token)

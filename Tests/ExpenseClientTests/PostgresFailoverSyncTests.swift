@@ -19,16 +19,6 @@ struct PostgresFailoverSyncTests {
     /// What the engine logged.
     final class Lines: Sendable { let value = Mutex<[String]>([]) }
 
-    /// A daemon front on 127.0.0.1 port 0 over `ledgers`.
-    private static func serve(_ ledgers: any LedgerProvider) throws -> Server {
-        var configuration = ServerConfiguration()
-        configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
-        configuration.shutdownGrace = .seconds(2)
-        let server = try Server(configuration: configuration, ledgers: ledgers, log: .none)
-        server.start()
-        return server
-    }
-
     /// The push of three changes goes through daemon 1 (behind a proxy that drops its answer after daemon 1
     /// committed it); the sync moves on to daemon 2, whose `hello` reports the committed lastMutationId: each
     /// change is applied once, at seqs 1…3, and a second client syncing through daemon 1 pulls exactly those.
@@ -45,7 +35,7 @@ struct PostgresFailoverSyncTests {
         defer {
             if let admin = try? PostgresConnection(conninfo) { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
         }
-        let first = try Self.serve(one), second = try Self.serve(two)
+        let first = try serveOnLoopback(one), second = try serveOnLoopback(two)
         let proxy = try AnswerDroppingProxy(forwardingTo: first.address.port)
         defer { proxy.stop() }
         let secondAddress = "127.0.0.1:\(second.address.port)"
@@ -53,13 +43,8 @@ struct PostgresFailoverSyncTests {
         let ann = try TestClient("ann", persistent: true)
         let added = try (1...3).map { try ann.add(Int64($0) * 100, "food", note: "n\($0)") }
         let applied = Counts(), lines = Lines()
-        var engine = SyncEngine(ledger: ann.ledger,
-                                remote: RemoteConfiguration(server: "\(proxy.address),\(secondAddress)", ledger: "default", token: token))
-        engine.clientName = "ann"
+        var engine = loopbackEngine(ann, server: "\(proxy.address),\(secondAddress)", token: token)
         engine.shuffle = { $0 }  // daemon 1 (through the proxy) first
-        engine.initialBackoff = .milliseconds(20)
-        engine.timeout = .seconds(20)
-        engine.connectTimeout = .seconds(20)
         engine.log = { line in lines.value.withLock { $0.append(line) } }
         engine.onApplied = { entry, _ in applied.value.withLock { $0[entry.id, default: 0] += 1 } }
         proxy.dropNextPushAnswer()
@@ -82,10 +67,7 @@ struct PostgresFailoverSyncTests {
 
         // Another client through daemon 1 alone converges on the same three.
         let bob = try TestClient("bob")
-        bob.remote = RemoteConfiguration(server: "127.0.0.1:\(first.address.port)", ledger: "default", token: token)
-        var bobEngine = SyncEngine(ledger: bob.ledger, remote: try #require(bob.remote))
-        bobEngine.timeout = .seconds(20)
-        bobEngine.connectTimeout = .seconds(20)
+        let bobEngine = loopbackEngine(bob, server: "127.0.0.1:\(first.address.port)", token: token)
         let bobReport = try await onOwnThread { [bobEngine] in try bobEngine.sync() }
         #expect(bobReport.pulled == 3)
         #expect(try bob.live() == ann.live())

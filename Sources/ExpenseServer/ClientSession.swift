@@ -142,9 +142,16 @@ final class ClientSession: LineSession {
     /// Checks the ledger and token (on the ledger's thread), then asks the ledger for the head and the client's
     /// last mutationId: no `Task`, so the answer never waits for the cooperative pool.
     private func authenticate(_ hello: HelloRequest, id: RequestID) {
-        context.ledgers.authenticate(ledger: hello.ledger, token: hello.token) { authentication in
-            guard let authentication else {
+        context.ledgers.authenticate(ledger: hello.ledger, token: hello.token) { checked in
+            let authentication: Authentication
+            switch checked {
+            case .success(let admitted?): authentication = admitted
+            case .success(nil):
                 self.refuse(hello, id: id)
+                return
+            case .failure(let error):  // the tokens could not be read (storage_unavailable): not a wrong token
+                let rpcError = RequestDispatcher.rpcError(for: error, log: self.context.log)
+                self.perform(self.machine.withLock { $0.helloFailed(id: id, error: rpcError) })
                 return
             }
             let ledger = authentication.ledger, credential = authentication.credential

@@ -6,15 +6,20 @@ import Foundation
 extension Ledger {
     /// Checks `token` on the ledger's thread, after taking in any token change committed so far, and calls
     /// `completion` there with the session's credential, or `nil` when the token is not one of this ledger's.
-    /// The SHA-256 is compared with every token of the ledger in constant time.
-    public nonisolated func authenticate(token: String, completion: @escaping @Sendable (TokenCredential?) -> Void) {
+    /// The SHA-256 is compared with every token of the ledger in constant time. When the tokens cannot be
+    /// read (PostgreSQL down: ``LedgerError/storageUnavailable(_:)``) nobody is admitted on what may be stale,
+    /// and the failure is the storage's, never a wrong token: the client retries or moves on (Protocol.md §8)
+    /// instead of giving up, and no login failure is counted against it.
+    public nonisolated func authenticate(token: String, completion: @escaping @Sendable (Result<TokenCredential?, LedgerError>) -> Void) {
         perform { ledger in
             let digest = Token.digest(token)
-            guard ledger.refreshTokens() else {
-                completion(nil)  // the tokens cannot be read: refuse rather than trust what may be stale
+            do {
+                try ledger.takeInTokenChanges()
+            } catch {
+                completion(.failure(error as? LedgerError ?? LedgerError.storage(error)))
                 return
             }
-            completion(ledger.access.admit(digest, time: SQLiteLedgerStore.now()))
+            completion(.success(ledger.access.admit(digest, time: SQLiteLedgerStore.now())))
         }
     }
 
@@ -48,14 +53,13 @@ extension Ledger {
     /// credentials of tokens that are gone. Cheap when nothing changed (one `PRAGMA data_version`).
     /// - Returns: `false` when the tokens could not be read.
     @discardableResult
-    func refreshTokens() -> Bool {
-        do {
-            let store = try tokenStore()
-            if try store.tokensMayHaveChanged() { access.replace(tokens: try store.tokens()) }
-            return true
-        } catch {
-            return false
-        }
+    func refreshTokens() -> Bool { (try? takeInTokenChanges()) != nil }
+
+    /// Re-reads the tokens when another process may have changed them.
+    /// - Throws: the store's error when they cannot be read.
+    func takeInTokenChanges() throws {
+        let store = try tokenStore()
+        if try store.tokensMayHaveChanged() { access.replace(tokens: try store.tokens()) }
     }
 
     /// Writes the uses noted since the last write, in one transaction (at most once per poll, never once per

@@ -106,7 +106,7 @@ public final class LedgerDirectory: Sendable {
     /// costs the same hash and comparison as a wrong token, off the caller's thread.
     /// It returns at once: a ledger created since the daemon started is opened (integrity check and index load,
     /// about a second per million records) on a Dispatch worker, never on the caller's (the loop's) thread.
-    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
         guard !needsOpening(name) else {
             DispatchQueue.global().async { self.authenticateOpen(ledger: name, token: token, completion: completion) }
             return
@@ -114,17 +114,17 @@ public final class LedgerDirectory: Sendable {
         authenticateOpen(ledger: name, token: token, completion: completion)
     }
 
-    private func authenticateOpen(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+    private func authenticateOpen(ledger name: String, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
         guard let ledger = ledger(named: name) else {
             let decoy = decoyDigest
             DispatchQueue.global().async {
                 _ = Token.sameDigest(Token.digest(token), decoy)
-                completion(nil)
+                completion(.success(nil))
             }
             return
         }
         ledger.authenticate(token: token) { credential in
-            completion(credential.map { Authentication(ledger: ledger, credential: $0) })
+            completion(credential.map { $0.map { Authentication(ledger: ledger, credential: $0) } })
         }
     }
 
@@ -216,14 +216,7 @@ public final class LedgerDirectory: Sendable {
     public static func backup(dataDirectory: String, ledger name: String, to path: String) throws {
         let source = databasePath(name, in: dataDirectory)
         guard isValid(name: name), FileManager.default.fileExists(atPath: source) else { throw LedgerError.unknownLedger(name) }
-        // Created 0600 (it holds the ledger's records and its tokens' hashes) and exclusively before SQLite opens it: an
-        // existing file is never overwritten, even one that appears meanwhile.
-        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST { throw LedgerError.backupTargetExists(path) }
-            throw LedgerError.storageFailed("cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        Glibc.close(descriptor)
+        try createBackupFile(path)
         do {
             try SQLiteConnection(path: source, mode: .readOnly).backup(to: path)
             // The copy's history ends here: once restored it is another history than the ledger's (Protocol.md §5.7).
@@ -232,6 +225,18 @@ public final class LedgerDirectory: Sendable {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             throw LedgerError.storage(error)
         }
+    }
+
+    /// Creates the empty backup file `path`, 0600 (it holds the ledger's records and its tokens' hashes) and
+    /// exclusively before SQLite opens it: an existing file is never overwritten, even one that appears meanwhile.
+    /// - Throws: ``LedgerError/backupTargetExists(_:)``, or ``LedgerError/storageFailed(_:)``.
+    static func createBackupFile(_ path: String) throws {
+        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { throw LedgerError.backupTargetExists(path) }
+            throw LedgerError.storageFailed("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        Glibc.close(descriptor)
     }
 
     /// Commits what is queued in every ledger and closes them.

@@ -56,24 +56,31 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     /// `completion` with the ledger and the token's credential, or `nil`. A ledger added by another process
     /// since this one started is opened here, once, on a Dispatch worker (never on the loop's thread); an
     /// unknown ledger costs the same hash and comparison as a wrong token.
-    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+    public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
         if let ledger = entries.withLock({ $0[name]?.ledger }) {
             authenticate(ledger, token: token, completion: completion)
             return
         }
         DispatchQueue.global().async {
-            guard LedgerDirectory.isValid(name: name), let entry = try? self.open(name) else {
+            let entry: Entry
+            do {
+                guard LedgerDirectory.isValid(name: name) else { throw LedgerError.unknownLedger(name) }
+                entry = try self.open(name)
+            } catch LedgerError.storageUnavailable(let detail) {
+                completion(.failure(.storageUnavailable(detail)))  // not known to be unknown: the database is down
+                return
+            } catch {
                 _ = Token.sameDigest(Token.digest(token), self.decoyDigest)
-                completion(nil)
+                completion(.success(nil))
                 return
             }
             self.authenticate(entry.ledger, token: token, completion: completion)
         }
     }
 
-    private func authenticate(_ ledger: Ledger, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
+    private func authenticate(_ ledger: Ledger, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
         ledger.authenticate(token: token) { credential in
-            completion(credential.map { Authentication(ledger: ledger, credential: $0) })
+            completion(credential.map { $0.map { Authentication(ledger: ledger, credential: $0) } })
         }
     }
 

@@ -15,8 +15,8 @@ enum ExpensedCommands {
           Each ledger is one SQLite database DIR/NAME.sqlite, holding the SHA-256 of each of its named tokens
           (never a token); `ledger add` writes the first one, the owner token `default`, to DIR/NAME.token (mode 0600).
           With --postgres (or $EXPENSED_POSTGRES), serve, ledger, token and compact use every ledger of that
-          PostgreSQL database instead of a data directory (see docs/deploy.md); backup and restore are for data
-          directories only.
+          PostgreSQL database instead of a data directory (see docs/deploy.md); backup reads a ledger from it
+          into a SQLite ledger file, and restore is for data directories only.
         """,
         subcommands: [serve, ledger, token, backup, restore, compact, migrate, tls, completion, manual],
         defaultSubcommand: "serve")
@@ -142,9 +142,14 @@ enum ExpensedCommands {
 
     static let backup = CommandSpec(
         name: "backup", abstract: "Copy a ledger consistently into a new file, also while the daemon runs.",
-        discussion: "  Uses SQLite's online backup API. FILE must not exist; the copy is a ledger database like any other.",
+        discussion: """
+          Uses SQLite's online backup API. FILE must not exist; the copy is a ledger database like any other.
+          With --postgres the ledger is read from PostgreSQL in one consistent snapshot (REPEATABLE READ), also
+          while daemons serve it, and written to FILE as the same kind of SQLite ledger database: `expensed
+          restore FILE` puts it into a data directory, which `serve --data` serves and `migrate` moves back.
+        """,
         arguments: [ArgumentSpec("file", help: "The backup file to create.")],
-        options: [data, .option("ledger", value: "name", help: "The ledger to back up.", required: true)])
+        options: [data, postgres, .option("ledger", value: "name", help: "The ledger to back up.", required: true)])
 
     static let restore = CommandSpec(
         name: "restore", abstract: "Replace a ledger with a backup made by `expensed backup`; clients heal on their next sync.",

@@ -58,6 +58,10 @@ enum ExpensedRunner {
         let ledger = command.option("ledger") ?? ""
         let file = command.argument("file") ?? ""
         do {
+            if let conninfo = ExpensedCLI.postgresOption(command) {
+                try PostgresLedgerBackup.backup(conninfo: conninfo, ledger: ledger, to: file)
+                return .success
+            }
             try LedgerDirectory.backup(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")), ledger: ledger, to: file)
             return .success
         } catch {

@@ -41,7 +41,7 @@ import Glibc
             let root = try scratch.run(["--help"], executable: Self.daemon).stdout
             #expect(root.contains("serve (default)"))
             let backup = try scratch.run(["backup", "--help"], executable: Self.daemon).stdout
-            #expect(backup.contains("USAGE: expensed backup <file> [--data <dir>] --ledger <name>"))
+            #expect(backup.contains("USAGE: expensed backup <file> [--data <dir>] [--postgres <conninfo>] --ledger <name>"))
             let list = try scratch.run(["ledger", "list", "--help"], executable: Self.daemon).stdout
             #expect(list.contains("--json"))
         }

@@ -13,15 +13,7 @@ import TestSupport
 /// pending changes land exactly once.
 @Suite(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
 struct LedgerMigrationSyncTests {
-    /// A daemon front on 127.0.0.1 port 0 over `ledgers`.
-    private static func serve(_ ledgers: any LedgerProvider) throws -> Server {
-        var configuration = ServerConfiguration()
-        configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
-        configuration.shutdownGrace = .seconds(2)
-        let server = try Server(configuration: configuration, ledgers: ledgers, log: .none)
-        server.start()
-        return server
-    }
+    private static func serve(_ ledgers: any LedgerProvider) throws -> Server { try serveOnLoopback(ledgers) }
 
     private static func remote(_ server: Server, token: String) -> RemoteConfiguration {
         RemoteConfiguration(server: "127.0.0.1:\(server.address.port)", ledger: "default", token: token)

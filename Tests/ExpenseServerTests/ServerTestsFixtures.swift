@@ -105,9 +105,9 @@ final class FakeLedgers: LedgerProvider {
     let ledger = FakeLedger(name: "default")
     static let token = "0123456789abcdef0123456789abcdef"
 
-    func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Authentication?) -> Void) {
-        completion(name == "default" && token == Self.token
-                   ? Authentication(ledger: ledger, credential: TokenCredential(name: "default", role: .owner)) : nil)
+    func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
+        completion(.success(name == "default" && token == Self.token
+                            ? Authentication(ledger: ledger, credential: TokenCredential(name: "default", role: .owner)) : nil))
     }
 }
 

@@ -85,7 +85,7 @@ import TestSupport
         let tokens = try await ledger.tokens()
         #expect(tokens.map(\.name) == ["default"] && tokens.map(\.role) == [.owner] && tokens[0].digest == Token.digest(token))
         let credential = await withCheckedContinuation { continuation in
-            ledger.authenticate(token: token) { continuation.resume(returning: $0) }
+            ledger.authenticate(token: token) { continuation.resume(returning: (try? $0.get()) ?? nil) }
         }
         #expect(credential?.name == "default" && credential?.role == .owner)
         await ledgers.close()
@@ -164,7 +164,7 @@ import TestSupport
         let ledger = try #require(ledgers.ledger(named: "home"))
         let token = try await ledger.addToken(name: "phone", role: .editor)
         let credential = try #require(await withCheckedContinuation { continuation in
-            ledger.authenticate(token: token) { continuation.resume(returning: $0) }
+            ledger.authenticate(token: token) { continuation.resume(returning: (try? $0.get()) ?? nil) }
         })
         try await ledger.revokeToken(named: "phone")
         #expect(credential.isRevoked)

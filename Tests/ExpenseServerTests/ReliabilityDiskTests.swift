@@ -56,7 +56,7 @@ import Testing
             }
             try client.send(Self.put(2, second))
             let failed = try #require(try client.receiveError())
-            #expect(failed.error.code == -32603)
+            #expect(failed.error.code == RPCError.internalErrorCode)
             #expect(failed.error.reason == "storage_failed")
             #expect(log.all.contains { $0.contains("storage_failed") }, "the log does not say the write failed")
 
@@ -64,7 +64,7 @@ import Testing
             Self.blocking { await ledger.injectFault(nil) }
             try client.send(Self.put(2, second))
             let refused = try #require(try client.receiveError())
-            #expect(refused.error.code == -32603)
+            #expect(refused.error.code == RPCError.internalErrorCode)
             #expect(refused.error.reason == "ledger_failed")
             // Reads still answer, and show only what was acknowledged.
             try client.send(RawClient.request(id: 3, method: "pull", params: #"{"since":0}"#))
@@ -106,7 +106,7 @@ import Testing
             let id = UUID()
             try client.send(Self.put(1, id))
             let full = try #require(try client.receiveError())
-            #expect(full.error.code == -32603)
+            #expect(full.error.code == RPCError.internalErrorCode)
             #expect(full.error.reason == "storage_full")
             #expect(harness.log.all.contains { $0.contains("storage_full") })
             // Another client's pushes are refused the same way while the disk is full; reads go on.

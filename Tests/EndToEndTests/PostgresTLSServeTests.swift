@@ -19,9 +19,9 @@ import Glibc
             let admin = try PostgresConnection(conninfo)
             _ = try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
             defer { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
-            let directory = NSTemporaryDirectory() + "expensed-pg-tls-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let temporary = try TemporaryDirectory("expensed-pg-tls")
+            defer { temporary.remove() }
+            let directory = temporary.path
             let initialised = try ExpenseProcess.run(ExpenseProcess.daemonExecutable, ["tls", "init", "--data", directory],
                                                      environment: ProcessInfo.processInfo.environment, scratch: directory)
             #expect(initialised.status == 0, "\(initialised)")

@@ -1,3 +1,4 @@
+import TestSupport
 @testable import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol

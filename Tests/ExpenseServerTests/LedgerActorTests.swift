@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -9,8 +10,9 @@ import Testing
 /// The ``Ledger`` actor: group commit, durability across reopen, failure handling, watchers.
 @Suite struct LedgerActorTests {
     @Test func concurrentPushesShareCommitsAndAreAllDurable() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests")
+        defer { temporary.remove() }
+        let directory = temporary.path
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -73,8 +75,9 @@ import Testing
     }
 
     @Test func aFailedFsyncStopsWritesUntilReopen() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests")
+        defer { temporary.remove() }
+        let directory = temporary.path
         let path = directory + "/t.sqlite"
         let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
         let clientId = UUID()
@@ -100,8 +103,9 @@ import Testing
     }
 
     @Test func aFullDiskRefusesThePushAndRecoversWhenSpaceReturns() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests")
+        defer { temporary.remove() }
+        let directory = temporary.path
         let path = directory + "/t.sqlite"
         let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
         let clientId = UUID()

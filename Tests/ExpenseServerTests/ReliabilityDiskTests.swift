@@ -14,16 +14,6 @@ import Testing
         #"{"jsonrpc":"2.0","id":\#(mutationId + 100),"method":"push","params":{"mutations":[{"mutationId":\#(mutationId),"type":"put","id":"\#(id)","baseVersion":0,"fields":{"amount":\#(amount),"category":"food","date":"2026-11-30"}}]}}"#
     }
 
-    /// Runs async work from a plain (non-pool) thread and waits for it.
-    private static func blocking(_ work: @escaping @Sendable () async -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            await work()
-            done.signal()
-        }
-        done.wait()
-    }
-
     private static func startServer(_ directory: String, log: LogCapture) throws -> (Server, LedgerDirectory) {
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         var configuration = ServerConfiguration()
@@ -34,8 +24,9 @@ import Testing
     }
 
     @Test func aFailedFsyncIsAnErrorRefusesLaterWritesAndRecoversOnlyByReopening() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("expensed-disk-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("expensed-disk")
+        defer { temporary.remove() }
+        let directory = temporary.file("data")
         let log = LogCapture()
         let (server, ledgers) = try Self.startServer(directory, log: log)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -49,7 +40,7 @@ import Testing
             try client.send(Self.put(1))
             #expect(try PushResult(json: try #require(try client.receiveResult()).result).results.first?.status == .applied(version: 1, seq: 1))
 
-            Self.blocking {
+            blocking {
                 await ledger.injectFault { point in
                     point == .commit ? SQLiteError(code: .ioerrFsync, message: "disk I/O error", path: directory) : nil
                 }
@@ -61,7 +52,7 @@ import Testing
             #expect(log.all.contains { $0.contains("storage_failed") }, "the log does not say the write failed")
 
             // The fault is gone, but after a failed fsync the daemon does not retry and pretend.
-            Self.blocking { await ledger.injectFault(nil) }
+            blocking { await ledger.injectFault(nil) }
             try client.send(Self.put(2, second))
             let refused = try #require(try client.receiveError())
             #expect(refused.error.code == RPCError.internalErrorCode)
@@ -98,7 +89,7 @@ import Testing
             let ledger = try #require(harness.ledgers.authenticate(ledger: "default", token: harness.token))
             let client = try harness.greetedClient()
             let watcher = try harness.greetedClient()
-            Self.blocking {
+            blocking {
                 await ledger.injectFault { point in
                     point == .write ? SQLiteError(code: .full, message: "database or disk is full", path: harness.directory) : nil
                 }
@@ -115,7 +106,7 @@ import Testing
             try watcher.send(RawClient.request(id: 9, method: "pull", params: #"{"since":0}"#))
             #expect(try PullResult(json: try #require(try watcher.receiveResult()).result).changes.isEmpty)
 
-            Self.blocking { await ledger.injectFault(nil) }
+            blocking { await ledger.injectFault(nil) }
             // Space is back: the same mutationId applies (it was not consumed), nothing needed a restart.
             try client.send(Self.put(1, id))
             #expect(try PushResult(json: try #require(try client.receiveResult()).result).results.first?.status == .applied(version: 1, seq: 1))

@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -32,8 +33,9 @@ import Testing
     }
 
     @Test func perFieldMoneyVersionsBecomeOne() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests")
+        defer { temporary.remove() }
+        let directory = temporary.path
         let path = directory + "/old.sqlite"
         try writeOldFile(path)
 
@@ -45,7 +47,7 @@ import Testing
         #expect(try store.record(id: amountChanged)?.fieldVersions[.category] == 2)
 
         let engine = LedgerEngine(store: store, currency: .usd)
-        var client = TestClient(engine)
+        var client = EngineClient(engine)
         // Money changed at 2 (only its currency did, in the old file): an amount edit based on 1 conflicts.
         #expect(try client.put(currencyChanged, base: 1, fields(amount: 750)).isConflict)
         // Money changed at 3 (its amount): a currency edit based on 2 conflicts; the category merges.

@@ -38,9 +38,8 @@ import Glibc
     """#
 
     @Test func tlsInitMakesAPrivateKeyAndACertificateThatPythonAndOpenSSLVerify() async throws {
-        let temporary = try TemporaryDirectory("expensed-tls")
+        let temporary = try TemporaryDirectory("expensed-tls"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         try await onOwnThread {
             let fingerprint = try Self.initialise(directory)
             #expect(fingerprint.hasPrefix("sha256:") && fingerprint.count == 71, "\(fingerprint)")
@@ -82,9 +81,8 @@ import Glibc
     }
 
     @Test func aKeyReadableByOthersIsRefusedWithAClearError() async throws {
-        let temporary = try TemporaryDirectory("expensed-tls")
+        let temporary = try TemporaryDirectory("expensed-tls"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         try await onOwnThread {
             _ = try Self.initialise(directory)
             chmod(directory + "/tls.key", 0o644)
@@ -97,9 +95,8 @@ import Glibc
     }
 
     @Test func sighupReloadsTheCertificateWithoutDroppingConnections() async throws {
-        let temporary = try TemporaryDirectory("expensed-tls")
+        let temporary = try TemporaryDirectory("expensed-tls"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         try await onOwnThread {
             let first = try Self.initialise(directory)
             let daemon = try ExpensedDaemon(data: directory + "/data", extra: ["--tls-cert", directory + "/tls.crt",

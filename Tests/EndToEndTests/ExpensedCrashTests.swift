@@ -13,9 +13,8 @@ import Glibc
     struct Expected { var version: Int64; var amount: Int64 }
 
     @Test func killNineWithPushesInFlightLosesNothingAcknowledged() async throws {
-        let temporary = try TemporaryDirectory("expensed-crash")
+        let temporary = try TemporaryDirectory("expensed-crash"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let data = directory + "/data"
         try await onOwnThread {
             var daemon = try ExpensedDaemon(data: data)

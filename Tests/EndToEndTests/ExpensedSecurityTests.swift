@@ -7,9 +7,8 @@ import Testing
 /// Security properties that need the real binaries: the bind warning, logs, client file modes.
 @Suite(.serialized) struct ExpensedSecurityTests {
     @Test func aNonLoopbackPlaintextBindIsRefusedUnlessInsecurePlaintextIsSaid() async throws {
-        let temporary = try TemporaryDirectory("expensed-sec")
+        let temporary = try TemporaryDirectory("expensed-sec"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         try await onOwnThread {
             let refused = try ExpenseProcess.run(ExpenseProcess.daemonExecutable,
                                                  ["serve", "--data", directory + "/r", "--listen", "0.0.0.0:0"],
@@ -43,9 +42,8 @@ import Testing
     }
 
     @Test func tokensNeverReachTheDaemonsLogEvenOnFailedHellos() async throws {
-        let temporary = try TemporaryDirectory("expensed-sec")
+        let temporary = try TemporaryDirectory("expensed-sec"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         try await onOwnThread {
             let daemon = try ExpensedDaemon(data: directory + "/d")
             let token = try daemon.token

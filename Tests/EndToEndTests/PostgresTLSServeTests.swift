@@ -19,9 +19,8 @@ import Glibc
             let admin = try PostgresConnection(conninfo)
             _ = try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
             defer { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
-            let temporary = try TemporaryDirectory("expensed-pg-tls")
+            let temporary = try TemporaryDirectory("expensed-pg-tls"), directory = temporary.path
             defer { temporary.remove() }
-            let directory = temporary.path
             let initialised = try ExpenseProcess.run(ExpenseProcess.daemonExecutable, ["tls", "init", "--data", directory],
                                                      environment: ProcessInfo.processInfo.environment, scratch: directory)
             #expect(initialised.status == 0, "\(initialised)")

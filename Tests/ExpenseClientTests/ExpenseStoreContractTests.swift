@@ -179,12 +179,13 @@ import Testing
     }
 
     @Test(arguments: CacheStoreKind.allCases)
-    func importWithOneBadRowLeavesTheStoreUntouched(kind: CacheStoreKind) throws {
+    func aBatchWithOneBadDraftLeavesTheStoreUntouched(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let existing = try ledger.add(draft(100, "a", "2026-01-01"))
-        // A file with a bad row is refused by the parser before the ledger sees it (CSVTests); what can fail here is
-        // the ledger's own all-or-nothing: a batch that fails validation inside it stores nothing.
+        // The ledger's own all-or-nothing: a batch that fails validation inside it stores nothing. (A file with a bad
+        // row is refused by the parser before the ledger sees it, CSVTests; an import that fails inside the ledger
+        // stores nothing either, LocalLedgerImportTests.localTotalsObeyTheDaemonsOverflowRule.)
         #expect(throws: ValidationError.self) {
             try ledger.add([self.draft(1, "ok", "2026-01-05"), self.draft(1, "", "2026-01-06")])
         }

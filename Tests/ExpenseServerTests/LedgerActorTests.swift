@@ -10,9 +10,8 @@ import Testing
 /// The ``Ledger`` actor: group commit, durability across reopen, failure handling, watchers.
 @Suite struct LedgerActorTests {
     @Test func concurrentPushesShareCommitsAndAreAllDurable() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -75,9 +74,8 @@ import Testing
     }
 
     @Test func aFailedFsyncStopsWritesUntilReopen() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let path = directory + "/t.sqlite"
         let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
         let clientId = UUID()
@@ -103,9 +101,8 @@ import Testing
     }
 
     @Test func aFullDiskRefusesThePushAndRecoversWhenSpaceReturns() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let path = directory + "/t.sqlite"
         let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
         let clientId = UUID()

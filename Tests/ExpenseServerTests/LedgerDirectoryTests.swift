@@ -8,9 +8,8 @@ import Testing
 /// Ledgers on disk: first start, tokens, isolation, damaged files, backup.
 @Suite struct LedgerDirectoryTests {
     @Test func firstStartCreatesDefaultWithAPrivateToken() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.file("data")
         defer { temporary.remove() }
-        let directory = temporary.file("data")
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: try #require(Currency(code: "JPY")))
         #expect(ledgers.createdDefaultTokenPath == directory + "/default.token")
         #expect(try permissions(directory) == 0o700)
@@ -32,9 +31,8 @@ import Testing
     /// Each way of opening creates only what it allows: `.nothing` nothing (a missing directory is an error),
     /// `.directory` the directory, `.later` nothing until ``LedgerDirectory/openDeferred(defaultCurrency:)``.
     @Test func openingCreatesOnlyWhatItIsAllowedTo() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), root = temporary.path
         defer { temporary.remove() }
-        let root = temporary.path
         let missing = root + "/missing"
         #expect(throws: LedgerError.self) { try LedgerDirectory(dataDirectory: missing, creating: .nothing) }
         #expect(!FileManager.default.fileExists(atPath: missing))
@@ -63,9 +61,8 @@ import Testing
     }
 
     @Test func ledgersAreIsolated() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let defaultToken = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)
         let homeToken = try ledgers.addLedger(name: "home", currency: try #require(Currency(code: "EUR")))
@@ -85,9 +82,8 @@ import Testing
     }
 
     @Test func aLedgerAddedByAnotherProcessIsFoundByName() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let daemon = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let command = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)  // `expensed ledger add`
         #expect(command.createdDefaultTokenPath == nil)
@@ -101,9 +97,8 @@ import Testing
 
     @Test(arguments: ["garbage", "damaged page"])
     func aDamagedDatabaseIsRefusedNamingTheFile(damage: String) async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let token = try ledgers.addLedger(name: "broken", currency: .usd)
         let ledger = try #require(ledgers.authenticate(ledger: "broken", token: token))
@@ -129,9 +124,8 @@ import Testing
     }
 
     @Test func onlineBackupCopiesTheLedger() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)
         let ledger = try #require(ledgers.authenticate(ledger: "default", token: token))

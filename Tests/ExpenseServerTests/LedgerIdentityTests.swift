@@ -10,9 +10,8 @@ import Testing
 /// backup keeps the id and starts a new epoch at its head; a restore keeps the id and starts a new epoch.
 @Suite struct LedgerIdentityTests {
     @Test func aLedgerKeepsItsIdAndEpochAcrossReopens() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let first = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)
         let firstLedger = try #require(first.authenticate(ledger: "default", token: token))
@@ -30,9 +29,8 @@ import Testing
     }
 
     @Test func aLedgerMadeBeforeIdentitiesGetsOneOnFirstOpenAndKeepsIt() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let path = directory + "/default.sqlite"
         do { _ = try SQLiteLedgerStore(path: path, name: "default", currency: .usd, token: "t") }
         do {
@@ -45,9 +43,8 @@ import Testing
     }
 
     @Test func aBackupKeepsTheIdAndStartsANewEpochAtItsHead() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let ledgers = try LedgerDirectory(dataDirectory: directory + "/data", defaultCurrency: .usd)
         let token = try String(contentsOfFile: directory + "/data/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)
         let ledger = try #require(ledgers.authenticate(ledger: "default", token: token))
@@ -62,9 +59,8 @@ import Testing
     }
 
     @Test func restoreKeepsTheIdGivesANewEpochAndRefusesAnotherLedger() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let data = directory + "/data"
         var ledgers: LedgerDirectory? = try LedgerDirectory(dataDirectory: data, defaultCurrency: .usd)
         let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)

@@ -30,9 +30,8 @@ import SQLite
 
     @Test(arguments: LedgerStoreKind.allCases)
     func eachOutcomeIsRepeatedByItsDuplicate(kind: LedgerStoreKind) throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let engine = try engine(kind, retention: 100, path: directory + "/l.sqlite")
         let ann = UUID(), bob = UUID(), id = UUID()
         _ = try engine.push(clientId: ann, items: [putItem(1, id, base: 0, lunch())])
@@ -70,9 +69,8 @@ import SQLite
     /// in the same transaction; older duplicates carry no original (the client then pulls and compares).
     @Test(arguments: LedgerStoreKind.allCases)
     func outcomesOutsideTheWindowArePruned(kind: LedgerStoreKind) throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let path = directory + "/l.sqlite"
         let engine = try engine(kind, retention: 10, path: path)
         let ann = UUID(), bob = UUID()
@@ -107,9 +105,8 @@ import SQLite
 
     /// The default window bounds what the daemon keeps per client: 10,000 outcomes however many it consumed.
     @Test func theDefaultWindowHoldsTenThousandPerClient() throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let store = try SQLiteLedgerStore(path: directory + "/l.sqlite", name: "t", currency: .usd)
         let engine = LedgerEngine(store: store, currency: .usd)
         #expect(store.outcomeRetention == 10_000)
@@ -131,9 +128,8 @@ import SQLite
     /// A ledger written before outcomes were kept (schema 1) is brought forward at open: its clients' earlier
     /// ids stay duplicates, without an original (the client then pulls and compares); new ones keep theirs.
     @Test func aLedgerFromBeforeOutcomesMigratesAndAnswersWithout() throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let path = directory + "/old.sqlite"
         let ann = UUID()
         do {

@@ -24,9 +24,8 @@ import Testing
     }
 
     @Test func aFailedFsyncIsAnErrorRefusesLaterWritesAndRecoversOnlyByReopening() async throws {
-        let temporary = try TemporaryDirectory("expensed-disk")
+        let temporary = try TemporaryDirectory("expensed-disk"), directory = temporary.file("data")
         defer { temporary.remove() }
-        let directory = temporary.file("data")
         let log = LogCapture()
         let (server, ledgers) = try Self.startServer(directory, log: log)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -128,9 +128,8 @@ extension MutationStatus {
 
     @Test("data records survive a reopen, and the head counts them")
     func reopen() throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let path = directory + "/test.sqlite"
         let clientId = UUID()
         do {

@@ -33,9 +33,8 @@ import Testing
     }
 
     @Test func perFieldMoneyVersionsBecomeOne() throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let path = directory + "/old.sqlite"
         try writeOldFile(path)
 

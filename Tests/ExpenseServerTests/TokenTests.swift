@@ -34,9 +34,8 @@ import TestSupport
     // MARK: Hash-only storage
 
     @Test func theFileKeepsOnlyHashesNeverATokensBytes() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let ledgers = try LedgerDirectory(dataDirectory: directory, creating: .directory)
         let first = try ledgers.addLedger(name: "home", currency: .usd)
         let second = try LedgerDirectory.addToken(dataDirectory: directory, ledger: "home", name: "phone", role: .viewer)
@@ -67,9 +66,8 @@ import TestSupport
     // MARK: Migration of a file with the old single token
 
     @Test func aFileWithTheOldSingleTokenOpensWithItAsTheOwnerTokenDefault() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let path = directory + "/old.sqlite"
         let token = Token.generate()
         do {  // the schema up to migration 2 and the token in `meta`, as the previous version wrote them
@@ -159,9 +157,8 @@ import TestSupport
     }
 
     @Test func aPushQueuedByARevokedTokenIsNotApplied() async throws {
-        let temporary = try TemporaryDirectory("ledger-tests")
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
-        let directory = temporary.path
         let ledgers = try LedgerDirectory(dataDirectory: directory, creating: .directory)
         _ = try ledgers.addLedger(name: "home", currency: .usd)
         let ledger = try #require(ledgers.ledger(named: "home"))

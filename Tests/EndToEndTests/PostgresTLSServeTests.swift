@@ -42,4 +42,25 @@ import Glibc
             #expect(try open.readTextLine() != nil, "the daemon went away on SIGHUP")
         }
     }
+
+    /// SIGTERM stops a PostgreSQL daemon the way it stops a data-directory one (`ServeCommand.stopOnSignal`,
+    /// through SystemKit's `StopSignal`): logged, in-flight requests finished, exit 0.
+    @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
+    func aPostgresDaemonStopsGracefullyOnSigterm() async throws {
+        try await onOwnThread {
+            let conninfo = try PostgresTestCluster.required()
+            let schema = PostgresTestCluster.uniqueSchema()
+            let admin = try PostgresConnection(conninfo)
+            _ = try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
+            defer { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
+            let temporary = try TemporaryDirectory("expensed-pg-stop"), directory = temporary.path
+            defer { temporary.remove() }
+            let daemon = try ExpensedDaemon(data: directory + "/data", extra: [
+                "--postgres", conninfo + " options=-csearch_path=" + schema,
+            ])
+            #expect(daemon.stop() == 0, "\(daemon.log)")
+            #expect(daemon.log.contains("received SIGTERM; finishing in-flight requests and stopping"), "\(daemon.log)")
+            #expect(daemon.log.contains("stopped"), "\(daemon.log)")
+        }
+    }
 }

@@ -1,6 +1,5 @@
 import ExpenseTransport
 import Foundation
-import PostgreSQL
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -14,11 +13,8 @@ import Glibc
     @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
     func aPostgresDaemonServesTLSAndReloadsItsCertificateOnSighup() async throws {
         try await onOwnThread {
-            let conninfo = try PostgresTestCluster.required()
-            let schema = PostgresTestCluster.uniqueSchema()
-            let admin = try PostgresConnection(conninfo)
-            _ = try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
-            defer { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
+            let database = try PostgresScratchSchema()
+            defer { database.drop() }
             let temporary = try TemporaryDirectory("expensed-pg-tls"), directory = temporary.path
             defer { temporary.remove() }
             let initialised = try ExpenseProcess.run(ExpenseProcess.daemonExecutable, ["tls", "init", "--data", directory],
@@ -26,7 +22,7 @@ import Glibc
             #expect(initialised.status == 0, "\(initialised)")
 
             let daemon = try ExpensedDaemon(data: directory + "/data", extra: [
-                "--postgres", conninfo + " options=-csearch_path=" + schema,
+                "--postgres", database.target,
                 "--tls-cert", directory + "/tls.crt", "--tls-key", directory + "/tls.key",
             ])
             defer { _ = daemon.stop() }
@@ -48,15 +44,12 @@ import Glibc
     @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
     func aPostgresDaemonStopsGracefullyOnSigterm() async throws {
         try await onOwnThread {
-            let conninfo = try PostgresTestCluster.required()
-            let schema = PostgresTestCluster.uniqueSchema()
-            let admin = try PostgresConnection(conninfo)
-            _ = try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
-            defer { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
+            let database = try PostgresScratchSchema()
+            defer { database.drop() }
             let temporary = try TemporaryDirectory("expensed-pg-stop"), directory = temporary.path
             defer { temporary.remove() }
             let daemon = try ExpensedDaemon(data: directory + "/data", extra: [
-                "--postgres", conninfo + " options=-csearch_path=" + schema,
+                "--postgres", database.target,
             ])
             #expect(daemon.stop() == 0, "\(daemon.log)")
             #expect(daemon.log.contains("received SIGTERM; finishing in-flight requests and stopping"), "\(daemon.log)")

@@ -9,12 +9,9 @@ import TestSupport
     @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
     func tokensAreAddedListedAndRevokedAsHashesAndALedgerIsCompactedInTheDatabase() async throws {
         try await onOwnThread {
-            let conninfo = try PostgresTestCluster.required()
-            let schema = PostgresTestCluster.uniqueSchema()
-            let admin = try PostgresConnection(conninfo)
-            _ = try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
-            defer { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
-            let target = conninfo + " options=-csearch_path=" + schema
+            let database = try PostgresScratchSchema()
+            defer { database.drop() }
+            let (admin, schema, target) = (database.admin, database.schema, database.target)
             func expensed(_ arguments: [String]) throws -> ExpenseProcess.Result {
                 try ExpenseProcess.run(ExpenseProcess.daemonExecutable, arguments + ["--postgres", target],
                                        environment: ProcessInfo.processInfo.environment, scratch: NSTemporaryDirectory())

@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(
             name: "expense-bench",
             dependencies: ["ExpenseCore", "ExpenseProtocol", "SQLite", "ProcessSpawn",
-                           "CEpoll", "ExpenseTransport",  // the generator's epoll loops; its TLS client is TLSSession
+                           "CEpoll", "ExpenseTransport", "SystemKit",  // the generator's epoll loops; its TLS client is TLSSession
                            "PostgreSQL"]  // the `pg` section's own multi-row insert, through libpq's pipeline mode
         ),
 
@@ -49,9 +49,9 @@ let package = Package(
         // onOwnThread, proxies) is in TestSupport; not part of any product.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore", "TestSupport"]),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
-        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "ProcessSpawn", "SQLite", "TestSupport"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "ProcessSpawn", "TestSupport"]),
         .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "TestSupport"]),
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport", "TestSupport"]),
         .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseServer", "ExpenseTransport", "SQLite", "TestSupport", "PostgreSQL"]),

@@ -98,7 +98,7 @@ extension ExpenseRunner {
         console.err("Note: \(reason); showing this machine's own recent commands.")
         for entry in try ledger.journal() where entry.time >= (sinceTime ?? 0) {
             console.out("\(Self.timeText(entry.time))  this machine  \(entry.command)\(entry.undone ? " (undone)" : "")  "
-                        + "\(entry.id.uuidString.lowercased().prefix(8))  "
+                        + "\(UUIDText.lowercased(entry.id).prefix(8))  "
                         + "\(entry.after.deleted ? "deleted" : Self.describe(entry.after.expense, money: money))\n")
         }
     }

@@ -59,11 +59,11 @@ package enum CSVImporter {
     /// an empty currency means `defaultCurrency`.
     /// - Returns: the validated expenses, ids included (see ``ImportRow``).
     /// - Throws: ``ImportError`` naming the bad rows (the first 50), so nothing half-imports.
-    package static func drafts(from text: String, defaultCurrency: Currency) throws(ImportError) -> [Expense] {
+    package static func expenses(from text: String, defaultCurrency: Currency) throws(ImportError) -> [Expense] {
         try rows(from: text, options: ImportOptions(), defaultCurrency: defaultCurrency).map(\.expense)
     }
 
-    /// ``drafts(from:defaultCurrency:)`` with the options of a bank export, returning rows with their lines.
+    /// ``expenses(from:defaultCurrency:)`` with the options of a bank export, returning rows with their lines.
     package static func rows(from text: String, options: ImportOptions, defaultCurrency: Currency) throws(ImportError) -> [ImportRow] {
         let records: [CSVRecord]
         do { records = try CSV.parse(text, delimiter: options.delimiter) } catch { throw .malformed(error) }

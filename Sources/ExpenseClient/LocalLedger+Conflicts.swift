@@ -66,7 +66,8 @@ extension LocalLedger {
         var sent = theirs.deleted ? merged.draft : Self.difference(from: theirs.expense, to: merged)
         sent.id = nil
         if !theirs.deleted, sent == ExpenseDraft() {
-            // Mine already equals theirs: an empty put is still a valid no-op, but nothing needs sending.
+            // Mine already equals theirs: the resolution is still sent, as a put at theirs' version carrying one
+            // field, the note unchanged (a no-op on the daemon).
             sent = ExpenseDraft(note: merged.note)
         }
         return PendingMutation(type: .put, id: theirs.expense.id, baseVersion: theirs.version, fields: sent)

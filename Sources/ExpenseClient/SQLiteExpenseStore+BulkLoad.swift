@@ -16,7 +16,7 @@ extension SQLiteExpenseStore {
     package func beginBulkLoad() throws -> Bool {
         let on: Bool = try exclusively { try writing {
             try connection.transaction {
-                if try transaction.metaValue(.bulkLoad) != nil { return true }
+                if try tables.metaValue(.bulkLoad) != nil { return true }
                 let empty = try connection.cached("""
                     SELECT NOT EXISTS (SELECT 1 FROM expense) AND NOT EXISTS (SELECT 1 FROM server_copy)
                         AND NOT EXISTS (SELECT 1 FROM outbox) AND NOT EXISTS (SELECT 1 FROM conflict)
@@ -26,11 +26,11 @@ extension SQLiteExpenseStore {
                     try connection.execute("DROP INDEX IF EXISTS \(index.name)")
                 }
                 for trigger in Self.bulkTriggers { try connection.execute("DROP TRIGGER IF EXISTS \(trigger.name)") }
-                try transaction.setMetaValue("1", for: .bulkLoad)
+                try tables.setMetaValue("1", for: .bulkLoad)
                 return true
             }
         } }
-        transaction.bulkLoading = on
+        tables.bulkLoading = on
         // A page lost to a power cut is pulled again (its cursor is lost with it): no fsync per page. WAL keeps
         // every commit atomic; FULL comes back with the indexes.
         if on { try writing { try connection.execute("PRAGMA synchronous=NORMAL") } }
@@ -38,7 +38,7 @@ extension SQLiteExpenseStore {
     }
 
     package func endBulkLoad() throws {
-        guard transaction.bulkLoading else {
+        guard tables.bulkLoading else {
             // Ended by another process's write; only this connection's durability is left to restore.
             try writing { try connection.execute("PRAGMA synchronous=FULL") }
             return
@@ -47,20 +47,20 @@ extension SQLiteExpenseStore {
             try writing {
                 try connection.execute("PRAGMA synchronous=FULL")
                 try connection.transaction {
-                    if try transaction.metaValue(.bulkLoad) != nil { try rebuildIndexes() }
+                    if try tables.metaValue(.bulkLoad) != nil { try rebuildIndexes() }
                 }
             }
         }
-        transaction.bulkLoading = false
+        tables.bulkLoading = false
     }
 
     /// At the start of every write transaction (under the writer lock): what this process knew about a bulk load
     /// may be stale. A mark another process set (its first sync is loading, or was interrupted) is ended here, so
     /// this write has its indexes; a load this process began and another ended goes on record by record.
     func takeInBulkLoadState() throws {
-        let marked = try transaction.metaValue(.bulkLoad) != nil
-        if transaction.bulkLoading {
-            if !marked { transaction.bulkLoading = false }
+        let marked = try tables.metaValue(.bulkLoad) != nil
+        if tables.bulkLoading {
+            if !marked { tables.bulkLoading = false }
         } else if marked {
             try rebuildIndexes()
         }
@@ -71,11 +71,11 @@ extension SQLiteExpenseStore {
     /// such ids are dropped first (a sort of the whole table, so only when needed) and the live totals, which
     /// counted them, are recounted.
     private func rebuildIndexes() throws {
-        try Self.rebuildIndexes(connection: connection, transaction: transaction)
+        try Self.rebuildIndexes(connection: connection, tables: tables)
     }
 
     /// ``rebuildIndexes()`` on a connection being opened.
-    static func rebuildIndexes(connection: SQLiteConnection, transaction: SQLiteStoreTransaction) throws {
+    static func rebuildIndexes(connection: SQLiteConnection, tables: SQLiteCacheTables) throws {
         // Two sorter threads: the indexes are built after the pull, when the machine's cores are otherwise idle.
         try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB); PRAGMA threads = 2")
         defer { try? connection.execute("PRAGMA cache_size = -2000; PRAGMA threads = 0") }
@@ -93,7 +93,7 @@ extension SQLiteExpenseStore {
         // The pages' totals counted every row appended; the dropped ones no longer count.
         if droppedDuplicates { try recountTotals(connection: connection) }
         for trigger in Self.bulkTriggers { try connection.execute(trigger.definition) }
-        try transaction.setMetaValue(nil, for: .bulkLoad)
+        try tables.setMetaValue(nil, for: .bulkLoad)
     }
 
     /// Keeps, of the rows sharing an id, the one with the highest version (the last pulled).

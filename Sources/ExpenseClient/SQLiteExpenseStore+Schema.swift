@@ -177,7 +177,7 @@ extension SQLiteExpenseStore {
     ]
 
     /// The triggers keeping `live_total` (migration 7), which a bulk load drops with the indexes (it adds each
-    /// page's totals itself, ``SQLiteStoreTransaction/putSettled(_:)``) and builds back, as the latest migration
+    /// page's totals itself, ``SQLiteCacheTables/putSettled(_:)``) and builds back, as the latest migration
     /// created them.
     static let bulkTriggers: [(name: String, definition: String)] = [
         ("live_total_insert", """

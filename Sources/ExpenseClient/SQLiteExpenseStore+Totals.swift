@@ -4,7 +4,7 @@ import SQLite
 
 /// The live totals per currency, kept in `live_total` (migration 7) in the same transaction as every change of
 /// the local view: by triggers on `expense`, and during a bulk load (whose pages the triggers would slow) by
-/// ``SQLiteStoreTransaction/putSettled(_:)`` adding each page's totals, recounted at the end only when
+/// ``SQLiteCacheTables/putSettled(_:)`` adding each page's totals, recounted at the end only when
 /// duplicate rows were dropped.
 extension SQLiteExpenseStore {
     /// One row of `live_total`: no expense is read or summed.
@@ -35,7 +35,7 @@ extension SQLiteExpenseStore {
         """
 }
 
-extension SQLiteStoreTransaction {
+extension SQLiteCacheTables {
     /// Adds a bulk-loaded page's live records to `live_total` (the triggers are dropped meanwhile): one upsert
     /// per currency in the page.
     func addBulkTotals(of records: [Record]) throws {

@@ -17,7 +17,7 @@ import Glibc
 /// trusted in the next (a bulk load another process began or ended is noticed at the start of each one).
 package final class SQLiteExpenseStore: ExpenseStore {
     let connection: SQLiteConnection
-    let transaction: SQLiteStoreTransaction
+    let tables: SQLiteCacheTables
     package let location: String
     /// The writer lock; `nil` for `:memory:`, which no other process can open.
     let lock: FileLock?
@@ -36,24 +36,24 @@ package final class SQLiteExpenseStore: ExpenseStore {
             if path != ":memory:" { Self.healCompanionFiles(of: path) }
             if readOnly, path != ":memory:", FileManager.default.fileExists(atPath: path),
                let opened = try Self.openForReading(path) {
-                (connection, transaction) = opened
+                (connection, tables) = opened
                 return
             }
             // Two processes opening a new cache at once must not both run its migrations.
-            let opened: (SQLiteConnection, SQLiteStoreTransaction) = try Self.exclusively(lock) {
+            let opened: (SQLiteConnection, SQLiteCacheTables) = try Self.exclusively(lock) {
                 if path != ":memory:" { try FileSystem.createPrivateFileIfMissing(path) }
                 let connection = try SQLiteConnection(path: path, mode: .readWrite)
                 try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
                 try connection.migrate(Self.migrations)
-                let transaction = SQLiteStoreTransaction(connection: connection, location: path)
+                let tables = SQLiteCacheTables(connection: connection, location: path)
                 try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
                     .run([.text(StoreMetaKey.clientId.rawValue), .text(UUIDText.lowercased(UUID()))])
-                if try transaction.metaValue(.bulkLoad) != nil {
-                    try connection.transaction { try Self.rebuildIndexes(connection: connection, transaction: transaction) }
+                if try tables.metaValue(.bulkLoad) != nil {
+                    try connection.transaction { try Self.rebuildIndexes(connection: connection, tables: tables) }
                 }
-                return (connection, transaction)
+                return (connection, tables)
             }
-            (connection, transaction) = opened
+            (connection, tables) = opened
         } catch let error as SQLiteError {
             throw Self.storeError(error, path: path,
                                   needed: readOnly ? Self.toRead : "to read and write it (and its directory, for the -wal and -shm files)")
@@ -65,12 +65,12 @@ package final class SQLiteExpenseStore: ExpenseStore {
 
     /// A read-only connection to an up-to-date cache, or `nil` when the cache needs a write first (a migration,
     /// a client id, an interrupted bulk load's indexes).
-    private static func openForReading(_ path: String) throws -> (SQLiteConnection, SQLiteStoreTransaction)? {
+    private static func openForReading(_ path: String) throws -> (SQLiteConnection, SQLiteCacheTables)? {
         let connection = try SQLiteConnection(path: path, mode: .readOnly)
         guard try connection.userVersion == migrations.count else { return nil }
-        let transaction = SQLiteStoreTransaction(connection: connection, location: path)
-        guard try transaction.metaValue(.clientId) != nil, try transaction.metaValue(.bulkLoad) == nil else { return nil }
-        return (connection, transaction)
+        let tables = SQLiteCacheTables(connection: connection, location: path)
+        guard try tables.metaValue(.clientId) != nil, try tables.metaValue(.bulkLoad) == nil else { return nil }
+        return (connection, tables)
     }
 
     /// SQLite creates the `-wal` and `-shm` files with the database file's mode (and gives an empty one that
@@ -148,7 +148,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
     }
 
     package func pendingMutations(limit: Int) throws -> [PendingMutation] {
-        try reading { try transaction.pending(limit: limit) }
+        try reading { try tables.pending(limit: limit) }
     }
 
     package func pendingCount() throws -> Int {
@@ -163,13 +163,13 @@ package final class SQLiteExpenseStore: ExpenseStore {
 
     package func conflicts() throws -> [Conflict] {
         try reading {
-            try connection.cached("SELECT \(SQLiteStoreTransaction.conflictColumns) FROM conflict ORDER BY found")
-                .map { try transaction.decodeConflict($0) }
+            try connection.cached("SELECT \(SQLiteCacheTables.conflictColumns) FROM conflict ORDER BY found")
+                .map { try tables.decodeConflict($0) }
         }
     }
 
     package func metaValue(_ key: StoreMetaKey) throws -> String? {
-        try reading { try transaction.metaValue(key) }
+        try reading { try tables.metaValue(key) }
     }
 
     /// One SQLite transaction under the writer lock. A bulk load another process began (a first sync) is ended
@@ -179,7 +179,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
             try writing {
                 try connection.transaction {
                     try takeInBulkLoadState()
-                    return try body(transaction)
+                    return try body(tables)
                 }
             }
         }
@@ -195,9 +195,9 @@ package final class SQLiteExpenseStore: ExpenseStore {
 
     // MARK: - Rows and errors
 
-    private static let columns = SQLiteStoreTransaction.recordColumns
+    private static let columns = SQLiteCacheTables.recordColumns
 
-    private func decode(_ row: SQLiteRow) throws -> LocalRecord { try transaction.decodeRecord(row) }
+    private func decode(_ row: SQLiteRow) throws -> LocalRecord { try tables.decodeRecord(row) }
 
     func reading<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {

@@ -3,6 +3,7 @@ import ExpenseProtocol
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import SystemKit
 #endif
 
 /// `expense sync`: `hello`, push the queue in batches of at most 1000 mutations and at most the daemon's
@@ -380,12 +381,7 @@ package struct SyncEngine {
     }
 
     /// Blocks the calling thread (never the cooperative pool: this engine runs on a thread of its own).
-    package static func pause(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-    }
+    package static func pause(_ duration: Duration) { sleepThread(for: duration) }
 }
 
 /// The current address of a ``SyncEngine``'s remote, shared by its copies.

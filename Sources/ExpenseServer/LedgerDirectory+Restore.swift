@@ -2,6 +2,7 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import SQLite
+import SystemKit
 
 /// `expensed restore FILE --ledger NAME`: the documented way back from a backup (Protocol.md §5.7,
 /// docs/reliability.md "Restore").
@@ -85,7 +86,7 @@ extension LedgerDirectory {
         guard rename(temporary, path) == 0 else {
             throw LedgerError.dataDirectory(path: dataDirectory, detail: "cannot rename the restored database into place: \(String(cString: strerror(errno)))")
         }
-        syncDirectory(dataDirectory)
+        try? AtomicFile.syncDirectory(containing: path)
         var result = report
         result.replacedPath = replaced
         return result
@@ -126,12 +127,5 @@ extension LedgerDirectory {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         return formatter.string(from: Date())
-    }
-
-    private static func syncDirectory(_ directory: String) {
-        let descriptor = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        Glibc.close(descriptor)
     }
 }

@@ -2,6 +2,7 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import PostgreSQL
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -93,11 +94,7 @@ package final class SQLiteLedgerSnapshots: LedgerSnapshotTarget {
             throw errno == EEXIST ? LedgerError.ledgerExists(name)
                                   : LedgerError.dataDirectory(path: directory, detail: String(cString: strerror(errno)))
         }
-        let directoryDescriptor = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            _ = fsync(directoryDescriptor)
-            Glibc.close(directoryDescriptor)
-        }
+        try? AtomicFile.syncDirectory(containing: path)
     }
 }
 

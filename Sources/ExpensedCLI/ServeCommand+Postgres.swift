@@ -1,4 +1,3 @@
-import CEpoll
 import CommandLineKit
 import ExpenseServer
 import ExpenseTransport
@@ -30,20 +29,10 @@ extension ServeCommand {
             return DaemonFailure.exitCode(for: error)
         }
         Self.announceTransport(configuration, server: server, log: log)
-        let stopSignals = cepoll_stop_signal_pipe()
-        guard stopSignals >= 0 else {
-            log("cannot install the SIGINT/SIGTERM handler: \(String(cString: strerror(errno)))")
+        guard Self.stopOnSignal(server, log: log) else {
             await directory.close()
             return .failure
         }
-        let stopWaiter = Thread {
-            var number: UInt8 = 0
-            while read(stopSignals, &number, 1) < 0 && errno == EINTR {}
-            log("received \(Int32(number) == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
-            server.stop()
-        }
-        stopWaiter.stackSize = 64 * 1024
-        stopWaiter.start()
         server.start()
         // A token revoked through any daemon or `expensed token revoke --postgres` closes its idle connections
         // here within this.

@@ -114,9 +114,7 @@ struct ServeCommand {
         let reloader = Thread {
             var number: UInt8 = 0
             while true {
-                let count = read(signals, &number, 1)
-                if count < 0, errno == EINTR { continue }
-                guard count == 1 else { return }
+                guard (try? syscall(where: "read", { read(signals, &number, 1) })) == 1 else { return }
                 do {
                     try identity.reload()
                     log("received SIGHUP; reloaded \(identity.certificateFile) (\(identity.fingerprint.map { "\($0)" } ?? "?"))")
@@ -127,6 +125,26 @@ struct ServeCommand {
         }
         reloader.stackSize = 64 * 1024
         reloader.start()
+    }
+
+    /// SIGINT/SIGTERM become a graceful stop of `server` (StopSignal: installed synchronously, so a signal sent
+    /// right after `listening on` cannot slip past it); a thread of its own waits for one. Both stores' `serve`.
+    /// - Returns: `false` (logged) when the handler cannot be installed.
+    static func stopOnSignal(_ server: Server, log: ServerLog) -> Bool {
+        do {
+            try StopSignal.install()
+        } catch {
+            log("cannot install the SIGINT/SIGTERM handler: \(error.reason)")
+            return false
+        }
+        let stopWaiter = Thread {
+            let number = StopSignal.wait()
+            log("received \(number == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
+            server.stop()
+        }
+        stopWaiter.stackSize = 64 * 1024
+        stopWaiter.start()
+        return true
     }
 
     private static func serve(configuration: ServerConfiguration, currency: Currency, data: String,
@@ -169,22 +187,10 @@ struct ServeCommand {
             return DaemonFailure.exitCode(for: error)
         }
         Self.announceTransport(configuration, server: server, log: log)
-        // SIGINT/SIGTERM become a graceful stop (StopSignal: installed synchronously, so a signal sent right after
-        // `listening on` cannot slip past it); a thread of its own waits for one.
-        do {
-            try StopSignal.install()
-        } catch {
-            log("cannot install the SIGINT/SIGTERM handler: \(error.reason)")
+        guard Self.stopOnSignal(server, log: log) else {
             await directory.close()
             return .failure
         }
-        let stopWaiter = Thread {
-            let number = StopSignal.wait()
-            log("received \(number == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
-            server.stop()
-        }
-        stopWaiter.stackSize = 64 * 1024
-        stopWaiter.start()
         // The start run of `--compact-after` is queued on the ledgers' threads before the first request can be.
         let compaction = compactAfter.map { CompactionTimer(directory: directory, keepDays: $0, log: log) }
         server.start()

@@ -1,4 +1,5 @@
 import Glibc
+import SystemKit
 
 /// Wall-clock-independent time for latencies: `clock_gettime(CLOCK_MONOTONIC)`.
 ///
@@ -13,8 +14,6 @@ public enum MonotonicClock {
 
     /// Sleeps for `seconds` (used only to wait for a peer or child to settle, never as synchronisation).
     public static func sleep(_ seconds: Double) {
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+        sleepThread(for: .nanoseconds(Int64(seconds * 1_000_000_000))) // not money: a measurement
     }
 }

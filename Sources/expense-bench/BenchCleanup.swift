@@ -1,7 +1,7 @@
-import CEpoll
 import Foundation
 import Glibc
 import Synchronization
+import SystemKit
 
 /// What must be undone however the bench ends (servers it started): run at the normal end, and from a thread that
 /// turns SIGINT or SIGTERM into a clean exit (docs/benchmarks.md, "Peers").
@@ -29,17 +29,17 @@ enum BenchCleanup {
 
     /// From now on SIGINT and SIGTERM run ``runAll()`` and exit with 128 + the signal's number.
     static func installSignalHandlers() {
-        let pipe = cepoll_stop_signal_pipe()
-        guard pipe >= 0 else {
-            progress("warning: no stop-signal pipe; servers started by this run may outlive an interrupted run")
+        do {
+            try StopSignal.install()
+        } catch {
+            progress("warning: no stop-signal handler (\(error)); servers started by this run may outlive an interrupted run")
             return
         }
         let thread = Thread {
-            var signalNumber: UInt8 = 0
-            while read(pipe, &signalNumber, 1) < 0 && errno == EINTR {}
+            let signalNumber = StopSignal.wait()
             progress("signal \(signalNumber): stopping what this run started")
             runAll()
-            _exit(128 + Int32(signalNumber))
+            _exit(128 + signalNumber)
         }
         thread.start()
     }

@@ -1,6 +1,7 @@
 import CEpoll
 import ExpenseTransport
 import Glibc
+import SystemKit
 
 /// A client socket with `TCP_NODELAY`, plaintext or TLS (ExpenseTransport's ``TLSSession`` over memory BIOs).
 ///
@@ -130,25 +131,24 @@ final class TCPConnection {
     /// - Returns: `false` at the end of the stream.
     private func receivePlaintext(_ deliver: (UnsafeRawBufferPointer) -> Void) throws(BenchError) -> Bool {
         let outcome = withUnsafeTemporaryAllocation(byteCount: Self.chunkSize, alignment: 16) { buffer -> Received in
-            while true {
-                let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
-                if count > 0 {
-                    let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-                    guard let tls else {
-                        deliver(piece)
-                        return .data
-                    }
-                    tls.receive(piece)
-                    tls.advance(deliver: deliver)
-                    if case .failed(let error) = tls.state { return .failed(.other("TLS: \(error)")) }
-                    return .data
-                }
-                if count == 0 { return .endOfStream }
-                if errno == EAGAIN || errno == EWOULDBLOCK {
-                    return .failed(.closed("no answer within \(Self.receiveTimeoutSeconds) s"))
-                }
-                if errno != EINTR { return .failed(.lastSystemError("recv")) }
+            let count: Int
+            do throws(SystemCallError) {
+                count = try syscall(where: "recv") { recv(descriptor, buffer.baseAddress, buffer.count, 0) }
+            } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+                return .failed(.closed("no answer within \(Self.receiveTimeoutSeconds) s"))  // SO_RCVTIMEO
+            } catch {
+                return .failed(.system(call: error.call, errno: error.errno))
             }
+            guard count > 0 else { return .endOfStream }
+            let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            guard let tls else {
+                deliver(piece)
+                return .data
+            }
+            tls.receive(piece)
+            tls.advance(deliver: deliver)
+            if case .failed(let error) = tls.state { return .failed(.other("TLS: \(error)")) }
+            return .data
         }
         switch outcome {
         case .data:
@@ -180,20 +180,15 @@ final class TCPConnection {
     }
 
     private func sendRaw(_ bytes: [UInt8]) throws(BenchError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.send(descriptor, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                throw .lastSystemError("send")
+        // `withUnsafeBytes` rethrows untyped: the error crosses it in a `Result`.
+        let sent = bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemCallError) in
+                try writeAll(buffer, where: "send") { rest in
+                    Glibc.send(descriptor, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
+                }
             }
         }
+        if case .failure(let error) = sent { throw .system(call: error.call, errno: error.errno) }
     }
 
     /// Counts `\n` in `length` bytes at `base` with `memchr`.

@@ -107,8 +107,8 @@ private func check(_ offered: [String], _ expected: Offer, _ context: Completion
 }
 
 /// A scratch directory whose `work` directory (where the shells complete) holds `bank.csv` and `data1/` only.
-private func scratchWithFiles() throws -> (scratch: ScratchDirectory, work: String) {
-    let scratch = try ScratchDirectory()
+private func scratchWithFiles() throws -> (scratch: TemporaryDirectory, work: String) {
+    let scratch = try TemporaryDirectory("commandlinekit")
     try FileManager.default.createDirectory(atPath: scratch.path + "/work/data1", withIntermediateDirectories: true)
     try scratch.write("work/bank.csv", "date,amount\n")
     return (scratch, scratch.path + "/work")

@@ -57,26 +57,6 @@ struct InstalledShell {
     }
 }
 
-/// A temporary directory, removed on release.
-final class ScratchDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "commandlinekit-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    /// Writes `text` to `name` in the directory and returns its path.
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        let file = path + "/" + name
-        try text.write(toFile: file, atomically: true, encoding: .utf8)
-        return file
-    }
-}
-
 /// A program a test needs is not installed (a failure only under `CI=true`; elsewhere the test is skipped).
 struct MissingProgram: Error, CustomStringConvertible {
     var name: String

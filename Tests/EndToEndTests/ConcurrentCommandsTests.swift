@@ -149,7 +149,7 @@ import Glibc
             try setup.bob.succeed(["sync"], environment: setup.environment())
             let watcher = try WatcherProcess(client: setup.ann, environment: setup.environment())
             defer { _ = watcher.stop(SIGKILL) }
-            #expect(eventually(deadline: 60) { watcher.stderr.contains("watching ") || !watcher.isRunning },
+            #expect(eventually(timeout: .seconds(60)) { watcher.stderr.contains("watching ") || !watcher.isRunning },
                     "the watcher never said it was watching; stderr: \(watcher.stderr)")
             try #require(watcher.isRunning, "the watcher ended; stderr: \(watcher.stderr)")
 
@@ -161,13 +161,13 @@ import Glibc
             try setup.ann.succeed(["add", "4", "food", "--note", "during-watch-2"], environment: setup.environment())
             try setup.bob.succeed(["add", "5", "travel", "--note", "from-bob"], environment: setup.environment())
             try setup.bob.succeed(["sync"], environment: setup.environment())
-            #expect(try eventually(deadline: 60) { try setup.notes(setup.ann).contains("from-bob") },
+            #expect(try eventually(timeout: .seconds(60)) { try setup.notes(setup.ann).contains("from-bob") },
                     "B's change never reached the watcher; stderr: \(watcher.stderr)")
             let notes = try setup.notes(setup.ann)
             for note in ["during-watch-1", "during-watch-2"] {
                 #expect(notes.contains(note), "\(note) vanished from A's cache when the watcher pulled (\(store)): \(notes)")
             }
-            #expect(try eventually(deadline: 60, pause: 0.2) {
+            #expect(try eventually(timeout: .seconds(60), pause: .milliseconds(200)) {
                 try setup.bob.succeed(["sync"], environment: setup.environment())
                 let bobNotes = try setup.notes(setup.bob)
                 return bobNotes.contains("during-watch-1") && bobNotes.contains("during-watch-2")

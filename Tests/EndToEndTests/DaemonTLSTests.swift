@@ -9,12 +9,6 @@ import Glibc
 /// `expensed tls init` and `serve --tls-cert/--tls-key` with the real binary, checked by independent TLS stacks:
 /// Python's `ssl` module and `openssl s_client` verify the daemon's certificate and exchange `hello`/`ping`.
 @Suite(.serialized) struct DaemonTLSTests {
-    private static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "expensed-tls-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     private static func expensed(_ arguments: [String], scratch: String) throws -> ExpenseProcess.Result {
         try ExpenseProcess.run(ExpenseProcess.daemonExecutable, arguments, environment: ProcessInfo.processInfo.environment,
                                scratch: scratch)
@@ -44,8 +38,8 @@ import Glibc
     """#
 
     @Test func tlsInitMakesAPrivateKeyAndACertificateThatPythonAndOpenSSLVerify() async throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("expensed-tls"), directory = temporary.path
+        defer { temporary.remove() }
         try await onOwnThread {
             let fingerprint = try Self.initialise(directory)
             #expect(fingerprint.hasPrefix("sha256:") && fingerprint.count == 71, "\(fingerprint)")
@@ -87,8 +81,8 @@ import Glibc
     }
 
     @Test func aKeyReadableByOthersIsRefusedWithAClearError() async throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("expensed-tls"), directory = temporary.path
+        defer { temporary.remove() }
         try await onOwnThread {
             _ = try Self.initialise(directory)
             chmod(directory + "/tls.key", 0o644)
@@ -101,8 +95,8 @@ import Glibc
     }
 
     @Test func sighupReloadsTheCertificateWithoutDroppingConnections() async throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("expensed-tls"), directory = temporary.path
+        defer { temporary.remove() }
         try await onOwnThread {
             let first = try Self.initialise(directory)
             let daemon = try ExpensedDaemon(data: directory + "/data", extra: ["--tls-cert", directory + "/tls.crt",

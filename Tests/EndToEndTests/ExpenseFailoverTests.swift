@@ -92,7 +92,7 @@ import Glibc
             #expect(try eventually { try annHas("from-bob-2") }, "stderr: \(watcher.stderr)")
             let added = try ann.run(["add", "4", "books", "--note", "from-ann-1"])
             #expect(added.status == 0, "\(added)")
-            #expect(try eventually(pause: 0.2) { try bobHas("from-ann-1") }, "stderr: \(watcher.stderr)")
+            #expect(try eventually(pause: .milliseconds(200)) { try bobHas("from-ann-1") }, "stderr: \(watcher.stderr)")
 
             let exit = watcher.stop(SIGTERM)
             #expect(exit.code == 0 && !exit.timedOut, "\(exit); stderr: \(watcher.stderr)")

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import ProcessSpawn
 import Testing
@@ -54,7 +55,7 @@ import Glibc
         // 2. A local change made while watching (another process writing the cache) goes out by itself.
         let added = try ann.run(["add", "3", "books", "--note", "from-ann-1"])
         #expect(added.status == 0, "add beside the watcher failed: \(added)")
-        #expect(try eventually(pause: 0.2) { try bobHas("from-ann-1") },
+        #expect(try eventually(pause: .milliseconds(200)) { try bobHas("from-ann-1") },
                 "A's local change never reached B in 20 s; watcher stderr: \(watcher.stderr)")
 
         // 3. The daemon restarts on the same data directory and port: the watcher reconnects by itself.
@@ -71,7 +72,7 @@ import Glibc
                 "B's expense after the restart never reached the watcher in 20 s; stderr: \(watcher.stderr)")
         let added2 = try ann.run(["add", "4", "books", "--note", "from-ann-2"])
         #expect(added2.status == 0, "\(added2)")
-        #expect(try eventually(pause: 0.2) { try bobHas("from-ann-2") },
+        #expect(try eventually(pause: .milliseconds(200)) { try bobHas("from-ann-2") },
                 "A's change after the restart never reached B in 20 s; watcher stderr: \(watcher.stderr)")
 
         // 4. No busy loop: waiting for changes costs (almost) no CPU. A tight loop would use most of a core.
@@ -110,7 +111,7 @@ import Glibc
         try #require(eventually { watcher.stderr.contains("watching ") || !watcher.isRunning },
                      "the watcher never said it was watching; stderr: \(watcher.stderr)")
         // More than an idle timeout of quiet: the daemon would have closed a silent connection by now.
-        let dropped = eventually(deadline: 4) { watcher.stderr.contains("disconnected") || !watcher.isRunning }
+        let dropped = eventually(timeout: .seconds(4)) { watcher.stderr.contains("disconnected") || !watcher.isRunning }
         #expect(!dropped, "the idle watcher lost its connection; stderr: \(watcher.stderr)")
         try bob.succeed(["add", "2", "misc", "--note", "while-idle"], environment: environment)
         try bob.succeed(["sync"], environment: environment)

@@ -13,9 +13,8 @@ import Glibc
     struct Expected { var version: Int64; var amount: Int64 }
 
     @Test func killNineWithPushesInFlightLosesNothingAcknowledged() async throws {
-        let directory = NSTemporaryDirectory() + "expensed-crash-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("expensed-crash"), directory = temporary.path
+        defer { temporary.remove() }
         let data = directory + "/data"
         try await onOwnThread {
             var daemon = try ExpensedDaemon(data: data)

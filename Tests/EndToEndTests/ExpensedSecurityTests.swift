@@ -6,15 +6,9 @@ import Testing
 
 /// Security properties that need the real binaries: the bind warning, logs, client file modes.
 @Suite(.serialized) struct ExpensedSecurityTests {
-    private static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "expensed-sec-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     @Test func aNonLoopbackPlaintextBindIsRefusedUnlessInsecurePlaintextIsSaid() async throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("expensed-sec"), directory = temporary.path
+        defer { temporary.remove() }
         try await onOwnThread {
             let refused = try ExpenseProcess.run(ExpenseProcess.daemonExecutable,
                                                  ["serve", "--data", directory + "/r", "--listen", "0.0.0.0:0"],
@@ -48,8 +42,8 @@ import Testing
     }
 
     @Test func tokensNeverReachTheDaemonsLogEvenOnFailedHellos() async throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("expensed-sec"), directory = temporary.path
+        defer { temporary.remove() }
         try await onOwnThread {
             let daemon = try ExpensedDaemon(data: directory + "/d")
             let token = try daemon.token

@@ -1,6 +1,5 @@
 import ExpenseTransport
 import Foundation
-import PostgreSQL
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -14,20 +13,16 @@ import Glibc
     @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
     func aPostgresDaemonServesTLSAndReloadsItsCertificateOnSighup() async throws {
         try await onOwnThread {
-            let conninfo = try PostgresTestCluster.required()
-            let schema = PostgresTestCluster.uniqueSchema()
-            let admin = try PostgresConnection(conninfo)
-            _ = try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
-            defer { _ = try? admin.execute("DROP SCHEMA " + admin.quotedIdentifier(schema) + " CASCADE") }
-            let directory = NSTemporaryDirectory() + "expensed-pg-tls-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let database = try PostgresScratchSchema()
+            defer { database.drop() }
+            let temporary = try TemporaryDirectory("expensed-pg-tls"), directory = temporary.path
+            defer { temporary.remove() }
             let initialised = try ExpenseProcess.run(ExpenseProcess.daemonExecutable, ["tls", "init", "--data", directory],
                                                      environment: ProcessInfo.processInfo.environment, scratch: directory)
             #expect(initialised.status == 0, "\(initialised)")
 
             let daemon = try ExpensedDaemon(data: directory + "/data", extra: [
-                "--postgres", conninfo + " options=-csearch_path=" + schema,
+                "--postgres", database.target,
                 "--tls-cert", directory + "/tls.crt", "--tls-key", directory + "/tls.key",
             ])
             defer { _ = daemon.stop() }
@@ -41,6 +36,24 @@ import Glibc
             #expect(!daemon.log.contains("WARNING"), "\(daemon.log)")
             try open.writeLine(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
             #expect(try open.readTextLine() != nil, "the daemon went away on SIGHUP")
+        }
+    }
+
+    /// SIGTERM stops a PostgreSQL daemon the way it stops a data-directory one (`ServeCommand.stopOnSignal`,
+    /// through SystemKit's `StopSignal`): logged, in-flight requests finished, exit 0.
+    @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
+    func aPostgresDaemonStopsGracefullyOnSigterm() async throws {
+        try await onOwnThread {
+            let database = try PostgresScratchSchema()
+            defer { database.drop() }
+            let temporary = try TemporaryDirectory("expensed-pg-stop"), directory = temporary.path
+            defer { temporary.remove() }
+            let daemon = try ExpensedDaemon(data: directory + "/data", extra: [
+                "--postgres", database.target,
+            ])
+            #expect(daemon.stop() == 0, "\(daemon.log)")
+            #expect(daemon.log.contains("received SIGTERM; finishing in-flight requests and stopping"), "\(daemon.log)")
+            #expect(daemon.log.contains("stopped"), "\(daemon.log)")
         }
     }
 }

@@ -66,14 +66,3 @@ final class WatcherProcess {
         return ended
     }
 }
-
-/// Polls `condition` every `pause` seconds until it holds or `deadline` seconds have passed.
-/// - Returns: whether it held.
-func eventually(deadline: Double = 20, pause: Double = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
-    let end = MonotonicClock.now() + deadline
-    while true {
-        if try condition() { return true }
-        if MonotonicClock.now() >= end { return false }
-        usleep(useconds_t(pause * 1_000_000))
-    }
-}

@@ -1,3 +1,4 @@
+import TestSupport
 @testable import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -68,7 +69,7 @@ import Testing
         try LocalLedger(store: store).apply(pulled: [try record(UUID(), amount: 5, version: 1, seq: 1)], cursor: 1)
         try store.endBulkLoad()
         let plan = try store.connection.prepare("""
-            EXPLAIN QUERY PLAN SELECT \(SQLiteStoreTransaction.recordColumns) FROM expense
+            EXPLAIN QUERY PLAN SELECT \(SQLiteCacheTables.recordColumns) FROM expense
             WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3)
             ORDER BY day, position
             """).map { $0.text(3) }

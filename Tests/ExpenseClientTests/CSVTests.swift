@@ -20,7 +20,7 @@ import Testing
             CSVRecord(line: 5, fields: ["next", "row"]),
         ])
         let csv = "date,amount,currency,category,note\r\n2026-01-05,3.10,USD,food,\"multi\r\nline, with \"\"quotes\"\"\"\r\n"
-        let expenses = try CSVImporter.drafts(from: csv, defaultCurrency: .usd)
+        let expenses = try CSVImporter.expenses(from: csv, defaultCurrency: .usd)
         #expect(expenses.map(\.note) == ["multi\nline, with \"quotes\""])
     }
 
@@ -55,7 +55,7 @@ import Testing
 
             """
         do {
-            _ = try CSVImporter.drafts(from: csv, defaultCurrency: .usd)
+            _ = try CSVImporter.expenses(from: csv, defaultCurrency: .usd)
             Issue.record("expected the import to be refused")
         } catch {
             guard case .invalidRows(let problems, let total) = error else { Issue.record("unexpected \(error)"); return }
@@ -66,7 +66,7 @@ import Testing
 
     @Test func importParsesAmountsPerCurrencyAndDefaultsTheCurrency() throws {
         let csv = "date,amount,currency,category,note\n2026-01-01,0.1,,food,\n2026-01-02,1250,JPY,food,\"x,y\"\n"
-        let expenses = try CSVImporter.drafts(from: csv, defaultCurrency: try #require(Currency(code: "EUR")))
+        let expenses = try CSVImporter.expenses(from: csv, defaultCurrency: try #require(Currency(code: "EUR")))
         #expect(expenses.map(\.amount) == [10, 1250])
         #expect(expenses.map(\.currency.code) == ["EUR", "JPY"])
         #expect(expenses[1].note == "x,y")
@@ -75,7 +75,7 @@ import Testing
     @Test func importRefusesAWrongHeader() {
         #expect(throws: ImportError.badHeader(
             found: "when,how much", expected: "the header 'id,date,amount,currency,category,note' (id optional, any order; or give --map)")) {
-            try CSVImporter.drafts(from: "when,how much\n", defaultCurrency: .usd)
+            try CSVImporter.expenses(from: "when,how much\n", defaultCurrency: .usd)
         }
     }
 }

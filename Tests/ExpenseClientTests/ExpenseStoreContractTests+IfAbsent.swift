@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -6,8 +7,8 @@ import Testing
 
 /// An occurrence's `ifAbsent` create survives every store, reopened (client migration 9 for SQLite).
 @Suite struct ExpenseStoreIfAbsentTests {
-    @Test("a queue entry keeps its ifAbsent flag through update and reopening", arguments: StoreKind.allCases)
-    func ifAbsentKept(kind: StoreKind) throws {
+    @Test("a queue entry keeps its ifAbsent flag through update and reopening", arguments: CacheStoreKind.allCases)
+    func ifAbsentKept(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let id = UUID()
         let fields = ExpenseDraft(amount: 950, currency: "EUR", category: "rent", date: "2026-01-31", note: "")

@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -13,7 +14,7 @@ extension ExpenseStoreContractTests {
 
     /// A ledger holding one expense pulled from the daemon at version 1, plus an unrelated queued add so the
     /// store is not "settled" and pulled records go through the merge.
-    private func pulledOnce(_ kind: StoreKind, in directory: TemporaryDirectory,
+    private func pulledOnce(_ kind: CacheStoreKind, in directory: TemporaryDirectory,
                             _ draft: ExpenseDraft) throws -> (LocalLedger, Expense) {
         let ledger = LocalLedger(store: try kind.open(in: directory))
         var complete = draft
@@ -29,8 +30,8 @@ extension ExpenseStoreContractTests {
                seq: version, deleted: false)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func anEditToACanonicallyEquivalentNoteIsQueued(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func anEditToACanonicallyEquivalentNoteIsQueued(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let (ledger, expense) = try pulledOnce(kind, in: directory, ExpenseDraft(
             amount: 100, currency: "USD", category: "food", date: "2026-01-01", note: Self.composed))
@@ -43,8 +44,8 @@ extension ExpenseStoreContractTests {
         #expect(Self.bytes(try ledger.store.record(id: expense.id)?.expense.note) == Self.bytes(Self.decomposed))
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aPulledRecordDifferingOnlyInNormalisationReplacesTheLocalView(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func aPulledRecordDifferingOnlyInNormalisationReplacesTheLocalView(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let (ledger, expense) = try pulledOnce(kind, in: directory, ExpenseDraft(
             amount: 100, currency: "USD", category: Self.composed, date: "2026-01-01", note: Self.composed))
@@ -57,8 +58,8 @@ extension ExpenseStoreContractTests {
     }
 
     /// Every store filters and groups categories by bytes, as SQLite does.
-    @Test(arguments: StoreKind.allCases)
-    func categoriesAreFilteredAndGroupedByTheirBytes(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func categoriesAreFilteredAndGroupedByTheirBytes(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         for (category, amount) in [(Self.composed, Int64(100)), (Self.decomposed, 20), (Self.composed, 3)] {
@@ -75,8 +76,8 @@ extension ExpenseStoreContractTests {
 
     /// A currency edit (same digits) waiting locally while the daemon's amount changes: the local view keeps the
     /// person's whole pair, never the daemon's digits with the local currency.
-    @Test(arguments: StoreKind.allCases)
-    func aPendingMoneyChangeKeepsItsWholePairOverPulledMoney(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func aPendingMoneyChangeKeepsItsWholePairOverPulledMoney(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let (ledger, expense) = try pulledOnce(kind, in: directory, ExpenseDraft(
             amount: 500, currency: "EUR", category: "food", date: "2026-01-01", note: ""))
@@ -98,8 +99,8 @@ extension ExpenseStoreContractTests {
     }
 
     /// A pending change of another field shows the daemon's money, whole.
-    @Test(arguments: StoreKind.allCases)
-    func aPendingCategoryChangeShowsPulledMoneyWhole(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func aPendingCategoryChangeShowsPulledMoneyWhole(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let (ledger, expense) = try pulledOnce(kind, in: directory, ExpenseDraft(
             amount: 500, currency: "EUR", category: "food", date: "2026-01-01", note: ""))

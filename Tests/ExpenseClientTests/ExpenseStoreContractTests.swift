@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -10,8 +11,8 @@ import Testing
         ExpenseDraft(amount: amount, currency: "USD", category: category, date: date, note: note)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func freshStoreHasAClientIdAndNothingElse(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func freshStoreHasAClientIdAndNothingElse(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let store = try kind.open(in: directory)
         #expect(try store.clientId() != nil)
@@ -20,8 +21,8 @@ import Testing
         #expect(try store.expenses(matching: ExpenseFilter()).isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func addQueuesAPutOfEveryFieldAtVersionZero(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func addQueuesAPutOfEveryFieldAtVersionZero(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let expense = try ledger.add(draft(1250, " food ", "2026-03-01", note: "lunch\twith Ann"))
@@ -36,8 +37,8 @@ import Testing
         #expect(pending.first?.mutationId == nil && pending.first?.state == .unsent)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func unsentChangesMergeIntoOneEntryAndCreateThenDeleteLeavesNothing(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func unsentChangesMergeIntoOneEntryAndCreateThenDeleteLeavesNothing(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let expense = try ledger.add(draft(1250, "food", "2026-03-01"))
@@ -58,8 +59,8 @@ import Testing
         #expect(throws: StoreError.unknownId(expense.idString)) { try ledger.find(expense.idString) }
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func editsOfASyncedRecordMergeOnItsServerVersionAndDeleteReplacesThem(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func editsOfASyncedRecordMergeOnItsServerVersionAndDeleteReplacesThem(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let theirs = try ExpenseValidator.validate(ExpenseDraft(id: UUID().uuidString, amount: 5, currency: "EUR",
@@ -82,8 +83,8 @@ import Testing
         #expect(try ledger.store.pendingMutations(limit: 10).first?.mutationId == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func prefixLookup(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func prefixLookup(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let ids = ["aaaa1111-0000-4000-8000-000000000001", "aaaa2222-0000-4000-8000-000000000002"]
@@ -94,8 +95,8 @@ import Testing
         #expect(throws: StoreError.unknownId("bbbb")) { try ledger.find("bbbb") }
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func listingFiltersByDateRangeAndCategoryInDateOrder(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func listingFiltersByDateRangeAndCategoryInDateOrder(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let march = try ledger.add(draft(300, "food", "2026-03-01"))
@@ -111,8 +112,8 @@ import Testing
         #expect(summary.groups.map(\.key) == ["food", "rent"])
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func answersUpdateServerCopiesQueueAndConflicts(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func answersUpdateServerCopiesQueueAndConflicts(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let a = try ledger.add(draft(100, "a", "2026-01-01"))
@@ -146,8 +147,8 @@ import Testing
         #expect(try ledger.nextBatch().map(\.mutationId) == [4])
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func metaAndDefaultCurrency(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func metaAndDefaultCurrency(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         #expect(try ledger.defaultCurrency() == .usd)
@@ -157,8 +158,8 @@ import Testing
         #expect(try ledger.defaultCurrency() == .usd)
     }
 
-    @Test(arguments: StoreKind.allCases.filter(\.isPersistent))
-    func everythingSurvivesReopening(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases.filter(\.isPersistent))
+    func everythingSurvivesReopening(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let (expense, clientId, pending): (Expense, UUID?, [PendingMutation])
         do {
@@ -177,13 +178,14 @@ import Testing
         #expect(try reopened.store.pendingMutations(limit: 10).count == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func importWithOneBadRowLeavesTheStoreUntouched(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func aBatchWithOneBadDraftLeavesTheStoreUntouched(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let existing = try ledger.add(draft(100, "a", "2026-01-01"))
-        // A file with a bad row is refused by the parser before the ledger sees it (CSVTests); what can fail here is
-        // the ledger's own all-or-nothing: a batch that fails validation inside it stores nothing.
+        // The ledger's own all-or-nothing: a batch that fails validation inside it stores nothing. (A file with a bad
+        // row is refused by the parser before the ledger sees it, CSVTests; an import that fails inside the ledger
+        // stores nothing either, LocalLedgerImportTests.localTotalsObeyTheDaemonsOverflowRule.)
         #expect(throws: ValidationError.self) {
             try ledger.add([self.draft(1, "ok", "2026-01-05"), self.draft(1, "", "2026-01-06")])
         }

@@ -29,12 +29,12 @@ import Testing
 
     @Test func identicalRowsGetOneIdPerOccurrenceAndTheSameIdsEveryTime() throws {
         let csv = "date,amount,currency,category,note\n2026-01-01,4.20,USD,tea,\n2026-01-01,4.20,USD,tea,\n2026-01-01,4.20,USD,tea,x\n"
-        let first = try CSVImporter.drafts(from: csv, defaultCurrency: .usd)
-        let second = try CSVImporter.drafts(from: csv, defaultCurrency: .usd)
+        let first = try CSVImporter.expenses(from: csv, defaultCurrency: .usd)
+        let second = try CSVImporter.expenses(from: csv, defaultCurrency: .usd)
         #expect(first.map(\.id) == second.map(\.id))
         #expect(Set(first.map(\.id)).count == 3)
         // An empty currency resolves first: the same row in a EUR cache is a different expense.
-        let euro = try CSVImporter.drafts(from: csv.replacingOccurrences(of: "USD", with: ""), defaultCurrency: try #require(Currency(code: "EUR")))
+        let euro = try CSVImporter.expenses(from: csv.replacingOccurrences(of: "USD", with: ""), defaultCurrency: try #require(Currency(code: "EUR")))
         #expect(Set(euro.map(\.id)).isDisjoint(with: first.map(\.id)))
         // Version 5, RFC variant.
         #expect(first.allSatisfy { UUIDText.lowercased($0.id).dropFirst(14).first == "5" })

@@ -13,8 +13,8 @@ import TestSupport
         return try CSVImporter.rows(from: csv, options: ImportOptions(), defaultCurrency: .usd)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func undoLastAfterAnImportUndoesAllItsRowsAsOneCommand(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func undoLastAfterAnImportUndoesAllItsRowsAsOneCommand(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let kept = try ledger.journaledAdd(ExpenseDraft(amount: 5, currency: "USD", category: "x", date: "2026-03-01"))
@@ -32,7 +32,7 @@ import TestSupport
 
     @Test func aLargeImportIsOneSmallJournalEntryAndItsIdsLeaveWithIt() throws {
         let directory = try TemporaryDirectory()
-        let ledger = LocalLedger(store: try StoreKind.sqlite.open(in: directory))
+        let ledger = LocalLedger(store: try CacheStoreKind.sqlite.open(in: directory))
         try ledger.importRows(try rows(5_000))
         #expect(try ledger.journal().count == 1)
         let journalBytes = try #require(try ledger.store.metaValue(.undoJournal)).utf8.count
@@ -48,7 +48,7 @@ import TestSupport
 
     @Test func onlyTheLatestImportKeepsItsIds() throws {
         let directory = try TemporaryDirectory()
-        let ledger = LocalLedger(store: try StoreKind.sqlite.open(in: directory))
+        let ledger = LocalLedger(store: try CacheStoreKind.sqlite.open(in: directory))
         try ledger.importRows(try rows(2, category: "first"))
         try ledger.importRows(try rows(2, category: "second"))
         #expect(try ledger.undoImport(at: 0) == nil)

@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation

@@ -66,8 +66,8 @@ import TestSupport
             date: "2026-0\(Int.random(in: 1...9, using: &random))-1\(Int.random(in: 0...9, using: &random))"))
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func totalsEqualARecountAfterRandomChanges(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func totalsEqualARecountAfterRandomChanges(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         var random = SeededGenerator(seed: 0x7074_6f74_616c_73)
@@ -149,8 +149,8 @@ import TestSupport
 
     /// A first sync in bulk: pages with an id pulled twice and tombstones, another process's add ending the bulk
     /// load halfway, then record-by-record pages; the totals equal a recount at the end and are kept after it.
-    @Test(arguments: StoreKind.allCases)
-    func totalsEqualARecountAfterABulkLoad(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func totalsEqualARecountAfterABulkLoad(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let store = try kind.open(in: directory)
         let ledger = LocalLedger(store: store)

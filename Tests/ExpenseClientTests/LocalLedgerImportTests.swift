@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -12,8 +13,8 @@ import Testing
         try CSVImporter.rows(from: text, options: ImportOptions(), defaultCurrency: .usd)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func importingOneFileTwiceAddsItOnce(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func importingOneFileTwiceAddsItOnce(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let dry = try ledger.importRows(try rows(), dryRun: true)
@@ -42,8 +43,8 @@ import Testing
         #expect(try ledger.list().count == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func localTotalsObeyTheDaemonsOverflowRule(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func localTotalsObeyTheDaemonsOverflowRule(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         let largest = "2026-02-01,90071992547409.91,USD,big,\n"
@@ -74,8 +75,8 @@ import Testing
     /// Records pulled from the daemon are never refused, so a local view can still hold more than fits (two
     /// days of 1000 of the largest amount: each day's bucket fits, their sum does not): the summary says which
     /// currency overflowed.
-    @Test(arguments: StoreKind.allCases)
-    func aSummaryOverflowNamesItsCurrency(kind: StoreKind) throws {
+    @Test(arguments: CacheStoreKind.allCases)
+    func aSummaryOverflowNamesItsCurrency(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let ledger = LocalLedger(store: try kind.open(in: directory))
         try ledger.store.write { transaction in

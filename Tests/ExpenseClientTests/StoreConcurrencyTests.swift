@@ -9,7 +9,7 @@ import Testing
 /// Several store objects on one file, as several `expense` processes hold them (docs/reliability.md, "Many
 /// commands on one home"): each write re-reads under the writer lock, each read sees the others' commits.
 @Suite struct StoreConcurrencyTests {
-    static let persistent = StoreKind.allCases.filter(\.isPersistent)
+    static let persistent = CacheStoreKind.allCases.filter(\.isPersistent)
 
     private func draft(_ note: String) -> ExpenseDraft {
         ExpenseDraft(amount: 100, currency: "USD", category: "food", date: "2026-03-01", note: note)
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test(arguments: persistent)
-    func interleavedWritersOnOneFileLoseNothing(kind: StoreKind) throws {
+    func interleavedWritersOnOneFileLoseNothing(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let first = LocalLedger(store: try kind.open(in: directory))
         let second = LocalLedger(store: try kind.open(in: directory))
@@ -41,11 +41,11 @@ import Testing
 
     /// Waits on a thread of its own: blocking the cooperative pool would starve other suites' in-process daemons.
     @Test(arguments: persistent)
-    func writersOnThreadsOfTheirOwnLoseNothing(kind: StoreKind) async throws {
+    func writersOnThreadsOfTheirOwnLoseNothing(kind: CacheStoreKind) async throws {
         try await onOwnThread { try Self.writeFromFourThreads(kind: kind) }
     }
 
-    private static func writeFromFourThreads(kind: StoreKind) throws {
+    private static func writeFromFourThreads(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         _ = try kind.open(in: directory)
         let group = DispatchGroup()

@@ -1,10 +1,11 @@
+import TestSupport
 import ExpenseClient
 import Foundation
 import Testing
 
 @Suite struct StoreFailureTests {
-    @Test(arguments: [StoreKind.sqlite, .json])
-    func aDamagedCacheIsAClearErrorNamingTheFile(kind: StoreKind) throws {
+    @Test(arguments: [CacheStoreKind.sqlite, .json])
+    func aDamagedCacheIsAClearErrorNamingTheFile(kind: CacheStoreKind) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + (kind == .sqlite ? "/cache.sqlite" : "/cache.json")
         try Data("this is not a cache, just some words that fill more than a page header ....".utf8)

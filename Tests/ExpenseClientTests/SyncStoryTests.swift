@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol

@@ -1,5 +1,4 @@
 import TestSupport
-import Dispatch
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol
@@ -8,16 +7,6 @@ import ExpenseTransport
 import Foundation
 import Testing
 
-
-/// Runs async work from a blocking thread (not the pool) and waits for it.
-func blocking(_ body: @escaping @Sendable () async -> Void) {
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        await body()
-        done.signal()
-    }
-    done.wait()
-}
 
 /// A real daemon (SQLite ledgers in a temporary directory, the network front on 127.0.0.1 port 0) in this process.
 final class TestDaemon: @unchecked Sendable {

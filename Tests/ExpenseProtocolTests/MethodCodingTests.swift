@@ -43,7 +43,7 @@ import Testing
         #expect(paramsError(HelloRequest.self, #"{"protocol":1,"ledger":"l","token":"t","clientId":"nope"}"#)?.field == "clientId")
         #expect(paramsError(HelloRequest.self, #"{"protocol":1,"token":"t",\#(upper)}"#)?.field == "ledger")
         #expect(paramsError(HelloRequest.self, #"{"protocol":1,"ledger":"l","token":5,\#(upper)}"#)?.field == "token")
-        #expect(paramsError(HelloRequest.self, #"[1]"#)?.code == -32602)
+        #expect(paramsError(HelloRequest.self, #"[1]"#)?.code == RPCError.invalidParamsCode)
     }
 
     @Test func pull() throws {
@@ -63,7 +63,7 @@ import Testing
     ])
     func pullErrors(json: String, reason: String, field: String) {
         let error = paramsError(PullRequest.self, json)
-        #expect(error?.code == -32602)
+        #expect(error?.code == RPCError.invalidParamsCode)
         #expect(error?.reason == reason)
         #expect(error?.field == field)
     }
@@ -85,7 +85,7 @@ import Testing
     ])
     func summaryErrors(json: String, field: String) {
         let error = paramsError(SummaryRequest.self, json)
-        #expect(error?.code == -32602)
+        #expect(error?.code == RPCError.invalidParamsCode)
         #expect(error?.field == field)
     }
 
@@ -95,7 +95,7 @@ import Testing
         try checkResult(CursorResult(cursor: 4), json: #"{"cursor":4}"#)
         #expect(paramsError(PingRequest.self, nil) == nil)
         #expect(paramsError(PingRequest.self, #"{"x":1}"#) == nil)
-        #expect(paramsError(PingRequest.self, "[]")?.code == -32602)
+        #expect(paramsError(PingRequest.self, "[]")?.code == RPCError.invalidParamsCode)
     }
 
     /// The list the daemon's method table is checked against names every request type, `stats` and `history`

@@ -65,7 +65,7 @@ private let put = #""type":"put","id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","ba
             _ = try push(["{\"mutationId\":1,\(put)}", "{\"mutationId\":\(mutationId),\(put)}"])
             Issue.record("accepted mutationId \(mutationId)")
         } catch {
-            #expect(error.code == -32602)
+            #expect(error.code == RPCError.invalidParamsCode)
             #expect(error.reason == "invalid_mutation")
             #expect(error.field == "mutations[1].mutationId")
         }

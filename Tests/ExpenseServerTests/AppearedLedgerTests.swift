@@ -12,7 +12,8 @@ import TestSupport
 /// (`LoopThread.assertNotCurrent`, debug builds, as tests are built): an open on the loop stops this test.
 @Suite struct AppearedLedgerTests {
     @Test func aLedgerAddedAfterStartIsOpenedOffTheLoopThread() async throws {
-        let data = try makeTemporaryDirectory() + "/data"
+        let temporary = try TemporaryDirectory("ledger-tests"), data = temporary.file("data")
+        defer { temporary.remove() }
         let directory = try LedgerDirectory(dataDirectory: data, creating: .defaultLedger(.usd))
         var configuration = ServerConfiguration()
         configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)

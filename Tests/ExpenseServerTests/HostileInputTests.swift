@@ -151,7 +151,7 @@ func residentBytes() -> Int {
             // Bad params: −32602, the connection stays open, every other method is still −32001.
             let client = try RawClient(harness.server)
             try client.send(#"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"protocol":1}}"#)
-            #expect(try client.receiveError()?.error.code == -32602)
+            #expect(try client.receiveError()?.error.code == RPCError.invalidParamsCode)
             for (index, method) in ["push", "pull", "summary", "ping"].enumerated() {
                 try client.send(RawClient.request(id: 10 + index, method: method, params: #"{"mutations":[]}"#))
                 #expect(try client.receiveError()?.error.code == -32001)

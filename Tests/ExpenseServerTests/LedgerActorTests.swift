@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -9,8 +10,8 @@ import Testing
 /// The ``Ledger`` actor: group commit, durability across reopen, failure handling, watchers.
 @Suite struct LedgerActorTests {
     @Test func concurrentPushesShareCommitsAndAreAllDurable() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -73,8 +74,8 @@ import Testing
     }
 
     @Test func aFailedFsyncStopsWritesUntilReopen() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/t.sqlite"
         let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
         let clientId = UUID()
@@ -100,8 +101,8 @@ import Testing
     }
 
     @Test func aFullDiskRefusesThePushAndRecoversWhenSpaceReturns() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/t.sqlite"
         let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
         let clientId = UUID()

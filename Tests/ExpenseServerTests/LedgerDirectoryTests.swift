@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -7,8 +8,8 @@ import Testing
 /// Ledgers on disk: first start, tokens, isolation, damaged files, backup.
 @Suite struct LedgerDirectoryTests {
     @Test func firstStartCreatesDefaultWithAPrivateToken() async throws {
-        let directory = try makeTemporaryDirectory() + "/data"
-        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.file("data")
+        defer { temporary.remove() }
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: try #require(Currency(code: "JPY")))
         #expect(ledgers.createdDefaultTokenPath == directory + "/default.token")
         #expect(try permissions(directory) == 0o700)
@@ -30,8 +31,8 @@ import Testing
     /// Each way of opening creates only what it allows: `.nothing` nothing (a missing directory is an error),
     /// `.directory` the directory, `.later` nothing until ``LedgerDirectory/openDeferred(defaultCurrency:)``.
     @Test func openingCreatesOnlyWhatItIsAllowedTo() async throws {
-        let root = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let temporary = try TemporaryDirectory("ledger-tests"), root = temporary.path
+        defer { temporary.remove() }
         let missing = root + "/missing"
         #expect(throws: LedgerError.self) { try LedgerDirectory(dataDirectory: missing, creating: .nothing) }
         #expect(!FileManager.default.fileExists(atPath: missing))
@@ -60,8 +61,8 @@ import Testing
     }
 
     @Test func ledgersAreIsolated() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let defaultToken = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)
         let homeToken = try ledgers.addLedger(name: "home", currency: try #require(Currency(code: "EUR")))
@@ -81,8 +82,8 @@ import Testing
     }
 
     @Test func aLedgerAddedByAnotherProcessIsFoundByName() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let daemon = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let command = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)  // `expensed ledger add`
         #expect(command.createdDefaultTokenPath == nil)
@@ -96,8 +97,8 @@ import Testing
 
     @Test(arguments: ["garbage", "damaged page"])
     func aDamagedDatabaseIsRefusedNamingTheFile(damage: String) async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let token = try ledgers.addLedger(name: "broken", currency: .usd)
         let ledger = try #require(ledgers.authenticate(ledger: "broken", token: token))
@@ -123,8 +124,8 @@ import Testing
     }
 
     @Test func onlineBackupCopiesTheLedger() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)
         let ledger = try #require(ledgers.authenticate(ledger: "default", token: token))

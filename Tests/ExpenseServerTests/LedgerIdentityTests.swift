@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -9,8 +10,8 @@ import Testing
 /// backup keeps the id and starts a new epoch at its head; a restore keeps the id and starts a new epoch.
 @Suite struct LedgerIdentityTests {
     @Test func aLedgerKeepsItsIdAndEpochAcrossReopens() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let first = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)
         let firstLedger = try #require(first.authenticate(ledger: "default", token: token))
@@ -28,8 +29,8 @@ import Testing
     }
 
     @Test func aLedgerMadeBeforeIdentitiesGetsOneOnFirstOpenAndKeepsIt() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/default.sqlite"
         do { _ = try SQLiteLedgerStore(path: path, name: "default", currency: .usd, token: "t") }
         do {
@@ -42,8 +43,8 @@ import Testing
     }
 
     @Test func aBackupKeepsTheIdAndStartsANewEpochAtItsHead() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let ledgers = try LedgerDirectory(dataDirectory: directory + "/data", defaultCurrency: .usd)
         let token = try String(contentsOfFile: directory + "/data/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)
         let ledger = try #require(ledgers.authenticate(ledger: "default", token: token))
@@ -58,8 +59,8 @@ import Testing
     }
 
     @Test func restoreKeepsTheIdGivesANewEpochAndRefusesAnotherLedger() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let data = directory + "/data"
         var ledgers: LedgerDirectory? = try LedgerDirectory(dataDirectory: data, defaultCurrency: .usd)
         let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .newlines)

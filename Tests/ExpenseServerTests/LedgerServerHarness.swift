@@ -40,8 +40,8 @@ struct LedgerServerHarness: Sendable {
 /// checks that the token never reached the log.
 func withLedgerServer(_ configure: (inout ServerConfiguration) -> Void = { _ in },
                       _ body: @escaping @Sendable (LedgerServerHarness) throws -> Void) async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("expensed-rel-\(UUID().uuidString)").path
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let temporary = try TemporaryDirectory("expensed-rel"), directory = temporary.file("data")
+    defer { temporary.remove() }
     let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
     let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     var configuration = ServerConfiguration()

@@ -7,23 +7,24 @@ import TestSupport
 
 // Helpers shared by the ledger and store tests (JSON-free builders of push items).
 
-/// Which store a contract test runs against.
-enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
+/// Which daemon ledger store a contract test runs against (the client's cache stores are ExpenseClientTests'
+/// `CacheStoreKind`).
+enum LedgerStoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     case memory, sqlite, postgres
     var description: String { rawValue }
 
     /// PostgreSQL only when a test cluster is given (or under CI: ``TestSupport/PostgresTestCluster``).
-    static var allCases: [StoreKind] { PostgresTestCluster.enabled ? [.memory, .sqlite, .postgres] : [.memory, .sqlite] }
+    static var allCases: [LedgerStoreKind] { PostgresTestCluster.enabled ? [.memory, .sqlite, .postgres] : [.memory, .sqlite] }
 }
 
-/// A fresh engine over a fresh store of `kind`; `cleanup` removes its files.
+/// A fresh engine over a fresh store of `kind`; its files (or schema) go with this value.
 final class TestLedger {
     let engine: LedgerEngine
-    let directory: String?
+    let directory: TemporaryDirectory?
     /// The PostgreSQL case's schema, dropped with this value.
     let postgres: PostgresTestSchema?
 
-    init(_ kind: StoreKind, currency: Currency = .usd) throws {
+    init(_ kind: LedgerStoreKind, currency: Currency = .usd) throws {
         postgres = kind == .postgres ? try PostgresTestSchema() : nil
         switch kind {
         case .postgres:
@@ -34,22 +35,12 @@ final class TestLedger {
             directory = nil
             engine = LedgerEngine(store: InMemoryLedgerStore(), currency: currency)
         case .sqlite:
-            let path = try makeTemporaryDirectory()
-            directory = path
-            let store = try SQLiteLedgerStore(path: path + "/test.sqlite", name: "test", currency: currency)
+            let temporary = try TemporaryDirectory("ledger-tests")
+            directory = temporary
+            let store = try SQLiteLedgerStore(path: temporary.file("test.sqlite"), name: "test", currency: currency)
             engine = LedgerEngine(store: store, currency: currency)
         }
     }
-
-    deinit {
-        if let directory { try? FileManager.default.removeItem(atPath: directory) }
-    }
-}
-
-func makeTemporaryDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory.path + "/ledger-tests-" + UUID().uuidString.lowercased()
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
 }
 
 /// The fields of a put, as they come off the wire.
@@ -79,8 +70,9 @@ func deleteItem(_ mutationId: Int64, _ id: UUID, base: Int64) -> PushItem {
                                                              baseVersion: base, fields: nil)))
 }
 
-/// A client of one engine that numbers its mutations itself.
-struct TestClient {
+/// A client of one engine, straight on ``LedgerEngine`` (no wire, no cache), that numbers its mutations itself;
+/// ExpenseClientTests' `TestClient` is a whole `expense` syncing with a daemon.
+struct EngineClient {
     let engine: LedgerEngine
     let clientId = UUID()
     var next: Int64 = 1

@@ -12,7 +12,7 @@ import SQLite
     /// PostgreSQL's schemas, kept until the test ends (a test's own schema is dropped when its value goes).
     private let schemas = SchemaKeeper()
 
-    private func engine(_ kind: StoreKind, retention: Int64, path: String) throws -> LedgerEngine {
+    private func engine(_ kind: LedgerStoreKind, retention: Int64, path: String) throws -> LedgerEngine {
         switch kind {
         case .memory: LedgerEngine(store: InMemoryLedgerStore(outcomeRetention: retention), currency: .usd)
         case .sqlite: LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd, outcomeRetention: retention),
@@ -28,10 +28,10 @@ import SQLite
         return try #require(engine.store as? SQLiteLedgerStore).keptOutcomeCount(clientId: clientId)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func eachOutcomeIsRepeatedByItsDuplicate(kind: StoreKind) throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+    @Test(arguments: LedgerStoreKind.allCases)
+    func eachOutcomeIsRepeatedByItsDuplicate(kind: LedgerStoreKind) throws {
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let engine = try engine(kind, retention: 100, path: directory + "/l.sqlite")
         let ann = UUID(), bob = UUID(), id = UUID()
         _ = try engine.push(clientId: ann, items: [putItem(1, id, base: 0, lunch())])
@@ -67,10 +67,10 @@ import SQLite
 
     /// The window: a client keeps the outcomes of its latest `retention` mutations only, pruned as it pushes,
     /// in the same transaction; older duplicates carry no original (the client then pulls and compares).
-    @Test(arguments: StoreKind.allCases)
-    func outcomesOutsideTheWindowArePruned(kind: StoreKind) throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+    @Test(arguments: LedgerStoreKind.allCases)
+    func outcomesOutsideTheWindowArePruned(kind: LedgerStoreKind) throws {
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/l.sqlite"
         let engine = try engine(kind, retention: 10, path: path)
         let ann = UUID(), bob = UUID()
@@ -105,8 +105,8 @@ import SQLite
 
     /// The default window bounds what the daemon keeps per client: 10,000 outcomes however many it consumed.
     @Test func theDefaultWindowHoldsTenThousandPerClient() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let store = try SQLiteLedgerStore(path: directory + "/l.sqlite", name: "t", currency: .usd)
         let engine = LedgerEngine(store: store, currency: .usd)
         #expect(store.outcomeRetention == 10_000)
@@ -128,8 +128,8 @@ import SQLite
     /// A ledger written before outcomes were kept (schema 1) is brought forward at open: its clients' earlier
     /// ids stay duplicates, without an original (the client then pulls and compares); new ones keep theirs.
     @Test func aLedgerFromBeforeOutcomesMigratesAndAnswersWithout() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/old.sqlite"
         let ann = UUID()
         do {

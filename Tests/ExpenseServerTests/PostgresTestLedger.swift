@@ -71,12 +71,12 @@ final class SchemaKeeper: Sendable {
     }
 }
 
-/// The marker the PostgreSQL cases leave when they are skipped: `StoreKind.allCases` holds `.postgres` only
+/// The marker the PostgreSQL cases leave when they are skipped: `LedgerStoreKind.allCases` holds `.postgres` only
 /// when a cluster is given (or under CI, where its absence then fails every case).
 @Suite(.offTheCooperativePool) struct PostgresStoreCasesTests {
     @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
     func thePostgresStoreCasesRun() throws {
-        #expect(StoreKind.allCases.contains(.postgres))
+        #expect(LedgerStoreKind.allCases.contains(.postgres))
         _ = try PostgresTestSchema()
     }
 }

@@ -14,16 +14,6 @@ import Testing
         #"{"jsonrpc":"2.0","id":\#(mutationId + 100),"method":"push","params":{"mutations":[{"mutationId":\#(mutationId),"type":"put","id":"\#(id)","baseVersion":0,"fields":{"amount":\#(amount),"category":"food","date":"2026-11-30"}}]}}"#
     }
 
-    /// Runs async work from a plain (non-pool) thread and waits for it.
-    private static func blocking(_ work: @escaping @Sendable () async -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            await work()
-            done.signal()
-        }
-        done.wait()
-    }
-
     private static func startServer(_ directory: String, log: LogCapture) throws -> (Server, LedgerDirectory) {
         let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
         var configuration = ServerConfiguration()
@@ -34,8 +24,8 @@ import Testing
     }
 
     @Test func aFailedFsyncIsAnErrorRefusesLaterWritesAndRecoversOnlyByReopening() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("expensed-disk-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("expensed-disk"), directory = temporary.file("data")
+        defer { temporary.remove() }
         let log = LogCapture()
         let (server, ledgers) = try Self.startServer(directory, log: log)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -49,22 +39,22 @@ import Testing
             try client.send(Self.put(1))
             #expect(try PushResult(json: try #require(try client.receiveResult()).result).results.first?.status == .applied(version: 1, seq: 1))
 
-            Self.blocking {
+            blocking {
                 await ledger.injectFault { point in
                     point == .commit ? SQLiteError(code: .ioerrFsync, message: "disk I/O error", path: directory) : nil
                 }
             }
             try client.send(Self.put(2, second))
             let failed = try #require(try client.receiveError())
-            #expect(failed.error.code == -32603)
+            #expect(failed.error.code == RPCError.internalErrorCode)
             #expect(failed.error.reason == "storage_failed")
             #expect(log.all.contains { $0.contains("storage_failed") }, "the log does not say the write failed")
 
             // The fault is gone, but after a failed fsync the daemon does not retry and pretend.
-            Self.blocking { await ledger.injectFault(nil) }
+            blocking { await ledger.injectFault(nil) }
             try client.send(Self.put(2, second))
             let refused = try #require(try client.receiveError())
-            #expect(refused.error.code == -32603)
+            #expect(refused.error.code == RPCError.internalErrorCode)
             #expect(refused.error.reason == "ledger_failed")
             // Reads still answer, and show only what was acknowledged.
             try client.send(RawClient.request(id: 3, method: "pull", params: #"{"since":0}"#))
@@ -98,7 +88,7 @@ import Testing
             let ledger = try #require(harness.ledgers.authenticate(ledger: "default", token: harness.token))
             let client = try harness.greetedClient()
             let watcher = try harness.greetedClient()
-            Self.blocking {
+            blocking {
                 await ledger.injectFault { point in
                     point == .write ? SQLiteError(code: .full, message: "database or disk is full", path: harness.directory) : nil
                 }
@@ -106,7 +96,7 @@ import Testing
             let id = UUID()
             try client.send(Self.put(1, id))
             let full = try #require(try client.receiveError())
-            #expect(full.error.code == -32603)
+            #expect(full.error.code == RPCError.internalErrorCode)
             #expect(full.error.reason == "storage_full")
             #expect(harness.log.all.contains { $0.contains("storage_full") })
             // Another client's pushes are refused the same way while the disk is full; reads go on.
@@ -115,7 +105,7 @@ import Testing
             try watcher.send(RawClient.request(id: 9, method: "pull", params: #"{"since":0}"#))
             #expect(try PullResult(json: try #require(try watcher.receiveResult()).result).changes.isEmpty)
 
-            Self.blocking { await ledger.injectFault(nil) }
+            blocking { await ledger.injectFault(nil) }
             // Space is back: the same mutationId applies (it was not consumed), nothing needed a restart.
             try client.send(Self.put(1, id))
             #expect(try PushResult(json: try #require(try client.receiveResult()).result).results.first?.status == .applied(version: 1, seq: 1))

@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseProtocol
 import ExpenseTransport
 import Foundation
@@ -31,21 +32,11 @@ import Testing
         }
     }
 
-    /// Waits (up to 10 s) until `condition` holds; returns whether it did.
-    private static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
-
     @Test func connectionsBeyondTheLimitAreBusyAndLeakNothing() async throws {
         try await withLedgerServer({ $0.maximumConnections = 50 }) { harness in
             // One hello first: SQLite opens the ledger's -wal and -shm files on its first read.
             try harness.greetedClient().connection.close()
-            #expect(Self.eventually { harness.server.connectionCount == 0 })
+            #expect(eventually(timeout: .seconds(10), pause: .milliseconds(5)) { harness.server.connectionCount == 0 })
             let port = harness.server.address.port
             let baseline = Self.serverSockets(port: port)
             #expect(baseline >= 1, "the listener itself is counted")
@@ -62,8 +53,8 @@ import Testing
             #expect(Self.serverSockets(port: port) >= baseline + 50, "the accepted connections are counted")
             for client in held { client.connection.close() }
             held.removeAll()
-            #expect(Self.eventually { harness.server.connectionCount == 0 })
-            #expect(Self.eventually { Self.serverSockets(port: port) <= baseline },
+            #expect(eventually(timeout: .seconds(10), pause: .milliseconds(5)) { harness.server.connectionCount == 0 })
+            #expect(eventually(timeout: .seconds(10), pause: .milliseconds(5)) { Self.serverSockets(port: port) <= baseline },
                     "\(Self.serverSockets(port: port)) server sockets open, \(baseline) before")
             #expect(try harness.stillServes())
         }
@@ -72,7 +63,7 @@ import Testing
     @Test func aBurstOfAThousandConnectsIsSurvived() async throws {
         try await withLedgerServer { harness in
             try harness.greetedClient().connection.close()
-            #expect(Self.eventually { harness.server.connectionCount == 0 })
+            #expect(eventually(timeout: .seconds(10), pause: .milliseconds(5)) { harness.server.connectionCount == 0 })
             let port = harness.server.address.port
             let baseline = Self.serverSockets(port: port)
             #expect(baseline >= 1, "the listener itself is counted")
@@ -84,8 +75,8 @@ import Testing
             }
             let elapsed = ContinuousClock.now - start
             #expect(try harness.stillServes())
-            #expect(Self.eventually { harness.server.connectionCount == 0 })
-            #expect(Self.eventually { Self.serverSockets(port: port) <= baseline })
+            #expect(eventually(timeout: .seconds(10), pause: .milliseconds(5)) { harness.server.connectionCount == 0 })
+            #expect(eventually(timeout: .seconds(10), pause: .milliseconds(5)) { Self.serverSockets(port: port) <= baseline })
             #expect(elapsed < .seconds(30), "1,000 connects took \(elapsed)")
         }
     }

@@ -23,7 +23,7 @@ import Testing
             #expect(summary.summary.totals.first?.amount == 1250)
             try client.send(RawClient.request(id: 4, method: "pull", params: #"{"since":5}"#))
             let error = try #require(try client.receiveError())
-            #expect(error.error.code == -32602)
+            #expect(error.error.code == RPCError.invalidParamsCode)
             #expect(error.error.reason == "invalid_cursor")
         }
     }

@@ -72,7 +72,7 @@ import Testing
             try client.send(RawClient.hello(protocolVersion: version))
             let answer = try #require(try client.receiveError())
             if version == "\"1\"" {
-                #expect(answer.error.code == -32602)  // not an integer: invalid params, connection stays open
+                #expect(answer.error.code == RPCError.invalidParamsCode)  // not an integer: invalid params, connection stays open
                 try client.greet()
             } else {
                 #expect(answer.error.code == -32003)
@@ -82,15 +82,15 @@ import Testing
     }
 
     @Test(arguments: [
-        ("{not json", -32700, nil),
-        ("[1,2]", -32600, nil),
-        ("42", -32600, nil),
-        (#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#, -32600, 5),
-        (#"{"id":6,"method":"ping"}"#, -32600, 6),
-        (#"{"jsonrpc":"2.0","id":7,"method":"frobnicate"}"#, -32601, 7),
-        (#"{"jsonrpc":"2.0","id":8,"method":"pull","params":{"limit":0}}"#, -32602, 8),
-        (#"{"jsonrpc":"2.0","id":9,"method":"pull","params":{"since":99}}"#, -32602, 9),
-        (#"{"jsonrpc":"2.0","id":10,"method":"push","params":{"mutations":"x"}}"#, -32602, 10),
+        ("{not json", RPCError.parseErrorCode, nil),
+        ("[1,2]", RPCError.invalidRequestCode, nil),
+        ("42", RPCError.invalidRequestCode, nil),
+        (#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#, RPCError.invalidRequestCode, 5),
+        (#"{"id":6,"method":"ping"}"#, RPCError.invalidRequestCode, 6),
+        (#"{"jsonrpc":"2.0","id":7,"method":"frobnicate"}"#, RPCError.methodNotFoundCode, 7),
+        (#"{"jsonrpc":"2.0","id":8,"method":"pull","params":{"limit":0}}"#, RPCError.invalidParamsCode, 8),
+        (#"{"jsonrpc":"2.0","id":9,"method":"pull","params":{"since":99}}"#, RPCError.invalidParamsCode, 9),
+        (#"{"jsonrpc":"2.0","id":10,"method":"push","params":{"mutations":"x"}}"#, RPCError.invalidParamsCode, 10),
     ] as [(String, Int, Int64?)])
     func badRequestsKeepTheConnectionOpen(line: String, code: Int, id: Int64?) async throws {
         try await withTestServer { server in

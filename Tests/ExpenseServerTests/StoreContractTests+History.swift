@@ -11,8 +11,8 @@ import TestSupport
         try engine.history(HistoryRequest(id: id, since: since, sinceTime: sinceTime, limit: 1000)).entries
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func everyAppliedChangeHasOneEntryWithWhoAndWhen(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func everyAppliedChangeHasOneEntryWithWhoAndWhen(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
         ledger.engine.clock = { 1_764_590_400 }
         let clientId = UUID(), id = UUID(), other = UUID()
@@ -49,10 +49,10 @@ import TestSupport
         #expect(try entries(ledger.engine, id: id, since: 3).map(\.version) == [4, 5])
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aFailedCommitKeepsNoHistory(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aFailedCommitKeepsNoHistory(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         _ = try client.put(UUID(), base: 0, lunch())
         injectCommitFailure(ledger.engine.store, true)
         #expect(throws: (any Error).self) { try ledger.engine.push(clientId: client.clientId, items: [putItem(2, UUID(), base: 0, lunch())]) }
@@ -60,10 +60,10 @@ import TestSupport
         #expect(try entries(ledger.engine).map(\.seq) == [1])
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func sinceTimeFiltersByTheDaemonsClock(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func sinceTimeFiltersByTheDaemonsClock(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         ledger.engine.clock = { 1000 }
         _ = try client.put(UUID(), base: 0, lunch())
         ledger.engine.clock = { 2000 }
@@ -72,10 +72,10 @@ import TestSupport
         #expect(try entries(ledger.engine, sinceTime: 1000).map(\.seq) == [1, 2])
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func compactionRemovesOldTombstonesAndEntriesAndExpiresOlderCursors(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func compactionRemovesOldTombstonesAndEntriesAndExpiresOlderCursors(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         let now = HistoryAuthor.now()
         ledger.engine.clock = { now - 40 * 86_400 }
         let kept = UUID(), gone = UUID()

@@ -8,8 +8,8 @@ import TestSupport
 /// History entries of budgets, rules and settings (Protocol.md §5.8, §10), against every store: made like an
 /// expense's, in the same transaction, shown only to a reader that asks for those kinds.
 @Suite struct StoreKindHistoryContractTests {
-    @Test(arguments: StoreKind.allCases)
-    func budgetRuleAndSettingChangesMakeEntriesLikeExpenses(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func budgetRuleAndSettingChangesMakeEntriesLikeExpenses(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
         ledger.engine.clock = { 1_764_590_400 }
         let clientId = UUID(), food = try budgetId()

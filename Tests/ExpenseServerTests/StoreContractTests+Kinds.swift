@@ -31,10 +31,10 @@ extension MutationStatus {
 /// Budgets, recurring rules and settings (Protocol.md §10) against every store: the same exactly-once push, the
 /// same conflict rules, validation by the core, and nothing of them in a protocol-1 pull or an expense total.
 @Suite(.offTheCooperativePool) struct StoreKindsContractTests {
-    @Test("two machines setting the same budget make one record; a different amount is a conflict", arguments: StoreKind.allCases)
-    func budgetIdentity(kind: StoreKind) throws {
+    @Test("two machines setting the same budget make one record; a different amount is a conflict", arguments: LedgerStoreKind.allCases)
+    func budgetIdentity(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var laptop = TestClient(ledger.engine), phone = TestClient(ledger.engine)
+        var laptop = EngineClient(ledger.engine), phone = EngineClient(ledger.engine)
         let id = try budgetId()
         #expect(try laptop.push { kindItem($0, .budget, id, base: 0, budgetFields()) } == .applied(version: 1, seq: 1))
         #expect(try phone.push { kindItem($0, .budget, id, base: 0, budgetFields()) } == .applied(version: 1, seq: 1))
@@ -48,10 +48,10 @@ extension MutationStatus {
         #expect(try ledger.engine.hello(clientId: phone.clientId).lastMutationId == 2)
     }
 
-    @Test("edits merge field by field; the same field changed on both sides conflicts", arguments: StoreKind.allCases)
-    func perFieldConflicts(kind: StoreKind) throws {
+    @Test("edits merge field by field; the same field changed on both sides conflicts", arguments: LedgerStoreKind.allCases)
+    func perFieldConflicts(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var a = TestClient(ledger.engine), b = TestClient(ledger.engine)
+        var a = EngineClient(ledger.engine), b = EngineClient(ledger.engine)
         let id = try budgetId()
         _ = try a.push { kindItem($0, .budget, id, base: 0, budgetFields()) }
         #expect(try a.push { kindItem($0, .budget, id, base: 1, ["rollover": "full"]) } == .applied(version: 2, seq: 2))
@@ -69,10 +69,10 @@ extension MutationStatus {
         #expect(try b.push { kindItem($0, .budget, id, base: 4, budgetFields(amount: 1)) } == .applied(version: 5, seq: 5))
     }
 
-    @Test("a recurring rule's amount and currency are one field (money)", arguments: StoreKind.allCases)
-    func recurringMoney(kind: StoreKind) throws {
+    @Test("a recurring rule's amount and currency are one field (money)", arguments: LedgerStoreKind.allCases)
+    func recurringMoney(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var a = TestClient(ledger.engine), b = TestClient(ledger.engine)
+        var a = EngineClient(ledger.engine), b = EngineClient(ledger.engine)
         let id = UUID()
         let rent: [String: JSONValue] = ["amount": 120_000, "currency": "EUR", "category": "rent", "every": 1, "unit": "month",
                                          "start": "2026-01-31", "monthEnd": "clamp"]
@@ -84,10 +84,10 @@ extension MutationStatus {
         #expect(try ledger.engine.summary(SummaryQuery()).summary.totals.isEmpty)
     }
 
-    @Test("a pull without kinds sees exactly the expenses; with kinds both, in seq order, paged", arguments: StoreKind.allCases)
-    func pulls(kind: StoreKind) throws {
+    @Test("a pull without kinds sees exactly the expenses; with kinds both, in seq order, paged", arguments: LedgerStoreKind.allCases)
+    func pulls(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         _ = try client.put(UUID(), base: 0, lunch())  // seq 1
         let food = try budgetId()
         _ = try client.push { kindItem($0, .budget, food, base: 0, budgetFields()) }  // seq 2
@@ -107,10 +107,10 @@ extension MutationStatus {
         #expect(try client.put(try budgetId(), base: 0, lunch()).reason == "invalid_id")
     }
 
-    @Test("an ifAbsent create leaves an edited or deleted occurrence as it is, and creates an absent one", arguments: StoreKind.allCases)
-    func ifAbsent(kind: StoreKind) throws {
+    @Test("an ifAbsent create leaves an edited or deleted occurrence as it is, and creates an absent one", arguments: LedgerStoreKind.allCases)
+    func ifAbsent(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var laptop = TestClient(ledger.engine), phone = TestClient(ledger.engine)
+        var laptop = EngineClient(ledger.engine), phone = EngineClient(ledger.engine)
         let edited = UUID(), deleted = UUID(), absent = UUID()
         _ = try laptop.push { kindItem($0, .expense, edited, base: 0, lunch(), ifAbsent: true) }  // seq 1
         _ = try laptop.put(edited, base: 1, ["amount": 999])  // seq 2, version 2
@@ -128,8 +128,8 @@ extension MutationStatus {
 
     @Test("data records survive a reopen, and the head counts them")
     func reopen() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/test.sqlite"
         let clientId = UUID()
         do {

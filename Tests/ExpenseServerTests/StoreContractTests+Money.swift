@@ -8,10 +8,10 @@ import Testing
 /// either conflicts when the (amount, currency) pair changed since its base to a different pair.
 extension StoreContractTests {
     /// A 5.00 EUR expense (500 minor units) at version 1, and two clients that saw it.
-    private func fiveEuros(_ kind: StoreKind) throws -> (TestLedger, TestClient, TestClient, UUID) {
+    private func fiveEuros(_ kind: LedgerStoreKind) throws -> (TestLedger, EngineClient, EngineClient, UUID) {
         let ledger = try TestLedger(kind)
-        var alice = TestClient(ledger.engine)
-        let bob = TestClient(ledger.engine)
+        var alice = EngineClient(ledger.engine)
+        let bob = EngineClient(ledger.engine)
         let id = UUID()
         #expect(try alice.put(id, base: 0, fields(amount: 500, currency: "EUR", category: "food", date: "2026-01-01"))
             == .applied(version: 1, seq: 1))
@@ -25,8 +25,8 @@ extension StoreContractTests {
 
     /// The seen story: 5.00 EUR; A makes it 500 JPY (only `currency` goes on the wire), B makes it 7.50 EUR.
     /// Both used to apply, giving 750 JPY, an amount nobody entered.
-    @Test(arguments: StoreKind.allCases)
-    func currencyThenAmountConflicts(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func currencyThenAmountConflicts(kind: LedgerStoreKind) throws {
         var (ledger, alice, bob, id) = try fiveEuros(kind)
         #expect(try alice.put(id, base: 1, fields(currency: "JPY")) == .applied(version: 2, seq: 2))
         let conflict = try bob.put(id, base: 1, fields(amount: 750))
@@ -35,8 +35,8 @@ extension StoreContractTests {
         #expect(try money(ledger.engine) == (500, "JPY"))
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func amountThenCurrencyConflicts(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func amountThenCurrencyConflicts(kind: LedgerStoreKind) throws {
         var (ledger, alice, bob, id) = try fiveEuros(kind)
         #expect(try bob.put(id, base: 1, fields(amount: 750)) == .applied(version: 2, seq: 2))
         // Currency-only is still legal on the wire, but its conflict check covers the amount too.
@@ -46,8 +46,8 @@ extension StoreContractTests {
         #expect(try money(ledger.engine) == (750, "EUR"))
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func currencyAgainstCurrencyAndAmountAgainstAmount(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func currencyAgainstCurrencyAndAmountAgainstAmount(kind: LedgerStoreKind) throws {
         var (ledger, alice, bob, id) = try fiveEuros(kind)
         #expect(try alice.put(id, base: 1, fields(currency: "JPY")) == .applied(version: 2, seq: 2))
         #expect(try bob.put(id, base: 1, fields(currency: "GBP")).isConflict)
@@ -61,8 +61,8 @@ extension StoreContractTests {
     }
 
     /// Money against another field still merges, in both orders; money's version is not moved by them.
-    @Test(arguments: StoreKind.allCases)
-    func moneyAndCategoryStillMerge(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func moneyAndCategoryStillMerge(kind: LedgerStoreKind) throws {
         var (ledger, alice, bob, id) = try fiveEuros(kind)
         #expect(try alice.put(id, base: 1, fields(currency: "JPY")) == .applied(version: 2, seq: 2))
         #expect(try bob.put(id, base: 1, fields(category: "travel")) == .applied(version: 3, seq: 3))
@@ -82,8 +82,8 @@ extension StoreContractTests {
 extension StoreContractTests {
     /// Records moving between canonically equivalent categories, several in one transaction: the per-day and
     /// per-month totals follow each spelling exactly (Swift's `==` would merge their keys).
-    @Test(arguments: StoreKind.allCases)
-    func aggregatesKeepCanonicallyEquivalentCategoriesApart(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aggregatesKeepCanonicallyEquivalentCategoriesApart(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
         let clientId = UUID()
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"

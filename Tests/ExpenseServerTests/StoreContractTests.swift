@@ -7,10 +7,10 @@ import TestSupport
 
 /// The rules of Protocol.md §7 ("Mutation semantics"), run against every store: the in-memory reference and SQLite.
 @Suite(.offTheCooperativePool) struct StoreContractTests {
-    @Test(arguments: StoreKind.allCases)
-    func createDefaultsCurrencyAndNote(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func createDefaultsCurrencyAndNote(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind, currency: try #require(Currency(code: "EUR")))
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         let id = UUID()
         #expect(try client.put(id, base: 0, fields(amount: 1250, category: "  food ", date: "2026-11-30")) == .applied(version: 1, seq: 1))
         let record = try #require(try allRecords(ledger.engine).first)
@@ -21,10 +21,10 @@ import TestSupport
         #expect(record.version == 1 && record.seq == 1 && !record.deleted)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func validationRejectsAndConsumes(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func validationRejectsAndConsumes(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         #expect(try client.put(UUID(), base: 0, fields(category: "food", date: "2026-11-30")).reason == "missing_field")
         #expect(try client.put(UUID(), base: 0, lunch(0)).reason == "invalid_amount")
         #expect(try client.put(UUID(), base: 0, lunch(9_007_199_254_740_992)).reason == "invalid_amount")
@@ -42,8 +42,8 @@ import TestSupport
         #expect(try ledger.engine.hello(clientId: client.clientId).lastMutationId == 9)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func duplicateAndGap(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func duplicateAndGap(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
         let clientId = UUID()
         let first = try ledger.engine.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch()),
@@ -64,10 +64,10 @@ import TestSupport
         #expect(try allRecords(ledger.engine).count == 3)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func textIsStoredExactlyWithoutNormalisation(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func textIsStoredExactlyWithoutNormalisation(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         let id = UUID()
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
         _ = try client.put(id, base: 0, fields(amount: 100, category: composed, date: "2026-01-01", note: composed))
@@ -78,10 +78,10 @@ import TestSupport
         #expect(Array(record.expense.category.unicodeScalars) == Array(decomposed.unicodeScalars))
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func editAtCurrentVersionAndNoOp(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func editAtCurrentVersionAndNoOp(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         let id = UUID()
         _ = try client.put(id, base: 0, fields(amount: 100, category: "food", date: "2026-01-01", note: "a"))
         #expect(try client.put(id, base: 1, fields(amount: 200)) == .applied(version: 2, seq: 2))
@@ -93,11 +93,11 @@ import TestSupport
         #expect(ledger.engine.store.head == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func olderBaseVersionMergesDisjointEditsAndConflictsOtherwise(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func olderBaseVersionMergesDisjointEditsAndConflictsOtherwise(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var alice = TestClient(ledger.engine)
-        var bob = TestClient(ledger.engine)
+        var alice = EngineClient(ledger.engine)
+        var bob = EngineClient(ledger.engine)
         let id = UUID()
         _ = try alice.put(id, base: 0, fields(amount: 100, category: "food", date: "2026-01-01"))
         #expect(try alice.put(id, base: 1, fields(amount: 150)) == .applied(version: 2, seq: 2))
@@ -117,10 +117,10 @@ import TestSupport
         #expect(record.expense.amount == 150 && record.version == 5)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func deletesAndTombstones(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func deletesAndTombstones(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         let id = UUID()
         _ = try client.put(id, base: 0, lunch())
         _ = try client.put(id, base: 1, fields(note: "x"))
@@ -139,10 +139,10 @@ import TestSupport
         #expect(try ledger.engine.summary(SummaryQuery()).summary.totals.first?.amount == 999)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func createOnExistingId(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func createOnExistingId(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         let id = UUID()
         _ = try client.put(id, base: 0, lunch())
         #expect(try client.put(id, base: 0, lunch()) == .applied(version: 1, seq: 1))
@@ -151,10 +151,10 @@ import TestSupport
         #expect(try client.put(id, base: 0, lunch()).isConflict)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func notFoundInvalidBaseVersionAndPrecedence(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func notFoundInvalidBaseVersionAndPrecedence(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         let id = UUID()
         #expect(try client.put(UUID(), base: 1, lunch()).reason == "not_found")
         #expect(try client.delete(UUID(), base: 0).reason == "not_found")
@@ -167,8 +167,8 @@ import TestSupport
         #expect(ledger.engine.store.head == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func overflowAtThe1025thMaximumAmount(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func overflowAtThe1025thMaximumAmount(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
         let clientId = UUID()
         let maximum: Int64 = 9_007_199_254_740_991
@@ -206,10 +206,10 @@ import TestSupport
         #expect(totals.map(\.amount) == [2 * maximum, 1024 * maximum - 1])
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func pullPagesInSeqOrder(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func pullPagesInSeqOrder(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         let ids = (0..<25).map { _ in UUID() }
         for id in ids { _ = try client.put(id, base: 0, lunch()) }
         _ = try client.put(ids[3], base: 1, fields(note: "moved"))   // seq 26
@@ -233,10 +233,10 @@ import TestSupport
         // invalid_params (MethodCodingTests, ServerProtocolTests.badRequestsKeepTheConnectionOpen).
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func summaryEqualsARecomputationFromRecords(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func summaryEqualsARecomputationFromRecords(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         var generator = SeededGenerator(seed: 7)
         let categories = ["food", "rent", "travel", "books"]
         let currencies = ["USD", "EUR", "JPY"]
@@ -283,10 +283,10 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aFailedCommitKeepsNothing(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aFailedCommitKeepsNothing(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
-        var client = TestClient(ledger.engine)
+        var client = EngineClient(ledger.engine)
         let id = UUID()
         _ = try client.put(id, base: 0, lunch())
         injectCommitFailure(ledger.engine.store, true)

@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -32,8 +33,8 @@ import Testing
     }
 
     @Test func perFieldMoneyVersionsBecomeOne() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/old.sqlite"
         try writeOldFile(path)
 
@@ -45,7 +46,7 @@ import Testing
         #expect(try store.record(id: amountChanged)?.fieldVersions[.category] == 2)
 
         let engine = LedgerEngine(store: store, currency: .usd)
-        var client = TestClient(engine)
+        var client = EngineClient(engine)
         // Money changed at 2 (only its currency did, in the old file): an amount edit based on 1 conflicts.
         #expect(try client.put(currencyChanged, base: 1, fields(amount: 750)).isConflict)
         // Money changed at 3 (its amount): a currency edit based on 2 conflicts; the category merges.

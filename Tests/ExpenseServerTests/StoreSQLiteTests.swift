@@ -1,3 +1,4 @@
+import TestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -7,8 +8,8 @@ import Testing
 /// What only the SQLite store has to prove: everything the rules need survives a close and reopen.
 @Suite struct StoreSQLiteTests {
     @Test func reopenKeepsFieldVersionsClientsTotalsAndAggregates() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/l.sqlite"
         let maximum: Int64 = 9_007_199_254_740_991
         let id = UUID()
@@ -41,8 +42,8 @@ import Testing
     /// that fails must leave neither the copy nor the file advanced, and a client pushing twice in one group
     /// commit must find both pushes accounted for after a reopen.
     @Test func lastMutationIdsFollowCommitsOnly() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/l.sqlite"
         let clientId = UUID()
         let other = UUID()

@@ -12,8 +12,8 @@ import TestSupport
 @Suite(.offTheCooperativePool) struct TokenTests {
     // MARK: Store contract: both stores keep tokens the same way
 
-    @Test(arguments: StoreKind.allCases)
-    func storesAddListRemoveAndRecordUses(kind: StoreKind) throws {
+    @Test(arguments: LedgerStoreKind.allCases)
+    func storesAddListRemoveAndRecordUses(kind: LedgerStoreKind) throws {
         let test = try TestLedger(kind)
         let store = try #require(test.engine.store as? any TokenStore)
         #expect(try store.tokens().isEmpty)
@@ -34,8 +34,8 @@ import TestSupport
     // MARK: Hash-only storage
 
     @Test func theFileKeepsOnlyHashesNeverATokensBytes() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let ledgers = try LedgerDirectory(dataDirectory: directory, creating: .directory)
         let first = try ledgers.addLedger(name: "home", currency: .usd)
         let second = try LedgerDirectory.addToken(dataDirectory: directory, ledger: "home", name: "phone", role: .viewer)
@@ -66,8 +66,8 @@ import TestSupport
     // MARK: Migration of a file with the old single token
 
     @Test func aFileWithTheOldSingleTokenOpensWithItAsTheOwnerTokenDefault() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let path = directory + "/old.sqlite"
         let token = Token.generate()
         do {  // the schema up to migration 2 and the token in `meta`, as the previous version wrote them
@@ -157,8 +157,8 @@ import TestSupport
     }
 
     @Test func aPushQueuedByARevokedTokenIsNotApplied() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
         let ledgers = try LedgerDirectory(dataDirectory: directory, creating: .directory)
         _ = try ledgers.addLedger(name: "home", currency: .usd)
         let ledger = try #require(ledgers.ledger(named: "home"))

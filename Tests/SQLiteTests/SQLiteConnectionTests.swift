@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import SQLite
 import Testing
@@ -11,9 +12,9 @@ struct SQLiteConnectionTests {
 
     @Test("opens a new file in a temporary directory and keeps data across connections")
     func openAndReopen() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory("sqlite-tests")
         defer { directory.remove() }
-        let path = directory.path("ledger.sqlite")
+        let path = directory.file("ledger.sqlite")
         do {
             let db = try SQLiteConnection(path: path)
             #expect(db.path == path)
@@ -28,9 +29,9 @@ struct SQLiteConnectionTests {
 
     @Test("opening a missing file without .create fails naming the file")
     func missingFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory("sqlite-tests")
         defer { directory.remove() }
-        let path = directory.path("absent.sqlite")
+        let path = directory.file("absent.sqlite")
         for mode in [SQLiteConnection.Mode.readWrite, .readOnly] {
             let error = #expect(throws: SQLiteError.self) { _ = try SQLiteConnection(path: path, mode: mode) }
             #expect(error?.code.primaryResultCode == .cantopen)
@@ -42,9 +43,9 @@ struct SQLiteConnectionTests {
 
     @Test("migrate runs forward from any version and records it in user_version")
     func migrateForward() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory("sqlite-tests")
         defer { directory.remove() }
-        let path = directory.path("m.sqlite")
+        let path = directory.file("m.sqlite")
         do {
             let db = try SQLiteConnection(path: path)
             #expect(try db.userVersion == 0)
@@ -142,9 +143,9 @@ struct SQLiteConnectionTests {
 
     @Test("check() is nil on a sound database")
     func checkGood() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory("sqlite-tests")
         defer { directory.remove() }
-        let db = try SQLiteConnection(path: directory.path("good.sqlite"))
+        let db = try SQLiteConnection(path: directory.file("good.sqlite"))
         try db.migrate(Self.schema)
         #expect(try db.check() == nil)
         #expect(try db.check(full: true) == nil)
@@ -155,9 +156,9 @@ struct SQLiteConnectionTests {
         (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) },
     ])
     func garbageFile(bytes: [UInt8]) throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory("sqlite-tests")
         defer { directory.remove() }
-        let path = directory.path("garbage.sqlite")
+        let path = directory.file("garbage.sqlite")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: SQLiteError.self) {
             let db = try SQLiteConnection(path: path)
@@ -172,9 +173,9 @@ struct SQLiteConnectionTests {
 
     @Test("a truncated database is reported, never read as an empty or shorter table")
     func truncatedFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory("sqlite-tests")
         defer { directory.remove() }
-        let path = directory.path("truncated.sqlite")
+        let path = directory.file("truncated.sqlite")
         do {
             let db = try SQLiteConnection(path: path)
             try db.migrate(Self.schema)
@@ -200,16 +201,16 @@ struct SQLiteConnectionTests {
 
     @Test("backup(to:) copies the data into a new file")
     func backup() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory("sqlite-tests")
         defer { directory.remove() }
-        let source = try SQLiteConnection(path: directory.path("source.sqlite"))
+        let source = try SQLiteConnection(path: directory.file("source.sqlite"))
         try source.migrate(Self.schema)
         try source.transaction {
             for index in 0..<2_000 {
                 try source.cached("INSERT INTO item (name, amount) VALUES (?1, ?2)").run([.text("item \(index)"), .integer(Int64(index))])
             }
         }
-        let copyPath = directory.path("copy.sqlite")
+        let copyPath = directory.file("copy.sqlite")
         try source.backup(to: copyPath)
         let copy = try SQLiteConnection(path: copyPath, mode: .readOnly)
         #expect(try copy.userVersion == 2)

@@ -3,9 +3,11 @@ import ExpenseProtocol
 import Foundation
 import SQLite
 
-/// The reads and writes of ``SQLiteExpenseStore`` on its connection; ``SQLiteExpenseStore/write(_:)`` wraps
-/// them in one SQLite transaction. Every statement is prepared once and reused; every value is bound.
-final class SQLiteStoreTransaction: StoreTransaction {
+/// The statements of ``SQLiteExpenseStore`` over the cache's tables, on its one connection. Not a transaction
+/// itself: the store keeps one for its lifetime, ``SQLiteExpenseStore/write(_:)`` runs it inside one SQLite
+/// transaction, and the store's reads use it outside any. Every statement is prepared once and reused; every
+/// value is bound.
+final class SQLiteCacheTables: StoreTransaction {
     let connection: SQLiteConnection
     private let location: String
     /// On during a bulk load (``SQLiteExpenseStore/beginBulkLoad()``): the indexes are dropped, so

@@ -38,6 +38,17 @@ public struct RPCRequest: Hashable, Sendable {
 
     /// Reads one line held in memory the caller keeps alive for the call.
     public static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<RPCRequest, RPCRequestFailure> {
+        // Almost every line is a plain envelope: read it without building a dictionary (RPCEnvelopeReader.swift);
+        // anything unusual, valid or not, takes the general path below, which decides every error.
+        if let envelope = RPCEnvelopeReader.read(line) {
+            return interpret(id: envelope.id, jsonrpc: envelope.jsonrpc, method: envelope.method, params: envelope.params)
+        }
+        return parseGenerally(line)
+    }
+
+    /// The general reader: the whole line as a ``JSONValue``, then ``interpret(_:)``. The fast path of
+    /// ``parse(_:)-(UnsafeBufferPointer<UInt8>)`` must give exactly its results (RPCEnvelopeReaderTests).
+    static func parseGenerally(_ line: UnsafeBufferPointer<UInt8>) -> Result<RPCRequest, RPCRequestFailure> {
         let value: JSONValue
         do {
             value = try JSONParser.parse(line)
@@ -59,21 +70,27 @@ public struct RPCRequest: Hashable, Sendable {
             }
             return .failure(RPCRequestFailure(id: nil, error: .invalidRequest("a request must be a JSON object")))
         }
+        return interpret(id: members["id"], jsonrpc: members["jsonrpc"], method: members["method"], params: members["params"])
+    }
+
+    /// Checks the envelope from its four members (`nil`: absent); other members are ignored.
+    static func interpret(id idMember: JSONValue?, jsonrpc: JSONValue?, method methodMember: JSONValue?,
+                          params paramsMember: JSONValue?) -> Result<RPCRequest, RPCRequestFailure> {
         var id: RequestID?
-        if let idValue = members["id"] {
+        if let idValue = idMember {
             guard let readable = RequestID(json: idValue) else {
                 return .failure(RPCRequestFailure(id: nil, error: .invalidRequest("id must be a number or a string", field: "id")))
             }
             id = readable
         }
-        guard case .string("2.0")? = members["jsonrpc"] else {
+        guard case .string("2.0")? = jsonrpc else {
             return .failure(RPCRequestFailure(id: id, error: .invalidRequest("\"jsonrpc\" must be \"2.0\"", field: "jsonrpc")))
         }
-        guard case .string(let method)? = members["method"] else {
+        guard case .string(let method)? = methodMember else {
             return .failure(RPCRequestFailure(id: id, error: .invalidRequest("\"method\" must be a string", field: "method")))
         }
         var params: JSONValue?
-        switch members["params"] {
+        switch paramsMember {
         case nil, .null?: params = nil
         case let structured? where structured.objectValue != nil || structured.arrayValue != nil: params = structured
         default:

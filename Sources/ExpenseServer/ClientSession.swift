@@ -25,9 +25,13 @@ final class ClientSession: LineSession {
     private let context: SessionContext
     private let maximumLineLength: Int
     private let machine = Mutex(SessionStateMachine())
+    /// `connection.logName`, made once: building it per request cost a ping about a fifth of its instructions
+    /// (docs/benchmarks.md, "Round 4, ping").
+    private let logName: String
 
     init(connection: ConnectionHandle, context: SessionContext, maximumLineLength: Int) {
         self.connection = connection
+        self.logName = connection.logName
         self.context = context
         self.maximumLineLength = maximumLineLength
     }
@@ -38,7 +42,7 @@ final class ClientSession: LineSession {
         case .none: return .reply([], .proceed)
         case .send(let bytes, let after): return .reply(bytes, after)
         case .sendError(let id, let error, let after):
-            if error.code == RPCError.unsupportedProtocolCode { context.log("\(connection.logName): unsupported protocol; closing") }
+            if error.code == RPCError.unsupportedProtocolCode { context.log("\(logName): unsupported protocol; closing") }
             return .reply(RPCResponse.error(id: id, error), after)
         case .authenticate(let hello, let id): return admit(hello, id: id)
         case .dispatch(let request, let id, let binding): return dispatch(request, id: id, binding: binding)
@@ -122,7 +126,7 @@ final class ClientSession: LineSession {
     /// Logs a `hello` refused by a throttle and has the machine refuse it.
     private func throttled(_ hello: HelloRequest, id: RequestID, retryAfter: Duration) -> SessionStateMachine.Action {
         let seconds = Self.wholeSeconds(retryAfter)
-        context.log("\(connection.logName): hello refused for ledger \(DisplayText.quoted(hello.ledger)), "
+        context.log("\(logName): hello refused for ledger \(DisplayText.quoted(hello.ledger)), "
                     + "too many failed attempts; its turn is in \(seconds) s")
         return machine.withLock { $0.helloThrottled(id: id, retryAfter: seconds) }
     }
@@ -171,7 +175,7 @@ final class ClientSession: LineSession {
                                                lastMutationId: lastMutationId, maxLine: self.maximumLineLength,
                                                identity: ledger.identity, role: credential.role, tokenName: credential.name,
                                                kinds: hello.kinds.isEmpty ? nil : hello.kinds)
-                    self.context.log("\(self.connection.logName): hello: ledger \(DisplayText.quoted(ledger.name)), client "
+                    self.context.log("\(self.logName): hello: ledger \(DisplayText.quoted(ledger.name)), client "
                                      + (hello.clientName.map { DisplayText.quoted($0) } ?? "(unnamed)")
                                      + " \(UUIDText.lowercased(hello.clientId))")
                     self.perform(self.machine.withLock { $0.greeted(binding, response: RPCResponse.success(id: id, result: response)) })
@@ -188,7 +192,7 @@ final class ClientSession: LineSession {
     /// that got its −32001 finds it counted on every daemon), and answered −32001 before the connection closes.
     private func refuse(_ hello: HelloRequest, id: RequestID) {
         context.throttle.recordFailure(connection.peerHost, ledger: hello.ledger)
-        context.log("\(connection.logName): hello failed for ledger \(DisplayText.quoted(hello.ledger)) "
+        context.log("\(logName): hello failed for ledger \(DisplayText.quoted(hello.ledger)) "
                     + "(unknown ledger or wrong token); closing")
         guard let shared = context.sharedThrottle else {
             perform(machine.withLock { $0.helloRefused(id: id) })
@@ -202,9 +206,9 @@ final class ClientSession: LineSession {
     /// Sends the `hello` answer; from then on a revocation of the token (`expensed token revoke`) closes the
     /// connection after what is already queued for it.
     private func greet(_ response: [UInt8], binding: SessionBinding) {
-        let connection = connection, log = context.log, credential = binding.credential, ledgerName = binding.ledger.name
+        let logName = logName, log = context.log, credential = binding.credential, ledgerName = binding.ledger.name
         credential.whenRevoked {
-            log("\(connection.logName): token \(DisplayText.quoted(credential.name)) of ledger "
+            log("\(logName): token \(DisplayText.quoted(credential.name)) of ledger "
                 + "\(DisplayText.quoted(ledgerName)) was revoked; closing")
             self.perform(self.machine.withLock { $0.tokenRevoked() })
         }
@@ -215,7 +219,7 @@ final class ClientSession: LineSession {
 
     private func dispatch(_ request: RPCRequest, id: RequestID, binding: SessionBinding) -> LineDisposition {
         let dispatcher = RequestDispatcher(ledger: binding.ledger, clientId: binding.clientId, log: context.log,
-                                           maximumLineLength: maximumLineLength, logName: connection.logName,
+                                           maximumLineLength: maximumLineLength, logName: logName,
                                            credential: binding.credential, kinds: binding.kinds)
         switch dispatcher.plan(request, id: id) {
         case .immediate(let bytes): return .reply(bytes, .proceed)

@@ -173,5 +173,18 @@ private func connect(_ server: LineServer, _ fixture: TLSFixture, timeout: Durat
         }
     }
 
+    /// No resumption state is offered: a TLS 1.3 server sends tickets right after the handshake (before the first
+    /// answer), so a client that read an answer has seen any; `SSL_CTX_set_num_tickets(0)` must stay in
+    /// `TLSContext.server` (with `SSL_OP_NO_TICKET` alone, OpenSSL sends two stateful tickets per connection).
+    @Test func theServerSendsNoSessionTickets() async throws {
+        try await withTLSServer { server, fixture, _ in
+            let client = try connect(server, fixture)
+            try client.writeLine("echo one")
+            #expect(try client.readTextLine() == "one")
+            let session = try #require(client.tls)
+            #expect(!session.holdsSessionTicket)
+        }
+    }
+
     private static func identity(of server: LineServer) -> TLSServerIdentity? { server.tlsIdentity }
 }

@@ -1,3 +1,4 @@
+import COpenSSL
 import Foundation
 import Testing
 @testable import ExpenseTransport
@@ -61,6 +62,25 @@ import Testing
         }
         #expect(small.withUnsafeBytes { server.encrypt($0) } == small.count)
         #expect(pump(client, server).client == small)
+    }
+
+    /// The probe behind `TLSLineServerTests.theServerSendsNoSessionTickets`: a server context that sends TLS 1.3
+    /// tickets (OpenSSL's default of two, put back here) leaves the client holding one after a round trip; the
+    /// daemon's context leaves it holding none.
+    @Test func aClientSeesSessionTicketsOnlyFromAServerThatSendsThem() throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        for sendsTickets in [true, false] {
+            let context = try fixture.serverContext()
+            if sendsTickets { _ = SSL_CTX_set_num_tickets(context.pointer, 2) }
+            let server = try TLSSession(context: context)
+            let client = try TLSSession(context: TLSContext.client(fixture.trusting.verification), serverName: "localhost")
+            pump(client, server)
+            let answer = Array("{}\n".utf8)
+            #expect(answer.withUnsafeBytes { server.encrypt($0) } == answer.count)
+            #expect(pump(client, server).client == answer)
+            #expect(client.holdsSessionTicket == sendsTickets)
+        }
     }
 
     @Test func nothingIsEncryptedBeforeTheHandshakeFinishes() throws {

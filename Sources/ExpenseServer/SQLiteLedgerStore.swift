@@ -84,7 +84,10 @@ package final class SQLiteLedgerStore: LedgerStore {
         self.outcomeRetention = outcomeRetention
         do {
             connection = try SQLiteConnection(path: path, mode: .create)
-            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 8192;")
+            // An 8 MiB page cache: pushes append at the end of `records` and `history` and touch small tables, a
+            // pull reads once in seq order, so a larger cache only kept a large ledger's pages resident (64 MiB of
+            // an idle daemon's RSS; docs/benchmarks.md, "Round 4, memory").
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -8192; PRAGMA wal_autocheckpoint = 8192;")
             if verify, let report = try connection.check() {
                 throw LedgerError.damagedDatabase(path: path, report: report)
             }

@@ -40,6 +40,14 @@ public struct LineFramer: Sendable {
     /// Bytes received but not yet returned as lines.
     public var bufferedByteCount: Int { buffer.count - start }
 
+    /// The bytes of storage the framer holds now (for tests of ``retainedCapacity``).
+    var bufferCapacity: Int { buffer.capacity }
+
+    /// The most storage a framer (and a server connection's output, `LoopConnection`) keeps once everything in it
+    /// is consumed: a small request or answer reuses it, a larger one is given back, so an idle connection that
+    /// once carried a large line costs no more than one that did not (docs/benchmarks.md, "Round 4, memory").
+    package static let retainedCapacity = 4096
+
     /// Appends received bytes.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard !poisoned, !bytes.isEmpty else { return }
@@ -95,7 +103,7 @@ public struct LineFramer: Sendable {
         if pending > maximumLineLength + 1 || (pending == maximumLineLength + 1 && buffer.last != 0x0D) {
             return poison()
         }
-        if pending == 0, buffer.capacity > 64 * 1024 { reset() }  // do not keep a large buffer for an idle connection
+        if pending == 0, buffer.capacity > Self.retainedCapacity { reset() }  // an idle connection keeps no large buffer
         return nil
     }
 
@@ -109,7 +117,7 @@ public struct LineFramer: Sendable {
     private mutating func compact() {
         guard start > 0 else { return }
         if start == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 64 * 1024)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.retainedCapacity)
             start = 0
             scanned = 0
         } else if start >= 4096, start * 2 >= buffer.count {

@@ -73,7 +73,7 @@ final class LoopConnection {
         LoopThread.assertCurrent()
         guard !bytes.isEmpty else { return }
         if outputOffset > 0, outputOffset == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
+            output.removeAll(keepingCapacity: output.capacity <= LineFramer.retainedCapacity)
             outputOffset = 0
         } else if outputOffset >= 64 * 1024, outputOffset * 2 >= output.count {
             output.removeSubrange(0..<outputOffset)
@@ -84,7 +84,7 @@ final class LoopConnection {
 
     /// Marks everything written.
     func outputDrained() {
-        output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
+        output.removeAll(keepingCapacity: output.capacity <= LineFramer.retainedCapacity)
         outputOffset = 0
     }
 }

@@ -25,9 +25,9 @@ extension LedgerDataCache {
     /// Every open conflict on budgets, rules and settings, by id.
     package func conflictDetails() throws -> [DataConflict] {
         try connection.cached("SELECT id, kind, mine, theirs FROM data_conflict ORDER BY id").map([]) { row in
-            guard let id = UUIDText.parse(row.text(0)), let kind = RecordKind(rawValue: row.text(1)),
+            guard let id = row.id(0), let kind = RecordKind(rawValue: row.text(1)),
                   let json = try? JSONParser.parse(Array(row.text(3).utf8)), let theirs = try? DataRecord(json: json) else {
-                throw LedgerDataCacheError.damaged("an unreadable conflict \(row.text(0))")
+                throw LedgerDataCacheError.damaged("an unreadable conflict \(row.idDescription(0))")
             }
             return DataConflict(id: id, kind: kind, mine: row.isNull(2) ? nil : try Self.fields(row.text(2)), theirs: theirs)
         }

@@ -90,7 +90,7 @@ package final class LedgerDataCache {
         try connection.cached("""
             SELECT id, kind, fields, deleted, base_version, EXISTS (SELECT 1 FROM data_pending p WHERE p.id = r.id)
             FROM data_record r WHERE id = ?1
-            """).first([.text(UUIDText.lowercased(id))], Self.decode)
+            """).first([.id(id)], Self.decode)
     }
 
     /// Sets the record `id` of `kind` to `fields` (validated first), queueing a create, a restore or an edit of
@@ -114,7 +114,7 @@ package final class LedgerDataCache {
             try connection.cached("""
                 INSERT INTO data_record (id, kind, fields, deleted, base_version) VALUES (?1, ?2, ?3, 0, ?4)
                 ON CONFLICT(id) DO UPDATE SET fields = excluded.fields, deleted = 0
-                """).run([.text(UUIDText.lowercased(id)), .text(kind.rawValue), .text(Self.text(validated)), .integer(base)])
+                """).run([.id(id), .text(kind.rawValue), .text(Self.text(validated)), .integer(base)])
             try queue(kind, id: id, type: .put, base: base, fields: sent)
         }
         return validated
@@ -124,7 +124,7 @@ package final class LedgerDataCache {
     package func delete(id: UUID) throws -> Bool {
         try connection.transaction {
             guard let existing = try record(id: id), !existing.deleted else { return false }
-            try connection.cached("UPDATE data_record SET deleted = 1 WHERE id = ?1").run([.text(UUIDText.lowercased(id))])
+            try connection.cached("UPDATE data_record SET deleted = 1 WHERE id = ?1").run([.id(id)])
             try queue(existing.kind, id: id, type: .delete, base: existing.baseVersion, fields: nil)
             return true
         }
@@ -133,7 +133,7 @@ package final class LedgerDataCache {
     /// The queued changes, oldest first.
     package func pendingChanges() throws -> [DataPendingChange] {
         try connection.cached("SELECT position, id, kind, type, base_version, fields, mutation_id FROM data_pending ORDER BY position").map([]) { row in
-            guard let id = UUIDText.parse(row.text(1)), let kind = RecordKind(rawValue: row.text(2)),
+            guard let id = row.id(1), let kind = RecordKind(rawValue: row.text(2)),
                   let type = MutationType(rawValue: row.text(3)) else {
                 throw LedgerDataCacheError.damaged("an unreadable queued change at position \(row.int64(0))")
             }
@@ -145,7 +145,7 @@ package final class LedgerDataCache {
 
     private func queue(_ kind: RecordKind, id: UUID, type: MutationType, base: Int64, fields: LedgerDataFields?) throws {
         try connection.cached("INSERT INTO data_pending (id, kind, type, base_version, fields) VALUES (?1, ?2, ?3, ?4, ?5)").run([
-            .text(UUIDText.lowercased(id)), .text(kind.rawValue), .text(type.rawValue), .integer(base),
+            .id(id), .text(kind.rawValue), .text(type.rawValue), .integer(base),
             fields.map { .text(Self.text($0)) } ?? .null,
         ])
     }
@@ -162,8 +162,8 @@ package final class LedgerDataCache {
     }
 
     private static func decode(_ row: SQLiteRow) throws -> LocalDataRecord {
-        guard let id = UUIDText.parse(row.text(0)), let kind = RecordKind(rawValue: row.text(1)) else {
-            throw LedgerDataCacheError.damaged("an unreadable record \(row.text(0))")
+        guard let id = row.id(0), let kind = RecordKind(rawValue: row.text(1)) else {
+            throw LedgerDataCacheError.damaged("an unreadable record \(row.idDescription(0))")
         }
         return LocalDataRecord(kind: kind, id: id, fields: try fields(row.text(2)), deleted: row.int64(3) != 0,
                                baseVersion: row.int64(4), pending: row.int64(5) != 0)

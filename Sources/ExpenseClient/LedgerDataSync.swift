@@ -87,7 +87,7 @@ package struct LedgerDataSync {
                     case .applied(let version, _):
                         report.sent += 1
                         try db.cached("UPDATE data_record SET base_version = max(base_version, ?1) WHERE id = ?2")
-                            .run([.integer(version), .text(UUIDText.lowercased(entry.id))])
+                            .run([.integer(version), .id(entry.id)])
                         try rebaseLater(than: entry, to: version)
                     case .dataConflict(let current):
                         report.conflicts += 1
@@ -110,7 +110,7 @@ package struct LedgerDataSync {
     /// A later queued change of the same record made on top of `entry` takes the version `entry` was applied at.
     private func rebaseLater(than entry: DataPendingChange, to version: Int64) throws {
         try db.cached("UPDATE data_pending SET base_version = ?1 WHERE id = ?2 AND position > ?3 AND mutation_id IS NULL AND base_version = ?4")
-            .run([.integer(version), .text(UUIDText.lowercased(entry.id)), .integer(entry.position), .integer(entry.baseVersion)])
+            .run([.integer(version), .id(entry.id), .integer(entry.position), .integer(entry.baseVersion)])
     }
 
     /// A conflict is kept with both sides, and the record shows the daemon's side until the person sets it again
@@ -119,7 +119,7 @@ package struct LedgerDataSync {
         var writer = JSONWriter()
         theirs.write(to: &writer)
         try db.cached("INSERT OR REPLACE INTO data_conflict (id, kind, mine, theirs) VALUES (?1, ?2, ?3, ?4)").run([
-            .text(UUIDText.lowercased(entry.id)), .text(entry.kind.rawValue), entry.fields.map { .text(LedgerDataCache.text($0)) } ?? .null,
+            .id(entry.id), .text(entry.kind.rawValue), entry.fields.map { .text(LedgerDataCache.text($0)) } ?? .null,
             .text(String(decoding: writer.bytes, as: UTF8.self)),
         ])
         try show(theirs)
@@ -139,7 +139,7 @@ package struct LedgerDataSync {
                 for record in page.dataChanges {
                     report.pulled += 1
                     let pending = try db.cached("SELECT count(*) FROM data_pending WHERE id = ?1")
-                        .first([.text(UUIDText.lowercased(record.id))]) { $0.int64(0) } ?? 0
+                        .first([.id(record.id)]) { $0.int64(0) } ?? 0
                     // A record with a local change waiting keeps showing it (its base stays what the person saw).
                     if pending == 0 { try show(record) }
                 }
@@ -165,7 +165,7 @@ package struct LedgerDataSync {
             INSERT INTO data_record (id, kind, fields, deleted, base_version) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, fields = excluded.fields, deleted = excluded.deleted,
                 base_version = excluded.base_version
-            """).run([.text(UUIDText.lowercased(record.id)), .text(record.kind.rawValue), .text(LedgerDataCache.text(record.fields)),
+            """).run([.id(record.id), .text(record.kind.rawValue), .text(LedgerDataCache.text(record.fields)),
                       .integer(record.deleted ? 1 : 0), .integer(record.version)])
     }
 
@@ -183,12 +183,12 @@ extension LedgerDataCache {
     /// The open conflicts on budgets, rules and settings: the record's id and kind.
     package func conflicts() throws -> [(id: UUID, kind: RecordKind)] {
         try connection.cached("SELECT id, kind FROM data_conflict ORDER BY id").map([]) { row in
-            (UUIDText.parse(row.text(0)) ?? UUID(), RecordKind(rawValue: row.text(1)) ?? .budget)
+            (row.id(0) ?? UUID(), RecordKind(rawValue: row.text(1)) ?? .budget)
         }
     }
 
     /// Drops the conflict kept for `id` (the person set the record again, or accepted the daemon's side).
     package func removeConflict(id: UUID) throws {
-        try connection.cached("DELETE FROM data_conflict WHERE id = ?1").run([.text(UUIDText.lowercased(id))])
+        try connection.cached("DELETE FROM data_conflict WHERE id = ?1").run([.id(id)])
     }
 }

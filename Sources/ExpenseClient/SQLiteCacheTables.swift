@@ -33,14 +33,14 @@ final class SQLiteCacheTables: StoreTransaction {
 
     func record(id: UUID) throws -> LocalRecord? {
         try connection.cached("SELECT \(Self.recordColumns) FROM expense WHERE id = ?1")
-            .first([.text(UUIDText.lowercased(id))]) { try decodeRecord($0) }
+            .first([.id(id)]) { try decodeRecord($0) }
     }
 
     /// The local view changes: when the row was the server's copy (`seq` set), that copy moves to server_copy
     /// first, so it outlives the local change.
     func putRecord(_ record: LocalRecord) throws {
         let expense = record.expense
-        let id = SQLiteValue.text(expense.idString)
+        let id = SQLiteValue.id(expense.id)
         try connection.cached("""
             INSERT INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
             SELECT id, amount, currency, category, day, note, base_version, seq, deleted FROM expense
@@ -61,7 +61,7 @@ final class SQLiteCacheTables: StoreTransaction {
 
     /// A server_copy row, else the expense row when it is the server's copy (`seq` set; migration 4).
     func serverCopy(id: UUID) throws -> Record? {
-        let key = SQLiteValue.text(UUIDText.lowercased(id))
+        let key = SQLiteValue.id(id)
         let copy = try connection.cached("""
             SELECT id, amount, currency, category, day, note, version, deleted, seq FROM server_copy WHERE id = ?1
             UNION ALL
@@ -89,7 +89,7 @@ final class SQLiteCacheTables: StoreTransaction {
     /// Stores the server copy in server_copy; an expense row that held an older copy no longer does.
     func putServerCopy(_ record: Record) throws {
         let expense = record.expense
-        let id = SQLiteValue.text(expense.idString)
+        let id = SQLiteValue.id(expense.id)
         try connection.cached("""
             INSERT OR REPLACE INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -154,7 +154,7 @@ final class SQLiteCacheTables: StoreTransaction {
     /// The bound values of ``putSettled(_:)``, in the order of its INSERT's columns.
     private static func appendSettledValues(of record: Record, to values: inout [SQLiteValue]) {
         let expense = record.expense
-        values.append(.text(expense.idString))
+        values.append(.id(expense.id))
         values.append(.integer(expense.amount))
         values.append(.text(expense.currency.code))
         values.append(.text(expense.category))
@@ -181,7 +181,7 @@ final class SQLiteCacheTables: StoreTransaction {
 
     func pending(for id: UUID) throws -> [PendingMutation] {
         try connection.cached("SELECT \(Self.outboxColumns) FROM outbox WHERE expense_id = ?1 ORDER BY position")
-            .map([.text(UUIDText.lowercased(id))]) { try decodePending($0) }
+            .map([.id(id)]) { try decodePending($0) }
     }
 
     func pending(after position: Int64, limit: Int) throws -> [PendingMutation] {
@@ -216,7 +216,7 @@ final class SQLiteCacheTables: StoreTransaction {
     private func values(of mutation: PendingMutation) -> [SQLiteValue] {
         let fields = mutation.fields
         return [SQLiteValue(mutation.mutationId), .text(mutation.state.rawValue), .text(mutation.type.rawValue),
-                .text(UUIDText.lowercased(mutation.id)), .integer(mutation.baseVersion), SQLiteValue(fields.amount),
+                .id(mutation.id), .integer(mutation.baseVersion), SQLiteValue(fields.amount),
                 SQLiteValue(fields.currency), SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
                 SQLiteValue(mutation.rejection?.reason), SQLiteValue(mutation.rejection?.field),
                 SQLiteValue(mutation.rejection?.message), SQLiteValue(mutation.ifAbsent)]
@@ -226,7 +226,7 @@ final class SQLiteCacheTables: StoreTransaction {
 
     func conflict(id: UUID) throws -> Conflict? {
         try connection.cached("SELECT \(Self.conflictColumns) FROM conflict WHERE expense_id = ?1")
-            .first([.text(UUIDText.lowercased(id))]) { try decodeConflict($0) }
+            .first([.id(id)]) { try decodeConflict($0) }
     }
 
     func putConflict(_ conflict: Conflict) throws {
@@ -245,7 +245,7 @@ final class SQLiteCacheTables: StoreTransaction {
                 theirs_day = excluded.theirs_day, theirs_note = excluded.theirs_note,
                 theirs_version = excluded.theirs_version, theirs_seq = excluded.theirs_seq,
                 theirs_deleted = excluded.theirs_deleted
-            """).run([.text(UUIDText.lowercased(conflict.id)), .text(conflict.mine.rawValue),
+            """).run([.id(conflict.id), .text(conflict.mine.rawValue),
                       .integer(conflict.mineBaseVersion), SQLiteValue(fields.amount), SQLiteValue(fields.currency),
                       SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
                       .integer(theirs.amount), .text(theirs.currency.code), .text(theirs.category),
@@ -254,7 +254,7 @@ final class SQLiteCacheTables: StoreTransaction {
     }
 
     func removeConflict(id: UUID) throws {
-        try connection.cached("DELETE FROM conflict WHERE expense_id = ?1").run([.text(UUIDText.lowercased(id))])
+        try connection.cached("DELETE FROM conflict WHERE expense_id = ?1").run([.id(id)])
     }
 
     // MARK: - Meta
@@ -277,22 +277,22 @@ final class SQLiteCacheTables: StoreTransaction {
     /// Rebuilds a record from a row this program wrote after validating it. A value that no longer parses
     /// means the file was damaged or edited by hand: that is reported, never skipped.
     func decodeRecord(_ row: SQLiteRow, from first: Int32 = 0) throws -> LocalRecord {
-        let expense = try decodeExpense(row, id: row.text(first), from: first + 1)
+        let expense = try decodeExpense(row, idColumn: first, from: first + 1)
         return LocalRecord(expense: expense, baseVersion: row.int64(first + 6), deleted: row.int64(first + 7) != 0)
     }
 
-    /// amount, currency, category, day, note from column `first` on.
-    private func decodeExpense(_ row: SQLiteRow, id idText: String, from first: Int32) throws -> Expense {
-        guard let id = UUIDText.parse(idText), let currency = Currency(code: row.text(first + 1)),
+    /// The id in column `idColumn`; amount, currency, category, day, note from column `first` on.
+    private func decodeExpense(_ row: SQLiteRow, idColumn: Int32, from first: Int32) throws -> Expense {
+        guard let id = row.id(idColumn), let currency = Currency(code: row.text(first + 1)),
               let day = CalendarDay(ordinal: row.int(first + 3)), (1...ExpenseRules.maximumAmount).contains(row.int64(first))
-        else { throw StoreError.damaged(path: location, reason: "the row of expense '\(idText)' is damaged") }
+        else { throw StoreError.damaged(path: location, reason: "the row of expense '\(row.idDescription(idColumn))' is damaged") }
         return Expense(id: id, amount: row.int64(first), currency: currency, category: row.text(first + 2), date: day,
                        note: row.text(first + 4))
     }
 
     func decodePending(_ row: SQLiteRow) throws -> PendingMutation {
         guard let state = PendingMutation.State(rawValue: row.text(2)), let type = MutationType(rawValue: row.text(3)),
-              let id = UUIDText.parse(row.text(4)) else {
+              let id = row.id(4) else {
             throw StoreError.damaged(path: location, reason: "queue entry \(row.int64(0)) is damaged")
         }
         return PendingMutation(
@@ -307,11 +307,10 @@ final class SQLiteCacheTables: StoreTransaction {
     }
 
     func decodeConflict(_ row: SQLiteRow) throws -> Conflict {
-        let idText = row.text(0)
-        guard let id = UUIDText.parse(idText), let mine = MutationType(rawValue: row.text(1)) else {
-            throw StoreError.damaged(path: location, reason: "the conflict of expense '\(idText)' is damaged")
+        guard let id = row.id(0), let mine = MutationType(rawValue: row.text(1)) else {
+            throw StoreError.damaged(path: location, reason: "the conflict of expense '\(row.idDescription(0))' is damaged")
         }
-        let theirs = try decodeExpense(row, id: idText, from: 8)
+        let theirs = try decodeExpense(row, idColumn: 0, from: 8)
         return Conflict(
             id: id, mine: mine, mineBaseVersion: row.int64(2),
             mineFields: ExpenseDraft(amount: row.isNull(3) ? nil : row.int64(3), currency: row.optionalText(4),

@@ -163,6 +163,8 @@ extension SQLiteExpenseStore {
         """
         ALTER TABLE outbox ADD COLUMN if_absent INTEGER NOT NULL DEFAULT 0;
         """,
+        // 10: ids as 16-byte blobs in every id column (SQLiteExpenseStore+BlobIds.swift).
+        blobIdsMigration,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

@@ -44,6 +44,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
                 if path != ":memory:" { try FileSystem.createPrivateFileIfMissing(path) }
                 let connection = try SQLiteConnection(path: path, mode: .readWrite)
                 try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+                try Self.defineFunctions(on: connection)
                 try connection.migrate(Self.migrations)
                 let tables = SQLiteCacheTables(connection: connection, location: path)
                 try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
@@ -90,18 +91,18 @@ package final class SQLiteExpenseStore: ExpenseStore {
     package func record(id: UUID) throws -> LocalRecord? {
         try reading {
             try connection.cached("SELECT \(Self.columns) FROM expense WHERE id = ?1")
-                .first([.text(UUIDText.lowercased(id))]) { try decode($0) }
+                .first([.id(id)]) { try decode($0) }
         }
     }
 
     package func records(idPrefix: String, limit: Int) throws -> [LocalRecord] {
-        // A range on the unique index (`~` sorts after every character of a UUID) rather than LIKE, which
-        // would scan the table because LIKE is case-insensitive.
-        try reading {
+        // A range of blobs on the unique index (UUIDBlob.range), the ids whose text starts with the prefix.
+        guard let range = UUIDBlob.range(prefix: idPrefix) else { return [] }
+        return try reading {
             try connection.cached("""
-                SELECT \(Self.columns) FROM expense WHERE id >= ?1 AND id < ?1 || '~' AND deleted = 0
-                ORDER BY position LIMIT ?2
-                """).map([.text(idPrefix.lowercased()), SQLiteValue(limit)]) { try decode($0) }
+                SELECT \(Self.columns) FROM expense WHERE id >= ?1 AND id < ?2 AND deleted = 0
+                ORDER BY position LIMIT ?3
+                """).map([.blob(range.lower), .blob(range.upper), SQLiteValue(limit)]) { try decode($0) }
         }
     }
 

@@ -283,14 +283,11 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     // MARK: - Encoding
 
-    static func blob(_ id: UUID) -> SQLiteValue {
-        withUnsafeBytes(of: id.uuid) { .blob(Array($0)) }
-    }
+    static func blob(_ id: UUID) -> SQLiteValue { .blob(UUIDBlob.bytes(id)) }
 
     static func uuid(_ bytes: [UInt8]) throws -> UUID {
-        guard bytes.count == 16 else { throw LedgerError.storageFailed("a stored id is not 16 bytes") }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        guard let id = UUIDBlob.uuid(bytes) else { throw LedgerError.storageFailed("a stored id is not 16 bytes") }
+        return id
     }
 
     /// A stored row back into a record. The values were validated before they were written; a row that no

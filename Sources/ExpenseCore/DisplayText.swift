@@ -18,6 +18,15 @@ public enum DisplayText {
     /// an accented letter is shown whole or left out whole. Only a first grapheme longer than the limit by itself
     /// (a wedge of combining marks) is cut between its scalars, so that something of it shows.
     public static func escaped(_ text: String) -> String {
+        // Printable ASCII within the limit is shown as it is (each byte one scalar and one grapheme, none escaped):
+        // the common case (a ledger name in the daemon's per-push log line), without walking graphemes.
+        // DisplayTextTests compares it with the general path below.
+        if text.utf8.count <= limit, text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return text }
+        return escapedByGrapheme(text)
+    }
+
+    /// ``escaped(_:)`` for any text, grapheme by grapheme (internal for the test against the fast path).
+    static func escapedByGrapheme(_ text: String) -> String {
         var shown = ""
         var count = 0
         for character in text {

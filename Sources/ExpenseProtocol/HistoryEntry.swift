@@ -161,7 +161,8 @@ extension HistoryEntry {
     /// Writes the `changes` object, members in byte order.
     func writeChanges(to writer: inout JSONWriter) {
         writer.beginObject()
-        for change in changes.sorted(by: { Array($0.field.utf8).lexicographicallyPrecedes(Array($1.field.utf8)) }) {
+        // Byte order compared on the UTF-8 views (no array per comparison: this runs for every applied change).
+        for change in changes.sorted(by: { $0.field.utf8.lexicographicallyPrecedes($1.field.utf8) }) {
             writer.key(change.field)
             writer.beginObject()
             if let from = change.from {

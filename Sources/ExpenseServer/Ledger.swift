@@ -117,12 +117,16 @@ public actor Ledger {
 
     /// Queues a push; the first push queued after a flush schedules the next flush behind everything already
     /// waiting for the ledger, so pushes that arrived during a commit share the next one.
+    ///
+    /// The tokens are not re-read here but once per group, in ``flush()``, before anything of it is applied: a
+    /// token revoked by then has its pushes refused there (and its connections closed), as before.
     private func enqueue(_ push: PendingPush) {
-        do {
-            _ = try openEngine()
-            if let failure { throw failure }
-        } catch {
-            push.completion(.failure(error))
+        guard engine != nil else {
+            push.completion(.failure(LedgerError.ledgerClosed))
+            return
+        }
+        if let failure {
+            push.completion(.failure(failure))
             return
         }
         pending.append(push)

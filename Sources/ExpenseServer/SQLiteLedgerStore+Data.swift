@@ -28,7 +28,7 @@ extension SQLiteLedgerStore {
     }
 
     package func dataRecord(id: UUID) throws -> StoredDataRecord? {
-        try connection.cached("""
+        try connection.cached(literal: """
             SELECT seq, id, kind, version, deleted, fields, field_versions FROM data_records WHERE id = ?1
             """).first([Self.blob(id)]) { try Self.decodeData($0) }
     }

@@ -25,7 +25,7 @@ extension SQLiteLedgerStore {
         let previous = entry.kind == .expense
             ? undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
             : lastDataWrite.flatMap { $0.id == entry.id ? $0.previous : nil } ?? 0
-        try connection.cached("""
+        try connection.cached(literal: """
             INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """).run([

@@ -15,7 +15,7 @@ extension SQLiteLedgerStore {
 
     package func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome? {
         if let pending = pendingOutcomes[OutcomeKey(clientId: clientId, mutationId: mutationId)] { return pending }
-        return try connection.cached("""
+        return try connection.cached(literal: """
             SELECT status, version, seq, record, reason, field, message FROM outcomes
             WHERE client = ?1 AND mutation_id = ?2
             """).first([Self.blob(clientId), .integer(mutationId)]) { try Self.decodeOutcome($0, from: 0) }
@@ -56,13 +56,13 @@ extension SQLiteLedgerStore {
     func flushOutcomes() throws {
         for (key, outcome) in pendingOutcomes {
             let values: [SQLiteValue] = [Self.blob(key.clientId), .integer(key.mutationId)] + Self.outcomeValues(outcome)
-            try connection.cached("""
+            try connection.cached(literal: """
                 INSERT OR REPLACE INTO outcomes (client, mutation_id, status, version, seq, record, reason, field, message)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                 """).run(values)
         }
         for (clientId, last) in pendingLastMutationIds where last > outcomeRetention {
-            try connection.cached("DELETE FROM outcomes WHERE client = ?1 AND mutation_id <= ?2")
+            try connection.cached(literal: "DELETE FROM outcomes WHERE client = ?1 AND mutation_id <= ?2")
                 .run([Self.blob(clientId), .integer(last - outcomeRetention)])
         }
     }

@@ -32,7 +32,7 @@ extension SQLiteLedgerStore: TokenStore {
     }
 
     package func tokensMayHaveChanged() throws -> Bool {
-        let version = try connection.cached("PRAGMA data_version").first { $0.int64(0) } ?? 0
+        let version = try connection.cached(literal: "PRAGMA data_version").first { $0.int64(0) } ?? 0
         defer { dataVersion = version }
         return version != dataVersion
     }

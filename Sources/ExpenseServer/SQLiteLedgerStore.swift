@@ -139,7 +139,7 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     package func record(id: UUID) throws -> StoredRecord? {
         guard let seq = seqById[id] else { return nil }
-        return try connection.cached("""
+        return try connection.cached(literal: """
             SELECT seq, version, deleted, amount, currency, category, day, note,
                    money_version, category_version, date_version, note_version
             FROM records WHERE seq = ?1
@@ -153,7 +153,7 @@ package final class SQLiteLedgerStore: LedgerStore {
     package func lastMutationId(clientId: UUID) throws -> Int64 {
         if let pending = pendingLastMutationIds[clientId] { return pending }
         if let committed = lastMutationIds[clientId] { return committed }
-        let stored = try connection.cached("SELECT last_mutation_id FROM clients WHERE id = ?1")
+        let stored = try connection.cached(literal: "SELECT last_mutation_id FROM clients WHERE id = ?1")
             .first([Self.blob(clientId)]) { $0.int64(0) } ?? 0
         lastMutationIds[clientId] = stored
         return stored
@@ -167,7 +167,7 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// effects they account for.
     private func flushLastMutationIds() throws {
         for (clientId, mutationId) in pendingLastMutationIds {
-            try connection.cached("""
+            try connection.cached(literal: """
                 INSERT INTO clients (id, last_mutation_id) VALUES (?1, ?2)
                 ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
                 """).run([Self.blob(clientId), .integer(mutationId)])
@@ -180,9 +180,9 @@ package final class SQLiteLedgerStore: LedgerStore {
         let expense = record.expense
         let versions = record.fieldVersions
         if let old {
-            try connection.cached("DELETE FROM records WHERE seq = ?1").run([.integer(old.seq)])
+            try connection.cached(literal: "DELETE FROM records WHERE seq = ?1").run([.integer(old.seq)])
         }
-        try connection.cached("""
+        try connection.cached(literal: """
             INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
                 money_version, category_version, date_version, note_version)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)

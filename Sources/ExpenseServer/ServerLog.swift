@@ -12,7 +12,7 @@ public struct ServerLog: Sendable {
 
     /// Writes `expensed: <ISO-8601 time> <message>` lines to standard error, one `write` per line.
     public static let standardError = ServerLog { message in
-        let line = "expensed: \(Date().formatted(.iso8601)) \(message)\n"
+        let line = "expensed: \(LogTimestamp.now()) \(message)\n"
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { _ = write(2, $0.baseAddress, $0.count) }
     }

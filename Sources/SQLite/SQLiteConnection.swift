@@ -9,6 +9,8 @@ public final class SQLiteConnection {
     /// The file this connection opened, or `:memory:`.
     public let path: String
     private var statements: [String: SQLiteStatement] = [:]
+    /// ``cached(literal:)``'s statements by the address of their SQL literal.
+    private var literalStatements: [UnsafeRawPointer: SQLiteStatement] = [:]
 
     /// How to open the file.
     public enum Mode: Sendable {
@@ -42,6 +44,7 @@ public final class SQLiteConnection {
     }
 
     deinit {
+        literalStatements.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -70,13 +73,25 @@ public final class SQLiteConnection {
         return statement
     }
 
+    /// ``cached(_:)`` for SQL written as a literal, found by the literal's address instead of by hashing and
+    /// comparing its text: for the statements a push runs once per row (`SQLiteLedgerStore`), where hashing the
+    /// SQL cost about a tenth of the insert. The same statement object as `cached(sql.description)` returns.
+    public func cached(literal sql: StaticString) throws -> SQLiteStatement {
+        guard sql.hasPointerRepresentation else { return try cached(sql.description) }
+        let key = UnsafeRawPointer(sql.utf8Start)
+        if let statement = literalStatements[key] { return statement }
+        let statement = try cached(sql.description)
+        literalStatements[key] = statement
+        return statement
+    }
+
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any error rolls everything back and is rethrown.
     /// When COMMIT itself fails the transaction is rolled back and the commit's error thrown: nothing is half-kept.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try cached("BEGIN IMMEDIATE").run()
+        try cached(literal: "BEGIN IMMEDIATE").run()
         do {
             let value = try body()
-            try cached("COMMIT").run()
+            try cached(literal: "COMMIT").run()
             return value
         } catch {
             if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }

@@ -13,6 +13,17 @@ import Testing
         #expect(DisplayText.escaped(shown) == shown, "escaping is idempotent")
     }
 
+    /// The printable-ASCII fast path of ``DisplayText/escaped(_:)`` gives what the grapheme walk gives, at and
+    /// around its edges (every byte 0…127 in a text, lengths up to and past the limit).
+    @Test func theASCIIFastPathEqualsTheGeneralPath() {
+        var texts = ["", "default", "a'b", #"back\slash"#, "~ !", String(repeating: "x", count: DisplayText.limit),
+                     String(repeating: "x", count: DisplayText.limit + 1), String(repeating: "é", count: 40)]
+        for byte in UInt8(0)...UInt8(127) { texts.append("ledger" + String(decoding: [byte], as: UTF8.self) + "name") }
+        for text in texts {
+            #expect(DisplayText.escaped(text) == DisplayText.escapedByGrapheme(text), "\(Array(text.utf8))")
+        }
+    }
+
     @Test func longTextIsCutAtTheLimitOfScalars() {
         #expect(DisplayText.escaped(String(repeating: "x", count: DisplayText.limit)) == String(repeating: "x", count: DisplayText.limit))
         #expect(DisplayText.escaped(String(repeating: "x", count: 100)) == String(repeating: "x", count: DisplayText.limit) + "…")

@@ -1,0 +1,75 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import Synchronization
+import Testing
+@testable import ExpenseServer
+
+/// Group commit while a commit is in flight (docs/benchmarks.md, "Round 4, server push"): pushes that arrive
+/// while the ledger's thread is committing (and fsyncing) a group are answered only after a commit of their own,
+/// and they share that next commit.
+@Suite(.offTheCooperativePool) struct GroupCommitTests {
+    private struct Answer: Sendable {
+        /// Commits that had reached the store's commit point when the push was answered.
+        var commitsSeen: Int
+        var result: Result<PushResult, any Error>
+    }
+
+    /// What the fault hook (on the ledger's thread) and the completions share with the test.
+    private final class Gate: Sendable {
+        let commits = Mutex(0)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let answers = Mutex<[Int: Answer]>([:])
+        let answered = DispatchSemaphore(value: 0)
+    }
+
+    @Test func pushesArrivingDuringACommitAreAnsweredAfterTheirOwnSharedCommit() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/t.sqlite"
+        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
+        let gate = Gate()
+        // The first group's commit is held (as a slow fsync holds it) until the late pushes are queued.
+        await ledger.injectFault { @Sendable point in
+            guard point == .commit else { return nil }
+            let number = gate.commits.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if number == 1 {
+                gate.entered.signal()
+                gate.release.wait()
+            }
+            return nil
+        }
+        func push(_ index: Int, _ id: UUID) {
+            ledger.push(clientId: UUID(), items: [putItem(1, id, base: 0, lunch())]) { result in
+                gate.answers.withLock { $0[index] = Answer(commitsSeen: gate.commits.withLock { $0 }, result: result) }
+                gate.answered.signal()
+            }
+        }
+        let first = UUID()
+        push(0, first)
+        gate.entered.wait()  // the first group is committing on the ledger's thread
+        let late = (1...5).map { _ in UUID() }
+        for (offset, id) in late.enumerated() { push(offset + 1, id) }
+        #expect(gate.answers.withLock { $0.isEmpty }, "nothing is answered while its commit is in flight")
+        gate.release.signal()
+        for _ in 0...late.count { gate.answered.wait() }
+
+        let all = gate.answers.withLock { $0 }
+        #expect(all[0]?.commitsSeen == 1)
+        #expect(try all[0]?.result.get().cursor == 1)
+        for index in 1...late.count {
+            #expect(all[index]?.commitsSeen == 2, "push \(index) was answered after its own commit")
+            // Its cursor is the head of the commit it shared with the other late pushes.
+            #expect(try all[index]?.result.get().cursor == 6)
+        }
+        #expect(await ledger.commitCount == 2, "the five late pushes shared one commit")
+        await ledger.close()
+
+        let reopened = LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd), currency: .usd)
+        #expect(Set(try allRecords(reopened).map(\.expense.id)) == Set([first] + late))
+    }
+}

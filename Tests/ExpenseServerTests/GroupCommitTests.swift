@@ -3,6 +3,7 @@ import ExpenseProtocol
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import ExpenseServer
 
 /// Group commit while a commit is in flight (docs/benchmarks.md, "Round 4, server push"): pushes that arrive
@@ -25,9 +26,9 @@ import Testing
     }
 
     @Test func pushesArrivingDuringACommitAreAnsweredAfterTheirOwnSharedCommit() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/t.sqlite"
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("t.sqlite")
         let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
         let gate = Gate()
         // The first group's commit is held (as a slow fsync holds it) until the late pushes are queued.

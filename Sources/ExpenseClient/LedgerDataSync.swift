@@ -153,7 +153,10 @@ package struct LedgerDataSync {
     /// The page after `since`, or `nil` when the daemon refuses a cursor above 0 (`cursor_expired`, `invalid_cursor`).
     private static func page(on connection: SyncConnection, since: Int64) throws -> PullResult? {
         do {
-            return try connection.call(PullRequest(since: since, limit: 1000))
+            // Only the kinds: the expenses are the expense sync's, and a first sync would otherwise read
+            // every expense a second time here. A daemon that predates `expenses` sends them anyway; they
+            // are left alone (`dataChanges` only).
+            return try connection.call(PullRequest(since: since, limit: 1000, expenses: false))
         } catch SyncError.historyReplaced(_) where since > 0 {
             return nil
         }

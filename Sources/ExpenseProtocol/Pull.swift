@@ -6,11 +6,15 @@ public struct PullRequest: Hashable, Sendable {
     public var limit: Int
     /// The kinds besides expenses the connection serves (from its `hello`, Protocol.md §10): not a wire member.
     public var kinds: Set<RecordKind>
+    /// `false`: leave the expenses out and serve only the connection's other kinds (Protocol.md §10.1), for a
+    /// client that syncs them apart; the wire member `expenses`, sent only when `false`.
+    public var expenses: Bool
 
-    public init(since: Int64 = 0, limit: Int = 1000, kinds: Set<RecordKind> = []) {
+    public init(since: Int64 = 0, limit: Int = 1000, kinds: Set<RecordKind> = [], expenses: Bool = true) {
         self.since = since
         self.limit = limit
         self.kinds = kinds
+        self.expenses = expenses
     }
 }
 
@@ -40,7 +44,8 @@ extension PullRequest: RPCMethodRequest {
     /// The allowed limits.
     public static let limitRange = 1...10_000
 
-    /// Reads `{"since":<Int ≥ 0, default 0>,"limit":<1…10000, default 1000>}`; `params` may be omitted.
+    /// Reads `{"since":<Int ≥ 0, default 0>,"limit":<1…10000, default 1000>,"expenses":<Bool, default true>}`;
+    /// `params` may be omitted.
     ///
     /// `since` not an integer or `limit` out of range: −32602 `invalid_params`; `since` below 0: −32602
     /// `invalid_cursor` (a `since` beyond the head is also `invalid_cursor`, checked by the ledger).
@@ -53,12 +58,14 @@ extension PullRequest: RPCMethodRequest {
         guard limit >= Int64(Self.limitRange.lowerBound), limit <= Int64(Self.limitRange.upperBound) else {
             throw .invalidParams("limit must be from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound)", field: "limit")
         }
-        self.init(since: since, limit: Int(limit))
+        let expenses = try reader.optionalBool("expenses") ?? true
+        self.init(since: since, limit: Int(limit), expenses: expenses)
     }
 
-    /// Writes `{"limit":…,"since":…}`.
+    /// Writes `{"limit":…,"since":…}`, with `"expenses":false` first when the expenses are left out.
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
+        if !expenses { writer.member("expenses", false) }
         writer.member("limit", Int64(limit))
         writer.member("since", since)
         writer.endObject()

@@ -96,6 +96,12 @@ struct ParamsReader {
         return number
     }
 
+    func optionalBool(_ key: String) throws(RPCError) -> Bool? {
+        guard let value = optional(key) else { return nil }
+        guard let flag = value.boolValue else { throw .invalidParams("\(key) must be true or false", field: key) }
+        return flag
+    }
+
     func optionalInt64(_ key: String) throws(RPCError) -> Int64? {
         guard let value = optional(key) else { return nil }
         guard let number = value.int64Value else { throw .invalidParams("\(key) must be an integer", field: key) }

@@ -71,7 +71,7 @@ package final class LedgerEngine {
         }
         try checkHorizon(since: params.since)
         do {
-            if !params.kinds.isEmpty { return try pullWithKinds(params, head: head) }
+            if !params.kinds.isEmpty || !params.expenses { return try pullWithKinds(params, head: head) }
             var changes = try store.changes(since: params.since, limit: params.limit + 1)
             let more = changes.count > params.limit
             if more { changes.removeLast() }
@@ -83,9 +83,10 @@ package final class LedgerEngine {
     }
 
     /// A pull that also serves the kinds the connection asked for (Protocol.md §10): both sequences up to
-    /// `limit + 1` each, merged in seq order, then cut to `limit`.
+    /// `limit + 1` each, merged in seq order, then cut to `limit`. With `expenses` false only the other kinds
+    /// are read, and the cursor passes over the expenses' seqs (Protocol.md §10.1).
     private func pullWithKinds(_ params: PullRequest, head: Int64) throws -> PullResult {
-        let expenses = try store.changes(since: params.since, limit: params.limit + 1)
+        let expenses = params.expenses ? try store.changes(since: params.since, limit: params.limit + 1) : []
         let data = try store.dataChanges(since: params.since, limit: params.limit + 1).filter { params.kinds.contains($0.kind) }
         var seqs = (expenses.map(\.seq) + data.map(\.seq)).sorted()
         let more = seqs.count > params.limit

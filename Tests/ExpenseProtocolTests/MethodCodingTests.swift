@@ -53,6 +53,11 @@ import Testing
         try checkResult(PullResult(changes: [], cursor: 0, more: false), json: #"{"changes":[],"cursor":0,"more":false}"#)
         #expect(try PullRequest(params: nil) == PullRequest(since: 0, limit: 1000))
         #expect(try PullRequest(params: ["unknown": true]) == PullRequest())
+        // `expenses` is sent only when false, so a protocol-1 pull's line is unchanged.
+        try checkParams(PullRequest(since: 5, limit: 10, expenses: false), json: #"{"expenses":false,"limit":10,"since":5}"#)
+        #expect(try PullRequest(params: ["expenses": false]) == PullRequest(expenses: false))
+        #expect(try PullRequest(params: ["expenses": .null]) == PullRequest())
+        #expect(paramsError(PullRequest.self, #"{"expenses":"no"}"#)?.field == "expenses")
     }
 
     @Test(arguments: [

@@ -107,6 +107,31 @@ extension MutationStatus {
         #expect(try client.put(try budgetId(), base: 0, lunch()).reason == "invalid_id")
     }
 
+    @Test("a pull with expenses false serves only the other kinds, its cursor passing over the expenses", arguments: LedgerStoreKind.allCases)
+    func pullsWithoutExpenses(kind: LedgerStoreKind) throws {
+        let ledger = try TestLedger(kind)
+        var client = EngineClient(ledger.engine)
+        _ = try client.put(UUID(), base: 0, lunch())  // seq 1
+        let food = try budgetId()
+        _ = try client.push { kindItem($0, .budget, food, base: 0, budgetFields()) }  // seq 2
+        _ = try client.put(UUID(), base: 0, lunch())  // seq 3
+        _ = try client.put(UUID(), base: 0, lunch())  // seq 4
+        let zone = LedgerSetting(name: .timezone, value: "Europe/Berlin")
+        _ = try client.push { kindItem($0, .setting, zone.id, base: 0, ["name": "timezone", "value": "Europe/Berlin"]) }  // seq 5
+        _ = try client.put(UUID(), base: 0, lunch())  // seq 6
+        let all: Set<RecordKind> = [.budget, .recurring, .setting]
+        let whole = try ledger.engine.pull(PullRequest(since: 0, limit: 1000, kinds: all, expenses: false))
+        #expect(whole.changes.isEmpty && whole.dataChanges.map(\.seq) == [2, 5] && whole.cursor == 6 && !whole.more)
+        let first = try ledger.engine.pull(PullRequest(since: 0, limit: 1, kinds: all, expenses: false))
+        #expect(first.changes.isEmpty && first.dataChanges.map(\.seq) == [2] && first.cursor == 2 && first.more)
+        let second = try ledger.engine.pull(PullRequest(since: first.cursor, limit: 1, kinds: all, expenses: false))
+        // The last record of those kinds: no more, and the cursor is the head (past expense 6).
+        #expect(second.changes.isEmpty && second.dataChanges.map(\.seq) == [5] && second.cursor == 6 && !second.more)
+        // Without kinds served there is nothing to send: an empty page at the head.
+        let nothing = try ledger.engine.pull(PullRequest(since: 0, limit: 1000, expenses: false))
+        #expect(nothing.changes.isEmpty && nothing.dataChanges.isEmpty && nothing.cursor == 6 && !nothing.more)
+    }
+
     @Test("an ifAbsent create leaves an edited or deleted occurrence as it is, and creates an absent one", arguments: LedgerStoreKind.allCases)
     func ifAbsent(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)

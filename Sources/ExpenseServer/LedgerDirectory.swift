@@ -27,7 +27,7 @@ public final class LedgerDirectory: Sendable {
     /// Compared against when the ledger is unknown, so that case takes the time of a wrong token.
     private let decoyDigest = Token.digest(Token.generate())
     /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
-    private let watchingTokens = Mutex(false)
+    private let tokenWatch = TokenWatch()
 
     /// What opening a data directory may create: `expensed` creates only what it was asked for.
     public enum Creation: Sendable {
@@ -153,32 +153,14 @@ public final class LedgerDirectory: Sendable {
     /// revoke` beside the daemon: the revoked token's idle connections are closed within `interval`) and write
     /// its tokens' last uses. Runs on Dispatch timers until ``close()``.
     public func watchTokens(every interval: Duration) {
-        let start = watchingTokens.withLock { running -> Bool in
-            defer { running = true }
-            return !running
-        }
-        if start { scheduleTokenCheck(after: interval) }
+        tokenWatch.start(every: interval) { [weak self] in self?.openLedgersForTokenCheck() ?? [] }
     }
 
-    private func scheduleTokenCheck(after interval: Duration) {
-        let (seconds, attoseconds) = interval.components
-        let delay = Double(seconds) + Double(attoseconds) / 1e18  // seconds of waiting, not money
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
-            guard let self, self.watchingTokens.withLock({ $0 }) else { return }
-            self.checkTokens()
-            self.scheduleTokenCheck(after: interval)
-        }
-    }
+    private func openLedgersForTokenCheck() -> [Ledger] { entries.withLock { $0.values.map(\.ledger) } }
 
     /// One round of ``watchTokens(every:)`` now; `completion` runs once every open ledger has done it.
     package func checkTokens(completion: @escaping @Sendable () -> Void = {}) {
-        let ledgers = entries.withLock { $0.values.map(\.ledger) }
-        let group = DispatchGroup()
-        for ledger in ledgers {
-            group.enter()
-            ledger.checkTokens { group.leave() }
-        }
-        group.notify(queue: .global(), execute: completion)
+        TokenWatch.check(openLedgersForTokenCheck(), completion: completion)
     }
 
     /// Whether `name` is a ledger created since the daemon started and not open yet (opening it may block).
@@ -241,7 +223,7 @@ public final class LedgerDirectory: Sendable {
 
     /// Commits what is queued in every ledger and closes them.
     public func close() async {
-        watchingTokens.withLock { $0 = false }
+        tokenWatch.stop()
         let ledgers = entries.withLock { $0.values.map(\.ledger) }
         for ledger in ledgers { await ledger.close() }
     }

@@ -23,7 +23,7 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     private let decoyDigest = Token.digest(Token.generate())
     private let listener = Mutex<PostgresChangeListener?>(nil)
     /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
-    private let watchingTokens = Mutex(false)
+    private let tokenWatch = TokenWatch()
 
     /// Connects, creates or migrates the shared schema, and opens every ledger of the database.
     /// - Parameters:
@@ -106,31 +106,14 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     /// connections of revoked tokens even when they send nothing) and write its tokens' last uses, on a
     /// Dispatch timer until ``close()``.
     public func watchTokens(every interval: Duration) {
-        let start = watchingTokens.withLock { running -> Bool in
-            defer { running = true }
-            return !running
-        }
-        if start { scheduleTokenCheck(after: interval) }
+        tokenWatch.start(every: interval) { [weak self] in self?.openLedgersForTokenCheck() ?? [] }
     }
 
-    private func scheduleTokenCheck(after interval: Duration) {
-        let (seconds, attoseconds) = interval.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
-            [weak self] in
-            guard let self, self.watchingTokens.withLock({ $0 }) else { return }
-            self.checkTokens()
-            self.scheduleTokenCheck(after: interval)
-        }
-    }
+    private func openLedgersForTokenCheck() -> [Ledger] { openLedgers(named: nil) }
 
     /// One round of ``watchTokens(every:)`` now; `completion` runs once every open ledger has done it.
     package func checkTokens(completion: @escaping @Sendable () -> Void = {}) {
-        let group = DispatchGroup()
-        for ledger in openLedgers(named: nil) {
-            group.enter()
-            ledger.checkTokens { group.leave() }
-        }
-        group.notify(queue: .global(), execute: completion)
+        TokenWatch.check(openLedgersForTokenCheck(), completion: completion)
     }
 
     /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --postgres
@@ -158,7 +141,7 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     /// Stops listening, commits what is queued in every ledger and closes them.
     public func close() async {
         listener.withLock { $0 }?.stop()
-        watchingTokens.withLock { $0 = false }
+        tokenWatch.stop()
         let ledgers = entries.withLock { $0.values.map(\.ledger) }
         for ledger in ledgers { await ledger.close() }
     }

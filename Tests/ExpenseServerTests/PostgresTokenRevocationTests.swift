@@ -12,21 +12,8 @@ import TestSupport
 @Suite(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
 struct PostgresTokenRevocationTests {
     @Test func aTokenAddedAndRevokedBesideTwoDaemonsIsSeenByTheOpenConnectionsOfBoth() async throws {
-        let (conninfo, schemaName, one, two, owner) = try await onOwnThread {
-            () throws -> (String, String, PostgresLedgerDirectory, PostgresLedgerDirectory, String) in
-            let schema = try PostgresTestSchema()
-            schema.dropsWhenGone = false
-            let one = try PostgresLedgerDirectory(conninfo: schema.conninfo, schema: schema.schema, listens: false)
-            let owner = try one.addLedger(name: "shared", currency: .usd)
-            let two = try PostgresLedgerDirectory(conninfo: schema.conninfo, schema: schema.schema, listens: false)
-            return (schema.conninfo, schema.schema, one, two, owner)
-        }
-        defer { PostgresTestSchema.drop(schemaName, conninfo: conninfo) }
-        var configuration = ServerConfiguration()
-        configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
-        let servers = try [one, two].map { try Server(configuration: configuration, ledgers: $0, log: ServerLog { _ in }) }
-        for server in servers { server.start() }
-        let outcome = await Result { try await onOwnThread {
+        try await TwoPostgresDaemons.run { daemons in
+            let (servers, owner, conninfo, schemaName) = (daemons.servers, daemons.owner, daemons.conninfo, daemons.schema)
             // Added beside both daemons, after they opened the ledger: the next hello on either works.
             let phone = try PostgresLedgerDirectory.addToken(conninfo: conninfo, schema: schemaName, ledger: "shared",
                                                             name: "phone", role: .editor)
@@ -49,7 +36,7 @@ struct PostgresTokenRevocationTests {
             #expect(try busy.receive() == nil)
             // Daemon one: an idle connection is closed by the token poll (one round here, no timer to wait for).
             let polled = DispatchSemaphore(value: 0)
-            one.checkTokens { polled.signal() }
+            daemons.directories[0].checkTokens { polled.signal() }
             polled.wait()
             #expect(try idle.receive() == nil, "the revoked token's idle connection on the other daemon stayed open")
             for server in servers {
@@ -58,13 +45,6 @@ struct PostgresTokenRevocationTests {
             }
             try ownerClient.send(RawClient.request(id: 9, method: "ping"))
             #expect(try ownerClient.receiveResult()?.id == RequestID(9), "another token's connection was touched")
-        } }
-        for server in servers {
-            server.stop()
-            await server.waitUntilStopped()
         }
-        await one.close()
-        await two.close()
-        try outcome.get()
     }
 }

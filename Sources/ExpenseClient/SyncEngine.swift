@@ -241,16 +241,28 @@ package struct SyncEngine {
             let batch = try ledger.unanswered(after: position)
             guard let last = batch.last else { return }
             position = last.position
-            let request = PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation(mutationId: $0) } })
-            let result = try connection.call(request)
-            tellApplied(result, batch)
-            produced.note(result)
-            let outcome = try ledger.apply(results: result.results, for: batch)
-            report.pushed += outcome.applied
-            report.newConflicts += outcome.conflicts
-            report.rejected += outcome.rejected
+            let outcome = try take(try connection.call(Self.request(for: batch)), for: batch, report: &report, produced: produced)
             log("recover: \(batch.count) asked again, \(outcome.applied) applied, \(outcome.conflicts) conflicts, \(outcome.rejected) rejected")
         }
+    }
+
+    /// The push of `batch` (numbered entries; `unanswered` and `nextBatch` return only those).
+    private static func request(for batch: [PendingMutation]) -> PushRequest {
+        PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation(mutationId: $0) } })
+    }
+
+    /// Takes the daemon's answer to the push of `batch`, whether sent for the first time or asked again after a
+    /// lost answer: tells ``onApplied``, notes the versions this client produced, applies the results to the
+    /// ledger and counts them in `report`.
+    private func take(_ result: PushResult, for batch: [PendingMutation], report: inout Report,
+                      produced: ProducedVersions) throws -> LocalLedger.PushOutcome {
+        tellApplied(result, batch)
+        produced.note(result)
+        let outcome = try ledger.apply(results: result.results, for: batch)
+        report.pushed += outcome.applied
+        report.newConflicts += outcome.conflicts
+        report.rejected += outcome.rejected
+        return outcome
     }
 
     /// Tells ``onApplied`` of each change the daemon acknowledged as applied in `result` (a `duplicate`'s
@@ -274,7 +286,7 @@ package struct SyncEngine {
         while true {
             let batch = try ledger.nextBatch(maximumLineLength: connection.hello.maxLine)
             if batch.isEmpty { break }
-            let request = PushRequest(mutations: batch.compactMap { entry in entry.mutationId.map { entry.mutation(mutationId: $0) } })
+            let request = Self.request(for: batch)
             let result: PushResult
             do {
                 if let faultInjection {
@@ -286,12 +298,7 @@ package struct SyncEngine {
             } catch SyncError.protocolError(let text) {
                 throw SyncError.protocolError(text + " (" + Self.describe(batch) + ")")
             }
-            tellApplied(result, batch)
-            produced.note(result)
-            let outcome = try ledger.apply(results: result.results, for: batch)
-            report.pushed += outcome.applied
-            report.newConflicts += outcome.conflicts
-            report.rejected += outcome.rejected
+            let outcome = try take(result, for: batch, report: &report, produced: produced)
             sent += batch.count
             progress?(.pushing(sent: sent, total: max(total, sent)))
             log("push: \(batch.count) sent, \(outcome.applied) applied, \(outcome.conflicts) conflicts, \(outcome.rejected) rejected")

@@ -53,11 +53,8 @@ public struct HistoryRequest: RPCMethodRequest, Hashable {
         if let sinceTime, sinceTime < 0 {
             throw .invalidParams("sinceTime must be seconds since 1970-01-01T00:00:00Z, 0 or more", field: "sinceTime")
         }
-        let limit = try reader.optionalInt64("limit") ?? Int64(Self.defaultLimit)
-        guard limit >= Int64(Self.limitRange.lowerBound), limit <= Int64(Self.limitRange.upperBound) else {
-            throw .invalidParams("limit must be from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound)", field: "limit")
-        }
-        self.init(id: id, since: since, sinceTime: sinceTime, limit: Int(limit),
+        let limit = try reader.limit(default: Self.defaultLimit, in: Self.limitRange)
+        self.init(id: id, since: since, sinceTime: sinceTime, limit: limit,
                   kinds: Set(try HelloRequest.kinds(reader.optional("kinds"))))
     }
 

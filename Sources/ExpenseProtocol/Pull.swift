@@ -54,12 +54,9 @@ extension PullRequest: RPCMethodRequest {
         let reader = try ParamsReader(params)
         let since = try reader.optionalInt64("since") ?? 0
         guard since >= 0 else { throw .invalidCursor("since must be 0 or a cursor returned by the daemon") }
-        let limit = try reader.optionalInt64("limit") ?? Int64(Self.defaultLimit)
-        guard limit >= Int64(Self.limitRange.lowerBound), limit <= Int64(Self.limitRange.upperBound) else {
-            throw .invalidParams("limit must be from \(Self.limitRange.lowerBound) to \(Self.limitRange.upperBound)", field: "limit")
-        }
+        let limit = try reader.limit(default: Self.defaultLimit, in: Self.limitRange)
         let expenses = try reader.optionalBool("expenses") ?? true
-        self.init(since: since, limit: Int(limit), expenses: expenses)
+        self.init(since: since, limit: limit, expenses: expenses)
     }
 
     /// Writes `{"limit":…,"since":…}`, with `"expenses":false` first when the expenses are left out.

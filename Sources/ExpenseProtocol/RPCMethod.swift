@@ -107,4 +107,14 @@ struct ParamsReader {
         guard let number = value.int64Value else { throw .invalidParams("\(key) must be an integer", field: key) }
         return number
     }
+
+    /// A paged method's `limit`: `defaultLimit` when absent; outside `range` is −32602 naming it, the one
+    /// message of every such limit (`pull`, `history`).
+    func limit(default defaultLimit: Int, in range: ClosedRange<Int>) throws(RPCError) -> Int {
+        let limit = try optionalInt64("limit") ?? Int64(defaultLimit)
+        guard limit >= Int64(range.lowerBound), limit <= Int64(range.upperBound) else {
+            throw .invalidParams("limit must be from \(range.lowerBound) to \(range.upperBound)", field: "limit")
+        }
+        return Int(limit)
+    }
 }

@@ -37,6 +37,7 @@ final class ClientSession: LineSession {
     }
 
     func received(line: ArraySlice<UInt8>) -> LineDisposition {
+        LoopThread.assertCurrent()  // LineSession's contract: the loop calls it, so nothing here may block
         let action = machine.withLock { $0.lineReceived(RPCRequest.parse(line)) }
         switch action {
         case .none: return .reply([], .proceed)
@@ -58,10 +59,12 @@ final class ClientSession: LineSession {
     }
 
     func lineTooLong() -> [UInt8] {
-        RPCResponse.error(id: nil, .lineTooLong(limit: maximumLineLength))
+        LoopThread.assertCurrent()
+        return RPCResponse.error(id: nil, .lineTooLong(limit: maximumLineLength))
     }
 
     func closed() {
+        LoopThread.assertCurrent()
         perform(machine.withLock { $0.connectionClosed() })
     }
 
@@ -243,7 +246,7 @@ final class ClientSession: LineSession {
         let connection = connection
         if let head = ledger.headSnapshot {
             connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: head)), after: .proceed)
-        } else {
+        } else {  // only test doubles have no snapshot (``Ledger/headSnapshot`` is never nil): the daemon never gets here
             Task { connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head())), after: .proceed) }
         }
     }

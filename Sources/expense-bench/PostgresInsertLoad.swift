@@ -1,3 +1,4 @@
+import ExpenseCore
 import Foundation
 import Glibc
 import ProcessSpawn
@@ -101,7 +102,7 @@ struct PostgresInsertLoad {
         amounts.reserveCapacity(rows)
         for _ in 0..<rows {
             seq += 1
-            ids.append(.text(UUID().uuidString.lowercased()))
+            ids.append(.text(UUIDText.lowercased(UUID())))
             seqs.append(.integer(seq))
             amounts.append(.integer(100 + seq % 9_000))
         }

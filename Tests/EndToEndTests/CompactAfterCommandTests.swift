@@ -11,7 +11,7 @@ import Testing
             let ann = try ExpenseProcess()
             let data = ann.directory + "/data"
             var daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
-            try ann.succeed(["remote", "set", try daemon.addressText(), "--ledger", "default", "--token-file", data + "/default.token"])
+            try ann.setRemote(toDefaultLedgerOf: daemon, data: data)
             let gone = try ann.succeed(["add", "5", "gone", "--date", "2026-01-01"]).trimmingCharacters(in: .whitespacesAndNewlines)
             try ann.succeed(["sync"])
             try ann.succeed(["delete", String(gone.prefix(8))])
@@ -26,7 +26,7 @@ import Testing
 
             daemon = try DaemonProcess.serve(data: data, scratch: ann.directory, ["--compact-after", "1"])
             defer { _ = daemon.stop() }
-            try ann.succeed(["remote", "set", try daemon.addressText(), "--ledger", "default", "--token-file", data + "/default.token"])
+            try ann.setRemote(toDefaultLedgerOf: daemon, data: data)
             try ann.succeed(["add", "7", "new"])
             try ann.succeed(["sync"])
             // The first request already sees the compacted ledger: the tombstone and the entries below the head

@@ -7,13 +7,8 @@ import Testing
     @Test func aDeleteMadeHereIsNeverShownAsDeletedThere() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess(), bob = try ExpenseProcess()
-            let data = ann.directory + "/data"
-            let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
+            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann, bob])
             defer { _ = daemon.stop() }
-            let address = try daemon.addressText(), tokenFile = data + "/default.token"
-            for person in [ann, bob] {
-                try person.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
-            }
             let id = try ann.succeed(["add", "12.50", "food", "--date", "2026-03-01"]).trimmingCharacters(in: .whitespacesAndNewlines)
             try ann.succeed(["sync"])
             try bob.succeed(["sync"])

@@ -61,12 +61,9 @@ import Testing
     func budgetsSync() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess(), bob = try ExpenseProcess()
-            let data = ann.directory + "/data"
-            let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
+            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann, bob])
             defer { _ = daemon.stop() }
-            let address = try daemon.addressText(), tokenFile = data + "/default.token"
             for person in [ann, bob] {
-                try person.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
                 try person.succeed(["budget", "set", "food", "300", "--currency", "EUR", "--start", "2026-01-01"])
             }
             try ann.succeed(["budget", "set", "rent", "900", "--currency", "EUR", "--start", "2026-01-01"])

@@ -16,8 +16,7 @@ import Testing
             let data = ann.directory + "/data"
             let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
             defer { _ = daemon.stop() }
-            let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            let environment = ["EXPENSE_SERVER": try daemon.addressText(), "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
+            let environment = try daemon.defaultLedgerEnvironment(data: data)
 
             let imported = try ann.run(["import", "-"], stdin: Self.largestAmounts(1024))
             #expect(imported.status == 0, "\(imported)")
@@ -56,8 +55,7 @@ import Testing
             let data = ann.directory + "/data"
             let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
             defer { _ = daemon.stop() }
-            let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            let environment = ["EXPENSE_SERVER": try daemon.addressText(), "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
+            let environment = try daemon.defaultLedgerEnvironment(data: data)
             let id = try ann.succeed(["add", "5", "food", "--date", "2026-03-01"], environment: environment).trimmingCharacters(in: .newlines)
             let local = try ann.succeed(["add", "6", "local", "--date", "2026-03-02"], environment: environment).trimmingCharacters(in: .newlines)
             try ann.succeed(["discard", local], environment: environment)
@@ -83,8 +81,7 @@ import Testing
             let data = ann.directory + "/data"
             let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
             defer { _ = daemon.stop() }
-            let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            let environment = ["EXPENSE_SERVER": try daemon.addressText(), "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
+            let environment = try daemon.defaultLedgerEnvironment(data: data)
             let bank = "date,amount,currency,category,note\n2026-04-01,3.20,USD,tea,\n2026-04-01,3.20,USD,tea,\n2026-04-02,9,USD,book,\n"
             _ = try ann.run(["import", "-"], environment: environment, stdin: bank)
             _ = try bob.run(["import", "-"], environment: environment, stdin: bank)

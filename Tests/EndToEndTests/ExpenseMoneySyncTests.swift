@@ -9,13 +9,8 @@ import Testing
     @Test func currencyAgainstAmountIsAConflictNever750Yen() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess(), bob = try ExpenseProcess()
-            let data = ann.directory + "/data"
-            let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
+            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann, bob])
             defer { _ = daemon.stop() }
-            let address = try daemon.addressText(), tokenFile = data + "/default.token"
-            for person in [ann, bob] {
-                try person.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
-            }
             let id = try ann.succeed(["add", "5.00", "food", "--currency", "EUR", "--date", "2026-03-01"])
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let prefix = String(id.prefix(8))

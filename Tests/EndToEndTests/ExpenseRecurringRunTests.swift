@@ -11,7 +11,6 @@ import Testing
             let data = ann.directory + "/data"
             let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
             defer { _ = daemon.stop() }
-            let address = try daemon.addressText(), tokenFile = data + "/default.token"
             // 2026-03-15 12:00 UTC, then 2026-04-15 12:00 UTC.
             let march = ["EXPENSE_NOW": "1773576000", "LC_ALL": "C", "TZ": "UTC"]
             let april = ["EXPENSE_NOW": "1776254400", "LC_ALL": "C", "TZ": "UTC"]
@@ -20,9 +19,7 @@ import Testing
             let unbound = try ann.run(["recurring", "run"], environment: march)
             #expect(unbound.status == 0 && unbound.stdout.isEmpty && unbound.stderr.contains("run `expense sync`"), "\(unbound)")
             #expect(try ann.succeed(["list", "--json"], environment: march) == "[]\n")
-            for person in [ann, bob] {
-                try person.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
-            }
+            for person in [ann, bob] { try person.setRemote(toDefaultLedgerOf: daemon, data: data) }
             let first = try ann.run(["sync"], environment: march)
             #expect(first.status == 0 && first.stdout == "pushed 2, pulled 0, conflicts 0\n", "\(first)")
             #expect(first.stderr.contains("Recurring: created 2 occurrences due up to today."), "\(first)")

@@ -14,16 +14,15 @@ import Testing
             let data = ann.directory + "/data"
             let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
             defer { _ = daemon.stop() }
-            let address = try daemon.addressText(), tokenFile = data + "/default.token"
             var csv = "date,amount,currency,category,note\n"
             for index in 1...1000 { csv += "2026-03-01,\(index).00,USD,import,\(Self.japaneseNote)\n" }
             let file = ann.directory + "/import.csv"
             try csv.write(toFile: file, atomically: true, encoding: .utf8)
             try ann.succeed(["import", file])
-            try ann.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
+            try ann.setRemote(toDefaultLedgerOf: daemon, data: data)
             let synced = try ann.run(["sync"])
             #expect(synced.status == 0 && synced.stdout.hasPrefix("pushed 1000, "), "\(synced)")
-            try bob.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
+            try bob.setRemote(toDefaultLedgerOf: daemon, data: data)
             let pulled = try bob.run(["sync"])
             #expect(pulled.status == 0 && pulled.stdout == "pushed 0, pulled 1000, conflicts 0\n", "\(pulled)")
         }
@@ -35,8 +34,7 @@ import Testing
             let data = ann.directory + "/data"
             let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory, ["--max-line", "1024"])
             defer { _ = daemon.stop() }
-            let address = try daemon.addressText(), tokenFile = data + "/default.token"
-            try ann.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
+            try ann.setRemote(toDefaultLedgerOf: daemon, data: data)
             try ann.succeed(["add", "1", "small", "--date", "2026-03-01"])
             let big = try ann.succeed(["add", "2", "big", "--date", "2026-03-01", "--note", Self.japaneseNote])
                 .trimmingCharacters(in: .whitespacesAndNewlines)

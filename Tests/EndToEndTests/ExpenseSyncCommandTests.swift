@@ -18,7 +18,7 @@ import Testing
             let none = try ann.run(["sync"])
             #expect(none.status == 64 && none.stderr.contains("no_remote"), "\(none)")
 
-            try ann.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
+            try ann.setRemote(toDefaultLedgerOf: daemon, data: data)
             let tokenPath = ann.home + "/token"
             let mode = try FileManager.default.attributesOfItem(atPath: tokenPath)[.posixPermissions] as? Int
             #expect(mode == 0o600)

@@ -7,10 +7,8 @@ import Testing
     @Test func historyLogUndoAndCompactThroughTheCommands() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess()
-            let data = ann.directory + "/data"
-            let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
+            let (daemon, data) = try DaemonProcess.serveDefaultLedger(for: [ann])
             defer { _ = daemon.stop() }
-            try ann.succeed(["remote", "set", try daemon.addressText(), "--ledger", "default", "--token-file", data + "/default.token"])
             let id = try ann.succeed(["add", "12.50", "food", "--date", "2026-03-01", "--note", "lunch"])
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             try ann.succeed(["sync"])

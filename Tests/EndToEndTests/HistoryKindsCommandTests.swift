@@ -7,10 +7,8 @@ import Testing
     @Test func logShowsABudgetsChangesWithWhoAndFields() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess()
-            let data = ann.directory + "/data"
-            let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
+            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann])
             defer { _ = daemon.stop() }
-            try ann.succeed(["remote", "set", try daemon.addressText(), "--ledger", "default", "--token-file", data + "/default.token"])
             try ann.succeed(["budget", "set", "food", "300", "--start", "2026-01-01"])
             try ann.succeed(["sync"])
             try ann.succeed(["budget", "set", "food", "300", "--rollover", "full"])

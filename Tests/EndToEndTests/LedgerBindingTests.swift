@@ -14,7 +14,7 @@ import Testing
             defer { _ = daemon.stop() }
             let address = try daemon.addressText(), tokenFile = data + "/default.token"
             let port = try daemon.address().port
-            try ann.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
+            try ann.setRemote(toDefaultLedgerOf: daemon, data: data)
             try ann.succeed(["add", "12.50", "food", "--date", "2026-03-01"])
             #expect(try ann.succeed(["sync"]) == "pushed 1, pulled 0, conflicts 0\n")
             try ann.succeed(["add", "3.00", "tea", "--date", "2026-03-02"])  // unsynced, must survive everything below
@@ -45,7 +45,7 @@ import Testing
             #expect(unreachable.status == 0 && unreachable.stderr.contains("Warning: could not ask 127.0.0.1:1"), "\(unreachable)")
             let down = try ann.run(["sync"], environment: ["EXPENSE_SYNC_ATTEMPTS": "1"])
             #expect(down.status == 69, "\(down)")
-            try ann.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
+            try ann.setRemote(toDefaultLedgerOf: daemon, data: data)
             #expect(try ann.succeed(["sync"]) == "up to date\n")
         }
     }

@@ -11,10 +11,10 @@ import Testing
     func afterARestoreEverySyncHealsAndEveryCacheEqualsTheDaemon(copyByHand: Bool) async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess(), bob = try ExpenseProcess()
-            let data = ann.directory + "/data", tokenFile = data + "/default.token", file = ann.directory + "/backup.sqlite"
+            let data = ann.directory + "/data", file = ann.directory + "/backup.sqlite"
             var daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
             for person in [ann, bob] {
-                try person.succeed(["remote", "set", try daemon.addressText(), "--ledger", "default", "--token-file", tokenFile])
+                try person.setRemote(toDefaultLedgerOf: daemon, data: data)
             }
             try ann.succeed(["add", "12.00", "food", "--date", "2026-03-01", "--note", "lunch"])
             try ann.succeed(["add", "25.00", "travel", "--date", "2026-03-01", "--note", "taxi"])
@@ -47,7 +47,7 @@ import Testing
             }
             daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)  // a new port: the same ledger id
             for person in [ann, bob] {
-                try person.succeed(["remote", "set", try daemon.addressText(), "--ledger", "default", "--token-file", tokenFile])
+                try person.setRemote(toDefaultLedgerOf: daemon, data: data)
             }
             for _ in 0..<2 {
                 for person in [ann, bob] {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 #if canImport(Glibc)
@@ -24,19 +25,9 @@ final class StallingProxy: Sendable {
     init(upstream: String, holding method: String) throws {
         upstreamPort = try #require(upstream.split(separator: ":").last.flatMap { UInt16($0) })
         self.method = method
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        try #require(fd >= 0)
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(bound == 0 && listen(fd, 16) == 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        let (fd, port) = try LoopbackListener.open()
         listener = fd
-        self.address = "127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+        self.address = "127.0.0.1:\(port)"
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }

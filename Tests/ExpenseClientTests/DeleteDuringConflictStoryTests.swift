@@ -8,6 +8,19 @@ import Testing
 /// A delete made while that expense's own conflict is open supersedes the pending edit: it is pushed against the
 /// server's version, a conflict only if the server changed since, and never shown as the other side's delete.
 @Suite(.serialized) struct DeleteDuringConflictStoryTests {
+    /// Bob deletes an expense Ann makes 12.00; Ann syncs first, so Bob holds "deleted here, edited there".
+    private func deleteAgainstEdit(_ daemon: TestDaemon) async throws -> (TestClient, TestClient, Expense) {
+        let ann = try TestClient("ann"), bob = try TestClient("bob")
+        let expense = try ann.add(1000, "food")
+        try await ann.sync(daemon)
+        try await bob.sync(daemon)
+        try ann.edit(expense.id, ExpenseDraft(amount: 1200))
+        try bob.delete(expense.id)
+        try await ann.sync(daemon)
+        #expect(try await bob.sync(daemon).newConflicts == 1)
+        return (ann, bob, expense)
+    }
+
     /// Ann and Bob change the category of one expense; Bob syncs second and holds the conflict (mine: a put).
     private func categoryConflict(_ daemon: TestDaemon) async throws -> (TestClient, TestClient, Expense) {
         let ann = try TestClient("ann"), bob = try TestClient("bob", persistent: true)
@@ -57,14 +70,7 @@ import Testing
     /// Bob deleted, Ann edited (Bob holds "deleted here, edited there"); Bob deletes the edited expense again.
     @Test func deletingAgainWhileADeleteConflictIsOpenSettlesIt() async throws {
         let daemon = try TestDaemon()
-        let ann = try TestClient("ann"), bob = try TestClient("bob")
-        let expense = try ann.add(1000, "food")
-        try await ann.sync(daemon)
-        try await bob.sync(daemon)
-        try ann.edit(expense.id, ExpenseDraft(amount: 1200))
-        try bob.delete(expense.id)
-        try await ann.sync(daemon)
-        #expect(try await bob.sync(daemon).newConflicts == 1)
+        let (_, bob, expense) = try await deleteAgainstEdit(daemon)
         #expect(try bob.live()[expense.id]?.amount == 1200)
         try bob.delete(expense.id)
         let report = try await bob.sync(daemon)
@@ -77,14 +83,7 @@ import Testing
     /// Bob deleted, Ann edited; then Ann deletes too: both sides agree, nothing is left to settle.
     @Test func aDeleteConflictWhoseOtherSideIsDeletedTooIsSettledByThePull() async throws {
         let daemon = try TestDaemon()
-        let ann = try TestClient("ann"), bob = try TestClient("bob")
-        let expense = try ann.add(1000, "food")
-        try await ann.sync(daemon)
-        try await bob.sync(daemon)
-        try ann.edit(expense.id, ExpenseDraft(amount: 1200))
-        try bob.delete(expense.id)
-        try await ann.sync(daemon)
-        #expect(try await bob.sync(daemon).newConflicts == 1)
+        let (ann, bob, expense) = try await deleteAgainstEdit(daemon)
         try ann.delete(expense.id)
         try await ann.sync(daemon)
         let report = try await bob.sync(daemon)

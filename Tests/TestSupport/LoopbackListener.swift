@@ -5,9 +5,9 @@ import Glibc
 
 /// A listening TCP socket on 127.0.0.1, port 0 (the system picks a free one), for the test servers and proxies.
 public enum LoopbackListener {
-    /// Binds and listens; returns the descriptor and the port.
+    /// Binds and listens; returns the descriptor (close-on-exec: a spawned daemon never holds it) and the port.
     public static func open() throws -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -1,6 +1,5 @@
-import Foundation
 import Synchronization
-
+import TestSupport
 
 /// A counter that tests can wait on (polling every millisecond, up to a deadline).
 final class EventCounter: Sendable {
@@ -11,11 +10,6 @@ final class EventCounter: Sendable {
 
     /// Waits until the count reaches `target`; returns whether it did within `timeout`.
     func wait(for target: Int, timeout: Duration = .seconds(10)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while value < target {
-            if ContinuousClock.now >= deadline { return false }
-            usleep(1000)
-        }
-        return true
+        eventually(timeout: timeout, pause: .milliseconds(1)) { value >= target }
     }
 }

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+extension DaemonProcess {
+    /// `expensed serve` of a data directory in the first person's scratch directory, with the remote of each of
+    /// `people` set to its `default` ledger (the token `serve` wrote there): the start of most stories.
+    /// - Returns: the daemon (the caller stops it) and its data directory.
+    static func serveDefaultLedger(for people: [ExpenseProcess], _ more: [String] = [],
+                                   sourceLocation: SourceLocation = #_sourceLocation) throws -> (daemon: DaemonProcess, data: String) {
+        let first = try #require(people.first, "at least one person", sourceLocation: sourceLocation)
+        let data = first.directory + "/data"
+        let daemon = try serve(data: data, scratch: first.directory, more, sourceLocation: sourceLocation)
+        for person in people { try person.setRemote(toDefaultLedgerOf: daemon, data: data, sourceLocation: sourceLocation) }
+        return (daemon, data)
+    }
+
+    /// What points a cache at this daemon's `default` ledger without `remote set`: `EXPENSE_SERVER`,
+    /// `EXPENSE_LEDGER` and `EXPENSE_TOKEN` (read from `data`).
+    func defaultLedgerEnvironment(data: String) throws -> [String: String] {
+        let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return ["EXPENSE_SERVER": try addressText(), "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
+    }
+}
+
+extension ExpenseProcess {
+    /// `expense remote set ADDRESS --ledger default --token-file DATA/default.token` for `daemon`.
+    func setRemote(toDefaultLedgerOf daemon: DaemonProcess, data: String,
+                   sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try succeed(["remote", "set", try daemon.addressText(), "--ledger", "default", "--token-file", data + "/default.token"],
+                    sourceLocation: sourceLocation)
+    }
+}

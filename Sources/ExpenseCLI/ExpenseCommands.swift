@@ -155,7 +155,9 @@ enum ExpenseCommands {
           changes a failed push carried); 77: wrong ledger or token, or a TLS check failed (unknown_ca, host_mismatch,
           certificate_expired, pin_mismatch, plaintext_server). Other commands may run during a sync.
         """,
-        options: [ExpenseOptions.json.help("Print the result as JSON (keys in README, \"Sync\").").spec,
+        options: [ExpenseOptions.json.help(
+            "Print the result as one JSON line: pushed, pulled, newConflicts, openConflicts, newRejections, openRejections, "
+            + "pending, cursor (new…: this sync; open…: after it; README, \"Sync\").").spec,
                   ExpenseOptions.watch.spec])
 
     static let status = CommandSpec(

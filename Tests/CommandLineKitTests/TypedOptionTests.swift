@@ -1,4 +1,5 @@
 import CommandLineKit
+import Foundation
 import Testing
 
 /// Options and flags declared once with their type (``TypedOption``, ``Flag``): the spec they give the parser and
@@ -52,6 +53,16 @@ struct TypedOptionTests {
         await #expect(processExitsWith: .failure) {
             let command = ParsedCommand(path: ["stats"], flags: ["json"], declaring: [Flag("json", help: "").spec])
             _ = command[Flag("jsno", help: "")]
+        }
+    }
+
+    /// The control of the two exit tests around it: the same reads of declared options end normally.
+    @Test func readingDeclaredOptionsEndsNormally() async {
+        await #expect(processExitsWith: .success) {
+            let by = TypedOption<String>.choice("by", help: "", [("category", "category"), ("month", "month")])
+            let command = ParsedCommand(path: ["summary"], options: ["by": "category"], flags: ["json"],
+                                        declaring: [by.spec, Flag("json", help: "").spec])
+            guard command[Flag("json", help: "")], (try? command.value(by)) == "category" else { exit(1) }
         }
     }
 

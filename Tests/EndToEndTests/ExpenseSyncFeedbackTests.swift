@@ -59,23 +59,22 @@ import Testing
             try ann.succeed(["sync"])
             try bob.succeed(["sync"])
 
-            // The older sync: a conflict on the first expense and a rejected USD expense, both left open.
-            try ann.succeed(["edit", String(first.prefix(8)), "--amount", "3"])
-            #expect(try ann.run(["import", "-"], stdin: Self.largestAmounts("USD")).status == 0)
-            try ann.succeed(["sync"])
-            try bob.succeed(["edit", String(first.prefix(8)), "--amount", "4"])
-            try bob.succeed(["add", "11", "food", "--currency", "USD"])
-            let older = try bob.run(["sync", "--json"])
+            // One round: Ann changes `id` and takes `currency`'s total to the largest; Bob changes `id` too and
+            // adds an expense in `currency`, which the daemon rejects: one conflict and one rejection.
+            let round = { (id: String, currency: String) throws -> ExpenseProcess.Result in
+                try ann.succeed(["edit", String(id.prefix(8)), "--amount", "3"])
+                #expect(try ann.run(["import", "-"], stdin: Self.largestAmounts(currency)).status == 0)
+                try ann.succeed(["sync"])
+                try bob.succeed(["edit", String(id.prefix(8)), "--amount", "4"])
+                try bob.succeed(["add", "11", "food", "--currency", currency])
+                return try bob.run(["sync", "--json"])
+            }
+            // The older sync: its conflict and rejection stay open.
+            let older = try round(first, "USD")
             #expect(older.status == 65 && older.stdout == #"{"pushed":0,"pulled":1025,"newConflicts":1,"openConflicts":1,"#
                     + #""newRejections":1,"openRejections":1,"pending":1,"cursor":1027}"# + "\n", "\(older)")
-
             // This sync: one more of each, the older ones still open.
-            try ann.succeed(["edit", String(second.prefix(8)), "--amount", "5"])
-            #expect(try ann.run(["import", "-"], stdin: Self.largestAmounts("EUR")).status == 0)
-            try ann.succeed(["sync"])
-            try bob.succeed(["edit", String(second.prefix(8)), "--amount", "6"])
-            try bob.succeed(["add", "12", "food", "--currency", "EUR"])
-            let synced = try bob.run(["sync", "--json"])
+            let synced = try round(second, "EUR")
             #expect(synced.status == 65 && synced.stdout == #"{"pushed":0,"pulled":1025,"newConflicts":1,"openConflicts":2,"#
                     + #""newRejections":1,"openRejections":2,"pending":2,"cursor":2052}"# + "\n", "\(synced)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(synced.stdout.utf8)) as? [String: Int])

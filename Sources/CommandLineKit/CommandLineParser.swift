@@ -98,7 +98,8 @@ public enum CommandLineParser {
                 throw UsageError("Give \(group.isRequired ? "exactly" : "at most") one of \(names)", path: path)
             }
         }
-        return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags, lists: lists))
+        return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags, lists: lists,
+                                  declaring: spec.options, declaringArguments: spec.arguments))
     }
 
     /// The default subcommand of `spec` when `next` (the first token after it, if any) names none: nothing

@@ -96,6 +96,17 @@ public struct OptionGroup: Sendable, Equatable {
 
     /// At most one of `names` may be given.
     public static func atMostOne(_ names: String...) -> OptionGroup { OptionGroup(names: names, isRequired: false) }
+
+    /// Exactly one of `options` must be given: the group of the declared options themselves, so no name is
+    /// written twice.
+    public static func exactlyOne(_ options: OptionSpec...) -> OptionGroup {
+        OptionGroup(names: options.map(\.name), isRequired: true)
+    }
+
+    /// At most one of `options` may be given.
+    public static func atMostOne(_ options: OptionSpec...) -> OptionGroup {
+        OptionGroup(names: options.map(\.name), isRequired: false)
+    }
 }
 
 /// What a shell's completion offers for an option's value or a positional argument.

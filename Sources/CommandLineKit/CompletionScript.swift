@@ -27,13 +27,16 @@ public enum CompletionScript {
               $fpath (before `compinit`), or `source <(\(program) completion zsh)` after `compinit`. fish: save it as
               ~/.config/fish/completions/\(program).fish.
             """,
-            arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.", completion: .choices(Shell.allCases.map(\.rawValue)))])
+            arguments: [Self.shell.spec])
     }
+
+    /// The `completion` command's argument.
+    static let shell = Argument("shell", help: "bash, zsh or fish.", completion: .choices(Shell.allCases.map(\.rawValue)))
 
     /// The script `command` (a parsed `completion SHELL`) asks for.
     /// - Throws: ``UsageError`` for a shell other than bash, zsh or fish.
     public static func script(for command: ParsedCommand, root: CommandSpec) throws(UsageError) -> String {
-        let name = command.argument("shell") ?? ""
+        let name = command[Self.shell] ?? ""
         guard let shell = Shell(rawValue: name) else {
             throw UsageError("Unknown shell '\(name)'; give bash, zsh or fish", path: command.path)
         }

@@ -53,6 +53,21 @@ extension TypedOption where Value == String {
     }
 }
 
+extension TypedOption where Value == Int {
+    /// An option whose value is a whole number within `range`; another value is refused as
+    /// `Invalid value for '--max-line': expected an integer from 256 to 1073741824, not 'x'`.
+    public static func integer(_ name: String, value: String, help: String, in range: ClosedRange<Int>,
+                               required: Bool = false) -> TypedOption {
+        TypedOption(name, value: value, help: help, required: required) { text in
+            guard let number = Int(text), range.contains(number) else {
+                throw OptionValueError("Invalid value for '--\(name)': expected an integer from \(range.lowerBound) to "
+                                       + "\(range.upperBound), not '\(text)'")
+            }
+            return number
+        }
+    }
+}
+
 extension TypedOption where Value: Sendable {
     /// An enumerated option: its value is one of `choices`' words. Every enumerated option parses here, so
     /// each refuses another word the same way: `--by must be category or month, not 'week'`.
@@ -93,13 +108,16 @@ public struct OptionValueError: Error, Sendable, Equatable {
 
 extension ParsedCommand {
     /// The value of `option`, parsed, or `nil` when it was not given.
+    /// - Precondition: the command's spec declares `option` (``ParsedCommand/declares(_:)``).
     /// - Throws: ``UsageError`` for a value the option refuses; what its parse function throws otherwise.
     public func value<Value>(_ option: TypedOption<Value>) throws -> Value? {
-        try self.option(option.name).map { try option.parse($0, path: path) }
+        try text(option.spec).map { try option.parse($0, path: path) }
     }
 
-    /// The value of an option whose parse function throws only ``OptionValueError`` (a ``TypedOption/choice(_:value:help:required:_:)``
-    /// or ``TypedOption/text(_:short:value:help:required:completion:)``), for run functions that throw only usage errors.
+    /// The value of an option whose parse function throws only ``OptionValueError`` (a ``TypedOption/choice(_:value:help:required:_:)``,
+    /// ``TypedOption/text(_:short:value:help:required:completion:)`` or ``TypedOption/integer(_:value:help:in:required:)``),
+    /// for run functions that throw only usage errors.
+    /// - Precondition: the command's spec declares `option`.
     /// - Throws: ``UsageError`` for a value the option refuses.
     public func choice<Value>(_ option: TypedOption<Value>) throws(UsageError) -> Value? {
         do {
@@ -111,6 +129,11 @@ extension ParsedCommand {
         }
     }
 
+    /// The text of an option whose value is its text (``TypedOption/text(_:short:value:help:required:completion:)``).
+    /// - Precondition: the command's spec declares `option`.
+    public subscript(option: TypedOption<String>) -> String? { text(option.spec) }
+
     /// Whether `option` was given (its value unparsed).
-    public func has<Value>(_ option: TypedOption<Value>) -> Bool { self.option(option.name) != nil }
+    /// - Precondition: the command's spec declares `option`.
+    public func has<Value>(_ option: TypedOption<Value>) -> Bool { has(option.spec) }
 }

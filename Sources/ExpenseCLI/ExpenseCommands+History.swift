@@ -9,8 +9,8 @@ extension ExpenseCommands {
           pushed it, `expensed token add NAME`). When the daemon cannot be reached, shows what this cache knows (the last synced version,
           local changes not yet synced and this machine's own commands) and says so. Times are UTC.
         """,
-        arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters (deleted ones too).")],
-        options: [.flag("json", help: "Print the daemon's entries as a JSON array (money as {amount, currency} in minor units).")])
+        arguments: [ExpenseArguments.id.help("The expense's id or a unique prefix of at least 4 characters (deleted ones too).").spec],
+        options: [ExpenseOptions.json.help("Print the daemon's entries as a JSON array (money as {amount, currency} in minor units).").spec])
 
     static let log = CommandSpec(
         name: "log", abstract: "Show the ledger's activity: every applied change (expenses, budgets, rules, settings), oldest first.",
@@ -19,8 +19,8 @@ extension ExpenseCommands {
           and says so.
         """,
         options: [ExpenseOptions.since.help("Only changes made on or after this day (UTC), YYYY-MM-DD.").spec,
-                  .option("by", value: "name", help: "Only changes made with this token name (exact; `expensed token add NAME`)."),
-                  .flag("json", help: "Print JSON.")])
+                  ExpenseOptions.byToken.spec,
+                  ExpenseOptions.json.spec])
 
     static let undo = CommandSpec(
         name: "undo", abstract: "Revert an expense's last change, or this machine's last command, as a new local change.",
@@ -33,6 +33,6 @@ extension ExpenseCommands {
           (add, edit, delete, import) not already undone; repeated, the one before. An import is undone as a
           whole (every row it created is deleted; a row changed since is a conflict); only the latest import can be.
         """,
-        arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.", optional: true)],
-        options: [.flag("last", help: "Revert this machine's last local command instead (give no id).")])
+        arguments: [ExpenseArguments.id.asOptional().spec],
+        options: [ExpenseOptions.last.spec])
 }

@@ -17,9 +17,9 @@ extension ExpenseCommands {
                   ExpenseOptions.to.help("The last day counted (default: the end of the current period).").spec,
                   ExpenseOptions.statisticsGrouping.spec,
                   ExpenseFieldOptions.currency.help("Only this currency's table.").spec,
-                  .flag("server", help: "Ask the daemon for its figures (the authority) instead of the local copy."),
-                  .flag("json", help: "Print JSON (amounts as integers in minor units)."),
-                  .flag("csv", help: "Print CSV (amounts as plain decimals).")])
+                  ExpenseOptions.server.help("Ask the daemon for its figures (the authority) instead of the local copy.").spec,
+                  ExpenseOptions.json.help("Print JSON (amounts as integers in minor units).").spec,
+                  ExpenseOptions.csv.spec])
 
     static let report = CommandSpec(
         name: "report", abstract: "Write a self-contained HTML report with charts.",
@@ -30,7 +30,7 @@ extension ExpenseCommands {
           The numbers are those of `expense summary --by category` and `expense stats --period month`. Without
           --from and --to: the last 12 months. The file is replaced atomically and created with mode 0600.
         """,
-        options: [.option("output", value: "file", help: "The HTML file to write.", required: true),
+        options: [ExpenseOptions.output.help("The HTML file to write.").asRequired().spec,
                   ExpenseOptions.from.help("The first day covered (default: the 1st of the 12th month back).").spec,
                   ExpenseOptions.to.help("The last day covered (default: the end of this month).").spec,
                   ExpenseFieldOptions.currency.help("Only this currency.").spec])

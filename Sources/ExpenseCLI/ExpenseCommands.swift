@@ -22,8 +22,8 @@ enum ExpenseCommands {
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
-        arguments: [ArgumentSpec("amount", help: "The amount, such as 12.50 (at most the currency's decimal places)."),
-                    ArgumentSpec("category", help: "The category, such as food (1 to 64 characters).")],
+        arguments: [ExpenseArguments.amount.help("The amount, such as 12.50 (at most the currency's decimal places).").spec,
+                    ExpenseArguments.category.help("The category, such as food (1 to 64 characters).").spec],
         options: [ExpenseFieldOptions.date.help("The day of the expense, YYYY-MM-DD (default: today).").spec,
                   ExpenseFieldOptions.note.help("A note (up to 300 characters).").spec,
                   ExpenseFieldOptions.currency.help("An ISO 4217 code (default: the configured currency, else the synced ledger's, else USD).").spec])
@@ -32,12 +32,12 @@ enum ExpenseCommands {
         name: "list", abstract: "List expenses by date.",
         options: [ExpenseOptions.from.help("Only expenses on or after this day.").spec,
                   ExpenseOptions.to.help("Only expenses on or before this day.").spec,
-                  .option("category", value: "category", help: "Only expenses of this category."),
-                  .flag("json", help: "Print a JSON array (amounts as integers in minor units).")])
+                  ExpenseOptions.categoryFilter.spec,
+                  ExpenseOptions.json.help("Print a JSON array (amounts as integers in minor units).").spec])
 
     static let edit = CommandSpec(
         name: "edit", abstract: "Change fields of an expense.",
-        arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.")],
+        arguments: [ExpenseArguments.id.spec],
         options: ExpenseFieldOptions.specs(
             amount: "The new amount.", category: "The new category.", date: "The new day, YYYY-MM-DD.",
             note: "The new note (an empty text clears it).",
@@ -45,7 +45,7 @@ enum ExpenseCommands {
 
     static let delete = CommandSpec(
         name: "delete", abstract: "Delete an expense.",
-        arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.")])
+        arguments: [ExpenseArguments.id.spec])
 
     static let summary = CommandSpec(
         name: "summary", abstract: "Total expenses per currency, optionally by category or month.",
@@ -53,9 +53,9 @@ enum ExpenseCommands {
         options: [ExpenseOptions.summaryGrouping.spec,
                   ExpenseOptions.from.help("Only expenses on or after this day.").spec,
                   ExpenseOptions.to.help("Only expenses on or before this day.").spec,
-                  .option("category", value: "category", help: "Only expenses of this category."),
-                  .flag("server", help: "Ask the daemon for its totals (the authority) instead of totalling the local copy."),
-                  .flag("json", help: "Print JSON (amounts as integers in minor units).")])
+                  ExpenseOptions.categoryFilter.spec,
+                  ExpenseOptions.server.help("Ask the daemon for its totals (the authority) instead of totalling the local copy.").spec,
+                  ExpenseOptions.json.help("Print JSON (amounts as integers in minor units).").spec])
 
     static let export = CommandSpec(
         name: "export", abstract: "Write every expense, with its id, as CSV or JSON.",
@@ -67,7 +67,7 @@ enum ExpenseCommands {
           replaced atomically and created with mode 0600.
         """,
         options: [ExpenseOptions.exportFormat.spec,
-                  .option("output", value: "file", help: "Write to this file (mode 0600) instead of standard output.")])
+                  ExpenseOptions.output.spec])
 
     static let importing = CommandSpec(
         name: "import", abstract: "Add the expenses of a CSV or JSON file that are not here yet; nothing if any row is invalid.",
@@ -84,14 +84,14 @@ enum ExpenseCommands {
           mapped file (or with --decimal-comma) may carry a leading + and thousands separators (. or , whichever
           is not the decimal mark, a space, or '), grouped by three; a negative amount is a refund and is refused.
         """,
-        arguments: [ArgumentSpec("file", help: "The CSV or JSON file, or - for standard input.")],
-        options: [.flag("dry-run", help: "Check the file and print what would be imported, without storing anything."),
+        arguments: [ExpenseArguments.file.spec],
+        options: [ExpenseOptions.dryRun.spec,
                   ExpenseOptions.importFormat.spec,
-                  .option("map", value: "field=Header,…", help: "Read a bank's CSV: the column of each field (date, amount and category required; currency, note, id optional)."),
+                  ExpenseOptions.map.spec,
                   ExpenseFieldOptions.currency.help("The currency of rows without one (default: the configured currency).").spec,
-                  .option("delimiter", value: "char", help: "The CSV field separator, such as ';' or tab (default: ,)."),
-                  .flag("decimal-comma", help: "Amounts are written 1.234,56 (comma as the decimal mark)."),
-                  .option("date-format", value: "format", help: "How dates are written, with YYYY, MM and DD, such as DD.MM.YYYY (default: YYYY-MM-DD).")])
+                  ExpenseOptions.delimiter.spec,
+                  ExpenseOptions.decimalComma.spec,
+                  ExpenseOptions.dateFormat.spec])
 
     static let config = CommandSpec(
         name: "config", abstract: "Show or change settings.",
@@ -104,12 +104,10 @@ enum ExpenseCommands {
                           timezone: the ledger's time zone, such as Europe/Berlin, synced to every machine: which day is
                           "today" for budgets; local (the default) uses each machine's own zone.
                         """,
-                        arguments: [ArgumentSpec("key", help: "The setting: currency, locale or timezone.",
-                                                 completion: .choices(["currency", "locale", "timezone"])),
-                                    ArgumentSpec("value", help: "The new value, such as EUR or de_DE.")]),
+                        arguments: [ExpenseArguments.key.spec,
+                                    ExpenseArguments.value.spec]),
             CommandSpec(name: "get", abstract: "Print one setting, or every setting as `key value` lines.",
-                        arguments: [ArgumentSpec("key", help: "The setting: currency, locale or timezone.", optional: true,
-                                                 completion: .choices(["currency", "locale", "timezone"]))]),
+                        arguments: [ExpenseArguments.key.asOptional().spec]),
         ])
 
     static let remote = CommandSpec(
@@ -127,15 +125,15 @@ enum ExpenseCommands {
                           on when one cannot be reached, breaks, times out, is busy or has lost its storage
                           (storage_unavailable); one serving another ledger is refused.
                         """,
-                        arguments: [ArgumentSpec("server", help: "The daemon's tls://HOST:PORT (or HOST:PORT: plaintext), or a comma-separated list of them.")],
-                        options: [.option("ledger", value: "name", help: "The ledger's name on the daemon.", required: true),
-                                  .option("ca", value: "file", help: "Trust the CA certificates in this PEM file instead of the system's."),
-                                  .option("pin", value: "sha256:hex", help: "Accept only the certificate with this SHA-256 fingerprint."),
-                                  .flag("trust-first", help: "Pin the certificate of the first successful connection."),
-                                  .flag("insecure-plaintext", help: "Allow plaintext HOST:PORT to an address that is not loopback."),
-                                  .option("token-file", value: "file", help: "Read the ledger's token from this file."),
-                                  .option("token", value: "token", help: "The ledger's token (prefer --token-file: a command line is visible to others).")],
-                        exclusiveGroups: [.exactlyOne("token-file", "token")]),
+                        arguments: [ExpenseArguments.server.spec],
+                        options: [ExpenseOptions.ledger.asRequired().spec,
+                                  ExpenseOptions.certificateAuthority.spec,
+                                  ExpenseOptions.pin.spec,
+                                  ExpenseOptions.trustFirst.spec,
+                                  ExpenseOptions.insecurePlaintext.spec,
+                                  ExpenseOptions.tokenFile.spec,
+                                  ExpenseOptions.token.spec],
+                        exclusiveGroups: [.exactlyOne(ExpenseOptions.tokenFile.spec, ExpenseOptions.token.spec)]),
             CommandSpec(name: "show", abstract: "Print the server and ledger (never the token); each address of a list."),
         ])
 
@@ -157,8 +155,10 @@ enum ExpenseCommands {
           changes a failed push carried); 77: wrong ledger or token, or a TLS check failed (unknown_ca, host_mismatch,
           certificate_expired, pin_mismatch, plaintext_server). Other commands may run during a sync.
         """,
-        options: [.flag("json", help: "Print the result as JSON (keys in README, \"Sync\")."),
-                  .flag("watch", help: "Stay connected and pull other clients' changes as they land (Ctrl-C or SIGTERM stops it, exit 0).")])
+        options: [ExpenseOptions.json.help(
+            "Print the result as one JSON line: pushed, pulled, newConflicts, openConflicts, newRejections, openRejections, "
+            + "pending, cursor (new…: this sync; open…: after it; README, \"Sync\").").spec,
+                  ExpenseOptions.watch.spec])
 
     static let status = CommandSpec(
         name: "status", abstract: "Show the remote, the last sync (or why it failed), pending changes and open conflicts.",
@@ -167,7 +167,7 @@ enum ExpenseCommands {
           `tokenName`, null before the first sync). A viewer's cache refuses add, edit, delete, import and
           resolve --mine|--edit with exit 77 (`forbidden`), before anything is queued.
         """,
-        options: [.flag("json", help: "Print JSON.")])
+        options: [ExpenseOptions.json.spec])
 
     static let conflicts = CommandSpec(
         name: "conflicts", abstract: "List open conflicts, mine and theirs field by field.",
@@ -175,7 +175,7 @@ enum ExpenseCommands {
           Expense conflicts first, then those on budgets, recurring rules and settings (the kind is named; in
           JSON their objects have a `record` key and their fields as on the wire).
         """,
-        options: [.flag("json", help: "Print JSON.")])
+        options: [ExpenseOptions.json.spec])
 
     static let resolve = CommandSpec(
         name: "resolve", abstract: "Settle a conflict; the next sync sends the result.",
@@ -183,14 +183,14 @@ enum ExpenseCommands {
           A conflict on a budget, recurring rule or setting is settled with --mine (my fields again on top of
           the daemon's version) or --theirs (the daemon's, which is shown meanwhile); not with --edit.
         """,
-        arguments: [ArgumentSpec("id", help: "The expense's (or budget's, rule's, setting's) id or a unique prefix of at least 4 characters.")],
-        options: [.flag("mine", help: "Keep my change (re-submitted against the server's current version; restores a deleted expense)."),
-                  .flag("theirs", help: "Drop my change and take the server's (also for a change the daemon rejected)."),
-                  .flag("edit", help: "Start from the server's version and set the fields given below.")]
+        arguments: [ExpenseArguments.id.help("The expense's (or budget's, rule's, setting's) id or a unique prefix of at least 4 characters.").spec],
+        options: [ExpenseOptions.mine.spec,
+                  ExpenseOptions.theirs.spec,
+                  ExpenseOptions.edit.spec]
             + ExpenseFieldOptions.specs(amount: "With --edit: the amount.", category: "With --edit: the category.",
                                         date: "With --edit: the day, YYYY-MM-DD.", note: "With --edit: the note.",
                                         currency: "With --edit: the currency (needs --amount)."),
-        exclusiveGroups: [.exactlyOne("mine", "theirs", "edit")])
+        exclusiveGroups: [.exactlyOne(ExpenseOptions.mine.spec, ExpenseOptions.theirs.spec, ExpenseOptions.edit.spec)])
 
     static let completion = CompletionScript.command(program: "expense")
 
@@ -208,9 +208,8 @@ enum ExpenseCommands {
           All or nothing: an id that matches no pending change (exit 1) leaves every expense as it was.
           A change already sent whose answer is not in yet cannot be discarded: run `expense sync` first.
         """,
-        arguments: [ArgumentSpec("id", help: "The expense's id or a unique prefix of at least 4 characters.", optional: true,
-                                 variadic: true)],
-        options: [.flag("rejected", help: "Drop every change the daemon rejected (see `expense status`).")])
+        arguments: [ExpenseArguments.id.asVariadic().spec],
+        options: [ExpenseOptions.rejected.spec])
 
     /// Exit codes and environment, appended to every help text.
     static let footer = """

@@ -15,8 +15,11 @@ enum ExpenseFieldOptions {
         try ExpenseValidator.validateCurrency($0)
     }
 
-    /// The long names in the order the help lists them and the messages name them.
-    static let names = [amount.name, category.name, date.name, note.name, currency.name]
+    /// The five options' specs in the order the help lists them and the messages name them.
+    static let all = [amount.spec, category.spec, date.spec, note.spec, currency.spec]
+
+    /// The long names, in that order.
+    static let names = all.map(\.name)
 
     /// `--amount, --category, --date, --note, --currency`, for "give at least one of" messages.
     static let listed = names.map { "--" + $0 }.joined(separator: ", ")
@@ -29,7 +32,7 @@ enum ExpenseFieldOptions {
 
     /// The field options given on `command`, in ``names`` order.
     static func given(in command: ParsedCommand) -> [String] {
-        names.filter { command.option($0) != nil }
+        all.filter(command.has).map(\.name)
     }
 
     /// The field options given on `command`, after the rule that `--currency` needs `--amount`.

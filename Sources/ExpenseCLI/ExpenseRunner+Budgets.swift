@@ -9,8 +9,8 @@ extension ExpenseRunner {
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
-        let category = try ExpenseValidator.validateCategory(command.argument("category") ?? "")
-        let amount = try Money.parse(command.argument("amount") ?? "", currency: currency)
+        let category = try ExpenseValidator.validateCategory(command[ExpenseArguments.category] ?? "")
+        let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
         let period = try command.value(ExpenseOptions.budgetPeriod)
         let rollover = try command.value(ExpenseOptions.rollover)
         let today = try ledgerToday(data)
@@ -36,7 +36,7 @@ extension ExpenseRunner {
     func budgetList() throws {
         let ledger = try ledger(readOnly: true)
         let budgets = try Self.budgets(LedgerDataCache(store: ledger.store))
-        if command.flag("json") {
+        if command[ExpenseOptions.json] {
             console.out(BudgetJSON.list(budgets))
             return
         }
@@ -60,7 +60,7 @@ extension ExpenseRunner {
     func budgetRemove() throws {
         let ledger = try ledger()
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
-        let category = try ExpenseValidator.validateCategory(command.argument("category") ?? "")
+        let category = try ExpenseValidator.validateCategory(command[ExpenseArguments.category] ?? "")
         guard try LedgerDataCache(store: ledger.store).delete(id: Budget.id(category: category, currency: currency)) else {
             throw CommandFailure(.failure, "Error: not_found: no budget for \(DisplayText.quoted(category)) in \(currency.code)")
         }
@@ -73,7 +73,7 @@ extension ExpenseRunner {
         let data = try LedgerDataCache(store: ledger.store)
         let on = try command.value(ExpenseOptions.on) ?? ledgerToday(data)
         let statuses = try Self.statuses(Self.budgets(data), on: on, ledger: ledger)
-        if command.flag("json") {
+        if command[ExpenseOptions.json] {
             console.out(BudgetJSON.status(statuses))
             return
         }

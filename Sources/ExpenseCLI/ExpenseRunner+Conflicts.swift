@@ -13,7 +13,7 @@ extension ExpenseRunner {
         let reading = try ledger(readOnly: true)
         let conflicts = try reading.store.conflicts()
         let dataConflicts = try dataConflicts(reading)  // budgets, rules, settings: after the expenses
-        if command.flag("json") {
+        if command[ExpenseOptions.json] {
             let body = conflicts.map { conflict -> JSONValue in
                 let theirs = conflict.theirs.expense
                 var mine: [String: JSONValue] = ["type": .string(conflict.mine.rawValue), "baseVersion": .int(conflict.mineBaseVersion)]
@@ -52,16 +52,16 @@ extension ExpenseRunner {
 
     /// `expense resolve ID --mine | --theirs | --edit [--amount …]`.
     func resolve() throws {
-        let choices = ["mine", "theirs", "edit"].filter { command.flag($0) }
-        guard choices.count == 1 else { throw usage("Give exactly one of --mine, --theirs, --edit") }
+        let sides = ExpenseOptions.ResolveSide.allCases.filter { command[$0.flag] }
+        guard sides.count == 1, let side = sides.first else { throw usage("Give exactly one of --mine, --theirs, --edit") }
         let given = ExpenseFieldOptions.given(in: command)
-        if choices[0] != "edit", !given.isEmpty { throw usage("--\(given[0]) needs --edit") }
+        if side != .edit, !given.isEmpty { throw usage("--\(given[0]) needs --edit") }
         let ledger = try ledger()
-        if try resolveDataConflict(command.argument("id") ?? "", choice: choices[0], in: ledger) { return }
+        if try resolveDataConflict(command[ExpenseArguments.id] ?? "", side: side, in: ledger) { return }
         let conflict: Conflict
         do {
-            conflict = try ledger.conflict(command.argument("id") ?? "")
-        } catch StoreError.noConflict(let prefix) where choices[0] == "theirs" {
+            conflict = try ledger.conflict(command[ExpenseArguments.id] ?? "")
+        } catch StoreError.noConflict(let prefix) where side == .theirs {
             // A change the daemon rejected is settled like a conflict: --theirs drops it (`expense discard`).
             do {
                 try resolveRejection(prefix, ledger)
@@ -71,16 +71,16 @@ extension ExpenseRunner {
             return
         }
         let resolution: Resolution
-        switch choices[0] {
-        case "mine": resolution = .mine
-        case "theirs": resolution = .theirs
-        default:
+        switch side {
+        case .mine: resolution = .mine
+        case .theirs: resolution = .theirs
+        case .edit:
             guard !given.isEmpty else { throw usage("--edit needs at least one of " + ExpenseFieldOptions.listed) }
             resolution = .edit(try ExpenseFieldOptions.changes(command, currentCurrency: conflict.theirs.expense.currency))
         }
         try ledger.resolve(conflict, resolution)
         console.out(UUIDText.lowercased(conflict.id) + "\n")
-        console.err("Resolved (\(choices[0])); run `expense sync` to send it.")
+        console.err("Resolved (\(side.rawValue)); run `expense sync` to send it.")
     }
 
     /// How a conflict is named in `status` and `conflicts` (``Conflict/Kind/label``).

@@ -47,24 +47,24 @@ extension ExpenseRunner {
         }
     }
 
-    /// `expense resolve ID --mine|--theirs` for a budget, rule or setting conflict whose id starts with `prefix`;
+    /// `expense resolve ID --mine|--theirs` (`side`) for a budget, rule or setting conflict whose id starts with `prefix`;
     /// `false` when there is none (an expense conflict, then).
-    func resolveDataConflict(_ prefix: String, choice: String, in ledger: LocalLedger) throws -> Bool {
+    func resolveDataConflict(_ prefix: String, side: ExpenseOptions.ResolveSide, in ledger: LocalLedger) throws -> Bool {
         let lowered = prefix.lowercased()
         guard lowered.count >= LocalLedger.minimumPrefixLength, let data = ledger.dataCache else { return false }
         let matches = try data.conflictDetails().filter { UUIDText.lowercased($0.id).hasPrefix(lowered) }
         guard let conflict = matches.first else { return false }
         guard matches.count == 1 else { throw StoreError.ambiguousId(prefix, matches: matches.map { UUIDText.lowercased($0.id) }) }
         try ledger.ensureWritable()
-        switch choice {
-        case "mine": try data.resolve(conflict, .mine)
-        case "theirs": try data.resolve(conflict, .theirs)
-        default:
+        switch side {
+        case .mine: try data.resolve(conflict, .mine)
+        case .theirs: try data.resolve(conflict, .theirs)
+        case .edit:
             throw usage("--edit settles expense conflicts; for a \(conflict.kind.rawValue), use --mine or --theirs, then change it "
                         + "with its own command (`expense budget set`, `expense recurring …`, `expense config set`)")
         }
         console.err("Resolved the \(conflict.kind.rawValue) conflict on \(UUIDText.lowercased(conflict.id).prefix(8)) with "
-                    + (choice == "mine" ? "this machine's side; run `expense sync` to send it." : "the daemon's side."))
+                    + (side == .mine ? "this machine's side; run `expense sync` to send it." : "the daemon's side."))
         return true
     }
 

@@ -7,8 +7,8 @@ extension ExpenseRunner {
     /// `expense discard ID… | --rejected`: drops local pending changes (nothing is sent; the server's copy is
     /// untouched). Prints each expense's id; says on standard error what was dropped and what is shown now.
     func discard() throws {
-        let prefixes = command.arguments("id")
-        let rejected = command.flag("rejected")
+        let prefixes = command.words(ExpenseArguments.id)
+        let rejected = command[ExpenseOptions.rejected]
         guard prefixes.isEmpty == rejected else { throw usage("Give the ids of the changes to discard, or --rejected") }
         let ledger = try ledger()
         let dropped = rejected ? try ledger.discardRejected() : try ledger.discard(prefixes)

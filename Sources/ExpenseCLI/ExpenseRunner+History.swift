@@ -32,13 +32,13 @@ extension ExpenseRunner {
     /// `expense history ID [--json]`.
     func history() throws {
         let ledger = try self.ledger()
-        let id = try historyId(ledger, command.argument("id") ?? "")
+        let id = try historyId(ledger, command[ExpenseArguments.id] ?? "")
         let money = moneyDisplay(ledger)
         var reason = "no remote is set"
         if let engine = try historyEngine(ledger) {
             do {
                 let (entries, horizon) = try engine.history(id: id)
-                if command.flag("json") {
+                if command[ExpenseOptions.json] {
                     console.out(Self.json(entries) + "\n")
                 } else if entries.isEmpty {
                     console.err("The daemon has no history of \(UUIDText.lowercased(id))"
@@ -72,7 +72,7 @@ extension ExpenseRunner {
     func activityLog() throws {
         let sinceDay = try command.value(ExpenseOptions.since)
         let sinceTime = sinceDay.map(Self.startOf)
-        let who = command.option("by")
+        let who = command[ExpenseOptions.byToken]
         let ledger = try self.ledger(readOnly: true)
         let money = moneyDisplay(ledger)
         var reason = "no remote is set"
@@ -80,7 +80,7 @@ extension ExpenseRunner {
             do {
                 let entries = try engine.history(id: nil, sinceTime: sinceTime, kinds: Set(RecordKind.additional)).entries
                     .filter { entry in who.map { name in entry.who.map { ExactText.same($0, name) } ?? false } ?? true }
-                if command.flag("json") {
+                if command[ExpenseOptions.json] {
                     console.out(Self.json(entries) + "\n")
                 } else if entries.isEmpty {
                     console.err("No changes.")
@@ -105,8 +105,8 @@ extension ExpenseRunner {
 
     /// `expense undo ID` or `expense undo --last`.
     func undo() throws {
-        let last = command.flag("last")
-        guard last != (command.argument("id") != nil) else {
+        let last = command[ExpenseOptions.last]
+        guard last != (command[ExpenseArguments.id] != nil) else {
             throw usage("Give an expense's id or --last (not both)")
         }
         let ledger = try self.ledger()
@@ -121,7 +121,7 @@ extension ExpenseRunner {
             if journal[index].command == "import" { return try undoImport(journal[index], at: index, ledger: ledger) }
             plan = try planFromJournal(journal[index], ledger: ledger)
         } else {
-            let id = try historyId(ledger, command.argument("id") ?? "")
+            let id = try historyId(ledger, command[ExpenseArguments.id] ?? "")
             if try ledger.hasPending(id), let index = try ledger.journal().indices.last(where: { try ledger.journal()[$0].id == id }) {
                 let journal = try ledger.journal()
                 if !journal[index].undone || journal[index].command == "undo" {

@@ -9,7 +9,7 @@ extension ExpenseRunner {
     func export() throws {
         let kind: ExpenseStream.Format = try command.value(ExpenseOptions.exportFormat) == .json ? .json : .csv
         let ledger = try readingLedger()
-        guard let output = command.option("output") else {
+        guard let output = command[ExpenseOptions.output] else {
             var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: kind)
             stream.begin()
             try ledger.forEach { try stream.write($0) }
@@ -37,7 +37,7 @@ extension ExpenseRunner {
     /// Prints `N new, M already present, K differing`; each differing row is named on standard error.
     func importFile() throws {
         let options = try importOptions()
-        let path = command.argument("file") ?? ""
+        let path = command[ExpenseArguments.file] ?? ""
         let data: Data?
         if path == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
@@ -57,7 +57,7 @@ extension ExpenseRunner {
         let rows = format == .json
             ? try JSONImporter.rows(from: text, defaultCurrency: defaultCurrency)
             : try CSVImporter.rows(from: text, options: options, defaultCurrency: defaultCurrency)
-        let dryRun = command.flag("dry-run")
+        let dryRun = command[ExpenseOptions.dryRun]
         let outcome = try ledger.importRows(rows, dryRun: dryRun)
         for (row, stored) in outcome.differing.prefix(ImportError.shownProblems) {
             console.err("\(format == .json ? "item" : "line") \(row.line): \(row.expense.idString.prefix(8)) differs from the stored expense: "
@@ -79,13 +79,13 @@ extension ExpenseRunner {
         var options = ImportOptions()
         do {
             options.format = try command.value(ExpenseOptions.importFormat)
-            options.columns = try command.option("map").map(ImportOptions.columns(fromMap:))
-            options.delimiter = try command.option("delimiter").map(ImportOptions.delimiter(from:)) ?? ","
-            options.dateFormat = try command.option("date-format").map(ImportDateFormat.init)
+            options.columns = try command[ExpenseOptions.map].map(ImportOptions.columns(fromMap:))
+            options.delimiter = try command[ExpenseOptions.delimiter].map(ImportOptions.delimiter(from:)) ?? ","
+            options.dateFormat = try command[ExpenseOptions.dateFormat].map(ImportDateFormat.init)
         } catch let error as ImportOptionError {
             throw usage(error.description)
         }
-        options.decimalComma = command.flag("decimal-comma")
+        options.decimalComma = command[ExpenseOptions.decimalComma]
         options.currency = try command.value(ExpenseFieldOptions.currency)
         return options
     }

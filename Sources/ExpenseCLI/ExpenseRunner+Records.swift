@@ -7,9 +7,9 @@ extension ExpenseRunner {
     func add() throws {
         let ledger = try ledger()
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
-        let amount = try Money.parse(command.argument("amount") ?? "", currency: currency)
+        let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
         let expense = try ledger.journaledAdd(ExpenseDraft(
-            amount: amount, currency: currency.code, category: command.argument("category"),
+            amount: amount, currency: currency.code, category: command[ExpenseArguments.category],
             date: try command.value(ExpenseFieldOptions.date) ?? CalendarDay.today().description,
             note: try command.value(ExpenseFieldOptions.note) ?? ""))
         console.out(expense.idString + "\n")
@@ -23,7 +23,7 @@ extension ExpenseRunner {
         }
         _ = try ExpenseFieldOptions.checked(command)
         let ledger = try ledger()
-        let record = try ledger.find(command.argument("id") ?? "")
+        let record = try ledger.find(command[ExpenseArguments.id] ?? "")
         let changes = try ExpenseFieldOptions.changes(command, currentCurrency: record.expense.currency)
         let updated = try ledger.journaledEdit(record, changes: changes)
         console.out(updated.idString + "\n")
@@ -32,7 +32,7 @@ extension ExpenseRunner {
     /// `expense delete ID`: prints the id of the deleted expense.
     func delete() throws {
         let ledger = try ledger()
-        let record = try ledger.find(command.argument("id") ?? "")
+        let record = try ledger.find(command[ExpenseArguments.id] ?? "")
         try ledger.journaledDelete(record)
         console.out(record.expense.idString + "\n")
         let amount = moneyDisplay(ledger).text(record.expense.amount, currency: record.expense.currency)
@@ -41,8 +41,8 @@ extension ExpenseRunner {
 
     /// `expense config set currency EUR` (any case: `eur` is EUR) or `expense config set locale de_DE|C|auto`.
     func configSet() throws {
-        let value = command.argument("value") ?? ""
-        switch command.argument("key") {
+        let value = command[ExpenseArguments.value] ?? ""
+        switch command[ExpenseArguments.key] {
         case "currency":
             // ISO 4217 codes are upper case; only ASCII letters are changed, so `éur` stays invalid.
             let code = String(value.unicodeScalars.map { ("a"..."z").contains($0) ? Character(String($0).uppercased()) : Character($0) })
@@ -71,7 +71,7 @@ extension ExpenseRunner {
         let currency = try ledger.defaultCurrency().code
         let locale = try ledger.store.metaValue(.displayLocale) ?? MoneyDisplay.automatic
         let zone = try? ledgerTimeZoneSetting(ledger)
-        switch command.argument("key") {
+        switch command[ExpenseArguments.key] {
         case nil: console.out("currency \(currency)\nlocale \(locale)\n" + (zone.flatMap { $0 }.map { "timezone \($0)\n" } ?? ""))
         case "timezone": console.out((zone.flatMap { $0 } ?? "local") + "\n")
         case "currency": console.out(currency + "\n")

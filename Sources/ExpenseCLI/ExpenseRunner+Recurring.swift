@@ -11,24 +11,18 @@ extension ExpenseRunner {
     /// `expense recurring add AMOUNT CATEGORY --every N UNIT --start D [--until D | --count N] [--note T] [--currency C]
     /// [--month-end clamp|skip]`: prints the rule's id.
     func recurringAdd() throws {
-        guard command.option("until") == nil || command.option("count") == nil else { throw usage("Give --until or --count, not both") }
+        guard !command.has(ExpenseOptions.until) || !command.has(ExpenseOptions.count) else { throw usage("Give --until or --count, not both") }
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
-        let amount = try Money.parse(command.argument("amount") ?? "", currency: currency)
-        let (every, unit) = try interval(command.option("every") ?? "")
-        let monthEnd = try command.option("month-end").map { text in
-            guard let value = MonthEndPolicy(rawValue: text) else { throw usage("--month-end must be clamp or skip, not '\(text)'") }
-            return value
-        } ?? .clamp
+        let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
+        let (every, unit) = try interval(command[ExpenseOptions.every] ?? "")
+        let monthEnd = try command.choice(ExpenseOptions.monthEnd) ?? .clamp
         var end = RecurrenceEnd.never
         if let until = try command.value(ExpenseOptions.until) { end = .until(until) }
-        if let countText = command.option("count") {
-            guard let count = Int(countText) else { throw usage("--count must be a whole number, not '\(countText)'") }
-            end = .count(count)
-        }
+        if let count = try command.choice(ExpenseOptions.count) { end = .count(count) }
         guard let start = try command.value(ExpenseOptions.start) else { throw usage("--start is required") }
-        let rule = RecurringRule(id: UUID(), amount: amount, currency: currency, category: command.argument("category") ?? "",
+        let rule = RecurringRule(id: UUID(), amount: amount, currency: currency, category: command[ExpenseArguments.category] ?? "",
                                  note: try command.value(ExpenseFieldOptions.note) ?? "", every: every, unit: unit, start: start, end: end,
                                  monthEnd: monthEnd, skips: [])
         try data.put(.recurring, id: rule.id, fields: rule.fields)
@@ -51,7 +45,7 @@ extension ExpenseRunner {
     func recurringList() throws {
         let ledger = try ledger(readOnly: true)
         let rules = try Self.rules(LedgerDataCache(store: ledger.store))
-        if command.flag("json") { return console.out(RecurringJSON.list(rules)) }
+        if command[ExpenseOptions.json] { return console.out(RecurringJSON.list(rules)) }
         guard !rules.isEmpty else { return console.err("No recurring rules.") }
         let money = moneyDisplay(ledger)
         for rule in rules {
@@ -72,7 +66,7 @@ extension ExpenseRunner {
     func recurringRemove() throws {
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
-        let rule = try findRule(command.argument("id") ?? "", in: data)
+        let rule = try findRule(command[ExpenseArguments.id] ?? "", in: data)
         _ = try data.delete(id: rule.id)
         console.err("Removed the rule \(UUIDText.lowercased(rule.id).prefix(8)).")
     }
@@ -81,8 +75,8 @@ extension ExpenseRunner {
     func recurringSkip() throws {
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
-        var rule = try findRule(command.argument("id") ?? "", in: data)
-        let date = try ExpenseValidator.validateDate(command.argument("date") ?? "")
+        var rule = try findRule(command[ExpenseArguments.id] ?? "", in: data)
+        let date = try ExpenseValidator.validateDate(command[ExpenseArguments.date] ?? "")
         guard rule.occurrences(from: date, through: date).contains(date) else {
             throw CommandFailure(.dataError, "Error: invalid_date: the rule has no occurrence on \(date)")
         }
@@ -107,7 +101,7 @@ extension ExpenseRunner {
             due += dates.prefix(Self.previewLimit).map { (rule, $0) }
         }
         due.sort { ($0.1, $0.0.category) < ($1.1, $1.0.category) }
-        if command.flag("json") {
+        if command[ExpenseOptions.json] {
             let ledgerId = (try? ledger.store.metaValue(.syncedLedgerId)).flatMap { $0 }.flatMap(UUIDText.parse)
             return console.out(ledgerId.map { RecurringJSON.occurrences(due, ledgerId: $0) } ?? RecurringJSON.occurrences(due))
         }
@@ -127,7 +121,7 @@ extension ExpenseRunner {
         let data = try LedgerDataCache(store: ledger.store)  // the JSON cache: an error naming EXPENSE_STORE
         let run = try ledger.materialiseRecurring(today: ledgerToday(data))
         tell(run)
-        if command.flag("json") {
+        if command[ExpenseOptions.json] {
             var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: .json)
             stream.begin()
             for expense in run.created { try stream.write(expense) }

@@ -9,14 +9,14 @@ import SystemKit
 extension ExpenseRunner {
     /// `expense remote set HOST:PORT[,HOST:PORT…] --ledger NAME (--token-file FILE | --token TOKEN)`.
     func remoteSet() throws {
-        let server = command.argument("server") ?? ""
+        let server = command[ExpenseArguments.server] ?? ""
         do { _ = try RemoteAddressList(parsing: server) } catch {
             throw usage("The server must be tls://HOST:PORT or HOST:PORT, such as tls://expense.example:7468, or several "
                         + "addresses of the same ledger, HOST1:PORT1,HOST2:PORT2, not '\(server)' (\(error))")
         }
-        var tls = RemoteTLS(caFile: command.option("ca"), trustFirst: command.flag("trust-first"),
-                            insecurePlaintext: command.flag("insecure-plaintext"))
-        if let pin = command.option("pin") {
+        var tls = RemoteTLS(caFile: command[ExpenseOptions.certificateAuthority], trustFirst: command[ExpenseOptions.trustFirst],
+                            insecurePlaintext: command[ExpenseOptions.insecurePlaintext])
+        if let pin = command[ExpenseOptions.pin] {
             guard let fingerprint = RemoteTLS.fingerprint(parsing: pin) else {
                 throw usage("--pin takes sha256:HEX (64 hex digits, as `expensed tls init` prints), not '\(pin)'")
             }
@@ -25,9 +25,9 @@ extension ExpenseRunner {
         if !RemoteTLS.split(server).tls, tls.caFile != nil || tls.pin != nil || tls.trustFirst {
             throw usage("--ca, --pin and --trust-first need a tls://HOST:PORT server")
         }
-        guard let ledgerName = command.option("ledger"), !ledgerName.isEmpty else { throw usage("--ledger NAME is required") }
+        guard let ledgerName = command[ExpenseOptions.ledger], !ledgerName.isEmpty else { throw usage("--ledger NAME is required") }
         let token: String
-        switch (command.option("token-file"), command.option("token")) {
+        switch (command[ExpenseOptions.tokenFile], command[ExpenseOptions.token]) {
         case (let file?, nil):
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw CommandFailure(.ioError, "Error: cannot read the token file \(file)")

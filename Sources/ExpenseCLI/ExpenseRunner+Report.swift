@@ -10,7 +10,7 @@ extension ExpenseRunner {
 
     /// `expense report --output FILE.html [--from D] [--to D] [--currency C]`.
     func report() throws {
-        guard let output = command.option("output") else { throw usage("--output FILE.html is required") }
+        guard let output = command[ExpenseOptions.output] else { throw usage("--output FILE.html is required") }
         let currency = try command.value(ExpenseFieldOptions.currency)
         let from = try command.value(ExpenseOptions.from), to = try command.value(ExpenseOptions.to)
         let months: StatisticsQuery

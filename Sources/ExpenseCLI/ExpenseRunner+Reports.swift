@@ -7,10 +7,10 @@ import Foundation
 extension ExpenseRunner {
     /// `expense list [--from D] [--to D] [--category C] [--json]`.
     func list() throws {
-        let filter = ExpenseFilter(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command.option("category"))
+        let filter = ExpenseFilter(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command[ExpenseOptions.categoryFilter])
         let ledger = try readingLedger()
         defer { noteUnsynced(ledger) }
-        if command.flag("json") {
+        if command[ExpenseOptions.json] {
             var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: .json)
             stream.begin()
             try ledger.forEach(filter) { try stream.write($0) }
@@ -28,10 +28,10 @@ extension ExpenseRunner {
     /// `expense summary [--by category|month] [--from D] [--to D] [--category C] [--json]`.
     func summary() throws {
         let grouping = try command.value(ExpenseOptions.summaryGrouping) ?? .none
-        let query = SummaryQuery(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command.option("category"), groupBy: grouping)
+        let query = SummaryQuery(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command[ExpenseOptions.categoryFilter], groupBy: grouping)
         let ledger = try readingLedger()
         let summary: Summary
-        if command.flag("server") {
+        if command[ExpenseOptions.server] {
             var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
             engine.attempts = 2
             var result: Summary?
@@ -46,7 +46,7 @@ extension ExpenseRunner {
             summary = try ledger.summary(query)
             noteUnsynced(ledger)
         }
-        if command.flag("json") {
+        if command[ExpenseOptions.json] {
             console.out(ExpenseJSON.summary(summary, groupBy: grouping))
         } else if summary.totals.isEmpty {
             console.err("No expenses.")

@@ -8,18 +8,18 @@ extension ExpenseRunner {
     /// `expense stats [--period P] [--from D] [--to D] [--by category] [--currency C] [--server] [--json|--csv]`.
     func stats() throws {
         let query = try statisticsQuery()
-        guard !(command.flag("json") && command.flag("csv")) else { throw usage("--json and --csv cannot be combined") }
+        guard !(command[ExpenseOptions.json] && command[ExpenseOptions.csv]) else { throw usage("--json and --csv cannot be combined") }
         let ledger = try readingLedger()
         let statistics: PeriodStatistics
-        if command.flag("server") {
+        if command[ExpenseOptions.server] {
             statistics = try serverStatistics(query, ledger: ledger)
         } else {
             statistics = try ledger.statistics(query)
             noteUnsynced(ledger)
         }
-        if command.flag("json") {
+        if command[ExpenseOptions.json] {
             console.out(StatsReport.json(statistics))
-        } else if command.flag("csv") {
+        } else if command[ExpenseOptions.csv] {
             console.out(StatsReport.csv(statistics))
         } else if statistics.tables.isEmpty {
             console.err("No expenses from \(query.from) to \(query.to).")

@@ -20,7 +20,7 @@ extension ExpenseRunner {
         let role = try ledger.tokenRole()
         let tokenName = try ledger.tokenName()
         warnOverBudget(ledger)
-        if command.flag("json") {
+        if command[ExpenseOptions.json] {
             let body: [String: JSONValue] = [
                 "server": .string(orNull: remote?.server), "ledger": .string(orNull: remote?.ledger), "cursor": .int(cursor),
                 "lastSync": .string(orNull: lastSync), "lastFailure": .string(orNull: lastFailure), "pending": .int(queue.count),

@@ -23,7 +23,7 @@ extension ExpenseRunner {
         engine.recurringClock = { [self] in now() }  // occurrences due go out with the sync (Protocol.md §10.4)
         // On a terminal only: pipes, files and tests see nothing on standard error but errors.
         if let display = SyncProgressDisplay.forStandardError() { engine.progress = display.show }
-        if command.flag("watch") {
+        if command[ExpenseOptions.watch] {
             try watch(engine)
             return
         }
@@ -34,14 +34,15 @@ extension ExpenseRunner {
 
     /// Prints the report and fails with 65 (a rejection is queued) or 3 (conflicts remain).
     private func finish(_ report: SyncEngine.Report) throws {
-        if command.flag("json") {
-            // The keys and their meaning are fixed (README, "Sync"): `conflicts` counts this sync's new conflicts
-            // and `rejected` the rejections still queued, as they always have; the `new…`/`open…` keys say which.
+        if command[ExpenseOptions.json] {
+            // The keys, their order and their meaning are fixed (README, "Sync"): each `new…` counts this sync,
+            // each `open…` what is open after it. `conflicts` (this sync) and `rejected` (open) were removed
+            // rather than changed, so a script that reads them fails instead of reading another count.
             let members: [(String, Int64)] = [
-                ("pushed", Int64(report.pushed)), ("pulled", Int64(report.pulled)), ("conflicts", Int64(report.newConflicts)),
-                ("openConflicts", Int64(report.openConflicts)), ("rejected", Int64(report.openRejections)),
-                ("pending", Int64(report.pending)), ("cursor", report.cursor), ("newConflicts", Int64(report.newConflicts)),
+                ("pushed", Int64(report.pushed)), ("pulled", Int64(report.pulled)),
+                ("newConflicts", Int64(report.newConflicts)), ("openConflicts", Int64(report.openConflicts)),
                 ("newRejections", Int64(report.rejected)), ("openRejections", Int64(report.openRejections)),
+                ("pending", Int64(report.pending)), ("cursor", report.cursor),
             ]
             var writer = JSONWriter()
             writer.object { json in

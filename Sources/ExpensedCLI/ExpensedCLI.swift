@@ -65,7 +65,7 @@ package enum ExpensedCLI {
 
     /// `--postgres`, else `$EXPENSED_POSTGRES`; `nil` for a data directory.
     static func postgresOption(_ command: ParsedCommand) -> String? {
-        if let option = command.option("postgres"), !option.isEmpty { return option }
+        if let option = command[ExpensedOptions.postgres], !option.isEmpty { return option }
         let environment = ProcessInfo.processInfo.environment["EXPENSED_POSTGRES"]
         return environment?.isEmpty == false ? environment : nil
     }
@@ -82,11 +82,7 @@ package enum ExpensedCLI {
     /// `--currency`, else USD.
     /// - Throws: ``UsageError`` for a code that is not an active ISO 4217 currency.
     static func currencyOption(_ command: ParsedCommand) throws(UsageError) -> Currency {
-        guard let code = command.option("currency") else { return .usd }
-        guard let currency = Currency(code: code) else {
-            throw UsageError("'\(code)' is not an active ISO 4217 currency code (such as USD or EUR)", path: command.path)
-        }
-        return currency
+        try command.choice(ExpensedOptions.currency) ?? .usd
     }
 
     /// Prints `error` as `Error: …` and returns its exit code.

@@ -13,6 +13,6 @@ extension ExpensedCommands {
           --postgres it compacts the ledger in that database, each step holding the ledger's row lock (the
           daemons' commits wait for it).
         """,
-        options: [data, postgres, .option("ledger", value: "name", help: "The ledger to compact.", required: true),
-                  .option("keep-days", value: "n", help: "Keep what changed in the last N days, 0 to 36500.", required: true)])
+        options: [data, postgres, ExpensedOptions.ledger.help("The ledger to compact.").spec,
+                  ExpensedOptions.keepDays.spec])
 }

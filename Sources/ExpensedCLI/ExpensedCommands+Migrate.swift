@@ -15,9 +15,9 @@ extension ExpensedCommands {
           what they accept afterwards is not copied: stop them before moving a ledger. Prints one line per
           ledger: `migrated NAME: N records, head H, S s`.
         """,
-        options: [.option("from-sqlite", value: "dir", help: "Copy from the ledgers of this data directory."),
-                  .option("to-postgres", value: "conninfo", help: "Copy into this PostgreSQL database (libpq conninfo)."),
-                  .option("from-postgres", value: "conninfo", help: "Copy from the ledgers of this PostgreSQL database."),
-                  .option("to-sqlite", value: "dir", help: "Copy into this data directory (created if missing)."),
-                  .option("ledger", value: "names", help: "The ledgers to copy, separated by commas (default: every ledger of the source).")])
+        options: [ExpensedOptions.fromSQLite.spec,
+                  ExpensedOptions.toPostgres.spec,
+                  ExpensedOptions.fromPostgres.spec,
+                  ExpensedOptions.toSQLite.spec,
+                  ExpensedOptions.ledgers.spec])
 }

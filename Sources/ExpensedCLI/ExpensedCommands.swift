@@ -2,10 +2,8 @@ import CommandLineKit
 
 /// The `expensed` command tree: the single source of its parsing and of its help text.
 enum ExpensedCommands {
-    static let dataHelp = "The data directory (default: $EXPENSED_DATA, else ~/.local/share/expensed)."
-    static let data = OptionSpec.option("data", value: "dir", help: dataHelp)
-    static let postgres = OptionSpec.option("postgres", value: "conninfo", help:
-        "Use every ledger of this PostgreSQL database instead of a data directory: a libpq `key=value` string or a postgresql:// URI (default: $EXPENSED_POSTGRES). Its password is never logged.")
+    static let data = ExpensedOptions.data.spec
+    static let postgres = ExpensedOptions.postgres.spec
 
     static let root = CommandSpec(
         name: "expensed",
@@ -46,17 +44,17 @@ enum ExpensedCommands {
         """,
         options: [
             data,
-            .option("listen", value: "host:port", help: "The address to listen on (default: 127.0.0.1:7468; port 0 picks a free port)."),
-            .option("currency", value: "code", help: "The currency of the `default` ledger created at first start (default: USD)."),
-            .option("max-connections", value: "n", help: "Connections held at once, 1 to 1000000; more get `busy` (default: 4096)."),
-            .option("max-line", value: "bytes", help: "The longest request line, 256 to 1073741824 (default: 1048576)."),
-            .option("idle-timeout", value: "seconds", help: "Close authenticated connections silent this long; 0: never (default: 0)."),
-            .option("tls-cert", value: "file", help: "Serve TLS with this PEM certificate chain (with --tls-key; SIGHUP reloads both)."),
-            .option("tls-key", value: "file", help: "The PEM private key of --tls-cert; refused if its group or others may read it."),
-            .flag("insecure-plaintext", help: "Allow plaintext on an address that is not a loopback address (a trusted network only)."),
-            .flag("trust-network", help: "The same as --insecure-plaintext (kept for existing scripts)."),
-            .option("proxy-protocol", value: "from", help: "Addresses or CIDR ranges of load balancers, comma-separated (127.0.0.1,10.0.0.0/8,::1): their connections must start with a PROXY protocol v1 or v2 header (default: none)."),
-            .option("compact-after", value: "days", help: "Compact every ledger at start and then daily, keeping N days (1 to 36500) of tombstones and history (default: never)."),
+            ExpensedOptions.listen.spec,
+            ExpensedOptions.currency.help("The currency of the `default` ledger created at first start (default: USD).").spec,
+            ExpensedOptions.maxConnections.spec,
+            ExpensedOptions.maxLine.spec,
+            ExpensedOptions.idleTimeout.spec,
+            ExpensedOptions.tlsCertificate.spec,
+            ExpensedOptions.tlsKey.spec,
+            ExpensedOptions.insecurePlaintext.spec,
+            ExpensedOptions.trustNetwork.spec,
+            ExpensedOptions.proxyProtocol.spec,
+            ExpensedOptions.compactAfter.spec,
             postgres,
         ])
 
@@ -73,8 +71,8 @@ enum ExpensedCommands {
           unless --force. Then serve with `expensed serve --tls-cert DIR/tls.crt --tls-key DIR/tls.key`.
         """,
         options: [data,
-                  .option("host", value: "names", help: "Host names and IP addresses clients connect to, comma-separated."),
-                  .flag("force", help: "Replace existing tls.crt and tls.key.")])
+                  ExpensedOptions.hosts.spec,
+                  ExpensedOptions.force.spec])
 
     static let ledger = CommandSpec(
         name: "ledger", abstract: "Manage the ledgers of a data directory.",
@@ -86,13 +84,13 @@ enum ExpensedCommands {
           The token is also written to DIR/NAME.token (mode 0600; with --postgres it is only printed). A running
           daemon serves the new ledger from its first `hello`. A missing data directory is created (mode 0700) with only this ledger in it.
         """,
-        arguments: [ArgumentSpec("name", help: "1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
-        options: [.option("currency", value: "code", help: "The ledger's currency (default: USD)."), data, postgres])
+        arguments: [ExpensedArguments.name.help("1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.").spec],
+        options: [ExpensedOptions.currency.spec, data, postgres])
 
     static let ledgerList = CommandSpec(
         name: "list", abstract: "List the ledgers of the data directory (or database), one `NAME CURRENCY` per line.",
         discussion: "  Creates nothing: a data directory that does not exist is an error (exit 74), not a new one.",
-        options: [data, .flag("json", help: "Print a JSON array of {\"name\",\"currency\"} objects."), postgres])
+        options: [data, ExpensedOptions.json.help("Print a JSON array of {\"name\",\"currency\"} objects.").spec, postgres])
 
     /// How often `serve` looks for token changes made by `expensed token` beside it (it also looks before
     /// every request that reaches a ledger).
@@ -115,9 +113,9 @@ enum ExpensedCommands {
           The token is shown once and never stored: keep it (for example in the device's token file, given to
           `expense remote set --token-file`). A lost token cannot be shown again: revoke it and add another.
         """,
-        arguments: [ArgumentSpec("name", help: "The token's name: 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.")],
+        arguments: [ExpensedArguments.name.help("The token's name: 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit.").spec],
         options: [
-            .option("ledger", value: "name", help: "The ledger the token opens.", required: true),
+            ExpensedOptions.ledger.help("The ledger the token opens.").spec,
             ExpensedOptions.role.spec,
             data, postgres,
         ])
@@ -126,9 +124,9 @@ enum ExpensedCommands {
         name: "list", abstract: "List a ledger's tokens: name, role, when made, when last used (never a token).",
         discussion: "  Times are UTC (ISO 8601); the daemon writes last use about once a second, `never` when none.",
         options: [
-            .option("ledger", value: "name", help: "The ledger whose tokens to list.", required: true),
+            ExpensedOptions.ledger.help("The ledger whose tokens to list.").spec,
             data, postgres,
-            .flag("json", help: "Print a JSON array of {\"name\",\"role\",\"created\",\"lastUsed\"} objects (lastUsed null when never)."),
+            ExpensedOptions.json.help("Print a JSON array of {\"name\",\"role\",\"created\",\"lastUsed\"} objects (lastUsed null when never).").spec,
         ])
 
     static let tokenRevoke = CommandSpec(
@@ -137,8 +135,8 @@ enum ExpensedCommands {
           A `hello` with the token is refused (-32001) from the moment this command returns; the daemon closes
           the connections already open with it within a second (at once when they send a request).
         """,
-        arguments: [ArgumentSpec("name", help: "The token to remove.")],
-        options: [.option("ledger", value: "name", help: "The ledger the token opens.", required: true), data, postgres])
+        arguments: [ExpensedArguments.name.help("The token to remove.").spec],
+        options: [ExpensedOptions.ledger.help("The ledger the token opens.").spec, data, postgres])
 
     static let backup = CommandSpec(
         name: "backup", abstract: "Copy a ledger consistently into a new file, also while the daemon runs.",
@@ -148,8 +146,8 @@ enum ExpensedCommands {
           while daemons serve it, and written to FILE as the same kind of SQLite ledger database: `expensed
           restore FILE` puts it into a data directory, which `serve --data` serves and `migrate` moves back.
         """,
-        arguments: [ArgumentSpec("file", help: "The backup file to create.")],
-        options: [data, postgres, .option("ledger", value: "name", help: "The ledger to back up.", required: true)])
+        arguments: [ExpensedArguments.file.help("The backup file to create.").spec],
+        options: [data, postgres, ExpensedOptions.ledger.help("The ledger to back up.").spec])
 
     static let restore = CommandSpec(
         name: "restore", abstract: "Replace a ledger with a backup made by `expensed backup`; clients heal on their next sync.",
@@ -160,8 +158,8 @@ enum ExpensedCommands {
           heal: they re-send every change the daemon no longer has), and renamed over NAME.sqlite atomically.
           The replaced database is kept as NAME.sqlite.replaced-<time>-<id>; delete it once you are sure.
         """,
-        arguments: [ArgumentSpec("file", help: "The backup file (made by `expensed backup`).")],
-        options: [data, .option("ledger", value: "name", help: "The ledger to replace.", required: true)])
+        arguments: [ExpensedArguments.file.help("The backup file (made by `expensed backup`).").spec],
+        options: [data, ExpensedOptions.ledger.help("The ledger to replace.").spec])
 
     static let completion = CompletionScript.command(program: "expensed")
 

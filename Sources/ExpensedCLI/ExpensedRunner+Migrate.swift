@@ -4,9 +4,10 @@ import ExpenseServer
 extension ExpensedRunner {
     /// `expensed migrate (--from-sqlite DIR --to-postgres CONNINFO | --from-postgres CONNINFO --to-sqlite DIR) [--ledger NAMES]`.
     static func migrate(_ command: ParsedCommand) throws(UsageError) -> ExitCode {
-        let value = { (name: String) in command.option(name).flatMap { $0.isEmpty ? nil : $0 } }
+        let value = { (option: TypedOption<String>) in command[option].flatMap { $0.isEmpty ? nil : $0 } }
         let sides: (source: () throws -> any LedgerSnapshotSource, target: () throws -> any LedgerSnapshotTarget)
-        switch (value("from-sqlite"), value("to-postgres"), value("from-postgres"), value("to-sqlite")) {
+        switch (value(ExpensedOptions.fromSQLite), value(ExpensedOptions.toPostgres), value(ExpensedOptions.fromPostgres),
+                value(ExpensedOptions.toSQLite)) {
         case let (directory?, conninfo?, nil, nil):
             sides = ({ try SQLiteLedgerSnapshots(dataDirectory: directory, locking: true) }, { try PostgresLedgerSnapshots(conninfo: conninfo) })
         case let (nil, nil, conninfo?, directory?):
@@ -15,7 +16,7 @@ extension ExpensedRunner {
             throw UsageError("Give either --from-sqlite DIR --to-postgres CONNINFO or --from-postgres CONNINFO --to-sqlite DIR",
                              path: command.path)
         }
-        let ledgers = (command.option("ledger") ?? "").split(separator: ",").map(String.init)
+        let ledgers = (command[ExpensedOptions.ledger] ?? "").split(separator: ",").map(String.init)
         do {
             let source = try sides.source()
             let target = try sides.target()

@@ -8,7 +8,7 @@ import Foundation
 /// `restore`; `compact` and `migrate` in `ExpensedRunner+<Command>.swift`). ``ExpensedCLI`` dispatches to them.
 enum ExpensedRunner {
     static func ledgerAdd(_ command: ParsedCommand) async throws(UsageError) -> ExitCode {
-        let name = command.argument("name") ?? ""
+        let name = command[ExpensedArguments.name] ?? ""
         // Checked before the data directory is opened (which creates `default` in an empty one).
         guard LedgerDirectory.isValid(name: name) else {
             throw UsageError(LedgerError.invalidLedgerName(name).message, path: command.path)
@@ -25,11 +25,11 @@ enum ExpensedRunner {
 
     static func ledgerList(_ command: ParsedCommand) async -> ExitCode {
         if let conninfo = ExpensedCLI.postgresOption(command) {
-            return withPostgres(conninfo) { printLedgers($0.ledgers(), json: command.flag("json")) }
+            return withPostgres(conninfo) { printLedgers($0.ledgers(), json: command[ExpensedOptions.json]) }
         }
         // Creates nothing: a mistyped `--data` is an error, not a new directory with a new ledger.
         return await withDirectory(command, creating: .nothing) { directory in
-            printLedgers(directory.ledgers(), json: command.flag("json"))
+            printLedgers(directory.ledgers(), json: command[ExpensedOptions.json])
         }
     }
 
@@ -55,14 +55,14 @@ enum ExpensedRunner {
     }
 
     static func backup(_ command: ParsedCommand) -> ExitCode {
-        let ledger = command.option("ledger") ?? ""
-        let file = command.argument("file") ?? ""
+        let ledger = command[ExpensedOptions.ledger] ?? ""
+        let file = command[ExpensedArguments.file] ?? ""
         do {
             if let conninfo = ExpensedCLI.postgresOption(command) {
                 try PostgresLedgerBackup.backup(conninfo: conninfo, ledger: ledger, to: file)
                 return .success
             }
-            try LedgerDirectory.backup(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")), ledger: ledger, to: file)
+            try LedgerDirectory.backup(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]), ledger: ledger, to: file)
             return .success
         } catch {
             ExpensedCLI.printError("Error: \(error)")
@@ -71,9 +71,9 @@ enum ExpensedRunner {
     }
 
     static func restore(_ command: ParsedCommand) -> ExitCode {
-        let ledger = command.option("ledger") ?? ""
-        let file = command.argument("file") ?? ""
-        let data = ExpensedCLI.dataDirectory(command.option("data"))
+        let ledger = command[ExpensedOptions.ledger] ?? ""
+        let file = command[ExpensedArguments.file] ?? ""
+        let data = ExpensedCLI.dataDirectory(command[ExpensedOptions.data])
         do {
             let report = try LedgerDirectory.restore(dataDirectory: data, ledger: ledger, from: file)
             var text = "restored ledger '\(ledger)' from \(file): \(report.records) records, head \(report.head), "
@@ -93,7 +93,7 @@ enum ExpensedRunner {
                                       _ body: (LedgerDirectory) throws -> Void) async -> ExitCode {
         let directory: LedgerDirectory
         do {
-            directory = try LedgerDirectory(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")), creating: creating)
+            directory = try LedgerDirectory(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]), creating: creating)
         } catch {
             ExpensedCLI.printError("Error: \(error)")
             return DaemonFailure.exitCode(for: error)

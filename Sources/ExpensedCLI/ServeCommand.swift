@@ -16,24 +16,16 @@ struct ServeCommand {
     /// Validates the options (a usage error before anything touches the disk or the network), then serves.
     func run() async throws(UsageError) -> ExitCode {
         var configuration = ServerConfiguration()
-        if let listen = command.option("listen") {
-            do {
-                configuration.listen = try SocketAddress(parsing: listen)
-            } catch {
-                throw UsageError("Invalid value for '--listen': \(error)", path: command.path)
-            }
-        }
-        configuration.maximumConnections = try integer("max-connections", in: 1...1_000_000) ?? configuration.maximumConnections
-        configuration.maximumLineLength = try integer("max-line", in: 256...(1 << 30)) ?? configuration.maximumLineLength
-        if let seconds = try integer("idle-timeout", in: 0...(365 * 86_400)) {
+        configuration.listen = try command.choice(ExpensedOptions.listen) ?? configuration.listen
+        configuration.maximumConnections = try command.choice(ExpensedOptions.maxConnections) ?? configuration.maximumConnections
+        configuration.maximumLineLength = try command.choice(ExpensedOptions.maxLine) ?? configuration.maximumLineLength
+        if let seconds = try command.choice(ExpensedOptions.idleTimeout) {
             configuration.idleTimeout = seconds == 0 ? nil : .seconds(seconds)
         }
-        if let sources = command.option("proxy-protocol") {
-            configuration.proxyProtocolSources = try proxySources(sources)
-        }
+        configuration.proxyProtocolSources = try command.choice(ExpensedOptions.proxyProtocol) ?? configuration.proxyProtocolSources
         let currency = try ExpensedCLI.currencyOption(command)
-        let insecurePlaintext = command.flag("insecure-plaintext") || command.flag("trust-network")
-        switch (command.option("tls-cert"), command.option("tls-key")) {
+        let insecurePlaintext = command[ExpensedOptions.insecurePlaintext] || command[ExpensedOptions.trustNetwork]
+        switch (command[ExpensedOptions.tlsCertificate], command[ExpensedOptions.tlsKey]) {
         case (let certificate?, let key?):
             do {
                 configuration.tls = try TLSServerIdentity(certificateFile: certificate, keyFile: key)
@@ -52,39 +44,13 @@ struct ServeCommand {
         default:
             throw UsageError("--tls-cert and --tls-key go together", path: command.path)
         }
-        let compactAfter = try integer("compact-after", in: 1...36_500)
+        let compactAfter = try command.choice(ExpensedOptions.compactAfter)
         if let conninfo = ExpensedCLI.postgresOption(command) {
             return await Self.servePostgres(configuration: configuration, conninfo: conninfo, compactAfter: compactAfter)
         }
         return await Self.serve(configuration: configuration, currency: currency,
-                                data: ExpensedCLI.dataDirectory(command.option("data")),
+                                data: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]),
                                 trustNetwork: insecurePlaintext, compactAfter: compactAfter)
-    }
-
-    /// The comma-separated addresses and CIDR ranges of `--proxy-protocol` (at least one).
-    private func proxySources(_ text: String) throws(UsageError) -> [IPAddressRange] {
-        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard !items.contains(where: \.isEmpty) else {
-            throw UsageError("Invalid value for '--proxy-protocol': expected addresses or CIDR ranges separated by commas, not '\(text)'",
-                             path: command.path)
-        }
-        var ranges: [IPAddressRange] = []
-        for item in items {
-            do { ranges.append(try IPAddressRange(parsing: item)) } catch {
-                throw UsageError("Invalid value for '--proxy-protocol': \(error)", path: command.path)
-            }
-        }
-        return ranges
-    }
-
-    /// The integer option `--name` within `range`, if given.
-    private func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = command.option(name) else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            throw UsageError("Invalid value for '--\(name)': expected an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'",
-                             path: command.path)
-        }
-        return number
     }
 
     /// What both kinds of daemon log and arm once listening: TLS (and its SIGHUP reload), the plaintext warning

@@ -9,12 +9,12 @@ import Glibc
 /// `expensed tls init`: a self-signed certificate and key in the data directory, made through the OpenSSL API.
 enum TLSInitCommand {
     static func run(_ command: ParsedCommand) -> ExitCode {
-        let data = ExpensedCLI.dataDirectory(command.option("data"))
-        let hosts = command.option("host").map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        let data = ExpensedCLI.dataDirectory(command[ExpensedOptions.data])
+        let hosts = command[ExpensedOptions.hosts].map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty } } ?? CertificateFactory.defaultHosts
         let certificatePath = (data as NSString).appendingPathComponent("tls.crt")
         let keyPath = (data as NSString).appendingPathComponent("tls.key")
-        if !command.flag("force"), FileManager.default.fileExists(atPath: certificatePath) || FileManager.default.fileExists(atPath: keyPath) {
+        if !command[ExpensedOptions.force], FileManager.default.fileExists(atPath: certificatePath) || FileManager.default.fileExists(atPath: keyPath) {
             ExpensedCLI.printError("Error: \(certificatePath) or \(keyPath) exists already; pass --force to replace them")
             return .failure
         }

@@ -9,17 +9,17 @@ import Foundation
 enum TokenCommand {
     /// Makes the token and prints it, and nothing else, on stdout.
     static func add(_ command: ParsedCommand) throws(UsageError) -> ExitCode {
-        let name = command.argument("name") ?? ""
+        let name = command[ExpensedArguments.name] ?? ""
         guard LedgerDirectory.isValid(name: name) else {
             throw UsageError(LedgerError.invalidTokenName(name).message, path: command.path)
         }
         // Required: the parser has refused a command line without it.
         guard let role = try command.choice(ExpensedOptions.role) else { throw UsageError("--role is required", path: command.path) }
         do {
-            let ledger = command.option("ledger") ?? ""
+            let ledger = command[ExpensedOptions.ledger] ?? ""
             let token = try ExpensedCLI.postgresOption(command).map {
                 try PostgresLedgerDirectory.addToken(conninfo: $0, ledger: ledger, name: name, role: role)
-            } ?? LedgerDirectory.addToken(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")),
+            } ?? LedgerDirectory.addToken(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]),
                                           ledger: ledger, name: name, role: role)
             ExpensedCLI.printOut(token + "\n")
             return .success
@@ -32,13 +32,13 @@ enum TokenCommand {
     static func list(_ command: ParsedCommand) throws(UsageError) -> ExitCode {
         let tokens: [StoredToken]
         do {
-            let ledger = command.option("ledger") ?? ""
+            let ledger = command[ExpensedOptions.ledger] ?? ""
             tokens = try ExpensedCLI.postgresOption(command).map { try PostgresLedgerDirectory.tokens(conninfo: $0, ledger: ledger) }
-                ?? LedgerDirectory.tokens(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")), ledger: ledger)
+                ?? LedgerDirectory.tokens(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]), ledger: ledger)
         } catch {
             return ExpensedCLI.fail(error)
         }
-        if command.flag("json") {
+        if command[ExpensedOptions.json] {
             var writer = JSONWriter()
             writer.beginArray()
             for token in tokens {
@@ -65,13 +65,13 @@ enum TokenCommand {
 
     /// Removes the token; says so on stderr.
     static func revoke(_ command: ParsedCommand) -> ExitCode {
-        let name = command.argument("name") ?? ""
-        let ledger = command.option("ledger") ?? ""
+        let name = command[ExpensedArguments.name] ?? ""
+        let ledger = command[ExpensedOptions.ledger] ?? ""
         do {
             if let conninfo = ExpensedCLI.postgresOption(command) {
                 try PostgresLedgerDirectory.revokeToken(conninfo: conninfo, ledger: ledger, name: name)
             } else {
-                try LedgerDirectory.revokeToken(dataDirectory: ExpensedCLI.dataDirectory(command.option("data")), ledger: ledger, name: name)
+                try LedgerDirectory.revokeToken(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]), ledger: ledger, name: name)
             }
             ExpensedCLI.printError("revoked token '\(name)' of ledger '\(ledger)'; a running daemon closes its connections within a second")
             return .success

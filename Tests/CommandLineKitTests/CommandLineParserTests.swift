@@ -1,4 +1,4 @@
-import CommandLineKit
+@testable import CommandLineKit
 import Testing
 
 private let root = CommandSpec(
@@ -27,16 +27,16 @@ private func run(_ arguments: [String]) throws -> ParsedCommand {
     #expect(spaced == ParsedCommand(path: ["add"], arguments: ["amount": "12.50", "category": "food"],
                                     options: ["date": "2026-01-02"], flags: ["json"]))
     let joined = try run(["add", "--date=2026-01-02", "12.50", "food"])
-    #expect(joined.option("date") == "2026-01-02")
-    #expect(joined.argument("amount") == "12.50")
-    #expect(try run(["add", "1", "f", "--date="]).option("date") == "")
+    #expect(joined.options["date"] == "2026-01-02")
+    #expect(joined.arguments["amount"] == "12.50")
+    #expect(try run(["add", "1", "f", "--date="]).options["date"] == "")
 }
 
 @Test func doubleDashEndsOptions() throws {
     let command = try run(["add", "--", "-3", "food"])
-    #expect(command.argument("amount") == "-3")
-    #expect(command.argument("category") == "food")
-    #expect(try run(["add", "1", "--", "--json"]).argument("category") == "--json")
+    #expect(command.arguments["amount"] == "-3")
+    #expect(command.arguments["category"] == "food")
+    #expect(try run(["add", "1", "--", "--json"]).arguments["category"] == "--json")
 }
 
 @Test(arguments: [
@@ -77,11 +77,11 @@ func helpRequests(arguments: [String], path: [String]) throws {
     #expect(try run(["config", "set", "currency", "EUR"]) ==
         ParsedCommand(path: ["config", "set"], arguments: ["key": "currency", "value": "EUR"]))
     #expect(try run(["list"]).arguments.isEmpty)
-    #expect(try run(["list", "-"]).argument("filter") == "-")
+    #expect(try run(["list", "-"]).arguments["filter"] == "-")
 }
 
 @Test func lastOccurrenceOfAnOptionWins() throws {
-    #expect(try run(["add", "1", "f", "--date", "a", "--date", "b"]).option("date") == "b")
+    #expect(try run(["add", "1", "f", "--date", "a", "--date", "b"]).options["date"] == "b")
 }
 
 @Test func aVariadicLastArgumentTakesEveryRemainingWord() throws {
@@ -94,12 +94,12 @@ func helpRequests(arguments: [String], path: [String]) throws {
         Issue.record("expected a command to run")
         return
     }
-    #expect(many.arguments("id") == ["a1", "b2", "-c3"] && many.argument("id") == "a1" && many.flag("all"))
+    #expect(many.words(Argument("id", help: "")) == ["a1", "b2", "-c3"] && many.arguments["id"] == "a1" && many.flags.contains("all"))
     guard case .run(let none) = try CommandLineParser.parse(["drop", "--all"], root: spec) else {
         Issue.record("expected a command to run")
         return
     }
-    #expect(none.arguments("id") == [])
+    #expect(none.words(Argument("id", help: "")) == [])
     #expect(HelpFormatter.usage(root: spec, path: ["drop"]) == "tool drop [<id> ...] [--all]")
     // Not variadic: an extra word is still an error.
     #expect(throws: UsageError.self) { try CommandLineParser.parse(["list", "a", "b"], root: root) }

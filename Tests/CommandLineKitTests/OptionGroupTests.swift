@@ -1,4 +1,4 @@
-import CommandLineKit
+@testable import CommandLineKit
 import Testing
 
 private let root = CommandSpec(

@@ -7,9 +7,10 @@ import Testing
 /// to a standard error that is not a terminal, a silent server is given up on, and a synced cache takes its
 /// ledger's currency.
 @Suite(.serialized) struct ExpenseSyncFeedbackTests {
-    /// Every key of `sync --json`, in order (README, "Sync"): scripts read them, so they never change meaning.
-    static let jsonKeys = ["pushed", "pulled", "conflicts", "openConflicts", "rejected", "pending", "cursor",
-                           "newConflicts", "newRejections", "openRejections"]
+    /// Every key of `sync --json`, in order (README, "Sync"): scripts read them, so they never change meaning;
+    /// each `new…` counts this sync and each `open…` what is open after it (`conflicts` and `rejected` were removed).
+    static let jsonKeys = ["pushed", "pulled", "newConflicts", "openConflicts", "newRejections", "openRejections",
+                           "pending", "cursor"]
 
     @Test func syncReportsWhatOthersChangedNotTheEchoOfItsOwnPushes() async throws {
         try await onOwnThread {
@@ -22,8 +23,8 @@ import Testing
             try ann.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
             let first = try ann.run(["sync", "--json"])
             #expect(first.status == 0 && first.stderr.isEmpty, "\(first)")
-            #expect(first.stdout == #"{"pushed":3,"pulled":0,"conflicts":0,"openConflicts":0,"rejected":0,"pending":0,"#
-                    + #""cursor":3,"newConflicts":0,"newRejections":0,"openRejections":0}"# + "\n", "\(first)")
+            #expect(first.stdout == #"{"pushed":3,"pulled":0,"newConflicts":0,"openConflicts":0,"newRejections":0,"#
+                    + #""openRejections":0,"pending":0,"cursor":3}"# + "\n", "\(first)")
             let keys = try #require(try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Int])
             #expect(Set(keys.keys) == Set(Self.jsonKeys))
             #expect(try ann.succeed(["sync"]) == "up to date\n")
@@ -32,6 +33,52 @@ import Testing
             try bob.succeed(["add", "4", "rent", "--date", "2026-03-02"])
             #expect(try bob.succeed(["sync"]) == "pushed 1, pulled 3, conflicts 0\n")
             #expect(try ann.succeed(["sync"]) == "pushed 0, pulled 1, conflicts 0\n")
+        }
+    }
+
+    /// A CSV of 1024 rows of the largest amount in `currency`: they sum to 2^63 − 1024 minor units, so the
+    /// daemon rejects any later expense of more than 10.23 in that currency (`amount_overflow`).
+    static func largestAmounts(_ currency: String) -> String {
+        "date,amount,currency,category,note\n" + String(repeating: "2026-02-01,90071992547409.91,\(currency),big,\n", count: 1024)
+    }
+
+    /// One sync with a new conflict beside an older open one, and a new rejection beside an older one: every
+    /// `new…` key counts only this sync, every `open…` key what stays open, and no other key is there.
+    @Test func syncJSONKeepsThisSyncsCountsApartFromWhatIsOpen() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess(), bob = try ExpenseProcess()
+            let data = ann.directory + "/data"
+            let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
+            defer { _ = daemon.stop() }
+            let address = try daemon.addressText(), tokenFile = data + "/default.token"
+            for person in [ann, bob] {
+                try person.succeed(["remote", "set", address, "--ledger", "default", "--token-file", tokenFile])
+            }
+            let first = try ann.succeed(["add", "1", "food", "--currency", "CHF"]).trimmingCharacters(in: .newlines)
+            let second = try ann.succeed(["add", "2", "food", "--currency", "CHF"]).trimmingCharacters(in: .newlines)
+            try ann.succeed(["sync"])
+            try bob.succeed(["sync"])
+
+            // One round: Ann changes `id` and takes `currency`'s total to the largest; Bob changes `id` too and
+            // adds an expense in `currency`, which the daemon rejects: one conflict and one rejection.
+            let round = { (id: String, currency: String) throws -> ExpenseProcess.Result in
+                try ann.succeed(["edit", String(id.prefix(8)), "--amount", "3"])
+                #expect(try ann.run(["import", "-"], stdin: Self.largestAmounts(currency)).status == 0)
+                try ann.succeed(["sync"])
+                try bob.succeed(["edit", String(id.prefix(8)), "--amount", "4"])
+                try bob.succeed(["add", "11", "food", "--currency", currency])
+                return try bob.run(["sync", "--json"])
+            }
+            // The older sync: its conflict and rejection stay open.
+            let older = try round(first, "USD")
+            #expect(older.status == 65 && older.stdout == #"{"pushed":0,"pulled":1025,"newConflicts":1,"openConflicts":1,"#
+                    + #""newRejections":1,"openRejections":1,"pending":1,"cursor":1027}"# + "\n", "\(older)")
+            // This sync: one more of each, the older ones still open.
+            let synced = try round(second, "EUR")
+            #expect(synced.status == 65 && synced.stdout == #"{"pushed":0,"pulled":1025,"newConflicts":1,"openConflicts":2,"#
+                    + #""newRejections":1,"openRejections":2,"pending":2,"cursor":2052}"# + "\n", "\(synced)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(synced.stdout.utf8)) as? [String: Int])
+            #expect(Set(object.keys) == Set(Self.jsonKeys) && object.count == Self.jsonKeys.count)
         }
     }
 

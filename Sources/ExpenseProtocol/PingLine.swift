@@ -4,8 +4,8 @@
 /// It accepts only lines that are certain to mean the same as on the general path (``RPCRequest/parse(_:)`` and
 /// the session's method table): one JSON object with nothing but whitespace around and inside it, whose members
 /// are exactly `"jsonrpc":"2.0"`, `"method":"ping"`, an `id` and optionally `params` of `null` or `{}`, each at most
-/// once, in any order, with keys and values written without escapes. The id is an integer (`-?(0|[1-9][0-9]*)`)
-/// or a string of printable ASCII without `"` or `\`: the general path echoes both byte for byte (a number as its
+/// once, in any order, with keys and values written without escapes. The id is an integer (`-?(0|[1-9][0-9]*)`,
+/// at most ``JSONParser/maximumNumberLength`` characters) or a string of printable ASCII without `"` or `\`: the general path echoes both byte for byte (a number as its
 /// text, such a string unescaped and written back unchanged). Anything else, valid or not, returns `nil` and goes
 /// to the general path, which decides it as before; PingLineTests compares the two on a corpus and its mutations.
 public enum PingLine {
@@ -142,7 +142,8 @@ public enum PingLine {
             if bytes[index] == UInt8(ascii: "-") { index += 1 }
             let digitsStart = index
             while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
-            guard index > digitsStart, bytes[digitsStart] != UInt8(ascii: "0") || index == digitsStart + 1 else { return nil }
+            guard index > digitsStart, bytes[digitsStart] != UInt8(ascii: "0") || index == digitsStart + 1,
+                  index - start <= JSONParser.maximumNumberLength else { return nil }  // longer: the general path's error
             return start..<index
         }
     }

@@ -20,12 +20,15 @@ import Testing
         #" { "method" : "ping" , "id" : 3 , "jsonrpc" : "2.0" , "params" : { } } "#,
         "{\t\"params\":{},\r\"id\":4,\n\"method\":\"ping\",\"jsonrpc\":\"2.0\"}",
         #"{"id":5,"jsonrpc":"2.0","method":"ping"}"#,
+        #"{"jsonrpc":"2.0","id":-"# + String(repeating: "7", count: JSONParser.maximumNumberLength - 1) + #","method":"ping"}"#,
     ]
 
     /// Lines the fast path must leave to the general path (valid or not).
     private static let left: [String] = [
         #"{"jsonrpc":"2.0","method":"ping"}"#,  // a notification
         #"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+        #"{"jsonrpc":"2.0","id":-"# + String(repeating: "7", count: JSONParser.maximumNumberLength) + #","method":"ping"}"#,  // too long
+        #"{"jsonrpc":"2.0","id":"# + String(repeating: "7", count: 10_000) + #","method":"ping"}"#,
         #"{"jsonrpc":"2.0","id":1e3,"method":"ping"}"#,
         #"{"jsonrpc":"2.0","id":01,"method":"ping"}"#,
         #"{"jsonrpc":"2.0","id":-,"method":"ping"}"#,

@@ -58,6 +58,20 @@ final class ClientSession: LineSession {
         }
     }
 
+    /// A `ping` in one of ``PingLine``'s forms on an established session is answered here, straight into the
+    /// connection's output from the ledger's head snapshot: the bytes the general path (``received(line:)``, the
+    /// machine, ``RequestDispatcher/ping(_:id:)``) writes, without a request, a `String` or an array made for it
+    /// (docs/benchmarks.md, "Round 5, ping"). Every other line, and a ping the snapshot cannot answer, goes there.
+    func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition {
+        let answered = line.withUnsafeBufferPointer { bytes in
+            guard let idRange = PingLine.idRange(in: bytes), let ledger = machine.withLock({ $0.pingLedger }),
+                  let head = ledger.headSnapshot else { return false }
+            PingLine.appendAnswer(id: UnsafeBufferPointer(rebasing: bytes[idRange]), cursor: head, to: &output)
+            return true
+        }
+        return answered ? .reply([], .proceed) : received(line: line)
+    }
+
     func lineTooLong() -> [UInt8] {
         LoopThread.assertCurrent()
         return RPCResponse.error(id: nil, .lineTooLong(limit: maximumLineLength))

@@ -91,6 +91,13 @@ struct SessionStateMachine {
     init(_ state: State) { self.state = state }
     #endif
 
+    /// The ledger that answers a `ping` now, `nil` when ``lineReceived(_:)`` must decide it: on an established
+    /// session a `ping` goes to the ledger whatever the watch, and changes nothing here.
+    var pingLedger: (any LedgerService)? {
+        guard case .established(let binding, _) = state else { return nil }
+        return binding.ledger
+    }
+
     /// A line was read and parsed (on the loop thread).
     mutating func lineReceived(_ parsed: Result<RPCRequest, RPCRequestFailure>) -> Action {
         let request: RPCRequest

@@ -239,7 +239,7 @@ final class EventLoop {
                 connection.phase = .closing
                 return
             case .line(let line):
-                switch session.received(line: line) {
+                switch connection.appendingOutput({ session.received(line: line, appendingTo: &$0) }) {
                 case .reply(let bytes, let after):
                     connection.enqueue(bytes)
                     apply(after, to: connection)

@@ -28,8 +28,18 @@ public enum LineDisposition: Sendable {
 public protocol LineSession: AnyObject, Sendable {
     /// One complete line (without `\n`), never empty.
     func received(line: ArraySlice<UInt8>) -> LineDisposition
+    /// One complete line, with the connection's output queue to append an answer to directly (no array of its
+    /// own per answer): what is appended is written before the bytes of a returned ``LineDisposition/reply(_:_:)``.
+    /// The default calls ``received(line:)``.
+    func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition
     /// The peer sent a line over the limit: the bytes to answer with before the connection is closed.
     func lineTooLong() -> [UInt8]
     /// The connection is closed (by either side, a timeout or shutdown); release what the session holds.
     func closed()
+}
+
+extension LineSession {
+    public func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition {
+        received(line: line)
+    }
 }

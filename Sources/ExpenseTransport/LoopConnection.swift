@@ -72,6 +72,19 @@ final class LoopConnection {
     func enqueue(_ bytes: [UInt8]) {
         LoopThread.assertCurrent()
         guard !bytes.isEmpty else { return }
+        compactOutput()
+        if output.isEmpty { output = bytes } else { output.append(contentsOf: bytes) }
+    }
+
+    /// Lets `write` append to the output queue in place (what was already written compacted away first), so an
+    /// answer needs no array of its own (``LineSession/received(line:appendingTo:)``).
+    func appendingOutput<Result>(_ write: (inout [UInt8]) -> Result) -> Result {
+        LoopThread.assertCurrent()
+        compactOutput()
+        return write(&output)
+    }
+
+    private func compactOutput() {
         if outputOffset > 0, outputOffset == output.count {
             output.removeAll(keepingCapacity: output.capacity <= LineFramer.retainedCapacity)
             outputOffset = 0
@@ -79,7 +92,6 @@ final class LoopConnection {
             output.removeSubrange(0..<outputOffset)
             outputOffset = 0
         }
-        if output.isEmpty { output = bytes } else { output.append(contentsOf: bytes) }
     }
 
     /// Marks everything written.

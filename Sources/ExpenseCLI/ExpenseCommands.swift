@@ -157,7 +157,8 @@ enum ExpenseCommands {
         """,
         options: [ExpenseOptions.json.help(
             "Print the result as one JSON line: pushed, pulled, newConflicts, openConflicts, newRejections, openRejections, "
-            + "pending, cursor (new…: this sync; open…: after it; README, \"Sync\").").spec,
+            + "pending, cursor (new…: this sync; open…: after it; README, \"Sync\"); with --watch, one line per round that "
+            + "pushed, pulled or found a conflict.").spec,
                   ExpenseOptions.watch.spec])
 
     static let status = CommandSpec(

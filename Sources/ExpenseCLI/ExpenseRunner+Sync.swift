@@ -32,23 +32,28 @@ extension ExpenseRunner {
         try finish(report)
     }
 
+    /// The `--json` report of one sync round as one line. The keys, their order and their meaning are fixed (README,
+    /// "Sync"): each `new…` counts this round, each `open…` what is open after it. `conflicts` (this round) and
+    /// `rejected` (open) were removed rather than changed, so a script that reads them fails instead of reading
+    /// another count. `sync --watch --json` prints one such line per round that moved something.
+    func jsonLine(_ report: SyncEngine.Report) -> String {
+        let members: [(String, Int64)] = [
+            ("pushed", Int64(report.pushed)), ("pulled", Int64(report.pulled)),
+            ("newConflicts", Int64(report.newConflicts)), ("openConflicts", Int64(report.openConflicts)),
+            ("newRejections", Int64(report.rejected)), ("openRejections", Int64(report.openRejections)),
+            ("pending", Int64(report.pending)), ("cursor", report.cursor),
+        ]
+        var writer = JSONWriter()
+        writer.object { json in
+            for (key, value) in members { json.member(key, value) }
+        }
+        return String(decoding: writer.bytes, as: UTF8.self) + "\n"
+    }
+
     /// Prints the report and fails with 65 (a rejection is queued) or 3 (conflicts remain).
     private func finish(_ report: SyncEngine.Report) throws {
         if command[ExpenseOptions.json] {
-            // The keys, their order and their meaning are fixed (README, "Sync"): each `new…` counts this sync,
-            // each `open…` what is open after it. `conflicts` (this sync) and `rejected` (open) were removed
-            // rather than changed, so a script that reads them fails instead of reading another count.
-            let members: [(String, Int64)] = [
-                ("pushed", Int64(report.pushed)), ("pulled", Int64(report.pulled)),
-                ("newConflicts", Int64(report.newConflicts)), ("openConflicts", Int64(report.openConflicts)),
-                ("newRejections", Int64(report.rejected)), ("openRejections", Int64(report.openRejections)),
-                ("pending", Int64(report.pending)), ("cursor", report.cursor),
-            ]
-            var writer = JSONWriter()
-            writer.object { json in
-                for (key, value) in members { json.member(key, value) }
-            }
-            console.out(String(decoding: writer.bytes, as: UTF8.self) + "\n")
+            console.out(jsonLine(report))
         } else if report.pushed == 0, report.pulled == 0, report.newConflicts == 0, report.openConflicts == 0, report.openRejections == 0 {
             console.out("up to date\n")
         } else {

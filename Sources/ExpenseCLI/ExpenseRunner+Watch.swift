@@ -90,6 +90,7 @@ extension ExpenseRunner {
 
     private func reportLine(_ report: SyncEngine.Report) {
         guard report.pushed + report.pulled + report.newConflicts > 0 else { return }
+        if command[ExpenseOptions.json] { return console.out(jsonLine(report)) }
         console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
     }
 }

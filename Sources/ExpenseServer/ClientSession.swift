@@ -63,6 +63,7 @@ final class ClientSession: LineSession {
     /// machine, ``RequestDispatcher/ping(_:id:)``) writes, without a request, a `String` or an array made for it
     /// (docs/benchmarks.md, "Round 5, ping"). Every other line, and a ping the snapshot cannot answer, goes there.
     func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition {
+        LoopThread.assertCurrent()
         let answered = line.withUnsafeBufferPointer { bytes in
             guard let idRange = PingLine.idRange(in: bytes), let ledger = machine.withLock({ $0.pingLedger }),
                   let head = ledger.headSnapshot else { return false }

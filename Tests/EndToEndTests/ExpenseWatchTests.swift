@@ -120,4 +120,37 @@ import Glibc
         let exit = watcher.stop(SIGTERM)
         #expect(exit.code == 0, "the watcher ended with \(exit); stderr: \(watcher.stderr)")
     }
+
+    /// `sync --watch --json` prints each round that moved something as the `sync --json` object, one per line, with
+    /// exactly its keys (README, "Sync"): a script can follow a watcher as it follows one sync.
+    @Test func watcherWithJSONPrintsOneSyncObjectPerRound() throws {
+        let ann = try ExpenseProcess(), bob = try ExpenseProcess()
+        let data = ann.directory + "/data"
+        let daemon = try DaemonProcess.serve(data: data, scratch: ann.directory)
+        defer { _ = daemon.stop() }
+        let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let environment = ["EXPENSE_SERVER": try daemon.addressText(), "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
+        try bob.succeed(["add", "1", "misc", "--note", "before-watch"], environment: environment)
+        try bob.succeed(["sync"], environment: environment)
+        let watcher = try WatcherProcess(client: ann, environment: environment, arguments: ["sync", "--watch", "--json"])
+        defer { _ = watcher.stop(SIGKILL) }
+        try #require(eventually { watcher.stderr.contains("watching ") || !watcher.isRunning },
+                     "the watcher never said it was watching; stderr: \(watcher.stderr)")
+        try bob.succeed(["add", "2", "misc", "--note", "while-watching"], environment: environment)
+        try bob.succeed(["sync"], environment: environment)
+        #expect(eventually { watcher.stdout.split(separator: "\n").count >= 2 || !watcher.isRunning },
+                "the watcher printed no second round; stdout: \(watcher.stdout) stderr: \(watcher.stderr)")
+        let exit = watcher.stop(SIGTERM)
+        #expect(exit.code == 0, "the watcher ended with \(exit); stderr: \(watcher.stderr)")
+        let lines = watcher.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count == 2, "expected one line per round: \(watcher.stdout)")
+        let keys = ["pushed", "pulled", "newConflicts", "openConflicts", "newRejections", "openRejections", "pending", "cursor"]
+        for (line, cursor) in zip(lines, [1, 2]) {
+            #expect(line == #"{"pushed":0,"pulled":1,"newConflicts":0,"openConflicts":0,"newRejections":0,"#
+                    + #""openRejections":0,"pending":0,"cursor":\#(cursor)}"#, "round line: \(line)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(Set(object.keys) == Set(keys))
+        }
+    }
 }

@@ -13,8 +13,10 @@ final class WatcherProcess {
     let stdoutPath: String
     let stderrPath: String
 
-    /// Starts `expense sync --watch` with `environment` added to ours (`EXPENSE_HOME` is `client.home`).
-    init(client: ExpenseProcess, environment extra: [String: String]) throws {
+    /// Starts `expense sync --watch` (or `arguments`) with `environment` added to ours (`EXPENSE_HOME` is
+    /// `client.home`).
+    init(client: ExpenseProcess, environment extra: [String: String],
+         arguments: [String] = ["sync", "--watch"]) throws {
         let name = client.directory + "/watch-" + UUID().uuidString
         stdoutPath = name + ".out"
         stderrPath = name + ".err"
@@ -23,7 +25,7 @@ final class WatcherProcess {
         environment["EXPENSE_STORE"] = nil
         environment["EXPENSE_VERBOSE"] = nil
         for (key, value) in extra { environment[key] = value }
-        (child, _, _) = try ChildProcess.spawn(ExpenseProcess.executable, ["sync", "--watch"], environment: environment,
+        (child, _, _) = try ChildProcess.spawn(ExpenseProcess.executable, arguments, environment: environment,
                                                stdout: .file(stdoutPath), stderr: .file(stderrPath))
     }
 

@@ -4,8 +4,9 @@ import ExpenseTransport
 import Foundation
 import Synchronization
 
-/// What every session of a server shares.
-struct SessionContext: Sendable {
+/// What every session of a server shares: one object, so each connection holds a reference to it, not its
+/// own ~120-byte copy (docs/benchmarks.md, "Round 5, memory").
+final class SessionContext: Sendable {
     let ledgers: any LedgerProvider
     /// This daemon's throttle: the first, local gate.
     let throttle: AuthThrottle
@@ -13,6 +14,15 @@ struct SessionContext: Sendable {
     let sharedThrottle: (any SharedLoginThrottle)?
     let log: ServerLog
     let serverName: String
+
+    init(ledgers: any LedgerProvider, throttle: AuthThrottle, sharedThrottle: (any SharedLoginThrottle)?,
+         log: ServerLog, serverName: String) {
+        self.ledgers = ledgers
+        self.throttle = throttle
+        self.sharedThrottle = sharedThrottle
+        self.log = log
+        self.serverName = serverName
+    }
 }
 
 /// One connection's protocol: feeds what happens to it into its ``SessionStateMachine`` and performs the

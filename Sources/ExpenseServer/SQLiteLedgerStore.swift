@@ -30,8 +30,9 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     private var totals: [Currency: Int64]
     /// Where each record is: its current seq (the records table's key). Changed only inside a transaction,
-    /// with `undo` to put it back when the transaction fails.
-    var seqById: [UUID: Int64]
+    /// with `undo` to put it back when the transaction fails. Compact (`SeqByIdMap.swift`): it is most of a
+    /// large ledger's share of the daemon's memory.
+    var seqById: SeqByIdMap
     var undo: [(id: UUID, seq: Int64?)] = []
     /// The budget, rule or setting the last ``writeData(_:replacing:)`` wrote and its seq before, for the
     /// `previous` link of its history entry (data ids never enter `seqById`).
@@ -125,8 +126,8 @@ package final class SQLiteLedgerStore: LedgerStore {
                 totals[currency] = row.int64(1)
             }
             self.totals = totals
-            var seqById: [UUID: Int64] = [:]
-            seqById.reserveCapacity(Int(head))
+            var seqById = SeqByIdMap()
+            seqById.reserveCapacity(Int(try connection.prepare("SELECT count(*) FROM records").first { $0.int64(0) } ?? 0))
             try connection.prepare("SELECT id, seq FROM records").forEach { row in
                 seqById[try Self.uuid(row.blob(0))] = row.int64(1)
             }
@@ -192,8 +193,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             .integer(Int64(expense.date.ordinal)), .text(expense.note),
             .integer(versions.money), .integer(versions.category), .integer(versions.date), .integer(versions.note),
         ])
-        undo.append((expense.id, seqById[expense.id]))
-        seqById[expense.id] = record.seq
+        undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
         if let old, !old.deleted { account(old.expense, sign: -1) }
         if !record.deleted { account(expense, sign: 1) }
         head = record.seq

@@ -57,6 +57,24 @@ import Testing
         #expect(connection.output.capacity <= LineFramer.retainedCapacity)
     }
 
+    /// An idle connection holds no output storage once its last answer is written, not even a small one: the
+    /// answer's own array is shared with the caller, and keeping its capacity allocated a new buffer of its size.
+    @Test func aWrittenAnswerLeavesNoOutputStorage() throws {
+        let connection = try Self.connection()
+        let answer = Array(repeating: UInt8(ascii: "x"), count: 400) + [UInt8(ascii: "\n")]
+        LoopThread.running { connection.enqueue(answer) }
+        connection.outputOffset = answer.count
+        connection.outputDrained()
+        #expect(connection.output.capacity == 0)
+
+        LoopThread.running { connection.enqueue(answer) }
+        connection.outputOffset = answer.count  // written, not yet marked drained: the next answer replaces it
+        let next = Array("{}\n".utf8)
+        LoopThread.running { connection.enqueue(next) }
+        #expect(connection.output == next)
+        withExtendedLifetime(answer) {}
+    }
+
     private static func connection() throws -> LoopConnection {
         let handle = ConnectionHandle(id: ConnectionID(fd: -1, generation: 1), mailbox: try LoopMailbox(),
                                       peerHost: "127.0.0.1")

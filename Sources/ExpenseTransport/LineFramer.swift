@@ -43,7 +43,7 @@ public struct LineFramer: Sendable {
     /// The bytes of storage the framer holds now (for tests of ``retainedCapacity``).
     var bufferCapacity: Int { buffer.capacity }
 
-    /// The most storage a framer (and a server connection's output, `LoopConnection`) keeps once everything in it
+    /// The most storage a framer keeps once everything in it
     /// is consumed: a small request or answer reuses it, a larger one is given back, so an idle connection that
     /// once carried a large line costs no more than one that did not (docs/benchmarks.md, "Round 4, memory").
     package static let retainedCapacity = 4096

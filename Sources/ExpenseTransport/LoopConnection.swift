@@ -68,6 +68,9 @@ final class LoopConnection {
         return false
     }
 
+    /// The most output storage a connection keeps once everything is written: enough for a `ping` answer.
+    static let retainedOutputCapacity = 128
+
     /// Queues bytes for writing, compacting what was already written.
     func enqueue(_ bytes: [UInt8]) {
         LoopThread.assertCurrent()
@@ -93,11 +96,12 @@ final class LoopConnection {
         }
     }
 
-    /// Marks everything written, keeping no storage: the next ``enqueue(_:)`` adopts its bytes' own array, so a
-    /// kept buffer would never be reused, and keeping one that shares an answer's storage allocated a fresh
-    /// empty buffer of the answer's size, held by every idle connection (docs/benchmarks.md, "Round 5, memory").
+    /// Marks everything written. At most a ping answer's worth of storage is kept (``retainedOutputCapacity``), for
+    /// the answers appended in place (``appendingOutput(_:)``); a larger buffer, such as a `hello` answer's array
+    /// that ``enqueue(_:)`` adopted, is given back, so an idle connection holds next to nothing
+    /// (docs/benchmarks.md, "Round 5, memory").
     func outputDrained() {
-        output = []
+        output.removeAll(keepingCapacity: output.capacity <= Self.retainedOutputCapacity)
         outputOffset = 0
     }
 }

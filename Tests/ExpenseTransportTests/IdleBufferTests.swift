@@ -73,6 +73,16 @@ import Testing
         LoopThread.running { connection.enqueue(next) }
         #expect(connection.output == next)
         withExtendedLifetime(answer) {}
+
+        // A ping-sized answer appended in place keeps its small buffer for the next one, and no more.
+        connection.outputOffset = next.count
+        connection.outputDrained()
+        let pong = Array(#"{"jsonrpc":"2.0","id":7,"result":{"cursor":12}}"#.utf8) + [UInt8(ascii: "\n")]
+        LoopThread.running { connection.appendingOutput { $0.append(contentsOf: pong) } }
+        connection.outputOffset = pong.count
+        connection.outputDrained()
+        #expect(connection.output.isEmpty)
+        #expect(connection.output.capacity > 0 && connection.output.capacity <= LoopConnection.retainedOutputCapacity)
     }
 
     private static func connection() throws -> LoopConnection {

@@ -28,9 +28,22 @@ extension SQLiteLedgerStore {
     }
 
     package func dataRecord(id: UUID) throws -> StoredDataRecord? {
-        try connection.cached(literal: """
+        guard try mayBeDataRecord(id) else { return nil }
+        return try connection.cached(literal: """
             SELECT seq, id, kind, version, deleted, fields, field_versions FROM data_records WHERE id = ?1
             """).first([Self.blob(id)]) { try Self.decodeData($0) }
+    }
+
+    /// Whether `id` may be a data record's: `false` only when ``dataIds``, read from the table on first use,
+    /// does not hold it. The rules ask this for every created expense id (Protocol.md §10: one id, one kind),
+    /// and almost every id is none, so the answer comes from memory instead of the table's index.
+    private func mayBeDataRecord(_ id: UUID) throws -> Bool {
+        if dataIds == nil {
+            var ids: Set<UUID> = []
+            try connection.prepare("SELECT id FROM data_records").forEach { ids.insert(try Self.uuid($0.blob(0))) }
+            dataIds = ids
+        }
+        return dataIds?.contains(id) ?? true
     }
 
     package func writeData(_ record: StoredDataRecord, replacing old: StoredDataRecord?) throws {
@@ -38,6 +51,8 @@ extension SQLiteLedgerStore {
         if let error = faultInjection?(.write) { throw error }
         if let old { try connection.cached("DELETE FROM data_records WHERE seq = ?1").run([.integer(old.seq)]) }
         lastDataWrite = (record.record.id, old?.seq ?? 0)
+        // Before the write: a superset stays one even when the transaction rolls back.
+        dataIds?.insert(record.record.id)
         try connection.cached("""
             INSERT INTO data_records (seq, id, kind, version, deleted, fields, field_versions)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)

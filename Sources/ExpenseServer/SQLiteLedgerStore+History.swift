@@ -19,21 +19,32 @@ extension SQLiteLedgerStore {
         historyKinds.enumerated().reduce(0) { mask, kind in request.wants(kind.element) ? mask | (1 << Int64(kind.offset)) : mask }
     }
 
+    /// Keeps the entry for the group's one multi-row insert before COMMIT (``flushHistory()``), in the same
+    /// transaction as its change.
     /// - Precondition: called right after the ``write(_:replacing:)`` of the change it describes, whose last
     ///   `undo` step holds the record's seq before it (what `previous` links to).
     package func appendHistory(_ entry: HistoryEntry) throws {
         let previous = entry.kind == .expense
             ? undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
             : lastDataWrite.flatMap { $0.id == entry.id ? $0.previous : nil } ?? 0
-        try connection.cached(literal: """
-            INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-            """).run([
-            .integer(entry.seq), Self.blob(entry.id), .integer(previous), .integer(entry.version),
-            .integer(Int64(Self.historyActions.firstIndex(of: entry.action) ?? 0)),
-            .text(String(decoding: entry.changesJSON, as: UTF8.self)), entry.who.map { .text($0) } ?? .null,
-            Self.blob(entry.clientId), .integer(entry.time), .integer(Int64(Self.historyKinds.firstIndex(of: entry.kind) ?? 0)),
-        ])
+        pendingHistory.append((entry, previous))
+    }
+
+    /// Writes the transaction's history entries in seq order.
+    func flushHistory() throws {
+        try rows.history.run(count: pendingHistory.count) { row, index in
+            let (entry, previous) = pendingHistory[index]
+            try row.integer(entry.seq)
+            try Self.bind(entry.id, to: &row)
+            try row.integer(previous)
+            try row.integer(entry.version)
+            try row.integer(Int64(Self.historyActions.firstIndex(of: entry.action) ?? 0))
+            try entry.changesJSON.withUnsafeBytes { try row.text(utf8: $0) }
+            try row.text(entry.who)
+            try Self.bind(entry.clientId, to: &row)
+            try row.integer(entry.time)
+            try row.integer(Int64(Self.historyKinds.firstIndex(of: entry.kind) ?? 0))
+        }
     }
 
     static let historyColumns = "seq, id, previous, version, action, changes, who, client, time, kind"

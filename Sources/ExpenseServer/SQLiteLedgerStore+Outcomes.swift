@@ -10,7 +10,8 @@ extension SQLiteLedgerStore {
     }
 
     package func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws {
-        pendingOutcomes[OutcomeKey(clientId: clientId, mutationId: mutationId)] = outcome
+        let key = OutcomeKey(clientId: clientId, mutationId: mutationId)
+        if pendingOutcomes.updateValue(outcome, forKey: key) == nil { pendingOutcomeKeys.append(key) }
     }
 
     package func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome? {
@@ -51,15 +52,16 @@ extension SQLiteLedgerStore {
         return values
     }
 
-    /// Writes the transaction's outcomes and forgets, per client that pushed, those that fell out of the
-    /// retention window: in the same transaction as the effects and the last consumed mutationIds.
+    /// Writes the transaction's outcomes, in the order they were kept, and forgets, per client that pushed, those
+    /// that fell out of the retention window: in the same transaction as the effects and the last consumed
+    /// mutationIds.
     func flushOutcomes() throws {
-        for (key, outcome) in pendingOutcomes {
-            let values: [SQLiteValue] = [Self.blob(key.clientId), .integer(key.mutationId)] + Self.outcomeValues(outcome)
-            try connection.cached(literal: """
-                INSERT OR REPLACE INTO outcomes (client, mutation_id, status, version, seq, record, reason, field, message)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                """).run(values)
+        try rows.outcomes.run(count: pendingOutcomeKeys.count) { row, index in
+            let key = pendingOutcomeKeys[index]
+            guard let outcome = pendingOutcomes[key] else { preconditionFailure("every kept key has its outcome") }
+            try Self.bind(key.clientId, to: &row)
+            try row.integer(key.mutationId)
+            for value in Self.outcomeValues(outcome) { try row.value(value) }
         }
         for (clientId, last) in pendingLastMutationIds where last > outcomeRetention {
             try connection.cached(literal: "DELETE FROM outcomes WHERE client = ?1 AND mutation_id <= ?2")

@@ -45,8 +45,22 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// pushes several times in one group commit costs one row write, not one per push).
     var pendingLastMutationIds: [UUID: Int64] = [:]
     /// The transaction's newly consumed mutations' outcomes, written when it commits
-    /// (`SQLiteLedgerStore+Outcomes.swift`).
+    /// (`SQLiteLedgerStore+Outcomes.swift`), and their keys in the order they were kept (the order written).
     var pendingOutcomes: [OutcomeKey: ConsumedOutcome] = [:]
+    var pendingOutcomeKeys: [OutcomeKey] = []
+    /// The transaction's history entries with their `previous` links, written when it commits
+    /// (`SQLiteLedgerStore+History.swift`; nothing reads the history inside a push's transaction).
+    var pendingHistory: [(entry: HistoryEntry, previous: Int64)] = []
+    /// The transaction's new record versions by seq (``record(id:)`` reads them here), their seqs in the order
+    /// written, and the seqs of committed rows they replace: written when it commits (``flushRecords()``).
+    var pendingRecords: [Int64: StoredRecord] = [:]
+    var pendingRecordSeqs: [Int64] = []
+    var pendingRecordDeletes: [Int64] = []
+    /// Every id that may be in `data_records` (a superset: ids are added when written, never removed), read on
+    /// first use: an id outside it is no data record without asking the table (`SQLiteLedgerStore+Data.swift`).
+    var dataIds: Set<UUID>?
+    /// The group's multi-row statements (``SQLiteLedgerRows``).
+    lazy var rows = SQLiteLedgerRows(connection: connection)
     package let outcomeRetention: Int64
     /// `PRAGMA data_version` when ``tokensMayHaveChanged()`` last looked: it moves when another connection commits.
     var dataVersion: Int64 = 0
@@ -140,6 +154,7 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     package func record(id: UUID) throws -> StoredRecord? {
         guard let seq = seqById[id] else { return nil }
+        if let pending = pendingRecords[seq] { return pending }
         return try connection.cached(literal: """
             SELECT seq, version, deleted, amount, currency, category, day, note,
                    money_version, category_version, date_version, note_version
@@ -167,36 +182,51 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// Writes the transaction's last consumed mutationIds, one row per client, in the same transaction as the
     /// effects they account for.
     private func flushLastMutationIds() throws {
-        for (clientId, mutationId) in pendingLastMutationIds {
-            try connection.cached(literal: """
-                INSERT INTO clients (id, last_mutation_id) VALUES (?1, ?2)
-                ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
-                """).run([Self.blob(clientId), .integer(mutationId)])
+        let clients = Array(pendingLastMutationIds)
+        try rows.clients.run(count: clients.count) { row, index in
+            try Self.bind(clients[index].key, to: &row)
+            try row.integer(clients[index].value)
         }
     }
 
+    /// Keeps `record` for the group's multi-row writes before COMMIT (``flushRecords()``); ``record(id:)`` answers
+    /// it from memory until then.
     package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
         precondition(record.seq == head + 1, "a write takes the next seq")
         if let error = faultInjection?(.write) { throw error }
         let expense = record.expense
-        let versions = record.fieldVersions
-        if let old {
-            try connection.cached(literal: "DELETE FROM records WHERE seq = ?1").run([.integer(old.seq)])
-        }
-        try connection.cached(literal: """
-            INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
-                money_version, category_version, date_version, note_version)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-            """).run([
-            .integer(record.seq), Self.blob(expense.id), .integer(record.version), .integer(record.deleted ? 1 : 0),
-            .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
-            .integer(Int64(expense.date.ordinal)), .text(expense.note),
-            .integer(versions.money), .integer(versions.category), .integer(versions.date), .integer(versions.note),
-        ])
+        // A version written earlier in this transaction is replaced before it reaches the table.
+        if let old, pendingRecords.removeValue(forKey: old.seq) == nil { pendingRecordDeletes.append(old.seq) }
+        pendingRecords[record.seq] = record
+        pendingRecordSeqs.append(record.seq)
         undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
         if let old, !old.deleted { account(old.expense, sign: -1) }
         if !record.deleted { account(expense, sign: 1) }
         head = record.seq
+    }
+
+    /// Writes the transaction's record changes: the replaced versions' rows go, then the new rows, in seq order.
+    private func flushRecords() throws {
+        try rows.recordDeletes.run(count: pendingRecordDeletes.count) { row, index in
+            try row.integer(pendingRecordDeletes[index])
+        }
+        let written = pendingRecordSeqs.compactMap { pendingRecords[$0] }
+        try rows.records.run(count: written.count) { row, index in
+            let record = written[index], expense = record.expense, versions = record.fieldVersions
+            try row.integer(record.seq)
+            try Self.bind(expense.id, to: &row)
+            try row.integer(record.version)
+            try row.integer(record.deleted ? 1 : 0)
+            try row.integer(expense.amount)
+            try row.text(expense.currency.code)
+            try row.text(expense.category)
+            try row.integer(Int64(expense.date.ordinal))
+            try row.text(expense.note)
+            try row.integer(versions.money)
+            try row.integer(versions.category)
+            try row.integer(versions.date)
+            try row.integer(versions.note)
+        }
     }
 
     private func account(_ expense: Expense, sign: Int64) {
@@ -223,13 +253,15 @@ package final class SQLiteLedgerStore: LedgerStore {
         let savedTotals = totals
         pendingDeltas.removeAll(keepingCapacity: true)
         pendingLastMutationIds.removeAll(keepingCapacity: true)
-        pendingOutcomes.removeAll(keepingCapacity: true)
+        clearPendingRows()
         undo.removeAll(keepingCapacity: true)
         do {
             let value = try connection.transaction {
                 let value = try body()
+                try flushRecords()
                 try flushLastMutationIds()
                 try flushOutcomes()
+                try flushHistory()
                 try flushAggregates()
                 if let error = faultInjection?(.commit) { throw error }
                 return value
@@ -237,7 +269,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             pendingDeltas.removeAll(keepingCapacity: true)
             lastMutationIds.merge(pendingLastMutationIds) { _, new in new }
             pendingLastMutationIds.removeAll(keepingCapacity: true)
-            pendingOutcomes.removeAll(keepingCapacity: true)
+            clearPendingRows()
             return value
         } catch {
             head = savedHead
@@ -246,35 +278,42 @@ package final class SQLiteLedgerStore: LedgerStore {
             undo.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
             pendingLastMutationIds.removeAll(keepingCapacity: true)
-            pendingOutcomes.removeAll(keepingCapacity: true)
+            clearPendingRows()
             throw error
         }
     }
 
-    /// Writes the transaction's aggregate changes, day and month, in the same transaction as the records.
+    /// Writes the transaction's aggregate changes, day and month, in the same transaction as the records: one
+    /// row per key the group touched, whatever the number of its changes.
     private func flushAggregates() throws {
+        var daily: [(key: AggregateKey, delta: Delta)] = []
         var monthly: [AggregateKey: Delta] = [:]
         for (key, delta) in pendingDeltas where delta.amount != 0 || delta.count != 0 {
-            try apply(delta, table: "daily_totals", column: "day", key: key)
+            daily.append((key, delta))
             var month = key
             month.day = key.day / 100
             monthly[month, default: Delta()].amount += delta.amount
             monthly[month, default: Delta()].count += delta.count
         }
-        for (key, delta) in monthly where delta.amount != 0 || delta.count != 0 {
-            try apply(delta, table: "monthly_totals", column: "month", key: key)
-        }
+        try apply(daily, rows: rows.dailyTotals, table: "daily_totals", column: "day")
+        try apply(monthly.filter { $0.value.amount != 0 || $0.value.count != 0 }.map { (key: $0.key, delta: $0.value) },
+                  rows: rows.monthlyTotals, table: "monthly_totals", column: "month")
     }
 
-    private func apply(_ delta: Delta, table: String, column: String, key: AggregateKey) throws {
-        let keyValues: [SQLiteValue] = [.integer(Int64(key.day)), .text(key.category), .text(key.currency)]
-        try connection.cached("""
-            INSERT INTO \(table) (\(column), category, currency, amount, count) VALUES (?1, ?2, ?3, ?4, ?5)
-            ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, count = count + excluded.count
-            """).run(keyValues + [.integer(delta.amount), .integer(delta.count)])
-        if delta.count < 0 {
+    /// Adds each delta to its key's row (creating it), then removes the rows whose count fell to 0.
+    private func apply(_ deltas: [(key: AggregateKey, delta: Delta)], rows statement: SQLiteRowStatement,
+                       table: String, column: String) throws {
+        try statement.run(count: deltas.count) { row, index in
+            let (key, delta) = deltas[index]
+            try row.integer(Int64(key.day))
+            try row.text(key.category)
+            try row.text(key.currency)
+            try row.integer(delta.amount)
+            try row.integer(delta.count)
+        }
+        for (key, delta) in deltas where delta.count < 0 {
             try connection.cached("DELETE FROM \(table) WHERE \(column) = ?1 AND category = ?2 AND currency = ?3 AND count = 0")
-                .run(keyValues)
+                .run([.integer(Int64(key.day)), .text(key.category), .text(key.currency)])
         }
     }
 
@@ -284,6 +323,11 @@ package final class SQLiteLedgerStore: LedgerStore {
     // MARK: - Encoding
 
     static func blob(_ id: UUID) -> SQLiteValue { .blob(UUIDBlob.bytes(id)) }
+
+    /// Binds `id`'s 16 bytes (``ExpenseCore/UUIDBlob``'s layout) without an array.
+    static func bind(_ id: UUID, to row: inout SQLiteRowBinder) throws {
+        try withUnsafeBytes(of: id.uuid) { try row.blob($0) }
+    }
 
     static func uuid(_ bytes: [UInt8]) throws -> UUID {
         guard let id = UUIDBlob.uuid(bytes) else { throw LedgerError.storageFailed("a stored id is not 16 bytes") }

@@ -85,7 +85,8 @@ import TestSupport
         }
     }
 
-    private static func mixedPushes() -> [(clientId: UUID, items: [PushItem])] {
+    /// Also the corpus of `GroupedPushRowsTests`.
+    static func mixedPushes() -> [(clientId: UUID, items: [PushItem])] {
         let alice = UUID(), bob = UUID()
         let maximum: Int64 = 9_007_199_254_740_991
         let ids = (0..<6).map { _ in UUID() }

@@ -1,0 +1,65 @@
+import SQLite
+
+/// The multi-row statements a group commit writes its rows with (docs/benchmarks.md, "Round 5, push rows"): one
+/// per table, each prepared on first use, so a group of n changes steps about log₂ n statements per table
+/// instead of n (``SQLite/SQLiteRowStatement``).
+///
+/// The rows of a group are collected in memory while its pushes are decided and written just before COMMIT, in
+/// the same transaction (``SQLiteLedgerStore/transaction(_:)``): nothing about what is durable, or when,
+/// changes; only the number of statements does.
+final class SQLiteLedgerRows {
+    /// `outcomes`: one row per newly consumed mutation (Protocol.md §7.6).
+    let outcomes: SQLiteRowStatement
+    /// `history`: one entry per change (Protocol.md §5.8).
+    let history: SQLiteRowStatement
+    /// `clients`: each pushing client's last consumed mutationId.
+    let clients: SQLiteRowStatement
+    /// `daily_totals` / `monthly_totals`: one delta per (day or month, category, currency) the group touched.
+    let dailyTotals: SQLiteRowStatement
+    let monthlyTotals: SQLiteRowStatement
+    /// `records`: the group's new record versions, and the seqs of the versions they replace.
+    let records: SQLiteRowStatement
+    let recordDeletes: SQLiteRowStatement
+
+    init(connection: SQLiteConnection) {
+        outcomes = SQLiteRowStatement(
+            connection: connection,
+            head: "INSERT OR REPLACE INTO outcomes (client, mutation_id, status, version, seq, record, reason, field, message)",
+            columns: 9)
+        history = SQLiteRowStatement(
+            connection: connection,
+            head: "INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)", columns: 10)
+        clients = SQLiteRowStatement(
+            connection: connection, head: "INSERT INTO clients (id, last_mutation_id)", columns: 2,
+            tail: "ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id")
+        dailyTotals = Self.totals(connection, table: "daily_totals", column: "day")
+        monthlyTotals = Self.totals(connection, table: "monthly_totals", column: "month")
+        records = SQLiteRowStatement(
+            connection: connection,
+            head: """
+                INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
+                    money_version, category_version, date_version, note_version)
+                """,
+            columns: 13)
+        recordDeletes = SQLiteRowStatement(connection: connection, head: "DELETE FROM records WHERE seq IN (", columns: 1,
+                                           tail: ")")
+    }
+
+    private static func totals(_ connection: SQLiteConnection, table: String, column: String) -> SQLiteRowStatement {
+        SQLiteRowStatement(
+            connection: connection, head: "INSERT INTO \(table) (\(column), category, currency, amount, count)", columns: 5,
+            tail: "ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, count = count + excluded.count")
+    }
+}
+
+extension SQLiteLedgerStore {
+    /// Forgets the rows a transaction collected: after it wrote them and committed, or when it failed.
+    func clearPendingRows() {
+        pendingOutcomes.removeAll(keepingCapacity: true)
+        pendingOutcomeKeys.removeAll(keepingCapacity: true)
+        pendingHistory.removeAll(keepingCapacity: true)
+        pendingRecords.removeAll(keepingCapacity: true)
+        pendingRecordSeqs.removeAll(keepingCapacity: true)
+        pendingRecordDeletes.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,136 @@
+import CSQLite
+
+/// One statement that writes many rows: `head` + `VALUES (?, …), (?, …), …` + `tail`, so that a transaction
+/// writing n rows steps about log₂ n statements instead of n (docs/benchmarks.md, "Round 5, push rows").
+///
+/// Rows go in chunks of at most ``maximumRows``; the rest below a chunk is split into powers of two, so at most
+/// one statement per power of two up to ``maximumRows`` is ever prepared, each on first use. The rows are
+/// written in the order given, exactly as that many one-row statements in a row would write them.
+///
+/// Not `Sendable`: it belongs to its connection and is used only by the connection's owner.
+public final class SQLiteRowStatement {
+    /// Rows per statement at most: 64 rows of up to 15 columns stay under 999 parameters, the lowest
+    /// `SQLITE_LIMIT_VARIABLE_NUMBER` any SQLite build has had (3.32 raised the default to 32,766).
+    public static let maximumRows = 64
+
+    unowned let connection: SQLiteConnection
+    let head: String
+    let columns: Int
+    let tail: String
+    /// The statement for 2^k rows at index k.
+    private var statements: [SQLiteStatement?]
+
+    /// - Parameters:
+    ///   - head: the SQL before `VALUES`, e.g. `INSERT INTO t (a, b)`.
+    ///   - columns: the parameters per row.
+    ///   - tail: the SQL after the rows, e.g. `ON CONFLICT (a) DO UPDATE SET b = excluded.b` (may be empty).
+    /// - Precondition: `columns × maximumRows` ≤ 999.
+    public init(connection: SQLiteConnection, head: String, columns: Int, tail: String = "") {
+        precondition(columns > 0 && columns * Self.maximumRows <= 999, "a chunk must stay under 999 parameters")
+        self.connection = connection
+        self.head = head
+        self.columns = columns
+        self.tail = tail
+        // 1, 2, 4, …, maximumRows.
+        self.statements = Array(repeating: nil, count: Self.maximumRows.trailingZeroBitCount + 1)
+    }
+
+    /// Writes `count` rows; `bind` binds row `index`'s `columns` values, in column order, through the binder.
+    /// - Throws: the first SQLite error; rows of earlier chunks are then written, so run it inside a
+    ///   transaction that the error rolls back (as every write of the ledger store is).
+    public func run(count: Int, _ bind: (inout SQLiteRowBinder, Int) throws -> Void) throws {
+        var done = 0
+        while done < count {
+            let left = count - done
+            // The largest power of two that fits, up to maximumRows.
+            let power = min(Self.maximumRows.trailingZeroBitCount, Int.bitWidth - 1 - left.leadingZeroBitCount)
+            let rows = 1 << power
+            let statement = try self.statement(power: power)
+            sqlite3_reset(statement.handle)
+            var binder = SQLiteRowBinder(statement: statement)
+            for row in done..<(done + rows) {
+                try bind(&binder, row)
+                precondition(binder.next == Int32((row + 1 - done) * columns + 1), "bind binds every column of its row")
+            }
+            while try statement.step() {}
+            sqlite3_reset(statement.handle)
+            done += rows
+        }
+    }
+
+    private func statement(power: Int) throws -> SQLiteStatement {
+        if let statement = statements[power] { return statement }
+        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        let sql = head + " VALUES " + Array(repeating: row, count: 1 << power).joined(separator: ", ")
+            + (tail.isEmpty ? "" : " " + tail)
+        let statement = try connection.prepare(sql)
+        statements[power] = statement
+        return statement
+    }
+}
+
+/// Binds the parameters of a ``SQLiteRowStatement`` one after another, without building an array of values.
+public struct SQLiteRowBinder {
+    let statement: SQLiteStatement
+    /// The next parameter's index (1-based).
+    var next: Int32 = 1
+
+    init(statement: SQLiteStatement) { self.statement = statement }
+
+    public mutating func integer(_ value: Int64) throws {
+        try check(sqlite3_bind_int64(statement.handle, next, value))
+    }
+
+    public mutating func null() throws {
+        try check(sqlite3_bind_null(statement.handle, next))
+    }
+
+    /// Binds every UTF-8 byte of `text` (interior NULs included; the empty string as empty text, not NULL), as
+    /// ``SQLiteStatement/bind(_:)`` does.
+    public mutating func text(_ text: String) throws {
+        let handle = statement.handle, index = next
+        try check(text.withCString { chars in
+            sqlite3_bind_text64(handle, index, chars, UInt64(text.utf8.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8))
+        })
+    }
+
+    /// Binds UTF-8 bytes as text (copied now); an empty buffer as empty text, not NULL.
+    public mutating func text(utf8 bytes: UnsafeRawBufferPointer) throws {
+        let handle = statement.handle, index = next
+        // A zero-length text needs a non-NULL pointer: NULL would bind SQL NULL.
+        let empty: StaticString = ""
+        let start = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
+        try check(sqlite3_bind_text64(handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(bytes.count),
+                                      SQLiteStatement.transient, UInt8(SQLITE_UTF8)))
+    }
+
+    /// `text`, or NULL for `nil`.
+    public mutating func text(_ text: String?) throws {
+        if let text { try self.text(text) } else { try null() }
+    }
+
+    /// Binds the bytes (copied now); an empty buffer as a zero-length blob, not NULL.
+    public mutating func blob(_ bytes: UnsafeRawBufferPointer) throws {
+        let handle = statement.handle, index = next
+        if bytes.isEmpty {
+            try check(sqlite3_bind_zeroblob(handle, index, 0))
+        } else {
+            try check(sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), SQLiteStatement.transient))
+        }
+    }
+
+    /// ``SQLiteValue`` in its own case.
+    public mutating func value(_ value: SQLiteValue) throws {
+        switch value {
+        case .null: try null()
+        case .integer(let number): try integer(number)
+        case .text(let text): try self.text(text)
+        case .blob(let bytes): try bytes.withUnsafeBytes { try blob($0) }
+        }
+    }
+
+    private mutating func check(_ result: Int32) throws {
+        guard result == SQLITE_OK else { throw statement.connection.error(result, sql: statement.sql) }
+        next += 1
+    }
+}

@@ -24,9 +24,6 @@ static inline unsigned long long copenssl_op_no_renegotiation(void) { return SSL
 static inline long copenssl_mode_partial_write_moving_buffer(void) {
     return SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER;
 }
-// Frees a session's record read/write buffers (about 17 KiB each) whenever they are empty: an idle connection
-// holds neither (see docs/benchmarks.md, "TLS").
-static inline long copenssl_mode_release_buffers(void) { return SSL_MODE_RELEASE_BUFFERS; }
 // Memory BIOs: how many bytes wait in one (BIO_ctrl_pending is a function, but the mem BIO's EOF switch is a macro).
 static inline long copenssl_bio_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
 static inline long copenssl_ctx_set_session_cache_mode(SSL_CTX *ctx, long mode) {

@@ -146,6 +146,13 @@ extension LoopConnection {
         }
     }
 
+    /// Gives a quiet TLS session's OpenSSL record buffers back (``TLSSession/releaseRecordBuffers()``), called
+    /// by the loop's sweep for a connection with nothing in flight and no traffic for a sweep interval.
+    /// - Returns: whether buffers were given back now (never for plaintext).
+    func releaseQuietTLSBuffers() -> Bool {
+        tls?.releaseRecordBuffers() ?? false
+    }
+
     /// Queues TLS `close_notify` before the write side is shut down.
     /// - Returns: whether there is now something more to send.
     func queueTLSClose() -> Bool {

@@ -58,9 +58,9 @@ package final class TLSContext: @unchecked Sendable {
         _ = SSL_CTX_set_options(context.pointer, UInt64(copenssl_op_no_tickets()))
         // TLS 1.3: SSL_OP_NO_TICKET alone still sends (stateful) tickets after the handshake; none are wanted.
         _ = SSL_CTX_set_num_tickets(context.pointer, 0)
-        // A daemon holds thousands of mostly idle sessions: OpenSSL's two record buffers (~17 KiB each) are
-        // freed whenever they are empty and taken again for the next record (see docs/benchmarks.md, "TLS").
-        _ = copenssl_ctx_set_mode(context.pointer, copenssl_mode_release_buffers())
+        // A daemon holds thousands of mostly idle sessions: OpenSSL's two record buffers (~17 KiB each) are given
+        // back once a connection is quiet (TLSSession.releaseRecordBuffers, from the loop's sweep), not after every
+        // record as SSL_MODE_RELEASE_BUFFERS would (docs/benchmarks.md, "Round 5, TLS").
         return context
     }
 

@@ -44,6 +44,9 @@ package final class TLSSession {
     private var outgoingOffset = 0
     private var receivedAny = false
     private var closeNotifyQueued = false
+    /// Whether OpenSSL may hold this session's two record buffers (about 17 KiB each): set by every call that reads
+    /// or writes a record, cleared when ``releaseRecordBuffers()`` gave them back.
+    package private(set) var mayHoldRecordBuffers = false
     /// The name verified (client): for the error message of a mismatch.
     private let serverName: String?
 
@@ -120,6 +123,7 @@ package final class TLSSession {
     /// failed, and ``pendingCiphertext`` may hold handshake messages to send.
     package func advance(deliver: (UnsafeRawBufferPointer) -> Void) {
         defer { collectOutgoing() }
+        mayHoldRecordBuffers = true
         if state == .handshaking {
             Self.clearErrorQueue()
             let result = SSL_do_handshake(ssl)
@@ -162,6 +166,7 @@ package final class TLSSession {
     package func encrypt(_ plaintext: UnsafeRawBufferPointer) -> Int {
         guard state == .established, let base = plaintext.baseAddress, !plaintext.isEmpty else { return 0 }
         defer { collectOutgoing() }
+        mayHoldRecordBuffers = true
         Self.clearErrorQueue()
         let count = SSL_write(ssl, base, Int32(clamping: plaintext.count))
         if count > 0 { return Int(count) }
@@ -183,6 +188,22 @@ package final class TLSSession {
         ERR_clear_error()
         collectOutgoing()
         return pendingCiphertext > 0
+    }
+
+    /// Gives OpenSSL's record buffers back while the session is quiet; the next record takes them again.
+    ///
+    /// The daemon's sessions keep their buffers while they carry traffic (taking and freeing 17 KiB twice per
+    /// request cost about 1.2k instructions per `ping`) and the loop's sweep calls this for a connection that has
+    /// been quiet for a sweep interval, so thousands of idle sessions hold none (docs/benchmarks.md, "Round 5, TLS").
+    /// Nothing is freed while a record is partly received or not yet fully decrypted.
+    /// - Returns: whether buffers were given back now.
+    @discardableResult
+    package func releaseRecordBuffers() -> Bool {
+        guard mayHoldRecordBuffers, state == .established, SSL_has_pending(ssl) == 0,
+              BIO_ctrl_pending(networkIn) == 0 else { return false }
+        guard SSL_free_buffers(ssl) == 1 else { return false }
+        mayHoldRecordBuffers = false
+        return true
     }
 
     /// Calls `body` with the ciphertext waiting to be sent.
@@ -213,28 +234,25 @@ package final class TLSSession {
     package var ciphertextBufferCapacity: Int { outgoing.capacity }
 
     /// Moves what OpenSSL wrote into the output BIO to ``outgoing``: into a new array of that size when nothing
-    /// else waits (one copy, no zero-filling), else appended.
+    /// else waits (one copy, no zero-filling), else appended. A memory BIO hands over everything it holds in one
+    /// `BIO_read`, so one `BIO_ctrl_pending` says how much.
     private func collectOutgoing() {
-        if outgoing.isEmpty {
-            let pending = Int(BIO_ctrl_pending(networkOut))
-            guard pending > 0 else { return }
+        let pending = Int(BIO_ctrl_pending(networkOut))
+        guard pending > 0 else { return }
+        let start = outgoing.count
+        if start == 0 {
             outgoing = [UInt8](unsafeUninitializedCapacity: pending) { buffer, initialized in
                 initialized = buffer.baseAddress.map { Int(max(BIO_read(networkOut, $0, Int32(clamping: pending)), 0)) } ?? 0
             }
             outgoingOffset = 0
+            return
         }
-        while true {
-            let pending = Int(BIO_ctrl_pending(networkOut))
-            guard pending > 0 else { return }
-            let start = outgoing.count
-            outgoing.append(contentsOf: repeatElement(0, count: pending))
-            let read = outgoing.withUnsafeMutableBytes { raw -> Int32 in
-                guard let base = raw.baseAddress else { return 0 }
-                return BIO_read(networkOut, base + start, Int32(clamping: pending))
-            }
-            outgoing.removeLast(pending - Int(max(read, 0)))
-            if read <= 0 { return }
+        outgoing.append(contentsOf: repeatElement(0, count: pending))
+        let read = outgoing.withUnsafeMutableBytes { raw -> Int32 in
+            guard let base = raw.baseAddress else { return 0 }
+            return BIO_read(networkOut, base + start, Int32(clamping: pending))
         }
+        outgoing.removeLast(pending - Int(max(read, 0)))
     }
 
     /// Empties this thread's OpenSSL error queue before a call whose failure `SSL_get_error` reads from it.

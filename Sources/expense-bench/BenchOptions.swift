@@ -29,6 +29,7 @@ struct BenchOptions {
         USAGE: expense-bench [--quick] [--json] [--peers] [--runs N] [--expensed PATH] [--expense PATH]
                              [--peers-dir DIR] [--only SECTION,...] [--ledger-size N]
                expense-bench --seed DIR [--ledger-size N] [--expensed PATH]
+               expense-bench --ping-client PORT TOKEN PINGS [CONNECTIONS] [sha256:HEX]
 
         OPTIONS:
           --quick           Smaller sizes (50k-expense ledger, 10k cache), one run, 1 s windows.
@@ -45,6 +46,8 @@ struct BenchOptions {
                             multi-row insert, on a durable cluster this run starts and removes.
           --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
           --pong-server     Only serve the trivial pong server of the headroom figures and print its port.
+          --ping-client ... Only run the generator's unpipelined pings against a running expensed on
+                            127.0.0.1:PORT (over TLS with a pinned fingerprint), for Scripts/generator-profile.
           --seed DIR        Only seed a ledger of --ledger-size expenses into the data directory DIR and
                             stop the daemon, keeping DIR (serve it with `expensed serve --data DIR`).
           -h, --help        Show this help.

@@ -4,6 +4,11 @@ import Glibc
 
 // expense-bench: the benchmark harness. docs/benchmarks.md gives the method and the figures.
 
+if CommandLine.arguments.dropFirst().first == "--ping-client" {
+    signal(SIGPIPE, SIG_IGN)
+    exit(PingClient.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let options: BenchOptions
 do {
     options = try BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))

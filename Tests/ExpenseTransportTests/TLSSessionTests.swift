@@ -32,8 +32,8 @@ import Testing
         #expect(client.state == .finished)
     }
 
-    /// An idle session gives its ciphertext buffer back (and OpenSSL its record buffers, the server context's
-    /// `SSL_MODE_RELEASE_BUFFERS`); a line of many records afterwards is taken, encrypted and delivered whole.
+    /// An idle session gives its ciphertext buffer back (OpenSSL's record buffers: the next test); a line of many
+    /// records afterwards is taken, encrypted and delivered whole.
     @Test func anIdleSessionHoldsNoBufferAndALargeLineAfterwardsArrivesWhole() throws {
         let fixture = try TLSFixture()
         defer { fixture.remove() }
@@ -62,6 +62,42 @@ import Testing
         }
         #expect(small.withUnsafeBytes { server.encrypt($0) } == small.count)
         #expect(pump(client, server).client == small)
+    }
+
+    /// A quiet session gives OpenSSL's record buffers back and takes them again for the next record; with a record
+    /// half received it keeps them, and the record's rest still decrypts whole.
+    @Test func aQuietSessionGivesItsRecordBuffersBackAndTheNextRecordTakesThemAgain() throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        let (client, server) = try pair(fixture, client: fixture.trusting)
+        pump(client, server)
+        #expect(server.state == .established)
+        let ping = Array("{\"method\":\"ping\"}\n".utf8)
+        let pong = Array("{\"result\":{}}\n".utf8)
+        for _ in 0..<3 {
+            #expect(ping.withUnsafeBytes { client.encrypt($0) } == ping.count)
+            #expect(pump(client, server).server == ping)
+            #expect(server.mayHoldRecordBuffers)
+            #expect(server.releaseRecordBuffers())
+            #expect(!server.mayHoldRecordBuffers)
+            #expect(!server.releaseRecordBuffers())
+            #expect(pong.withUnsafeBytes { server.encrypt($0) } == pong.count)
+            #expect(server.mayHoldRecordBuffers)
+            #expect(pump(client, server).client == pong)
+            #expect(client.releaseRecordBuffers())
+        }
+        #expect(ping.withUnsafeBytes { client.encrypt($0) } == ping.count)
+        let record = client.withPendingCiphertext { Array($0) }
+        client.consumeCiphertext(record.count)
+        var received: [UInt8] = []
+        record.prefix(10).withUnsafeBytes { server.receive($0) }
+        server.advance { received += $0 }
+        #expect(received.isEmpty)
+        #expect(!server.releaseRecordBuffers())
+        record.dropFirst(10).withUnsafeBytes { server.receive($0) }
+        server.advance { received += $0 }
+        #expect(received == ping)
+        #expect(server.state == .established)
     }
 
     /// The probe behind `TLSLineServerTests.theServerSendsNoSessionTickets`: a server context that sends TLS 1.3

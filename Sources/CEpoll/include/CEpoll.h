@@ -4,6 +4,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <stdint.h>
+// Nor <malloc.h>: the loop returns the freed record buffers of quiet TLS sessions with malloc_trim.
+#include <malloc.h>
 
 /// epoll_event is packed on x86_64, so Swift cannot build one directly: these helpers do.
 int cepoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);

@@ -1,6 +1,7 @@
 import ExpenseTransport
 import Foundation
 import ProcessSpawn
+import SystemKit
 
 /// The throughput figures of docs/benchmarks.md ("What is measured, and how") on one fresh daemon: ping (1 in flight and 16 deep), 5,000 idle
 /// connections, durable pushes of 500 mutations, single-mutation pushes.
@@ -213,6 +214,20 @@ struct ThroughputScenario {
         return idle
     }
 
+    /// Waits until the daemon's RSS stops falling (readings half a second apart, at most 5 s): an idle TLS
+    /// connection gives its record buffers back at the daemon's next sweep once it has been quiet for a sweep
+    /// interval (at most 1 s), so the figure is the steady state of idle connections, not the moment after the
+    /// last `hello`. A plaintext daemon's RSS does not fall, and this returns after one interval.
+    static func settle(_ daemon: DaemonProcess) {
+        var last = daemon.residentMiB() ?? 0 // not money: MiB
+        for _ in 0..<10 {
+            sleepThread(for: .milliseconds(500))
+            let now = daemon.residentMiB() ?? 0
+            if now >= last * 0.99 { return }
+            last = now
+        }
+    }
+
     /// The daemon's RSS (median over `runs` readings) while `connections` idle connections are open.
     static func idleResident(_ daemon: DaemonProcess, connections: Int, tls: TLSContext?, runs: Int,
                              what: String) -> Result<Double, BenchError> { // not money: MiB
@@ -223,6 +238,7 @@ struct ThroughputScenario {
             return .failure(error)
         }
         defer { withExtendedLifetime(idle) {} }
+        settle(daemon)
         return medianOfRuns(runs, what) { _ throws(BenchError) in ["rss_mib": daemon.residentMiB() ?? .nan] }
             .map { $0["rss_mib"] ?? .nan }
     }

@@ -134,38 +134,10 @@ extension PullResult {
     /// `],"cursor":<19 digits>,"more":false}}`.
     static let maximumTailBytes = 47
 
-    /// The response line for this page, cut by bytes (Protocol.md §5.3): records are added in order while the line
-    /// (the envelope and the echoed `id` included, the `\n` not) stays within `maximumLineLength`; the first
-    /// record that would pass it ends the page, which then has `more` true and the last record kept as its
-    /// `cursor`. A page always holds its first record (a record is bounded, §6), so a pull always advances.
+    /// The response line for this page, cut by bytes (Protocol.md §5.3): ``EncodedPullPage/responseLine(id:maximumLineLength:)``
+    /// of its records.
     /// - Returns: the whole line, `\n` included.
     public func responseLine(id: RequestID?, maximumLineLength: Int) -> [UInt8] {
-        var writer = JSONWriter(capacity: min(encodedSizeHint, maximumLineLength) + 64)
-        writer.raw(#"{"jsonrpc":"2.0","id":"#)
-        writer.requestID(id)
-        writer.raw(#","result":"#)
-        writer.beginObject()
-        writer.key("changes")
-        writer.beginArray()
-        var kept = 0
-        let changes = mergedChanges
-        for record in changes {
-            let start = writer.bytes.count
-            record.write(to: &writer)
-            if kept > 0, writer.bytes.count + Self.maximumTailBytes > maximumLineLength {
-                // Its leading comma goes too (written from `start`); the writer still expects a comma next, as after
-                // the record before it.
-                writer.bytes.removeSubrange(start...)
-                break
-            }
-            kept += 1
-        }
-        let cut = kept < changes.count
-        writer.endArray()
-        writer.member("cursor", cut ? changes[kept - 1].seq : cursor)
-        writer.member("more", cut || more)
-        writer.endObject()
-        writer.raw("}\n")
-        return writer.bytes
+        EncodedPullPage(self).responseLine(id: id, maximumLineLength: maximumLineLength)
     }
 }

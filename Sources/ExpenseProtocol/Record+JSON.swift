@@ -1,4 +1,5 @@
 import ExpenseCore
+import Foundation
 
 extension Record {
     /// Writes `{"amount","category","currency","date","deleted","id","note","seq","version"}` (sorted; id lower case).
@@ -6,14 +7,28 @@ extension Record {
     /// A pull page writes 10,000 of these, so the member names are written as fixed fragments (`"name":`, with
     /// the comma before it) rather than escaped one byte at a time like ``JSONWriter/key(_:)`` does.
     public func write(to writer: inout JSONWriter) {
+        var category = expense.category, note = expense.note
+        category.withUTF8 { category in
+            note.withUTF8 { note in
+                Self.writeObject(to: &writer, amount: expense.amount, category: category, currency: expense.currency,
+                                 date: expense.date, deleted: deleted, id: expense.id, note: note, seq: seq, version: version)
+            }
+        }
+    }
+
+    /// The one layout of a record's object, from its values: ``write(to:)``'s, and a store's that writes pull
+    /// pages straight from its rows (`category` and `note` as valid UTF-8, as a `String` holds them).
+    public static func writeObject(to writer: inout JSONWriter, amount: Int64, category: UnsafeBufferPointer<UInt8>,
+                                   currency: Currency, date: CalendarDay, deleted: Bool, id: UUID,
+                                   note: UnsafeBufferPointer<UInt8>, seq: Int64, version: Int64) {
         writer.beginObject()
-        writer.raw(#""amount":"#); writer.int64(expense.amount)
-        writer.raw(#","category":"#); writer.string(expense.category)
-        writer.raw(#","currency":"#); writer.string(expense.currency.code)
-        writer.raw(#","date":"#); writer.day(year: expense.date.year, month: expense.date.month, day: expense.date.day)
+        writer.raw(#""amount":"#); writer.int64(amount)
+        writer.raw(#","category":"#); writer.string(utf8: category)
+        writer.raw(#","currency":"#); writer.string(currency.code)
+        writer.raw(#","date":"#); writer.day(year: date.year, month: date.month, day: date.day)
         writer.raw(#","deleted":"#); writer.bool(deleted)
-        writer.raw(#","id":"#); writer.uuid(expense.id)
-        writer.raw(#","note":"#); writer.string(expense.note)
+        writer.raw(#","id":"#); writer.uuid(id)
+        writer.raw(#","note":"#); writer.string(utf8: note)
         writer.raw(#","seq":"#); writer.int64(seq)
         writer.raw(#","version":"#); writer.int64(version)
         writer.endObject()

@@ -147,6 +147,12 @@ public actor Ledger {
         perform { ledger in completion(Result { try ledger.openEngine().pull(params) }) }
     }
 
+    /// ``pullPage(_:completion:)`` on the ledger's thread (``LedgerEngine/pullPage(_:)``).
+    public nonisolated func pullPage(_ params: PullRequest,
+                                     completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void) {
+        perform { ledger in completion(Result { try ledger.openEngine().pullPage(params) }) }
+    }
+
     /// ``summary(_:)`` for the network front: runs on the ledger's thread and calls `completion` there.
     public nonisolated func summary(_ query: SummaryQuery,
                                     completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {

@@ -63,6 +63,37 @@ package final class LedgerEngine {
     /// - Precondition: `params.limit` is in ``PullRequest/limitRange``: already enforced by
     ///   ``PullRequest/init(params:)``, which answers any other limit `invalid_params` before it reaches a ledger.
     package func pull(_ params: PullRequest) throws -> PullResult {
+        let head = try pullableHead(params)
+        do {
+            return try changes(params, head: head)
+        } catch {
+            throw LedgerError.storage(error)
+        }
+    }
+
+    /// ``pull(_:)``'s page as the bytes the network front sends. A page with no other kind in its range (every
+    /// page of a first sync but the few that hold budgets, rules or settings) has its expenses written by the
+    /// store straight from its rows (``LedgerStore/encodedChanges(since:limit:)``, byte for byte what
+    /// ``pull(_:)``'s records write); any other page is ``pull(_:)``'s, written record by record.
+    package func pullPage(_ params: PullRequest) throws -> EncodedPullPage {
+        let head = try pullableHead(params)
+        do {
+            guard params.expenses, try params.kinds.isEmpty || !store.dataChanges(since: params.since, limit: params.limit + 1)
+                .contains(where: { params.kinds.contains($0.kind) }) else {
+                return EncodedPullPage(try changes(params, head: head))
+            }
+            var changes = try store.encodedChanges(since: params.since, limit: params.limit + 1)
+            let more = changes.count > params.limit
+            if more { changes.removeLast() }
+            return EncodedPullPage(changes: changes, cursor: more ? (changes.seqs.last ?? head) : head, more: more)
+        } catch {
+            throw LedgerError.storage(error)
+        }
+    }
+
+    /// The head, once `params.since` is checked against it and the horizon.
+    /// - Precondition: `params.limit` is in ``PullRequest/limitRange``.
+    private func pullableHead(_ params: PullRequest) throws -> Int64 {
         precondition(PullRequest.limitRange.contains(params.limit), "already enforced by PullRequest")
         do { try store.refresh() } catch { throw LedgerError.storage(error) }
         let head = store.head
@@ -70,16 +101,17 @@ package final class LedgerEngine {
             throw LedgerError.invalidCursor(since: params.since, head: head)
         }
         try checkHorizon(since: params.since)
-        do {
-            if !params.kinds.isEmpty || !params.expenses { return try pullWithKinds(params, head: head) }
-            var changes = try store.changes(since: params.since, limit: params.limit + 1)
-            let more = changes.count > params.limit
-            if more { changes.removeLast() }
-            let cursor = more ? (changes.last?.seq ?? head) : head
-            return PullResult(changes: changes, cursor: cursor, more: more)
-        } catch {
-            throw LedgerError.storage(error)
-        }
+        return head
+    }
+
+    /// The page of ``pull(_:)`` once `params.since` is checked.
+    private func changes(_ params: PullRequest, head: Int64) throws -> PullResult {
+        if !params.kinds.isEmpty || !params.expenses { return try pullWithKinds(params, head: head) }
+        var changes = try store.changes(since: params.since, limit: params.limit + 1)
+        let more = changes.count > params.limit
+        if more { changes.removeLast() }
+        let cursor = more ? (changes.last?.seq ?? head) : head
+        return PullResult(changes: changes, cursor: cursor, more: more)
     }
 
     /// A pull that also serves the kinds the connection asked for (Protocol.md §10): both sequences up to

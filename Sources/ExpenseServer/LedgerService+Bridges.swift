@@ -44,6 +44,11 @@ extension LedgerService {
         Task { completion(await Result(catching: { try await pull(params) })) }
     }
 
+    /// The page of ``pull(_:completion:)``, written record by record.
+    public func pullPage(_ params: PullRequest, completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void) {
+        pull(params) { completion($0.map(EncodedPullPage.init)) }
+    }
+
     public func summary(_ query: SummaryQuery,
                         completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
         Task { completion(await Result(catching: { try await summary(query) })) }

@@ -35,6 +35,8 @@ public protocol LedgerService: Sendable {
               completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void)
     /// Starts a pull and calls `completion` with its result; returns at once.
     func pull(_ params: PullRequest, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void)
+    /// ``pull(_:completion:)`` with the page as the bytes to send (``EncodedPullPage``); returns at once.
+    func pullPage(_ params: PullRequest, completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void)
     /// Starts a summary and calls `completion` with its result; returns at once.
     func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void)
     /// Starts `stats` and calls `completion` with its result; returns at once (Protocol.md §5.10).

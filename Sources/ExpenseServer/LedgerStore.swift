@@ -103,6 +103,9 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     func write(_ record: StoredRecord, replacing old: StoredRecord?) throws
     /// Up to `limit` records with `seq` > `since`, in `seq` order.
     func changes(since: Int64, limit: Int) throws -> [Record]
+    /// ``changes(since:limit:)`` written as JSON, each object what ``Record/write(to:)`` writes for that record
+    /// (the default does exactly that; a store may write them straight from its rows).
+    func encodedChanges(since: Int64, limit: Int) throws -> EncodedChanges
     /// The summary of every live record the query covers.
     func summary(_ query: SummaryQuery) throws -> Summary
     /// Calls `body` with the per-day aggregate of the live records dated `from` … `to`, in any order
@@ -125,4 +128,11 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
 extension LedgerStore {
     package func refresh() throws {}
     package func prefetch(clientIds: [UUID], ids: [UUID]) throws {}
+}
+
+extension LedgerStore {
+    /// Each record of ``changes(since:limit:)`` written by ``Record/write(to:)``.
+    package func encodedChanges(since: Int64, limit: Int) throws -> EncodedChanges {
+        EncodedChanges(try changes(since: since, limit: limit))
+    }
 }

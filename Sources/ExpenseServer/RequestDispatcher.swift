@@ -83,10 +83,10 @@ struct RequestDispatcher: Sendable {
         pull.kinds = kinds
         let ledger = ledger, log = log, maximumLineLength = maximumLineLength, params = pull
         return .deferred { reply in
-            ledger.pull(params) { result in
+            ledger.pullPage(params) { result in
                 switch result {
                 case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
-                case .failure: reply(Self.encode(result, id: id, log: log))
+                case .failure(let error): reply(RPCResponse.error(id: id, Self.rpcError(for: error, log: log)))
                 }
             }
         }

@@ -49,6 +49,28 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
 
     /// `YYYY-MM-DD`.
     public var description: String {
+        // A day of the valid range (years 1900 to 9999) is written straight into its 10 bytes: the daemon writes
+        // one per history entry; the general form below gives the same text (CalendarDayTests).
+        guard (0...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return paddedDescription }
+        return String(unsafeUninitializedCapacity: 10) { out in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = value
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    out[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            out[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5)
+            out[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8)
+            return 10
+        }
+    }
+
+    /// ``description`` for any value, zero-padded (internal for the test against the fast path).
+    var paddedDescription: String {
         Self.padded(year, 4) + "-" + Self.padded(month, 2) + "-" + Self.padded(day, 2)
     }
 

@@ -40,24 +40,48 @@ public struct PushRequest: RPCMethodRequest, Hashable {
                 throw .invalidMutation("mutations[\(index)].mutationId must be a positive integer",
                                        field: "mutations[\(index)].mutationId")
             }
-            items.append(PushItem(mutationId: mutationId, decoded: Self.mutation(mutationId: mutationId, members: members)))
+            items.append(PushItem(mutationId: mutationId,
+                                  decoded: Self.mutation(mutationId: mutationId, members: MutationMembers(members))))
         }
         self.items = items
     }
 
-    /// The shape of one mutation, checked in the order type, baseVersion, fields, id.
-    static func mutation(mutationId: Int64, members: [String: JSONValue]) -> Result<Mutation, MutationRejection> {
+    /// The members of one mutation object that its shape depends on (`nil`: absent); every other member is ignored.
+    /// The general reader above and the push line's fast path (``PushLineReader``) both fill it in.
+    struct MutationMembers {
+        var type: JSONValue?
+        var baseVersion: JSONValue?
+        var fields: JSONValue?
+        var kind: JSONValue?
+        var ifAbsent: JSONValue?
+        var id: JSONValue?
+
+        init() {}
+
+        /// The members of a mutation object read as a dictionary (the general path).
+        init(_ members: [String: JSONValue]) {
+            type = members["type"]
+            baseVersion = members["baseVersion"]
+            fields = members["fields"]
+            kind = members["kind"]
+            ifAbsent = members["ifAbsent"]
+            id = members["id"]
+        }
+    }
+
+    /// The shape of one mutation, checked in the order type, baseVersion, fields, kind, ifAbsent, id.
+    static func mutation(mutationId: Int64, members: MutationMembers) -> Result<Mutation, MutationRejection> {
         func malformed(_ field: String, _ message: String) -> Result<Mutation, MutationRejection> {
             .failure(MutationRejection(reason: "invalid_mutation", field: field, message: message))
         }
-        guard let typeText = members["type"]?.stringValue, let type = MutationType(rawValue: typeText) else {
+        guard let typeText = members.type?.stringValue, let type = MutationType(rawValue: typeText) else {
             return malformed("type", "type must be \"put\" or \"delete\"")
         }
-        guard let baseVersion = members["baseVersion"]?.int64Value, baseVersion >= 0 else {
+        guard let baseVersion = members.baseVersion?.int64Value, baseVersion >= 0 else {
             return malformed("baseVersion", "baseVersion must be an integer, 0 or more")
         }
         var fields: [String: JSONValue]?
-        switch (type, members["fields"]) {
+        switch (type, members.fields) {
         case (.put, .object(let sent)?): fields = sent
         case (.put, _): return malformed("fields", "a put needs a fields object")
         case (.delete, nil), (.delete, .null?): fields = nil
@@ -65,21 +89,21 @@ public struct PushRequest: RPCMethodRequest, Hashable {
         }
         // `kind` and `ifAbsent` (Protocol.md §10): absent means an expense and a plain create.
         var kind = RecordKind.expense
-        if let kindValue = members["kind"] {
+        if let kindValue = members.kind {
             guard let text = kindValue.stringValue, let named = RecordKind(rawValue: text) else {
                 return malformed("kind", "kind must be one of " + RecordKind.allCases.map(\.rawValue).joined(separator: ", "))
             }
             kind = named
         }
         var ifAbsent = false
-        if let flag = members["ifAbsent"] {
+        if let flag = members.ifAbsent {
             guard let value = flag.boolValue, !value || (kind == .expense && type == .put && baseVersion == 0) else {
                 return malformed("ifAbsent", "ifAbsent is true or false, and true only on an expense create")
             }
             ifAbsent = value
         }
-        guard let idText = members["id"]?.stringValue, let id = try? ExpenseValidator.validateID(idText) else {
-            let shown = members["id"].map { $0.stringValue ?? $0.jsonText } ?? "(missing)"
+        guard let idText = members.id?.stringValue, let id = try? ExpenseValidator.validateID(idText) else {
+            let shown = members.id.map { $0.stringValue ?? $0.jsonText } ?? "(missing)"
             return .failure(MutationRejection(.invalidId(DisplayText.escaped(shown))))
         }
         return .success(Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion, fields: fields,

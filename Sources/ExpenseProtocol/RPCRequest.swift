@@ -3,8 +3,11 @@ public struct RPCRequest: Hashable, Sendable {
     /// `nil` for a notification: the daemon neither executes nor answers it.
     public var id: RequestID?
     public var method: String
-    /// The params as sent; `nil` when omitted or `null`.
+    /// The params as sent; `nil` when omitted or `null`, or when ``push`` holds them decoded.
     public var params: JSONValue?
+    /// A push's params already decoded from the line (``RPCRequest/parseDecodingPush(_:)``, the daemon's fast
+    /// path); `nil` for every other request and whenever `params` holds them.
+    package var push: PushRequest?
 
     public init(id: RequestID?, method: String, params: JSONValue?) {
         self.id = id

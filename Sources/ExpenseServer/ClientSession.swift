@@ -38,6 +38,8 @@ final class ClientSession: LineSession {
     /// `connection.logName`, made once: building it per request cost a ping about a fifth of its instructions
     /// (docs/benchmarks.md, "Round 4, ping").
     private let logName: String
+    /// The start of this session's push log lines, made once at `hello` (``RequestDispatcher/pushLogPrefix``).
+    private let pushLogPrefix = Mutex<String?>(nil)
 
     init(connection: ConnectionHandle, context: SessionContext, maximumLineLength: Int) {
         self.connection = connection
@@ -48,7 +50,8 @@ final class ClientSession: LineSession {
 
     func received(line: ArraySlice<UInt8>) -> LineDisposition {
         LoopThread.assertCurrent()  // LineSession's contract: the loop calls it, so nothing here may block
-        let action = machine.withLock { $0.lineReceived(RPCRequest.parse(line)) }
+        // A plain push line is decoded straight from its bytes (PushLineReader.swift); every other as before.
+        let action = machine.withLock { $0.lineReceived(RPCRequest.parseDecodingPush(line)) }
         switch action {
         case .none: return .reply([], .proceed)
         case .send(let bytes, let after): return .reply(bytes, after)
@@ -235,6 +238,8 @@ final class ClientSession: LineSession {
     /// connection after what is already queued for it.
     private func greet(_ response: [UInt8], binding: SessionBinding) {
         let logName = logName, log = context.log, credential = binding.credential, ledgerName = binding.ledger.name
+        let prefix = RequestDispatcher.pushLogPrefix(logName: logName, ledgerName: ledgerName, clientId: binding.clientId)
+        pushLogPrefix.withLock { $0 = prefix }
         credential.whenRevoked {
             log("\(logName): token \(DisplayText.quoted(credential.name)) of ledger "
                 + "\(DisplayText.quoted(ledgerName)) was revoked; closing")
@@ -248,7 +253,8 @@ final class ClientSession: LineSession {
     private func dispatch(_ request: RPCRequest, id: RequestID, binding: SessionBinding) -> LineDisposition {
         let dispatcher = RequestDispatcher(ledger: binding.ledger, clientId: binding.clientId, log: context.log,
                                            maximumLineLength: maximumLineLength, logName: logName,
-                                           credential: binding.credential, kinds: binding.kinds)
+                                           credential: binding.credential, kinds: binding.kinds,
+                                           pushLogPrefix: pushLogPrefix.withLock { $0 })
         switch dispatcher.plan(request, id: id) {
         case .immediate(let bytes): return .reply(bytes, .proceed)
         case .deferred(let start):

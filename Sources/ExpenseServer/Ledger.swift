@@ -254,7 +254,10 @@ public actor Ledger {
             let results = try engine.apply(batch.map { ($0.clientId, $0.items, $0.credential?.name) })
             commitCount += 1
             committedHead.store(engine.store.head, ordering: .releasing)
-            for (push, result) in zip(batch, results) { push.completion(.success(result)) }
+            // One `write` for the whole group's log lines, still one line per push (ServerLog.coalescingWrites).
+            ServerLog.coalescingWrites {
+                for (push, result) in zip(batch, results) { push.completion(.success(result)) }
+            }
         } catch {
             let ledgerError = LedgerError.storage(error)
             if case .storageFailed(let detail) = ledgerError { failure = .ledgerFailed(detail) }

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The time stamp of a log line, `2026-12-01T18:13:09Z` (UTC, whole seconds): the text Foundation's
-/// `Date.formatted(.iso8601)` gives, written from `gmtime_r` into a fixed buffer.
+/// `Date.formatted(.iso8601)` gives, written from `gmtime_r` into bytes.
 ///
 /// The daemon logs every push on the ledger's thread (``RequestDispatcher/push(_:id:)``), so this runs once per
 /// push; Foundation's formatter cost that thread several times what the SQLite work of a one-mutation push did
@@ -12,11 +12,20 @@ import Glibc
 enum LogTimestamp {
     /// The UTC time stamp of `seconds` since 1970 (rounded down to the second, as Foundation's style does).
     static func text(secondsSince1970 seconds: Int) -> String { // seconds, not money
-        var time = time_t(seconds)
-        var parts = tm()
-        guard gmtime_r(&time, &parts) != nil else { return Date(timeIntervalSince1970: Double(seconds)).formatted(.iso8601) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(20)
+        append(secondsSince1970: seconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the 20 bytes of ``text(secondsSince1970:)`` to `bytes` (what ``LogLineBuffer`` writes).
+    static func append(secondsSince1970 seconds: Int, to bytes: inout [UInt8]) { // seconds, not money
+        var time = time_t(seconds)
+        var parts = tm()
+        guard gmtime_r(&time, &parts) != nil else {
+            bytes.append(contentsOf: Date(timeIntervalSince1970: Double(seconds)).formatted(.iso8601).utf8)
+            return
+        }
         func digits(_ value: Int32, _ count: Int) {
             var divisor: Int32 = 1
             for _ in 1..<count { divisor *= 10 }
@@ -39,13 +48,15 @@ enum LogTimestamp {
         bytes.append(UInt8(ascii: ":"))
         digits(parts.tm_sec, 2)
         bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The time stamp of now.
-    static func now() -> String {
+    static func now() -> String { text(secondsSince1970: nowSecondsSince1970()) }
+
+    /// The seconds since 1970 of now (the real-time clock, rounded down).
+    static func nowSecondsSince1970() -> Int { // seconds, not money
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        return text(secondsSince1970: Int(spec.tv_sec))
+        return Int(spec.tv_sec)
     }
 }

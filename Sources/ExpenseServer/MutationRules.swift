@@ -10,7 +10,7 @@ package typealias FieldsConverter = @Sendable ([String: JSONValue]) -> Result<Ex
 ///
 /// Precedence for one mutation (Protocol.md §7.1): duplicate and gap first; then (1) malformed,
 /// (2) `not_found` / `invalid_base_version`, (3) field validation, (4) conflict, (5) overflow, (6) applied.
-/// Every value goes through ``ExpenseValidator/validate(_:)``, the same function the client uses.
+/// Every value goes through ``ExpenseValidator/validate(_:id:)``, the same rules the client's ``ExpenseValidator/validate(_:)`` applies.
 ///
 /// - Important: Call ``apply(clientId:items:to:)`` inside the store's transaction, together with every other
 ///   push of the same commit: the effects and the client's last consumed mutationId must be durable together.
@@ -140,7 +140,7 @@ package struct MutationRules: Sendable {
             validated = validateComplete(mutation)
         } else {
             validated = convert(fields).flatMap { draft in
-                validate(existing.expense.draft.merging(draft))
+                validate(existing.expense.draft.merging(draft), id: existing.expense.id)
             }
         }
         let expense: Expense
@@ -185,10 +185,9 @@ package struct MutationRules: Sendable {
         }
         return convert(fields).flatMap { draft in
             var complete = draft
-            complete.id = UUIDText.lowercased(mutation.id)
             if complete.currency == nil { complete.currency = ledgerCurrency.code }
             if complete.note == nil { complete.note = "" }
-            return validate(complete)
+            return validate(complete, id: mutation.id)
         }
     }
 
@@ -200,9 +199,10 @@ package struct MutationRules: Sendable {
         }
     }
 
-    private func validate(_ draft: ExpenseDraft) -> Result<Expense, MutationRejection> {
+    /// The one validation (``ExpenseValidator/validate(_:id:)``) of the record `id`'s values.
+    private func validate(_ draft: ExpenseDraft, id: UUID) -> Result<Expense, MutationRejection> {
         do {
-            return .success(try ExpenseValidator.validate(draft))
+            return .success(try ExpenseValidator.validate(draft, id: id))
         } catch let error as ValidationError {
             return .failure(MutationRejection(error))
         } catch {

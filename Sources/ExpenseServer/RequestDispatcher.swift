@@ -32,6 +32,9 @@ struct RequestDispatcher: Sendable {
     var credential: TokenCredential?
     /// The kinds besides expenses this connection's `hello` asked for and is served (Protocol.md §10).
     var kinds: Set<RecordKind> = []
+    /// The start of this session's push log lines, ``pushLogPrefix(logName:ledgerName:clientId:)``, made once per
+    /// session by ``ClientSession``; `nil`: made per push (tests of the front).
+    var pushLogPrefix: String?
 
     /// The plan for `request`: its method's handler from ``MethodRoute/table``; a name the table does not give
     /// to the ledger is −32601 (the session answers `hello` and `watch` itself).
@@ -60,19 +63,17 @@ struct RequestDispatcher: Sendable {
     }
 
     func push(_ request: RPCRequest, id: RequestID) throws(RPCError) -> Plan {
-        let push = try PushRequest(params: request.params)
+        let push = try request.pushRequest()
         if let credential, !credential.role.mayWrite {
             return .immediate(RPCResponse.error(id: id, .forbidden(
                 "the token \(DisplayText.quoted(credential.name)) is a \(credential.role.rawValue)'s: it may read this ledger, "
                     + "not change it; nothing of this push was applied", field: "mutations")))
         }
-        let ledger = ledger, clientId = clientId, log = log, logName = logName, credential = credential
+        let ledger = ledger, clientId = clientId, log = log, credential = credential
+        let prefix = pushLogPrefix ?? Self.pushLogPrefix(logName: logName, ledgerName: ledger.name, clientId: clientId)
         return .deferred { reply in
             ledger.push(clientId: clientId, items: push.items, credential: credential) { result in
-                if case .success(let pushed) = result {
-                    log("\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(UUIDText.lowercased(clientId)): "
-                        + Self.counts(pushed))
-                }
+                if case .success(let pushed) = result { log(prefix + Self.counts(pushed)) }
                 reply(Self.encode(result, id: id, log: log))
             }
         }
@@ -116,6 +117,12 @@ struct RequestDispatcher: Sendable {
 
     // MARK: Encoding
 
+    /// `connection 7.1 from 127.0.0.1: push to ledger 'default' by <clientId>: `: what every push log line of a
+    /// session starts with (the same for all its pushes, so the session makes it once).
+    static func pushLogPrefix(logName: String, ledgerName: String, clientId: UUID) -> String {
+        "\(logName): push to ledger \(DisplayText.quoted(ledgerName)) by \(UUIDText.lowercased(clientId)): "
+    }
+
     /// `3 applied, 0 duplicate, 1 conflict, 0 rejected`: what a push's answers were, for the log.
     static func counts(_ result: PushResult) -> String {
         var applied = 0, duplicate = 0, conflict = 0, rejected = 0
@@ -127,7 +134,26 @@ struct RequestDispatcher: Sendable {
             case .rejected: rejected += 1
             }
         }
-        return "\(applied) applied, \(duplicate) duplicate, \(conflict) conflict, \(rejected) rejected"
+        // Written as bytes: string interpolation of four numbers cost a push about 4k instructions.
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for (count, label) in [(applied, " applied, "), (duplicate, " duplicate, "), (conflict, " conflict, "), (rejected, " rejected")] {
+            appendDecimal(count, to: &text)
+            text.append(contentsOf: label.utf8)
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the decimal digits of `value` (0 or more) to `bytes`.
+    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// The response line for a ledger call's result, or for the error it failed with.

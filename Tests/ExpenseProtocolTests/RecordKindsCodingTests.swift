@@ -26,8 +26,8 @@ import Testing
         #expect(String(decoding: writer.bytes, as: UTF8.self)
             == #"{"baseVersion":2,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","kind":"budget","mutationId":1,"type":"delete"}"#)
         func shape(_ members: [String: JSONValue]) -> Result<Mutation, MutationRejection> {
-            PushRequest.mutation(mutationId: 1, members: ["type": "put", "baseVersion": 0, "fields": [:], "id": .string(id.uuidString)]
-                .merging(members) { _, new in new })
+            PushRequest.mutation(mutationId: 1, members: PushRequest.MutationMembers(
+                ["type": "put", "baseVersion": 0, "fields": [:], "id": .string(id.uuidString)].merging(members) { _, new in new }))
         }
         #expect(try shape(["kind": "recurring"]).get().kind == .recurring)
         #expect(try shape([:]).get().kind == .expense)

@@ -1,0 +1,197 @@
+/// The fast path of a `push` line on the daemon: the envelope and the mutations read straight off the line's
+/// bytes into a ``PushRequest``, without the ``JSONValue`` tree of `params` (a dictionary per mutation, the array,
+/// the params object) that the general path builds and ``PushRequest/init(params:)`` then reads again.
+///
+/// It accepts only what is certain to mean the same on both paths: one JSON object, nothing but whitespace
+/// around it, envelope members (`jsonrpc`, `id`, `method`, `params`) each at most once with `method` `"push"`
+/// before `params`; `params` exactly `{"mutations":[…]}` with at most ``PushRequest/maximumMutations`` entries,
+/// each an object of mutation members only (`mutationId`, `type`, `id`, `baseVersion`, `fields`, `kind`,
+/// `ifAbsent`), each at most once, with a positive integer `mutationId`; and no error anywhere (no duplicate key
+/// inside `fields` either). Each entry's shape is then decided by the one function the general path uses
+/// (``PushRequest/mutation(mutationId:members:)``), so every per-mutation refusal (`invalid_mutation`,
+/// `invalid_id`) is the same; whole-push errors, unknown members and everything unusual return `nil` and go to
+/// the general path, which decides them exactly as before. PushLineReaderTests compares the two on a corpus and
+/// on seeded mutations of it.
+enum PushLineReader {
+    /// The request with its decoded push (``RPCRequest/push``, `params` nil), or `nil` when the general path
+    /// must read the line. Any line whose `method` is not `"push"` returns `nil` as soon as `method` is read.
+    static func read(_ line: UnsafeBufferPointer<UInt8>) -> RPCRequest? {
+        // A line without the bytes `"push"` is no plain push (an escaped name goes the general way too): it leaves
+        // at once, so a ping's envelope is not read twice (reading it first cost a ping 3k instructions).
+        guard containsPushName(line) else { return nil }
+        var reader = JSONReader(bytes: line)
+        reader.skipWhitespace()
+        guard reader.consume(UInt8(ascii: "{")) else { return nil }
+        reader.depth = 1  // inside the envelope, as the general reader counts nesting
+        var jsonrpc: JSONValue?, id: JSONValue?, method: JSONValue?
+        var items: [PushItem]?
+        var seen: UInt8 = 0
+        while true {
+            guard let key = reader.memberKey(), let member = EnvelopeMember(rawValue: key), seen & member.bit == 0 else {
+                return nil
+            }
+            seen |= member.bit
+            switch member {
+            case .params:
+                // Only a push's params are read here, and only once its method is known.
+                guard case .string("push")? = method, let decoded = readParams(&reader) else { return nil }
+                items = decoded
+            case .method:
+                guard let value = try? reader.parseValue(), case .string("push") = value else { return nil }
+                method = value
+            case .jsonrpc, .id:
+                guard let value = try? reader.parseValue() else { return nil }
+                if member == .jsonrpc { jsonrpc = value } else { id = value }
+            }
+            reader.skipWhitespace()
+            if reader.consume(UInt8(ascii: "}")) { break }
+            guard reader.consume(UInt8(ascii: ",")) else { return nil }
+        }
+        reader.skipWhitespace()
+        guard reader.index == line.count, reader.firstDuplicateKey == nil, let items else { return nil }
+        // The envelope's own checks (id, jsonrpc) are the general path's; `params` is known to be an object.
+        guard case .success(var request) = RPCRequest.interpret(id: id, jsonrpc: jsonrpc, method: method, params: .object([:])) else {
+            return nil
+        }
+        request.params = nil
+        request.push = PushRequest(items: items)
+        return request
+    }
+
+    /// Whether the six bytes `"push"` occur in `line`.
+    private static func containsPushName(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard line.count >= 6 else { return false }
+        var start = 0
+        while start <= line.count - 6 {
+            if line[start] == UInt8(ascii: "\""), line[start + 1] == UInt8(ascii: "p"), line[start + 2] == UInt8(ascii: "u"),
+               line[start + 3] == UInt8(ascii: "s"), line[start + 4] == UInt8(ascii: "h"), line[start + 5] == UInt8(ascii: "\"") {
+                return true
+            }
+            start += 1
+        }
+        return false
+    }
+
+    /// `{"mutations":[…]}`, the reader just before its `{`; `nil` for anything else, or too many entries.
+    private static func readParams(_ reader: inout JSONReader) -> [PushItem]? {
+        guard reader.consume(UInt8(ascii: "{")) else { return nil }
+        reader.depth = 2
+        guard reader.memberKey() == "mutations", reader.consume(UInt8(ascii: "[")) else { return nil }
+        reader.depth = 3
+        var items: [PushItem] = []
+        reader.skipWhitespace()
+        if !reader.consume(UInt8(ascii: "]")) {
+            while true {
+                reader.skipWhitespace()
+                guard items.count < PushRequest.maximumMutations, let item = readMutation(&reader) else { return nil }
+                items.append(item)
+                reader.skipWhitespace()
+                if reader.consume(UInt8(ascii: "]")) { break }
+                guard reader.consume(UInt8(ascii: ",")) else { return nil }
+            }
+        }
+        reader.depth = 2
+        reader.skipWhitespace()
+        guard reader.consume(UInt8(ascii: "}")) else { return nil }
+        reader.depth = 1
+        return items
+    }
+
+    /// One entry, the reader at its `{`: its shape decided by ``PushRequest/mutation(mutationId:members:)``.
+    private static func readMutation(_ reader: inout JSONReader) -> PushItem? {
+        guard reader.consume(UInt8(ascii: "{")) else { return nil }
+        reader.depth = 4
+        var members = PushRequest.MutationMembers()
+        var mutationIdValue: JSONValue?
+        var seen: UInt8 = 0
+        while true {
+            guard let key = reader.memberKey(), let member = MutationMember(rawValue: key), seen & member.bit == 0,
+                  let value = try? reader.parseValue() else { return nil }
+            seen |= member.bit
+            switch member {
+            case .mutationId: mutationIdValue = value
+            case .type: members.type = value
+            case .id: members.id = value
+            case .baseVersion: members.baseVersion = value
+            case .fields: members.fields = value
+            case .kind: members.kind = value
+            case .ifAbsent: members.ifAbsent = value
+            }
+            reader.skipWhitespace()
+            if reader.consume(UInt8(ascii: "}")) { break }
+            guard reader.consume(UInt8(ascii: ",")) else { return nil }
+        }
+        reader.depth = 3
+        // A missing or bad mutationId refuses the whole push: the general path says how.
+        guard let mutationId = mutationIdValue?.int64Value, mutationId > 0 else { return nil }
+        return PushItem(mutationId: mutationId, decoded: PushRequest.mutation(mutationId: mutationId, members: members))
+    }
+
+    /// The members of a request envelope (Protocol.md §3).
+    private enum EnvelopeMember: String {
+        case jsonrpc, id, method, params
+
+        var bit: UInt8 {
+            switch self {
+            case .jsonrpc: 1
+            case .id: 2
+            case .method: 4
+            case .params: 8
+            }
+        }
+    }
+
+    /// The members of a mutation that its shape reads (Protocol.md §5.2, §10).
+    private enum MutationMember: String {
+        case mutationId, type, id, baseVersion, fields, kind, ifAbsent
+
+        var bit: UInt8 {
+            switch self {
+            case .mutationId: 1
+            case .type: 2
+            case .id: 4
+            case .baseVersion: 8
+            case .fields: 16
+            case .kind: 32
+            case .ifAbsent: 64
+            }
+        }
+    }
+}
+
+extension JSONReader {
+    /// Skips whitespace, then consumes `byte` if it is next; whether it was.
+    fileprivate mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// A member's key and its `:`, the reader then at the value; `nil` when that is not what follows.
+    fileprivate mutating func memberKey() -> String? {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = try? parseString() else { return nil }
+        guard consume(UInt8(ascii: ":")) else { return nil }
+        skipWhitespace()
+        return key
+    }
+}
+
+extension RPCRequest {
+    /// ``parse(_:)`` as the daemon reads a line: a plain push line by ``PushLineReader``, its mutations already
+    /// decoded (``push``); every other line exactly as ``parse(_:)`` reads it.
+    package static func parseDecodingPush(_ line: ArraySlice<UInt8>) -> Result<RPCRequest, RPCRequestFailure> {
+        line.withUnsafeBufferPointer { buffer in
+            if let request = PushLineReader.read(buffer) { return .success(request) }
+            return parse(buffer)
+        }
+    }
+
+    /// The push this request carries: the one the fast path decoded, or its `params` read now.
+    /// - Throws: ``RPCError``, as ``PushRequest/init(params:)``.
+    package func pushRequest() throws(RPCError) -> PushRequest {
+        if let push { return push }
+        return try PushRequest(params: params)
+    }
+}

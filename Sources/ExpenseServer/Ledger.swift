@@ -1,5 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
+import SystemKit
 import Foundation
 import Synchronization
 
@@ -254,6 +255,7 @@ public actor Ledger {
             let results = try engine.apply(batch.map { ($0.clientId, $0.items, $0.credential?.name) })
             commitCount += 1
             committedHead.store(engine.store.head, ordering: .releasing)
+            HeapReturn.noteWork()  // the group's buffers are freed; the heap goes back once the burst ends
             // One `write` for the whole group's log lines, still one line per push (ServerLog.coalescingWrites).
             ServerLog.coalescingWrites {
                 for (push, result) in zip(batch, results) { push.completion(.success(result)) }

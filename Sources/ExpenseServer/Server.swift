@@ -1,5 +1,6 @@
 import ExpenseProtocol
 import ExpenseTransport
+import SystemKit
 
 /// The daemon's network front: a ``LineServer`` whose sessions speak protocol 1 to the ledgers of a
 /// ``LedgerProvider``.
@@ -13,6 +14,8 @@ public final class Server: Sendable {
     public var address: SocketAddress { lineServer.address }
     /// The configuration it runs with.
     public let configuration: ServerConfiguration
+    /// Gives freed heap back to the system a second or two after a burst of pushes ends.
+    private let heapReturn = HeapReturn()
 
     /// Binds the listening socket (raising the soft descriptor limit to the hard limit first).
     /// - Throws: ``TransportError`` when the address cannot be bound.
@@ -51,10 +54,16 @@ public final class Server: Sendable {
     public var connectionCount: Int { lineServer.connectionCount }
 
     /// Starts accepting connections.
-    public func start() { lineServer.start() }
+    public func start() {
+        lineServer.start()
+        heapReturn.start(every: .seconds(1))
+    }
 
     /// Stops accepting and closes connections once their in-flight requests are answered.
-    public func stop() { lineServer.stop() }
+    public func stop() {
+        heapReturn.stop()
+        lineServer.stop()
+    }
 
     /// Returns when every connection is closed.
     public func waitUntilStopped() async { await lineServer.waitUntilStopped() }

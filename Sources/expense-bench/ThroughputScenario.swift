@@ -214,11 +214,12 @@ struct ThroughputScenario {
         return idle
     }
 
-    /// Waits until the daemon's RSS stops falling (readings half a second apart, at most 5 s): an idle TLS
-    /// connection gives its record buffers back at the daemon's next sweep once it has been quiet for a sweep
-    /// interval (at most 1 s), so the figure is the steady state of idle connections, not the moment after the
-    /// last `hello`. A plaintext daemon's RSS does not fall, and this returns after one interval.
+    /// Waits until the daemon's RSS stops falling: two sweep intervals first (an idle TLS connection gives its
+    /// record buffers back at the daemon's first sweep after a quiet interval, at most 1 s each), then readings half
+    /// a second apart until one falls by less than 1 % (at most 5 s more). So the figure is the steady state of idle
+    /// connections, not the moment after the last `hello`; a plaintext daemon's RSS does not fall.
     static func settle(_ daemon: DaemonProcess) {
+        sleepThread(for: .seconds(2))
         var last = daemon.residentMiB() ?? 0 // not money: MiB
         for _ in 0..<10 {
             sleepThread(for: .milliseconds(500))

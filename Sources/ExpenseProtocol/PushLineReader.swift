@@ -27,7 +27,7 @@ enum PushLineReader {
         var items: [PushItem]?
         var seen: UInt8 = 0
         while true {
-            guard let key = reader.memberKey(), let member = EnvelopeMember(rawValue: key), seen & member.bit == 0 else {
+            guard let key = reader.memberKey(), let member = RPCEnvelopeReader.Member(rawValue: key), seen & member.bit == 0 else {
                 return nil
             }
             seen |= member.bit
@@ -125,20 +125,6 @@ enum PushLineReader {
         // A missing or bad mutationId refuses the whole push: the general path says how.
         guard let mutationId = mutationIdValue?.int64Value, mutationId > 0 else { return nil }
         return PushItem(mutationId: mutationId, decoded: PushRequest.mutation(mutationId: mutationId, members: members))
-    }
-
-    /// The members of a request envelope (Protocol.md §3).
-    private enum EnvelopeMember: String {
-        case jsonrpc, id, method, params
-
-        var bit: UInt8 {
-            switch self {
-            case .jsonrpc: 1
-            case .id: 2
-            case .method: 4
-            case .params: 8
-            }
-        }
     }
 
     /// The members of a mutation that its shape reads (Protocol.md §5.2, §10).

@@ -54,8 +54,9 @@ enum RPCEnvelopeReader {
         return envelope
     }
 
-    /// The members of a request envelope (Protocol.md §3).
-    private enum Member: String {
+    /// The members of a request envelope (Protocol.md §3), each a bit of a set of members seen (also read by
+    /// ``PushLineReader``).
+    enum Member: String {
         case jsonrpc, id, method, params
 
         var bit: UInt8 {

@@ -107,16 +107,7 @@ import Testing
         let corpus = Self.taken + Self.left
         var taken = 0
         for _ in 0..<6000 {
-            var bytes = Array(corpus[Int.random(in: 0..<corpus.count, using: &random)].utf8)
-            for _ in 0..<Int.random(in: 1...3, using: &random) {
-                let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0 where !bytes.isEmpty: bytes.remove(at: position)
-                case 1: bytes.insert(alphabet[Int.random(in: 0..<alphabet.count, using: &random)], at: position)
-                case _ where !bytes.isEmpty: bytes[position] = alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
-                default: break
-                }
-            }
+            let bytes = random.mutated(Array(corpus[Int.random(in: 0..<corpus.count, using: &random)].utf8), alphabet: alphabet, truncating: false)
             if Self.check(bytes) { taken += 1 }
         }
         #expect(taken > 20, "some mutations should still hit the fast path (\(taken))")

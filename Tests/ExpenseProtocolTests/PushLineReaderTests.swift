@@ -133,16 +133,7 @@ import Testing
         let alphabet = Array(#"{}[]":,\ 0123456789.-eE+truefalsnpushmutationIdtypebaseVersionfieldsamountkindifAbsent"#.utf8)
         let sources = Self.corpus.filter { $0.utf8.count < 4000 }
         for _ in 0..<4000 {
-            var bytes = Array(sources[Int.random(in: 0..<sources.count, using: &random)].utf8)
-            for _ in 0..<Int.random(in: 1...3, using: &random) {
-                let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
-                switch Int.random(in: 0..<4, using: &random) {
-                case 0 where !bytes.isEmpty: bytes.remove(at: position)
-                case 1: bytes.insert(alphabet[Int.random(in: 0..<alphabet.count, using: &random)], at: position)
-                case 2 where !bytes.isEmpty: bytes[position] = alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
-                default: bytes = Array(bytes.prefix(position))
-                }
-            }
+            let bytes = random.mutated(Array(sources[Int.random(in: 0..<sources.count, using: &random)].utf8), alphabet: alphabet)
             let (fast, general) = Self.bothPaths(bytes)
             #expect(fast == general, "\(String(decoding: bytes, as: UTF8.self).prefix(300))")
         }

@@ -51,16 +51,7 @@ import Testing
         var random = SeededGenerator(seed: 0x9126)
         let alphabet = Array(#"{}[]":,\ 0123456789.-eE+truefalsnjsonrpcidmethodparams"#.utf8)
         for _ in 0..<4000 {
-            var bytes = Array(Self.corpus[Int.random(in: 0..<Self.corpus.count, using: &random)].utf8)
-            for _ in 0..<Int.random(in: 1...3, using: &random) {
-                let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
-                switch Int.random(in: 0..<4, using: &random) {
-                case 0 where !bytes.isEmpty: bytes.remove(at: position)
-                case 1: bytes.insert(alphabet[Int.random(in: 0..<alphabet.count, using: &random)], at: position)
-                case 2 where !bytes.isEmpty: bytes[position] = alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
-                default: bytes = Array(bytes.prefix(position))
-                }
-            }
+            let bytes = random.mutated(Array(Self.corpus[Int.random(in: 0..<Self.corpus.count, using: &random)].utf8), alphabet: alphabet)
             let (fast, general) = Self.bothPaths(bytes)
             #expect(fast == general, "\(String(decoding: bytes, as: UTF8.self))")
         }

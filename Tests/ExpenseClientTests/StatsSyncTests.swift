@@ -60,6 +60,7 @@ import TestSupport
         #expect(usd.rows.map(\.total) == months.spans.map { span in
             summary.groups.first { $0.key == span.label && $0.currency.code == "USD" }?.amount ?? 0
         })
+        await daemon.stop()
     }
 
     @Test("the daemon resolves a default range, validates params on the request type, and bounds the answer")
@@ -84,5 +85,6 @@ import TestSupport
         #expect(throws: RPCError.self) {
             try StatsRequest(params: .object(["period": .string("week"), "from": .string("1990-01-01"), "to": .string("2026-01-01")]))
         }
+        await daemon.stop()
     }
 }

@@ -70,9 +70,11 @@ final class TestDaemon: @unchecked Sendable {
         server = try Self.start(ledgers, port: port, maximumLineLength: maximumLineLength)
     }
 
-    /// `expensed backup` of `default` into a new file; returns its path.
+    /// `expensed backup` of `default` into a new file beside the data directory (not in it: it would be a ledger
+    /// there), removed by ``stop()``; returns its path.
     func backup() throws -> String {
-        let file = directory + "-backup-" + UUID().uuidString + ".sqlite"
+        try FileManager.default.createDirectory(atPath: backupDirectory, withIntermediateDirectories: true)
+        let file = backupDirectory + "/" + UUID().uuidString + ".sqlite"
         try ledgers.backup(ledger: "default", to: file)
         return file
     }
@@ -92,7 +94,10 @@ final class TestDaemon: @unchecked Sendable {
         await server.waitUntilStopped()
         await ledgers.close()
         try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: backupDirectory)
     }
+
+    private var backupDirectory: String { directory + "-backups" }
 
     /// Every record the daemon holds (tombstones included), by id.
     func records() async throws -> [UUID: Record] {

@@ -31,3 +31,10 @@ static inline long copenssl_ctx_set_session_cache_mode(SSL_CTX *ctx, long mode) 
 }
 static inline unsigned long long copenssl_op_no_tickets(void) { return SSL_OP_NO_TICKET; }
 static inline int copenssl_ssl_error_code(unsigned long error) { return ERR_GET_REASON(error); }
+// The bytes a memory BIO has allocated (its BUF_MEM's `max`; BIO_get_mem_ptr is a macro): tests check that a quiet
+// session holds none.
+static inline size_t copenssl_bio_mem_capacity(BIO *bio) {
+    BUF_MEM *memory = NULL;
+    BIO_get_mem_ptr(bio, &memory);
+    return memory != NULL ? memory->max : 0;
+}

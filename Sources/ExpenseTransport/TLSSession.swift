@@ -36,10 +36,11 @@ package final class TLSSession {
 
     private let context: TLSContext
     private let ssl: OpaquePointer
-    /// Ciphertext from the peer: we write into it, OpenSSL reads from it.
-    private let networkIn: OpaquePointer
-    /// Ciphertext for the peer: OpenSSL writes into it, we read from it.
-    private let networkOut: OpaquePointer
+    /// Ciphertext from the peer: we write into it, OpenSSL reads from it (an empty one replaces it when a quiet
+    /// session is released, ``releaseRecordBuffers()``).
+    private var networkIn: OpaquePointer
+    /// Ciphertext for the peer: OpenSSL writes into it, we read from it (replaced likewise).
+    private var networkOut: OpaquePointer
     private var outgoing: [UInt8] = []
     private var outgoingOffset = 0
     private var receivedAny = false
@@ -55,13 +56,13 @@ package final class TLSSession {
     package init(context: TLSContext, serverName: String? = nil) throws(TLSError) {
         ERR_clear_error()
         guard let ssl = SSL_new(context.pointer) else { throw .setupFailed(reason: TLSContext.takeErrorText()) }
-        guard let networkIn = BIO_new(BIO_s_mem()), let networkOut = BIO_new(BIO_s_mem()) else {
+        let input = Self.makeMemoryBIO(), output = Self.makeMemoryBIO()
+        guard let networkIn = input, let networkOut = output else {
+            BIO_free(input)
+            BIO_free(output)
             SSL_free(ssl)
             throw .setupFailed(reason: "cannot allocate memory BIOs")
         }
-        // An empty input BIO means "wait for more" (WANT_READ), not end of file.
-        _ = copenssl_bio_set_mem_eof_return(networkIn, -1)
-        _ = copenssl_bio_set_mem_eof_return(networkOut, -1)
         SSL_set_bio(ssl, networkIn, networkOut)  // the SSL owns both BIOs from here on
         self.ssl = ssl
         self.networkIn = networkIn
@@ -190,7 +191,8 @@ package final class TLSSession {
         return pendingCiphertext > 0
     }
 
-    /// Gives OpenSSL's record buffers back while the session is quiet; the next record takes them again.
+    /// Gives OpenSSL's record buffers, and the storage of the two memory BIOs, back while the session is quiet; the
+    /// next record takes them again.
     ///
     /// The daemon's sessions keep their buffers while they carry traffic (taking and freeing 17 KiB twice per
     /// request cost about 1.2k instructions per `ping`) and the loop's sweep calls this for a connection that has
@@ -203,7 +205,29 @@ package final class TLSSession {
               BIO_ctrl_pending(networkIn) == 0 else { return false }
         guard SSL_free_buffers(ssl) == 1 else { return false }
         mayHoldRecordBuffers = false
+        replaceEmptyMemoryBIOs()
         return true
+    }
+
+    /// A memory BIO keeps the storage of the largest flight it ever carried (the handshake's: ~1.4 KiB for the two
+    /// of a server session) until it is freed, so a released session swaps its empty BIOs for new ones, which
+    /// allocate only when the next record comes (docs/benchmarks.md, "Round 6, memory"). OpenSSL frees the old ones.
+    private func replaceEmptyMemoryBIOs() {
+        if BIO_ctrl_pending(networkIn) == 0, copenssl_bio_mem_capacity(networkIn) > 0, let fresh = Self.makeMemoryBIO() {
+            SSL_set0_rbio(ssl, fresh)
+            networkIn = fresh
+        }
+        if BIO_ctrl_pending(networkOut) == 0, copenssl_bio_mem_capacity(networkOut) > 0, let fresh = Self.makeMemoryBIO() {
+            SSL_set0_wbio(ssl, fresh)
+            networkOut = fresh
+        }
+    }
+
+    /// An empty memory BIO whose emptiness means "wait for more" (WANT_READ), not end of file.
+    private static func makeMemoryBIO() -> OpaquePointer? {
+        guard let bio = BIO_new(BIO_s_mem()) else { return nil }
+        _ = copenssl_bio_set_mem_eof_return(bio, -1)
+        return bio
     }
 
     /// Calls `body` with the ciphertext waiting to be sent.
@@ -228,6 +252,11 @@ package final class TLSSession {
     package var holdsSessionTicket: Bool {
         guard let session = SSL_get_session(ssl) else { return false }
         return SSL_SESSION_has_ticket(session) == 1
+    }
+
+    /// Bytes the two memory BIOs have allocated (0 once a quiet session was released).
+    package var memoryBIOCapacity: Int {
+        Int(copenssl_bio_mem_capacity(networkIn)) + Int(copenssl_bio_mem_capacity(networkOut))
     }
 
     /// Bytes of ciphertext buffer the session holds outside OpenSSL (0 when idle).

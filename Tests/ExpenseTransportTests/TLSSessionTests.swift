@@ -100,6 +100,34 @@ import Testing
         #expect(server.state == .established)
     }
 
+    /// A quiet session's two memory BIOs hold no buffer once the record buffers are given back: a memory BIO keeps
+    /// the largest flight it ever carried (the handshake's, ~1.4 KiB for both per server session) until it is freed,
+    /// so they are replaced by empty ones; the next records still go both ways, and are released again.
+    @Test func aQuietSessionsMemoryBIOsHoldNoBufferAfterRelease() throws {
+        let fixture = try TLSFixture()
+        defer { fixture.remove() }
+        let (client, server) = try pair(fixture, client: fixture.trusting)
+        pump(client, server)
+        #expect(server.state == .established)
+        #expect(server.memoryBIOCapacity > 0)
+        let ping = Array("{\"method\":\"ping\"}\n".utf8)
+        let pong = Array("{\"result\":{}}\n".utf8)
+        for _ in 0..<3 {
+            #expect(ping.withUnsafeBytes { client.encrypt($0) } == ping.count)
+            #expect(pump(client, server).server == ping)
+            #expect(pong.withUnsafeBytes { server.encrypt($0) } == pong.count)
+            #expect(pump(client, server).client == pong)
+            #expect(server.memoryBIOCapacity > 0)
+            #expect(server.releaseRecordBuffers())
+            #expect(server.memoryBIOCapacity == 0)
+            #expect(client.releaseRecordBuffers())
+            #expect(client.memoryBIOCapacity == 0)
+        }
+        #expect(server.close())
+        pump(client, server)
+        #expect(client.state == .finished)
+    }
+
     /// The probe behind `TLSLineServerTests.theServerSendsNoSessionTickets`: a server context that sends TLS 1.3
     /// tickets (OpenSSL's default of two, put back here) leaves the client holding one after a round trip; the
     /// daemon's context leaves it holding none.

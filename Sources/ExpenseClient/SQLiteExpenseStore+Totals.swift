@@ -41,10 +41,10 @@ extension SQLiteCacheTables {
     func addBulkTotals(of records: [Record]) throws {
         // A page holds a handful of currencies, usually in runs: a short list searched from the last one used
         // costs less per record than hashing the code.
-        var totals: [(currency: Currency, total: LiveTotal)] = []
+        var totals: [(currency: String, total: LiveTotal)] = []
         var last = 0
         for record in records where !record.deleted {
-            let currency = record.expense.currency
+            let currency = record.expense.currency.code
             if last >= totals.count || totals[last].currency != currency {
                 if let found = totals.firstIndex(where: { $0.currency == currency }) {
                     last = found
@@ -55,7 +55,7 @@ extension SQLiteCacheTables {
             }
             totals[last].total.add(record.expense.amount)
         }
-        for (currency, total) in totals.map({ ($0.currency.code, $0.total) }) {
+        for (currency, total) in totals {
             try connection.cached("""
                 INSERT INTO live_total(currency, high, low, count) VALUES (?1, ?2, ?3, ?4)
                 ON CONFLICT(currency) DO UPDATE SET high = high + excluded.high, low = low + excluded.low,

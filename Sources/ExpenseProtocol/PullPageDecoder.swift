@@ -229,8 +229,9 @@ struct PullPageScanner {
         case (6, UInt8(ascii: "r")): candidate = ("result", .result)
         default: return nil
         }
-        let text = UnsafeBufferPointer(start: candidate.text.utf8Start, count: candidate.text.utf8CodeUnitCount)
-        return text.elementsEqual(bytes) ? candidate.name : nil
+        // memcmp: the generic `elementsEqual` is not specialised here and cost more than the table walk it replaced.
+        guard let start = bytes.baseAddress, memcmp(candidate.text.utf8Start, start, bytes.count) == 0 else { return nil }
+        return candidate.name
     }
 
     /// An id value: a UUID in either case, read from the line's bytes when the string is written without

@@ -13,6 +13,10 @@ final class SQLiteCacheTables: StoreTransaction {
     /// On during a bulk load (``SQLiteExpenseStore/beginBulkLoad()``): the indexes are dropped, so
     /// ``putSettled(_:)`` appends rows without looking for an earlier copy (duplicates are settled at the end).
     var bulkLoading = false
+    /// The bulk load's append (``putSettled(_:)``), in ``appendSettledValues(of:to:)``'s column order.
+    private lazy var bulkInsert = SQLiteRowStatement(
+        connection: connection,
+        head: "INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq)", columns: 9)
 
     init(connection: SQLiteConnection, location: String) {
         self.connection = connection
@@ -129,24 +133,28 @@ final class SQLiteCacheTables: StoreTransaction {
             """).run(values)
     }
 
-    /// In a bulk load the rows are appended ``bulkRowsPerInsert`` per statement: SQLite then opens its cursor,
-    /// finds the table's end and resets once per hundred rows instead of once per row; the live totals (whose
-    /// triggers are dropped meanwhile) get one addition per currency of the page. Otherwise one by one.
+    /// In a bulk load the rows are appended by one multi-row INSERT of up to ``SQLiteRowStatement/maximumRows``
+    /// rows, prepared once for the store and bound value by value (no array of values, no id array, no lookup
+    /// of the statement by its text per chunk, and no clearing of the bindings, so SQLite reuses each value's
+    /// buffer); the live totals (whose triggers are dropped meanwhile) get one addition per currency of the
+    /// page. Otherwise one by one.
     func putSettled(_ records: [Record]) throws {
         guard bulkLoading else {
             for record in records { try putSettled(record) }
             return
         }
-        var start = records.startIndex
-        var values: [SQLiteValue] = []
-        values.reserveCapacity(Self.bulkRowsPerInsert * Self.settledColumnCount)
-        while start < records.endIndex {
-            let end = min(start + Self.bulkRowsPerInsert, records.endIndex)
-            values.removeAll(keepingCapacity: true)
-            for record in records[start..<end] { Self.appendSettledValues(of: record, to: &values) }
-            let sql = end - start == Self.bulkRowsPerInsert ? Self.bulkInsertSQL : Self.bulkInsertSQL(rows: end - start)
-            try connection.cached(sql).run(values)
-            start = end
+        try bulkInsert.run(count: records.count) { binder, index in
+            let record = records[records.startIndex + index]
+            let expense = record.expense
+            try withUnsafeBytes(of: expense.id.uuid) { try binder.blob($0) }
+            try binder.integer(expense.amount)
+            try binder.text(expense.currency.code)
+            try binder.text(expense.category)
+            try binder.integer(Int64(expense.date.ordinal))
+            try binder.text(expense.note)
+            try binder.integer(record.version)
+            try binder.integer(record.deleted ? 1 : 0)
+            try binder.integer(record.seq)
         }
         try addBulkTotals(of: records)
     }
@@ -163,18 +171,6 @@ final class SQLiteCacheTables: StoreTransaction {
         values.append(.integer(record.version))
         values.append(SQLiteValue(record.deleted))
         values.append(.integer(record.seq))
-    }
-
-    private static let settledColumnCount = 9
-    /// 900 bound values a statement, far below SQLite's limit of 32,766.
-    static let bulkRowsPerInsert = 100
-    private static let bulkInsertSQL = bulkInsertSQL(rows: bulkRowsPerInsert)
-
-    /// `INSERT INTO expense(…) VALUES (?, …), …` for `rows` rows, in ``appendSettledValues(of:to:)``'s order.
-    private static func bulkInsertSQL(rows: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: settledColumnCount).joined(separator: ", ") + ")"
-        return "INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq) VALUES "
-            + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     // MARK: - Outbox

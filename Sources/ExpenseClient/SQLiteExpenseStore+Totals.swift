@@ -39,9 +39,21 @@ extension SQLiteCacheTables {
     /// Adds a bulk-loaded page's live records to `live_total` (the triggers are dropped meanwhile): one upsert
     /// per currency in the page.
     func addBulkTotals(of records: [Record]) throws {
-        var totals: [String: LiveTotal] = [:]
+        // A page holds a handful of currencies, usually in runs: a short list searched from the last one used
+        // costs less per record than hashing the code.
+        var totals: [(currency: String, total: LiveTotal)] = []
+        var last = 0
         for record in records where !record.deleted {
-            totals[record.expense.currency.code, default: LiveTotal()].add(record.expense.amount)
+            let currency = record.expense.currency.code
+            if last >= totals.count || totals[last].currency != currency {
+                if let found = totals.firstIndex(where: { $0.currency == currency }) {
+                    last = found
+                } else {
+                    totals.append((currency, LiveTotal()))
+                    last = totals.count - 1
+                }
+            }
+            totals[last].total.add(record.expense.amount)
         }
         for (currency, total) in totals {
             try connection.cached("""

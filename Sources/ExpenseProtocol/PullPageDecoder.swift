@@ -1,4 +1,5 @@
 import ExpenseCore
+import Foundation
 
 /// Reads a `pull` response line straight into ``Record``s, without building the `JSONValue` tree (a
 /// dictionary per record) that the general path builds: a first sync reads a million records this way.
@@ -119,6 +120,7 @@ struct PullPageScanner {
     mutating func record() -> Record? {
         guard consume(UInt8(ascii: "{")) else { return nil }
         var draft = ExpenseDraft()
+        var id: UUID?
         var version: Int64?
         var seq: Int64?
         var deleted: Bool?
@@ -126,8 +128,8 @@ struct PullPageScanner {
             guard let name = memberName() else { return nil }
             switch name {
             case .id:
-                guard draft.id == nil, let text = string() else { return nil }
-                draft.id = text
+                guard id == nil, let value = uuid() else { return nil }
+                id = value
             case .amount:
                 guard draft.amount == nil, let value = integer() else { return nil }
                 draft.amount = value
@@ -157,11 +159,24 @@ struct PullPageScanner {
             }
         } while consume(UInt8(ascii: ","))
         // The general path requires every member (a missing note is an error there, not the empty note).
-        guard consume(UInt8(ascii: "}")), draft.id != nil, draft.amount != nil, draft.currency != nil,
-              draft.category != nil, draft.date != nil, draft.note != nil,
+        guard consume(UInt8(ascii: "}")), let id, draft.amount != nil, draft.currency != nil,
+              let category = draft.category, draft.date != nil, let note = draft.note,
               let version, version >= 1, let seq, seq >= 0, let deleted,
-              let expense = try? ExpenseValidator.validateStored(draft) else { return nil }
+              let expense = try? Self.validateStored(draft, id: id, category: category, note: note) else { return nil }
         return Record(expense: expense, version: version, seq: seq, deleted: deleted)
+    }
+
+    /// ``ExpenseCore/ExpenseValidator/validateStored(_:)`` of `draft` with the id `id`, which the scanner read
+    /// as a UUID (no `String` to parse back): within the byte limits of category and note, the only rules
+    /// `validateStored` leaves out, it is ``ExpenseCore/ExpenseValidator/validate(_:id:)``; beyond them, the
+    /// id goes back into the draft as text.
+    private static func validateStored(_ draft: ExpenseDraft, id: UUID, category: String, note: String) throws -> Expense {
+        if category.utf8.count <= ExpenseRules.maximumCategoryBytes, note.utf8.count <= ExpenseRules.maximumNoteBytes {
+            return try ExpenseValidator.validate(draft, id: id)
+        }
+        var withId = draft
+        withId.id = UUIDText.lowercased(id)
+        return try ExpenseValidator.validateStored(withId)
     }
 
     // MARK: - Tokens
@@ -192,18 +207,48 @@ struct PullPageScanner {
         return Self.name(name)
     }
 
+    /// The one candidate a name's length and first byte (and, for the two 8-byte `c` names, its second byte)
+    /// allow, then compared in full: a record's nine names cost one comparison each, not a walk of the table.
     private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
-        for (text, name) in names where text.utf8CodeUnitCount == bytes.count {
-            if (0..<bytes.count).allSatisfy({ text.utf8Start[$0] == bytes[$0] }) { return name }
+        guard bytes.count >= 2 else { return nil }
+        let candidate: (text: StaticString, name: Name)
+        switch (bytes.count, bytes[0]) {
+        case (2, UInt8(ascii: "i")): candidate = ("id", .id)
+        case (6, UInt8(ascii: "a")): candidate = ("amount", .amount)
+        case (8, UInt8(ascii: "c")):
+            candidate = bytes[1] == UInt8(ascii: "u") ? ("currency", .currency) : ("category", .category)
+        case (4, UInt8(ascii: "d")): candidate = ("date", .date)
+        case (4, UInt8(ascii: "n")): candidate = ("note", .note)
+        case (7, UInt8(ascii: "v")): candidate = ("version", .version)
+        case (3, UInt8(ascii: "s")): candidate = ("seq", .seq)
+        case (7, UInt8(ascii: "d")): candidate = ("deleted", .deleted)
+        case (7, UInt8(ascii: "c")): candidate = ("changes", .changes)
+        case (6, UInt8(ascii: "c")): candidate = ("cursor", .cursor)
+        case (4, UInt8(ascii: "m")): candidate = ("more", .more)
+        case (7, UInt8(ascii: "j")): candidate = ("jsonrpc", .jsonrpc)
+        case (6, UInt8(ascii: "r")): candidate = ("result", .result)
+        default: return nil
         }
-        return nil
+        // memcmp: the generic `elementsEqual` is not specialised here and cost more than the table walk it replaced.
+        guard let start = bytes.baseAddress, memcmp(candidate.text.utf8Start, start, bytes.count) == 0 else { return nil }
+        return candidate.name
     }
 
-    private static let names: [(StaticString, Name)] = [
-        ("id", .id), ("amount", .amount), ("currency", .currency), ("category", .category), ("date", .date),
-        ("note", .note), ("version", .version), ("seq", .seq), ("deleted", .deleted), ("changes", .changes),
-        ("cursor", .cursor), ("more", .more), ("jsonrpc", .jsonrpc), ("result", .result),
-    ]
+    /// An id value: a UUID in either case, read from the line's bytes when the string is written without
+    /// escapes (as the daemon writes it), else through ``string()``; `nil` when it is not a UUID (the general
+    /// path refuses it).
+    mutating func uuid() -> UUID? {
+        let bytes = reader.bytes
+        let start = reader.index + 1
+        if peek == UInt8(ascii: "\""), start + 36 < bytes.count, bytes[start + 36] == UInt8(ascii: "\"") {
+            // A backslash or quote among the 36 bytes is not a hexadecimal digit: parse refuses it.
+            guard let id = UUIDText.parse(utf8: UnsafeBufferPointer(rebasing: bytes[start..<(start + 36)])) else { return nil }
+            reader.index = start + 37
+            return id
+        }
+        guard let text = string() else { return nil }
+        return UUIDText.parse(text)
+    }
 
     /// A string value, read by the general parser's string reader.
     mutating func string() -> String? {

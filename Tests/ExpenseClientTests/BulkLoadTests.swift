@@ -36,7 +36,8 @@ import Testing
         #expect(try store.pendingMutations(limit: 10).first?.baseVersion == 2)
     }
 
-    /// A page longer than one multi-row INSERT (100 + 100 + 50 rows), an id twice in it in different statements.
+    /// A page longer than one multi-row INSERT (three of 64 rows, then 32, 16, 8 and 2), an id twice in it in
+    /// different statements.
     @Test func aLongPageIsAppendedInFullAndPartialStatements() throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteExpenseStore(path: directory.path + "/cache.sqlite")

@@ -31,6 +31,27 @@ import TestSupport
         try expectSameAsGeneral(line, fast)
     }
 
+    /// The fast path's two fallbacks: an id written with escapes (read as a string, then parsed) and a category or
+    /// note beyond the byte limits a stored record may pass (Protocol.md §6: validated as stored, the id as text).
+    @Test func escapedIdsAndTextBeyondTheByteLimitsDecodeLikeTheGeneralPath() throws {
+        let wide = String(repeating: "👍🏽", count: 40)   // 40 characters, 320 bytes
+        let long = String(repeating: "👍🏽", count: 300)  // 300 characters, 2,400 bytes
+        func line(id: String, category: String = "food", note: String = "") -> [UInt8] {
+            Array(#"{"jsonrpc":"2.0","id":4,"result":{"changes":[{"amount":5,"category":"\#(category)","currency":"EUR","date":"2026-11-30","deleted":false,"id":"\#(id)","note":"\#(note)","seq":1,"version":1}],"cursor":1,"more":false}}"#.utf8)
+        }
+        for text in [line(id: #"\u0036f9619ff-8b86-d011-b42d-00cf4fc964ff"#),
+                     line(id: #"6f9619ff-8b86-d011-b42d-00cf4fc964f\u0066"#),
+                     line(id: "6F9619FF-8B86-D011-B42D-00CF4FC964FF", category: wide),
+                     line(id: "6f9619ff-8b86-d011-b42d-00cf4fc964ff", note: long),
+                     line(id: "6f9619ff-8b86-d011-b42d-00cf4fc964ff", category: wide, note: long)] {
+            let fast = try #require(PullPageDecoder.decode(text), "\(String(decoding: text, as: UTF8.self))")
+            try expectSameAsGeneral(text, fast)
+        }
+        // An id of 36 bytes holding an escape, or not a UUID, is left to the general path (which refuses it).
+        #expect(PullPageDecoder.decode(line(id: #"6f9619ff-8b86-d011-b42d-00cf4fc964\""#)) == nil)
+        #expect(PullPageDecoder.decode(line(id: "6f9619ff-8b86-d011-b42d-00cf4fc964fg")) == nil)
+    }
+
     /// Lines the fast path leaves to the general path (which may take or refuse them): it never answers differently.
     @Test(arguments: [
         #"{"jsonrpc":"2.0","id":7,"error":{"code":-32001,"message":"no","data":{"reason":"unauthorized"}}}"#,

@@ -1,0 +1,87 @@
+import TestSupport
+@testable import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import SQLite
+import Testing
+
+/// The bulk load's append (``SQLiteCacheTables/putSettled(_:)`` with the indexes dropped: one multi-row INSERT
+/// bound value by value) against the general path (the same pages stored record by record into a cache that
+/// keeps its indexes): the same rows, byte for byte, and the same live totals.
+@Suite struct BulkLoadEqualityTests {
+    /// Every currency (so every exponent), the smallest and largest amounts, the first and last days, tombstones,
+    /// empty and long notes, quotes, tabs, newlines, NFC and NFD text, emoji and an id pulled twice, in pages of
+    /// several lengths (full and partial statements).
+    @Test func bulkPagesStoreWhatRecordByRecordStores() throws {
+        let pages = Self.pages()
+        let directory = try TemporaryDirectory()
+        let bulkStore = try SQLiteExpenseStore(path: directory.path + "/bulk.sqlite")
+        let bulkLedger = LocalLedger(store: bulkStore)
+        #expect(try bulkStore.beginBulkLoad())
+        for (number, page) in pages.enumerated() { try bulkLedger.apply(pulled: page, cursor: Int64(number + 1)) }
+        try bulkStore.endBulkLoad()
+
+        let generalStore = try SQLiteExpenseStore(path: directory.path + "/general.sqlite")
+        let generalLedger = LocalLedger(store: generalStore)
+        for (number, page) in pages.enumerated() { try generalLedger.apply(pulled: page, cursor: Int64(number + 1)) }
+
+        let records = pages.flatMap { $0 }
+        #expect(try bulkStore.liveCount() == generalStore.liveCount())
+        for currency in Currency.all {
+            #expect(try bulkStore.liveTotal(currency: currency) == generalStore.liveTotal(currency: currency), "\(currency.code)")
+        }
+        for record in records {
+            let bulk = try bulkStore.record(id: record.expense.id)
+            #expect(bulk != nil)
+            #expect(bulk == (try generalStore.record(id: record.expense.id)))
+        }
+        // Byte for byte: the general path updates an id pulled twice in place, the bulk load keeps its last row, so
+        // the rows are compared by id.
+        let bulkRows = try Self.rows(directory.path + "/bulk.sqlite")
+        let generalRows = try Self.rows(directory.path + "/general.sqlite")
+        #expect(bulkRows.count == Set(records.map(\.expense.id)).count)
+        #expect(bulkRows == generalRows)
+    }
+
+    /// Each row of `expense` as the type and hex bytes of every column, by id.
+    private static func rows(_ path: String) throws -> [String] {
+        let connection = try SQLiteConnection(path: path, mode: .readOnly)
+        let columns = ["id", "amount", "currency", "category", "day", "note", "base_version", "deleted", "seq"]
+        let select = columns.map { "typeof(\($0)) || ':' || hex(\($0))" }.joined(separator: " || ' ' || ")
+        return try connection.cached("SELECT \(select) FROM expense ORDER BY id").map { $0.text(0) }
+    }
+
+    private static func pages() -> [[Record]] {
+        let notes = ["", "n", "a \"quoted\" \\ note\twith\ttabs\nand a newline", "café", "cafe\u{301}", "日本語のメモ",
+                     "😀👍🏽 emoji", String(repeating: "x", count: 300), "  padded  "]
+        let categories = ["food", "Café", "cafe\u{301}", "日本", "a b", "🍕"]
+        let amounts: [Int64] = [1, 2, 99, 100, 12_345, 4_294_967_295, 4_294_967_296, ExpenseRules.maximumAmount - 1,
+                                ExpenseRules.maximumAmount]
+        let days = ["1900-01-01", "1999-12-31", "2024-02-29", "2026-11-30", "9999-12-31"].compactMap(CalendarDay.init)
+        var records: [Record] = []
+        var seq: Int64 = 0
+        let twice = UUID()
+        for (index, currency) in Currency.all.enumerated() {
+            for step in 0..<3 {
+                seq += 1
+                let position = index * 3 + step
+                let id = position == 7 || position == 200 ? twice : UUID()
+                let expense = Expense(id: id, amount: amounts[position % amounts.count], currency: currency,
+                                      category: categories[position % categories.count], date: days[position % days.count],
+                                      note: notes[position % notes.count])
+                records.append(Record(expense: expense, version: position == 200 ? 3 : Int64(step + 1), seq: seq,
+                                      deleted: position % 5 == 4))
+            }
+        }
+        // Pages of 1, 64, 65, 100 and the rest: whole statements, a power-of-two remainder, odd remainders.
+        var pages: [[Record]] = []
+        var start = 0
+        for length in [1, 64, 65, 100, records.count] where start < records.count {
+            let end = min(start + length, records.count)
+            pages.append(Array(records[start..<end]))
+            start = end
+        }
+        return pages
+    }
+}

@@ -16,6 +16,13 @@ public struct Currency: Hashable, Sendable, Comparable, CustomStringConvertible 
         self.name = name
     }
 
+    /// Hashes the code only: it tells the table's currencies apart, and equal currencies have equal codes, so
+    /// this agrees with `==` (which still compares every property). Dictionaries keyed by currency (the live
+    /// totals, a summary's) hash one short string instead of three.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+    }
+
     /// The currency with exactly this code (upper case), or `nil` if it is not an active ISO 4217 code.
     public init?(code: String) {
         guard let found = Currency.byCode[code] else { return nil }

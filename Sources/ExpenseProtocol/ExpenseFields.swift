@@ -18,34 +18,36 @@ public enum ExpenseFields {
     /// not a string is `invalid_currency`; `date` not a string is `invalid_date`; `category` or `note` not a
     /// string is `invalid_text`. `null` is a wrong type like any other (omit a field to leave it unchanged).
     public static func draft(from fields: [String: JSONValue]) -> Result<ExpenseDraft, MutationRejection> {
-        if fields.count > names.count || fields.keys.contains(where: { !names.contains($0) }) {
-            let unknown = fields.keys.filter { !names.contains($0) }
-                .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            if let first = unknown.first {
-                return .failure(MutationRejection(reason: "unknown_field", field: first,
-                                                  message: "unknown field \(Self.quoted(first)); fields are \(names.joined(separator: ", "))"))
-            }
+        draft(from: MutationFields(fields))
+    }
+
+    /// ``draft(from:)-([String:JSONValue])`` of the members read one by one: the same checks in the same order
+    /// (an unknown member is one of ``MutationFields/others``).
+    public static func draft(from fields: MutationFields) -> Result<ExpenseDraft, MutationRejection> {
+        if let first = fields.others.keys.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            return .failure(MutationRejection(reason: "unknown_field", field: first,
+                                              message: "unknown field \(Self.quoted(first)); fields are \(names.joined(separator: ", "))"))
         }
         var draft = ExpenseDraft()
-        if let value = fields["amount"] {
+        if let value = fields.amount {
             switch amount(from: value) {
             case .success(let minorUnits): draft.amount = minorUnits
             case .failure(let rejection): return .failure(rejection)
             }
         }
-        if let value = fields["currency"] {
+        if let value = fields.currency {
             guard let text = value.stringValue else { return .failure(MutationRejection(.invalidCurrency(value.jsonText))) }
             draft.currency = text
         }
-        if let value = fields["category"] {
+        if let value = fields.category {
             guard let text = value.stringValue else { return .failure(wrongType(.category, "a string")) }
             draft.category = text
         }
-        if let value = fields["date"] {
+        if let value = fields.date {
             guard let text = value.stringValue else { return .failure(MutationRejection(.invalidDate(value.jsonText))) }
             draft.date = text
         }
-        if let value = fields["note"] {
+        if let value = fields.note {
             guard let text = value.stringValue else { return .failure(wrongType(.note, "a string")) }
             draft.note = text
         }

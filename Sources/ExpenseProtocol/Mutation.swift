@@ -16,8 +16,13 @@ public struct Mutation: Hashable, Sendable {
     public var id: UUID
     /// The version the client last saw; 0 creates.
     public var baseVersion: Int64
-    /// For `put` only: the fields sent, exactly as they were on the wire.
-    public var fields: [String: JSONValue]?
+    /// For `put` only: the fields sent, exactly as they were on the wire, member by member.
+    public var sentFields: MutationFields?
+    /// ``sentFields`` as the object's dictionary.
+    public var fields: [String: JSONValue]? {
+        get { sentFields?.dictionary }
+        set { sentFields = newValue.map(MutationFields.init) }
+    }
     /// What kind of record it changes (Protocol.md §10); a mutation with no `kind` member changes an expense.
     public var kind: RecordKind
     /// A create that is `applied` with no change when the id exists in any state (live, edited or deleted):
@@ -30,7 +35,19 @@ public struct Mutation: Hashable, Sendable {
         self.type = type
         self.id = id
         self.baseVersion = baseVersion
-        self.fields = fields
+        self.sentFields = fields.map(MutationFields.init)
+        self.kind = kind
+        self.ifAbsent = ifAbsent
+    }
+
+    /// A mutation whose fields are already read member by member (the daemon's push decode).
+    public init(mutationId: Int64, type: MutationType, id: UUID, baseVersion: Int64, sentFields: MutationFields?,
+                kind: RecordKind = .expense, ifAbsent: Bool = false) {
+        self.mutationId = mutationId
+        self.type = type
+        self.id = id
+        self.baseVersion = baseVersion
+        self.sentFields = sentFields
         self.kind = kind
         self.ifAbsent = ifAbsent
     }

@@ -49,12 +49,24 @@ public struct PushRequest: RPCMethodRequest, Hashable {
     /// The members of one mutation object that its shape depends on (`nil`: absent); every other member is ignored.
     /// The general reader above and the push line's fast path (``PushLineReader``) both fill it in.
     struct MutationMembers {
+        /// The `fields` member: an object read member by member, or any other value (a wrong type, `null`).
+        enum Fields {
+            case object(MutationFields)
+            case value(JSONValue)
+        }
+
         var type: JSONValue?
         var baseVersion: JSONValue?
-        var fields: JSONValue?
+        var fields: Fields?
+        /// The `id` member: already read as a UUID (the fast path, from a plain 36-byte string), or a value.
+        enum ID {
+            case uuid(UUID)
+            case value(JSONValue)
+        }
+
         var kind: JSONValue?
         var ifAbsent: JSONValue?
-        var id: JSONValue?
+        var id: ID?
 
         init() {}
 
@@ -62,10 +74,12 @@ public struct PushRequest: RPCMethodRequest, Hashable {
         init(_ members: [String: JSONValue]) {
             type = members["type"]
             baseVersion = members["baseVersion"]
-            fields = members["fields"]
+            fields = members["fields"].map { value in
+                if case .object(let sent) = value { .object(MutationFields(sent)) } else { .value(value) }
+            }
             kind = members["kind"]
             ifAbsent = members["ifAbsent"]
-            id = members["id"]
+            id = members["id"].map { .value($0) }
         }
     }
 
@@ -80,11 +94,11 @@ public struct PushRequest: RPCMethodRequest, Hashable {
         guard let baseVersion = members.baseVersion?.int64Value, baseVersion >= 0 else {
             return malformed("baseVersion", "baseVersion must be an integer, 0 or more")
         }
-        var fields: [String: JSONValue]?
+        var fields: MutationFields?
         switch (type, members.fields) {
         case (.put, .object(let sent)?): fields = sent
         case (.put, _): return malformed("fields", "a put needs a fields object")
-        case (.delete, nil), (.delete, .null?): fields = nil
+        case (.delete, nil), (.delete, .value(.null)?): fields = nil
         case (.delete, _): return malformed("fields", "a delete carries no fields")
         }
         // `kind` and `ifAbsent` (Protocol.md §10): absent means an expense and a plain create.
@@ -102,11 +116,17 @@ public struct PushRequest: RPCMethodRequest, Hashable {
             }
             ifAbsent = value
         }
-        guard let idText = members.id?.stringValue, let id = try? ExpenseValidator.validateID(idText) else {
-            let shown = members.id.map { $0.stringValue ?? $0.jsonText } ?? "(missing)"
-            return .failure(MutationRejection(.invalidId(DisplayText.escaped(shown))))
+        let id: UUID
+        switch members.id {
+        case .uuid(let parsed)?: id = parsed
+        case .value(let value)?:
+            guard let text = value.stringValue, let parsed = try? ExpenseValidator.validateID(text) else {
+                return .failure(MutationRejection(.invalidId(DisplayText.escaped(value.stringValue ?? value.jsonText))))
+            }
+            id = parsed
+        case nil: return .failure(MutationRejection(.invalidId(DisplayText.escaped("(missing)"))))
         }
-        return .success(Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion, fields: fields,
+        return .success(Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion, sentFields: fields,
                                  kind: kind, ifAbsent: ifAbsent))
     }
 

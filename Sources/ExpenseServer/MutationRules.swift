@@ -4,7 +4,7 @@ import Foundation
 
 /// Turns the `fields` object of a `put` into a partial draft: unknown keys and wrong JSON types are refused
 /// with the field's own reason.
-package typealias FieldsConverter = @Sendable ([String: JSONValue]) -> Result<ExpenseDraft, MutationRejection>
+package typealias FieldsConverter = @Sendable (MutationFields) -> Result<ExpenseDraft, MutationRejection>
 
 /// The daemon's decision for each mutation of a push: pure and synchronous, against any ``LedgerStore``.
 ///
@@ -130,7 +130,7 @@ package struct MutationRules: Sendable {
 
     private func put(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
         // PushRequest already answered a put without a fields object `invalid_mutation` (Protocol.md §5.2).
-        guard let fields = mutation.fields else { preconditionFailure("a put without fields never passes PushRequest") }
+        guard let fields = mutation.sentFields else { preconditionFailure("a put without fields never passes PushRequest") }
         // A create (baseVersion 0) and a restore (a tombstone at its version) send every required field;
         // an edit sends only what it changes, merged onto the stored values.
         let isRestore = existing.deleted && mutation.baseVersion == existing.version
@@ -158,7 +158,7 @@ package struct MutationRules: Sendable {
             return changed.isEmpty ? .applied(version: existing.version, seq: existing.seq)
                                    : .conflict(current: existing.record)
         } else if mutation.baseVersion < existing.version {
-            for field in Self.sentFields(fields) where existing.fieldVersions[field] > mutation.baseVersion {
+            for field in ExpenseField.allCases where fields.contains(field) && existing.fieldVersions[field] > mutation.baseVersion {
                 if changed.contains(field) { return .conflict(current: existing.record) }
             }
         }
@@ -180,7 +180,7 @@ package struct MutationRules: Sendable {
     /// A create's or restore's values: the sent fields, the ledger's currency when none is sent, an empty note.
     /// - Precondition: `mutation` is a put, which carries fields (already enforced by PushRequest).
     private func validateComplete(_ mutation: Mutation) -> Result<Expense, MutationRejection> {
-        guard let fields = mutation.fields, mutation.type == .put else {
+        guard let fields = mutation.sentFields, mutation.type == .put else {
             preconditionFailure("only a put, which PushRequest guarantees carries fields, has values to validate")
         }
         return convert(fields).flatMap { draft in
@@ -191,7 +191,7 @@ package struct MutationRules: Sendable {
         }
     }
 
-    private func convert(_ fields: [String: JSONValue]) -> Result<ExpenseDraft, MutationRejection> {
+    private func convert(_ fields: MutationFields) -> Result<ExpenseDraft, MutationRejection> {
         fieldsConverter(fields).map { draft in
             var partial = draft
             partial.id = nil
@@ -230,11 +230,6 @@ package struct MutationRules: Sendable {
         return changed
     }
 
-    /// The fields a put sent. `id` is never among them: it is not one of ``ExpenseFields/names``, so the
-    /// converter refused it as `unknown_field` before the conflict check.
-    private static func sentFields(_ fields: [String: JSONValue]) -> [ExpenseField] {
-        fields.keys.compactMap { ExpenseField(rawValue: $0) }
-    }
 }
 
 /// Writes a change together with its history entry: the one way ``MutationRules`` changes a record.

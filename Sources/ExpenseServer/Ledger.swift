@@ -13,6 +13,12 @@ import Synchronization
 /// requests already waiting for the actor, applies every queued push in order inside ONE transaction and one
 /// fsync, then answers each of them.
 ///
+/// The answers of a group (encoding, log line, hand-over to the connection) and the watchers' wake-ups run on
+/// the ledger's answer queue (``answers``), one hand-over per group, so that the ledger's thread starts on the
+/// next group as soon as a COMMIT returned (docs/benchmarks.md, "Round 6, single pushes"). The queue is serial:
+/// groups are answered in commit order, and a connection has at most one request in flight, so its answers stay
+/// in order.
+///
 /// - Important: Durable before acknowledged. A push returns only after the transaction holding its effects and
 ///   its client's last consumed mutationId has committed. A failed commit answers every push of the group with
 ///   an error (nothing of them acknowledged). After an I/O failure (possibly a failed fsync, after which the
@@ -28,6 +34,8 @@ public actor Ledger {
     /// The ledger's tokens as last read and the credentials handed out for them (`Ledger+Tokens.swift`).
     nonisolated let access: LedgerAccess
     private let executor: LedgerExecutor
+    /// Where a group's push completions and the watchers run, after its COMMIT returned (serial, commit order).
+    private nonisolated let answers: DispatchQueue
     /// The head as of the latest commit, readable from any thread without a hop to the actor (``headSnapshot``).
     /// Stored after each commit and before that commit's pushes are answered, so a client that saw its push
     /// acknowledged and then pings never gets an older cursor.
@@ -42,7 +50,7 @@ public actor Ledger {
     /// Group commits done so far (fewer than the pushes when pushes shared a commit).
     package private(set) var commitCount = 0
 
-    private struct PendingPush {
+    private struct PendingPush: Sendable {
         var clientId: UUID
         var items: [PushItem]
         /// Who pushes (`nil`: a caller inside the daemon or a test). `credential?.name` is the author of the
@@ -61,6 +69,7 @@ public actor Ledger {
         self.currency = currency
         self.identity = identity
         self.executor = LedgerExecutor(name: "ledger-" + name)
+        self.answers = DispatchQueue(label: "ledger-answers-" + name)
         self.access = LedgerAccess(tokens: Self.initialTokens(store))
         let engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
         self.committedHead = Atomic(engine.store.head)
@@ -92,8 +101,8 @@ public actor Ledger {
         }
     }
 
-    /// Queues a push for the next group commit and returns at once; `completion` runs on the ledger's thread once
-    /// the push is committed (or failed). This is the network front's way in: no `Task`, no suspension.
+    /// Queues a push for the next group commit and returns at once; `completion` runs on the ledger's answer
+    /// queue once the push is committed (or failed), after the completions of every group committed before. This is the network front's way in: no `Task`, no suspension.
     /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``.
     public nonisolated func push(clientId: UUID, items: [PushItem],
                                  completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
@@ -179,18 +188,23 @@ public actor Ledger {
         let head = engine.store.head
         guard head > committedHead.load(ordering: .acquiring) else { return }
         committedHead.store(head, ordering: .releasing)
-        for watcher in watchers.values { watcher(head) }
+        let woken = Array(watchers.values)
+        answers.async { for watcher in woken { watcher(head) } }
     }
 
-    /// Calls `onAdvance` with the new head after each commit that advances it (on the ledger's thread: keep it
-    /// short). Returns an id for ``unwatch(_:)``.
+    /// Calls `onAdvance` with the new head after each commit that advances it (on the ledger's answer queue, after
+    /// that commit's push answers: keep it short). Returns an id for ``unwatch(_:)``.
     public func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int {
         nextWatcherId += 1
         watchers[nextWatcherId] = onAdvance
         return nextWatcherId
     }
 
-    public func unwatch(_ id: Int) async { watchers[id] = nil }
+    /// Returns once no wake-up of that watcher is still queued (the answer queue has run what was handed to it).
+    public func unwatch(_ id: Int) async {
+        watchers[id] = nil
+        answers.sync {}  // the answer queue never waits for the ledger's thread, so this cannot deadlock
+    }
 
     /// ``watch(_:)`` on the ledger's thread, for the network front: no `Task`, so a busy cooperative pool never
     /// delays a `watch` answer.
@@ -203,20 +217,23 @@ public actor Ledger {
         }
     }
 
-    /// ``unwatch(_:)`` on the ledger's thread.
+    /// ``unwatch(_:)`` on the ledger's thread; `completion` runs on the answer queue, after every wake-up of that
+    /// watcher handed to it before, so none comes after it.
     public nonisolated func unwatch(_ id: Int, completion: @escaping @Sendable () -> Void) {
         perform { ledger in
             ledger.watchers[id] = nil
-            completion()
+            ledger.answers.async { completion() }
         }
     }
 
     /// Commits what is queued, then closes the store. Later calls throw ``LedgerError/ledgerClosed``.
+    /// Returns after every push completion and watcher call the ledger handed to its answer queue has run.
     public func close() async {
         flush()
         writeTokenUses()
         engine = nil
         watchers.removeAll()
+        answers.sync {}  // the answer queue never waits for the ledger's thread, so this cannot deadlock
         executor.shutdown()
     }
 
@@ -234,19 +251,22 @@ public actor Ledger {
         return engine
     }
 
-    /// Applies every queued push in one transaction and answers each.
+    /// Applies every queued push in one transaction, then hands the group's answers to the answer queue.
     private func flush() {
         flushScheduled = false
-        if !pending.isEmpty { refreshTokens() }
+        guard !pending.isEmpty else { return }
+        refreshTokens()
+        var refused: [PendingPush] = []
         let batch = pending.filter { push in
             guard push.credential?.isRevoked == true else { return true }
-            push.completion(.failure(RPCError.unauthorized("the token was revoked")))
+            refused.append(push)
             return false
         }
         pending.removeAll()
-        guard !batch.isEmpty else { return }
-        guard let engine, failure == nil else {
-            for push in batch { push.completion(.failure(failure ?? LedgerError.ledgerClosed)) }
+        var answered = GroupAnswers(refused: refused)
+        guard !batch.isEmpty, let engine, failure == nil else {
+            if !batch.isEmpty { answered.failed = (batch, failure ?? LedgerError.ledgerClosed) }
+            hand(answered)
             return
         }
         let headBefore = engine.store.head
@@ -256,16 +276,40 @@ public actor Ledger {
             commitCount += 1
             committedHead.store(engine.store.head, ordering: .releasing)
             HeapReturn.noteWork()  // the group's buffers are freed; the heap goes back once the burst ends
-            // One `write` for the whole group's log lines, still one line per push (ServerLog.coalescingWrites).
-            ServerLog.coalescingWrites {
-                for (push, result) in zip(batch, results) { push.completion(.success(result)) }
-            }
+            answered.committed = Array(zip(batch, results))
         } catch {
             let ledgerError = LedgerError.storage(error)
             if case .storageFailed(let detail) = ledgerError { failure = .ledgerFailed(detail) }
-            for push in batch { push.completion(.failure(ledgerError)) }
+            answered.failed = (batch, ledgerError)
         }
         let head = engine.store.head
-        if head != headBefore { for watcher in watchers.values { watcher(head) } }
+        if head != headBefore { answered.advanced = (head, Array(watchers.values)) }
+        hand(answered)
+    }
+
+    /// One hand-over per group to the answer queue, after its COMMIT returned (or failed).
+    private func hand(_ group: GroupAnswers) {
+        answers.async { group.deliver() }
+    }
+
+    /// What one flush answers, handed to the answer queue in one piece: the refused pushes (revoked token), the
+    /// committed pushes with their results or the failed ones with the error, then the watchers' wake-up.
+    private struct GroupAnswers: Sendable {
+        var refused: [PendingPush]
+        var committed: [(PendingPush, PushResult)] = []
+        var failed: ([PendingPush], LedgerError)?
+        var advanced: (head: Int64, watchers: [@Sendable (Int64) -> Void])?
+
+        init(refused: [PendingPush]) { self.refused = refused }
+
+        func deliver() {
+            for push in refused { push.completion(.failure(RPCError.unauthorized("the token was revoked"))) }
+            // One `write` for the whole group's log lines, still one line per push (ServerLog.coalescingWrites).
+            ServerLog.coalescingWrites {
+                for (push, result) in committed { push.completion(.success(result)) }
+            }
+            if let (pushes, error) = failed { for push in pushes { push.completion(.failure(error)) } }
+            if let advanced { for watcher in advanced.watchers { watcher(advanced.head) } }
+        }
     }
 }

@@ -102,7 +102,8 @@ public actor Ledger {
     }
 
     /// Queues a push for the next group commit and returns at once; `completion` runs on the ledger's answer
-    /// queue once the push is committed (or failed), after the completions of every group committed before. This is the network front's way in: no `Task`, no suspension.
+    /// queue once the push is committed (or failed), after the completions of every group committed before.
+    /// This is the network front's way in: no `Task`, no suspension.
     /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``.
     public nonisolated func push(clientId: UUID, items: [PushItem],
                                  completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {

@@ -73,4 +73,83 @@ import TestSupport
         let reopened = LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd), currency: .usd)
         #expect(Set(try allRecords(reopened).map(\.expense.id)) == Set([first] + late))
     }
+
+    /// The answers of a group are handed to the ledger's answer queue after its COMMIT (docs/benchmarks.md,
+    /// "Round 6, single pushes"): each client's answers still come in the order of its pushes, cursors never go
+    /// back between groups, and `close()` returns only after every answer ran.
+    @Test func answersComeInPushOrderPerClientAndCloseWaitsForThem() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let ledger = Ledger(name: "t", currency: .usd,
+                            store: try SQLiteLedgerStore(path: directory.file("t.sqlite"), name: "t", currency: .usd))
+        let clients = (0..<4).map { _ in UUID() }
+        let order = Mutex<[(client: Int, mutationId: Int64, cursor: Int64)]>([])
+        let perClient = 60
+        for mutationId in 1...Int64(perClient) {
+            for (index, client) in clients.enumerated() {
+                ledger.push(clientId: client, items: [putItem(mutationId, UUID(), base: 0, lunch())]) { result in
+                    let cursor = (try? result.get().cursor) ?? -1
+                    order.withLock { $0.append((index, mutationId, cursor)) }
+                }
+            }
+        }
+        await ledger.close()  // nothing else waits: close itself must have let every answer run
+
+        let answered = order.withLock { $0 }
+        #expect(answered.count == clients.count * perClient)
+        #expect(answered.allSatisfy { $0.cursor > 0 }, "every push was applied")
+        for index in clients.indices {
+            let ids = answered.filter { $0.client == index }.map(\.mutationId)
+            #expect(ids == Array(1...Int64(perClient)), "client \(index)'s answers came in the order of its pushes")
+        }
+        #expect(zip(answered, answered.dropFirst()).allSatisfy { $0.cursor <= $1.cursor },
+                "groups are answered in commit order")
+    }
+
+    /// A group whose COMMIT fails while the group before it is committed but not yet answered: the first
+    /// group's pushes are acknowledged, none of the failed group's, and the file holds only the first group.
+    @Test func aFailedCommitOfTheNextGroupNeverAcknowledgesItsPushes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("t.sqlite")
+        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
+        let gate = Gate()
+        struct DiskGone: Error {}
+        await ledger.injectFault { @Sendable point in
+            guard point == .commit else { return nil }
+            let number = gate.commits.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if number == 1 {
+                gate.entered.signal()
+                gate.release.wait()
+                return nil
+            }
+            return DiskGone()  // the second group's COMMIT fails
+        }
+        func push(_ index: Int, _ id: UUID) {
+            ledger.push(clientId: UUID(), items: [putItem(1, id, base: 0, lunch())]) { result in
+                gate.answers.withLock { $0[index] = Answer(commitsSeen: gate.commits.withLock { $0 }, result: result) }
+                gate.answered.signal()
+            }
+        }
+        let first = UUID()
+        push(0, first)
+        gate.entered.wait()
+        for index in 1...5 { push(index, UUID()) }
+        gate.release.signal()
+        for _ in 0...5 { gate.answered.wait() }
+
+        let all = gate.answers.withLock { $0 }
+        #expect(try all[0]?.result.get().cursor == 1)
+        for index in 1...5 {
+            #expect(throws: (any Error).self, "push \(index) of the failed group is not acknowledged") {
+                try all[index]?.result.get()
+            }
+        }
+        await ledger.close()
+        let reopened = LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd), currency: .usd)
+        #expect(try allRecords(reopened).map(\.expense.id) == [first])
+    }
 }

@@ -41,27 +41,28 @@ public enum PingLine {
     /// Appends the answer `{"jsonrpc":"2.0","id":<id>,"result":{"cursor":<cursor>}}\n`, the bytes
     /// ``RPCResponse/success(id:result:)`` writes for a ``CursorResult``. `id` is the id's JSON text as sent.
     ///
-    /// The output grows once, by the answer's length, and the pieces are copied into it: one capacity check
-    /// instead of one per piece (docs/benchmarks.md, "Round 6, ping").
+    /// The answer is put together in a temporary buffer (on the stack for any usual id) and appended with one
+    /// `append`: one capacity check instead of one per piece (docs/benchmarks.md, "Round 6, ping").
     public static func appendAnswer(id: UnsafeBufferPointer<UInt8>, cursor: Int64, to output: inout [UInt8]) {
         let digits = decimalLength(cursor)
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: prefix.count + id.count + middle.count + digits + suffix.count))
-        output.withUnsafeMutableBufferPointer { buffer in
+        let length = prefix.count + id.count + middle.count + digits + suffix.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
             guard let base = buffer.baseAddress else { return }  // never: the answer is not empty
-            var at = start
-            func copy(_ piece: UnsafeBufferPointer<UInt8>) {
-                guard let source = piece.baseAddress else { return }
-                (base + at).update(from: source, count: piece.count)
-                at += piece.count
-            }
-            prefix.withUnsafeBufferPointer(copy)
-            copy(id)
-            middle.withUnsafeBufferPointer(copy)
-            writeDecimal(cursor, into: UnsafeMutableBufferPointer(start: base + at, count: digits))
-            at += digits
-            suffix.withUnsafeBufferPointer(copy)
+            let afterPrefix = prefix.withUnsafeBufferPointer { copy($0, to: base) }
+            let afterID = copy(id, to: afterPrefix)
+            let afterMiddle = middle.withUnsafeBufferPointer { copy($0, to: afterID) }
+            writeDecimal(cursor, into: UnsafeMutableBufferPointer(start: afterMiddle, count: digits))
+            _ = suffix.withUnsafeBufferPointer { copy($0, to: afterMiddle + digits) }
+            output.append(contentsOf: UnsafeBufferPointer(start: base, count: length))
         }
+    }
+
+    /// Copies `piece` to `target`; returns the byte after it.
+    private static func copy(_ piece: UnsafeBufferPointer<UInt8>, to target: UnsafeMutablePointer<UInt8>)
+        -> UnsafeMutablePointer<UInt8> {
+        guard let source = piece.baseAddress else { return target }
+        target.initialize(from: source, count: piece.count)
+        return target + piece.count
     }
 
     private static let prefix = Array(#"{"jsonrpc":"2.0","id":"#.utf8)

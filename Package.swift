@@ -4,6 +4,12 @@ import PackageDescription
 // Imports flow one way: ExpenseCore <- ExpenseProtocol, and ExpenseTransport (bytes and lines only) <- ExpenseServer /
 // ExpenseClient <- CLIs <- executables.
 // See docs/modules.md ("Where things live").
+// The epoll loops' modules (the daemon's ExpenseTransport, the load generator) are built without Swift's dynamic
+// exclusivity checks in release: every access to a loop-confined object's stored property otherwise costs a call
+// that looks up a thread-local access set, about a fifth of a plaintext ping (docs/benchmarks.md, "Round 6, ping").
+// Debug builds, and so every test run, keep the checks, so an overlapping access still traps there.
+let loopExclusivity: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "expense",
     products: [
@@ -28,7 +34,8 @@ let package = Package(
         // posix_spawn children for the bench and the end-to-end tests (Foundation's Process crashes now and then).
         .target(name: "ProcessSpawn", dependencies: ["SystemKit"]),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
-        .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit", "COpenSSL"]),  // TLS
+        .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit", "COpenSSL"],  // TLS
+                swiftSettings: loopExclusivity),
         .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "PostgreSQL", "SystemKit",
                                                      "COpenSSL"]),  // tokens: SHA-256 and CRYPTO_memcmp
         .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "SystemKit"]),
@@ -42,7 +49,8 @@ let package = Package(
             name: "expense-bench",
             dependencies: ["ExpenseCore", "ExpenseProtocol", "SQLite", "ProcessSpawn",
                            "CEpoll", "ExpenseTransport", "SystemKit",  // the generator's epoll loops; its TLS client is TLSSession
-                           "PostgreSQL"]  // the `pg` section's own multi-row insert, through libpq's pipeline mode
+                           "PostgreSQL"],  // the `pg` section's own multi-row insert, through libpq's pipeline mode
+            swiftSettings: loopExclusivity
         ),
 
         // Test targets declare every module they import (docs/modules.md). What several share (a seeded generator,

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The fast path for the commonest request line, `ping` (Protocol.md §5.5): recognised by comparing bytes, with no
 /// `String` or ``JSONValue`` made, and answered by appending fixed bytes, the id as sent and the head.
 ///
@@ -36,12 +40,29 @@ public enum PingLine {
 
     /// Appends the answer `{"jsonrpc":"2.0","id":<id>,"result":{"cursor":<cursor>}}\n`, the bytes
     /// ``RPCResponse/success(id:result:)`` writes for a ``CursorResult``. `id` is the id's JSON text as sent.
+    ///
+    /// The answer is put together in a temporary buffer (on the stack for any usual id) and appended with one
+    /// `append`: one capacity check instead of one per piece (docs/benchmarks.md, "Round 6, ping").
     public static func appendAnswer(id: UnsafeBufferPointer<UInt8>, cursor: Int64, to output: inout [UInt8]) {
-        output.append(contentsOf: prefix)
-        output.append(contentsOf: id)
-        output.append(contentsOf: middle)
-        appendDecimal(cursor, to: &output)
-        output.append(contentsOf: suffix)
+        let digits = decimalLength(cursor)
+        let length = prefix.count + id.count + middle.count + digits + suffix.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+            guard let base = buffer.baseAddress else { return }  // never: the answer is not empty
+            let afterPrefix = prefix.withUnsafeBufferPointer { copy($0, to: base) }
+            let afterID = copy(id, to: afterPrefix)
+            let afterMiddle = middle.withUnsafeBufferPointer { copy($0, to: afterID) }
+            writeDecimal(cursor, into: UnsafeMutableBufferPointer(start: afterMiddle, count: digits))
+            _ = suffix.withUnsafeBufferPointer { copy($0, to: afterMiddle + digits) }
+            output.append(contentsOf: UnsafeBufferPointer(start: base, count: length))
+        }
+    }
+
+    /// Copies `piece` to `target`; returns the byte after it.
+    private static func copy(_ piece: UnsafeBufferPointer<UInt8>, to target: UnsafeMutablePointer<UInt8>)
+        -> UnsafeMutablePointer<UInt8> {
+        guard let source = piece.baseAddress else { return target }
+        target.initialize(from: source, count: piece.count)
+        return target + piece.count
     }
 
     private static let prefix = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
@@ -50,22 +71,35 @@ public enum PingLine {
 
     /// `value` in decimal, written in place (no `String`).
     static func appendDecimal(_ value: Int64, to output: inout [UInt8]) {
-        if value < 0 { output.append(UInt8(ascii: "-")) }
+        let digits = decimalLength(value)
+        let start = output.count
+        output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        output.withUnsafeMutableBufferPointer { buffer in
+            writeDecimal(value, into: UnsafeMutableBufferPointer(rebasing: buffer[start..<(start + digits)]))
+        }
+    }
+
+    /// The bytes `value` takes in decimal, its sign included.
+    static func decimalLength(_ value: Int64) -> Int {
         var magnitude = value.magnitude
         var digits = 1
-        var power: UInt64 = 10
-        while digits < 20, magnitude >= power {
+        while magnitude >= 10 {
             digits += 1
-            power &*= 10
+            magnitude /= 10
         }
-        let end = output.count + digits
-        output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-        var index = end - 1
-        while magnitude > 0 {
-            output[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        return value < 0 ? digits + 1 : digits
+    }
+
+    /// Writes `value` in decimal into `target`, which is exactly ``decimalLength(_:)`` bytes long.
+    private static func writeDecimal(_ value: Int64, into target: UnsafeMutableBufferPointer<UInt8>) {
+        var magnitude = value.magnitude
+        var index = target.count - 1
+        repeat {
+            target[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
             magnitude /= 10
             index -= 1
-        }
+        } while magnitude > 0
+        if value < 0 { target[0] = UInt8(ascii: "-") }
     }
 
     /// The envelope's members; one bit each.
@@ -109,8 +143,8 @@ public enum PingLine {
         /// Exactly `text` here (no whitespace skipped): consumed and `true`.
         mutating func literal(_ text: StaticString) -> Bool {
             let count = text.utf8CodeUnitCount
-            guard bytes.count - index >= count else { return false }
-            for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
+            guard bytes.count - index >= count, let base = bytes.baseAddress,
+                  memcmp(base + index, text.utf8Start, count) == 0 else { return false }
             index += count
             return true
         }

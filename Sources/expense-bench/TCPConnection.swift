@@ -205,23 +205,28 @@ final class TCPConnection {
         return found
     }
 
-    /// Counts non-overlapping occurrences of `needle` in `haystack` (`memchr` for the first byte, then
-    /// `memcmp`; `memmem` is a GNU extension missing from Glibc's module map).
+    /// Counts non-overlapping occurrences of `needle` in `haystack`, in one pass: a position is compared with
+    /// `memcmp` only when its first two bytes are the needle's, so a byte that starts many other tokens (the `"` of
+    /// `"result"` in a JSON answer) costs a comparison, not a call (docs/benchmarks.md, "Round 6, ping").
+    /// (`memmem` is a GNU extension missing from Glibc's module map.)
     static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> Int {
-        guard let first = needle.first else { return 0 }
-        return haystack.withUnsafeBytes { hay in
-            needle.withUnsafeBytes { pin in
+        guard !needle.isEmpty, haystack.count >= needle.count else { return 0 }
+        return haystack.withUnsafeBufferPointer { hay in
+            needle.withUnsafeBufferPointer { pin in
                 guard let hayBase = hay.baseAddress, let pinBase = pin.baseAddress else { return 0 }
+                let length = pin.count
+                let first = pinBase[0]
+                let second = length > 1 ? pinBase[1] : 0
+                let lastStart = hay.count - length
                 var found = 0
                 var offset = 0
-                while hay.count - offset >= pin.count,
-                      let hit = memchr(hayBase + offset, Int32(first), hay.count - offset - pin.count + 1) {
-                    let position = UnsafeRawPointer(hit) - hayBase
-                    if memcmp(hit, pinBase, pin.count) == 0 {
+                while offset <= lastStart {
+                    if hayBase[offset] == first, length == 1 || hayBase[offset + 1] == second,
+                       memcmp(hayBase + offset, pinBase, length) == 0 {
                         found += 1
-                        offset = position + pin.count
+                        offset += length
                     } else {
-                        offset = position + 1
+                        offset += 1
                     }
                 }
                 return found

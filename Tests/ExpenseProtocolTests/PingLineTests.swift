@@ -118,6 +118,7 @@ import Testing
             var bytes: [UInt8] = []
             PingLine.appendDecimal(value, to: &bytes)
             #expect(String(decoding: bytes, as: UTF8.self) == String(value))
+            #expect(PingLine.decimalLength(value) == String(value).utf8.count, "\(value)")
         }
     }
 }

@@ -37,9 +37,8 @@ package final class LedgerEngine {
     package func apply(_ pushes: [(clientId: UUID, items: [PushItem], who: String?)]) throws -> [PushResult] {
         let time = clock()
         do {
-            return try store.transaction {
-                try store.prefetch(clientIds: pushes.map(\.clientId),
-                                   ids: pushes.flatMap { $0.items.compactMap { try? $0.decoded.get().id } })
+            return try store.transaction(prefetching: pushes.map(\.clientId),
+                                         ids: pushes.flatMap { $0.items.compactMap { try? $0.decoded.get().id } }) {
                 let results = try pushes.map {
                     try rules.apply(clientId: $0.clientId, items: $0.items, to: store, author: HistoryAuthor(who: $0.who, time: time))
                 }

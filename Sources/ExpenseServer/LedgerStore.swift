@@ -123,11 +123,21 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// without it. A store across a network (``PostgresLedgerStore``) asks once instead of once per mutation;
     /// a store that reads locally does nothing.
     func prefetch(clientIds: [UUID], ids: [UUID]) throws
+    /// ``transaction(_:)`` whose body starts with ``prefetch(clientIds:ids:)`` (the group commit's): the
+    /// default does exactly that; a store across a network (``PostgresLedgerStore``) sends the read-ahead with
+    /// the transaction's lock, in one round trip.
+    func transaction<T>(prefetching clientIds: [UUID], ids: [UUID], _ body: () throws -> T) throws -> T
 }
 
 extension LedgerStore {
     package func refresh() throws {}
     package func prefetch(clientIds: [UUID], ids: [UUID]) throws {}
+    package func transaction<T>(prefetching clientIds: [UUID], ids: [UUID], _ body: () throws -> T) throws -> T {
+        try transaction {
+            try prefetch(clientIds: clientIds, ids: ids)
+            return try body()
+        }
+    }
 }
 
 extension LedgerStore {

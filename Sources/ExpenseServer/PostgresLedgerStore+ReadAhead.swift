@@ -26,24 +26,37 @@ extension PostgresLedgerStore {
     /// The three reads in one round trip (``PostgreSQL/PostgresConnection/pipeline(_:)``).
     package func prefetch(clientIds: [UUID], ids: [UUID]) throws {
         precondition(inTransaction, "read-ahead happens under the transaction's lock")
-        let clients = Array(Set(clientIds).subtracting(readAhead.lastMutationIds.keys))
-        let wanted = Array(Set(ids).subtracting(readAhead.ids))
-        guard !clients.isEmpty || !wanted.isEmpty else { return }
-        let idArray = PostgresValue.array(wanted.map { .text(UUIDText.lowercased($0)) })
-        let results = try Self.storage {
-            try connection.pipeline([
-                PostgresStatement("SELECT id, last_mutation_id FROM clients WHERE ledger = $1 AND id = ANY($2::uuid[])",
-                                  [.text(name), .array(clients.map { .text(UUIDText.lowercased($0)) })]),
-                PostgresStatement("""
-                    SELECT seq, version, deleted, amount, currency, category, day, note,
-                           money_version, category_version, date_version, note_version, id
-                    FROM records WHERE ledger = $1 AND id = ANY($2::uuid[])
-                    """, [.text(name), idArray]),
-                PostgresStatement("SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])",
-                                  [.text(name), idArray]),
-            ])
-        }
-        for client in clients { readAhead.lastMutationIds[client] = 0 }
+        let wanted = readAheadWanted(clientIds: clientIds, ids: ids)
+        guard !wanted.clients.isEmpty || !wanted.ids.isEmpty else { return }
+        let results = try Self.storage { try connection.pipeline(readAheadStatements(wanted)) }
+        try takeReadAhead(results, wanted)
+    }
+
+    /// The clients and ids of a read-ahead not covered yet.
+    func readAheadWanted(clientIds: [UUID], ids: [UUID]) -> (clients: [UUID], ids: [UUID]) {
+        (Array(Set(clientIds).subtracting(readAhead.lastMutationIds.keys)), Array(Set(ids).subtracting(readAhead.ids)))
+    }
+
+    /// The three reads of a read-ahead: the clients' last mutationIds, the records, the data records.
+    func readAheadStatements(_ wanted: (clients: [UUID], ids: [UUID])) -> [PostgresStatement] {
+        let idArray = PostgresValue.array(wanted.ids.map { .text(UUIDText.lowercased($0)) })
+        return [
+            PostgresStatement("SELECT id, last_mutation_id FROM clients WHERE ledger = $1 AND id = ANY($2::uuid[])",
+                              [.text(name), .array(wanted.clients.map { .text(UUIDText.lowercased($0)) })]),
+            PostgresStatement("""
+                SELECT seq, version, deleted, amount, currency, category, day, note,
+                       money_version, category_version, date_version, note_version, id
+                FROM records WHERE ledger = $1 AND id = ANY($2::uuid[])
+                """, [.text(name), idArray]),
+            PostgresStatement("SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])",
+                              [.text(name), idArray]),
+        ]
+    }
+
+    /// Keeps the answers of ``readAheadStatements(_:)`` (`results`, in that order).
+    func takeReadAhead(_ results: some Collection<PostgresResult>, _ wanted: (clients: [UUID], ids: [UUID])) throws {
+        let results = Array(results)
+        for client in wanted.clients { readAhead.lastMutationIds[client] = 0 }
         for row in results[0].all {
             guard let client = UUIDText.parse(row.text(0)) else { continue }
             readAhead.lastMutationIds[client] = row.int64(1)
@@ -56,6 +69,6 @@ extension PostgresLedgerStore {
             let stored = try Self.decodeData(row)
             readAhead.dataRecords[stored.record.id] = stored
         }
-        readAhead.ids.formUnion(wanted)
+        readAhead.ids.formUnion(wanted.ids)
     }
 }

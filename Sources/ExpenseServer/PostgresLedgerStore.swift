@@ -27,7 +27,8 @@ package final class PostgresLedgerStore: LedgerStore {
     /// Test hook: an error to throw at a fault point instead of going on.
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
     /// Whether a commit that advanced the head is announced to the other daemons (``PostgresChangeListener``):
-    /// `NOTIFY` after the commit, in a statement of its own, once per group commit. Not inside the
+    /// `NOTIFY` after the commit, in a statement (and transaction) of its own sent in the commit's round trip
+    /// (``PostgreSQL/PostgresConnection/pipeline(_:thenUnchecked:)``), once per group commit. Not inside the
     /// transaction: there it takes PostgreSQL's cluster-wide notify lock at every commit (measured: half the
     /// push throughput). A notification lost with a connection only delays a watcher (listeners re-check).
     package var announcesChanges = false
@@ -183,6 +184,16 @@ package final class PostgresLedgerStore: LedgerStore {
     }
 
     package func transaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(readingAhead: nil, body)
+    }
+
+    /// The group commit's transaction: the read-ahead goes with `BEGIN` and the row lock, so a push takes two
+    /// round trips (lock + reads, writes + `COMMIT`) whatever its size.
+    package func transaction<T>(prefetching clientIds: [UUID], ids: [UUID], _ body: () throws -> T) throws -> T {
+        try transaction(readingAhead: (clientIds, ids), body)
+    }
+
+    private func transaction<T>(readingAhead: (clientIds: [UUID], ids: [UUID])?, _ body: () throws -> T) throws -> T {
         precondition(!inTransaction, "transactions do not nest")
         let savedTotals = totals
         let savedHead = head
@@ -199,7 +210,7 @@ package final class PostgresLedgerStore: LedgerStore {
         do {
             try ensureConnected()
             let headBefore = try Self.storage { () throws -> Int64 in
-                try lockLedgerRow()
+                try lockLedgerRow(readingAhead: readingAhead)
                 return head
             }
             let value = try body()
@@ -208,11 +219,13 @@ package final class PostgresLedgerStore: LedgerStore {
                 UPDATE ledgers SET head = $2, generation = generation + 1 WHERE name = $1 RETURNING generation
                 """, [.text(name), .integer(head)])
             if let error = faultInjection?(.commit) { throw error }
-            let results = try Self.storage { try connection.pipeline(pendingWrites() + [advance, PostgresStatement("COMMIT")]) }
-            generation = results[results.count - 2].first?.int64(0)
-            if head != headBefore && announcesChanges {
-                _ = try? connection.query("SELECT pg_notify($1, $2)", [.text(Self.changeChannel), .text(name)])
+            // The announcement rides in the same round trip, after COMMIT, in a transaction of its own.
+            let announce = head != headBefore && announcesChanges
+                ? [PostgresStatement("SELECT pg_notify($1, $2)", [.text(Self.changeChannel), .text(name)])] : []
+            let results = try Self.storage {
+                try connection.pipeline(pendingWrites() + [advance, PostgresStatement("COMMIT")], thenUnchecked: announce)
             }
+            generation = results[results.count - 2].first?.int64(0)
             return value
         } catch {
             connection.rollbackIfOpen()
@@ -225,27 +238,38 @@ package final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    /// Begins the transaction, locks the ledger's row for it (one round trip) and validates the caches against it.
-    private func lockLedgerRow() throws {
+    /// Begins the transaction, locks the ledger's row for it and validates the caches against it, in one round
+    /// trip with the read-ahead when there is one (``prefetch(clientIds:ids:)``, read under the lock).
+    ///
+    /// The totals are read in the same pipeline, right after the lock, but only when the row's `generation`
+    /// is not the one this store last committed (the statement compares them itself): another daemon's
+    /// commit, or the first transaction, costs no extra round trip, and an unchanged ledger reads nothing.
+    private func lockLedgerRow(readingAhead: (clientIds: [UUID], ids: [UUID])?) throws {
+        let wanted = readingAhead.map { readAheadWanted(clientIds: $0.clientIds, ids: $0.ids) }
         let results = try connection.pipeline([
             PostgresStatement("BEGIN"),
             PostgresStatement("SELECT head, generation FROM ledgers WHERE name = $1 FOR UPDATE", [.text(name)]),
-        ])
+            PostgresStatement("""
+                SELECT currency, sum(amount)::bigint FROM monthly_totals
+                WHERE ledger = $1 AND (SELECT generation FROM ledgers WHERE name = $1) IS DISTINCT FROM $2::bigint
+                GROUP BY currency
+                """, [.text(name), generation.map { .integer($0) } ?? .null]),
+        ] + (wanted.map(readAheadStatements) ?? []))
         guard let row = results[1].first else {
             throw LedgerError.unknownLedger(name)
         }
         head = row.int64(0)
         let stored = row.int64(1)
-        guard stored != generation else { return }
-        var loaded: [Currency: Int64] = [:]
-        for row in try connection.query("""
-            SELECT currency, sum(amount)::bigint FROM monthly_totals WHERE ledger = $1 GROUP BY currency
-            """, [.text(name)]).all {
-            guard let currency = Currency(code: row.text(0)) else { continue }
-            loaded[currency] = row.int64(1)
+        if stored != generation {
+            var loaded: [Currency: Int64] = [:]
+            for row in results[2].all {
+                guard let currency = Currency(code: row.text(0)) else { continue }
+                loaded[currency] = row.int64(1)
+            }
+            totals = loaded
+            generation = stored
         }
-        totals = loaded
-        generation = stored
+        if let wanted { try takeReadAhead(results.dropFirst(3), wanted) }
     }
 
     /// The transaction's writes, one statement per table (records, clients, outcomes, aggregates, history), in

@@ -40,18 +40,36 @@ extension PostgresConnection {
     /// - Throws: ``PostgresError``; when the connection is left in an unknown state it is dropped (kind
     ///   `.connection`), and the owner's next reconnect starts afresh.
     public func pipeline(_ statements: [PostgresStatement]) throws -> [PostgresResult] {
+        try pipeline(statements, thenUnchecked: [])
+    }
+
+    /// ``pipeline(_:)`` followed, in the same round trip, by `unchecked` statements whose outcome does not
+    /// matter to the caller (a `pg_notify` after `COMMIT`): they run only when every statement before them
+    /// succeeded, their own errors are ignored, and a connection lost while only their answers are missing
+    /// drops the connection (the next use reconnects) without failing what was already answered.
+    /// - Returns: the results of `statements` only, in order.
+    public func pipeline(_ statements: [PostgresStatement], thenUnchecked unchecked: [PostgresStatement]) throws -> [PostgresResult] {
         let connection = try live()
-        counters.count(statements: statements.count)
+        counters.count(statements: statements.count + unchecked.count)
         do {
-            return try runPipeline(statements, connection)
+            let (results, complete) = try runPipeline(statements + unchecked, checked: statements.count, connection)
+            if !complete { dropConnection() }
+            return results
         } catch let error as PostgresError where error.kind == .connection {
-            PQfinish(handle)
-            handle = nil
+            dropConnection()
             throw error
         }
     }
 
-    private func runPipeline(_ statements: [PostgresStatement], _ connection: OpaquePointer) throws -> [PostgresResult] {
+    private func dropConnection() {
+        PQfinish(handle)
+        handle = nil
+    }
+
+    /// Runs the pipeline; the first `checked` statements' errors are thrown, the others' ignored. `complete` is
+    /// false when the connection failed after every checked result had been read.
+    private func runPipeline(_ statements: [PostgresStatement], checked: Int,
+                             _ connection: OpaquePointer) throws -> (results: [PostgresResult], complete: Bool) {
         guard PQenterPipelineMode(connection) == 1, PQsetnonblocking(connection, 1) == 0 else { throw lost(connection) }
         for statement in statements {
             let texts = statement.parameters.map(\.textForm)
@@ -68,24 +86,32 @@ extension PostgresConnection {
         guard PQsetnonblocking(connection, 0) == 0 else { throw lost(connection) }
 
         var results: [PostgresResult] = []
-        results.reserveCapacity(statements.count)
+        results.reserveCapacity(checked)
         var firstError: (any Error)?
-        for _ in statements {
-            guard let result = PQgetResult(connection) else { throw lost(connection) }
+        for index in statements.indices {
+            guard let result = PQgetResult(connection) else {
+                if index >= checked && firstError == nil { return (results, false) }
+                throw lost(connection)
+            }
             if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
                 PQclear(result)
+            } else if index >= checked {
+                _ = try? check(result, connection)
             } else {
                 do { results.append(try check(result, connection)) } catch { firstError = firstError ?? error }
             }
             // Each statement's results end with a NULL.
             while let extra = PQgetResult(connection) { PQclear(extra) }
         }
-        guard let sync = PQgetResult(connection) else { throw lost(connection) }
-        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        let sync = PQgetResult(connection)
+        let synced = sync.map { PQresultStatus($0) == PGRES_PIPELINE_SYNC } ?? false
         PQclear(sync)
-        guard synced, PQexitPipelineMode(connection) == 1 else { throw lost(connection) }
+        guard synced, PQexitPipelineMode(connection) == 1 else {
+            if firstError == nil && checked < statements.count { return (results, false) }
+            throw lost(connection)
+        }
         if let firstError { throw firstError }
-        return results
+        return (results, true)
     }
 
     /// Sends what libpq has queued, consuming the server's answers whenever the socket will not take more.

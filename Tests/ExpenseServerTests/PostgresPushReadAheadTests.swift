@@ -19,7 +19,6 @@ import TestSupport
         let store = try schema.store()
         let engine = LedgerEngine(store: store, currency: .usd)
         let clientId = UUID()
-        _ = try engine.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])  // loads the totals
         func roundTrips(_ items: [PushItem]) throws -> (roundTrips: Int, statements: Int) {
             let before = store.connection.counters
             let result = try engine.push(clientId: clientId, items: items)
@@ -27,12 +26,46 @@ import TestSupport
             let after = store.connection.counters
             return (after.roundTrips - before.roundTrips, after.statements - before.statements)
         }
+        // The first push loads the totals, in the lock's round trip too.
+        let first = try roundTrips([putItem(1, UUID(), base: 0, lunch())])
         let one = try roundTrips([putItem(2, UUID(), base: 0, lunch())])
         let many = try roundTrips((3...502).map { putItem(Int64($0), UUID(), base: 0, lunch(Int64($0))) })
-        // BEGIN and the row lock; the read-ahead; every write, the head and COMMIT.
-        #expect(one.roundTrips == 3)
+        // BEGIN, the row lock, the totals when stale and the read-ahead; every write, the head and COMMIT.
+        #expect(one.roundTrips == 2)
+        #expect(first.roundTrips == one.roundTrips)
         #expect(many.roundTrips == one.roundTrips)
         #expect(many.statements == one.statements)
+        // Another store's commit makes the totals stale: still the same round trips, and they are reloaded.
+        let other = LedgerEngine(store: try schema.store(), currency: .usd)
+        _ = try other.push(clientId: UUID(), items: [putItem(1, UUID(), base: 0, lunch(5))])
+        let afterOther = try roundTrips([putItem(503, UUID(), base: 0, lunch())])
+        #expect(afterOther.roundTrips == one.roundTrips)
+        #expect(try store.liveTotal(currency: .usd) == 1250 + 1250 + (3...502).reduce(0, +) + 5 + 1250)
+    }
+
+    /// The announcement to the other daemons goes in the commit's round trip, after `COMMIT`: a push still takes
+    /// two round trips, the listener hears it, and a push that changed no record (a rejected delete) announces nothing.
+    @Test(.enabled(if: enabled, reason))
+    func anAnnouncedCommitTakesNoExtraRoundTrip() throws {
+        let schema = try PostgresTestSchema()
+        let store = try schema.store()
+        store.announcesChanges = true
+        let listener = try schema.connect()
+        try listener.execute("LISTEN " + listener.quotedIdentifier(PostgresLedgerStore.changeChannel))
+        let engine = LedgerEngine(store: store, currency: .usd)
+        let clientId = UUID()
+        for (index, items) in [[putItem(1, UUID(), base: 0, lunch())], [deleteItem(2, UUID(), base: 1)]].enumerated() {
+            let before = store.connection.counters.roundTrips
+            _ = try engine.push(clientId: clientId, items: items)
+            #expect(store.connection.counters.roundTrips - before == 2)
+            var heard: [PostgresConnection.Notification] = []
+            if index == 0 {
+                for _ in 0..<100 where heard.isEmpty { heard = try listener.notifications(timeout: 0.1) }
+                #expect(heard.map(\.payload) == ["test"])
+            } else {
+                #expect(try listener.notifications(timeout: 0.2).isEmpty)
+            }
+        }
     }
 
     /// A mixed sequence of pushes (creates, edits with and without conflicts, deletes, restores, duplicates,

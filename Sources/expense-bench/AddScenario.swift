@@ -9,22 +9,26 @@ struct AddScenario {
     func run(into report: inout BenchReport) {
         let home = workspace.item("home-add", directory: true)
         defer { workspace.remove("home-add") }
+        // As a user's EXPENSE_HOME is: the client warns about a directory others may read.
+        chmod(home, 0o700)
         let environment = cleanEnvironment(["EXPENSE_HOME": home])
         let log = workspace.item("add.log")
         do {
             let csv = workspace.item("cache.csv")
             try Self.writeCSV(rows: options.cacheSize, to: csv)
             progress("add: importing \(options.cacheSize) expenses into a fresh EXPENSE_HOME")
+            let answer = workspace.item("import.out")
             let (imported, seconds) = try ChildProcess.run(options.expense, ["import", csv], environment: environment,
-                                                           stdout: .file(log), stderr: .file(log), timeout: 600)
+                                                           stdout: .file(answer), stderr: .file(log), timeout: 600)
             guard imported.succeeded else {
                 throw BenchError.child("expense import: \(imported.description): \(DaemonProcess.tail(of: log, lines: 2))")
             }
-            // A client without `import` may still exit 0; only a confirmed count makes the cache real.
-            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            guard LargeLedgerScenario.number(after: "mported ", in: said) == options.cacheSize else {
-                throw BenchError.child("expense import did not confirm \(options.cacheSize) expenses: "
-                                       + DaemonProcess.tail(of: log, lines: 2))
+            // A client without `import` may still exit 0; only a confirmed count makes the cache real. `import`
+            // prints `N new, M already present, K differing` (`expense import --help`).
+            let said = (try? String(contentsOfFile: answer, encoding: .utf8)) ?? ""
+            guard Self.newCount(in: said) == options.cacheSize else {
+                throw BenchError.child("expense import did not confirm \(options.cacheSize) new expenses: "
+                                       + DaemonProcess.tail(of: answer, lines: 2) + " " + DaemonProcess.tail(of: log, lines: 2))
             }
             progress("add: imported in \(BenchReport.format(seconds, 2)) s")
         } catch {
@@ -49,6 +53,12 @@ struct AddScenario {
         case .success(let medians): report.record("add_100k_ms", medians["ms"])
         case .failure(let error): report.markMissing(["add_100k_ms"], "\(error)")
         }
+    }
+
+    /// N of `import`'s `N new, M already present, K differing`, or nil.
+    static func newCount(in text: String) -> Int? {
+        guard let range = text.range(of: " new,") else { return nil }
+        return Int(text[..<range.lowerBound].split(whereSeparator: { !$0.isNumber }).last ?? "")
     }
 
     /// Writes `date,amount,currency,category,note` rows with varied, valid values.

@@ -22,24 +22,26 @@ struct Figure: Sendable {
     /// Decimal places in the table and JSON.
     var decimals: Int
 
-    /// Every figure in the order of the table in README.md ("Performance"), then the peers.
+    /// Every figure in the order of the table in README.md ("Performance"), then the peers. The targets of the
+    /// ping, push and first-sync rows are those of the second performance round (docs/benchmarks.md, "Round 6: a
+    /// quiet-box reading"); the others are the first round's.
     static let all: [Figure] = [
         Figure(key: "ping_rps", label: "ping, 50 conns, 1 in flight", unit: "req/s",
-               target: .peerRatio(factor: 0.8, peerKey: "redis_ping_rps", anchor: 61_143, floor: nil), decimals: 0),
+               target: .peerRatio(factor: 1.2, peerKey: "redis_ping_rps", anchor: 61_143, floor: nil), decimals: 0),
         Figure(key: "ping_pipelined_rps", label: "ping, 50 conns, pipelined 16", unit: "req/s",
-               target: .peerRatio(factor: 0.3, peerKey: "redis_ping_pipelined_rps", anchor: 961_538, floor: nil),
+               target: .peerRatio(factor: 1, peerKey: "redis_ping_pipelined_rps", anchor: 961_538, floor: nil),
                decimals: 0),
         Figure(key: "push_mutations_per_s", label: "push 500/push, 16 conns", unit: "mut/s",
-               target: .peerRatio(factor: 2, peerKey: "pg_insert_rows_per_s", anchor: 50_436, floor: 100_000),
+               target: .peerRatio(factor: 4, peerKey: "pg_insert_rows_per_s", anchor: 50_436, floor: nil),
                decimals: 0),
         Figure(key: "push_p50_ms", label: "  push latency p50", unit: "ms", target: .none, decimals: 2),
         Figure(key: "push_p99_ms", label: "  push latency p99", unit: "ms", target: .none, decimals: 2),
         Figure(key: "single_push_per_s", label: "1-mutation push, 100 conns", unit: "push/s",
-               target: .peerRatio(factor: 0.6, peerKey: "redis_aof_set_rps", anchor: 41_093, floor: 25_000),
+               target: .peerRatio(factor: 1, peerKey: "redis_aof_set_rps", anchor: 41_093, floor: nil),
                decimals: 0),
-        Figure(key: "single_push_p99_ms", label: "  1-mutation push p99", unit: "ms", target: .atMost(10), decimals: 2),
-        Figure(key: "first_sync_1m_s", label: "first sync of 1M", unit: "s", target: .atMost(5), decimals: 2),
-        Figure(key: "first_sync_1m_peak_mib", label: "  client peak RSS", unit: "MiB", target: .atMost(1024),
+        Figure(key: "single_push_p99_ms", label: "  1-mutation push p99", unit: "ms", target: .atMost(5), decimals: 2),
+        Figure(key: "first_sync_1m_s", label: "first sync of 1M", unit: "s", target: .atMost(2), decimals: 2),
+        Figure(key: "first_sync_1m_peak_mib", label: "  client peak RSS", unit: "MiB", target: .atMost(256),
                decimals: 1),
         Figure(key: "start_1m_s", label: "daemon start with 1M", unit: "s", target: .atMost(3), decimals: 3),
         Figure(key: "start_1m_rss_mib", label: "  daemon RSS after start", unit: "MiB", target: .atMost(500),

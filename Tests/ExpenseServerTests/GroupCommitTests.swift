@@ -23,6 +23,30 @@ import TestSupport
         let release = DispatchSemaphore(value: 0)
         let answers = Mutex<[Int: Answer]>([:])
         let answered = DispatchSemaphore(value: 0)
+
+        /// The ledger's fault hook: counts the commits that reach the store's commit point, holds the first (as a
+        /// slow fsync holds it) until `release` is signalled, and fails every later one with `later` (nil: they go on).
+        func holdingFirstCommit(thenFailWith later: (any Error & Sendable)? = nil) -> @Sendable (StoreFaultPoint) -> (any Error)? {
+            { @Sendable point in
+                guard point == .commit else { return nil }
+                let number = self.commits.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                guard number == 1 else { return later }
+                self.entered.signal()
+                self.release.wait()
+                return nil
+            }
+        }
+
+        /// A push of one new expense `id` from a client of its own, its answer kept as `answers[index]`.
+        func push(_ index: Int, _ id: UUID, to ledger: Ledger) {
+            ledger.push(clientId: UUID(), items: [putItem(1, id, base: 0, lunch())]) { result in
+                self.answers.withLock { $0[index] = Answer(commitsSeen: self.commits.withLock { $0 }, result: result) }
+                self.answered.signal()
+            }
+        }
     }
 
     @Test func pushesArrivingDuringACommitAreAnsweredAfterTheirOwnSharedCommit() async throws {
@@ -31,25 +55,9 @@ import TestSupport
         let path = directory.file("t.sqlite")
         let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
         let gate = Gate()
-        // The first group's commit is held (as a slow fsync holds it) until the late pushes are queued.
-        await ledger.injectFault { @Sendable point in
-            guard point == .commit else { return nil }
-            let number = gate.commits.withLock { count -> Int in
-                count += 1
-                return count
-            }
-            if number == 1 {
-                gate.entered.signal()
-                gate.release.wait()
-            }
-            return nil
-        }
-        func push(_ index: Int, _ id: UUID) {
-            ledger.push(clientId: UUID(), items: [putItem(1, id, base: 0, lunch())]) { result in
-                gate.answers.withLock { $0[index] = Answer(commitsSeen: gate.commits.withLock { $0 }, result: result) }
-                gate.answered.signal()
-            }
-        }
+        // The first group's commit is held until the late pushes are queued.
+        await ledger.injectFault(gate.holdingFirstCommit())
+        func push(_ index: Int, _ id: UUID) { gate.push(index, id, to: ledger) }
         let first = UUID()
         push(0, first)
         gate.entered.wait()  // the first group is committing on the ledger's thread
@@ -74,9 +82,9 @@ import TestSupport
         #expect(Set(try allRecords(reopened).map(\.expense.id)) == Set([first] + late))
     }
 
-    /// The answers of a group are handed to the ledger's answer queue after its COMMIT (docs/benchmarks.md,
-    /// "Round 6, single pushes"): each client's answers still come in the order of its pushes, cursors never go
-    /// back between groups, and `close()` returns only after every answer ran.
+    /// The answers of a group come after its COMMIT (docs/benchmarks.md, "Round 6, single pushes"): each client's
+    /// answers come in the order of its pushes, cursors never go back between groups, and `close()` returns only
+    /// after every answer ran.
     @Test func answersComeInPushOrderPerClientAndCloseWaitsForThem() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -115,25 +123,8 @@ import TestSupport
         let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
         let gate = Gate()
         struct DiskGone: Error {}
-        await ledger.injectFault { @Sendable point in
-            guard point == .commit else { return nil }
-            let number = gate.commits.withLock { count -> Int in
-                count += 1
-                return count
-            }
-            if number == 1 {
-                gate.entered.signal()
-                gate.release.wait()
-                return nil
-            }
-            return DiskGone()  // the second group's COMMIT fails
-        }
-        func push(_ index: Int, _ id: UUID) {
-            ledger.push(clientId: UUID(), items: [putItem(1, id, base: 0, lunch())]) { result in
-                gate.answers.withLock { $0[index] = Answer(commitsSeen: gate.commits.withLock { $0 }, result: result) }
-                gate.answered.signal()
-            }
-        }
+        await ledger.injectFault(gate.holdingFirstCommit(thenFailWith: DiskGone()))  // the second group's COMMIT fails
+        func push(_ index: Int, _ id: UUID) { gate.push(index, id, to: ledger) }
         let first = UUID()
         push(0, first)
         gate.entered.wait()

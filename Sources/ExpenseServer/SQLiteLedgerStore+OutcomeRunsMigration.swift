@@ -28,10 +28,11 @@ extension SQLiteLedgerStore {
     }
 
     /// Appends `kept` (grouped by client, each client's in mutationId order) as runs of consecutive mutationIds,
-    /// each linked to the client's run before, and sets each client's `clients.newest_run`; the `clients` rows
-    /// must exist. Inside the caller's transaction.
+    /// keyed as the store keys them (the count of outcomes appended through the run's last) and each linked to
+    /// the client's run before, and sets each client's `clients.newest_run`; the `clients` rows must exist.
+    /// Inside the caller's transaction.
     static func appendRuns(_ kept: [LedgerSnapshot.KeptOutcome], connection: SQLiteConnection) throws {
-        var run = try firstFreeRun(connection)
+        var position = try lastOutcomePosition(connection)
         var newest: [UUID: Int64] = [:]
         var start = kept.startIndex
         while start < kept.endIndex {
@@ -41,13 +42,13 @@ extension SQLiteLedgerStore {
                   kept[end].mutationId == kept[end - 1].mutationId + 1 {
                 end += 1
             }
+            position += Int64(end - start)
             try connection.cached("""
                 INSERT INTO outcome_runs (run, client, first_mutation_id, last_mutation_id, previous, outcomes)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                """).run([.integer(run), blob(clientId), .integer(kept[start].mutationId), .integer(kept[end - 1].mutationId),
+                """).run([.integer(position), blob(clientId), .integer(kept[start].mutationId), .integer(kept[end - 1].mutationId),
                           .integer(newest[clientId] ?? 0), .blob(PackedOutcomeRun.encode(kept[start..<end].map(\.outcome)))])
-            newest[clientId] = run
-            run += 1
+            newest[clientId] = position
             start = end
         }
         for (clientId, run) in newest {

@@ -81,25 +81,28 @@ extension SQLiteLedgerStore {
     }
 
     /// Appends the transaction's runs, one per client that kept outcomes, each linked to the client's committed
-    /// newest run, in the same transaction as the effects.
+    /// newest run, in the same transaction as the effects; sets ``pendingOutcomePosition``.
     /// - Returns: the run each client appended (its new `clients.newest_run`).
     func flushOutcomeRuns() throws -> [UUID: Int64] {
         var newestRuns: [UUID: Int64] = [:]
         newestRuns.reserveCapacity(pendingRunClients.count)
-        var previous: [Int64] = []
-        previous.reserveCapacity(pendingRunClients.count)
-        for (index, clientId) in pendingRunClients.enumerated() {
-            newestRuns[clientId] = nextRun + Int64(index)
-            previous.append(try committedClient(clientId).newestRun)
+        var keys: [(run: Int64, previous: Int64)] = []
+        keys.reserveCapacity(pendingRunClients.count)
+        var position = outcomePosition
+        for clientId in pendingRunClients {
+            position += Int64(pendingRuns[clientId]?.outcomes.count ?? 0)
+            newestRuns[clientId] = position
+            keys.append((position, try committedClient(clientId).newestRun))
         }
+        pendingOutcomePosition = position
         try rows.outcomeRuns.run(count: pendingRunClients.count) { row, index in
             let clientId = pendingRunClients[index]
             guard let run = pendingRuns[clientId] else { preconditionFailure("every client in the order has its run") }
-            try row.integer(nextRun + Int64(index))
+            try row.integer(keys[index].run)
             try Self.bind(clientId, to: &row)
             try row.integer(run.first)
             try row.integer(run.first + Int64(run.outcomes.count) - 1)
-            try row.integer(previous[index])
+            try row.integer(keys[index].previous)
             try PackedOutcomeRun.encode(run.outcomes).withUnsafeBytes { try row.blob($0) }
         }
         return newestRuns
@@ -111,8 +114,7 @@ extension SQLiteLedgerStore {
         let header = try connection.cached(literal: """
             SELECT client, first_mutation_id, last_mutation_id, previous FROM outcome_runs WHERE run = ?1
             """).first([.integer(run)]) { row -> OutcomeRunWalk.Header? in
-            let same = row.withBlob(0) { $0.elementsEqual(withUnsafeBytes(of: clientId.uuid) { Array($0) }) }
-            return same ? OutcomeRunWalk.Header(run: run, first: row.int64(1), last: row.int64(2), previous: row.int64(3)) : nil
+            return row.withBlob(0, Self.uuid(raw:)) == clientId ? OutcomeRunWalk.Header(run: run, first: row.int64(1), last: row.int64(2), previous: row.int64(3)) : nil
         }
         guard let header = header ?? nil else { return nil }
         guard header.previous < header.run, header.first <= header.last else {
@@ -121,11 +123,12 @@ extension SQLiteLedgerStore {
         return header
     }
 
-    /// The run after every run and every run a `clients` row names: where a store opening the file appends.
-    static func firstFreeRun(_ connection: SQLiteConnection) throws -> Int64 {
+    /// The highest run key in the file, or that a `clients` row names (the run may have been deleted): the
+    /// ``outcomePosition`` a store opening the file continues from, so no key is used twice.
+    static func lastOutcomePosition(_ connection: SQLiteConnection) throws -> Int64 {
         let runs = try connection.prepare("SELECT coalesce(max(run), 0) FROM outcome_runs").first { $0.int64(0) } ?? 0
         let named = try connection.prepare("SELECT coalesce(max(newest_run), 0) FROM clients").first { $0.int64(0) } ?? 0
-        return max(runs, named) + 1
+        return max(runs, named)
     }
 }
 

@@ -31,8 +31,9 @@ extension SQLiteLedgerStore {
     /// - `outcome_runs` (migration 7) holds the same outcomes (``LedgerStore/outcomeRetention``, Protocol.md §7.6)
     ///   as an append-only log: one row per client per group commit, its outcomes of mutationIds
     ///   `first_mutation_id…last_mutation_id` packed (``PackedOutcomeRun``), `previous` the client's run before
-    ///   (0: none) and `clients.newest_run` its newest. Keyed by an increasing `run`, so a group appends at the end
-    ///   of the table and dirties about one page however many clients pushed (the per-client key of `outcomes`
+    ///   (0: none) and `clients.newest_run` its newest. Keyed by an increasing `run` (the number of outcomes ever
+    ///   appended through the run's last), so a group appends at the end of the table and dirties about one page
+    ///   however many clients pushed (the per-client key of `outcomes`
     ///   dirtied one page per client); deliberately no index on `client`, which would do that again. Runs wholly
     ///   outside their client's window are deleted by a sweep in the groups' transactions
     ///   (`SQLiteLedgerStore+OutcomeSweep.swift`).

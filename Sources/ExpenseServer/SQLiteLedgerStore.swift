@@ -51,8 +51,12 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// they first kept one (the order their runs are appended: `SQLiteLedgerStore+Outcomes.swift`).
     var pendingRuns: [UUID: PendingOutcomeRun] = [:]
     var pendingRunClients: [UUID] = []
-    /// The run the next appended run takes: above every run and every run a row points to, so no id is reused.
-    var nextRun: Int64 = 1
+    /// ``outcomePosition`` after the transaction's runs (``flushOutcomeRuns()``).
+    var pendingOutcomePosition: Int64 = 0
+    /// How many outcomes were ever appended to `outcome_runs` (at least): a run's key is this count after its
+    /// last outcome, so keys increase, are never reused, and tell the sweep which runs cannot have expired yet
+    /// (`SQLiteLedgerStore+OutcomeSweep.swift`). Taken from the file at open; advanced after a commit.
+    var outcomePosition: Int64 = 0
     /// The last run the sweep examined (0: start from the first), as committed, and the transaction's new one
     /// (`SQLiteLedgerStore+OutcomeSweep.swift`).
     var sweepCursor: Int64 = 0
@@ -157,7 +161,7 @@ package final class SQLiteLedgerStore: LedgerStore {
                 seqById[try Self.uuid(row.blob(0))] = row.int64(1)
             }
             self.seqById = seqById
-            nextRun = try Self.firstFreeRun(connection)
+            outcomePosition = try Self.lastOutcomePosition(connection)
             dataVersion = try connection.prepare("PRAGMA data_version").first { $0.int64(0) } ?? 0
         } catch let error as SQLiteError where error.isCorruption {
             throw LedgerError.damagedDatabase(path: path, report: error.message)
@@ -301,7 +305,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             }
             pendingDeltas.removeAll(keepingCapacity: true)
             for (clientId, row) in pendingClientRows { committedClients[clientId] = row }
-            nextRun += Int64(pendingRunClients.count)
+            outcomePosition = pendingOutcomePosition
             if let cursor = pendingSweepCursor { sweepCursor = cursor }
             pendingLastMutationIds.removeAll(keepingCapacity: true)
             clearPendingRows()
@@ -362,6 +366,11 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// Binds `id`'s 16 bytes (``ExpenseCore/UUIDBlob``'s layout) without an array.
     static func bind(_ id: UUID, to row: inout SQLiteRowBinder) throws {
         try withUnsafeBytes(of: id.uuid) { try row.blob($0) }
+    }
+
+    /// The id of a 16-byte blob, as ``uuid(_:)`` reads it, or `nil`; without an array.
+    static func uuid(raw bytes: UnsafeRawBufferPointer) -> UUID? {
+        bytes.count == 16 ? UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)) : nil
     }
 
     static func uuid(_ bytes: [UInt8]) throws -> UUID {

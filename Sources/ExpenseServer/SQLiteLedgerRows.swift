@@ -8,11 +8,12 @@ import SQLite
 /// the same transaction (``SQLiteLedgerStore/transaction(_:)``): nothing about what is durable, or when,
 /// changes; only the number of statements does.
 final class SQLiteLedgerRows {
-    /// `outcomes`: one row per newly consumed mutation (Protocol.md §7.6).
-    let outcomes: SQLiteRowStatement
+    /// `outcome_runs`: one run per client that consumed mutations (Protocol.md §7.6), and the sweep's deletes.
+    let outcomeRuns: SQLiteRowStatement
+    let outcomeRunDeletes: SQLiteRowStatement
     /// `history`: one entry per change (Protocol.md §5.8).
     let history: SQLiteRowStatement
-    /// `clients`: each pushing client's last consumed mutationId.
+    /// `clients`: each pushing client's last consumed mutationId and newest outcome run.
     let clients: SQLiteRowStatement
     /// `daily_totals` / `monthly_totals`: one delta per (day or month, category, currency) the group touched.
     let dailyTotals: SQLiteRowStatement
@@ -22,16 +23,17 @@ final class SQLiteLedgerRows {
     let recordDeletes: SQLiteRowStatement
 
     init(connection: SQLiteConnection) {
-        outcomes = SQLiteRowStatement(
+        outcomeRuns = SQLiteRowStatement(
             connection: connection,
-            head: "INSERT OR REPLACE INTO outcomes (client, mutation_id, status, version, seq, record, reason, field, message)",
-            columns: 9)
+            head: "INSERT INTO outcome_runs (run, client, first_mutation_id, last_mutation_id, previous, outcomes)", columns: 6)
+        outcomeRunDeletes = SQLiteRowStatement(connection: connection, head: "DELETE FROM outcome_runs WHERE run IN (",
+                                               columns: 1, tail: ")")
         history = SQLiteRowStatement(
             connection: connection,
             head: "INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)", columns: 10)
         clients = SQLiteRowStatement(
-            connection: connection, head: "INSERT INTO clients (id, last_mutation_id)", columns: 2,
-            tail: "ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id")
+            connection: connection, head: "INSERT INTO clients (id, last_mutation_id, newest_run)", columns: 3,
+            tail: "ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id, newest_run = excluded.newest_run")
         dailyTotals = Self.totals(connection, table: "daily_totals", column: "day")
         monthlyTotals = Self.totals(connection, table: "monthly_totals", column: "month")
         records = SQLiteRowStatement(
@@ -55,8 +57,10 @@ final class SQLiteLedgerRows {
 extension SQLiteLedgerStore {
     /// Forgets the rows a transaction collected: after it wrote them and committed, or when it failed.
     func clearPendingRows() {
-        pendingOutcomes.removeAll(keepingCapacity: true)
-        pendingOutcomeKeys.removeAll(keepingCapacity: true)
+        pendingRuns.removeAll(keepingCapacity: true)
+        pendingRunClients.removeAll(keepingCapacity: true)
+        pendingClientRows.removeAll(keepingCapacity: true)
+        pendingSweepCursor = nil
         pendingHistory.removeAll(keepingCapacity: true)
         pendingRecords.removeAll(keepingCapacity: true)
         pendingRecordSeqs.removeAll(keepingCapacity: true)

@@ -1,76 +1,194 @@
+import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import SQLite
 
+/// Kept outcomes (Protocol.md §7.6) as an append-only log of runs (`outcome_runs`, ``SQLiteLedgerStore/migrations``):
+/// a group commit appends one row per client that consumed mutations, holding that client's outcomes of the group
+/// packed (``PackedOutcomeRun``) and linked to the client's run before; `clients.newest_run` is the newest.
+///
+/// The window (an outcome is answered exactly while `m > lastMutationId - outcomeRetention`) is applied when an
+/// outcome is read, so what leaves it is forgotten in the same transaction that moves the client's ids on, as
+/// before; the rows of runs wholly outside their client's window are deleted later, by the sweep
+/// (`SQLiteLedgerStore+OutcomeSweep.swift`), which bounds what is stored.
 extension SQLiteLedgerStore {
-    /// One kept outcome's key.
+    /// One kept outcome's key (the PostgreSQL store's pending outcomes are keyed by it).
     struct OutcomeKey: Hashable {
         var clientId: UUID
         var mutationId: Int64
     }
 
+    /// One client's outcomes kept in the transaction, for mutationIds `first, first + 1, …`.
+    struct PendingOutcomeRun {
+        var first: Int64
+        var outcomes: [ConsumedOutcome]
+
+        /// The outcome of `mutationId`, when this run holds it.
+        func outcome(_ mutationId: Int64) -> ConsumedOutcome? {
+            guard mutationId >= first, mutationId - first < Int64(outcomes.count) else { return nil }
+            return outcomes[Int(mutationId - first)]
+        }
+    }
+
     package func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws {
-        let key = OutcomeKey(clientId: clientId, mutationId: mutationId)
-        if pendingOutcomes.updateValue(outcome, forKey: key) == nil { pendingOutcomeKeys.append(key) }
+        guard let index = pendingRuns.index(forKey: clientId) else {
+            pendingRuns[clientId] = PendingOutcomeRun(first: mutationId, outcomes: [outcome])
+            pendingRunClients.append(clientId)
+            return
+        }
+        let first = pendingRuns.values[index].first, count = Int64(pendingRuns.values[index].outcomes.count)
+        precondition(mutationId >= first && mutationId <= first + count,
+                     "a client's outcomes are kept for consecutive mutationIds, as MutationRules consumes them")
+        if mutationId == first + count {
+            pendingRuns.values[index].outcomes.append(outcome)
+        } else {
+            pendingRuns.values[index].outcomes[Int(mutationId - first)] = outcome
+        }
     }
 
     package func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome? {
-        if let pending = pendingOutcomes[OutcomeKey(clientId: clientId, mutationId: mutationId)] { return pending }
-        return try connection.cached(literal: """
-            SELECT status, version, seq, record, reason, field, message FROM outcomes
-            WHERE client = ?1 AND mutation_id = ?2
-            """).first([Self.blob(clientId), .integer(mutationId)]) { try Self.decodeOutcome($0, from: 0) }
+        // A push sets the client's last consumed mutationId when it ends; its own outcomes move the window before.
+        let pending = pendingRuns[clientId]
+        let last = max(try lastMutationId(clientId: clientId), pending.map { $0.first + Int64($0.outcomes.count) - 1 } ?? 0)
+        guard mutationId <= last, mutationId > last - outcomeRetention else { return nil }
+        if let outcome = pending?.outcome(mutationId) { return outcome }
+        let newest = try committedClient(clientId).newestRun
+        var walk = runWalk.flatMap { $0.clientId == clientId && $0.newestRun == newest ? $0 : nil }
+            ?? OutcomeRunWalk(clientId: clientId, newestRun: newest)
+        defer { runWalk = walk }
+        guard let header = try walk.header(holding: mutationId, reading: runHeader) else { return nil }
+        if walk.decoded?.run != header.run {
+            let count = try header.count()
+            let outcomes = try connection.cached(literal: "SELECT outcomes FROM outcome_runs WHERE run = ?1")
+                .first([.integer(header.run)]) { row in try row.withBlob(0) { try PackedOutcomeRun.decode($0, count: count) } }
+            guard let outcomes else { return nil }
+            walk.decoded = (header.run, outcomes)
+        }
+        guard let outcomes = walk.decoded?.outcomes else { return nil }
+        return outcomes[Int(mutationId - header.first)]
     }
 
-    /// The outcome in columns `status, version, seq, record, reason, field, message` from `column` on.
-    static func decodeOutcome(_ row: SQLiteRow, from column: Int32) throws -> ConsumedOutcome {
-        let c = column
-        switch row.int64(c) {
-        case 0: return .applied(version: row.int64(c + 1), seq: row.int64(c + 2))
-        case 1: return .conflict(id: try uuid(row.blob(c + 3)))
-        default: return .rejected(MutationRejection(reason: row.text(c + 4), field: row.optionalText(c + 5),
-                                                    message: row.text(c + 6)))
-        }
-    }
-
-    /// `outcome` as the values of columns `status, version, seq, record, reason, field, message`.
-    static func outcomeValues(_ outcome: ConsumedOutcome) -> [SQLiteValue] {
-        var values: [SQLiteValue] = [.integer(0), .null, .null, .null, .null, .null, .null]
-        switch outcome {
-        case .applied(let version, let seq):
-            values[1] = .integer(version)
-            values[2] = .integer(seq)
-        case .conflict(let id):
-            values[0] = .integer(1)
-            values[3] = blob(id)
-        case .rejected(let rejection):
-            values[0] = .integer(2)
-            values[4] = .text(rejection.reason)
-            values[5] = rejection.field.map { .text($0) } ?? .null
-            values[6] = .text(rejection.message)
-        }
-        return values
-    }
-
-    /// Writes the transaction's outcomes, in the order they were kept, and forgets, per client that pushed, those
-    /// that fell out of the retention window: in the same transaction as the effects and the last consumed
-    /// mutationIds.
-    func flushOutcomes() throws {
-        try rows.outcomes.run(count: pendingOutcomeKeys.count) { row, index in
-            let key = pendingOutcomeKeys[index]
-            guard let outcome = pendingOutcomes[key] else { preconditionFailure("every kept key has its outcome") }
-            try Self.bind(key.clientId, to: &row)
-            try row.integer(key.mutationId)
-            for value in Self.outcomeValues(outcome) { try row.value(value) }
-        }
-        for (clientId, last) in pendingLastMutationIds where last > outcomeRetention {
-            try connection.cached(literal: "DELETE FROM outcomes WHERE client = ?1 AND mutation_id <= ?2")
-                .run([Self.blob(clientId), .integer(last - outcomeRetention)])
-        }
-    }
-
-    /// Outcomes kept for `clientId` (tests of the retention window).
+    /// Outcomes kept for `clientId`: those inside its window (tests of the retention window).
     package func keptOutcomeCount(clientId: UUID) throws -> Int {
-        try connection.cached("SELECT count(*) FROM outcomes WHERE client = ?1").first([Self.blob(clientId)]) { $0.int(0) } ?? 0
+        let last = try lastMutationId(clientId: clientId), floor = last - outcomeRetention
+        var count: Int64 = 0
+        var run = try committedClient(clientId).newestRun
+        while run != 0, let header = try runHeader(run, clientId), header.last > floor {
+            count += min(header.last, last) - max(header.first, floor + 1) + 1
+            run = header.previous
+        }
+        return Int(count)
+    }
+
+    /// Appends the transaction's runs, one per client that kept outcomes, each linked to the client's committed
+    /// newest run, in the same transaction as the effects; sets ``pendingOutcomePosition``.
+    /// - Returns: the run each client appended (its new `clients.newest_run`).
+    func flushOutcomeRuns() throws -> [UUID: Int64] {
+        var newestRuns: [UUID: Int64] = [:]
+        newestRuns.reserveCapacity(pendingRunClients.count)
+        var keys: [(run: Int64, previous: Int64)] = []
+        keys.reserveCapacity(pendingRunClients.count)
+        var position = outcomePosition
+        for clientId in pendingRunClients {
+            position += Int64(pendingRuns[clientId]?.outcomes.count ?? 0)
+            newestRuns[clientId] = position
+            keys.append((position, try committedClient(clientId).newestRun))
+        }
+        pendingOutcomePosition = position
+        try rows.outcomeRuns.run(count: pendingRunClients.count) { row, index in
+            let clientId = pendingRunClients[index]
+            guard let run = pendingRuns[clientId] else { preconditionFailure("every client in the order has its run") }
+            try row.integer(keys[index].run)
+            try Self.bind(clientId, to: &row)
+            try row.integer(run.first)
+            try row.integer(run.first + Int64(run.outcomes.count) - 1)
+            try row.integer(keys[index].previous)
+            try PackedOutcomeRun.encode(run.outcomes).withUnsafeBytes { try row.blob($0) }
+        }
+        return newestRuns
+    }
+
+    /// The header of `run` when it is a run of `clientId`; `nil` when there is no such row or it is another
+    /// client's (a run a link named was deleted; ids are never reused, so that is the end of the chain).
+    func runHeader(_ run: Int64, _ clientId: UUID) throws -> OutcomeRunWalk.Header? {
+        let header = try connection.cached(literal: """
+            SELECT client, first_mutation_id, last_mutation_id, previous FROM outcome_runs WHERE run = ?1
+            """).first([.integer(run)]) { row -> OutcomeRunWalk.Header? in
+            return row.withBlob(0, Self.uuid(raw:)) == clientId ? OutcomeRunWalk.Header(run: run, first: row.int64(1), last: row.int64(2), previous: row.int64(3)) : nil
+        }
+        guard let header = header ?? nil else { return nil }
+        guard header.previous < header.run, header.first <= header.last else {
+            throw PackedOutcomeRun.damaged("run \(run) has mutationIds \(header.first)…\(header.last) and previous \(header.previous)")
+        }
+        return header
+    }
+
+    /// The highest run key in the file, or that a `clients` row names (the run may have been deleted): the
+    /// ``outcomePosition`` a store opening the file continues from, so no key is used twice.
+    static func lastOutcomePosition(_ connection: SQLiteConnection) throws -> Int64 {
+        let runs = try connection.prepare("SELECT coalesce(max(run), 0) FROM outcome_runs").first { $0.int64(0) } ?? 0
+        let named = try connection.prepare("SELECT coalesce(max(newest_run), 0) FROM clients").first { $0.int64(0) } ?? 0
+        return max(runs, named)
+    }
+}
+
+/// The committed runs of one client as far as lookups walked them back from its newest, and the last run decoded:
+/// a push that resends many mutations (after a lost answer) walks the chain once, not once per mutation, and
+/// decodes each run once. Valid while the client's newest run is ``newestRun``: a commit that appends another
+/// starts a new walk; runs the sweep deletes are outside the window, which lookups check first.
+struct OutcomeRunWalk {
+    /// A run without its outcomes.
+    struct Header {
+        var run: Int64
+        var first: Int64
+        var last: Int64
+        var previous: Int64
+
+        /// The number of outcomes the run holds.
+        func count() throws -> Int {
+            let (difference, overflow) = last.subtractingReportingOverflow(first)
+            guard !overflow, difference < Int64(Int32.max) else {
+                throw PackedOutcomeRun.damaged("run \(run) has mutationIds \(first)…\(last)")
+            }
+            return Int(difference) + 1
+        }
+    }
+
+    let clientId: UUID
+    let newestRun: Int64
+    /// Newest first; each run's `previous` is the next one's `run`.
+    var headers: [Header] = []
+    /// Whether the chain ended after the last header.
+    var ended = false
+    var decoded: (run: Int64, outcomes: [ConsumedOutcome])?
+
+    init(clientId: UUID, newestRun: Int64) {
+        self.clientId = clientId
+        self.newestRun = newestRun
+        ended = newestRun == 0
+    }
+
+    /// The header of the run holding `mutationId`, walking further back with `read` when the headers walked so far
+    /// end above it; `nil` when no run of the chain holds it.
+    mutating func header(holding mutationId: Int64, reading read: (Int64, UUID) throws -> Header?) throws -> Header? {
+        if let oldest = headers.last, oldest.first <= mutationId {
+            // Headers are in descending order: the first one starting at or below `mutationId`.
+            var low = 0, high = headers.count - 1
+            while low < high {
+                let middle = (low + high) / 2
+                if headers[middle].first <= mutationId { high = middle } else { low = middle + 1 }
+            }
+            return mutationId <= headers[low].last ? headers[low] : nil
+        }
+        while !ended {
+            let next = headers.last?.previous ?? newestRun
+            guard next != 0, let header = try read(next, clientId) else {
+                ended = true
+                break
+            }
+            headers.append(header)
+            if header.first <= mutationId { return mutationId <= header.last ? header : nil }
+        }
+        return nil
     }
 }

@@ -46,11 +46,6 @@ extension SQLiteLedgerStore {
         return true
     }
 
-    /// The id of a 16-byte blob, as ``uuid(_:)`` reads it, or `nil`.
-    private static func uuid(raw bytes: UnsafeRawBufferPointer) -> UUID? {
-        bytes.count == 16 ? UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)) : nil
-    }
-
     /// Whether `bytes` are valid UTF-8, which the general path's `String` keeps as they are (it would replace
     /// anything else): ASCII at a glance, other text by decoding it.
     private static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -1,3 +1,5 @@
+import SQLite
+
 extension SQLiteLedgerStore {
     /// The index of the migration that rebuilds `records` with one money version; a file that ran it is
     /// vacuumed once afterwards (outside the migration's transaction, which VACUUM cannot run in), so the old
@@ -23,11 +25,18 @@ extension SQLiteLedgerStore {
     ///   of LIVE records, updated in the same transaction as the records: `summary` reads whole months from
     ///   the monthly table and the partial months at the edges of a range from the daily one, never records.
     /// - `clients` holds each client's last consumed mutationId, written in the same transaction as the effects.
-    /// - `outcomes` (migration 2) holds, per client, what was decided for each of its latest consumed mutations
-    ///   (``LedgerStore/outcomeRetention``, Protocol.md §7.6), written and pruned in the same transaction as the
-    ///   effects. Keyed (client, mutationId), so each client's rows are appended and pruned at the two ends of
-    ///   its own range. status: 0 applied (version, seq), 1 conflict (record: the id), 2 rejected (reason,
-    ///   field, message).
+    /// - `outcomes` (migration 2, replaced by `outcome_runs` in migration 7) held, per client, what was decided
+    ///   for each of its latest consumed mutations, one row per mutation keyed (client, mutationId). status: 0
+    ///   applied (version, seq), 1 conflict (record: the id), 2 rejected (reason, field, message).
+    /// - `outcome_runs` (migration 7) holds the same outcomes (``LedgerStore/outcomeRetention``, Protocol.md §7.6)
+    ///   as an append-only log: one row per client per group commit, its outcomes of mutationIds
+    ///   `first_mutation_id…last_mutation_id` packed (``PackedOutcomeRun``), `previous` the client's run before
+    ///   (0: none) and `clients.newest_run` its newest. Keyed by an increasing `run` (the number of outcomes ever
+    ///   appended through the run's last), so a group appends at the end of the table and dirties about one page
+    ///   however many clients pushed (the per-client key of `outcomes`
+    ///   dirtied one page per client); deliberately no index on `client`, which would do that again. Runs wholly
+    ///   outside their client's window are deleted by a sweep in the groups' transactions
+    ///   (`SQLiteLedgerStore+OutcomeSweep.swift`).
     /// - `tokens` (migration 3) holds the ledger's named tokens: name, role (`owner`, `editor`, `viewer`), the
     ///   token's SHA-256 (never the token), creation and last use in Unix seconds. The single token older files
     ///   kept in `meta` becomes the owner token `default` when the file is opened
@@ -136,5 +145,25 @@ extension SQLiteLedgerStore {
         // of ``SQLiteLedgerStore/historyKinds`` (0: an expense, which every older row is). Adding a column with a
         // constant default rewrites no row.
         "ALTER TABLE history ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;",
+        // 7: kept outcomes as an append-only log of runs (docs/benchmarks.md, "Round 7, kept outcomes"); the rows of
+        // `outcomes` are moved into it and the table dropped by Swift in the same transaction
+        // (``outcomeRunsMigration``, ``convertOutcomeRows(_:)``: SQL cannot pack them).
+        """
+        CREATE TABLE outcome_runs (
+            run INTEGER PRIMARY KEY,
+            client BLOB NOT NULL,
+            first_mutation_id INTEGER NOT NULL,
+            last_mutation_id INTEGER NOT NULL,
+            previous INTEGER NOT NULL,
+            outcomes BLOB NOT NULL
+        );
+        ALTER TABLE clients ADD COLUMN newest_run INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
+
+    /// The index of the migration that makes `outcome_runs`.
+    static let outcomeRunsMigration = 7
+
+    /// The Swift steps of the migrations, each run in its migration's transaction (``SQLite/SQLiteConnection/migrate(_:steps:)``).
+    static var migrationSteps: [Int: (SQLiteConnection) throws -> Void] { [outcomeRunsMigration: convertOutcomeRows] }
 }

@@ -21,12 +21,7 @@ extension SQLiteLedgerStore {
                 .map([]) { try Self.decodeHistory($0).entry }
             var clients: [UUID: Int64] = [:]
             try connection.prepare("SELECT id, last_mutation_id FROM clients").forEach { clients[try Self.uuid($0.blob(0))] = $0.int64(1) }
-            let outcomes = try connection.prepare("""
-                SELECT client, mutation_id, status, version, seq, record, reason, field, message FROM outcomes
-                """).map([]) { row in
-                LedgerSnapshot.KeptOutcome(clientId: try Self.uuid(row.blob(0)), mutationId: row.int64(1),
-                                           outcome: try Self.decodeOutcome(row, from: 2))
-            }
+            let outcomes = try keptOutcomes(clients: clients)
             var meta: [String: Int64] = [:]
             try connection.prepare("SELECT key, value FROM history_meta").forEach { meta[$0.text(0)] = $0.int64(1) }
             var totals: [Currency: Int64] = [:]
@@ -95,12 +90,7 @@ extension SQLiteLedgerStore {
             for (clientId, last) in snapshot.clients {
                 try connection.cached("INSERT INTO clients (id, last_mutation_id) VALUES (?1, ?2)").run([blob(clientId), .integer(last)])
             }
-            for kept in snapshot.outcomes {
-                try connection.cached("""
-                    INSERT INTO outcomes (client, mutation_id, status, version, seq, record, reason, field, message)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                    """).run([blob(kept.clientId), .integer(kept.mutationId)] + outcomeValues(kept.outcome))
-            }
+            try appendRuns(snapshot.outcomes.filter { snapshot.clients[$0.clientId] != nil }, connection: connection)
             for token in snapshot.tokens { try insertToken(token, connection: connection) }
             try connection.execute("""
                 INSERT INTO daily_totals (day, category, currency, amount, count)

@@ -38,16 +38,31 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// `previous` link of its history entry (data ids never enter `seqById`).
     var lastDataWrite: (id: UUID, previous: Int64)?
     private var pendingDeltas: [AggregateKey: Delta] = [:]
-    /// Each client's last consumed mutationId as committed, read through from the `clients` table (this store
-    /// is the file's only writer, so the copy cannot go stale). Updated only after a commit succeeds.
-    private var lastMutationIds: [UUID: Int64] = [:]
+    /// Each client's `clients` row as committed (last consumed mutationId, newest outcome run), read through from
+    /// the table (this store is the file's only writer, so the copy cannot go stale). Updated only after a commit
+    /// succeeds.
+    var committedClients: [UUID: ClientRow] = [:]
     /// The transaction's new last consumed mutationIds, written once per client when it commits (a client that
     /// pushes several times in one group commit costs one row write, not one per push).
     var pendingLastMutationIds: [UUID: Int64] = [:]
-    /// The transaction's newly consumed mutations' outcomes, written when it commits
-    /// (`SQLiteLedgerStore+Outcomes.swift`), and their keys in the order they were kept (the order written).
-    var pendingOutcomes: [OutcomeKey: ConsumedOutcome] = [:]
-    var pendingOutcomeKeys: [OutcomeKey] = []
+    /// The transaction's `clients` rows as written before COMMIT, taken into ``committedClients`` after it.
+    var pendingClientRows: [(id: UUID, row: ClientRow)] = []
+    /// The transaction's newly consumed mutations' outcomes, one run per client, and the clients in the order
+    /// they first kept one (the order their runs are appended: `SQLiteLedgerStore+Outcomes.swift`).
+    var pendingRuns: [UUID: PendingOutcomeRun] = [:]
+    var pendingRunClients: [UUID] = []
+    /// ``outcomePosition`` after the transaction's runs (``flushOutcomeRuns()``).
+    var pendingOutcomePosition: Int64 = 0
+    /// How many outcomes were ever appended to `outcome_runs` (at least): a run's key is this count after its
+    /// last outcome, so keys increase, are never reused, and tell the sweep which runs cannot have expired yet
+    /// (`SQLiteLedgerStore+OutcomeSweep.swift`). Taken from the file at open; advanced after a commit.
+    var outcomePosition: Int64 = 0
+    /// The last run the sweep examined (0: start from the first), as committed, and the transaction's new one
+    /// (`SQLiteLedgerStore+OutcomeSweep.swift`).
+    var sweepCursor: Int64 = 0
+    var pendingSweepCursor: Int64?
+    /// The committed runs of the client whose outcome was last looked up (`SQLiteLedgerStore+Outcomes.swift`).
+    var runWalk: OutcomeRunWalk?
     /// The transaction's history entries with their `previous` links, written when it commits
     /// (`SQLiteLedgerStore+History.swift`; nothing reads the history inside a push's transaction).
     var pendingHistory: [(entry: HistoryEntry, previous: Int64)] = []
@@ -107,7 +122,7 @@ package final class SQLiteLedgerStore: LedgerStore {
                 throw LedgerError.damagedDatabase(path: path, report: report)
             }
             let versionBefore = try connection.prepare("PRAGMA user_version").first { $0.int64(0) } ?? 0
-            try connection.migrate(Self.migrations)
+            try connection.migrate(Self.migrations, steps: Self.migrationSteps)
             if versionBefore > 0 && versionBefore <= Self.moneyMigration { try connection.execute("VACUUM") }
             var meta: [String: String] = [:]
             try connection.prepare("SELECT key, value FROM meta").forEach { meta[$0.text(0)] = $0.text(1) }
@@ -146,6 +161,7 @@ package final class SQLiteLedgerStore: LedgerStore {
                 seqById[try Self.uuid(row.blob(0))] = row.int64(1)
             }
             self.seqById = seqById
+            outcomePosition = try Self.lastOutcomePosition(connection)
             dataVersion = try connection.prepare("PRAGMA data_version").first { $0.int64(0) } ?? 0
         } catch let error as SQLiteError where error.isCorruption {
             throw LedgerError.damagedDatabase(path: path, report: error.message)
@@ -168,10 +184,21 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     package func lastMutationId(clientId: UUID) throws -> Int64 {
         if let pending = pendingLastMutationIds[clientId] { return pending }
-        if let committed = lastMutationIds[clientId] { return committed }
-        let stored = try connection.cached(literal: "SELECT last_mutation_id FROM clients WHERE id = ?1")
-            .first([Self.blob(clientId)]) { $0.int64(0) } ?? 0
-        lastMutationIds[clientId] = stored
+        return try committedClient(clientId).lastMutationId
+    }
+
+    /// One row of `clients`: a client's last consumed mutationId and its newest outcome run (0: none).
+    struct ClientRow {
+        var lastMutationId: Int64 = 0
+        var newestRun: Int64 = 0
+    }
+
+    /// The client's committed `clients` row (zeros for a client never seen), read through ``committedClients``.
+    func committedClient(_ clientId: UUID) throws -> ClientRow {
+        if let committed = committedClients[clientId] { return committed }
+        let stored = try connection.cached(literal: "SELECT last_mutation_id, newest_run FROM clients WHERE id = ?1")
+            .first([Self.blob(clientId)]) { ClientRow(lastMutationId: $0.int64(0), newestRun: $0.int64(1)) } ?? ClientRow()
+        committedClients[clientId] = stored
         return stored
     }
 
@@ -179,13 +206,23 @@ package final class SQLiteLedgerStore: LedgerStore {
         pendingLastMutationIds[clientId] = mutationId
     }
 
-    /// Writes the transaction's last consumed mutationIds, one row per client, in the same transaction as the
-    /// effects they account for.
-    private func flushLastMutationIds() throws {
-        let clients = Array(pendingLastMutationIds)
-        try rows.clients.run(count: clients.count) { row, index in
-            try Self.bind(clients[index].key, to: &row)
-            try row.integer(clients[index].value)
+    /// Writes the `clients` row of each client that consumed mutations or appended an outcome run (its last
+    /// consumed mutationId and newest run, ``flushOutcomeRuns()``'s), in the same transaction as the effects they
+    /// account for.
+    private func flushClients(newestRuns: [UUID: Int64]) throws {
+        pendingClientRows.removeAll(keepingCapacity: true)
+        for (clientId, last) in pendingLastMutationIds {
+            let newest = try newestRuns[clientId] ?? committedClient(clientId).newestRun
+            pendingClientRows.append((clientId, ClientRow(lastMutationId: last, newestRun: newest)))
+        }
+        for (clientId, newest) in newestRuns where pendingLastMutationIds[clientId] == nil {
+            pendingClientRows.append((clientId, ClientRow(lastMutationId: try committedClient(clientId).lastMutationId, newestRun: newest)))
+        }
+        try rows.clients.run(count: pendingClientRows.count) { row, index in
+            let (clientId, client) = pendingClientRows[index]
+            try Self.bind(clientId, to: &row)
+            try row.integer(client.lastMutationId)
+            try row.integer(client.newestRun)
         }
     }
 
@@ -259,15 +296,17 @@ package final class SQLiteLedgerStore: LedgerStore {
             let value = try connection.transaction {
                 let value = try body()
                 try flushRecords()
-                try flushLastMutationIds()
-                try flushOutcomes()
+                try flushClients(newestRuns: try flushOutcomeRuns())
+                try sweepOutcomeRuns(appended: pendingRunClients.count)
                 try flushHistory()
                 try flushAggregates()
                 if let error = faultInjection?(.commit) { throw error }
                 return value
             }
             pendingDeltas.removeAll(keepingCapacity: true)
-            lastMutationIds.merge(pendingLastMutationIds) { _, new in new }
+            for (clientId, row) in pendingClientRows { committedClients[clientId] = row }
+            outcomePosition = pendingOutcomePosition
+            if let cursor = pendingSweepCursor { sweepCursor = cursor }
             pendingLastMutationIds.removeAll(keepingCapacity: true)
             clearPendingRows()
             return value
@@ -327,6 +366,11 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// Binds `id`'s 16 bytes (``ExpenseCore/UUIDBlob``'s layout) without an array.
     static func bind(_ id: UUID, to row: inout SQLiteRowBinder) throws {
         try withUnsafeBytes(of: id.uuid) { try row.blob($0) }
+    }
+
+    /// The id of a 16-byte blob, as ``uuid(_:)`` reads it, or `nil`; without an array.
+    static func uuid(raw bytes: UnsafeRawBufferPointer) -> UUID? {
+        bytes.count == 16 ? UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)) : nil
     }
 
     static func uuid(_ bytes: [UInt8]) throws -> UUID {

@@ -106,8 +106,10 @@ public final class SQLiteConnection {
 
     /// Brings the schema up to `migrations.count` by running, each in its own transaction together with
     /// the new `user_version`, every migration not yet applied. Shipped migrations are never edited: add one.
+    /// - Parameter steps: Swift run after migration `index`'s SQL, in its transaction, for conversions SQL cannot
+    ///   spell (a failure rolls the migration back with it, so it runs again at the next open).
     /// - Throws: ``SQLiteError``; also when the file's version is newer than this program knows.
-    public func migrate(_ migrations: [String]) throws {
+    public func migrate(_ migrations: [String], steps: [Int: (SQLiteConnection) throws -> Void] = [:]) throws {
         let current = try userVersion
         guard current <= migrations.count else {
             throw SQLiteError(code: .error, message:
@@ -117,6 +119,7 @@ public final class SQLiteConnection {
         for version in current..<migrations.count {
             try transaction {
                 try execute(migrations[version])
+                try steps[version]?(self)
                 try execute("PRAGMA user_version = \(version + 1)")
             }
         }

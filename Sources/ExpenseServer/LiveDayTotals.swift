@@ -14,6 +14,9 @@ import Foundation
 /// touches one day cell and one month cell. Categories are told apart by their bytes (``ExpenseCore/ExactText``):
 /// "café" in NFC and in NFD are two cells, as they are two values.
 ///
+/// Built at open by ``Builder``. A 1M-expense ledger of the bench (730 days × 12 categories, one currency) holds
+/// ~8,800 day cells and ~290 month cells: well under 1 MiB (docs/benchmarks.md, "Round 7, totals in memory").
+///
 /// - Important: Changes made by ``add(_:sign:)`` are journalled until ``commit()``; ``rollBack()`` takes them all
 ///   back, so nothing of a failed transaction stays (a category or currency first seen in it keeps its number,
 ///   which no cell then uses: numbers are invisible). A cell whose count falls to 0 is removed.
@@ -24,12 +27,21 @@ struct LiveDayTotals {
         var count: Int64 = 0
     }
 
-    /// A cell's place in its month: the day of the month (0 for a whole-month cell), the category's number in
-    /// ``LiveDayTotals/categories`` and the currency's in ``LiveDayTotals/currencyCodes``.
+    /// A cell's place in its month, packed in one word (one `Hasher` round per lookup): the category's number in
+    /// ``LiveDayTotals/categories`` (bits 0–31), the currency's in ``LiveDayTotals/currencies`` (32–47) and the
+    /// day of the month (48–55; 0 for a whole-month cell).
     struct CellKey: Hashable {
-        var category: UInt32
-        var currency: UInt32
-        var day: UInt8
+        let bits: UInt64
+
+        init(category: UInt32, currency: UInt16, day: UInt8) {
+            bits = UInt64(category) | UInt64(currency) << 32 | UInt64(day) << 48
+        }
+
+        var category: UInt32 { UInt32(truncatingIfNeeded: bits) }
+        var currency: UInt16 { UInt16(truncatingIfNeeded: bits >> 32) }
+        var day: UInt8 { UInt8(truncatingIfNeeded: bits >> 48) }
+        /// The whole month's cell of the same category and currency.
+        var month: CellKey { CellKey(category: category, currency: currency, day: 0) }
     }
 
     /// One month's cells.
@@ -46,13 +58,16 @@ struct LiveDayTotals {
         var count: Int64
     }
 
-    private var months: [Int: Month] = [:]
+    /// The cells by month (`YYYYMM`).
+    var months: [Int: Month] = [:]
     /// The categories of the cells, by number.
-    private(set) var categories = InternedTexts()
-    /// The currency codes of the cells, by number, and their currencies (`nil` for a code in the file that is
-    /// no currency: reading such a cell fails, as reading its record does).
-    private var currencyCodes = InternedTexts()
-    private var currencies: [Currency?] = []
+    var categories = InternedTexts()
+    /// The currencies of the cells, by number, and their codes (the same numbers).
+    var currencies: [Currency] = []
+    var currencyCodes = InternedTexts()
+    /// Why the totals cannot be read: a live record in the file with no valid date or currency (a file changed
+    /// behind the daemon's back; ``Builder``). `summary` and `stats` then fail rather than leave it out.
+    var damage: String?
     private var journal: [Change] = []
 
     /// Moves `expense`'s amount and count into (`sign` 1) or out of (`sign` -1) its day's and month's cells,
@@ -60,11 +75,9 @@ struct LiveDayTotals {
     /// - Important: The rules check overflow before writing (Protocol.md §7.5): a cell's sum is at most its
     ///   currency's live total, so a cell that overflows is a programmer error (`precondition`).
     mutating func add(_ expense: Expense, sign: Int64) {
-        let currency = currencyCodes.intern(expense.currency.code)
-        if Int(currency) == currencies.count { currencies.append(expense.currency) }
         let ordinal = expense.date.ordinal
         let change = Change(month: ordinal / 100,
-                            key: CellKey(category: categories.intern(expense.category), currency: currency,
+                            key: CellKey(category: categories.intern(expense.category), currency: number(of: expense.currency),
                                          day: UInt8(ordinal % 100)),
                             amount: sign * expense.amount, count: sign)
         let applied = apply(change)
@@ -72,19 +85,12 @@ struct LiveDayTotals {
         journal.append(change)
     }
 
-    /// Adds one live record read from the file at open (not journalled): its day as `YYYYMMDD` and its
-    /// category's and currency code's UTF-8 bytes, without making a `String` unless the text is new.
-    /// - Throws: ``LedgerError/storageFailed(_:)`` when a cell's sum overflows (a file the rules did not write).
-    mutating func load(day ordinal: Int, category: UnsafeBufferPointer<UInt8>, currency code: UnsafeBufferPointer<UInt8>,
-                       amount: Int64) throws {
-        let currency = currencyCodes.intern(bytes: code)
-        if Int(currency) == currencies.count { currencies.append(Currency(code: currencyCodes[currency])) }
-        // A day that is no date keeps its cell (any day-of-month byte); reading the cell then fails.
-        let change = Change(month: ordinal / 100,
-                            key: CellKey(category: categories.intern(bytes: category), currency: currency,
-                                         day: UInt8(truncatingIfNeeded: ordinal % 100)),
-                            amount: amount, count: 1)
-        guard apply(change) else { throw LedgerError.storageFailed("the live records' amounts overflow a total") }
+    /// The number of `currency`, numbering it if it is new.
+    mutating func number(of currency: Currency) -> UInt16 {
+        let number = currencyCodes.intern(currency.code)
+        if Int(number) == currencies.count { currencies.append(currency) }
+        precondition(number <= UInt16.max, "there are fewer currencies than that")
+        return UInt16(number)
     }
 
     /// Forgets the journal: the changes since the last commit stay.
@@ -111,8 +117,9 @@ struct LiveDayTotals {
     /// The summary of the live records `query` covers, through the core's ``ExpenseCore/Aggregator``: whole
     /// months from the month cells, the days of the months at the range's edges from the day cells.
     /// - Throws: ``ExpenseCore/ValidationError/amountOverflow`` (unreachable while Protocol.md §7.5 holds);
-    ///   ``LedgerError/storageFailed(_:)`` for a cell of a record with no valid date or currency.
+    ///   ``LedgerError/storageFailed(_:)`` when the file holds a live record with no valid date or currency.
     func summary(_ query: SummaryQuery) throws -> Summary {
+        if let damage { throw LedgerError.storageFailed(damage) }
         var aggregator = Aggregator(query: query)
         var wanted: UInt32?
         if let category = query.category {
@@ -151,9 +158,10 @@ struct LiveDayTotals {
 
     /// Calls `body` with the cell of each day, category and currency with live records dated `from` … `to`, by
     /// day, then by category and currency number.
-    /// - Throws: what `body` throws; ``LedgerError/storageFailed(_:)`` for a cell of a record with no valid date
-    ///   or currency.
+    /// - Throws: what `body` throws; ``LedgerError/storageFailed(_:)`` when the file holds a live record with no
+    ///   valid date or currency.
     func forEachDayTotal(from: CalendarDay, to: CalendarDay, _ body: (DayTotal) throws -> Void) throws {
+        if let damage { throw LedgerError.storageFailed(damage) }
         let low = from.ordinal, high = to.ordinal
         for month in months.keys.sorted() where month * 100 + 31 >= low && month * 100 + 1 <= high {
             guard let cells = months[month]?.days else { continue }
@@ -168,11 +176,12 @@ struct LiveDayTotals {
     }
 
     private func dayTotal(_ cell: Cell, _ key: CellKey, ordinal: Int) throws -> DayTotal {
-        guard let day = CalendarDay(ordinal: ordinal), let currency = currencies[Int(key.currency)] else {
-            throw LedgerError.storageFailed("a live record has an invalid date or currency")
+        // Every cell's day is a date (``Builder`` and ``add(_:sign:)`` take no other).
+        guard let day = CalendarDay(ordinal: ordinal) else {
+            throw LedgerError.storageFailed("a live record has an invalid date")
         }
-        return DayTotal(day: day, category: categories[key.category], currency: currency, amount: cell.amount,
-                        count: cell.count)
+        return DayTotal(day: day, category: categories[key.category], currency: currencies[Int(key.currency)],
+                        amount: cell.amount, count: cell.count)
     }
 
     /// The sum of each currency's live records (currencies with none are absent), from the month cells.
@@ -181,7 +190,7 @@ struct LiveDayTotals {
         var totals: [Currency: Int64] = [:]
         for cells in months.values {
             for (key, cell) in cells.whole {
-                guard let currency = currencies[Int(key.currency)] else { continue }
+                let currency = currencies[Int(key.currency)]
                 let sum = (totals[currency] ?? 0).addingReportingOverflow(cell.amount)
                 guard !sum.overflow else { throw LedgerError.storageFailed("the live records' amounts overflow a total") }
                 totals[currency] = sum.partialValue
@@ -200,9 +209,14 @@ extension LiveDayTotals.Month {
     /// Adds to the day's cell and to the month's cell of the same category and currency; `false` when a sum
     /// overflows.
     mutating func apply(_ key: LiveDayTotals.CellKey, amount: Int64, count: Int64) -> Bool {
-        var monthKey = key
-        monthKey.day = 0
-        return Self.apply(&days, key, amount: amount, count: count) && Self.apply(&whole, monthKey, amount: amount, count: count)
+        Self.apply(&days, key, amount: amount, count: count) && Self.apply(&whole, key.month, amount: amount, count: count)
+    }
+
+    /// Sets a day cell built at open (``LiveDayTotals/Builder``) and adds it to its month's cell; `false` when the
+    /// month's sum overflows.
+    mutating func load(_ key: LiveDayTotals.CellKey, _ cell: LiveDayTotals.Cell) -> Bool {
+        days[key] = cell
+        return Self.apply(&whole, key.month, amount: cell.amount, count: cell.count)
     }
 
     /// Adds to one cell, removing it when its count falls to 0; `false` when its sum overflows.

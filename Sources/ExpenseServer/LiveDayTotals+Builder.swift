@@ -15,6 +15,8 @@ extension LiveDayTotals {
 
         private var totals = LiveDayTotals()
         private var cells: [Place: Cell] = [:]
+        /// The sum of each currency's live records, by currency number (those with no valid day included).
+        private var currencySums: [Int64] = []
         /// The last currency code read (up to 4 bytes, packed with its length) and its number.
         private var lastCode: UInt64 = .max
         private var lastCurrency: UInt16 = 0
@@ -29,6 +31,10 @@ extension LiveDayTotals {
                 totals.damage = "a live record's currency '\(String(decoding: code, as: UTF8.self))' is no currency"
                 return
             }
+            if Int(currency) == currencySums.count { currencySums.append(0) }
+            let sum = currencySums[Int(currency)].addingReportingOverflow(amount)
+            guard !sum.overflow else { throw LedgerError.storageFailed("the live records' amounts overflow a total") }
+            currencySums[Int(currency)] = sum.partialValue
             guard CalendarDay(ordinal: ordinal) != nil, let month = Int32(exactly: ordinal / 100) else {
                 totals.damage = "a live record's day \(ordinal) is no date"
                 return
@@ -65,6 +71,12 @@ extension LiveDayTotals {
             }
             if code.count <= 4 { (lastCode, lastCurrency) = (packed, number) }
             return number
+        }
+
+        /// The sum of each currency's live records added (a record with no valid day included, as its currency
+        /// holds it).
+        var currencyTotals: [Currency: Int64] {
+            Dictionary(uniqueKeysWithValues: zip(totals.currencies, currencySums))
         }
 
         /// The totals of every record added.

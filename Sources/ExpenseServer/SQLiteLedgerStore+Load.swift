@@ -27,7 +27,7 @@ extension SQLiteLedgerStore {
                 }
             }
         }
-        let dayTotals = try builder.build()
-        return (seqById, dayTotals, try dayTotals.currencyTotals())
+        let totals = builder.currencyTotals
+        return (seqById, try builder.build(), totals)
     }
 }

@@ -271,6 +271,27 @@ import TestSupport
         Set(try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").map { $0.text(0) })
     }
 
+    /// A live record whose currency or day the file holds as no currency or date (a file changed behind the
+    /// daemon's back) makes `summary` and `stats` fail, never answer without it.
+    @Test(arguments: ["currency = 'XYZ'", "day = 20250231"])
+    func aDamagedLiveRecordFailsSummaryAndStats(damage: String) throws {
+        let directory = try TemporaryDirectory("live-totals-damage")
+        defer { directory.remove() }
+        let path = directory.file("l.sqlite")
+        do {
+            let engine = LedgerEngine(store: try Self.open(path), currency: .usd)
+            _ = try engine.push(clientId: UUID(), items: [putItem(1, UUID(), base: 0, lunch(700)),
+                                                         putItem(2, UUID(), base: 0, lunch(5, category: "rent"))])
+            try (engine.store as? SQLiteLedgerStore)?.connection.execute("UPDATE records SET \(damage) WHERE category = 'rent'")
+        }
+        let store = try Self.open(path)
+        #expect(throws: LedgerError.self) { try store.summary(SummaryQuery()) }
+        let from = try #require(CalendarDay(year: 2026, month: 1, day: 1)), to = try #require(CalendarDay(year: 2026, month: 12, day: 31))
+        #expect(throws: LedgerError.self) { try store.forEachDayTotal(from: from, to: to) { _ in } }
+        // The overflow rule still counts a live amount whose day is damaged (Protocol.md §7.5).
+        #expect(try store.liveTotal(currency: .usd) == (damage.hasPrefix("day") ? 705 : 700))
+    }
+
     // MARK: - Migration
 
     /// A file of the schema before the totals left the file, its tables filled as the older daemon kept them,

@@ -1,4 +1,3 @@
-import ExpenseCore
 import Foundation
 
 /// Distinct texts, each numbered the first time it is seen (0, 1, 2, …), told apart by their exact UTF-8 bytes

@@ -3,7 +3,7 @@
 /// the bottom the total and the average per period of each column and of the whole.
 ///
 /// Built by ``PeriodStatisticsBuilder`` from pre-summed buckets (the client's per-day buckets, the daemon's
-/// `daily_totals` rows) or from expenses: every addition overflow-checked by ``Aggregator/checkedSum(_:_:)``.
+/// per-day totals) or from expenses: every addition overflow-checked by ``Aggregator/checkedSum(_:_:)``.
 public struct PeriodStatistics: Hashable, Sendable {
     public var query: StatisticsQuery
     /// The rows, oldest first; every table has one row per span, in this order.

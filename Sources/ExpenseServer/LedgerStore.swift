@@ -109,7 +109,8 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// The summary of every live record the query covers.
     func summary(_ query: SummaryQuery) throws -> Summary
     /// Calls `body` with the per-day aggregate of the live records dated `from` … `to`, in any order
-    /// (`stats`, Protocol.md §5.10). A default reads every record; the SQLite store reads its `daily_totals`.
+    /// (`stats`, Protocol.md §5.10). A default reads every record; the SQLite store answers from its totals in
+    /// memory (``LiveDayTotals``), the PostgreSQL store from its `daily_totals`.
     func forEachDayTotal(from: CalendarDay, to: CalendarDay, _ body: (DayTotal) throws -> Void) throws
     /// Runs `body` as one atomic, durable transaction.
     func transaction<T>(_ body: () throws -> T) throws -> T

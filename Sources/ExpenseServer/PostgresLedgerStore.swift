@@ -40,7 +40,7 @@ package final class PostgresLedgerStore: LedgerStore {
     private var generation: Int64?
     private var totals: [Currency: Int64] = [:]
     private var pendingRecords: [UUID: StoredRecord] = [:]
-    private var pendingDeltas: [SQLiteLedgerStore.AggregateKey: SQLiteLedgerStore.Delta] = [:]
+    private var pendingDeltas: [AggregateKey: AggregateKey.Delta] = [:]
     var pendingLastMutationIds: [UUID: Int64] = [:]
     var pendingOutcomes: [SQLiteLedgerStore.OutcomeKey: ConsumedOutcome] = [:]
     /// The history entries of the transaction, written in one statement before `COMMIT`.
@@ -163,7 +163,7 @@ package final class PostgresLedgerStore: LedgerStore {
     }
 
     private func account(_ expense: Expense, sign: Int64) {
-        let key = SQLiteLedgerStore.AggregateKey(day: expense.date.ordinal, category: expense.category,
+        let key = AggregateKey(day: expense.date.ordinal, category: expense.category,
                                                  currency: expense.currency.code)
         pendingDeltas[key, default: .init()].amount += sign * expense.amount
         pendingDeltas[key, default: .init()].count += sign
@@ -328,8 +328,8 @@ package final class PostgresLedgerStore: LedgerStore {
 
     /// The transaction's aggregate changes, day and month, in two statements; rows whose count reached 0 go.
     private func aggregateStatements() -> [PostgresStatement] {
-        var monthly: [SQLiteLedgerStore.AggregateKey: SQLiteLedgerStore.Delta] = [:]
-        var daily: [(SQLiteLedgerStore.AggregateKey, SQLiteLedgerStore.Delta)] = []
+        var monthly: [AggregateKey: AggregateKey.Delta] = [:]
+        var daily: [(AggregateKey, AggregateKey.Delta)] = []
         for (key, delta) in pendingDeltas where delta.amount != 0 || delta.count != 0 {
             daily.append((key, delta))
             var month = key
@@ -342,7 +342,7 @@ package final class PostgresLedgerStore: LedgerStore {
                     table: "monthly_totals", column: "month")
     }
 
-    private func apply(_ deltas: [(SQLiteLedgerStore.AggregateKey, SQLiteLedgerStore.Delta)], table: String,
+    private func apply(_ deltas: [(AggregateKey, AggregateKey.Delta)], table: String,
                        column: String) -> [PostgresStatement] {
         guard !deltas.isEmpty else { return [] }
         let parameters: [PostgresValue] = [

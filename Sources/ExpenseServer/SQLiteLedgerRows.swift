@@ -15,9 +15,6 @@ final class SQLiteLedgerRows {
     let history: SQLiteRowStatement
     /// `clients`: each pushing client's last consumed mutationId and newest outcome run.
     let clients: SQLiteRowStatement
-    /// `daily_totals` / `monthly_totals`: one delta per (day or month, category, currency) the group touched.
-    let dailyTotals: SQLiteRowStatement
-    let monthlyTotals: SQLiteRowStatement
     /// `records`: the group's new record versions, and the seqs of the versions they replace.
     let records: SQLiteRowStatement
     let recordDeletes: SQLiteRowStatement
@@ -34,8 +31,6 @@ final class SQLiteLedgerRows {
         clients = SQLiteRowStatement(
             connection: connection, head: "INSERT INTO clients (id, last_mutation_id, newest_run)", columns: 3,
             tail: "ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id, newest_run = excluded.newest_run")
-        dailyTotals = Self.totals(connection, table: "daily_totals", column: "day")
-        monthlyTotals = Self.totals(connection, table: "monthly_totals", column: "month")
         records = SQLiteRowStatement(
             connection: connection,
             head: """
@@ -45,12 +40,6 @@ final class SQLiteLedgerRows {
             columns: 13)
         recordDeletes = SQLiteRowStatement(connection: connection, head: "DELETE FROM records WHERE seq IN (", columns: 1,
                                            tail: ")")
-    }
-
-    private static func totals(_ connection: SQLiteConnection, table: String, column: String) -> SQLiteRowStatement {
-        SQLiteRowStatement(
-            connection: connection, head: "INSERT INTO \(table) (\(column), category, currency, amount, count)", columns: 5,
-            tail: "ON CONFLICT DO UPDATE SET amount = amount + excluded.amount, count = count + excluded.count")
     }
 }
 

@@ -17,13 +17,18 @@ extension SQLiteLedgerStore {
     ///   no index on `id`: client ids are random UUIDs, and keeping such an index dirtied a random index page
     ///   per mutation, so each commit wrote megabytes to the WAL (measured: 35k mutations/s at 200k records,
     ///   falling as the ledger grows). The store keeps the `id → seq` map in memory instead, rebuilt from this
-    ///   table at open (about 50 MB and well under a second for 1M records). The 16-byte blob `id` is unique
+    ///   table at open (about 30 MB and well under a second for 1M records; ``SeqByIdMap``), in the same scan as
+    ///   the live totals (below). The 16-byte blob `id` is unique
     ///   by construction (one row per id). Dates are `YYYYMMDD` integers; per-field versions are small integers
     ///   (a 1 costs no byte at all), one for money (amount and currency together, since migration 1), category,
     ///   date and note.
-    /// - `daily_totals` and `monthly_totals` hold, per (day or month, category, currency), the sum and count
-    ///   of LIVE records, updated in the same transaction as the records: `summary` reads whole months from
-    ///   the monthly table and the partial months at the edges of a range from the daily one, never records.
+    /// - The sums and counts of LIVE records per (day or month, category, currency), which `summary` and `stats`
+    ///   read, are not in the file: they are a function of `records`, built in memory at open and changed with
+    ///   the records (``LiveDayTotals``), so a group commit writes no page for them. Migration 0 kept them in
+    ///   `daily_totals` and `monthly_totals`, in the same transaction as the records; their keys are scattered,
+    ///   so each commit dirtied about one page per change (docs/benchmarks.md, "Round 7, totals in memory").
+    ///   Migration 8 drops the two tables, and with them moves `user_version` past what older daemons know, so
+    ///   none of them opens a file whose totals it would read stale.
     /// - `clients` holds each client's last consumed mutationId, written in the same transaction as the effects.
     /// - `outcomes` (migration 2, replaced by `outcome_runs` in migration 7) held, per client, what was decided
     ///   for each of its latest consumed mutations, one row per mutation keyed (client, mutationId). status: 0
@@ -159,6 +164,8 @@ extension SQLiteLedgerStore {
         );
         ALTER TABLE clients ADD COLUMN newest_run INTEGER NOT NULL DEFAULT 0;
         """,
+        // 8: the per-day and per-month totals are kept in memory, built from `records` at open (see above).
+        "DROP TABLE daily_totals; DROP TABLE monthly_totals;",
     ]
 
     /// The index of the migration that makes `outcome_runs`.

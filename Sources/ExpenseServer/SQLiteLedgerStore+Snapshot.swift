@@ -24,23 +24,19 @@ extension SQLiteLedgerStore {
             let outcomes = try keptOutcomes(clients: clients)
             var meta: [String: Int64] = [:]
             try connection.prepare("SELECT key, value FROM history_meta").forEach { meta[$0.text(0)] = $0.int64(1) }
-            var totals: [Currency: Int64] = [:]
-            try connection.prepare("SELECT currency, sum(amount) FROM monthly_totals GROUP BY currency").forEach { row in
-                if let currency = Currency(code: row.text(0)) { totals[currency] = row.int64(1) }
-            }
             var snapshot = LedgerSnapshot(
                 name: name, currency: currency, identity: identity, head: head, horizon: meta["horizon"] ?? 0,
                 historyStartSeq: meta["start_seq"] ?? 0, historyStartTime: meta["start_time"] ?? 0, records: records,
                 dataRecords: data, history: history, clients: clients, outcomes: outcomes,
-                tokens: try Self.tokens(connection: connection), totals: totals)
+                tokens: try Self.tokens(connection: connection), totals: try dayTotals.currencyTotals())
             snapshot.sort()
             return snapshot
         }
     }
 
     /// Writes `snapshot` into the new, empty ledger file at `path` (made by ``init(path:name:currency:token:verify:outcomeRetention:)``
-    /// without a token), in one transaction: rows with their exact seqs, the aggregates recomputed from the
-    /// live records, each history entry's `previous` link from the entries before it.
+    /// without a token), in one transaction: rows with their exact seqs, each history entry's `previous` link
+    /// from the entries before it. The live totals are built from the records when the file is opened.
     package static func install(_ snapshot: LedgerSnapshot, intoNewFile path: String) throws {
         let store = try SQLiteLedgerStore(path: path, name: snapshot.name, currency: snapshot.currency)
         let connection = store.connection
@@ -92,14 +88,6 @@ extension SQLiteLedgerStore {
             }
             try appendRuns(snapshot.outcomes.filter { snapshot.clients[$0.clientId] != nil }, connection: connection)
             for token in snapshot.tokens { try insertToken(token, connection: connection) }
-            try connection.execute("""
-                INSERT INTO daily_totals (day, category, currency, amount, count)
-                    SELECT day, category, currency, sum(amount), count(*) FROM records WHERE deleted = 0
-                    GROUP BY day, category, currency;
-                INSERT INTO monthly_totals (month, category, currency, amount, count)
-                    SELECT day / 100, category, currency, sum(amount), count(*) FROM records WHERE deleted = 0
-                    GROUP BY day / 100, category, currency;
-                """)
         }
     }
 }

@@ -13,9 +13,9 @@ package enum StoreFaultPoint: Sendable, Hashable {
 
 /// The daemon's ``LedgerStore``: one SQLite database file per ledger, WAL mode, `synchronous=FULL`.
 ///
-/// - Important: One serial owner (the ``Ledger`` actor's thread). Caches (head, live totals per currency,
-///   pending aggregate deltas, last consumed mutationIds) change only inside ``transaction(_:)`` and are
-///   restored (or never taken over) when it fails, so they always equal what the file holds.
+/// - Important: One serial owner (the ``Ledger`` actor's thread). Caches (head, live totals per currency and per
+///   day, the id → seq map, last consumed mutationIds) change only inside ``transaction(_:)`` and are restored
+///   (or never taken over) when it fails, so they always equal what the file holds.
 package final class SQLiteLedgerStore: LedgerStore {
     let connection: SQLiteConnection
     /// The ledger's name and currency, from the `meta` table (its tokens are in `tokens`:
@@ -29,6 +29,9 @@ package final class SQLiteLedgerStore: LedgerStore {
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
 
     private var totals: [Currency: Int64]
+    /// The live records' totals per day and per month, category and currency (``LiveDayTotals``): derived from
+    /// `records` at open, changed by ``write(_:replacing:)``, never written to the file.
+    var dayTotals: LiveDayTotals
     /// Where each record is: its current seq (the records table's key). Changed only inside a transaction,
     /// with `undo` to put it back when the transaction fails. Compact (`SeqByIdMap.swift`): it is most of a
     /// large ledger's share of the daemon's memory.
@@ -37,7 +40,6 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// The budget, rule or setting the last ``writeData(_:replacing:)`` wrote and its seq before, for the
     /// `previous` link of its history entry (data ids never enter `seqById`).
     var lastDataWrite: (id: UUID, previous: Int64)?
-    private var pendingDeltas: [AggregateKey: Delta] = [:]
     /// Each client's `clients` row as committed (last consumed mutationId, newest outcome run), read through from
     /// the table (this store is the file's only writer, so the copy cannot go stale). Updated only after a commit
     /// succeeds.
@@ -79,30 +81,6 @@ package final class SQLiteLedgerStore: LedgerStore {
     package let outcomeRetention: Int64
     /// `PRAGMA data_version` when ``tokensMayHaveChanged()`` last looked: it moves when another connection commits.
     var dataVersion: Int64 = 0
-
-    /// One row of `daily_totals` or `monthly_totals`: the category by its bytes (``ExpenseCore/ExactText``), as
-    /// the table's key compares it. With `String`'s `==`, "café" in NFC and in NFD would share one delta and
-    /// write it to one spelling's row, so the other spelling's totals would drift from its records.
-    struct AggregateKey: Hashable {
-        var day: Int
-        var category: String
-        var currency: String
-
-        static func == (lhs: AggregateKey, rhs: AggregateKey) -> Bool {
-            lhs.day == rhs.day && lhs.currency == rhs.currency && ExactText.same(lhs.category, rhs.category)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(day)
-            hasher.combine(currency)
-            ExactText.hash(category, into: &hasher)
-        }
-    }
-
-    struct Delta {
-        var amount: Int64 = 0
-        var count: Int64 = 0
-    }
 
     /// Opens the database at `path`, creating it (with `name`, `currency` and, when `token` is given, that token
     /// as the owner token `default`, stored as its SHA-256) if it is new. An existing ledger keeps the name and
@@ -149,18 +127,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             self.identity = try Self.loadIdentity(meta, connection: connection)
             head = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
             head = max(head, try Self.dataHead(connection))
-            var totals: [Currency: Int64] = [:]
-            try connection.prepare("SELECT currency, sum(amount) FROM monthly_totals GROUP BY currency").forEach { row in
-                guard let currency = Currency(code: row.text(0)) else { return }
-                totals[currency] = row.int64(1)
-            }
-            self.totals = totals
-            var seqById = SeqByIdMap()
-            seqById.reserveCapacity(Int(try connection.prepare("SELECT count(*) FROM records").first { $0.int64(0) } ?? 0))
-            try connection.prepare("SELECT id, seq FROM records").forEach { row in
-                seqById[try Self.uuid(row.blob(0))] = row.int64(1)
-            }
-            self.seqById = seqById
+            (seqById, dayTotals, totals) = try Self.loadRecords(connection)
             outcomePosition = try Self.lastOutcomePosition(connection)
             dataVersion = try connection.prepare("PRAGMA data_version").first { $0.int64(0) } ?? 0
         } catch let error as SQLiteError where error.isCorruption {
@@ -267,9 +234,7 @@ package final class SQLiteLedgerStore: LedgerStore {
     }
 
     private func account(_ expense: Expense, sign: Int64) {
-        let key = AggregateKey(day: expense.date.ordinal, category: expense.category, currency: expense.currency.code)
-        pendingDeltas[key, default: Delta()].amount += sign * expense.amount
-        pendingDeltas[key, default: Delta()].count += sign
+        dayTotals.add(expense, sign: sign)
         let total = (totals[expense.currency] ?? 0).addingReportingOverflow(sign * expense.amount)
         precondition(!total.overflow, "the rules check overflow before writing")
         totals[expense.currency] = total.partialValue
@@ -288,7 +253,7 @@ package final class SQLiteLedgerStore: LedgerStore {
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         let savedHead = head
         let savedTotals = totals
-        pendingDeltas.removeAll(keepingCapacity: true)
+        dayTotals.commit()
         pendingLastMutationIds.removeAll(keepingCapacity: true)
         clearPendingRows()
         undo.removeAll(keepingCapacity: true)
@@ -299,11 +264,10 @@ package final class SQLiteLedgerStore: LedgerStore {
                 try flushClients(newestRuns: try flushOutcomeRuns())
                 try sweepOutcomeRuns(appended: pendingRunClients.count)
                 try flushHistory()
-                try flushAggregates()
                 if let error = faultInjection?(.commit) { throw error }
                 return value
             }
-            pendingDeltas.removeAll(keepingCapacity: true)
+            dayTotals.commit()
             for (clientId, row) in pendingClientRows { committedClients[clientId] = row }
             outcomePosition = pendingOutcomePosition
             if let cursor = pendingSweepCursor { sweepCursor = cursor }
@@ -315,44 +279,10 @@ package final class SQLiteLedgerStore: LedgerStore {
             totals = savedTotals
             for (id, seq) in undo.reversed() { seqById[id] = seq }
             undo.removeAll(keepingCapacity: true)
-            pendingDeltas.removeAll(keepingCapacity: true)
+            dayTotals.rollBack()
             pendingLastMutationIds.removeAll(keepingCapacity: true)
             clearPendingRows()
             throw error
-        }
-    }
-
-    /// Writes the transaction's aggregate changes, day and month, in the same transaction as the records: one
-    /// row per key the group touched, whatever the number of its changes.
-    private func flushAggregates() throws {
-        var daily: [(key: AggregateKey, delta: Delta)] = []
-        var monthly: [AggregateKey: Delta] = [:]
-        for (key, delta) in pendingDeltas where delta.amount != 0 || delta.count != 0 {
-            daily.append((key, delta))
-            var month = key
-            month.day = key.day / 100
-            monthly[month, default: Delta()].amount += delta.amount
-            monthly[month, default: Delta()].count += delta.count
-        }
-        try apply(daily, rows: rows.dailyTotals, table: "daily_totals", column: "day")
-        try apply(monthly.filter { $0.value.amount != 0 || $0.value.count != 0 }.map { (key: $0.key, delta: $0.value) },
-                  rows: rows.monthlyTotals, table: "monthly_totals", column: "month")
-    }
-
-    /// Adds each delta to its key's row (creating it), then removes the rows whose count fell to 0.
-    private func apply(_ deltas: [(key: AggregateKey, delta: Delta)], rows statement: SQLiteRowStatement,
-                       table: String, column: String) throws {
-        try statement.run(count: deltas.count) { row, index in
-            let (key, delta) = deltas[index]
-            try row.integer(Int64(key.day))
-            try row.text(key.category)
-            try row.text(key.currency)
-            try row.integer(delta.amount)
-            try row.integer(delta.count)
-        }
-        for (key, delta) in deltas where delta.count < 0 {
-            try connection.cached("DELETE FROM \(table) WHERE \(column) = ?1 AND category = ?2 AND currency = ?3 AND count = 0")
-                .run([.integer(Int64(key.day)), .text(key.category), .text(key.currency)])
         }
     }
 

@@ -1,0 +1,33 @@
+import ExpenseCore
+import Foundation
+import SQLite
+
+extension SQLiteLedgerStore {
+    /// What the store keeps in memory about its records, read at open in one scan of `records` in the table's
+    /// order: where each record is (its seq), and the live records' totals per day, month, category and
+    /// currency (``LiveDayTotals/Builder``), and per currency. No `String` or array is made per row: the id,
+    /// category and currency are read from SQLite's bytes.
+    /// - Throws: ``SQLite/SQLiteError``; ``LedgerError/storageFailed(_:)`` for an id that is not 16 bytes or
+    ///   live amounts whose sum overflows.
+    static func loadRecords(_ connection: SQLiteConnection) throws
+        -> (seqById: SeqByIdMap, dayTotals: LiveDayTotals, totals: [Currency: Int64]) {
+        var seqById = SeqByIdMap()
+        seqById.reserveCapacity(Int(try connection.prepare("SELECT count(*) FROM records").first { $0.int64(0) } ?? 0))
+        var builder = LiveDayTotals.Builder()
+        try connection.prepare("SELECT id, seq, deleted, day, amount, category, currency FROM records").forEach { row in
+            let id = try row.withBlob(0) { bytes in
+                guard bytes.count == 16 else { throw LedgerError.storageFailed("a stored id is not 16 bytes") }
+                return UUID(uuid: bytes.loadUnaligned(as: uuid_t.self))
+            }
+            seqById[id] = row.int64(1)
+            guard row.int64(2) == 0 else { return }
+            try row.withText(5) { category in
+                try row.withText(6) { currency in
+                    try builder.add(day: row.int(3), category: category, currency: currency, amount: row.int64(4))
+                }
+            }
+        }
+        let totals = builder.currencyTotals
+        return (seqById, try builder.build(), totals)
+    }
+}

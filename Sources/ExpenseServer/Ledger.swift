@@ -37,7 +37,7 @@ public actor Ledger {
     /// take back.
     nonisolated let committedHead: Atomic<Int64>
     /// Deferred durability (`Ledger+Durability.swift`); `nil` when the store syncs inside COMMIT.
-    let durability: LedgerDurability?
+    nonisolated let durability: LedgerDurability?
     /// Which committed groups wait for which sync (only with ``durability``).
     var pipeline = DurabilityPipeline<CommittedGroup>()
     /// Internal, not private, for `Ledger+Tokens.swift`.

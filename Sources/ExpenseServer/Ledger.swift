@@ -176,8 +176,14 @@ public actor Ledger {
         try openEngine().summary(query)
     }
 
-    /// The seq of the latest committed change.
-    public func head() async -> Int64 { committedHead.load(ordering: .acquiring) }
+    /// The seq of the latest committed (and, with deferred durability, durable) change.
+    public func head() async -> Int64 { durableHead }
+
+    /// The store's head, or with deferred durability the head of the latest durable commit (the store's may
+    /// be ahead of it while a sync runs).
+    private var durableHead: Int64 {
+        durability == nil ? engine?.store.head ?? 0 : committedHead.load(ordering: .acquiring)
+    }
 
     /// Reads the head again from a store that other daemons write too (a PostgreSQL notification, or the
     /// periodic re-check: ``PostgresChangeListener``), and wakes the watchers when it moved.
@@ -210,7 +216,7 @@ public actor Ledger {
         perform { ledger in
             ledger.nextWatcherId += 1
             ledger.watchers[ledger.nextWatcherId] = onAdvance
-            completion(ledger.nextWatcherId, ledger.committedHead.load(ordering: .acquiring))
+            completion(ledger.nextWatcherId, ledger.durableHead)
         }
     }
 

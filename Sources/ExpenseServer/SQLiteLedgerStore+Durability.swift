@@ -1,5 +1,9 @@
 import Foundation
 import SQLite
+import SystemKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Deferred durability (docs/reliability.md §1): the store commits with `synchronous=NORMAL` and without its
 /// automatic checkpoint; the ``Ledger`` serving it syncs the WAL after COMMIT and checkpoints off its thread.
@@ -14,6 +18,7 @@ extension SQLiteLedgerStore {
     package func deferDurability(checkpointThreshold: Int, name: String) throws -> LedgerDurability? {
         guard connection.isPowersafeOverwrite else { return nil }
         let wal = try WALSync(walPath: connection.path + "-wal")
+        try preallocateWAL(frames: checkpointThreshold)
         try wal.sync()
         let checkpointer = try WALCheckpointer(databasePath: connection.path, threshold: checkpointThreshold, name: name)
         do {
@@ -24,6 +29,43 @@ extension SQLiteLedgerStore {
         }
         connection.trackWALFrames()
         return LedgerDurability(wal: wal, checkpointer: checkpointer, name: name)
+    }
+
+    /// Writes zeros past the end of the WAL up to the size it has at `frames` frames, once, so that the syncs
+    /// after COMMIT overwrite blocks the file already has instead of growing it (an `fdatasync` that must
+    /// also commit the file's new size and blocks cost 2-5x more here: docs/benchmarks.md, "Round 7, sync
+    /// after COMMIT"), as PostgreSQL recycles its WAL segments. Only past the file's end, while holding the
+    /// write lock (`BEGIN IMMEDIATE`): every frame any writer wrote lies before that end, and no writer,
+    /// in this process or another, appends meanwhile.
+    ///
+    /// SQLite treats the zeros as empty WAL: it knows the valid frames from the WAL index, and crash recovery
+    /// replays frames from the start only while each frame's salt matches the header's and its checksum
+    /// chain holds, stopping at the first that does not (a zero frame carries salt 0; a zero header is no WAL
+    /// at all). That is also what a WAL that SQLite restarted looks like: new frames, then the old
+    /// generation's, which recovery ignores the same way. `DeferredDurabilityTests` recovers a copy.
+    func preallocateWAL(frames: Int) throws {
+        let pageSize = try connection.prepare("PRAGMA page_size").first { $0.int(0) } ?? 4096
+        let target = 32 + frames * (pageSize + 24)  // the WAL header, then each frame's header and page
+        try connection.transaction {
+            let path = connection.path + "-wal"
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw LedgerError.storageFailed("cannot open \(path): \(String(cString: strerror(errno)))") }
+            // Closing it releases no lock: SQLite locks the database and the -shm file, never the -wal.
+            defer { close(descriptor) }
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { throw LedgerError.storageFailed("cannot stat \(path)") }
+            var offset = Int(status.st_size)
+            guard offset < target else { return }
+            let zeros = [UInt8](repeating: 0, count: 1 << 20)
+            while offset < target {
+                let count = min(zeros.count, target - offset)
+                let written = try zeros.withUnsafeBytes { bytes in
+                    try syscall(where: "pwrite") { pwrite(descriptor, bytes.baseAddress, count, off_t(offset)) }
+                }
+                offset += written
+            }
+            _ = try syscall(where: "fdatasync") { fdatasync(descriptor) }
+        }
     }
 
     /// The WAL's frames after the latest commit (``SQLite/SQLiteConnection/trackWALFrames()``).

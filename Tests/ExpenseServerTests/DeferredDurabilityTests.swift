@@ -200,6 +200,50 @@ import TestSupport
         let reopened = LedgerEngine(store: try SQLiteLedgerStore(path: directory.file("t.sqlite"), name: "t", currency: .usd), currency: .usd)
         #expect(try allRecords(reopened).count == 40)
     }
+
+    /// What a crash leaves of a ledger whose WAL was preallocated with zeros: the database and the WAL copied
+    /// (no `-shm`: opening the copy runs SQLite's recovery over the WAL file itself).
+    private static func recoveredCopy(_ directory: TemporaryDirectory, _ name: String) throws -> (ids: Set<UUID>, check: String?) {
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: directory.file("t.sqlite") + suffix, toPath: directory.file(name) + suffix)
+        }
+        let store = try SQLiteLedgerStore(path: directory.file(name), name: "t", currency: .usd)
+        return (Set(try allRecords(LedgerEngine(store: store, currency: .usd)).map(\.expense.id)), try store.connection.check(full: true))
+    }
+
+    @Test func aWALPreallocatedWithZerosRecoversExactlyItsCommits() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let threshold = 64
+        var ledger = try Self.ledger(directory, threshold: threshold)
+        var ids: [UUID] = []
+        let client = UUID()
+        for mutationId in 1...Int64(5) {
+            ids.append(UUID())
+            _ = try await ledger.push(clientId: client, items: [putItem(mutationId, ids.last ?? UUID(), base: 0, lunch())])
+        }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: directory.file("t.sqlite-wal"))[.size] as? Int)
+        #expect(size >= 32 + threshold * (4096 + 24), "the WAL was grown to its threshold's size: \(size)")
+        // Frames, then zeros: recovery replays the frames and stops at the zeros.
+        let first = try Self.recoveredCopy(directory, "first.sqlite")
+        #expect(first.ids == Set(ids))
+        #expect(first.check == nil)
+        await ledger.close()  // the WAL is folded in and deleted
+
+        // A new WAL is zeros from its first byte (no header): recovery finds no WAL, the file holds everything.
+        ledger = try Self.ledger(directory, threshold: threshold)
+        let header = try #require(FileManager.default.contents(atPath: directory.file("t.sqlite-wal"))?.prefix(32))
+        #expect(header.count == 32 && header.allSatisfy { $0 == 0 }, "the new WAL starts with zeros")
+        let zeros = try Self.recoveredCopy(directory, "zeros.sqlite")
+        #expect(zeros.ids == Set(ids))
+        #expect(zeros.check == nil)
+        ids.append(UUID())
+        _ = try await ledger.push(clientId: UUID(), items: [putItem(1, ids.last ?? UUID(), base: 0, lunch())])
+        let again = try Self.recoveredCopy(directory, "again.sqlite")
+        #expect(again.ids == Set(ids), "a header and frames written over the zeros are recovered")
+        #expect(again.check == nil)
+        await ledger.close()
+    }
 }
 
 extension Ledger {

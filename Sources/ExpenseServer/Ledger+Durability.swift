@@ -29,6 +29,11 @@ extension Ledger {
         }
         start(pipeline.commit(group))
         if let error = durability.checkpointer.takeFailure() { failure = .ledgerFailed(error.message) }
+        if !durability.walPreallocated.exchange(true, ordering: .relaxed) {
+            // An optimisation only: a failure leaves the WAL growing as before (and an I/O error on the file
+            // reaches the next sync of `WALSync`'s descriptor too).
+            try? store.preallocateWAL(frames: durability.checkpointer.threshold)
+        }
         if durability.checkpointer.committed(walFrames: store.walFrames) == .checkpointHere {
             do {
                 durability.checkpointer.checkpointedHere(walFrames: try store.checkpointOwnConnection())

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a ledger whose COMMIT does not sync uses to make its commits durable and keep its WAL short
 /// (docs/reliability.md §1): its WAL's ``WALSync``, the thread that runs the syncs after COMMIT, and the
@@ -9,6 +10,8 @@ package final class LedgerDurability: Sendable {
     /// Runs the background syncs, one after another (a thread of its own, never the cooperative pool: a
     /// sync blocks).
     let syncThread: LedgerExecutor
+    /// Whether the WAL was grown to its checkpoint threshold (``SQLiteLedgerStore/preallocateWAL(frames:)``).
+    let walPreallocated = Atomic(false)
 
     init(wal: WALSync, checkpointer: WALCheckpointer, name: String) {
         self.wal = wal

@@ -18,7 +18,6 @@ extension SQLiteLedgerStore {
     package func deferDurability(checkpointThreshold: Int, name: String) throws -> LedgerDurability? {
         guard connection.isPowersafeOverwrite else { return nil }
         let wal = try WALSync(walPath: connection.path + "-wal")
-        try preallocateWAL(frames: checkpointThreshold)
         try wal.sync()
         let checkpointer = try WALCheckpointer(databasePath: connection.path, threshold: checkpointThreshold, name: name)
         do {
@@ -31,12 +30,13 @@ extension SQLiteLedgerStore {
         return LedgerDurability(wal: wal, checkpointer: checkpointer, name: name)
     }
 
-    /// Writes zeros past the end of the WAL up to the size it has at `frames` frames, once, so that the syncs
-    /// after COMMIT overwrite blocks the file already has instead of growing it (an `fdatasync` that must
-    /// also commit the file's new size and blocks cost 2-5x more here: docs/benchmarks.md, "Round 7, sync
-    /// after COMMIT"), as PostgreSQL recycles its WAL segments. Only past the file's end, while holding the
-    /// write lock (`BEGIN IMMEDIATE`): every frame any writer wrote lies before that end, and no writer,
-    /// in this process or another, appends meanwhile.
+    /// Writes zeros past the end of the WAL up to the size it has at `frames` frames, so that the syncs after
+    /// COMMIT overwrite blocks the file already has instead of growing it (an `fdatasync` that must also
+    /// commit the file's new size and blocks cost 2-5x more here: docs/benchmarks.md, "Round 7, sync after
+    /// COMMIT"), as PostgreSQL recycles its WAL segments. The ledger does it once, after its first commit
+    /// (a ledger nobody writes to keeps a small WAL). Only past the file's end, while holding the write lock
+    /// (`BEGIN IMMEDIATE`): every frame any writer wrote lies before that end, and no writer, in this process
+    /// or another, appends meanwhile.
     ///
     /// SQLite treats the zeros as empty WAL: it knows the valid frames from the WAL index, and crash recovery
     /// replays frames from the start only while each frame's salt matches the header's and its checksum

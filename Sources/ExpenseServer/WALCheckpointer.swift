@@ -59,13 +59,16 @@ package final class WALCheckpointer: Sendable {
     }
 
     /// Called on the ledger's thread after each commit with the WAL's frame count then. Schedules a background
-    /// checkpoint when the WAL grew by a quarter of ``threshold`` since the last one and is past ``threshold``.
+    /// checkpoint when the WAL is past ``threshold`` and grew by ``threshold`` frames since the last one: under a
+    /// steady stream of commits the WAL does not restart between checkpoints, and each one copies the pages of
+    /// the frames behind the last, so a smaller step would copy the same hot pages (totals, outcomes) again
+    /// and again (docs/benchmarks.md, "Round 7, sync after COMMIT").
     package func committed(walFrames: Int) -> Action {
         let (schedule, action) = state.withLock { state -> (Bool, Action) in
             if walFrames < state.checkpointed { state.checkpointed = 0 }  // the WAL restarted
             guard walFrames >= threshold else { return (false, .none) }
             if walFrames >= limit * (state.scheduled ? 2 : 1) { return (false, .checkpointHere) }
-            guard !state.scheduled, walFrames - state.checkpointed >= max(threshold / 4, 1) else { return (false, .none) }
+            guard !state.scheduled, walFrames - state.checkpointed >= threshold else { return (false, .none) }
             state.scheduled = true
             return (true, .none)
         }

@@ -257,7 +257,8 @@ public final class LedgerDirectory: Sendable {
         let path = databasePath(name, in: directory)
         do {
             let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: true)
-            let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
+            let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity,
+                                durability: .deferred())
             return Entry(ledger: ledger)
         } catch let error as LedgerError {
             throw error

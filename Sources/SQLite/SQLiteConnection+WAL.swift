@@ -1,0 +1,67 @@
+import CSQLite
+
+/// What a WAL-mode database needs when its owner, not SQLite, decides when to checkpoint and when to sync
+/// (the daemon's ledgers: docs/reliability.md §1).
+extension SQLiteConnection {
+    /// The modes of `sqlite3_wal_checkpoint_v2`.
+    public enum CheckpointMode: Sendable {
+        /// Copies what it can without waiting for anyone; never blocks a writer or a reader.
+        case passive
+        /// Waits for writers, then copies everything, then waits until no reader uses the WAL so the next
+        /// writer starts it again from its beginning.
+        case restart
+        /// ``restart``, then truncates the WAL file to zero bytes.
+        case truncate
+
+        var rawValue: Int32 {
+            switch self {
+            case .passive: SQLITE_CHECKPOINT_PASSIVE
+            case .restart: SQLITE_CHECKPOINT_RESTART
+            case .truncate: SQLITE_CHECKPOINT_TRUNCATE
+            }
+        }
+    }
+
+    /// What a checkpoint did.
+    public struct Checkpoint: Sendable, Equatable {
+        /// The frames in the WAL.
+        public var walFrames: Int
+        /// How many of them are in the database file now (all of them: the next writer restarts the WAL).
+        public var checkpointed: Int
+        /// `SQLITE_BUSY`: another checkpoint was running, or (``CheckpointMode/restart``) a reader or writer
+        /// kept it from finishing. Not an error: the WAL keeps everything.
+        public var busy: Bool
+    }
+
+    /// Checkpoints the `main` database in `mode`.
+    /// - Throws: ``SQLiteError`` for anything but `SQLITE_BUSY` (an I/O error copying or syncing).
+    public func checkpoint(_ mode: CheckpointMode) throws -> Checkpoint {
+        var frames: Int32 = 0, checkpointed: Int32 = 0
+        let result = sqlite3_wal_checkpoint_v2(handle, "main", mode.rawValue, &frames, &checkpointed)
+        guard result == SQLITE_OK || result == SQLITE_BUSY else { throw error(result, sql: "checkpoint") }
+        return Checkpoint(walFrames: Int(frames), checkpointed: Int(checkpointed), busy: result == SQLITE_BUSY)
+    }
+
+    /// Replaces SQLite's automatic checkpoint (`wal_autocheckpoint`, itself a WAL hook) with a hook that only
+    /// keeps the WAL's frame count after each commit in ``walFrameCount``: this connection never checkpoints
+    /// by itself from now on.
+    public func trackWALFrames() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        // The hook runs inside this connection's COMMIT, on its owner's thread; `self` outlives it because
+        // `deinit` closes the handle (and with it the hook) before the object goes.
+        sqlite3_wal_hook(handle, { context, _, _, frames in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().walFrameCount = Int(frames)
+            return SQLITE_OK
+        }, context)
+    }
+
+    /// Whether SQLite treats the `main` file (and its WAL, which inherits the flag) as power-safe overwrite:
+    /// a write never damages bytes around it after a power loss, so SQLite does not pad a synced commit out
+    /// to a sector boundary (`SQLITE_FCNTL_POWERSAFE_OVERWRITE`; on by default in the unix VFS).
+    public var isPowersafeOverwrite: Bool {
+        var value: Int32 = -1  // a negative value asks instead of setting
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_POWERSAFE_OVERWRITE, &value) == SQLITE_OK else { return false }
+        return value == 1
+    }
+}

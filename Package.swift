@@ -56,7 +56,7 @@ let package = Package(
         // onOwnThread, proxies) is in TestSupport; not part of any product.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore", "TestSupport"]),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["CSQLite", "SQLite", "TestSupport"]),  // reads a statement's bindings directly
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "ProcessSpawn", "TestSupport"]),
         .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "TestSupport"]),

@@ -13,6 +13,8 @@ extension ExpenseRunner {
         // another sync of this cache exits 75 having touched nothing.
         let syncLock = try SyncLock.acquire(for: home)
         defer { syncLock.release() }
+        // A first sync's pull pages: their buffers reused from the heap, not faulted in afresh for every page.
+        HeapReturn.keepLargeBuffers()
         let ledger = try ledger()
         var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
         if environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) != nil {

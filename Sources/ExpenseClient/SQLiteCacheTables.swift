@@ -134,27 +134,56 @@ final class SQLiteCacheTables: StoreTransaction {
     }
 
     /// In a bulk load the rows are appended by one multi-row INSERT of up to ``SQLiteRowStatement/maximumRows``
-    /// rows, prepared once for the store and bound value by value (no array of values, no id array, no lookup
-    /// of the statement by its text per chunk, and no clearing of the bindings, so SQLite reuses each value's
-    /// buffer); the live totals (whose triggers are dropped meanwhile) get one addition per currency of the
-    /// page. Otherwise one by one.
+    /// rows, prepared once for the store and bound value by value (no array of values, no lookup of the
+    /// statement by its text per chunk); the ids and texts are bound without a copy from one buffer holding the
+    /// page's bytes (``SQLiteRowBinder/text(noCopy:)``), which lives until the rows are written. The live
+    /// totals (whose triggers are dropped meanwhile) get one addition per currency of the page. Otherwise one by one.
     func putSettled(_ records: [Record]) throws {
         guard bulkLoading else {
             for record in records { try putSettled(record) }
             return
         }
-        try bulkInsert.run(count: records.count) { binder, index in
-            let record = records[records.startIndex + index]
+        // Each record's id, currency code, category and note, back to back; `ends[4 * i + k]` ends field k of
+        // record i. Reserved once, so the buffer does not move while the pointers into it are bound.
+        var total = 0
+        for record in records {
             let expense = record.expense
-            try withUnsafeBytes(of: expense.id.uuid) { try binder.blob($0) }
-            try binder.integer(expense.amount)
-            try binder.text(expense.currency.code)
-            try binder.text(expense.category)
-            try binder.integer(Int64(expense.date.ordinal))
-            try binder.text(expense.note)
-            try binder.integer(record.version)
-            try binder.integer(record.deleted ? 1 : 0)
-            try binder.integer(record.seq)
+            total += 16 + expense.currency.code.utf8.count + expense.category.utf8.count + expense.note.utf8.count
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(total)
+        var ends: [Int] = []
+        ends.reserveCapacity(4 * records.count)
+        for record in records {
+            let expense = record.expense
+            withUnsafeBytes(of: expense.id.uuid) { bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
+            ends.append(bytes.count)
+            bytes.append(contentsOf: expense.currency.code.utf8)
+            ends.append(bytes.count)
+            bytes.append(contentsOf: expense.category.utf8)
+            ends.append(bytes.count)
+            bytes.append(contentsOf: expense.note.utf8)
+            ends.append(bytes.count)
+        }
+        precondition(bytes.count == total, "the page's bytes fill exactly what was reserved")
+        try bytes.withUnsafeBytes { buffer in
+            try ends.withUnsafeBufferPointer { ends in
+                func field(_ index: Int) -> UnsafeRawBufferPointer {
+                    UnsafeRawBufferPointer(rebasing: buffer[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+                }
+                try bulkInsert.run(count: records.count) { binder, index in
+                    let record = records[records.startIndex + index]
+                    try binder.blob(noCopy: field(4 * index))
+                    try binder.integer(record.expense.amount)
+                    try binder.text(noCopy: field(4 * index + 1))
+                    try binder.text(noCopy: field(4 * index + 2))
+                    try binder.integer(Int64(record.expense.date.ordinal))
+                    try binder.text(noCopy: field(4 * index + 3))
+                    try binder.integer(record.version)
+                    try binder.integer(record.deleted ? 1 : 0)
+                    try binder.integer(record.seq)
+                }
+            }
         }
         try addBulkTotals(of: records)
     }

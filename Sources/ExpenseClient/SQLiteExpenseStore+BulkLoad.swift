@@ -76,7 +76,12 @@ extension SQLiteExpenseStore {
 
     /// ``rebuildIndexes()`` on a connection being opened.
     static func rebuildIndexes(connection: SQLiteConnection, tables: SQLiteCacheTables) throws {
-        // Two sorter threads: the indexes are built after the pull, when the machine's cores are otherwise idle.
+        // Two sorter threads, and a page cache small enough that they get work: SQLite's sorter keeps up to
+        // `cache_size` of keys in one list, and only a list it spills (sorted into a temporary file) goes to a
+        // sorter thread; the keys of one index that all fit are sorted by this thread alone, at the end. With
+        // 8 MiB the keys of a million expenses (about 40 MB per index) are sorted in five runs on the other core
+        // while this thread reads the table, then merged. The indexes are built after the pull, when the
+        // machine's cores are otherwise idle.
         try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB); PRAGMA threads = 2")
         defer { try? connection.execute("PRAGMA cache_size = -2000; PRAGMA threads = 0") }
         var droppedDuplicates = false
@@ -107,6 +112,7 @@ extension SQLiteExpenseStore {
             """)
     }
 
-    /// Page cache while the indexes are built (the sorter uses it): 64 MiB, whatever the ledger size.
-    private static let bulkCacheKiB = 65_536
+    /// Page cache while the indexes are built, which is also the most keys the sorter holds in one run: 8 MiB,
+    /// whatever the ledger size (docs/benchmarks.md, "Round 7, first sync").
+    private static let bulkCacheKiB = 8_192
 }

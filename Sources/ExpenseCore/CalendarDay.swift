@@ -23,7 +23,14 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
 
     /// Parses exactly `YYYY-MM-DD` (ten ASCII characters, zero-padded); anything else is `nil`.
     public init?(_ text: String) {
-        let bytes = Array(text.utf8)
+        // Read in place (a pull checks a million dates): no array of the bytes.
+        var text = text
+        guard let day = text.withUTF8({ CalendarDay(utf8: $0) }) else { return nil }
+        self = day
+    }
+
+    /// ``init(_:)`` over UTF-8 bytes.
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0

@@ -15,22 +15,36 @@ public enum UUIDText {
 
     /// ``parse(_:)`` over UTF-8 bytes.
     public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> UUID? {
-        guard bytes.count == 36 else { return nil }
-        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let parsed = withUnsafeMutableBytes(of: &raw) { out -> Bool in
-            var offset = 0
-            for index in 0..<16 {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    guard bytes[offset] == UInt8(ascii: "-") else { return false }
-                    offset += 1
-                }
-                guard let high = hexValue(bytes[offset]), let low = hexValue(bytes[offset + 1]) else { return false }
-                out[index] = high << 4 | low
-                offset += 2
+        guard bytes.count == 36, let text = bytes.baseAddress, text[8] == UInt8(ascii: "-"), text[13] == UInt8(ascii: "-"),
+              text[18] == UInt8(ascii: "-"), text[23] == UInt8(ascii: "-") else { return nil }
+        // The 32 digits into two 64-bit halves; a byte that is not a digit gives a value of 16 or more, seen once
+        // at the end in `seen`.
+        var seen: UInt8 = 0
+        func digits(_ range: Range<Int>, into value: inout UInt64) {
+            for offset in range {
+                let digit = digitValue(text[offset])
+                seen |= digit
+                value = value << 4 | UInt64(digit & 0xF)
             }
-            return true
         }
-        return parsed ? UUID(uuid: raw) : nil
+        var high: UInt64 = 0, low: UInt64 = 0
+        digits(0..<8, into: &high)
+        digits(9..<13, into: &high)
+        digits(14..<18, into: &high)
+        digits(19..<23, into: &low)
+        digits(24..<36, into: &low)
+        guard seen < 16 else { return nil }
+        return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+    }
+
+    /// ``hexValue(_:)`` without the optional: a value of 16 or more for a byte that is not a digit.
+    @inline(__always)
+    private static func digitValue(_ byte: UInt8) -> UInt8 {
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        // Setting bit 0x20 maps exactly `A`…`F` (and `a`…`f` themselves) onto `a`…`f`.
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        return letter < 6 ? letter &+ 10 : 0xFF
     }
 
     /// The id as 36 lower-case characters, the way ids are stored and written on the wire.
@@ -73,11 +87,7 @@ public enum UUIDText {
 
     /// The value of one hexadecimal digit in either case, `nil` for any other byte.
     static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        let value = digitValue(byte)
+        return value < 16 ? value : nil
     }
 }

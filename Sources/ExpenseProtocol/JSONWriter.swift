@@ -120,18 +120,7 @@ public struct JSONWriter: Sendable {
     /// Writes an integer in decimal, without going through `String`.
     public mutating func int64(_ value: Int64) {
         separate()
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // 24 bytes of scratch; Int64 needs at most 20 digits.
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            var position = scratch.count
-            repeat {
-                position -= 1
-                scratch[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: scratch[position...])
-        }
+        append(atMost: 20) { $0.int64(value) }
     }
 
     /// Writes a number exactly as its text (already checked by the parser or made from an integer).
@@ -147,71 +136,22 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes a string given as its UTF-8 bytes (already valid UTF-8, as a `String`'s are), escaped like
-    /// ``string(_:)``.
+    /// ``string(_:)`` (``JSONByteCursor/string(utf8:)``).
     public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        var runStart = 0
-        for index in 0..<utf8.count {
-            let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-            runStart = index + 1
-            bytes.append(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-            case 0x0A: bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "t"))
-            default:
-                let hex: StaticString = "0123456789abcdef"
-                bytes.append(UInt8(ascii: "u"))
-                bytes.append(UInt8(ascii: "0"))
-                bytes.append(UInt8(ascii: "0"))
-                bytes.append(hex.utf8Start[Int(byte >> 4)])
-                bytes.append(hex.utf8Start[Int(byte & 0xF)])
-            }
-        }
-        if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
-        bytes.append(UInt8(ascii: "\""))
+        append(atMost: JSONByteCursor.maximumStringBytes(utf8.count)) { $0.string(utf8: utf8) }
     }
 
     /// Writes a UUID as lower-case text, the way ids are written everywhere on the wire.
     public mutating func uuid(_ value: UUID) {
         separate()
-        var scratch: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes for `"` + 36 + `"`
-        withUnsafeMutableBytes(of: &scratch) { out in
-            out[0] = UInt8(ascii: "\"")
-            UUIDText.write(value, into: out, at: 1)
-            out[37] = UInt8(ascii: "\"")
-            bytes.append(contentsOf: out[0...37])  // one append: pull pages write 10,000 ids
-        }
+        append(atMost: 38) { $0.uuid(value) }
     }
 
     /// Writes a day as the string `"YYYY-MM-DD"` without building a `String` (years are 1900 … 9999).
     public mutating func day(year: Int, month: Int, day: Int) {
         separate()
-        var scratch: (UInt64, UInt64) = (0, 0)  // 16 bytes for the 12 of `"YYYY-MM-DD"`
-        withUnsafeMutableBytes(of: &scratch) { out in
-            out[0] = UInt8(ascii: "\"")
-            Self.digits(year, width: 4, into: out, at: 1)
-            out[5] = UInt8(ascii: "-")
-            Self.digits(month, width: 2, into: out, at: 6)
-            out[8] = UInt8(ascii: "-")
-            Self.digits(day, width: 2, into: out, at: 9)
-            out[11] = UInt8(ascii: "\"")
-            bytes.append(contentsOf: out[0..<12])
-        }
-    }
-
-    /// Writes `value` as exactly `width` decimal digits (zero-padded) at `offset`.
-    private static func digits(_ value: Int, width: Int, into out: UnsafeMutableRawBufferPointer, at offset: Int) {
-        var rest = value
-        for position in stride(from: offset + width - 1, through: offset, by: -1) {
-            out[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-        }
+        append(atMost: 12) { $0.day(year: year, month: month, day: day) }
     }
 
     /// Writes any JSON value; object keys in byte order of their UTF-8, so equal values give equal bytes.

@@ -9,12 +9,17 @@ public struct PullRequest: Hashable, Sendable {
     /// `false`: leave the expenses out and serve only the connection's other kinds (Protocol.md §10.1), for a
     /// client that syncs them apart; the wire member `expenses`, sent only when `false`.
     public var expenses: Bool
+    /// The line the page's response must fit, the daemon's `maxLine` (Protocol.md §5.3): not a wire member. A
+    /// store reads no further rows once the page passes it; `Int.max` when no line is written.
+    public var maximumLineLength: Int
 
-    public init(since: Int64 = 0, limit: Int = 1000, kinds: Set<RecordKind> = [], expenses: Bool = true) {
+    public init(since: Int64 = 0, limit: Int = 1000, kinds: Set<RecordKind> = [], expenses: Bool = true,
+                maximumLineLength: Int = .max) {
         self.since = since
         self.limit = limit
         self.kinds = kinds
         self.expenses = expenses
+        self.maximumLineLength = maximumLineLength
     }
 }
 

@@ -47,6 +47,10 @@ public enum PullPageDecoder {
 /// at the first byte that does not fit it.
 struct PullPageScanner {
     var reader: JSONReader
+    /// The code and the currency ``currency(_:)`` found last.
+    private var lastCurrency: (code: [UInt8], value: Currency)?
+
+    init(reader: JSONReader) { self.reader = reader }
 
     /// `{"jsonrpc":"2.0","id":<integer>,"result":{…}}`, members in any order, whitespace anywhere JSON allows.
     mutating func response() -> (id: RequestID, result: PullResult)? {
@@ -117,7 +121,80 @@ struct PullPageScanner {
     }
 
     /// One record object: all nine members, each once, in any order; validated like ``Record/init(json:path:)``.
+    /// An object laid out as the daemon writes it (``Record/writeObject(to:amount:category:currency:date:deleted:id:note:seq:version:)``)
+    /// is read by its fixed fragments (``daemonLayoutRecord()``); any other, or one that path refuses, member by member.
     mutating func record() -> Record? {
+        let start = reader.index
+        if let record = daemonLayoutRecord() { return record }
+        reader.index = start
+        return memberwiseRecord()
+    }
+
+    /// A record written exactly as the daemon writes it: the nine members in sorted order, no whitespace, each
+    /// name matched as one fixed fragment instead of being scanned and looked up; each value read and the record
+    /// checked as ``memberwiseRecord()`` reads and checks them, so it returns that method's record or `nil`.
+    ///
+    /// The currency and the date, written without escapes, are read from the line's bytes as values (the
+    /// currency compared with the last one read: a page is mostly in one) and checked by
+    /// ``ExpenseCore/ExpenseValidator/validate(_:id:currency:date:)``; a record beyond the byte limits is left to
+    /// ``memberwiseRecord()``.
+    mutating func daemonLayoutRecord() -> Record? {
+        var draft = ExpenseDraft()
+        guard fragment(#"{"amount":"#), let amount = integer(skippingWhitespace: false),
+              fragment(#","category":"#), let category = string(),
+              fragment(#","currency":"#), let code = plainString(), let currency = currency(code),
+              fragment(#","date":"#), let dateText = plainString(), let date = CalendarDay(utf8: dateText),
+              fragment(#","deleted":"#), let deleted = boolean(skippingWhitespace: false),
+              fragment(#","id":"#), let id = uuid(),
+              fragment(#","note":"#), let note = string(),
+              fragment(#","seq":"#), let seq = integer(skippingWhitespace: false),
+              fragment(#","version":"#), let version = integer(skippingWhitespace: false),
+              fragment("}"), version >= 1, seq >= 0,
+              category.utf8.count <= ExpenseRules.maximumCategoryBytes, note.utf8.count <= ExpenseRules.maximumNoteBytes
+        else { return nil }
+        draft.amount = amount
+        draft.category = category
+        draft.note = note
+        guard let expense = try? ExpenseValidator.validate(draft, id: id, currency: currency, date: date) else { return nil }
+        return Record(expense: expense, version: version, seq: seq, deleted: deleted)
+    }
+
+    /// The bytes of a string value written without escapes, control characters or non-ASCII bytes (what
+    /// ``string()`` would read as the same text); `nil` for any other value, which the general reader reads.
+    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+        let bytes = reader.bytes
+        guard peek == UInt8(ascii: "\"") else { return nil }
+        let start = reader.index + 1
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                reader.index = index + 1
+                return UnsafeBufferPointer(rebasing: bytes[start..<index])
+            }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The currency of the code `bytes`, as ``ExpenseCore/Currency/init(code:)`` finds it; the last one found
+    /// is kept, so a page in one currency looks it up once.
+    mutating func currency(_ bytes: UnsafeBufferPointer<UInt8>) -> Currency? {
+        if let last = lastCurrency, last.code.count == bytes.count,
+           last.code.withUnsafeBufferPointer({ code in
+               guard let left = code.baseAddress, let right = bytes.baseAddress else { return bytes.isEmpty }
+               return memcmp(left, right, bytes.count) == 0
+           }) {
+            return last.value
+        }
+        guard let found = Currency(code: String(decoding: bytes, as: UTF8.self)) else { return nil }
+        lastCurrency = (Array(bytes), found)
+        return found
+    }
+
+    /// ``record()`` member by member, in any order and with any whitespace.
+    mutating func memberwiseRecord() -> Record? {
         guard consume(UInt8(ascii: "{")) else { return nil }
         var draft = ExpenseDraft()
         var id: UUID?
@@ -159,10 +236,16 @@ struct PullPageScanner {
             }
         } while consume(UInt8(ascii: ","))
         // The general path requires every member (a missing note is an error there, not the empty note).
-        guard consume(UInt8(ascii: "}")), let id, draft.amount != nil, draft.currency != nil,
-              let category = draft.category, draft.date != nil, let note = draft.note,
-              let version, version >= 1, let seq, seq >= 0, let deleted,
-              let expense = try? Self.validateStored(draft, id: id, category: category, note: note) else { return nil }
+        guard consume(UInt8(ascii: "}")), let id, draft.amount != nil, draft.currency != nil, draft.category != nil,
+              draft.date != nil, draft.note != nil, let version, let seq, let deleted else { return nil }
+        return Self.checkedRecord(draft, id: id, version: version, seq: seq, deleted: deleted)
+    }
+
+    /// The record of members read, checked like ``Record/init(json:path:)``: a version of at least 1, a seq not
+    /// negative, and the expense through ``validateStored(_:id:category:note:)``.
+    private static func checkedRecord(_ draft: ExpenseDraft, id: UUID, version: Int64, seq: Int64, deleted: Bool) -> Record? {
+        guard version >= 1, seq >= 0, let category = draft.category, let note = draft.note,
+              let expense = try? validateStored(draft, id: id, category: category, note: note) else { return nil }
         return Record(expense: expense, version: version, seq: seq, deleted: deleted)
     }
 
@@ -303,18 +386,24 @@ struct PullPageScanner {
     }
 
     /// `true` or `false`.
-    mutating func boolean() -> Bool? {
-        if literal("true") { return true }
-        if literal("false") { return false }
+    mutating func boolean(skippingWhitespace: Bool = true) -> Bool? {
+        if fragment("true") {
+            if skippingWhitespace { reader.skipWhitespace() }
+            return true
+        }
+        if fragment("false") {
+            if skippingWhitespace { reader.skipWhitespace() }
+            return false
+        }
         return nil
     }
 
-    private mutating func literal(_ text: StaticString) -> Bool {
+    /// Takes `text` if the bytes at the reader are exactly it (no whitespace skipped on either side).
+    private mutating func fragment(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard reader.index + count <= reader.bytes.count,
-              (0..<count).allSatisfy({ reader.bytes[reader.index + $0] == text.utf8Start[$0] }) else { return false }
+        guard reader.index + count <= reader.bytes.count, let base = reader.bytes.baseAddress,
+              memcmp(base + reader.index, text.utf8Start, count) == 0 else { return false }
         reader.index += count
-        reader.skipWhitespace()
         return true
     }
 

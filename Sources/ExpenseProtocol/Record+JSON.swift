@@ -21,18 +21,34 @@ extension Record {
     public static func writeObject(to writer: inout JSONWriter, amount: Int64, category: UnsafeBufferPointer<UInt8>,
                                    currency: Currency, date: CalendarDay, deleted: Bool, id: UUID,
                                    note: UnsafeBufferPointer<UInt8>, seq: Int64, version: Int64) {
-        writer.beginObject()
-        writer.raw(#""amount":"#); writer.int64(amount)
-        writer.raw(#","category":"#); writer.string(utf8: category)
-        writer.raw(#","currency":"#); writer.string(currency.code)
-        writer.raw(#","date":"#); writer.day(year: date.year, month: date.month, day: date.day)
-        writer.raw(#","deleted":"#); writer.bool(deleted)
-        writer.raw(#","id":"#); writer.uuid(id)
-        writer.raw(#","note":"#); writer.string(utf8: note)
-        writer.raw(#","seq":"#); writer.int64(seq)
-        writer.raw(#","version":"#); writer.int64(version)
-        writer.endObject()
+        // One reservation for the whole object (the bytes are laid out at a pointer, then appended once): a
+        // first sync writes a million of these.
+        var code = currency.code
+        code.withUTF8 { code in
+            writer.separate()
+            let maximum = Self.maximumFixedObjectBytes
+                + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
+            writer.append(atMost: maximum) { out in
+                out.raw(#"{"amount":"#); out.int64(amount)
+                out.raw(#","category":"#); out.string(utf8: category)
+                out.raw(#","currency":"#); out.string(utf8: code)
+                out.raw(#","date":"#); out.day(year: date.year, month: date.month, day: date.day)
+                out.raw(#","deleted":"#); out.bool(deleted)
+                out.raw(#","id":"#); out.uuid(id)
+                out.raw(#","note":"#); out.string(utf8: note)
+                out.raw(#","seq":"#); out.int64(seq)
+                out.raw(#","version":"#); out.int64(version)
+                out.byte(UInt8(ascii: "}"))
+            }
+            writer.needsComma = true
+        }
     }
+
+    /// The most bytes of a record's object besides what ``JSONByteCursor/maximumStringBytes(_:)`` counts for
+    /// its three strings together (their contents and one pair of quotes): the nine names with their
+    /// punctuation and braces (86), the other two pairs of quotes (4), three integers of at most 20 bytes, the
+    /// id (38), the day (12), `false` (5).
+    static let maximumFixedObjectBytes = 86 + 4 + 3 * 20 + 38 + 12 + 5
 
     /// Reads a record sent by the daemon; its expense goes through the core's validation like any outside input
     /// (``ExpenseValidator/validateStored(_:)``: a record stored before the byte limits is read as it is).

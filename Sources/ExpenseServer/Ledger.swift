@@ -162,7 +162,10 @@ public actor Ledger {
     /// ``pullPage(_:completion:)`` on the ledger's thread (``LedgerEngine/pullPage(_:)``).
     public nonisolated func pullPage(_ params: PullRequest,
                                      completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void) {
-        perform { ledger in completion(Result { try ledger.openEngine().pullPage(params) }) }
+        perform { ledger in
+            completion(Result { try ledger.openEngine().pullPage(params) })
+            HeapReturn.noteWork()  // the page's buffers are freed; the heap goes back once the pulls end
+        }
     }
 
     /// ``summary(_:)`` for the network front: runs on the ledger's thread and calls `completion` there.

@@ -72,7 +72,7 @@ package final class LedgerEngine {
 
     /// ``pull(_:)``'s page as the bytes the network front sends. A page with no other kind in its range (every
     /// page of a first sync but the few that hold budgets, rules or settings) has its expenses written by the
-    /// store straight from its rows (``LedgerStore/encodedChanges(since:limit:)``, byte for byte what
+    /// store straight from its rows (``LedgerStore/encodedChanges(since:limit:maximumBytes:)``, byte for byte what
     /// ``pull(_:)``'s records write); any other page is ``pull(_:)``'s, written record by record.
     package func pullPage(_ params: PullRequest) throws -> EncodedPullPage {
         let head = try pullableHead(params)
@@ -81,9 +81,14 @@ package final class LedgerEngine {
                 .contains(where: { params.kinds.contains($0.kind) }) else {
                 return EncodedPullPage(try changes(params, head: head))
             }
-            var changes = try store.encodedChanges(since: params.since, limit: params.limit + 1)
-            let more = changes.count > params.limit
-            if more { changes.removeLast() }
+            // Rows past the line's bytes are not read: the line is cut at or before the last object read.
+            var changes = try store.encodedChanges(since: params.since, limit: params.limit + 1,
+                                                   maximumBytes: params.maximumLineLength)
+            // Stopped short by bytes: more follows (the line is cut at or before the last object read anyway).
+            let past = changes.count >= 2 && changes.byteCount + changes.count - 1 > params.maximumLineLength
+            let full = changes.count > params.limit
+            if full { changes.removeLast() }
+            let more = full || past
             return EncodedPullPage(changes: changes, cursor: more ? (changes.seqs.last ?? head) : head, more: more)
         } catch {
             throw LedgerError.storage(error)

@@ -104,8 +104,11 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// Up to `limit` records with `seq` > `since`, in `seq` order.
     func changes(since: Int64, limit: Int) throws -> [Record]
     /// ``changes(since:limit:)`` written as JSON, each object what ``Record/write(to:)`` writes for that record
-    /// (the default does exactly that; a store may write them straight from its rows).
-    func encodedChanges(since: Int64, limit: Int) throws -> EncodedChanges
+    /// (the default does exactly that; a store may write them straight from its rows). A store may stop early
+    /// once it holds two objects or more whose bytes, with a comma between each two, pass `maximumBytes`: a
+    /// response line of `maximumBytes` is cut at or before the last of them (``EncodedPullPage/responseLine(id:maximumLineLength:)``),
+    /// so what the rows after it would add is never sent.
+    func encodedChanges(since: Int64, limit: Int, maximumBytes: Int) throws -> EncodedChanges
     /// The summary of every live record the query covers.
     func summary(_ query: SummaryQuery) throws -> Summary
     /// Calls `body` with the per-day aggregate of the live records dated `from` … `to`, in any order
@@ -142,8 +145,13 @@ extension LedgerStore {
 }
 
 extension LedgerStore {
-    /// Each record of ``changes(since:limit:)`` written by ``Record/write(to:)``.
-    package func encodedChanges(since: Int64, limit: Int) throws -> EncodedChanges {
+    /// Each record of ``changes(since:limit:)`` written by ``Record/write(to:)``, whatever `maximumBytes`.
+    package func encodedChanges(since: Int64, limit: Int, maximumBytes: Int) throws -> EncodedChanges {
         EncodedChanges(try changes(since: since, limit: limit))
+    }
+
+    /// ``encodedChanges(since:limit:maximumBytes:)`` with no byte bound: every change up to `limit`.
+    package func encodedChanges(since: Int64, limit: Int) throws -> EncodedChanges {
+        try encodedChanges(since: since, limit: limit, maximumBytes: .max)
     }
 }

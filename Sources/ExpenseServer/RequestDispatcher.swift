@@ -82,6 +82,7 @@ struct RequestDispatcher: Sendable {
     func pull(_ request: RPCRequest, id: RequestID) throws(RPCError) -> Plan {
         var pull = try PullRequest(params: request.params)
         pull.kinds = kinds
+        pull.maximumLineLength = maximumLineLength
         let ledger = ledger, log = log, maximumLineLength = maximumLineLength, params = pull
         return .deferred { reply in
             ledger.pullPage(params) { result in

@@ -8,28 +8,39 @@ import SQLite
 /// the record ``changes(since:limit:)`` reads from the same row (`PullPageEncodingTests`), through the one
 /// layout ``Record/writeObject(to:amount:category:currency:date:deleted:id:note:seq:version:)``.
 extension SQLiteLedgerStore {
-    package func encodedChanges(since: Int64, limit: Int) throws -> EncodedChanges {
-        var page = EncodedChanges(capacity: min(limit, PullRequest.limitRange.upperBound + 1) * Self.encodedRecordBytes)
-        var currency = self.currency
+    package func encodedChanges(since: Int64, limit: Int, maximumBytes: Int) throws -> EncodedChanges {
+        var page = EncodedChanges(capacity: min(limit, PullRequest.limitRange.upperBound + 1, maximumBytes / Self.encodedRecordBytes + 2)
+                                  * Self.encodedRecordBytes)
+        var currency = PageCurrency(self.currency)
         var regular = true
         try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note, id
             FROM records WHERE seq > ?1 ORDER BY seq LIMIT ?2
-            """).forEach([.integer(since), .integer(Int64(limit))]) { row in
-            guard regular, let id = row.withBlob(8, Self.uuid(raw:)), let day = CalendarDay(ordinal: row.int(6)),
-                  Self.resolve(&currency, row: row, column: 4), row.withText(5, Self.isUTF8), row.withText(7, Self.isUTF8) else {
+            """).forEachRow([.integer(since), .integer(Int64(limit))]) { row in
+            guard let id = row.withBlob(8, Self.uuid(raw:)), let day = CalendarDay(ordinal: row.int(6)),
+                  row.withText(4, { currency.resolve($0) }) else {
                 regular = false
-                return
+                return false
             }
-            row.withText(5) { category in
+            let written: Bool = row.withText(5) { category in
                 row.withText(7) { note in
-                    page.append(seq: row.int64(0)) { writer in
-                        Record.writeObject(to: &writer, amount: row.int64(3), category: category, currency: currency,
+                    guard Self.isUTF8(category), Self.isUTF8(note) else { return false }
+                    let seq = row.int64(0)
+                    page.append(seq: seq) { writer in
+                        Record.writeObject(to: &writer, amount: row.int64(3), category: category, currency: currency.value,
                                            date: day, deleted: row.int64(2) != 0, id: id, note: note,
-                                           seq: row.int64(0), version: row.int64(1))
+                                           seq: seq, version: row.int64(1))
                     }
+                    return true
                 }
             }
+            guard written else {
+                regular = false
+                return false
+            }
+            // Past the line's bytes with two records or more: the line is cut at or before this record
+            // (EncodedPullPage.responseLine), so the rows after it would never be sent.
+            return page.count < 2 || page.byteCount + page.count - 1 <= maximumBytes
         }
         // A row the general decoder refuses (a damaged file) or repairs (text that is not UTF-8): the general
         // path gives its exact error or bytes.
@@ -37,21 +48,51 @@ extension SQLiteLedgerStore {
         return page
     }
 
-    /// `currency` when the row's code is its code (pages are mostly in one currency), else the currency of the
-    /// row's code; `false` when that is no currency.
-    private static func resolve(_ currency: inout Currency, row: SQLiteRow, column: Int32) -> Bool {
-        if row.withText(column, { $0.elementsEqual(currency.code.utf8) }) { return true }
-        guard let found = Currency(code: row.text(column)) else { return false }
-        currency = found
-        return true
-    }
-
     /// Whether `bytes` are valid UTF-8, which the general path's `String` keeps as they are (it would replace
-    /// anything else): ASCII at a glance, other text by decoding it.
+    /// anything else): ASCII at a glance, eight bytes at a time; other text by decoding it.
     private static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.allSatisfy { $0 < 0x80 } || String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index + 8 <= bytes.count {
+            guard raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else {
+                return String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
+            }
+            index += 8
+        }
+        while index < bytes.count {
+            guard base[index] < 0x80 else { return String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) }
+            index += 1
+        }
+        return true
     }
 
     /// About what one record takes on the wire.
     private static let encodedRecordBytes = 200
+}
+
+/// The currency of the rows being read: pages are mostly in one currency, so a row's code is compared with the
+/// last one's bytes and looked up only when it differs.
+private struct PageCurrency {
+    private(set) var value: Currency
+    private var code: [UInt8]
+
+    init(_ currency: Currency) {
+        value = currency
+        code = Array(currency.code.utf8)
+    }
+
+    /// Whether `bytes` spell a currency, which becomes ``value``.
+    mutating func resolve(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if bytes.count == code.count, code.withUnsafeBufferPointer({ known in
+            guard let left = known.baseAddress, let right = bytes.baseAddress else { return bytes.isEmpty }
+            return memcmp(left, right, bytes.count) == 0
+        }) {
+            return true
+        }
+        guard let found = Currency(code: String(decoding: bytes, as: UTF8.self)) else { return false }
+        value = found
+        code = Array(found.code.utf8)
+        return true
+    }
 }

@@ -22,6 +22,7 @@ public final class Server: Sendable {
     public init(configuration: ServerConfiguration, ledgers: any LedgerProvider,
                 log: ServerLog = .standardError) throws(TransportError) {
         Socket.raiseFileDescriptorLimit()
+        HeapReturn.keepLargeBuffers()
         self.configuration = configuration
         var transport = LineServerConfiguration()
         transport.maximumLineLength = configuration.maximumLineLength

@@ -84,6 +84,15 @@ public final class SQLiteStatement {
         while try step() { try body(SQLiteRow(statement: self)) }
     }
 
+    /// Binds and runs `body` on each row until it returns `false` (the rest are not read) or the rows end.
+    public func forEachRow(_ values: [SQLiteValue] = [], while body: (SQLiteRow) throws -> Bool) throws {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        while try step() {
+            if try !body(SQLiteRow(statement: self)) { return }
+        }
+    }
+
     /// Binds and maps every row.
     public func map<T>(_ values: [SQLiteValue] = [], _ transform: (SQLiteRow) throws -> T) throws -> [T] {
         var rows: [T] = []

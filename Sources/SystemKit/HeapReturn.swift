@@ -40,8 +40,20 @@ package final class HeapReturn: Sendable {
         self.workDone = workDone
     }
 
-    /// Counts one unit of work that allocates and frees a lot (a committed group of pushes).
+    /// Counts one unit of work that allocates and frees a lot (a committed group of pushes, a pull page).
     package static func noteWork() { work.add(1, ordering: .relaxed) }
+
+    /// Keeps freed buffers of up to a few MiB in the heap for the next one, for the whole process: glibc maps
+    /// each buffer above its mmap threshold afresh and gives the top of an arena back once more than twice that
+    /// is free, so a first sync's pull pages (a buffer of about 1 MB for each page's records and one for its
+    /// line, on both sides) were faulted in page by page for every page: 85,000 minor faults and 0.3 s of kernel
+    /// time in the daemon for a million expenses (docs/benchmarks.md, "Round 7, first sync"). Buffers below
+    /// 4 MiB now come from the heap, and up to 32 MiB free at an arena's top stays there; ``HeapReturn`` still
+    /// gives it all back once a burst of work ends.
+    package static func keepLargeBuffers() {
+        _ = mallopt(M_MMAP_THRESHOLD, 4 << 20)
+        _ = mallopt(M_TRIM_THRESHOLD, 32 << 20)
+    }
 
     /// One tick of the timer: trims when the policy says so. Returns whether it trimmed.
     @discardableResult

@@ -44,6 +44,33 @@ import Testing
         #expect(bulkRows == generalRows)
     }
 
+    /// The pages as a first sync gets them: written as the daemon's response lines, read back by the pull
+    /// decoder (whose strings are made from the line's bytes, and whose currency and date are read as values),
+    /// then bulk loaded; the rows are byte for byte those of the original records stored record by record.
+    @Test func decodedPagesBulkLoadWhatRecordByRecordStores() throws {
+        let pages = Self.pages()
+        let directory = try TemporaryDirectory()
+        let bulkStore = try SQLiteExpenseStore(path: directory.path + "/bulk.sqlite")
+        let bulkLedger = LocalLedger(store: bulkStore)
+        #expect(try bulkStore.beginBulkLoad())
+        for (number, page) in pages.enumerated() {
+            var line = RPCResponse.success(id: RequestID(Int64(number)), result: PullResult(changes: page, cursor: Int64(number + 1), more: true))
+            line.removeLast()  // the `\n`, as the line reader hands it over
+            let decoded = try #require(PullPageDecoder.decode(line)).result
+            #expect(decoded.changes == page)
+            try bulkLedger.apply(pulled: decoded.changes, cursor: decoded.cursor)
+        }
+        try bulkStore.endBulkLoad()
+
+        let generalStore = try SQLiteExpenseStore(path: directory.path + "/general.sqlite")
+        let generalLedger = LocalLedger(store: generalStore)
+        for (number, page) in pages.enumerated() { try generalLedger.apply(pulled: page, cursor: Int64(number + 1)) }
+        #expect(try Self.rows(directory.path + "/bulk.sqlite") == Self.rows(directory.path + "/general.sqlite"))
+        for currency in Currency.all {
+            #expect(try bulkStore.liveTotal(currency: currency) == generalStore.liveTotal(currency: currency), "\(currency.code)")
+        }
+    }
+
     /// Each row of `expense` as the type and hex bytes of every column, by id.
     private static func rows(_ path: String) throws -> [String] {
         let connection = try SQLiteConnection(path: path, mode: .readOnly)

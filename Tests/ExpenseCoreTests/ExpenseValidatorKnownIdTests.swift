@@ -35,6 +35,15 @@ import ExpenseCore
             let expected = Self.outcome { try ExpenseValidator.validate(withText) }
             #expect(Self.outcome { try ExpenseValidator.validate(draft, id: id) } == expected, "\(draft)")
             #expect(Self.outcome { try ExpenseValidator.validate(unrelatedText, id: id) } == expected, "\(draft)")
+            // The currency and the date already read as values (a pull page's): the same, whatever their text.
+            if let code = draft.currency, let currency = Currency(code: code), let text = draft.date,
+               let date = CalendarDay(text) {
+                var unrelated = draft
+                unrelated.currency = "not a currency: never read"
+                unrelated.date = "never read"
+                #expect(Self.outcome { try ExpenseValidator.validate(unrelated, id: id, currency: currency, date: date) }
+                        == expected, "\(draft)")
+            }
         }
     }
 }

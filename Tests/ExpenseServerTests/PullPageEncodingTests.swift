@@ -73,12 +73,36 @@ import TestSupport
                     let page = try ledger.engine.pullPage(params)
                     let general = try ledger.engine.pull(params)
                     for length in [1, 300, 1_000, 4_096, 60_000, 1 << 24] {
-                        #expect(page.responseLine(id: .number(JSONNumber(9)), maximumLineLength: length)
-                                == Self.referenceLine(general, id: .number(JSONNumber(9)), maximumLineLength: length),
+                        let reference = Self.referenceLine(general, id: .number(JSONNumber(9)), maximumLineLength: length)
+                        #expect(page.responseLine(id: .number(JSONNumber(9)), maximumLineLength: length) == reference,
                                 "kinds \(kinds.count), expenses \(expenses), since \(since), limit \(limit), length \(length)")
+                        // The page the daemon reads for its own line (no rows past the line's bytes): the same line.
+                        var bounded = params
+                        bounded.maximumLineLength = length
+                        #expect(try ledger.engine.pullPage(bounded).responseLine(id: .number(JSONNumber(9)),
+                                                                                 maximumLineLength: length) == reference,
+                                "bounded: kinds \(kinds.count), expenses \(expenses), since \(since), limit \(limit), length \(length)")
                     }
                 }
             }
+        }
+    }
+
+    @Test("the SQLite store reads no rows past the line's bytes: one object past them, then it stops")
+    func sqliteStoreStopsAtTheLinesBytes() throws {
+        let ledger = try TestLedger(.sqlite)
+        try Self.fill(ledger.engine)
+        let store = ledger.engine.store
+        let all = try store.encodedChanges(since: 0, limit: 10_001)
+        for maximum in [1, 500, 2_000, 10_000] {
+            let bounded = try store.encodedChanges(since: 0, limit: 10_001, maximumBytes: maximum)
+            // The objects of the bounded page, with commas between them, pass `maximum` only by its last one.
+            let bytes = (0..<bounded.count).map { bounded.object($0).count }
+            #expect(bounded.count >= 2 && bounded.count < all.count, "maximum \(maximum)")
+            #expect(bytes.reduce(0, +) + bounded.count - 1 > maximum, "maximum \(maximum)")
+            #expect(bytes.dropLast().reduce(0, +) + bounded.count - 2 <= maximum || bounded.count == 2, "maximum \(maximum)")
+            #expect(bounded.seqs == Array(all.seqs.prefix(bounded.count)))
+            for index in 0..<bounded.count { #expect(bounded.object(index) == all.object(index)) }
         }
     }
 

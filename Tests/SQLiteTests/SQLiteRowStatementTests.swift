@@ -1,5 +1,6 @@
+import CSQLite
 import Foundation
-import SQLite
+@testable import SQLite
 import Testing
 
 /// ``SQLiteRowStatement`` writes exactly what as many one-row statements write, in order, whatever the count
@@ -32,6 +33,49 @@ struct SQLiteRowStatementTests {
         }
         #expect(try Self.table(many) == Self.table(single))
         #expect(try Self.table(many).count == count)
+    }
+
+    /// Texts and blobs bound without a copy are written as given, and once `run` returns no statement of the
+    /// connection still has them bound (the buffer may be freed then).
+    @Test("values bound without a copy: written as given, and no longer bound once run returns",
+          arguments: [1, 63, 64, 65, 200])
+    func valuesBoundWithoutACopy(count: Int) throws {
+        let schema = "CREATE TABLE v (k INTEGER PRIMARY KEY, t ANY, b ANY, n INTEGER) STRICT"
+        let single = try SQLiteConnection(path: ":memory:")
+        try single.execute(schema)
+        let many = try SQLiteConnection(path: ":memory:")
+        try many.execute(schema)
+        let texts = (0..<count).map { "zqx marker \($0) café" }
+        for row in 0..<count {
+            try single.prepare("INSERT INTO v (k, t, b, n) VALUES (?1, ?2, ?3, ?4)")
+                .run([.integer(Int64(row)), .text(texts[row]), .blob(Array(texts[row].utf8.prefix(5))), .integer(7)])
+        }
+        let bytes = texts.map { Array($0.utf8) }
+        let statement = SQLiteRowStatement(connection: many, head: "INSERT INTO v (k, t, b, n)", columns: 4)
+        try statement.run(count: count) { binder, row in
+            try binder.integer(Int64(row))
+            try bytes[row].withUnsafeBytes { text in
+                try binder.text(noCopy: text)
+                try binder.blob(noCopy: UnsafeRawBufferPointer(rebasing: text.prefix(5)))
+            }
+            try binder.integer(7)
+        }
+        #expect(try Self.table(many) == Self.table(single))
+        var open = sqlite3_next_stmt(many.handle, nil)
+        var inserts = 0
+        while let handle = open {
+            let sql = sqlite3_expanded_sql(handle).map { pointer -> String in
+                defer { sqlite3_free(pointer) }
+                return String(cString: pointer)
+            } ?? ""
+            if sql.hasPrefix("INSERT INTO v") {
+                inserts += 1
+                #expect(!sql.contains("zqx"), "\(sql.prefix(120))")
+                #expect(!sql.contains("x'"), "\(sql.prefix(120))")
+            }
+            open = sqlite3_next_stmt(many.handle, handle)
+        }
+        #expect(inserts > 0)
     }
 
     @Test("a tail, a DELETE … IN (VALUES …), and an error that names the statement")

@@ -136,15 +136,18 @@ final class SQLiteCacheTables: StoreTransaction {
     /// In a bulk load the rows are appended by one multi-row INSERT of up to ``SQLiteRowStatement/maximumRows``
     /// rows, prepared once for the store and bound value by value (no array of values, no lookup of the
     /// statement by its text per chunk); the ids and texts are bound without a copy from one buffer holding the
-    /// page's bytes (``SQLiteRowBinder/text(noCopy:)``), which lives until the rows are written. The live
-    /// totals (whose triggers are dropped meanwhile) get one addition per currency of the page. Otherwise one by one.
+    /// page's bytes (``SQLiteRowBinder/text(noCopy:)``), which lives until the rows are written, and the integers
+    /// from one array, both filled in one pass over the records (binding then touches no ``Record``: a record's
+    /// copy and its strings' UTF-8 views cost more than the binding itself). The live totals (whose triggers are
+    /// dropped meanwhile) get one addition per currency of the page. Otherwise one by one.
     func putSettled(_ records: [Record]) throws {
         guard bulkLoading else {
             for record in records { try putSettled(record) }
             return
         }
         // Each record's id, currency code, category and note, back to back; `ends[4 * i + k]` ends field k of
-        // record i. Reserved once, so the buffer does not move while the pointers into it are bound.
+        // record i. Reserved once, so the buffer does not move while the pointers into it are bound. Then each
+        // record's amount, day, version, deleted and seq at `integers[5 * i + k]`.
         var total = 0
         for record in records {
             let expense = record.expense
@@ -154,38 +157,53 @@ final class SQLiteCacheTables: StoreTransaction {
         bytes.reserveCapacity(total)
         var ends: [Int] = []
         ends.reserveCapacity(4 * records.count)
+        var integers: [Int64] = []
+        integers.reserveCapacity(5 * records.count)
         for record in records {
             let expense = record.expense
-            withUnsafeBytes(of: expense.id.uuid) { bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
+            withUnsafeBytes(of: expense.id.uuid) { bytes.append(contentsOf: $0) }
             ends.append(bytes.count)
-            bytes.append(contentsOf: expense.currency.code.utf8)
+            Self.append(expense.currency.code, to: &bytes)
             ends.append(bytes.count)
-            bytes.append(contentsOf: expense.category.utf8)
+            Self.append(expense.category, to: &bytes)
             ends.append(bytes.count)
-            bytes.append(contentsOf: expense.note.utf8)
+            Self.append(expense.note, to: &bytes)
             ends.append(bytes.count)
+            integers.append(expense.amount)
+            integers.append(Int64(expense.date.ordinal))
+            integers.append(record.version)
+            integers.append(record.deleted ? 1 : 0)
+            integers.append(record.seq)
         }
         precondition(bytes.count == total, "the page's bytes fill exactly what was reserved")
         try bytes.withUnsafeBytes { buffer in
             try ends.withUnsafeBufferPointer { ends in
-                func field(_ index: Int) -> UnsafeRawBufferPointer {
-                    UnsafeRawBufferPointer(rebasing: buffer[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
-                }
-                try bulkInsert.run(count: records.count) { binder, index in
-                    let record = records[records.startIndex + index]
-                    try binder.blob(noCopy: field(4 * index))
-                    try binder.integer(record.expense.amount)
-                    try binder.text(noCopy: field(4 * index + 1))
-                    try binder.text(noCopy: field(4 * index + 2))
-                    try binder.integer(Int64(record.expense.date.ordinal))
-                    try binder.text(noCopy: field(4 * index + 3))
-                    try binder.integer(record.version)
-                    try binder.integer(record.deleted ? 1 : 0)
-                    try binder.integer(record.seq)
+                try integers.withUnsafeBufferPointer { integers in
+                    func field(_ index: Int) -> UnsafeRawBufferPointer {
+                        UnsafeRawBufferPointer(rebasing: buffer[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+                    }
+                    try bulkInsert.run(count: records.count) { binder, index in
+                        let number = 5 * index
+                        try binder.blob(noCopy: field(4 * index))
+                        try binder.integer(integers[number])
+                        try binder.text(noCopy: field(4 * index + 1))
+                        try binder.text(noCopy: field(4 * index + 2))
+                        try binder.integer(integers[number + 1])
+                        try binder.text(noCopy: field(4 * index + 3))
+                        try binder.integer(integers[number + 2])
+                        try binder.integer(integers[number + 3])
+                        try binder.integer(integers[number + 4])
+                    }
                 }
             }
         }
         try addBulkTotals(of: records)
+    }
+
+    /// Appends the UTF-8 bytes of `text` as one copy (the generic append of a `String.UTF8View` walks it).
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// The bound values of ``putSettled(_:)``, in the order of its INSERT's columns.

@@ -88,6 +88,7 @@ public enum ExpenseValidator {
     }
 
     private static func checkedCategory(_ text: String, byteLimits: Bool) throws -> String {
+        if isPlainASCII(text, atMost: ExpenseRules.maximumCategoryLength, visibleEnds: true) { return text }
         // Foundation's trimming is slow; text that starts and ends with a visible ASCII character has nothing to trim.
         let trimmed = hasVisibleASCIIEnds(text) ? text : text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw ValidationError.emptyCategory }
@@ -112,6 +113,7 @@ public enum ExpenseValidator {
     }
 
     private static func checkedNote(_ text: String, byteLimits: Bool) throws -> String {
+        if isPlainASCII(text, atMost: ExpenseRules.maximumNoteLength, visibleEnds: false) { return text }
         guard !containsControl(text, allowingTabAndNewline: true) else { throw ValidationError.invalidText(.note) }
         if let limit = exceededLimit(text, characters: ExpenseRules.maximumNoteLength,
                                      bytes: byteLimits ? ExpenseRules.maximumNoteBytes : Int.max) {
@@ -130,6 +132,27 @@ public enum ExpenseValidator {
         if byteCount <= characters { return nil }
         if text.dropFirst(characters).isEmpty == false { return .characters }
         return byteCount > bytes ? .bytes : nil
+    }
+
+    /// Whether `text` passes every check of a category (`visibleEnds`) or of a note as it is, by its bytes alone:
+    /// at most `atMost` bytes, each printable ASCII (a note's also tab or newline), a category's first and last
+    /// `!` … `~`. Such text has nothing to trim and no control, and its characters are its bytes (the one ASCII
+    /// pair that is one grapheme, CR LF, holds a control), so it is within both limits. The checks below decide
+    /// anything else; this is the usual text, checked in one pass over its bytes (a first sync checks a million
+    /// categories and notes).
+    private static func isPlainASCII(_ text: String, atMost maximum: Int, visibleEnds: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count <= maximum else { return false }
+            if visibleEnds {
+                guard let first = bytes.first, let last = bytes.last, (0x21...0x7E).contains(first),
+                      (0x21...0x7E).contains(last) else { return false }
+            }
+            for byte in bytes where byte < 0x20 || byte > 0x7E {
+                guard !visibleEnds, byte == 0x09 || byte == 0x0A else { return false }
+            }
+            return true
+        }
     }
 
     /// Whether the first and the last byte are ASCII `!` … `~` (so neither end is whitespace or a newline).

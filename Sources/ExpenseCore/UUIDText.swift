@@ -14,28 +14,37 @@ public enum UUIDText {
     }
 
     /// ``parse(_:)`` over UTF-8 bytes.
+    ///
+    /// A first sync parses a million ids: each digit is one look-up in ``digitValues`` (a value of 16 or more
+    /// for a byte that is not a digit, seen once at the end), not a comparison per range.
     public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> UUID? {
         guard bytes.count == 36, let text = bytes.baseAddress, text[8] == UInt8(ascii: "-"), text[13] == UInt8(ascii: "-"),
               text[18] == UInt8(ascii: "-"), text[23] == UInt8(ascii: "-") else { return nil }
-        // The 32 digits into two 64-bit halves; a byte that is not a digit gives a value of 16 or more, seen once
-        // at the end in `seen`.
-        var seen: UInt8 = 0
-        func digits(_ range: Range<Int>, into value: inout UInt64) {
-            for offset in range {
-                let digit = digitValue(text[offset])
-                seen |= digit
-                value = value << 4 | UInt64(digit & 0xF)
+        return digitValues.withUnsafeBufferPointer { table -> UUID? in
+            guard let values = table.baseAddress else { return nil }
+            // The 32 digits into two 64-bit halves.
+            var seen: UInt8 = 0
+            @inline(__always)
+            func digits(_ range: Range<Int>, into value: inout UInt64) {
+                for offset in range {
+                    let digit = values[Int(text[offset])]
+                    seen |= digit
+                    value = value << 4 | UInt64(digit & 0xF)
+                }
             }
+            var high: UInt64 = 0, low: UInt64 = 0
+            digits(0..<8, into: &high)
+            digits(9..<13, into: &high)
+            digits(14..<18, into: &high)
+            digits(19..<23, into: &low)
+            digits(24..<36, into: &low)
+            guard seen < 16 else { return nil }
+            return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         }
-        var high: UInt64 = 0, low: UInt64 = 0
-        digits(0..<8, into: &high)
-        digits(9..<13, into: &high)
-        digits(14..<18, into: &high)
-        digits(19..<23, into: &low)
-        digits(24..<36, into: &low)
-        guard seen < 16 else { return nil }
-        return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
     }
+
+    /// ``digitValue(_:)`` of every byte.
+    private static let digitValues: [UInt8] = (0...255).map { digitValue(UInt8($0)) }
 
     /// ``hexValue(_:)`` without the optional: a value of 16 or more for a byte that is not a digit.
     @inline(__always)
@@ -59,19 +68,27 @@ public enum UUIDText {
     /// for writers that lay out bytes themselves (the JSON writer puts 10,000 ids in a pull page).
     public static func write(_ id: UUID, into out: UnsafeMutableRawBufferPointer, at offset: Int) {
         precondition(offset >= 0 && offset + 36 <= out.count, "no room for 36 bytes")
-        let hex: StaticString = "0123456789abcdef"
-        withUnsafeBytes(of: id.uuid) { raw in
-            var position = offset
-            for index in 0..<16 {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    out[position] = UInt8(ascii: "-")
-                    position += 1
+        guard let start = out.baseAddress else { return }
+        // Two digits per byte from ``digitPairs`` (a pull page writes 10,000 ids).
+        digitPairs.withUnsafeBufferPointer { pairs in
+            withUnsafeBytes(of: id.uuid) { raw in
+                var position = start + offset
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        position.storeBytes(of: UInt8(ascii: "-"), as: UInt8.self)
+                        position += 1
+                    }
+                    position.storeBytes(of: pairs[Int(raw[index])], as: UInt16.self)
+                    position += 2
                 }
-                out[position] = hex.utf8Start[Int(raw[index] >> 4)]
-                out[position + 1] = hex.utf8Start[Int(raw[index] & 0xF)]
-                position += 2
             }
         }
+    }
+
+    /// The two lower-case digits of every byte, as a `UInt16` holding them in memory order.
+    private static let digitPairs: [UInt16] = (0...255).map { byte in
+        let hex = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: (hex[byte >> 4], hex[byte & 0xF])) { $0.loadUnaligned(as: UInt16.self) }
     }
 
     /// Whether `text` can begin a UUID's text: at most 36 bytes, each a hexadecimal digit in either case,

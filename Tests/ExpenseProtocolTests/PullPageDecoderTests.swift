@@ -83,6 +83,28 @@ import TestSupport
         #expect(PullPageDecoder.decode(line) == nil)
     }
 
+    /// Integers of 1 to 22 digits, with and without a sign or a leading zero, around Int64's limits, followed by
+    /// a fraction or an exponent: the fast path takes exactly the ones the general path reads as an Int64, with
+    /// the same value (it reads at most nineteen digits before deciding).
+    @Test func integersOfEveryLengthAreReadLikeTheGeneralPath() throws {
+        var texts = ["0", "-0", "00", "01", "-01", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                     "-9223372036854775809", "18446744073709551615", "18446744073709551616", "99999999999999999999",
+                     "10000000000000000000", "1.0", "1e3", "12E1", "-", "--1"]
+        for digits in 1...22 {
+            texts += [String(repeating: "9", count: digits), "1" + String(repeating: "0", count: digits - 1),
+                      "-" + String(repeating: "7", count: digits), "0" + String(repeating: "5", count: digits)]
+        }
+        for text in texts {
+            let line = Array(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":\#(text),"more":false}}"#.utf8)
+            let general = try? RPCClientCodec.parse(line).decodeResult(as: PullResult.self)
+            let fast = PullPageDecoder.decode(line)
+            if let fast { #expect(fast.result == general, "\(text)") }
+            // A plain integer within Int64 (no leading zero) is the fast path's to take.
+            let plain = text.drop { $0 == "-" }.allSatisfy(\.isNumber) && !text.drop { $0 == "-" }.hasPrefix("0")
+            if plain, text.filter({ $0 == "-" }).count <= 1, Int64(text) != nil { #expect(fast != nil, "\(text)") }
+        }
+    }
+
     /// Random byte edits of valid lines (invalid UTF-8, broken escapes, cut numbers, stray characters): whenever
     /// the fast path answers, the general path answers the same.
     @Test func mutatedPagesNeverDisagree() throws {

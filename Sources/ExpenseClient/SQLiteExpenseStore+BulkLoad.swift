@@ -5,9 +5,10 @@ import SQLite
 /// most index pages at every commit, while sorting once at the end costs about a second.
 ///
 /// Safe to interrupt: the drop and the ``StoreMetaKey/bulkLoad`` mark are one transaction, every page is
-/// committed with its cursor, and the rebuild and the unmarking are one transaction. A store opened while
-/// marked (interrupted, or still loading in another process) rebuilds its indexes before anything else; a sync that is
-/// retried within the same run continues the bulk load.
+/// committed with its cursor, and the rebuild is two transactions (the id index, then the rest with the
+/// unmarking), each building only what is missing. A store opened while marked (interrupted, or still loading in
+/// another process) rebuilds its missing indexes before anything else; a sync that is retried within the same run
+/// continues the bulk load.
 ///
 /// Another process may write meanwhile (an `add` during a first sync): its write ends the bulk load first
 /// (``takeInBulkLoadState()`` builds the indexes it needs), and the loading process notices at its next
@@ -32,20 +33,39 @@ extension SQLiteExpenseStore {
         } }
         tables.bulkLoading = on
         // A page lost to a power cut is pulled again (its cursor is lost with it): no fsync per page. WAL keeps
-        // every commit atomic; FULL comes back with the indexes.
-        if on { try writing { try connection.execute("PRAGMA synchronous=NORMAL") } }
+        // every commit atomic; FULL comes back with the indexes. Nor does a page's commit checkpoint: the pages
+        // stay in the WAL until the index build, beside which a second connection copies them into the file
+        // (``endBulkLoad()``). A checkpoint every 1,000 frames was the appends' commits copying and syncing
+        // every page a second time on the thread the pull waits for.
+        if on { try writing { try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0") } }
         return on
     }
 
     package func endBulkLoad() throws {
-        guard tables.bulkLoading else {
-            // Ended by another process's write; only this connection's durability is left to restore.
-            try writing { try connection.execute("PRAGMA synchronous=FULL") }
-            return
-        }
+        // This connection's durability and checkpoints come back whichever way the load ends.
+        defer { try? writing { try connection.execute("PRAGMA synchronous=FULL; PRAGMA wal_autocheckpoint=\(Self.autocheckpointFrames)") } }
+        guard tables.bulkLoading else { return }  // ended by another process's write
+        // The pages appended are copied into the file while the id index is built, and that index's pages
+        // while the rest is (BulkLoadCheckpoint: a reader, never in the writer's way), so the two transactions
+        // below; an interruption between them leaves the mark, and the next open builds what is missing as after
+        // any interrupted load. Each checkpoint is waited for before the next starts and before returning, so no
+        // thread outlives the load.
+        let onDisk = location != ":memory:"
+        var checkpoint = onDisk ? BulkLoadCheckpoint(path: location) : nil
+        defer { checkpoint?.wait() }
         try exclusively {
             try writing {
                 try connection.execute("PRAGMA synchronous=FULL")
+                try connection.transaction {
+                    guard try tables.metaValue(.bulkLoad) != nil else { return }
+                    try Self.withIndexBuildSettings(connection) {
+                        for index in Self.bulkIndexes where index.name == "expense_by_id" {
+                            if try Self.build(index, connection: connection) { try Self.recountTotals(connection: connection) }
+                        }
+                    }
+                }
+                checkpoint?.wait()
+                checkpoint = onDisk ? BulkLoadCheckpoint(path: location) : nil
                 try connection.transaction {
                     if try tables.metaValue(.bulkLoad) != nil { try rebuildIndexes() }
                 }
@@ -53,6 +73,10 @@ extension SQLiteExpenseStore {
         }
         tables.bulkLoading = false
     }
+
+    /// SQLite's automatic checkpoint (after a commit that leaves this many frames in the WAL), which the store
+    /// keeps outside a bulk load: SQLite's default.
+    static let autocheckpointFrames = 1_000
 
     /// At the start of every write transaction (under the writer lock): what this process knew about a bulk load
     /// may be stale. A mark another process set (its first sync is loading, or was interrupted) is ended here, so
@@ -76,29 +100,44 @@ extension SQLiteExpenseStore {
 
     /// ``rebuildIndexes()`` on a connection being opened.
     static func rebuildIndexes(connection: SQLiteConnection, tables: SQLiteCacheTables) throws {
-        // Two sorter threads, and a page cache small enough that they get work: SQLite's sorter keeps up to
-        // `cache_size` of keys in one list, and only a list it spills (sorted into a temporary file) goes to a
-        // sorter thread; the keys of one index that all fit are sorted by this thread alone, at the end. With
-        // 8 MiB the keys of a million expenses (about 40 MB per index) are sorted in five runs on the other core
-        // while this thread reads the table, then merged. The indexes are built after the pull, when the
-        // machine's cores are otherwise idle.
-        try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB); PRAGMA threads = 2")
-        defer { try? connection.execute("PRAGMA cache_size = -2000; PRAGMA threads = 0") }
-        var droppedDuplicates = false
-        for index in Self.bulkIndexes {
-            do {
-                try connection.execute(index.definition)
-            } catch SQLiteError.ResultCode.constraint {
-                try dropOlderDuplicates(in: index.table, version: index.table == "expense" ? "base_version" : "version",
-                                        connection: connection)
-                droppedDuplicates = droppedDuplicates || index.table == "expense"
-                try connection.execute(index.definition)
+        try withIndexBuildSettings(connection) {
+            var droppedDuplicates = false
+            for index in Self.bulkIndexes {
+                let dropped = try build(index, connection: connection)
+                droppedDuplicates = droppedDuplicates || (dropped && index.table == "expense")
             }
+            // The pages' totals counted every row appended; the dropped ones no longer count.
+            if droppedDuplicates { try recountTotals(connection: connection) }
         }
-        // The pages' totals counted every row appended; the dropped ones no longer count.
-        if droppedDuplicates { try recountTotals(connection: connection) }
         for trigger in Self.bulkTriggers { try connection.execute(trigger.definition) }
         try tables.setMetaValue(nil, for: .bulkLoad)
+    }
+
+    /// Creates `index` if it does not exist; when its table holds an id twice (a unique index fails), the older
+    /// rows of such ids are dropped first. Returns whether rows were dropped (the live totals then need a recount).
+    private static func build(_ index: (name: String, table: String, definition: String),
+                              connection: SQLiteConnection) throws -> Bool {
+        do {
+            try connection.execute(index.definition)
+            return false
+        } catch SQLiteError.ResultCode.constraint {
+            try dropOlderDuplicates(in: index.table, version: index.table == "expense" ? "base_version" : "version",
+                                    connection: connection)
+            try connection.execute(index.definition)
+            return true
+        }
+    }
+
+    /// Runs `body` (index builds) with two sorter threads and a page cache small enough that they get work:
+    /// SQLite's sorter keeps up to `cache_size` of keys in one list, and only a list it spills (sorted into a
+    /// temporary file) goes to a sorter thread; the keys of one index that all fit are sorted by this thread
+    /// alone, at the end. With 8 MiB the keys of a million expenses (about 40 MB per index) are sorted in five
+    /// runs on the other core while this thread reads the table, then merged. The indexes are built after the
+    /// pull, when the machine's cores are otherwise idle.
+    private static func withIndexBuildSettings<T>(_ connection: SQLiteConnection, _ body: () throws -> T) throws -> T {
+        try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB); PRAGMA threads = 2")
+        defer { try? connection.execute("PRAGMA cache_size = -2000; PRAGMA threads = 0") }
+        return try body()
     }
 
     /// Keeps, of the rows sharing an id, the one with the highest version (the last pulled).

@@ -67,11 +67,17 @@ public enum UUIDText {
     /// Writes the id's 36 lower-case characters into `out` from `offset` (which must leave room for 36 bytes),
     /// for writers that lay out bytes themselves (the JSON writer puts 10,000 ids in a pull page).
     public static func write(_ id: UUID, into out: UnsafeMutableRawBufferPointer, at offset: Int) {
+        write(bytes: id.uuid, into: out, at: offset)
+    }
+
+    /// ``write(_:into:at:)`` of the UUID whose 16 bytes are `bytes` (a store's blob, read without making a
+    /// `UUID`).
+    public static func write(bytes: uuid_t, into out: UnsafeMutableRawBufferPointer, at offset: Int) {
         precondition(offset >= 0 && offset + 36 <= out.count, "no room for 36 bytes")
         guard let start = out.baseAddress else { return }
         // Two digits per byte from ``digitPairs`` (a pull page writes 10,000 ids).
         digitPairs.withUnsafeBufferPointer { pairs in
-            withUnsafeBytes(of: id.uuid) { raw in
+            withUnsafeBytes(of: bytes) { raw in
                 var position = start + offset
                 for index in 0..<16 {
                     if index == 4 || index == 6 || index == 8 || index == 10 {

@@ -110,8 +110,13 @@ struct JSONByteCursor {
 
     /// A UUID as `"` + its 36 lower-case characters + `"` (38 bytes).
     mutating func uuid(_ value: UUID) {
+        uuid(bytes: value.uuid)
+    }
+
+    /// ``uuid(_:)`` of the UUID whose 16 bytes are `bytes`.
+    mutating func uuid(bytes: uuid_t) {
         byte(UInt8(ascii: "\""))
-        UUIDText.write(value, into: UnsafeMutableRawBufferPointer(start: pointer, count: 36), at: 0)
+        UUIDText.write(bytes: bytes, into: UnsafeMutableRawBufferPointer(start: pointer, count: 36), at: 0)
         pointer += 36
         byte(UInt8(ascii: "\""))
     }

@@ -11,15 +11,16 @@ extension Record {
         category.withUTF8 { category in
             note.withUTF8 { note in
                 Self.writeObject(to: &writer, amount: expense.amount, category: category, currency: expense.currency,
-                                 date: expense.date, deleted: deleted, id: expense.id, note: note, seq: seq, version: version)
+                                 date: expense.date, deleted: deleted, id: expense.id.uuid, note: note, seq: seq, version: version)
             }
         }
     }
 
     /// The one layout of a record's object, from its values: ``write(to:)``'s, and a store's that writes pull
-    /// pages straight from its rows (`category` and `note` as valid UTF-8, as a `String` holds them).
+    /// pages straight from its rows (`category` and `note` as valid UTF-8, as a `String` holds them; `id` as the
+    /// UUID's 16 bytes, which a store reads without making a `UUID`).
     public static func writeObject(to writer: inout JSONWriter, amount: Int64, category: UnsafeBufferPointer<UInt8>,
-                                   currency: Currency, date: CalendarDay, deleted: Bool, id: UUID,
+                                   currency: Currency, date: CalendarDay, deleted: Bool, id: uuid_t,
                                    note: UnsafeBufferPointer<UInt8>, seq: Int64, version: Int64) {
         // One reservation for the whole object (the bytes are laid out at a pointer, then appended once): a
         // first sync writes a million of these.
@@ -34,7 +35,7 @@ extension Record {
                 out.raw(#","currency":"#); out.string(utf8: code)
                 out.raw(#","date":"#); out.day(year: date.year, month: date.month, day: date.day)
                 out.raw(#","deleted":"#); out.bool(deleted)
-                out.raw(#","id":"#); out.uuid(id)
+                out.raw(#","id":"#); out.uuid(bytes: id)
                 out.raw(#","note":"#); out.string(utf8: note)
                 out.raw(#","seq":"#); out.int64(seq)
                 out.raw(#","version":"#); out.int64(version)

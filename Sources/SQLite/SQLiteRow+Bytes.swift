@@ -3,14 +3,14 @@ import CSQLite
 extension SQLiteRow {
     /// Calls `body` with the bytes of the text in column `index` (empty for NULL), without making a `String`:
     /// the bytes are SQLite's own and valid only during the call.
-    public func withText<Result>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    @inlinable public func withText<Result>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         guard let pointer = sqlite3_column_text(statement.handle, index) else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
         return try body(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement.handle, index))))
     }
 
     /// Calls `body` with the bytes of the blob in column `index` (empty for NULL or an empty blob), without
     /// making an array: the bytes are SQLite's own and valid only during the call.
-    public func withBlob<Result>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    @inlinable public func withBlob<Result>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         let pointer = sqlite3_column_blob(statement.handle, index)  // first, then its size (SQLite's documented order)
         let count = Int(sqlite3_column_bytes(statement.handle, index))
         guard count > 0, let pointer else {

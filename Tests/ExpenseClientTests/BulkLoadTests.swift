@@ -77,6 +77,60 @@ import Testing
         #expect(plan == ["SEARCH expense USING INDEX expense_live_by_day (day>? AND day<?)"])
     }
 
+    /// The pages' commits do not checkpoint (`wal_autocheckpoint` 0 while loading); their pages are copied into
+    /// the database file by a second connection beside the index build, before ``SQLiteExpenseStore/endBulkLoad()``
+    /// returns, and the store checkpoints as before afterwards.
+    @Test func theLoadedPagesAreCheckpointedBesideTheIndexBuild() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/cache.sqlite"
+        let store = try SQLiteExpenseStore(path: path)
+        func autocheckpoint() throws -> Int64? {
+            try store.connection.prepare("PRAGMA wal_autocheckpoint").first { $0.int64(0) }
+        }
+        func fileSize() throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        }
+        #expect(try autocheckpoint() == Int64(SQLiteExpenseStore.autocheckpointFrames))
+        #expect(try store.beginBulkLoad())
+        #expect(try autocheckpoint() == 0)
+        let ledger = LocalLedger(store: store)
+        for page in 0..<4 {
+            let records = try (1...500).map { try record(UUID(), amount: Int64($0), version: 1, seq: Int64(page * 500 + $0)) }
+            try ledger.apply(pulled: records, cursor: Int64(page * 500 + 500))
+        }
+        let before = try fileSize()
+        try store.endBulkLoad()
+        #expect(try autocheckpoint() == Int64(SQLiteExpenseStore.autocheckpointFrames))
+        // 2,000 rows of about 60 bytes and their id index (about 25 bytes each) are in the file, not only in the WAL.
+        #expect(try fileSize() >= before + 2_000 * 70)
+        #expect(try store.liveCount() == 2_000)
+    }
+
+    /// An interruption between the build's two transactions (the id index built and committed, the rest not):
+    /// the mark is still set, and the next open builds what is missing.
+    @Test func aLoadInterruptedAfterItsIdIndexIsFinishedWhenTheStoreIsOpened() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/cache.sqlite"
+        let a = UUID()
+        do {
+            let store = try SQLiteExpenseStore(path: path)
+            #expect(try store.beginBulkLoad())
+            try LocalLedger(store: store).apply(pulled: [try record(a, amount: 100, version: 1, seq: 1),
+                                                         try record(UUID(), amount: 7, version: 1, seq: 2, deleted: true)], cursor: 2)
+            try store.connection.execute("CREATE UNIQUE INDEX IF NOT EXISTS expense_by_id ON expense(id)")
+        }
+        let reopened = try SQLiteExpenseStore(path: path)
+        #expect(try reopened.metaValue(.bulkLoad) == nil)
+        #expect(try LiveDayIndexMigrationTests.indexDefinition(reopened.connection) != nil)
+        #expect(try LiveDayIndexMigrationTests.plans(reopened.connection) == LiveDayIndexMigrationTests.expectedPlans)
+        #expect(try reopened.liveCount() == 1)
+        #expect(try reopened.record(id: a)?.expense.amount == 100)
+        // The live-total triggers are back: an edit moves the total.
+        let ledger = LocalLedger(store: reopened)
+        _ = try ledger.edit(try ledger.find(String(a.uuidString.prefix(8))), changes: ExpenseDraft(amount: 150))
+        #expect(try reopened.liveTotal(currency: .usd) == 150)
+    }
+
     @Test func aStoreHoldingAnythingLoadsRecordByRecord() throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteExpenseStore(path: directory.path + "/cache.sqlite")

@@ -128,15 +128,15 @@ extension SQLiteExpenseStore {
         }
     }
 
-    /// Runs `body` (index builds) with two sorter threads and a page cache small enough that they get work:
-    /// SQLite's sorter keeps up to `cache_size` of keys in one list, and only a list it spills (sorted into a
-    /// temporary file) goes to a sorter thread; the keys of one index that all fit are sorted by this thread
-    /// alone, at the end. With 8 MiB the keys of a million expenses (about 40 MB per index) are sorted in five
-    /// runs on the other core while this thread reads the table, then merged. The indexes are built after the
-    /// pull, when the machine's cores are otherwise idle.
+    /// Runs `body` (index builds) with a page cache of ``bulkCacheKiB``, which is also the most keys SQLite's
+    /// sorter holds in memory: the keys of a million expenses (about 40 MB for the id index, 26 MB for the day
+    /// index) are sorted in one run by this thread, no sorter threads. Sorter threads only take runs spilled
+    /// to temporary files: with 8 MiB and two threads (Round 7, firstsync4) the sorts cost 0.3–0.5 s more CPU
+    /// for the spills and merges, and took the core the pulled pages' checkpoint now runs on (``BulkLoadCheckpoint``),
+    /// for no shorter build (docs/benchmarks.md, "Round 7, first sync, part 2").
     private static func withIndexBuildSettings<T>(_ connection: SQLiteConnection, _ body: () throws -> T) throws -> T {
-        try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB); PRAGMA threads = 2")
-        defer { try? connection.execute("PRAGMA cache_size = -2000; PRAGMA threads = 0") }
+        try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB)")
+        defer { try? connection.execute("PRAGMA cache_size = -2000") }
         return try body()
     }
 
@@ -151,7 +151,8 @@ extension SQLiteExpenseStore {
             """)
     }
 
-    /// Page cache while the indexes are built, which is also the most keys the sorter holds in one run: 8 MiB,
-    /// whatever the ledger size (docs/benchmarks.md, "Round 7, first sync").
-    private static let bulkCacheKiB = 8_192
+    /// Page cache while the indexes are built, and the sorter's memory: 64 MiB, whatever the ledger size (a
+    /// first sync of a million expenses peaks at about 145 MiB of RSS; docs/benchmarks.md, "Round 7, first sync,
+    /// part 2").
+    private static let bulkCacheKiB = 65_536
 }

@@ -1,7 +1,7 @@
-import Foundation
+import Dispatch
 import SQLite
 
-/// One `PASSIVE` checkpoint of a cache's WAL, on a second connection and a thread of its own, while the store's
+/// `PASSIVE` checkpoints of a cache's WAL, on second connections and a queue of their own, while the store's
 /// connection goes on: a first sync's pages, which its bulk load appended without checkpointing
 /// (``SQLiteExpenseStore/beginBulkLoad()``), are copied into the database file beside the index build instead of
 /// inside the appends' commits, on the core the daemon has left idle (docs/benchmarks.md, "Round 7, first sync,
@@ -12,22 +12,23 @@ import SQLite
 /// less, or fails, loses nothing: the WAL keeps every frame until a later checkpoint (SQLite's own after a
 /// commit, or at close) copies it.
 final class BulkLoadCheckpoint: Sendable {
-    private let done = DispatchSemaphore(value: 0)
+    private let path: String
+    private let queue = DispatchQueue(label: "expense-checkpoint")
 
-    /// Starts the checkpoint of the database file at `path` (in WAL mode, opened by the store).
-    init(path: String) {
-        let thread = Thread { [done] in
+    /// For the database file at `path` (in WAL mode, opened by the store).
+    init(path: String) { self.path = path }
+
+    /// Queues one checkpoint of what is committed when it begins, after those queued before it; returns at once.
+    func start() {
+        queue.async { [path] in
             // A connection opens the WAL when it first reads; before that a checkpoint finds none.
             if let connection = try? SQLiteConnection(path: path, mode: .readWrite),
                (try? connection.execute("SELECT count(*) FROM sqlite_schema")) != nil {
                 _ = try? connection.checkpoint(.passive)
             }
-            done.signal()
         }
-        thread.name = "expense-checkpoint"
-        thread.start()
     }
 
-    /// Waits until the checkpoint has ended and its connection is closed.
-    func wait() { done.wait() }
+    /// Waits until every checkpoint queued has ended and its connection is closed.
+    func wait() { queue.sync {} }
 }

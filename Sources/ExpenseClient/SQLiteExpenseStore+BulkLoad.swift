@@ -48,14 +48,14 @@ extension SQLiteExpenseStore {
         // The pages appended are copied into the file while the id index is built, and that index's pages
         // while the rest is (BulkLoadCheckpoint: a reader, never in the writer's way), so the two transactions
         // below; an interruption between them leaves the mark, and the next open builds what is missing as after
-        // any interrupted load. Each checkpoint is waited for before the next starts and before returning, so no
-        // thread outlives the load.
-        let onDisk = location != ":memory:"
-        var checkpoint = onDisk ? BulkLoadCheckpoint(path: location) : nil
-        defer { checkpoint?.wait() }
+        // any interrupted load. The checkpoints run one after the other, and are waited for before returning, so
+        // no thread outlives the load.
+        let checkpoints = location == ":memory:" ? nil : BulkLoadCheckpoint(path: location)
+        defer { checkpoints?.wait() }
         try exclusively {
             try writing {
                 try connection.execute("PRAGMA synchronous=FULL")
+                checkpoints?.start()
                 try connection.transaction {
                     guard try tables.metaValue(.bulkLoad) != nil else { return }
                     try Self.withIndexBuildSettings(connection) {
@@ -64,8 +64,7 @@ extension SQLiteExpenseStore {
                         }
                     }
                 }
-                checkpoint?.wait()
-                checkpoint = onDisk ? BulkLoadCheckpoint(path: location) : nil
+                checkpoints?.start()
                 try connection.transaction {
                     if try tables.metaValue(.bulkLoad) != nil { try rebuildIndexes() }
                 }

@@ -22,22 +22,28 @@ extension PostgresLedgerStore {
 
     /// ``insertHistory(_:ledger:connection:)``'s statement (the transaction's entries go in its write batch).
     static func insertHistoryStatement(_ entries: [HistoryEntry], ledger: String) -> PostgresStatement {
-        var columns = Array(repeating: [PostgresValue](), count: 9)
+        let count = entries.count
+        var seqs = PostgresBinaryArray(.int8, capacity: count), ids = PostgresBinaryArray(.uuid, capacity: count)
+        var versions = PostgresBinaryArray(.int8, capacity: count), actions = PostgresBinaryArray(.int2, capacity: count)
+        var changes = PostgresBinaryArray(.text, capacity: count), whos = PostgresBinaryArray(.text, capacity: count)
+        var clients = PostgresBinaryArray(.uuid, capacity: count), times = PostgresBinaryArray(.int8, capacity: count)
+        var kinds = PostgresBinaryArray(.int2, capacity: count)
         for entry in entries {
-            let values: [PostgresValue] = [
-                .integer(entry.seq), .text(UUIDText.lowercased(entry.id)), .integer(entry.version),
-                .integer(Int64(SQLiteLedgerStore.historyActions.firstIndex(of: entry.action) ?? 0)),
-                .text(String(decoding: entry.changesJSON, as: UTF8.self)), entry.who.map { .text($0) } ?? .null,
-                .text(UUIDText.lowercased(entry.clientId)), .integer(entry.time),
-                .integer(Int64(SQLiteLedgerStore.historyKinds.firstIndex(of: entry.kind) ?? 0)),
-            ]
-            for (index, value) in values.enumerated() { columns[index].append(value) }
+            seqs.append(entry.seq)
+            ids.append(entry.id)
+            versions.append(entry.version)
+            actions.append(Int64(SQLiteLedgerStore.historyActions.firstIndex(of: entry.action) ?? 0))
+            changes.append(String(decoding: entry.changesJSON, as: UTF8.self))
+            if let who = entry.who { whos.append(who) } else { whos.appendNull() }
+            clients.append(entry.clientId)
+            times.append(entry.time)
+            kinds.append(Int64(SQLiteLedgerStore.historyKinds.firstIndex(of: entry.kind) ?? 0))
         }
         return PostgresStatement("""
             INSERT INTO history (ledger, seq, id, version, action, changes, who, client, time, kind)
             SELECT $1, * FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::smallint[], $6::text[], $7::text[],
                                      $8::uuid[], $9::bigint[], $10::smallint[])
-            """, [.text(ledger)] + columns.map(PostgresValue.array))
+            """, [.text(ledger)] + [seqs, ids, versions, actions, changes, whos, clients, times, kinds].map(\.value))
     }
 
     package func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry] {

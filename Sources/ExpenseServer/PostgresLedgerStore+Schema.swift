@@ -1,3 +1,5 @@
+import PostgreSQL
+
 extension PostgresLedgerStore {
     /// The schema every ledger of a database shares, one migration per entry, applied in order with the
     /// `schema_version` table (``PostgreSQL/PostgresConnection/migrate(_:table:)``).
@@ -17,7 +19,8 @@ extension PostgresLedgerStore {
     ///   Categories are `COLLATE "C"`: compared by their bytes (``ExpenseCore/ExactText``), whatever the
     ///   database's default collation.
     /// - `clients` and `outcomes` hold each client's last consumed mutationId and the kept outcomes of its
-    ///   latest mutations (Protocol.md §7.6), in the same transaction as the effects.
+    ///   latest mutations (Protocol.md §7.6), in the same transaction as the effects; migration 4 replaces
+    ///   `outcomes` by `outcome_runs`, one row per client per group commit.
     /// - `auth_failures` counts failed `hello`s per (address, ledger) for every daemon on the database
     ///   (``PostgresLoginThrottle``; migration 3 adds each key's next turn, `next_slot`).
     ///
@@ -32,7 +35,7 @@ extension PostgresLedgerStore {
     ///   when it began (changes before it count as made then) and `ledgers.horizon` is the purge horizon.
     /// - `data_records` holds budgets, recurring rules and settings (Protocol.md §10) in the same seq sequence
     ///   as `records` (the ledger row's `head` numbers both), fields and field versions as JSON text.
-    static let migrations: [String] = [
+    static let migrations: [PostgresMigration] = [
         """
         CREATE TABLE ledgers (
             name text PRIMARY KEY,
@@ -124,6 +127,21 @@ extension PostgresLedgerStore {
         """
         ALTER TABLE auth_failures ADD COLUMN next_slot timestamptz;
         CREATE INDEX auth_failures_by_time ON auth_failures (last_failure);
+        """,
+        // 4: kept outcomes as runs, one row per client per group commit (``PostgresLedgerStore+Outcomes.swift``)
+        // instead of one per outcome; the Swift step packs the old rows with the store's codec and drops `outcomes`.
+        PostgresMigration("""
+            CREATE TABLE outcome_runs (
+                ledger text NOT NULL, client uuid NOT NULL, first_mutation_id bigint NOT NULL,
+                last_mutation_id bigint NOT NULL, outcomes bytea NOT NULL,
+                PRIMARY KEY (ledger, client, first_mutation_id)
+            );
+            """, step: convertOutcomeRows),
+        // 5: the totals rows are updated in place by every group commit that touches their key; room on each page
+        // lets PostgreSQL write the new version beside the old one (a HOT update: no index entry to insert).
+        """
+        ALTER TABLE daily_totals SET (fillfactor = 50);
+        ALTER TABLE monthly_totals SET (fillfactor = 50);
         """,
     ]
 }

@@ -12,7 +12,9 @@ import PostgreSQL
 extension PostgresLedgerStore {
     /// Everything the ledger `name` holds, read in one snapshot of the database.
     /// - Throws: ``LedgerError/unknownLedger(_:)``, or a storage error.
-    package static func snapshot(ledger name: String, connection: PostgresConnection) throws -> LedgerSnapshot {
+    /// - Parameter outcomeRetention: the window of kept outcomes the copy holds (Protocol.md §7.6).
+    package static func snapshot(ledger name: String, connection: PostgresConnection,
+                                 outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws -> LedgerSnapshot {
         try storage {
             try connection.transaction {
                 try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -40,12 +42,7 @@ extension PostgresLedgerStore {
                     guard let id = UUIDText.parse(row.text(0)) else { throw LedgerError.storageFailed("a client id does not parse") }
                     clients[id] = row.int64(1)
                 }
-                let outcomes = try connection.query("""
-                    SELECT client, mutation_id, status, version, seq, record, reason, field, message FROM outcomes WHERE ledger = $1
-                    """, ledger).all.map { row in
-                    guard let client = UUIDText.parse(row.text(0)) else { throw LedgerError.storageFailed("an outcome's client id does not parse") }
-                    return LedgerSnapshot.KeptOutcome(clientId: client, mutationId: row.int64(1), outcome: try decodeOutcome(row, from: 2))
-                }
+                let outcomes = try keptOutcomes(ledger: name, clients: clients, retention: outcomeRetention, connection: connection)
                 var totals: [Currency: Int64] = [:]
                 for row in try connection.query("""
                     SELECT currency, sum(amount)::bigint FROM monthly_totals WHERE ledger = $1 GROUP BY currency
@@ -96,7 +93,7 @@ extension PostgresLedgerStore {
                         """, [ledger, .array(snapshot.clients.keys.map { .text(UUIDText.lowercased($0)) }),
                               .array(snapshot.clients.values.map { .integer($0) })])
                 }
-                if !snapshot.outcomes.isEmpty { try upsertOutcomes(snapshot.outcomes, ledger: snapshot.name, connection: connection) }
+                try insertOutcomes(snapshot.outcomes, ledger: snapshot.name, connection: connection)
                 for token in snapshot.tokens { try insertToken(token, ledger: snapshot.name, connection: connection) }
                 for (table, column, key) in [("daily_totals", "day", "day"), ("monthly_totals", "month", "day / 100")] {
                     try connection.query("""

@@ -15,13 +15,13 @@ extension PostgresLedgerStore {
     }
 
     /// Writes `entries` of `ledger` in one statement.
-    static func insertHistory(_ entries: [HistoryEntry], ledger: String, connection: PostgresConnection) throws {
+    static func insertHistory(_ entries: [HistoryEntry], ledger: Int64, connection: PostgresConnection) throws {
         let statement = insertHistoryStatement(entries, ledger: ledger)
         try connection.query(statement.sql, statement.parameters)
     }
 
     /// ``insertHistory(_:ledger:connection:)``'s statement (the transaction's entries go in its write batch).
-    static func insertHistoryStatement(_ entries: [HistoryEntry], ledger: String) -> PostgresStatement {
+    static func insertHistoryStatement(_ entries: [HistoryEntry], ledger: Int64) -> PostgresStatement {
         let count = entries.count
         var seqs = PostgresBinaryArray(.int8, capacity: count), ids = PostgresBinaryArray(.uuid, capacity: count)
         var versions = PostgresBinaryArray(.int8, capacity: count), actions = PostgresBinaryArray(.int2, capacity: count)
@@ -43,7 +43,7 @@ extension PostgresLedgerStore {
             INSERT INTO history (ledger, seq, id, version, action, changes, who, client, time, kind)
             SELECT $1, * FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::smallint[], $6::text[], $7::text[],
                                      $8::uuid[], $9::bigint[], $10::smallint[])
-            """, [.text(ledger)] + [seqs, ids, versions, actions, changes, whos, clients, times, kinds].map(\.value))
+            """, [.integer(ledger)] + [seqs, ids, versions, actions, changes, whos, clients, times, kinds].map(\.value))
     }
 
     package func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry] {
@@ -56,7 +56,7 @@ extension PostgresLedgerStore {
                 WHERE ledger = $1 AND seq > $2 AND time >= $3 AND ($4::uuid IS NULL OR id = $4::uuid)
                   AND kind = ANY($6::smallint[])
                 ORDER BY seq LIMIT $5
-                """, [.text(name), .integer(request.since), .integer(request.sinceTime ?? 0),
+                """, [.integer(number), .integer(request.since), .integer(request.sinceTime ?? 0),
                       request.id.map { .text(UUIDText.lowercased($0)) } ?? .null, .integer(Int64(limit)),
                       .array(wanted)]).all
         }
@@ -103,7 +103,7 @@ extension PostgresLedgerStore {
                     """, [.text(name)]).first else { throw LedgerError.unknownLedger(name) }
                 let (headNow, current, startSeq, startTime) = (row.int64(0), row.int64(1), row.int64(2), row.int64(3))
                 var firstYoung = try connection.query("SELECT min(seq) FROM history WHERE ledger = $1 AND time >= $2",
-                                                      [.text(name), .integer(cutoff)]).first?.optionalInt64(0)
+                                                      [.integer(number), .integer(cutoff)]).first?.optionalInt64(0)
                 if startSeq > 0, startTime >= cutoff { firstYoung = 1 }
                 let horizon = max(min((firstYoung ?? headNow + 1) - 1, headNow - 1), current)
                 guard horizon > current else { return current }
@@ -129,7 +129,7 @@ extension PostgresLedgerStore {
         while true {
             let count = try connection.transaction { () throws -> Int in
                 try connection.query("SELECT 1 FROM ledgers WHERE name = $1 FOR UPDATE", [.text(name)])
-                return try connection.query(statement, [.text(name), .integer(horizon),
+                return try connection.query(statement, [.integer(number), .integer(horizon),
                                                         .integer(Int64(SQLiteLedgerStore.compactionBatch))]).affectedRows
             }
             removed += count

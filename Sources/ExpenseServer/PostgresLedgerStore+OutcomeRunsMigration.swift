@@ -10,22 +10,26 @@ extension PostgresLedgerStore {
     /// Rows converted per statement, so no statement's parameters grow with the whole table.
     static let convertedRunsPerStatement = 4_096
 
-    /// Every row of `outcomes`, per ledger and client, becomes part of a run of that client's consecutive
-    /// mutationIds (at most ``SQLiteLedgerStore/copiedRunLength`` long, as a migration of the SQLite store makes
-    /// them); then `outcomes` is dropped.
+    /// Every row of `outcomes`, per ledger (now its number) and client, becomes part of a run of that client's
+    /// consecutive mutationIds (at most ``SQLiteLedgerStore/copiedRunLength`` long, as a migration of the SQLite
+    /// store makes them); then `outcomes` is dropped. Rows of a ledger that no longer exists are left out.
     static func convertOutcomeRows(_ connection: PostgresConnection) throws {
         let rows = try connection.query("""
-            SELECT ledger, client, mutation_id, status, version, seq, record, reason, field, message FROM outcomes
-            ORDER BY ledger, client, mutation_id
+            SELECT l.number, o.client, o.mutation_id, o.status, o.version, o.seq, o.record, o.reason, o.field, o.message
+            FROM outcomes o JOIN ledgers l ON l.name = o.ledger ORDER BY l.number, o.client, o.mutation_id
             """).all
-        var byLedger: [(ledger: String, kept: [LedgerSnapshot.KeptOutcome])] = []
+        var byLedger: [(ledger: Int64, kept: [LedgerSnapshot.KeptOutcome])] = []
         for row in rows {
             guard let clientId = UUIDText.parse(row.text(1)) else {
                 throw LedgerError.storageFailed("an outcome's client id does not parse")
             }
             let kept = LedgerSnapshot.KeptOutcome(clientId: clientId, mutationId: row.int64(2),
                                                   outcome: try decodeOutcomeRow(row, from: 3))
-            if byLedger.last?.ledger == row.text(0) { byLedger[byLedger.count - 1].kept.append(kept) } else { byLedger.append((row.text(0), [kept])) }
+            if byLedger.last?.ledger == row.int64(0) {
+                byLedger[byLedger.count - 1].kept.append(kept)
+            } else {
+                byLedger.append((row.int64(0), [kept]))
+            }
         }
         for (ledger, kept) in byLedger {
             let runs = PendingOutcomeRun.runs(of: kept, maximumLength: SQLiteLedgerStore.copiedRunLength)

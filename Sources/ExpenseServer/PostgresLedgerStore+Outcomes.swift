@@ -31,7 +31,7 @@ extension PostgresLedgerStore {
             try connection.query("""
                 SELECT first_mutation_id, last_mutation_id, encode(outcomes, 'hex') FROM outcome_runs
                 WHERE ledger = $1 AND client = $2 AND first_mutation_id <= $3 ORDER BY first_mutation_id DESC LIMIT 1
-                """, [.text(name), .text(UUIDText.lowercased(clientId)), .integer(mutationId)]).first
+                """, [.integer(number), .text(UUIDText.lowercased(clientId)), .integer(mutationId)]).first
         }
         guard let row, row.int64(1) >= mutationId else { return nil }
         let run = try Self.decodeRun(row, from: 0)
@@ -57,7 +57,7 @@ extension PostgresLedgerStore {
         if !pendingRuns.isEmpty {
             statements.append(Self.insertRunsStatement(pendingRuns.clients.compactMap { clientId in
                 pendingRuns[clientId].map { (clientId, $0) }
-            }, ledger: name))
+            }, ledger: number))
         }
         let pruned = pendingLastMutationIds.filter { $0.value > outcomeRetention }
         guard !pruned.isEmpty else { return statements }
@@ -69,12 +69,12 @@ extension PostgresLedgerStore {
         statements.append(PostgresStatement("""
             DELETE FROM outcome_runs o USING unnest($2::uuid[], $3::bigint[]) AS p(client, below)
             WHERE o.ledger = $1 AND o.client = p.client AND o.first_mutation_id <= p.below AND o.last_mutation_id <= p.below
-            """, [.text(name), clients.value, below.value]))
+            """, [.integer(number), clients.value, below.value]))
         return statements
     }
 
     /// The statement inserting `runs` of `ledger`, each packed (``PackedOutcomeRun``).
-    static func insertRunsStatement(_ runs: [(clientId: UUID, run: PendingOutcomeRun)], ledger: String) -> PostgresStatement {
+    static func insertRunsStatement(_ runs: [(clientId: UUID, run: PendingOutcomeRun)], ledger: Int64) -> PostgresStatement {
         var clients = PostgresBinaryArray(.uuid, capacity: runs.count), firsts = PostgresBinaryArray(.int8, capacity: runs.count)
         var lasts = PostgresBinaryArray(.int8, capacity: runs.count), packed = PostgresBinaryArray(.bytea, capacity: runs.count)
         for (clientId, run) in runs {
@@ -86,11 +86,11 @@ extension PostgresLedgerStore {
         return PostgresStatement("""
             INSERT INTO outcome_runs (ledger, client, first_mutation_id, last_mutation_id, outcomes)
             SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::bytea[])
-            """, [.text(ledger), clients.value, firsts.value, lasts.value, packed.value])
+            """, [.integer(ledger), clients.value, firsts.value, lasts.value, packed.value])
     }
 
     /// Writes `kept` outcomes of `ledger` (``LedgerSnapshot/outcomes``' order) as runs of consecutive mutationIds.
-    static func insertOutcomes(_ kept: [LedgerSnapshot.KeptOutcome], ledger: String, connection: PostgresConnection) throws {
+    static func insertOutcomes(_ kept: [LedgerSnapshot.KeptOutcome], ledger: Int64, connection: PostgresConnection) throws {
         let runs = PendingOutcomeRun.runs(of: kept, maximumLength: SQLiteLedgerStore.copiedRunLength)
         guard !runs.isEmpty else { return }
         let statement = insertRunsStatement(runs, ledger: ledger)
@@ -99,11 +99,11 @@ extension PostgresLedgerStore {
 
     /// Every outcome of `ledger` inside its client's window (`clients`: each client's last consumed mutationId),
     /// one by one; the parts of runs outside it, which no lookup answers, are left out.
-    static func keptOutcomes(ledger: String, clients: [UUID: Int64], retention: Int64,
+    static func keptOutcomes(ledger: Int64, clients: [UUID: Int64], retention: Int64,
                              connection: PostgresConnection) throws -> [LedgerSnapshot.KeptOutcome] {
         try connection.query("""
             SELECT client, first_mutation_id, last_mutation_id, encode(outcomes, 'hex') FROM outcome_runs WHERE ledger = $1
-            """, [.text(ledger)]).all.flatMap { row in
+            """, [.integer(ledger)]).all.flatMap { row in
             guard let clientId = UUIDText.parse(row.text(0)) else {
                 throw LedgerError.storageFailed("an outcome run's client id does not parse")
             }
@@ -118,7 +118,7 @@ extension PostgresLedgerStore {
             try connection.query("""
                 SELECT first_mutation_id, last_mutation_id FROM outcome_runs
                 WHERE ledger = $1 AND client = $2 AND last_mutation_id > $3
-                """, [.text(name), .text(UUIDText.lowercased(clientId)), .integer(floor)]).all
+                """, [.integer(number), .text(UUIDText.lowercased(clientId)), .integer(floor)]).all
         }
         return rows.reduce(0) { count, row in count + Int(max(0, min(row.int64(1), last) - max(row.int64(0), floor + 1) + 1)) }
     }
@@ -126,7 +126,7 @@ extension PostgresLedgerStore {
     /// Outcome rows of `ledger` (tests of the storage bound).
     package func outcomeRunCount() throws -> Int {
         Int(try Self.storage {
-            try connection.query("SELECT count(*) FROM outcome_runs WHERE ledger = $1", [.text(name)]).first?.int64(0) ?? 0
+            try connection.query("SELECT count(*) FROM outcome_runs WHERE ledger = $1", [.integer(number)]).first?.int64(0) ?? 0
         })
     }
 }

@@ -45,14 +45,14 @@ extension PostgresLedgerStore {
         for id in wanted.ids { ids.append(id) }
         return [
             PostgresStatement("SELECT id, last_mutation_id FROM clients WHERE ledger = $1 AND id = ANY($2::uuid[])",
-                              [.text(name), clients.value]),
+                              [.integer(number), clients.value]),
             PostgresStatement("""
                 SELECT seq, version, deleted, amount, currency, category, day, note,
                        money_version, category_version, date_version, note_version, id
                 FROM records WHERE ledger = $1 AND id = ANY($2::uuid[])
-                """, [.text(name), ids.value]),
+                """, [.integer(number), ids.value]),
             PostgresStatement("SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])",
-                              [.text(name), ids.value]),
+                              [.integer(number), ids.value]),
         ]
     }
 

@@ -15,25 +15,25 @@ extension PostgresLedgerStore {
             // Creates are plain inserts: the server skips the conflict check an upsert makes for every row.
             let created = pendingRecords.values.filter { pendingCreates.contains($0.expense.id) }
             let replaced = pendingRecords.values.filter { !pendingCreates.contains($0.expense.id) }
-            if !created.isEmpty { statements.append(Self.recordsStatement(created, ledger: name, replacing: false)) }
-            if !replaced.isEmpty { statements.append(Self.recordsStatement(replaced, ledger: name, replacing: true)) }
+            if !created.isEmpty { statements.append(Self.recordsStatement(created, ledger: number, replacing: false)) }
+            if !replaced.isEmpty { statements.append(Self.recordsStatement(replaced, ledger: number, replacing: true)) }
         }
         if !pendingLastMutationIds.isEmpty { statements.append(lastMutationIdsStatement()) }
         statements += outcomeStatements()
         statements += aggregateStatements()
-        if !pendingHistory.isEmpty { statements.append(Self.insertHistoryStatement(pendingHistory, ledger: name)) }
+        if !pendingHistory.isEmpty { statements.append(Self.insertHistoryStatement(pendingHistory, ledger: number)) }
         return statements
     }
 
     /// Writes `records` of `ledger` in one statement, each with its seq, replacing the row of the same id.
-    static func upsertRecords(_ records: [StoredRecord], ledger: String, connection: PostgresConnection) throws {
+    static func upsertRecords(_ records: [StoredRecord], ledger: Int64, connection: PostgresConnection) throws {
         let statement = recordsStatement(records, ledger: ledger, replacing: true)
         try connection.query(statement.sql, statement.parameters)
     }
 
     /// The statement writing `records` of `ledger`: with `replacing`, an upsert replacing the row of the same id;
     /// without, a plain insert (every id must be new to the ledger, or the statement fails).
-    static func recordsStatement(_ records: some Collection<StoredRecord>, ledger: String, replacing: Bool) -> PostgresStatement {
+    static func recordsStatement(_ records: some Collection<StoredRecord>, ledger: Int64, replacing: Bool) -> PostgresStatement {
         let count = records.count
         var ids = PostgresBinaryArray(.uuid, capacity: count), seqs = PostgresBinaryArray(.int8, capacity: count)
         var versions = PostgresBinaryArray(.int8, capacity: count), deleted = PostgresBinaryArray(.bool, capacity: count)
@@ -72,7 +72,7 @@ extension PostgresLedgerStore {
             SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::boolean[], $6::bigint[], $7::text[],
                                      $8::text[], $9::integer[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[],
                                      $14::bigint[])
-            """ + replace, [.text(ledger)] + [ids, seqs, versions, deleted, amounts, currencies, categories, days, notes,
+            """ + replace, [.integer(ledger)] + [ids, seqs, versions, deleted, amounts, currencies, categories, days, notes,
                                                moneyVersions, categoryVersions, dateVersions, noteVersions].map(\.value))
     }
 
@@ -86,7 +86,7 @@ extension PostgresLedgerStore {
         return PostgresStatement("""
             INSERT INTO clients (ledger, id, last_mutation_id) SELECT $1, * FROM unnest($2::uuid[], $3::bigint[])
             ON CONFLICT (ledger, id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
-            """, [.text(name), clients.value, lasts.value])
+            """, [.integer(number), clients.value, lasts.value])
     }
 
     /// The transaction's aggregate changes, day and month, in two statements; rows whose count reached 0 go.
@@ -118,7 +118,7 @@ extension PostgresLedgerStore {
             amounts.append(delta.amount)
             counts.append(delta.count)
         }
-        let parameters: [PostgresValue] = [.text(name), days.value, categories.value, currencies.value, amounts.value, counts.value]
+        let parameters: [PostgresValue] = [.integer(number), days.value, categories.value, currencies.value, amounts.value, counts.value]
         var statements = [PostgresStatement("""
             INSERT INTO \(table) AS t (ledger, \(column), category, currency, amount, count)
             SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])

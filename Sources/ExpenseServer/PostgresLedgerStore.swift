@@ -20,6 +20,9 @@ import PostgreSQL
 package final class PostgresLedgerStore: LedgerStore {
     let connection: PostgresConnection
     package let name: String
+    /// The ledger's number (`ledgers.number`, migration 6): the first column of the key of every row it owns, an
+    /// integer so that PostgreSQL compares keys without a text comparison.
+    package let number: Int64
     package let currency: Currency
     package let identity: LedgerIdentity
     package internal(set) var head: Int64
@@ -68,7 +71,7 @@ package final class PostgresLedgerStore: LedgerStore {
         self.outcomeRetention = outcomeRetention
         let row = try Self.storage {
             try connection.query("""
-                SELECT currency, ledger_id, epoch, epoch_cursor, head FROM ledgers WHERE name = $1
+                SELECT currency, ledger_id, epoch, epoch_cursor, head, number FROM ledgers WHERE name = $1
                 """, [.text(name)]).first
         }
         guard let row else { throw LedgerError.unknownLedger(name) }
@@ -79,6 +82,7 @@ package final class PostgresLedgerStore: LedgerStore {
         self.currency = currency
         self.identity = LedgerIdentity(ledgerId: ledgerId, epoch: epoch, epochCursor: row.int64(3))
         self.head = row.int64(4)
+        self.number = row.int64(5)
     }
 
     /// Creates or brings forward the shared schema.
@@ -138,7 +142,7 @@ package final class PostgresLedgerStore: LedgerStore {
                 SELECT seq, version, deleted, amount, currency, category, day, note,
                        money_version, category_version, date_version, note_version, id
                 FROM records WHERE ledger = $1 AND id = $2
-                """, [.text(name), .text(UUIDText.lowercased(id))]).first.map { try Self.decode($0) }
+                """, [.integer(number), .text(UUIDText.lowercased(id))]).first.map { try Self.decode($0) }
         }
     }
 
@@ -150,7 +154,7 @@ package final class PostgresLedgerStore: LedgerStore {
         if !inTransaction { try ensureConnected() }
         return try Self.storage {
             try connection.query("SELECT last_mutation_id FROM clients WHERE ledger = $1 AND id = $2",
-                                 [.text(name), .text(UUIDText.lowercased(clientId))]).first?.int64(0) ?? 0
+                                 [.integer(number), .text(UUIDText.lowercased(clientId))]).first?.int64(0) ?? 0
         }
     }
 
@@ -186,7 +190,7 @@ package final class PostgresLedgerStore: LedgerStore {
                 SELECT seq, version, deleted, amount, currency, category, day, note,
                        money_version, category_version, date_version, note_version, id
                 FROM records WHERE ledger = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4
-                """, [.text(name), .integer(since), .integer(head), .integer(Int64(limit))]).all.map { try Self.decode($0).record }
+                """, [.integer(number), .integer(since), .integer(head), .integer(Int64(limit))]).all.map { try Self.decode($0).record }
         }
     }
 
@@ -260,9 +264,9 @@ package final class PostgresLedgerStore: LedgerStore {
             PostgresStatement("SELECT head, generation FROM ledgers WHERE name = $1 FOR UPDATE", [.text(name)]),
             PostgresStatement("""
                 SELECT currency, sum(amount)::bigint FROM monthly_totals
-                WHERE ledger = $1 AND (SELECT generation FROM ledgers WHERE name = $1) IS DISTINCT FROM $2::bigint
+                WHERE ledger = $1 AND (SELECT generation FROM ledgers WHERE name = $3) IS DISTINCT FROM $2::bigint
                 GROUP BY currency
-                """, [.text(name), generation.map { .integer($0) } ?? .null]),
+                """, [.integer(number), generation.map { .integer($0) } ?? .null, .text(name)]),
         ] + (wanted.map(readAheadStatements) ?? []))
         guard let row = results[1].first else {
             throw LedgerError.unknownLedger(name)

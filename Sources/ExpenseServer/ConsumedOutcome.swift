@@ -23,4 +23,11 @@ package enum ConsumedOutcome: Hashable, Sendable {
     /// How many of a client's latest consumed mutations keep their outcome by default: a client that lost
     /// answers to fewer than this many pushes' worth of mutations learns every one of them.
     package static let defaultRetention: Int64 = 10_000
+
+    /// Whether the outcome of `mutationId` is inside the window of a client whose last consumed mutationId is
+    /// `last`, the window keeping `retention` outcomes (Protocol.md §7.6): `last - retention < mutationId <= last`.
+    /// Every store checks it before it reads a kept outcome, so what leaves the window is forgotten at once.
+    package static func isKept(_ mutationId: Int64, last: Int64, retention: Int64) -> Bool {
+        mutationId <= last && mutationId > last - retention
+    }
 }

@@ -14,7 +14,7 @@ extension PostgresLedgerStore {
         if !inTransaction { try ensureConnected() }
         return try Self.storage {
             try connection.query("SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND id = $2",
-                                 [.text(name), .text(UUIDText.lowercased(id))]).first.map(Self.decodeData)
+                                 [.integer(number), .text(UUIDText.lowercased(id))]).first.map(Self.decodeData)
         }
     }
 
@@ -29,7 +29,7 @@ extension PostgresLedgerStore {
                 ON CONFLICT (ledger, id) DO UPDATE SET seq = excluded.seq, kind = excluded.kind,
                     version = excluded.version, deleted = excluded.deleted, fields = excluded.fields,
                     field_versions = excluded.field_versions
-                """, [.text(name), .text(UUIDText.lowercased(record.record.id)), .integer(record.seq),
+                """, [.integer(number), .text(UUIDText.lowercased(record.record.id)), .integer(record.seq),
                       .text(record.record.kind.rawValue), .integer(record.version), .bool(record.deleted),
                       .text(record.fieldsText), .text(record.fieldVersionsText)])
         }
@@ -42,7 +42,7 @@ extension PostgresLedgerStore {
         try Self.storage {
             try connection.query("""
                 SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4
-                """, [.text(name), .integer(since), .integer(head), .integer(Int64(limit))]).all.map { try Self.decodeData($0).record }
+                """, [.integer(number), .integer(since), .integer(head), .integer(Int64(limit))]).all.map { try Self.decodeData($0).record }
         }
     }
 

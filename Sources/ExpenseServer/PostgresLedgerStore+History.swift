@@ -15,29 +15,35 @@ extension PostgresLedgerStore {
     }
 
     /// Writes `entries` of `ledger` in one statement.
-    static func insertHistory(_ entries: [HistoryEntry], ledger: String, connection: PostgresConnection) throws {
+    static func insertHistory(_ entries: [HistoryEntry], ledger: Int64, connection: PostgresConnection) throws {
         let statement = insertHistoryStatement(entries, ledger: ledger)
         try connection.query(statement.sql, statement.parameters)
     }
 
     /// ``insertHistory(_:ledger:connection:)``'s statement (the transaction's entries go in its write batch).
-    static func insertHistoryStatement(_ entries: [HistoryEntry], ledger: String) -> PostgresStatement {
-        var columns = Array(repeating: [PostgresValue](), count: 9)
+    static func insertHistoryStatement(_ entries: [HistoryEntry], ledger: Int64) -> PostgresStatement {
+        let count = entries.count
+        var seqs = PostgresBinaryArray(.int8, capacity: count), ids = PostgresBinaryArray(.uuid, capacity: count)
+        var versions = PostgresBinaryArray(.int8, capacity: count), actions = PostgresBinaryArray(.int2, capacity: count)
+        var changes = PostgresBinaryArray(.text, capacity: count), whos = PostgresBinaryArray(.text, capacity: count)
+        var clients = PostgresBinaryArray(.uuid, capacity: count), times = PostgresBinaryArray(.int8, capacity: count)
+        var kinds = PostgresBinaryArray(.int2, capacity: count)
         for entry in entries {
-            let values: [PostgresValue] = [
-                .integer(entry.seq), .text(UUIDText.lowercased(entry.id)), .integer(entry.version),
-                .integer(Int64(SQLiteLedgerStore.historyActions.firstIndex(of: entry.action) ?? 0)),
-                .text(String(decoding: entry.changesJSON, as: UTF8.self)), entry.who.map { .text($0) } ?? .null,
-                .text(UUIDText.lowercased(entry.clientId)), .integer(entry.time),
-                .integer(Int64(SQLiteLedgerStore.historyKinds.firstIndex(of: entry.kind) ?? 0)),
-            ]
-            for (index, value) in values.enumerated() { columns[index].append(value) }
+            seqs.append(entry.seq)
+            ids.append(entry.id)
+            versions.append(entry.version)
+            actions.append(Int64(SQLiteLedgerStore.historyActions.firstIndex(of: entry.action) ?? 0))
+            changes.append(String(decoding: entry.changesJSON, as: UTF8.self))
+            if let who = entry.who { whos.append(who) } else { whos.appendNull() }
+            clients.append(entry.clientId)
+            times.append(entry.time)
+            kinds.append(Int64(SQLiteLedgerStore.historyKinds.firstIndex(of: entry.kind) ?? 0))
         }
         return PostgresStatement("""
             INSERT INTO history (ledger, seq, id, version, action, changes, who, client, time, kind)
             SELECT $1, * FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::smallint[], $6::text[], $7::text[],
                                      $8::uuid[], $9::bigint[], $10::smallint[])
-            """, [.text(ledger)] + columns.map(PostgresValue.array))
+            """, [.integer(ledger)] + [seqs, ids, versions, actions, changes, whos, clients, times, kinds].map(\.value))
     }
 
     package func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry] {
@@ -50,7 +56,7 @@ extension PostgresLedgerStore {
                 WHERE ledger = $1 AND seq > $2 AND time >= $3 AND ($4::uuid IS NULL OR id = $4::uuid)
                   AND kind = ANY($6::smallint[])
                 ORDER BY seq LIMIT $5
-                """, [.text(name), .integer(request.since), .integer(request.sinceTime ?? 0),
+                """, [.integer(number), .integer(request.since), .integer(request.sinceTime ?? 0),
                       request.id.map { .text(UUIDText.lowercased($0)) } ?? .null, .integer(Int64(limit)),
                       .array(wanted)]).all
         }
@@ -97,7 +103,7 @@ extension PostgresLedgerStore {
                     """, [.text(name)]).first else { throw LedgerError.unknownLedger(name) }
                 let (headNow, current, startSeq, startTime) = (row.int64(0), row.int64(1), row.int64(2), row.int64(3))
                 var firstYoung = try connection.query("SELECT min(seq) FROM history WHERE ledger = $1 AND time >= $2",
-                                                      [.text(name), .integer(cutoff)]).first?.optionalInt64(0)
+                                                      [.integer(number), .integer(cutoff)]).first?.optionalInt64(0)
                 if startSeq > 0, startTime >= cutoff { firstYoung = 1 }
                 let horizon = max(min((firstYoung ?? headNow + 1) - 1, headNow - 1), current)
                 guard horizon > current else { return current }
@@ -123,7 +129,7 @@ extension PostgresLedgerStore {
         while true {
             let count = try connection.transaction { () throws -> Int in
                 try connection.query("SELECT 1 FROM ledgers WHERE name = $1 FOR UPDATE", [.text(name)])
-                return try connection.query(statement, [.text(name), .integer(horizon),
+                return try connection.query(statement, [.integer(number), .integer(horizon),
                                                         .integer(Int64(SQLiteLedgerStore.compactionBatch))]).affectedRows
             }
             removed += count

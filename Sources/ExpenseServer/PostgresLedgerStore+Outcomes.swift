@@ -3,97 +3,130 @@ import ExpenseProtocol
 import Foundation
 import PostgreSQL
 
+/// Kept outcomes (Protocol.md §7.6) of the PostgreSQL store as runs (`outcome_runs`, migration 4): a group commit
+/// inserts one row per client that consumed mutations, keyed (ledger, client, first mutationId), holding that
+/// client's outcomes of the group packed by ``PackedOutcomeRun`` (one byte per create) — not one row per outcome.
+///
+/// The window is applied when an outcome is read (``ConsumedOutcome/isKept(_:last:retention:)``), so what leaves it
+/// is forgotten in the transaction that moves the client's ids on, whatever rows are left. The rows of runs wholly
+/// outside their client's window are deleted in that same transaction (one index range per client that pushed),
+/// so a client keeps at most the runs that hold a mutationId of its window: never more rows than outcomes kept.
+/// Like every read of a write transaction, runs are read under the ledger row's lock and decoded runs are kept
+/// only until the transaction ends (docs/reliability.md §9b).
 extension PostgresLedgerStore {
     package func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws {
-        pendingOutcomes[SQLiteLedgerStore.OutcomeKey(clientId: clientId, mutationId: mutationId)] = outcome
+        pendingRuns.keep(outcome, clientId: clientId, mutationId: mutationId)
     }
 
     package func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome? {
-        if let pending = pendingOutcomes[SQLiteLedgerStore.OutcomeKey(clientId: clientId, mutationId: mutationId)] {
-            return pending
-        }
+        // A push sets the client's last consumed mutationId when it ends; its own outcomes move the window before.
+        let pending = pendingRuns[clientId]
+        let last = max(try lastMutationId(clientId: clientId), pending?.last ?? 0)
+        guard ConsumedOutcome.isKept(mutationId, last: last, retention: outcomeRetention) else { return nil }
+        if let outcome = pending?.outcome(mutationId) { return outcome }
+        // A push resending many mutations (after a lost answer) reads each run once.
+        if let outcome = readRuns[clientId]?.outcome(mutationId) { return outcome }
+        if !inTransaction { try ensureConnected() }
         let row = try Self.storage {
             try connection.query("""
-                SELECT status, version, seq, record, reason, field, message FROM outcomes
-                WHERE ledger = $1 AND client = $2 AND mutation_id = $3
-                """, [.text(name), .text(UUIDText.lowercased(clientId)), .integer(mutationId)]).first
+                SELECT first_mutation_id, last_mutation_id, encode(outcomes, 'hex') FROM outcome_runs
+                WHERE ledger = $1 AND client = $2 AND first_mutation_id <= $3 ORDER BY first_mutation_id DESC LIMIT 1
+                """, [.integer(number), .text(UUIDText.lowercased(clientId)), .integer(mutationId)]).first
         }
-        return try row.map { try Self.decodeOutcome($0, from: 0) }
+        guard let row, row.int64(1) >= mutationId else { return nil }
+        let run = try Self.decodeRun(row, from: 0)
+        if inTransaction { readRuns[clientId] = run }
+        return run.outcome(mutationId)
     }
 
-    /// The outcome in columns `status, version, seq, record, reason, field, message` from `column` on.
-    static func decodeOutcome(_ row: PostgresRow, from column: Int) throws -> ConsumedOutcome {
-        let c = column
-        switch row.int64(c) {
-        case 0: return .applied(version: row.int64(c + 1), seq: row.int64(c + 2))
-        case 1:
-            guard let id = UUIDText.parse(row.text(c + 3)) else { throw LedgerError.storageFailed("a kept conflict has no record id") }
-            return .conflict(id: id)
-        default: return .rejected(MutationRejection(reason: row.text(c + 4), field: row.optionalText(c + 5), message: row.text(c + 6)))
+    /// The run in columns `first_mutation_id, last_mutation_id, encode(outcomes, 'hex')` from `column` on.
+    /// - Throws: ``LedgerError/storageFailed(_:)`` when it does not decode (changed behind the daemon's back).
+    static func decodeRun(_ row: PostgresRow, from column: Int) throws -> PendingOutcomeRun {
+        let first = row.int64(column), last = row.int64(column + 1)
+        let (span, overflow) = last.subtractingReportingOverflow(first)
+        guard !overflow, span >= 0, span < Int64(Int32.max), let bytes = row.hexBytes(column + 2) else {
+            throw PackedOutcomeRun.damaged("the run of mutationIds \(first)…\(last) is not a run")
         }
+        return PendingOutcomeRun(first: first, outcomes: try PackedOutcomeRun.decode(bytes, count: Int(span) + 1))
     }
 
-    /// The statements that write the transaction's outcomes in one statement and forget, per client that pushed, those that fell
-    /// out of the retention window: in the same transaction as the effects and the last consumed mutationIds.
+    /// The statements that append the transaction's runs and delete, per client whose ids moved past its window,
+    /// its runs wholly outside it: in the same transaction as the effects and the last consumed mutationIds.
     func outcomeStatements() -> [PostgresStatement] {
         var statements: [PostgresStatement] = []
-        if !pendingOutcomes.isEmpty {
-            statements.append(Self.upsertOutcomesStatement(
-                pendingOutcomes.map { LedgerSnapshot.KeptOutcome(clientId: $0.key.clientId, mutationId: $0.key.mutationId, outcome: $0.value) },
-                ledger: name))
+        if !pendingRuns.isEmpty {
+            statements.append(Self.insertRunsStatement(pendingRuns.clients.compactMap { clientId in
+                pendingRuns[clientId].map { (clientId, $0) }
+            }, ledger: number))
         }
         let pruned = pendingLastMutationIds.filter { $0.value > outcomeRetention }
         guard !pruned.isEmpty else { return statements }
+        var clients = PostgresBinaryArray(.uuid, capacity: pruned.count), below = PostgresBinaryArray(.int8, capacity: pruned.count)
+        for (clientId, last) in pruned {
+            clients.append(clientId)
+            below.append(last - outcomeRetention)
+        }
         statements.append(PostgresStatement("""
-            DELETE FROM outcomes o USING unnest($2::uuid[], $3::bigint[]) AS p(client, below)
-            WHERE o.ledger = $1 AND o.client = p.client AND o.mutation_id <= p.below
-            """, [.text(name), .array(pruned.keys.map { .text(UUIDText.lowercased($0)) }),
-                  .array(pruned.values.map { .integer($0 - outcomeRetention) })]))
+            DELETE FROM outcome_runs o USING unnest($2::uuid[], $3::bigint[]) AS p(client, below)
+            WHERE o.ledger = $1 AND o.client = p.client AND o.first_mutation_id <= p.below AND o.last_mutation_id <= p.below
+            """, [.integer(number), clients.value, below.value]))
         return statements
     }
 
-    /// Writes `outcomes` of `ledger` in one statement, replacing those with the same key.
-    static func upsertOutcomes(_ outcomes: [LedgerSnapshot.KeptOutcome], ledger: String, connection: PostgresConnection) throws {
-        let statement = upsertOutcomesStatement(outcomes, ledger: ledger)
+    /// The statement inserting `runs` of `ledger`, each packed (``PackedOutcomeRun``).
+    static func insertRunsStatement(_ runs: [(clientId: UUID, run: PendingOutcomeRun)], ledger: Int64) -> PostgresStatement {
+        var clients = PostgresBinaryArray(.uuid, capacity: runs.count), firsts = PostgresBinaryArray(.int8, capacity: runs.count)
+        var lasts = PostgresBinaryArray(.int8, capacity: runs.count), packed = PostgresBinaryArray(.bytea, capacity: runs.count)
+        for (clientId, run) in runs {
+            clients.append(clientId)
+            firsts.append(run.first)
+            lasts.append(run.last)
+            packed.append(bytes: PackedOutcomeRun.encode(run.outcomes))
+        }
+        return PostgresStatement("""
+            INSERT INTO outcome_runs (ledger, client, first_mutation_id, last_mutation_id, outcomes)
+            SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::bytea[])
+            """, [.integer(ledger), clients.value, firsts.value, lasts.value, packed.value])
+    }
+
+    /// Writes `kept` outcomes of `ledger` (``LedgerSnapshot/outcomes``' order) as runs of consecutive mutationIds.
+    static func insertOutcomes(_ kept: [LedgerSnapshot.KeptOutcome], ledger: Int64, connection: PostgresConnection) throws {
+        let runs = PendingOutcomeRun.runs(of: kept, maximumLength: SQLiteLedgerStore.copiedRunLength)
+        guard !runs.isEmpty else { return }
+        let statement = insertRunsStatement(runs, ledger: ledger)
         try connection.query(statement.sql, statement.parameters)
     }
 
-    /// ``upsertOutcomes(_:ledger:connection:)``'s statement.
-    static func upsertOutcomesStatement(_ outcomes: [LedgerSnapshot.KeptOutcome], ledger: String) -> PostgresStatement {
-        var columns = Array(repeating: [PostgresValue](), count: 9)
-        for kept in outcomes {
-            var values: [PostgresValue] = [.text(UUIDText.lowercased(kept.clientId)), .integer(kept.mutationId),
-                                           .integer(0), .null, .null, .null, .null, .null, .null]
-            switch kept.outcome {
-            case .applied(let version, let seq):
-                values[3] = .integer(version)
-                values[4] = .integer(seq)
-            case .conflict(let id):
-                values[2] = .integer(1)
-                values[5] = .text(UUIDText.lowercased(id))
-            case .rejected(let rejection):
-                values[2] = .integer(2)
-                values[6] = .text(rejection.reason)
-                values[7] = rejection.field.map { .text($0) } ?? .null
-                values[8] = .text(rejection.message)
+    /// Every outcome of `ledger` inside its client's window (`clients`: each client's last consumed mutationId),
+    /// one by one; the parts of runs outside it, which no lookup answers, are left out.
+    static func keptOutcomes(ledger: Int64, clients: [UUID: Int64], retention: Int64,
+                             connection: PostgresConnection) throws -> [LedgerSnapshot.KeptOutcome] {
+        try connection.query("""
+            SELECT client, first_mutation_id, last_mutation_id, encode(outcomes, 'hex') FROM outcome_runs WHERE ledger = $1
+            """, [.integer(ledger)]).all.flatMap { row in
+            guard let clientId = UUIDText.parse(row.text(0)) else {
+                throw LedgerError.storageFailed("an outcome run's client id does not parse")
             }
-            for (index, value) in values.enumerated() { columns[index].append(value) }
+            return try decodeRun(row, from: 1).kept(clientId: clientId, last: clients[clientId] ?? 0, retention: retention)
         }
-        return PostgresStatement("""
-            INSERT INTO outcomes (ledger, client, mutation_id, status, version, seq, record, reason, field, message)
-            SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::smallint[], $5::bigint[], $6::bigint[],
-                                     $7::uuid[], $8::text[], $9::text[], $10::text[])
-            ON CONFLICT (ledger, client, mutation_id) DO UPDATE SET status = excluded.status,
-                version = excluded.version, seq = excluded.seq, record = excluded.record,
-                reason = excluded.reason, field = excluded.field, message = excluded.message
-            """, [.text(ledger)] + columns.map(PostgresValue.array))
     }
 
-    /// Outcomes kept for `clientId` (tests of the retention window).
+    /// Outcomes kept for `clientId`: those inside its window (tests of the retention window).
     package func keptOutcomeCount(clientId: UUID) throws -> Int {
+        let last = try lastMutationId(clientId: clientId), floor = last - outcomeRetention
+        let rows = try Self.storage {
+            try connection.query("""
+                SELECT first_mutation_id, last_mutation_id FROM outcome_runs
+                WHERE ledger = $1 AND client = $2 AND last_mutation_id > $3
+                """, [.integer(number), .text(UUIDText.lowercased(clientId)), .integer(floor)]).all
+        }
+        return rows.reduce(0) { count, row in count + Int(max(0, min(row.int64(1), last) - max(row.int64(0), floor + 1) + 1)) }
+    }
+
+    /// Outcome rows of `ledger` (tests of the storage bound).
+    package func outcomeRunCount() throws -> Int {
         Int(try Self.storage {
-            try connection.query("SELECT count(*) FROM outcomes WHERE ledger = $1 AND client = $2",
-                                 [.text(name), .text(UUIDText.lowercased(clientId))]).first?.int64(0) ?? 0
+            try connection.query("SELECT count(*) FROM outcome_runs WHERE ledger = $1", [.integer(number)]).first?.int64(0) ?? 0
         })
     }
 }

@@ -39,17 +39,20 @@ extension PostgresLedgerStore {
 
     /// The three reads of a read-ahead: the clients' last mutationIds, the records, the data records.
     func readAheadStatements(_ wanted: (clients: [UUID], ids: [UUID])) -> [PostgresStatement] {
-        let idArray = PostgresValue.array(wanted.ids.map { .text(UUIDText.lowercased($0)) })
+        var clients = PostgresBinaryArray(.uuid, capacity: wanted.clients.count)
+        for client in wanted.clients { clients.append(client) }
+        var ids = PostgresBinaryArray(.uuid, capacity: wanted.ids.count)
+        for id in wanted.ids { ids.append(id) }
         return [
             PostgresStatement("SELECT id, last_mutation_id FROM clients WHERE ledger = $1 AND id = ANY($2::uuid[])",
-                              [.text(name), .array(wanted.clients.map { .text(UUIDText.lowercased($0)) })]),
+                              [.integer(number), clients.value]),
             PostgresStatement("""
                 SELECT seq, version, deleted, amount, currency, category, day, note,
                        money_version, category_version, date_version, note_version, id
                 FROM records WHERE ledger = $1 AND id = ANY($2::uuid[])
-                """, [.text(name), idArray]),
+                """, [.integer(number), ids.value]),
             PostgresStatement("SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])",
-                              [.text(name), idArray]),
+                              [.integer(number), ids.value]),
         ]
     }
 

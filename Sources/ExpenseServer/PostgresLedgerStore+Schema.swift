@@ -1,11 +1,14 @@
+import PostgreSQL
+
 extension PostgresLedgerStore {
     /// The schema every ledger of a database shares, one migration per entry, applied in order with the
     /// `schema_version` table (``PostgreSQL/PostgresConnection/migrate(_:table:)``).
     ///
     /// - Important: Never edit a shipped migration; append a new one. A schema newer than this program is refused.
     ///
-    /// Layout: every table carries the ledger's name as the first column of its key, so all ledgers live in
-    /// one database (and a distributed PostgreSQL could shard every table by that column alone).
+    /// Layout: every table carries the ledger as the first column of its key, so all ledgers live in one
+    /// database (and a distributed PostgreSQL could shard every table by that column alone): since migration 4
+    /// its number (`ledgers.number`) in the tables a push writes or reads, its name in `tokens` and `auth_failures`.
     /// - `ledgers` has one row per ledger: currency, token, identity (ledger id, epoch, epoch cursor) and the
     ///   `head` and `generation` every write transaction locks (`SELECT … FOR UPDATE`) and advances: that row
     ///   lock is what serialises one ledger's writes across daemons, and `generation` tells a daemon whether its
@@ -17,7 +20,8 @@ extension PostgresLedgerStore {
     ///   Categories are `COLLATE "C"`: compared by their bytes (``ExpenseCore/ExactText``), whatever the
     ///   database's default collation.
     /// - `clients` and `outcomes` hold each client's last consumed mutationId and the kept outcomes of its
-    ///   latest mutations (Protocol.md §7.6), in the same transaction as the effects.
+    ///   latest mutations (Protocol.md §7.6), in the same transaction as the effects; migration 4 replaces
+    ///   `outcomes` by `outcome_runs`, one row per client per group commit, keyed (ledger, client, first mutationId).
     /// - `auth_failures` counts failed `hello`s per (address, ledger) for every daemon on the database
     ///   (``PostgresLoginThrottle``; migration 3 adds each key's next turn, `next_slot`).
     ///
@@ -28,11 +32,11 @@ extension PostgresLedgerStore {
     ///   `ledgers.tokens_generation` moves on with every token added or removed: what `PRAGMA data_version` is
     ///   to the SQLite store (``tokensMayHaveChanged()``), a row every daemon of the database reads.
     /// - `history` holds one entry per applied change (Protocol.md §5.8), keyed (ledger, seq), with an index
-    ///   on (ledger, id, seq) for one record's history; `ledgers.history_start_seq`/`history_start_time` say
+    ///   on (ledger, id, seq) for one record's history (a hash index on id since migration 4); `ledgers.history_start_seq`/`history_start_time` say
     ///   when it began (changes before it count as made then) and `ledgers.horizon` is the purge horizon.
     /// - `data_records` holds budgets, recurring rules and settings (Protocol.md §10) in the same seq sequence
     ///   as `records` (the ledger row's `head` numbers both), fields and field versions as JSON text.
-    static let migrations: [String] = [
+    static let migrations: [PostgresMigration] = [
         """
         CREATE TABLE ledgers (
             name text PRIMARY KEY,
@@ -125,5 +129,108 @@ extension PostgresLedgerStore {
         ALTER TABLE auth_failures ADD COLUMN next_slot timestamptz;
         CREATE INDEX auth_failures_by_time ON auth_failures (last_failure);
         """,
+        // 4: the write path's work on PostgreSQL's side (docs/benchmarks.md, "Round 7, PostgreSQL push"):
+        // - every table a push writes or reads is keyed by the ledger's number (`ledgers.number`) instead of its
+        //   name: an integer compared in every index probe, not a text (and index columns after it at fixed
+        //   offsets); `tokens` and `auth_failures` (read at hello, keyed by a name a client gave) keep the name;
+        // - kept outcomes as runs, one row per client per group commit (`PostgresLedgerStore+Outcomes.swift`)
+        //   instead of one per outcome; the Swift step packs the old rows with the store's codec;
+        // - the totals rows, updated in place by every group commit that touches their key, leave half of each page
+        //   free, so PostgreSQL writes the new version beside the old one (a HOT update: no index entry to insert);
+        // - one record's history is found by a hash index on its id (cheaper to insert into than a B-tree on
+        //   (ledger, id, seq)); the rows found are filtered by ledger and sorted by seq, a few per record.
+        // Each table is copied into its new shape and its keys built after the copy.
+        PostgresMigration("""
+            ALTER TABLE ledgers ADD COLUMN number integer GENERATED ALWAYS AS IDENTITY;
+            ALTER TABLE ledgers ADD CONSTRAINT ledgers_number_key UNIQUE (number);
+
+            ALTER TABLE records RENAME TO records_by_name;
+            ALTER INDEX records_pkey RENAME TO records_by_name_pkey;
+            ALTER INDEX records_by_seq RENAME TO records_by_name_seq;
+            CREATE TABLE records (
+                ledger integer NOT NULL,
+                id uuid NOT NULL,
+                seq bigint NOT NULL,
+                version bigint NOT NULL,
+                deleted boolean NOT NULL,
+                amount bigint NOT NULL,
+                currency text NOT NULL,
+                category text COLLATE "C" NOT NULL,
+                day integer NOT NULL,
+                note text NOT NULL,
+                money_version bigint NOT NULL,
+                category_version bigint NOT NULL,
+                date_version bigint NOT NULL,
+                note_version bigint NOT NULL
+            );
+            INSERT INTO records SELECT l.number, r.id, r.seq, r.version, r.deleted, r.amount, r.currency, r.category, r.day,
+                r.note, r.money_version, r.category_version, r.date_version, r.note_version
+                FROM records_by_name r JOIN ledgers l ON l.name = r.ledger;
+            DROP TABLE records_by_name;
+            ALTER TABLE records ADD PRIMARY KEY (ledger, id);
+            CREATE UNIQUE INDEX records_by_seq ON records (ledger, seq);
+
+            ALTER TABLE clients RENAME TO clients_by_name;
+            ALTER INDEX clients_pkey RENAME TO clients_by_name_pkey;
+            CREATE TABLE clients (ledger integer NOT NULL, id uuid NOT NULL, last_mutation_id bigint NOT NULL);
+            INSERT INTO clients SELECT l.number, c.id, c.last_mutation_id FROM clients_by_name c JOIN ledgers l ON l.name = c.ledger;
+            DROP TABLE clients_by_name;
+            ALTER TABLE clients ADD PRIMARY KEY (ledger, id);
+
+            ALTER TABLE daily_totals RENAME TO daily_totals_by_name;
+            ALTER INDEX daily_totals_pkey RENAME TO daily_totals_by_name_pkey;
+            CREATE TABLE daily_totals (
+                ledger integer NOT NULL, day integer NOT NULL, category text COLLATE "C" NOT NULL, currency text NOT NULL,
+                amount bigint NOT NULL, count bigint NOT NULL
+            ) WITH (fillfactor = 50);
+            INSERT INTO daily_totals SELECT l.number, t.day, t.category, t.currency, t.amount, t.count
+                FROM daily_totals_by_name t JOIN ledgers l ON l.name = t.ledger;
+            DROP TABLE daily_totals_by_name;
+            ALTER TABLE daily_totals ADD PRIMARY KEY (ledger, day, category, currency);
+
+            ALTER TABLE monthly_totals RENAME TO monthly_totals_by_name;
+            ALTER INDEX monthly_totals_pkey RENAME TO monthly_totals_by_name_pkey;
+            CREATE TABLE monthly_totals (
+                ledger integer NOT NULL, month integer NOT NULL, category text COLLATE "C" NOT NULL, currency text NOT NULL,
+                amount bigint NOT NULL, count bigint NOT NULL
+            ) WITH (fillfactor = 50);
+            INSERT INTO monthly_totals SELECT l.number, t.month, t.category, t.currency, t.amount, t.count
+                FROM monthly_totals_by_name t JOIN ledgers l ON l.name = t.ledger;
+            DROP TABLE monthly_totals_by_name;
+            ALTER TABLE monthly_totals ADD PRIMARY KEY (ledger, month, category, currency);
+
+            ALTER TABLE history RENAME TO history_by_name;
+            ALTER INDEX history_pkey RENAME TO history_by_name_pkey;
+            ALTER INDEX history_by_record RENAME TO history_by_name_record;
+            CREATE TABLE history (
+                ledger integer NOT NULL, seq bigint NOT NULL, id uuid NOT NULL, version bigint NOT NULL,
+                action smallint NOT NULL, changes text NOT NULL, who text, client uuid NOT NULL, time bigint NOT NULL,
+                kind smallint NOT NULL DEFAULT 0
+            );
+            INSERT INTO history SELECT l.number, h.seq, h.id, h.version, h.action, h.changes, h.who, h.client, h.time, h.kind
+                FROM history_by_name h JOIN ledgers l ON l.name = h.ledger;
+            DROP TABLE history_by_name;
+            ALTER TABLE history ADD PRIMARY KEY (ledger, seq);
+            CREATE INDEX history_by_record ON history USING hash (id);
+
+            ALTER TABLE data_records RENAME TO data_records_by_name;
+            ALTER INDEX data_records_pkey RENAME TO data_records_by_name_pkey;
+            ALTER INDEX data_records_by_seq RENAME TO data_records_by_name_seq;
+            CREATE TABLE data_records (
+                ledger integer NOT NULL, id uuid NOT NULL, seq bigint NOT NULL, kind text NOT NULL, version bigint NOT NULL,
+                deleted boolean NOT NULL, fields text NOT NULL, field_versions text NOT NULL
+            );
+            INSERT INTO data_records SELECT l.number, d.id, d.seq, d.kind, d.version, d.deleted, d.fields, d.field_versions
+                FROM data_records_by_name d JOIN ledgers l ON l.name = d.ledger;
+            DROP TABLE data_records_by_name;
+            ALTER TABLE data_records ADD PRIMARY KEY (ledger, id);
+            CREATE UNIQUE INDEX data_records_by_seq ON data_records (ledger, seq);
+
+            CREATE TABLE outcome_runs (
+                ledger integer NOT NULL, client uuid NOT NULL, first_mutation_id bigint NOT NULL,
+                last_mutation_id bigint NOT NULL, outcomes bytea NOT NULL,
+                PRIMARY KEY (ledger, client, first_mutation_id)
+            );
+            """, step: convertOutcomeRows),
     ]
 }

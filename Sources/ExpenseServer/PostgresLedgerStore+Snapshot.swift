@@ -12,15 +12,18 @@ import PostgreSQL
 extension PostgresLedgerStore {
     /// Everything the ledger `name` holds, read in one snapshot of the database.
     /// - Throws: ``LedgerError/unknownLedger(_:)``, or a storage error.
-    package static func snapshot(ledger name: String, connection: PostgresConnection) throws -> LedgerSnapshot {
+    /// - Parameter outcomeRetention: the window of kept outcomes the copy holds (Protocol.md §7.6).
+    package static func snapshot(ledger name: String, connection: PostgresConnection,
+                                 outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws -> LedgerSnapshot {
         try storage {
             try connection.transaction {
                 try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                let ledger: [PostgresValue] = [.text(name)]
                 guard let row = try connection.query("""
-                    SELECT currency, ledger_id, epoch, epoch_cursor, head, horizon, history_start_seq, history_start_time
+                    SELECT currency, ledger_id, epoch, epoch_cursor, head, horizon, history_start_seq, history_start_time, number
                     FROM ledgers WHERE name = $1
-                    """, ledger).first else { throw LedgerError.unknownLedger(name) }
+                    """, [.text(name)]).first else { throw LedgerError.unknownLedger(name) }
+                let number = row.int64(8)
+                let ledger: [PostgresValue] = [.integer(number)]
                 guard let currency = Currency(code: row.text(0)), let ledgerId = UUIDText.parse(row.text(1)),
                       let epoch = UUIDText.parse(row.text(2)) else {
                     throw LedgerError.storageFailed("the ledgers row of '\(name)' has no valid currency or identity")
@@ -40,12 +43,7 @@ extension PostgresLedgerStore {
                     guard let id = UUIDText.parse(row.text(0)) else { throw LedgerError.storageFailed("a client id does not parse") }
                     clients[id] = row.int64(1)
                 }
-                let outcomes = try connection.query("""
-                    SELECT client, mutation_id, status, version, seq, record, reason, field, message FROM outcomes WHERE ledger = $1
-                    """, ledger).all.map { row in
-                    guard let client = UUIDText.parse(row.text(0)) else { throw LedgerError.storageFailed("an outcome's client id does not parse") }
-                    return LedgerSnapshot.KeptOutcome(clientId: client, mutationId: row.int64(1), outcome: try decodeOutcome(row, from: 2))
-                }
+                let outcomes = try keptOutcomes(ledger: number, clients: clients, retention: outcomeRetention, connection: connection)
                 var totals: [Currency: Int64] = [:]
                 for row in try connection.query("""
                     SELECT currency, sum(amount)::bigint FROM monthly_totals WHERE ledger = $1 GROUP BY currency
@@ -67,20 +65,20 @@ extension PostgresLedgerStore {
     /// - Throws: ``LedgerError/ledgerExists(_:)``, ``LedgerError/invalidLedgerName(_:)``, or a storage error.
     package static func install(_ snapshot: LedgerSnapshot, connection: PostgresConnection) throws {
         guard LedgerDirectory.isValid(name: snapshot.name) else { throw LedgerError.invalidLedgerName(snapshot.name) }
-        let ledger = PostgresValue.text(snapshot.name)
         try storage {
             try connection.transaction {
                 let identity = snapshot.identity
                 let inserted = try connection.query("""
                     INSERT INTO ledgers (name, currency, ledger_id, epoch, epoch_cursor, head, horizon, history_start_seq,
                                          history_start_time)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO NOTHING
-                    """, [ledger, .text(snapshot.currency.code), .text(UUIDText.lowercased(identity.ledgerId)),
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO NOTHING RETURNING number
+                    """, [.text(snapshot.name), .text(snapshot.currency.code), .text(UUIDText.lowercased(identity.ledgerId)),
                           .text(UUIDText.lowercased(identity.epoch)), .integer(identity.epochCursor), .integer(snapshot.head),
                           .integer(snapshot.horizon), .integer(snapshot.historyStartSeq),
-                          .integer(snapshot.historyStartTime)]).affectedRows
-                guard inserted == 1 else { throw LedgerError.ledgerExists(snapshot.name) }
-                if !snapshot.records.isEmpty { try upsertRecords(snapshot.records, ledger: snapshot.name, connection: connection) }
+                          .integer(snapshot.historyStartTime)]).first
+                guard let number = inserted?.int64(0) else { throw LedgerError.ledgerExists(snapshot.name) }
+                let ledger = PostgresValue.integer(number)
+                if !snapshot.records.isEmpty { try upsertRecords(snapshot.records, ledger: number, connection: connection) }
                 for stored in snapshot.dataRecords {
                     try connection.query("""
                         INSERT INTO data_records (ledger, id, seq, kind, version, deleted, fields, field_versions)
@@ -89,14 +87,14 @@ extension PostgresLedgerStore {
                               .text(stored.record.kind.rawValue), .integer(stored.version), .bool(stored.deleted),
                               .text(stored.fieldsText), .text(stored.fieldVersionsText)])
                 }
-                if !snapshot.history.isEmpty { try insertHistory(snapshot.history, ledger: snapshot.name, connection: connection) }
+                if !snapshot.history.isEmpty { try insertHistory(snapshot.history, ledger: number, connection: connection) }
                 if !snapshot.clients.isEmpty {
                     try connection.query("""
                         INSERT INTO clients (ledger, id, last_mutation_id) SELECT $1, * FROM unnest($2::uuid[], $3::bigint[])
                         """, [ledger, .array(snapshot.clients.keys.map { .text(UUIDText.lowercased($0)) }),
                               .array(snapshot.clients.values.map { .integer($0) })])
                 }
-                if !snapshot.outcomes.isEmpty { try upsertOutcomes(snapshot.outcomes, ledger: snapshot.name, connection: connection) }
+                try insertOutcomes(snapshot.outcomes, ledger: number, connection: connection)
                 for token in snapshot.tokens { try insertToken(token, ledger: snapshot.name, connection: connection) }
                 for (table, column, key) in [("daily_totals", "day", "day"), ("monthly_totals", "month", "day / 100")] {
                     try connection.query("""

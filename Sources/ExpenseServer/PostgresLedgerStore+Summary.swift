@@ -22,7 +22,7 @@ extension PostgresLedgerStore {
                 try connection.query("""
                     SELECT month, category, currency, amount, count FROM monthly_totals
                     WHERE ledger = $1 AND month BETWEEN $2 AND $3 AND ($4::text IS NULL OR category = $4)
-                    """, [.text(name), .integer(Int64(lowestMonth)), .integer(Int64(highestMonth)), category]).all
+                    """, [.integer(number), .integer(Int64(lowestMonth)), .integer(Int64(highestMonth)), category]).all
             }
             for row in rows { try add(row, date: CalendarDay(ordinal: Int(row.int64(0)) * 100 + 1), to: &aggregator) }
             if let from = query.from, from.day != 1 { dayRanges.append((from.ordinal, lowestMonth * 100)) }
@@ -33,7 +33,7 @@ extension PostgresLedgerStore {
                 try connection.query("""
                     SELECT day, category, currency, amount, count FROM daily_totals
                     WHERE ledger = $1 AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR category = $4)
-                    """, [.text(name), .integer(Int64(low)), .integer(Int64(high)), category]).all
+                    """, [.integer(number), .integer(Int64(low)), .integer(Int64(high)), category]).all
             }
             for row in rows { try add(row, date: CalendarDay(ordinal: Int(row.int64(0))), to: &aggregator) }
         }

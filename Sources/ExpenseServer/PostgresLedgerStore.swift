@@ -20,6 +20,9 @@ import PostgreSQL
 package final class PostgresLedgerStore: LedgerStore {
     let connection: PostgresConnection
     package let name: String
+    /// The ledger's number (`ledgers.number`, migration 6): the first column of the key of every row it owns, an
+    /// integer so that PostgreSQL compares keys without a text comparison.
+    package let number: Int64
     package let currency: Currency
     package let identity: LedgerIdentity
     package internal(set) var head: Int64
@@ -39,10 +42,16 @@ package final class PostgresLedgerStore: LedgerStore {
     /// when unknown (after a failure), which makes the next transaction reload the totals.
     private var generation: Int64?
     private var totals: [Currency: Int64] = [:]
-    private var pendingRecords: [UUID: StoredRecord] = [:]
-    private var pendingDeltas: [AggregateKey: AggregateKey.Delta] = [:]
+    var pendingRecords: [UUID: StoredRecord] = [:]
+    /// The ids of ``pendingRecords`` that no row of the database had when the transaction read them (under the
+    /// ledger row's lock, so none can appear before it commits): written with a plain `INSERT`.
+    var pendingCreates: Set<UUID> = []
+    var pendingDeltas: [AggregateKey: AggregateKey.Delta] = [:]
     var pendingLastMutationIds: [UUID: Int64] = [:]
-    var pendingOutcomes: [SQLiteLedgerStore.OutcomeKey: ConsumedOutcome] = [:]
+    /// The outcomes the transaction keeps, one run per client (``PostgresLedgerStore+Outcomes.swift``).
+    var pendingRuns = PendingOutcomeRuns()
+    /// The committed runs the transaction read and decoded, the newest asked for per client.
+    var readRuns: [UUID: PendingOutcomeRun] = [:]
     /// The history entries of the transaction, written in one statement before `COMMIT`.
     var pendingHistory: [HistoryEntry] = []
     /// The ledger row's `tokens_generation` as last read (``tokensMayHaveChanged()``); `nil` before the first read.
@@ -62,7 +71,7 @@ package final class PostgresLedgerStore: LedgerStore {
         self.outcomeRetention = outcomeRetention
         let row = try Self.storage {
             try connection.query("""
-                SELECT currency, ledger_id, epoch, epoch_cursor, head FROM ledgers WHERE name = $1
+                SELECT currency, ledger_id, epoch, epoch_cursor, head, number FROM ledgers WHERE name = $1
                 """, [.text(name)]).first
         }
         guard let row else { throw LedgerError.unknownLedger(name) }
@@ -73,6 +82,7 @@ package final class PostgresLedgerStore: LedgerStore {
         self.currency = currency
         self.identity = LedgerIdentity(ledgerId: ledgerId, epoch: epoch, epochCursor: row.int64(3))
         self.head = row.int64(4)
+        self.number = row.int64(5)
     }
 
     /// Creates or brings forward the shared schema.
@@ -132,7 +142,7 @@ package final class PostgresLedgerStore: LedgerStore {
                 SELECT seq, version, deleted, amount, currency, category, day, note,
                        money_version, category_version, date_version, note_version, id
                 FROM records WHERE ledger = $1 AND id = $2
-                """, [.text(name), .text(UUIDText.lowercased(id))]).first.map { try Self.decode($0) }
+                """, [.integer(number), .text(UUIDText.lowercased(id))]).first.map { try Self.decode($0) }
         }
     }
 
@@ -144,7 +154,7 @@ package final class PostgresLedgerStore: LedgerStore {
         if !inTransaction { try ensureConnected() }
         return try Self.storage {
             try connection.query("SELECT last_mutation_id FROM clients WHERE ledger = $1 AND id = $2",
-                                 [.text(name), .text(UUIDText.lowercased(clientId))]).first?.int64(0) ?? 0
+                                 [.integer(number), .text(UUIDText.lowercased(clientId))]).first?.int64(0) ?? 0
         }
     }
 
@@ -156,6 +166,7 @@ package final class PostgresLedgerStore: LedgerStore {
         precondition(record.seq == head + 1, "a write takes the next seq")
         precondition(inTransaction, "every write happens inside transaction(_:)")
         if let error = faultInjection?(.write) { throw error }
+        if old == nil && pendingRecords[record.expense.id] == nil { pendingCreates.insert(record.expense.id) }
         pendingRecords[record.expense.id] = record
         if let old, !old.deleted { account(old.expense, sign: -1) }
         if !record.deleted { account(record.expense, sign: 1) }
@@ -179,7 +190,7 @@ package final class PostgresLedgerStore: LedgerStore {
                 SELECT seq, version, deleted, amount, currency, category, day, note,
                        money_version, category_version, date_version, note_version, id
                 FROM records WHERE ledger = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4
-                """, [.text(name), .integer(since), .integer(head), .integer(Int64(limit))]).all.map { try Self.decode($0).record }
+                """, [.integer(number), .integer(since), .integer(head), .integer(Int64(limit))]).all.map { try Self.decode($0).record }
         }
     }
 
@@ -201,9 +212,11 @@ package final class PostgresLedgerStore: LedgerStore {
         defer {
             inTransaction = false
             pendingRecords.removeAll(keepingCapacity: true)
+            pendingCreates.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
             pendingLastMutationIds.removeAll(keepingCapacity: true)
-            pendingOutcomes.removeAll(keepingCapacity: true)
+            pendingRuns.removeAll()
+            readRuns.removeAll(keepingCapacity: true)
             pendingHistory.removeAll(keepingCapacity: true)
             readAhead.removeAll()
         }
@@ -251,9 +264,9 @@ package final class PostgresLedgerStore: LedgerStore {
             PostgresStatement("SELECT head, generation FROM ledgers WHERE name = $1 FOR UPDATE", [.text(name)]),
             PostgresStatement("""
                 SELECT currency, sum(amount)::bigint FROM monthly_totals
-                WHERE ledger = $1 AND (SELECT generation FROM ledgers WHERE name = $1) IS DISTINCT FROM $2::bigint
+                WHERE ledger = $1 AND (SELECT generation FROM ledgers WHERE name = $3) IS DISTINCT FROM $2::bigint
                 GROUP BY currency
-                """, [.text(name), generation.map { .integer($0) } ?? .null]),
+                """, [.integer(number), generation.map { .integer($0) } ?? .null, .text(name)]),
         ] + (wanted.map(readAheadStatements) ?? []))
         guard let row = results[1].first else {
             throw LedgerError.unknownLedger(name)
@@ -270,99 +283,6 @@ package final class PostgresLedgerStore: LedgerStore {
             generation = stored
         }
         if let wanted { try takeReadAhead(results.dropFirst(3), wanted) }
-    }
-
-    /// The transaction's writes, one statement per table (records, clients, outcomes, aggregates, history), in
-    /// one list for ``PostgreSQL/PostgresConnection/pipeline(_:)``.
-    private func pendingWrites() -> [PostgresStatement] {
-        var statements: [PostgresStatement] = []
-        if !pendingRecords.isEmpty { statements.append(Self.upsertRecordsStatement(Array(pendingRecords.values), ledger: name)) }
-        if !pendingLastMutationIds.isEmpty { statements.append(lastMutationIdsStatement()) }
-        statements += outcomeStatements()
-        statements += aggregateStatements()
-        if !pendingHistory.isEmpty { statements.append(Self.insertHistoryStatement(pendingHistory, ledger: name)) }
-        return statements
-    }
-
-    /// Writes `records` of `ledger` in one statement, each with its seq, replacing the row of the same id.
-    static func upsertRecords(_ records: [StoredRecord], ledger: String, connection: PostgresConnection) throws {
-        let statement = upsertRecordsStatement(records, ledger: ledger)
-        try connection.query(statement.sql, statement.parameters)
-    }
-
-    /// ``upsertRecords(_:ledger:connection:)``'s statement.
-    static func upsertRecordsStatement(_ records: [StoredRecord], ledger: String) -> PostgresStatement {
-        var columns = Array(repeating: [PostgresValue](), count: 13)
-        for stored in records {
-            let expense = stored.expense
-            let versions = stored.fieldVersions
-            let values: [PostgresValue] = [
-                .text(UUIDText.lowercased(expense.id)), .integer(stored.seq), .integer(stored.version), .bool(stored.deleted),
-                .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
-                .integer(Int64(expense.date.ordinal)), .text(expense.note),
-                .integer(versions.money), .integer(versions.category), .integer(versions.date), .integer(versions.note),
-            ]
-            for (index, value) in values.enumerated() { columns[index].append(value) }
-        }
-        return PostgresStatement("""
-            INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note,
-                                 money_version, category_version, date_version, note_version)
-            SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::boolean[], $6::bigint[], $7::text[],
-                                     $8::text[], $9::integer[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[],
-                                     $14::bigint[])
-            ON CONFLICT (ledger, id) DO UPDATE SET seq = excluded.seq, version = excluded.version,
-                deleted = excluded.deleted, amount = excluded.amount, currency = excluded.currency,
-                category = excluded.category, day = excluded.day, note = excluded.note,
-                money_version = excluded.money_version, category_version = excluded.category_version,
-                date_version = excluded.date_version, note_version = excluded.note_version
-            """, [.text(ledger)] + columns.map(PostgresValue.array))
-    }
-
-    private func lastMutationIdsStatement() -> PostgresStatement {
-        PostgresStatement("""
-            INSERT INTO clients (ledger, id, last_mutation_id) SELECT $1, * FROM unnest($2::uuid[], $3::bigint[])
-            ON CONFLICT (ledger, id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
-            """, [.text(name), .array(pendingLastMutationIds.keys.map { .text(UUIDText.lowercased($0)) }),
-                  .array(pendingLastMutationIds.values.map { .integer($0) })])
-    }
-
-    /// The transaction's aggregate changes, day and month, in two statements; rows whose count reached 0 go.
-    private func aggregateStatements() -> [PostgresStatement] {
-        var monthly: [AggregateKey: AggregateKey.Delta] = [:]
-        var daily: [(AggregateKey, AggregateKey.Delta)] = []
-        for (key, delta) in pendingDeltas where delta.amount != 0 || delta.count != 0 {
-            daily.append((key, delta))
-            var month = key
-            month.day = key.day / 100
-            monthly[month, default: .init()].amount += delta.amount
-            monthly[month, default: .init()].count += delta.count
-        }
-        return apply(daily, table: "daily_totals", column: "day")
-            + apply(monthly.filter { $0.value.amount != 0 || $0.value.count != 0 }.map { ($0.key, $0.value) },
-                    table: "monthly_totals", column: "month")
-    }
-
-    private func apply(_ deltas: [(AggregateKey, AggregateKey.Delta)], table: String,
-                       column: String) -> [PostgresStatement] {
-        guard !deltas.isEmpty else { return [] }
-        let parameters: [PostgresValue] = [
-            .text(name), .array(deltas.map { .integer(Int64($0.0.day)) }), .array(deltas.map { .text($0.0.category) }),
-            .array(deltas.map { .text($0.0.currency) }), .array(deltas.map { .integer($0.1.amount) }),
-            .array(deltas.map { .integer($0.1.count) }),
-        ]
-        var statements = [PostgresStatement("""
-            INSERT INTO \(table) AS t (ledger, \(column), category, currency, amount, count)
-            SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
-            ON CONFLICT (ledger, \(column), category, currency)
-            DO UPDATE SET amount = t.amount + excluded.amount, count = t.count + excluded.count
-            """, parameters)]
-        if deltas.contains(where: { $0.1.count < 0 }) {
-            statements.append(PostgresStatement(
-                "DELETE FROM \(table) WHERE ledger = $1 AND count = 0 AND (\(column), category, currency) IN "
-                    + "(SELECT * FROM unnest($2::integer[], $3::text[], $4::text[]))",
-                Array(parameters[0..<4])))
-        }
-        return statements
     }
 
     // MARK: - Connection

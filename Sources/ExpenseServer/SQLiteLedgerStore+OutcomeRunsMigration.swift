@@ -34,22 +34,14 @@ extension SQLiteLedgerStore {
     static func appendRuns(_ kept: [LedgerSnapshot.KeptOutcome], connection: SQLiteConnection) throws {
         var position = try lastOutcomePosition(connection)
         var newest: [UUID: Int64] = [:]
-        var start = kept.startIndex
-        while start < kept.endIndex {
-            let clientId = kept[start].clientId
-            var end = start + 1
-            while end < kept.endIndex, end - start < copiedRunLength, kept[end].clientId == clientId,
-                  kept[end].mutationId == kept[end - 1].mutationId + 1 {
-                end += 1
-            }
-            position += Int64(end - start)
+        for (clientId, run) in PendingOutcomeRun.runs(of: kept, maximumLength: copiedRunLength) {
+            position += Int64(run.outcomes.count)
             try connection.cached("""
                 INSERT INTO outcome_runs (run, client, first_mutation_id, last_mutation_id, previous, outcomes)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                """).run([.integer(position), blob(clientId), .integer(kept[start].mutationId), .integer(kept[end - 1].mutationId),
-                          .integer(newest[clientId] ?? 0), .blob(PackedOutcomeRun.encode(kept[start..<end].map(\.outcome)))])
+                """).run([.integer(position), blob(clientId), .integer(run.first), .integer(run.last),
+                          .integer(newest[clientId] ?? 0), .blob(PackedOutcomeRun.encode(run.outcomes))])
             newest[clientId] = position
-            start = end
         }
         for (clientId, run) in newest {
             try connection.cached("UPDATE clients SET newest_run = ?2 WHERE id = ?1").run([blob(clientId), .integer(run)])
@@ -67,12 +59,8 @@ extension SQLiteLedgerStore {
                 let header = OutcomeRunWalk.Header(run: row.int64(0), first: row.int64(2), last: row.int64(3), previous: row.int64(4))
                 guard header.last > last - outcomeRetention else { return }
                 let outcomes = try row.withBlob(5) { try PackedOutcomeRun.decode($0, count: try header.count()) }
-                for (offset, outcome) in outcomes.enumerated() {
-                    let mutationId = header.first + Int64(offset)
-                    if mutationId > last - outcomeRetention && mutationId <= last {
-                        kept.append(LedgerSnapshot.KeptOutcome(clientId: clientId, mutationId: mutationId, outcome: outcome))
-                    }
-                }
+                kept += PendingOutcomeRun(first: header.first, outcomes: outcomes)
+                    .kept(clientId: clientId, last: last, retention: outcomeRetention)
             }
         return kept
     }

@@ -12,45 +12,15 @@ import SQLite
 /// before; the rows of runs wholly outside their client's window are deleted later, by the sweep
 /// (`SQLiteLedgerStore+OutcomeSweep.swift`), which bounds what is stored.
 extension SQLiteLedgerStore {
-    /// One kept outcome's key (the PostgreSQL store's pending outcomes are keyed by it).
-    struct OutcomeKey: Hashable {
-        var clientId: UUID
-        var mutationId: Int64
-    }
-
-    /// One client's outcomes kept in the transaction, for mutationIds `first, first + 1, …`.
-    struct PendingOutcomeRun {
-        var first: Int64
-        var outcomes: [ConsumedOutcome]
-
-        /// The outcome of `mutationId`, when this run holds it.
-        func outcome(_ mutationId: Int64) -> ConsumedOutcome? {
-            guard mutationId >= first, mutationId - first < Int64(outcomes.count) else { return nil }
-            return outcomes[Int(mutationId - first)]
-        }
-    }
-
     package func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws {
-        guard let index = pendingRuns.index(forKey: clientId) else {
-            pendingRuns[clientId] = PendingOutcomeRun(first: mutationId, outcomes: [outcome])
-            pendingRunClients.append(clientId)
-            return
-        }
-        let first = pendingRuns.values[index].first, count = Int64(pendingRuns.values[index].outcomes.count)
-        precondition(mutationId >= first && mutationId <= first + count,
-                     "a client's outcomes are kept for consecutive mutationIds, as MutationRules consumes them")
-        if mutationId == first + count {
-            pendingRuns.values[index].outcomes.append(outcome)
-        } else {
-            pendingRuns.values[index].outcomes[Int(mutationId - first)] = outcome
-        }
+        pendingRuns.keep(outcome, clientId: clientId, mutationId: mutationId)
     }
 
     package func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome? {
         // A push sets the client's last consumed mutationId when it ends; its own outcomes move the window before.
         let pending = pendingRuns[clientId]
-        let last = max(try lastMutationId(clientId: clientId), pending.map { $0.first + Int64($0.outcomes.count) - 1 } ?? 0)
-        guard mutationId <= last, mutationId > last - outcomeRetention else { return nil }
+        let last = max(try lastMutationId(clientId: clientId), pending?.last ?? 0)
+        guard ConsumedOutcome.isKept(mutationId, last: last, retention: outcomeRetention) else { return nil }
         if let outcome = pending?.outcome(mutationId) { return outcome }
         let newest = try committedClient(clientId).newestRun
         var walk = runWalk.flatMap { $0.clientId == clientId && $0.newestRun == newest ? $0 : nil }
@@ -85,18 +55,18 @@ extension SQLiteLedgerStore {
     /// - Returns: the run each client appended (its new `clients.newest_run`).
     func flushOutcomeRuns() throws -> [UUID: Int64] {
         var newestRuns: [UUID: Int64] = [:]
-        newestRuns.reserveCapacity(pendingRunClients.count)
+        newestRuns.reserveCapacity(pendingRuns.clients.count)
         var keys: [(run: Int64, previous: Int64)] = []
-        keys.reserveCapacity(pendingRunClients.count)
+        keys.reserveCapacity(pendingRuns.clients.count)
         var position = outcomePosition
-        for clientId in pendingRunClients {
+        for clientId in pendingRuns.clients {
             position += Int64(pendingRuns[clientId]?.outcomes.count ?? 0)
             newestRuns[clientId] = position
             keys.append((position, try committedClient(clientId).newestRun))
         }
         pendingOutcomePosition = position
-        try rows.outcomeRuns.run(count: pendingRunClients.count) { row, index in
-            let clientId = pendingRunClients[index]
+        try rows.outcomeRuns.run(count: pendingRuns.clients.count) { row, index in
+            let clientId = pendingRuns.clients[index]
             guard let run = pendingRuns[clientId] else { preconditionFailure("every client in the order has its run") }
             try row.integer(keys[index].run)
             try Self.bind(clientId, to: &row)

@@ -56,8 +56,7 @@ package final class SQLiteLedgerStore: LedgerStore {
     var pendingClientRows: [(id: UUID, row: ClientRow)] = []
     /// The transaction's newly consumed mutations' outcomes, one run per client, and the clients in the order
     /// they first kept one (the order their runs are appended: `SQLiteLedgerStore+Outcomes.swift`).
-    var pendingRuns: [UUID: PendingOutcomeRun] = [:]
-    var pendingRunClients: [UUID] = []
+    var pendingRuns = PendingOutcomeRuns()
     /// ``outcomePosition`` after the transaction's runs (``flushOutcomeRuns()``).
     var pendingOutcomePosition: Int64 = 0
     /// How many outcomes were ever appended to `outcome_runs` (at least): a run's key is this count after its
@@ -267,7 +266,7 @@ package final class SQLiteLedgerStore: LedgerStore {
                 let value = try body()
                 try flushRecords()
                 try flushClients(newestRuns: try flushOutcomeRuns())
-                try sweepOutcomeRuns(appended: pendingRunClients.count)
+                try sweepOutcomeRuns(appended: pendingRuns.clients.count)
                 try flushHistory()
                 if let error = faultInjection?(.commit) { throw error }
                 return value

@@ -72,12 +72,8 @@ extension PostgresConnection {
                              _ connection: OpaquePointer) throws -> (results: [PostgresResult], complete: Bool) {
         guard PQenterPipelineMode(connection) == 1, PQsetnonblocking(connection, 1) == 0 else { throw lost(connection) }
         for statement in statements {
-            let texts = statement.parameters.map(\.textForm)
-            let pointers = texts.map { $0.flatMap { strdup($0) } }
-            defer { for pointer in pointers { free(pointer) } }
-            let sent = pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer in
-                PQsendQueryParams(connection, statement.sql, Int32(statement.parameters.count), nil, buffer.baseAddress,
-                                  nil, nil, 0)
+            let sent = PostgresParameters.with(statement.parameters) { count, types, values, lengths, formats in
+                PQsendQueryParams(connection, statement.sql, count, types, values, lengths, formats, 0)
             }
             guard sent == 1 else { throw lost(connection) }
         }

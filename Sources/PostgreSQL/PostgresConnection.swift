@@ -95,11 +95,8 @@ public final class PostgresConnection {
     public func query(_ sql: String, _ parameters: [PostgresValue] = []) throws -> PostgresResult {
         let connection = try live()
         counters.count(statements: 1)
-        let texts = parameters.map(\.textForm)
-        let pointers = texts.map { $0.flatMap { strdup($0) } }
-        defer { for pointer in pointers { free(pointer) } }
-        let result = pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { buffer in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, buffer.baseAddress, nil, nil, 0)
+        let result = PostgresParameters.with(parameters) { count, types, values, lengths, formats in
+            PQexecParams(connection, sql, count, types, values, lengths, formats, 0)
         }
         return try check(result, connection)
     }
@@ -126,9 +123,10 @@ public final class PostgresConnection {
 
     /// Brings the schema up to `migrations.count`, each migration in its own transaction with the new version
     /// in `table` (created on first use in the current schema). Concurrent callers (several daemons starting
-    /// at once) take turns on an advisory lock. Shipped migrations are never edited: add one.
+    /// at once) take turns on an advisory lock. Shipped migrations are never edited: add one. A migration's
+    /// Swift step (``PostgresMigration/step``) runs after its SQL, in the same transaction.
     /// - Throws: ``PostgresError``; also when the schema is newer than this program knows.
-    public func migrate(_ migrations: [String], table: String = "schema_version") throws {
+    public func migrate(_ migrations: [PostgresMigration], table: String = "schema_version") throws {
         for _ in 0...migrations.count {
             let done: Bool = try transaction {
                 try query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || $1))", [.text(table)])
@@ -139,7 +137,9 @@ public final class PostgresConnection {
                         "schema version \(current) is newer than this program understands (\(migrations.count)); upgrade the program")
                 }
                 guard current < migrations.count else { return true }
-                try execute(migrations[Int(current)])
+                let migration = migrations[Int(current)]
+                try execute(migration.sql)
+                try migration.step?(self)
                 try query("DELETE FROM \(table)")
                 try query("INSERT INTO \(table) (version) VALUES ($1)", [.integer(current + 1)])
                 return false

@@ -51,4 +51,27 @@ public struct PostgresRow: Sendable {
 
     /// Column `index` as a boolean (`t`/`f`).
     public func bool(_ index: Int) -> Bool { values[index] == "t" }
+
+    /// The bytes of column `index` selected as `encode(column, 'hex')` (so whatever the server's `bytea_output`);
+    /// `nil` for NULL or text that is not an even number of hexadecimal digits.
+    public func hexBytes(_ index: Int) -> [UInt8]? {
+        guard let text = values[index] else { return nil }
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
 }

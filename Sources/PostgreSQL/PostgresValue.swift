@@ -1,14 +1,17 @@
-/// A statement parameter, sent in PostgreSQL's text format (the server casts it to the column's type).
+/// A statement parameter: sent in PostgreSQL's text format (the server casts it to the column's type), or
+/// ``binary(_:type:)`` in its binary format with its type.
 public enum PostgresValue: Sendable, Hashable {
     case null
     case text(String)
     case integer(Int64)
     case bool(Bool)
+    /// A value in PostgreSQL's binary format and the OID of its type (``PostgresBinaryArray/value``).
+    case binary([UInt8], type: UInt32)
 
-    /// The text form libpq sends, `nil` for NULL.
+    /// The text form libpq sends, `nil` for NULL (and for ``binary(_:type:)``, which is not sent as text).
     var textForm: String? {
         switch self {
-        case .null: nil
+        case .null, .binary: nil
         case .text(let text): text
         case .integer(let number): String(number)
         case .bool(let flag): flag ? "t" : "f"
@@ -32,6 +35,7 @@ extension PostgresValue {
             case .integer(let number): appendDecimal(number, to: &bytes)
             case .bool(let flag): bytes.append(flag ? UInt8(ascii: "t") : UInt8(ascii: "f"))
             case .text(let text): appendQuoted(text, to: &bytes)
+            case .binary: preconditionFailure("a binary value has no text form inside a text array")
             }
         }
         bytes.append(UInt8(ascii: "}"))

@@ -53,12 +53,34 @@ struct PostgresConnectionTests {
 
     @Test func migrationsRunOnceInOrderAndANewerSchemaIsRefused() throws {
         try withSchema { connection in
-            let migrations = ["CREATE TABLE a (x integer)", "INSERT INTO a VALUES (1)"]
+            let migrations: [PostgresMigration] = ["CREATE TABLE a (x integer)", "INSERT INTO a VALUES (1)"]
             try connection.migrate(migrations)
             try connection.migrate(migrations)
             #expect(try connection.query("SELECT count(*) FROM a").first?.int64(0) == 1)
             #expect(try connection.query("SELECT version FROM schema_version").first?.int64(0) == 2)
             #expect(throws: PostgresError.self) { try connection.migrate(Array(migrations.prefix(1))) }
+        }
+    }
+
+    /// A migration's Swift step runs after its SQL in the same transaction: when it fails, neither the SQL nor
+    /// the new version stays, and the next attempt runs both again.
+    @Test func aMigrationsSwiftStepRunsInItsTransaction() throws {
+        try withSchema { connection in
+            let failing = PostgresMigration("CREATE TABLE b (x integer)") { connection in
+                try connection.query("INSERT INTO b VALUES (1)")
+                throw PostgresError(kind: .statement, sqlState: nil, message: "the step failed")
+            }
+            #expect(throws: PostgresError.self) { try connection.migrate(["CREATE TABLE a (x integer)", failing]) }
+            #expect(try connection.query("SELECT version FROM schema_version").first?.int64(0) == 1)
+            #expect(try connection.query("SELECT count(*) FROM pg_tables WHERE tablename = 'b' AND schemaname = current_schema()")
+                        .first?.int64(0) == 0)
+            let working = PostgresMigration("CREATE TABLE b (x integer)") { connection in
+                try connection.query("INSERT INTO b SELECT count(*) FROM b")
+            }
+            try connection.migrate(["CREATE TABLE a (x integer)", working])
+            try connection.migrate(["CREATE TABLE a (x integer)", working])
+            #expect(try connection.query("SELECT version FROM schema_version").first?.int64(0) == 2)
+            #expect(try connection.query("SELECT x FROM b").all.map { $0.int64(0) } == [0])
         }
     }
 

@@ -1,0 +1,92 @@
+import ExpenseProtocol
+import Foundation
+
+/// One client's outcomes of consecutive mutationIds `first, first + 1, …`: what a transaction keeps for a client
+/// (Protocol.md §7.6), and what both stores append as one row per client per group commit, packed by
+/// ``PackedOutcomeRun`` (the SQLite store's `outcome_runs`, `SQLiteLedgerStore+Outcomes.swift`; the PostgreSQL
+/// store's, `PostgresLedgerStore+Outcomes.swift`).
+package struct PendingOutcomeRun: Hashable {
+    package var first: Int64
+    package var outcomes: [ConsumedOutcome]
+
+    package init(first: Int64, outcomes: [ConsumedOutcome] = []) {
+        self.first = first
+        self.outcomes = outcomes
+    }
+
+    /// The last mutationId the run holds (`first - 1` when it holds none).
+    package var last: Int64 { first + Int64(outcomes.count) - 1 }
+
+    /// The outcome of `mutationId`, when this run holds it.
+    package func outcome(_ mutationId: Int64) -> ConsumedOutcome? {
+        guard mutationId >= first, mutationId - first < Int64(outcomes.count) else { return nil }
+        return outcomes[Int(mutationId - first)]
+    }
+
+    /// Keeps `outcome` for `mutationId`, the one after the run's last (or one the run holds, decided again).
+    mutating func keep(_ outcome: ConsumedOutcome, mutationId: Int64) {
+        precondition(mutationId >= first && mutationId <= last + 1,
+                     "a client's outcomes are kept for consecutive mutationIds, as MutationRules consumes them")
+        if mutationId == last + 1 {
+            outcomes.append(outcome)
+        } else {
+            outcomes[Int(mutationId - first)] = outcome
+        }
+    }
+
+    /// The run's outcomes inside the window of a client whose last consumed mutationId is `last`, one by one.
+    package func kept(clientId: UUID, last: Int64, retention: Int64) -> [LedgerSnapshot.KeptOutcome] {
+        outcomes.enumerated().compactMap { offset, outcome in
+            let mutationId = first + Int64(offset)
+            guard ConsumedOutcome.isKept(mutationId, last: last, retention: retention) else { return nil }
+            return LedgerSnapshot.KeptOutcome(clientId: clientId, mutationId: mutationId, outcome: outcome)
+        }
+    }
+
+    /// `kept` (grouped by client, each client's in mutationId order, as ``LedgerSnapshot/outcomes`` lists them)
+    /// cut into runs of one client's consecutive mutationIds, each at most `maximumLength` long, in that order.
+    package static func runs(of kept: [LedgerSnapshot.KeptOutcome],
+                             maximumLength: Int) -> [(clientId: UUID, run: PendingOutcomeRun)] {
+        var runs: [(clientId: UUID, run: PendingOutcomeRun)] = []
+        var start = kept.startIndex
+        while start < kept.endIndex {
+            let clientId = kept[start].clientId
+            var end = start + 1
+            while end < kept.endIndex, end - start < maximumLength, kept[end].clientId == clientId,
+                  kept[end].mutationId == kept[end - 1].mutationId + 1 {
+                end += 1
+            }
+            runs.append((clientId, PendingOutcomeRun(first: kept[start].mutationId, outcomes: kept[start..<end].map(\.outcome))))
+            start = end
+        }
+        return runs
+    }
+}
+
+/// The runs a transaction keeps, one per client, in the order the clients first kept an outcome.
+package struct PendingOutcomeRuns {
+    private var runs: [UUID: PendingOutcomeRun] = [:]
+    /// The clients that kept outcomes, in the order they first did.
+    package private(set) var clients: [UUID] = []
+
+    package init() {}
+
+    package subscript(clientId: UUID) -> PendingOutcomeRun? { runs[clientId] }
+
+    package var isEmpty: Bool { clients.isEmpty }
+
+    /// Keeps `outcome` for the client's `mutationId` (``PendingOutcomeRun/keep(_:mutationId:)``).
+    package mutating func keep(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) {
+        guard let index = runs.index(forKey: clientId) else {
+            runs[clientId] = PendingOutcomeRun(first: mutationId, outcomes: [outcome])
+            clients.append(clientId)
+            return
+        }
+        runs.values[index].keep(outcome, mutationId: mutationId)
+    }
+
+    package mutating func removeAll() {
+        runs.removeAll(keepingCapacity: true)
+        clients.removeAll(keepingCapacity: true)
+    }
+}

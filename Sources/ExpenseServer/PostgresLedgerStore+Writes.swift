@@ -1,0 +1,136 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import PostgreSQL
+
+/// The statements a ``PostgresLedgerStore`` transaction writes its rows with, one per table, sent with the head
+/// and `COMMIT` in one round trip (``PostgreSQL/PostgresConnection/pipeline(_:)``). Each writes all its rows
+/// through `unnest` of arrays sent in PostgreSQL's binary format (``PostgreSQL/PostgresBinaryArray``): the server
+/// copies the values instead of parsing their text (docs/benchmarks.md, "Round 7, PostgreSQL push").
+extension PostgresLedgerStore {
+    /// The transaction's writes: records, clients, outcomes, aggregates, history.
+    func pendingWrites() -> [PostgresStatement] {
+        var statements: [PostgresStatement] = []
+        if !pendingRecords.isEmpty {
+            // Creates are plain inserts: the server skips the conflict check an upsert makes for every row.
+            let created = pendingRecords.values.filter { pendingCreates.contains($0.expense.id) }
+            let replaced = pendingRecords.values.filter { !pendingCreates.contains($0.expense.id) }
+            if !created.isEmpty { statements.append(Self.recordsStatement(created, ledger: number, replacing: false)) }
+            if !replaced.isEmpty { statements.append(Self.recordsStatement(replaced, ledger: number, replacing: true)) }
+        }
+        if !pendingLastMutationIds.isEmpty { statements.append(lastMutationIdsStatement()) }
+        statements += outcomeStatements()
+        statements += aggregateStatements()
+        if !pendingHistory.isEmpty { statements.append(Self.insertHistoryStatement(pendingHistory, ledger: number)) }
+        return statements
+    }
+
+    /// Writes `records` of `ledger` in one statement, each with its seq, replacing the row of the same id.
+    static func upsertRecords(_ records: [StoredRecord], ledger: Int64, connection: PostgresConnection) throws {
+        let statement = recordsStatement(records, ledger: ledger, replacing: true)
+        try connection.query(statement.sql, statement.parameters)
+    }
+
+    /// The statement writing `records` of `ledger`: with `replacing`, an upsert replacing the row of the same id;
+    /// without, a plain insert (every id must be new to the ledger, or the statement fails).
+    static func recordsStatement(_ records: some Collection<StoredRecord>, ledger: Int64, replacing: Bool) -> PostgresStatement {
+        let count = records.count
+        var ids = PostgresBinaryArray(.uuid, capacity: count), seqs = PostgresBinaryArray(.int8, capacity: count)
+        var versions = PostgresBinaryArray(.int8, capacity: count), deleted = PostgresBinaryArray(.bool, capacity: count)
+        var amounts = PostgresBinaryArray(.int8, capacity: count), currencies = PostgresBinaryArray(.text, capacity: count)
+        var categories = PostgresBinaryArray(.text, capacity: count), days = PostgresBinaryArray(.int4, capacity: count)
+        var notes = PostgresBinaryArray(.text, capacity: count), moneyVersions = PostgresBinaryArray(.int8, capacity: count)
+        var categoryVersions = PostgresBinaryArray(.int8, capacity: count)
+        var dateVersions = PostgresBinaryArray(.int8, capacity: count), noteVersions = PostgresBinaryArray(.int8, capacity: count)
+        for stored in records {
+            let expense = stored.expense
+            ids.append(expense.id)
+            seqs.append(stored.seq)
+            versions.append(stored.version)
+            deleted.append(stored.deleted)
+            amounts.append(expense.amount)
+            currencies.append(expense.currency.code)
+            categories.append(expense.category)
+            days.append(Int64(expense.date.ordinal))
+            notes.append(expense.note)
+            moneyVersions.append(stored.fieldVersions.money)
+            categoryVersions.append(stored.fieldVersions.category)
+            dateVersions.append(stored.fieldVersions.date)
+            noteVersions.append(stored.fieldVersions.note)
+        }
+        let replace = !replacing ? "" : """
+
+            ON CONFLICT (ledger, id) DO UPDATE SET seq = excluded.seq, version = excluded.version,
+                deleted = excluded.deleted, amount = excluded.amount, currency = excluded.currency,
+                category = excluded.category, day = excluded.day, note = excluded.note,
+                money_version = excluded.money_version, category_version = excluded.category_version,
+                date_version = excluded.date_version, note_version = excluded.note_version
+            """
+        return PostgresStatement("""
+            INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note,
+                                 money_version, category_version, date_version, note_version)
+            SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::boolean[], $6::bigint[], $7::text[],
+                                     $8::text[], $9::integer[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[],
+                                     $14::bigint[])
+            """ + replace, [.integer(ledger)] + [ids, seqs, versions, deleted, amounts, currencies, categories, days, notes,
+                                               moneyVersions, categoryVersions, dateVersions, noteVersions].map(\.value))
+    }
+
+    private func lastMutationIdsStatement() -> PostgresStatement {
+        var clients = PostgresBinaryArray(.uuid, capacity: pendingLastMutationIds.count)
+        var lasts = PostgresBinaryArray(.int8, capacity: pendingLastMutationIds.count)
+        for (client, last) in pendingLastMutationIds {
+            clients.append(client)
+            lasts.append(last)
+        }
+        return PostgresStatement("""
+            INSERT INTO clients (ledger, id, last_mutation_id) SELECT $1, * FROM unnest($2::uuid[], $3::bigint[])
+            ON CONFLICT (ledger, id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
+            """, [.integer(number), clients.value, lasts.value])
+    }
+
+    /// The transaction's aggregate changes, day and month, in two statements; rows whose count reached 0 go.
+    private func aggregateStatements() -> [PostgresStatement] {
+        var monthly: [AggregateKey: AggregateKey.Delta] = [:]
+        var daily: [(AggregateKey, AggregateKey.Delta)] = []
+        for (key, delta) in pendingDeltas where delta.amount != 0 || delta.count != 0 {
+            daily.append((key, delta))
+            var month = key
+            month.day = key.day / 100
+            monthly[month, default: .init()].amount += delta.amount
+            monthly[month, default: .init()].count += delta.count
+        }
+        return apply(daily, table: "daily_totals", column: "day")
+            + apply(monthly.filter { $0.value.amount != 0 || $0.value.count != 0 }.map { ($0.key, $0.value) },
+                    table: "monthly_totals", column: "month")
+    }
+
+    private func apply(_ deltas: [(AggregateKey, AggregateKey.Delta)], table: String,
+                       column: String) -> [PostgresStatement] {
+        guard !deltas.isEmpty else { return [] }
+        var days = PostgresBinaryArray(.int4, capacity: deltas.count), categories = PostgresBinaryArray(.text, capacity: deltas.count)
+        var currencies = PostgresBinaryArray(.text, capacity: deltas.count)
+        var amounts = PostgresBinaryArray(.int8, capacity: deltas.count), counts = PostgresBinaryArray(.int8, capacity: deltas.count)
+        for (key, delta) in deltas {
+            days.append(Int64(key.day))
+            categories.append(key.category)
+            currencies.append(key.currency)
+            amounts.append(delta.amount)
+            counts.append(delta.count)
+        }
+        let parameters: [PostgresValue] = [.integer(number), days.value, categories.value, currencies.value, amounts.value, counts.value]
+        var statements = [PostgresStatement("""
+            INSERT INTO \(table) AS t (ledger, \(column), category, currency, amount, count)
+            SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
+            ON CONFLICT (ledger, \(column), category, currency)
+            DO UPDATE SET amount = t.amount + excluded.amount, count = t.count + excluded.count
+            """, parameters)]
+        if deltas.contains(where: { $0.1.count < 0 }) {
+            statements.append(PostgresStatement(
+                "DELETE FROM \(table) WHERE ledger = $1 AND count = 0 AND (\(column), category, currency) IN "
+                    + "(SELECT * FROM unnest($2::integer[], $3::text[], $4::text[]))",
+                Array(parameters[0..<4])))
+        }
+        return statements
+    }
+}

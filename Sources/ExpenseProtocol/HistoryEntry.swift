@@ -155,29 +155,35 @@ extension HistoryEntry {
     }
 
     /// Only the `changes` object, as a store keeps it (`SQLiteLedgerStore+History.swift`).
-    public var changesJSON: [UInt8] {
+    public var changesJSON: [UInt8] { Self.changesJSON(of: changes) }
+
+    /// ``changesJSON`` of an entry whose changes are `changes`: what a store keeps, made without the entry (the
+    /// daemon writes a create's before its seq is known).
+    public static func changesJSON(of changes: [Change]) -> [UInt8] {
         var writer = JSONWriter(capacity: 160)
-        writeChanges(to: &writer)
+        writeChanges(changes, to: &writer)
         return writer.bytes
     }
 
     /// Writes the `changes` object, members in byte order.
-    func writeChanges(to writer: inout JSONWriter) {
+    func writeChanges(to writer: inout JSONWriter) { Self.writeChanges(changes, to: &writer) }
+
+    private static func writeChanges(_ changes: [Change], to writer: inout JSONWriter) {
         writer.beginObject()
         // This runs for every applied change. The changes are almost always in byte order already (a budget's,
         // rule's or setting's are made so) or in ``fieldNames`` order (an expense's), so neither is sorted: an
         // expense's are written by the fixed byte order of its field names. Anything else is sorted, compared on
         // the UTF-8 views (no array per comparison). HistoryCodingTests compares the three ways.
-        if Self.isInByteOrder(changes) {
-            for change in changes { Self.write(change, to: &writer) }
-        } else if changes.allSatisfy({ Self.fieldNames.contains($0.field) }) {
+        if isInByteOrder(changes) {
+            for change in changes { write(change, to: &writer) }
+        } else if changes.allSatisfy({ fieldNames.contains($0.field) }) {
             // Each name's changes in their order, as the (stable) sort leaves them.
-            for name in Self.fieldNamesInByteOrder {
-                for change in changes where change.field == name { Self.write(change, to: &writer) }
+            for name in fieldNamesInByteOrder {
+                for change in changes where change.field == name { write(change, to: &writer) }
             }
         } else {
             for change in changes.sorted(by: { $0.field.utf8.lexicographicallyPrecedes($1.field.utf8) }) {
-                Self.write(change, to: &writer)
+                write(change, to: &writer)
             }
         }
         writer.endObject()

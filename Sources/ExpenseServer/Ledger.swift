@@ -28,6 +28,8 @@ public actor Ledger {
     /// The ledger's tokens as last read and the credentials handed out for them (`Ledger+Tokens.swift`).
     nonisolated let access: LedgerAccess
     private let executor: LedgerExecutor
+    /// The engine's rules, for preparing a push on the thread that hands it over (``MutationRules/prepare(_:)``).
+    private nonisolated let rules: MutationRules
     /// The head as of the latest commit, readable from any thread without a hop to the actor (``headSnapshot``).
     /// Stored after each commit and before that commit's pushes are answered, so a client that saw its push
     /// acknowledged and then pings never gets an older cursor.
@@ -44,7 +46,8 @@ public actor Ledger {
 
     private struct PendingPush {
         var clientId: UUID
-        var items: [PushItem]
+        /// Prepared on the pushing thread (``MutationRules/prepare(_:)``).
+        var items: [PreparedItem]
         /// Who pushes (`nil`: a caller inside the daemon or a test). `credential?.name` is the author of the
         /// push's changes; a revoked credential's push is refused before it is applied.
         var credential: TokenCredential?
@@ -64,6 +67,7 @@ public actor Ledger {
         self.access = LedgerAccess(tokens: Self.initialTokens(store))
         let engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
         self.committedHead = Atomic(engine.store.head)
+        self.rules = engine.rules
         self.engine = engine
     }
 
@@ -102,9 +106,13 @@ public actor Ledger {
 
     /// ``push(clientId:items:completion:)`` made with `credential` (the session's token): refused with −32001
     /// if that token is revoked before the push is applied.
+    ///
+    /// The items are prepared here, on the caller's thread (the network front's loop thread, which decoded
+    /// them), before the hand-over: the ledger's thread only decides and writes.
     public nonisolated func push(clientId: UUID, items: [PushItem], credential: TokenCredential?,
                                  completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
         precondition(items.count <= PushRequest.maximumMutations, "already enforced by PushRequest")
+        let items = rules.prepare(items)
         perform { ledger in
             ledger.enqueue(PendingPush(clientId: clientId, items: items, credential: credential, completion: completion))
         }
@@ -252,7 +260,7 @@ public actor Ledger {
         let headBefore = engine.store.head
         do {
             // The history names each change's author by the token that pushed it (Protocol.md §5.8).
-            let results = try engine.apply(batch.map { ($0.clientId, $0.items, $0.credential?.name) })
+            let results = try engine.apply(prepared: batch.map { ($0.clientId, $0.items, $0.credential?.name) })
             commitCount += 1
             committedHead.store(engine.store.head, ordering: .releasing)
             HeapReturn.noteWork()  // the group's buffers are freed; the heap goes back once the burst ends

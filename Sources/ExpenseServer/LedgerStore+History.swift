@@ -10,6 +10,10 @@ import Foundation
 package protocol LedgerHistoryStore: AnyObject {
     /// Appends the entry of the change just written (its `seq` is the record's new seq).
     func appendHistory(_ entry: HistoryEntry) throws
+    /// ``appendHistory(_:)`` of an entry whose ``HistoryEntry/changesJSON`` is already written (`changesJSON`,
+    /// made off the ledger's thread: ``PreparedCreation``). The default drops the bytes; a store that keeps
+    /// the changes as those bytes takes them instead of writing them again.
+    func appendHistory(_ entry: HistoryEntry, changesJSON: [UInt8]) throws
     /// Up to `limit` entries matching `request` (its `limit` is ignored), in `seq` order.
     func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry]
     /// The purge horizon: tombstones and history entries at or below it may have been removed; a `pull` from
@@ -19,6 +23,10 @@ package protocol LedgerHistoryStore: AnyObject {
     /// Removes the tombstones and history entries of changes older than `cutoff` (daemon time, seconds since
     /// 1970), raising the purge horizon first.
     func compact(before cutoff: Int64) throws -> CompactionReport
+}
+
+extension LedgerHistoryStore {
+    package func appendHistory(_ entry: HistoryEntry, changesJSON: [UInt8]) throws { try appendHistory(entry) }
 }
 
 /// What a compaction did.
@@ -66,6 +74,14 @@ extension HistoryEntry {
         let action = Self.action(from: old?.deleted, toDeleted: new.deleted)
         let changes = action == .delete ? [] : Self.changes(from: old?.expense, to: new.expense)
         self.init(seq: new.seq, id: new.expense.id, version: new.version, action: action, changes: changes,
+                  who: author.who, clientId: clientId, time: author.time)
+    }
+
+    /// The entry of `new`'s creation, its changes made ahead (``PreparedCreation``: what
+    /// ``init(from:to:clientId:author:)`` makes from nothing to `new`).
+    package init(creating new: StoredRecord, changes: [Change], clientId: UUID, author: HistoryAuthor) {
+        precondition(!new.deleted, "a create makes a live record")
+        self.init(seq: new.seq, id: new.expense.id, version: new.version, action: .create, changes: changes,
                   who: author.who, clientId: clientId, time: author.time)
     }
 

@@ -24,22 +24,31 @@ extension SQLiteLedgerStore {
     /// - Precondition: called right after the ``write(_:replacing:)`` of the change it describes, whose last
     ///   `undo` step holds the record's seq before it (what `previous` links to).
     package func appendHistory(_ entry: HistoryEntry) throws {
-        let previous = entry.kind == .expense
+        pendingHistory.append((entry, previousChange(of: entry), nil))
+    }
+
+    /// ``appendHistory(_:)`` with the entry's `changes` column already written: kept as they are.
+    package func appendHistory(_ entry: HistoryEntry, changesJSON: [UInt8]) throws {
+        pendingHistory.append((entry, previousChange(of: entry), changesJSON))
+    }
+
+    /// The seq of the change before `entry`'s of the same record (0: none), what its `previous` column links to.
+    private func previousChange(of entry: HistoryEntry) -> Int64 {
+        entry.kind == .expense
             ? undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
             : lastDataWrite.flatMap { $0.id == entry.id ? $0.previous : nil } ?? 0
-        pendingHistory.append((entry, previous))
     }
 
     /// Writes the transaction's history entries in seq order.
     func flushHistory() throws {
         try rows.history.run(count: pendingHistory.count) { row, index in
-            let (entry, previous) = pendingHistory[index]
+            let (entry, previous, changesJSON) = pendingHistory[index]
             try row.integer(entry.seq)
             try Self.bind(entry.id, to: &row)
             try row.integer(previous)
             try row.integer(entry.version)
             try row.integer(Int64(Self.historyActions.firstIndex(of: entry.action) ?? 0))
-            try entry.changesJSON.withUnsafeBytes { try row.text(utf8: $0) }
+            try (changesJSON ?? entry.changesJSON).withUnsafeBytes { try row.text(utf8: $0) }
             try row.text(entry.who)
             try Self.bind(entry.clientId, to: &row)
             try row.integer(entry.time)

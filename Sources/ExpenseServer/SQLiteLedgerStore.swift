@@ -67,7 +67,8 @@ package final class SQLiteLedgerStore: LedgerStore {
     var runWalk: OutcomeRunWalk?
     /// The transaction's history entries with their `previous` links, written when it commits
     /// (`SQLiteLedgerStore+History.swift`; nothing reads the history inside a push's transaction).
-    var pendingHistory: [(entry: HistoryEntry, previous: Int64)] = []
+    /// An entry whose `changes` were written ahead (``appendHistory(_:changesJSON:)``) carries them.
+    var pendingHistory: [(entry: HistoryEntry, previous: Int64, changesJSON: [UInt8]?)] = []
     /// The transaction's new record versions by seq (``record(id:)`` reads them here), their seqs in the order
     /// written, and the seqs of committed rows they replace: written when it commits (``flushRecords()``).
     var pendingRecords: [Int64: StoredRecord] = [:]

@@ -1,0 +1,38 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// What the rules can work out for a push before the ledger's state is at hand (``PreparedItem``): the thread
+/// that decoded the push does it, so the ledger's one thread only decides and writes.
+extension MutationRules {
+    /// `items`, each put whose values are its own (``hasValuesOfItsOwn(_:)``) validated now, and a valid create's
+    /// history changes written. Pure: reads nothing but the items, the ledger's currency and the converter,
+    /// so it may run on any thread.
+    package func prepare(_ items: [PushItem]) -> [PreparedItem] {
+        items.map { PreparedItem($0, put: prepare($0)) }
+    }
+
+    /// The prepared put of `item`, or `nil` when its values depend on the record it will meet.
+    func prepare(_ item: PushItem) -> PreparedPut? {
+        guard case .success(let mutation) = item.decoded, Self.hasValuesOfItsOwn(mutation) else { return nil }
+        let values = validateComplete(mutation)
+        // Only a create (baseVersion 0) may write a create's history; any other put that meets no record is
+        // `not_found` before its values are looked at.
+        guard mutation.baseVersion == 0, case .success(let expense) = values else { return PreparedPut(values: values, creation: nil) }
+        return PreparedPut(values: values, creation: PreparedCreation(expense))
+    }
+
+    /// Whether step (3) of an expense's put validates the same values whatever record it meets, so they can be
+    /// validated before (``validateComplete(_:)``, what ``put`` and ``create`` would run):
+    /// - a create (baseVersion 0) is always validated so, whether or not the id exists;
+    /// - any other put sending all five fields is too: an edit's merge onto the stored values replaces every one
+    ///   of them, and a restore's defaults (the ledger's currency, the empty note) fill nothing.
+    /// A put that leaves out a field takes it from the record (an edit) or from the defaults (a restore): not
+    /// its own. A budget, rule or setting has rules of its own (``decideData``).
+    static func hasValuesOfItsOwn(_ mutation: Mutation) -> Bool {
+        guard mutation.kind == .expense, mutation.type == .put, let fields = mutation.sentFields else { return false }
+        return mutation.baseVersion == 0
+            || (fields.amount != nil && fields.currency != nil && fields.category != nil && fields.date != nil
+                && fields.note != nil)
+    }
+}

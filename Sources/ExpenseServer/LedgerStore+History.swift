@@ -10,10 +10,11 @@ import Foundation
 package protocol LedgerHistoryStore: AnyObject {
     /// Appends the entry of the change just written (its `seq` is the record's new seq).
     func appendHistory(_ entry: HistoryEntry) throws
-    /// ``appendHistory(_:)`` of an entry whose ``HistoryEntry/changesJSON`` is already written (`changesJSON`,
-    /// made off the ledger's thread: ``PreparedCreation``). The default drops the bytes; a store that keeps
-    /// the changes as those bytes takes them instead of writing them again.
-    func appendHistory(_ entry: HistoryEntry, changesJSON: [UInt8]) throws
+    /// ``appendHistory(_:)`` of the creation of `record` (just written), its entry's ``HistoryEntry/changesJSON``
+    /// already written (`changesJSON`, made off the ledger's thread: ``PreparedCreation``). The default makes
+    /// the entry, changes included, as ``HistoryEntry/init(from:to:clientId:author:)-(StoredRecord?,_,_,_)``
+    /// does; a store that keeps the changes as those bytes takes them instead.
+    func appendCreation(of record: StoredRecord, changesJSON: [UInt8], clientId: UUID, author: HistoryAuthor) throws
     /// Up to `limit` entries matching `request` (its `limit` is ignored), in `seq` order.
     func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry]
     /// The purge horizon: tombstones and history entries at or below it may have been removed; a `pull` from
@@ -26,7 +27,9 @@ package protocol LedgerHistoryStore: AnyObject {
 }
 
 extension LedgerHistoryStore {
-    package func appendHistory(_ entry: HistoryEntry, changesJSON: [UInt8]) throws { try appendHistory(entry) }
+    package func appendCreation(of record: StoredRecord, changesJSON: [UInt8], clientId: UUID, author: HistoryAuthor) throws {
+        try appendHistory(HistoryEntry(from: nil, to: record, clientId: clientId, author: author))
+    }
 }
 
 /// What a compaction did.
@@ -74,14 +77,6 @@ extension HistoryEntry {
         let action = Self.action(from: old?.deleted, toDeleted: new.deleted)
         let changes = action == .delete ? [] : Self.changes(from: old?.expense, to: new.expense)
         self.init(seq: new.seq, id: new.expense.id, version: new.version, action: action, changes: changes,
-                  who: author.who, clientId: clientId, time: author.time)
-    }
-
-    /// The entry of `new`'s creation, its changes made ahead (``PreparedCreation``: what
-    /// ``init(from:to:clientId:author:)`` makes from nothing to `new`).
-    package init(creating new: StoredRecord, changes: [Change], clientId: UUID, author: HistoryAuthor) {
-        precondition(!new.deleted, "a create makes a live record")
-        self.init(seq: new.seq, id: new.expense.id, version: new.version, action: .create, changes: changes,
                   who: author.who, clientId: clientId, time: author.time)
     }
 

@@ -262,8 +262,7 @@ struct HistoryWriter {
         guard let created else { return try write(record, replacing: old, to: store) }
         precondition(old == nil, "a create replaces nothing")
         try store.write(record, replacing: nil)
-        try store.appendHistory(HistoryEntry(creating: record, changes: created.changes, clientId: clientId, author: author),
-                                changesJSON: created.changesJSON)
+        try store.appendCreation(of: record, changesJSON: created.changesJSON, clientId: clientId, author: author)
     }
 
     /// The same for a budget, rule or setting (Protocol.md §5.8, §10): the entry in the same shape.

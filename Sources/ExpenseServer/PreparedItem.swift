@@ -24,7 +24,7 @@ package struct PreparedItem: Sendable {
 
 /// Step (3) of Protocol.md §7.1 worked out ahead for a put whose values do not depend on the record it meets
 /// (``MutationRules/hasValuesOfItsOwn(_:)``): what ``MutationRules`` would validate when it reaches that step,
-/// and, for valid values, the history a create of them records.
+/// and, for a create's valid values, the history changes it records.
 ///
 /// - Important: Only the rules make one (``MutationRules/prepare(_:)``), with the one validation they use at step
 ///   (3), so a prepared put is answered exactly as an unprepared one; and they read it only where step (3)
@@ -33,21 +33,19 @@ package struct PreparedPut: Sendable {
     /// The expense the put's fields make (the ledger's currency when none is sent, the empty note), or why they
     /// are refused.
     package let values: Result<Expense, MutationRejection>
-    /// For valid values: the `changes` of the history entry a create of them records, and those changes as the
-    /// stores keep them (``HistoryEntry/changesJSON``), which depend only on the new values.
+    /// For a create's valid values: the `changes` of the history entry it records, which depend only on the
+    /// new values.
     package let creation: PreparedCreation?
 }
 
 /// The history `changes` of a create of one expense, made before the ledger's thread needs them.
 package struct PreparedCreation: Sendable {
-    /// ``HistoryEntry/changes(from:to:)-(Expense?,_)`` from nothing to the expense.
-    package let changes: [HistoryEntry.Change]
-    /// ``HistoryEntry/changesJSON`` of an entry with those changes.
+    /// ``HistoryEntry/changesJSON`` of the entry of the expense's creation, as the stores keep it: the changes
+    /// ``HistoryEntry/changes(from:to:)-(Expense?,_)`` makes from nothing to the expense.
     package let changesJSON: [UInt8]
 
     /// The changes of a create of `expense`.
     package init(_ expense: Expense) {
-        changes = HistoryEntry.changes(from: nil, to: expense)
-        changesJSON = HistoryEntry.changesJSON(of: changes)
+        changesJSON = HistoryEntry.changesJSON(of: HistoryEntry.changes(from: nil, to: expense))
     }
 }

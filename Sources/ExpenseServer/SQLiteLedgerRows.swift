@@ -52,7 +52,6 @@ extension SQLiteLedgerStore {
         pendingSweepCursor = nil
         pendingHistory.removeAll(keepingCapacity: true)
         pendingRecords.removeAll(keepingCapacity: true)
-        pendingRecordSeqs.removeAll(keepingCapacity: true)
         pendingRecordDeletes.removeAll(keepingCapacity: true)
     }
 }

@@ -24,31 +24,33 @@ extension SQLiteLedgerStore {
     /// - Precondition: called right after the ``write(_:replacing:)`` of the change it describes, whose last
     ///   `undo` step holds the record's seq before it (what `previous` links to).
     package func appendHistory(_ entry: HistoryEntry) throws {
-        pendingHistory.append((entry, previousChange(of: entry), nil))
-    }
-
-    /// ``appendHistory(_:)`` with the entry's `changes` column already written: kept as they are.
-    package func appendHistory(_ entry: HistoryEntry, changesJSON: [UInt8]) throws {
-        pendingHistory.append((entry, previousChange(of: entry), changesJSON))
-    }
-
-    /// The seq of the change before `entry`'s of the same record (0: none), what its `previous` column links to.
-    private func previousChange(of entry: HistoryEntry) -> Int64 {
-        entry.kind == .expense
+        let previous = entry.kind == .expense
             ? undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
             : lastDataWrite.flatMap { $0.id == entry.id ? $0.previous : nil } ?? 0
+        pendingHistory.append(PendingHistoryRow(seq: entry.seq, id: entry.id, previous: previous, version: entry.version,
+                                                action: entry.action, changes: entry.changesJSON, who: entry.who,
+                                                clientId: entry.clientId, time: entry.time, kind: entry.kind))
+    }
+
+    /// The row ``appendHistory(_:)`` keeps for the entry of `record`'s creation, its changes as written ahead.
+    /// - Precondition: right after the ``write(_:replacing:)`` that created `record` (its `previous` is 0).
+    package func appendCreation(of record: StoredRecord, changesJSON: [UInt8], clientId: UUID, author: HistoryAuthor) throws {
+        precondition(!record.deleted && undo.last?.id == record.expense.id && undo.last?.seq == nil, "a create is just written")
+        pendingHistory.append(PendingHistoryRow(seq: record.seq, id: record.expense.id, previous: 0, version: record.version,
+                                                action: .create, changes: changesJSON, who: author.who, clientId: clientId,
+                                                time: author.time, kind: .expense))
     }
 
     /// Writes the transaction's history entries in seq order.
     func flushHistory() throws {
         try rows.history.run(count: pendingHistory.count) { row, index in
-            let (entry, previous, changesJSON) = pendingHistory[index]
+            let entry = pendingHistory[index]
             try row.integer(entry.seq)
             try Self.bind(entry.id, to: &row)
-            try row.integer(previous)
+            try row.integer(entry.previous)
             try row.integer(entry.version)
             try row.integer(Int64(Self.historyActions.firstIndex(of: entry.action) ?? 0))
-            try (changesJSON ?? entry.changesJSON).withUnsafeBytes { try row.text(utf8: $0) }
+            try entry.changes.withUnsafeBytes { try row.text(utf8: $0) }
             try row.text(entry.who)
             try Self.bind(entry.clientId, to: &row)
             try row.integer(entry.time)
@@ -57,6 +59,21 @@ extension SQLiteLedgerStore {
     }
 
     static let historyColumns = "seq, id, previous, version, action, changes, who, client, time, kind"
+
+    /// A `history` row as the group commit writes it: an entry with its `previous` link and its `changes` as
+    /// the column holds them (``HistoryEntry/changesJSON``).
+    struct PendingHistoryRow {
+        var seq: Int64
+        var id: UUID
+        var previous: Int64
+        var version: Int64
+        var action: HistoryEntry.Action
+        var changes: [UInt8]
+        var who: String?
+        var clientId: UUID
+        var time: Int64
+        var kind: RecordKind
+    }
 
     static func decodeHistory(_ row: SQLiteRow) throws -> (entry: HistoryEntry, previous: Int64) {
         let action = Int(row.int64(4)), kindIndex = Int(row.int64(9))

@@ -65,14 +65,15 @@ package final class SQLiteLedgerStore: LedgerStore {
     var pendingSweepCursor: Int64?
     /// The committed runs of the client whose outcome was last looked up (`SQLiteLedgerStore+Outcomes.swift`).
     var runWalk: OutcomeRunWalk?
-    /// The transaction's history entries with their `previous` links, written when it commits
-    /// (`SQLiteLedgerStore+History.swift`; nothing reads the history inside a push's transaction).
-    /// An entry whose `changes` were written ahead (``appendHistory(_:changesJSON:)``) carries them.
-    var pendingHistory: [(entry: HistoryEntry, previous: Int64, changesJSON: [UInt8]?)] = []
-    /// The transaction's new record versions by seq (``record(id:)`` reads them here), their seqs in the order
-    /// written, and the seqs of committed rows they replace: written when it commits (``flushRecords()``).
-    var pendingRecords: [Int64: StoredRecord] = [:]
-    var pendingRecordSeqs: [Int64] = []
+    /// The transaction's history rows, written when it commits (`SQLiteLedgerStore+History.swift`; nothing reads
+    /// the history inside a push's transaction).
+    var pendingHistory: [PendingHistoryRow] = []
+    /// The transaction's new record versions, at index `seq - pendingFirstSeq` (``record(id:)`` reads them
+    /// here; `nil` where a budget, rule or setting took the seq, or where a later version of the same record
+    /// replaced it), and the seqs of committed rows they replace: written when it commits (``flushRecords()``).
+    /// An array, not a dictionary by seq: a transaction's seqs are consecutive, so no hashing per record.
+    var pendingRecords: [StoredRecord?] = []
+    var pendingFirstSeq: Int64 = 1
     var pendingRecordDeletes: [Int64] = []
     /// Every id that may be in `data_records` (a superset: ids are added when written, never removed), read on
     /// first use: an id outside it is no data record without asking the table (`SQLiteLedgerStore+Data.swift`).
@@ -138,7 +139,8 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     package func record(id: UUID) throws -> StoredRecord? {
         guard let seq = seqById[id] else { return nil }
-        if let pending = pendingRecords[seq] { return pending }
+        let pendingIndex = Int(seq - pendingFirstSeq)
+        if pendingIndex >= 0, pendingIndex < pendingRecords.count, let pending = pendingRecords[pendingIndex] { return pending }
         return try connection.cached(literal: """
             SELECT seq, version, deleted, amount, currency, category, day, note,
                    money_version, category_version, date_version, note_version
@@ -201,9 +203,12 @@ package final class SQLiteLedgerStore: LedgerStore {
         if let error = faultInjection?(.write) { throw error }
         let expense = record.expense
         // A version written earlier in this transaction is replaced before it reaches the table.
-        if let old, pendingRecords.removeValue(forKey: old.seq) == nil { pendingRecordDeletes.append(old.seq) }
-        pendingRecords[record.seq] = record
-        pendingRecordSeqs.append(record.seq)
+        if let old {
+            if old.seq >= pendingFirstSeq { pendingRecords[Int(old.seq - pendingFirstSeq)] = nil } else { pendingRecordDeletes.append(old.seq) }
+        }
+        // The seqs budgets, rules and settings took since the last record (none, almost always).
+        while pendingFirstSeq + Int64(pendingRecords.count) < record.seq { pendingRecords.append(nil) }
+        pendingRecords.append(record)
         undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
         if let old, !old.deleted { account(old.expense, sign: -1) }
         if !record.deleted { account(expense, sign: 1) }
@@ -215,7 +220,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         try rows.recordDeletes.run(count: pendingRecordDeletes.count) { row, index in
             try row.integer(pendingRecordDeletes[index])
         }
-        let written = pendingRecordSeqs.compactMap { pendingRecords[$0] }
+        let written = pendingRecords.compactMap { $0 }
         try rows.records.run(count: written.count) { row, index in
             let record = written[index], expense = record.expense, versions = record.fieldVersions
             try row.integer(record.seq)
@@ -257,6 +262,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         dayTotals.commit()
         pendingLastMutationIds.removeAll(keepingCapacity: true)
         clearPendingRows()
+        pendingFirstSeq = head + 1
         undo.removeAll(keepingCapacity: true)
         do {
             let value = try connection.transaction {

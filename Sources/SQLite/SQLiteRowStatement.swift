@@ -7,6 +7,12 @@ import CSQLite
 /// one statement per power of two up to ``maximumRows`` is ever prepared, each on first use. The rows are
 /// written in the order given, exactly as that many one-row statements in a row would write them.
 ///
+/// Text and blob values are not handed to SQLite one by one, each copied into an allocation of SQLite's own
+/// (a `malloc` and a `free` per value: about a tenth of a group commit's work on the ledger's thread,
+/// docs/benchmarks.md, "Round 7, ledger thread"): the binder appends their bytes to one buffer, reused from
+/// chunk to chunk, and binds them without a copy (`SQLITE_STATIC`) once the chunk's rows are all given, for
+/// as long as the chunk's statement steps; its bindings are cleared before the buffer changes again.
+///
 /// Not `Sendable`: it belongs to its connection and is used only by the connection's owner.
 public final class SQLiteRowStatement {
     /// Rows per statement at most: 64 rows of up to 15 columns stay under 999 parameters, the lowest
@@ -19,6 +25,10 @@ public final class SQLiteRowStatement {
     let tail: String
     /// The statement for 2^k rows at index k.
     private var statements: [SQLiteStatement?]
+    /// The bytes of a chunk's text and blob values and where each is bound, kept between chunks and runs for
+    /// their capacity (``SQLiteRowBinder/bytes``, ``SQLiteRowBinder/borrowed``).
+    private var bytes: [UInt8] = []
+    private var borrowed: [SQLiteRowBinder.Borrowed] = []
 
     /// - Parameters:
     ///   - head: the SQL before `VALUES`, e.g. `INSERT INTO t (a, b)`.
@@ -47,13 +57,22 @@ public final class SQLiteRowStatement {
             let rows = 1 << power
             let statement = try self.statement(power: power)
             sqlite3_reset(statement.handle)
-            var binder = SQLiteRowBinder(statement: statement)
+            var binder = SQLiteRowBinder(statement: statement, bytes: [], borrowed: [])
+            swap(&binder.bytes, &bytes)
+            swap(&binder.borrowed, &borrowed)
+            defer {
+                swap(&binder.bytes, &bytes)
+                swap(&binder.borrowed, &borrowed)
+                bytes.removeAll(keepingCapacity: true)
+                borrowed.removeAll(keepingCapacity: true)
+            }
             for row in done..<(done + rows) {
                 try bind(&binder, row)
                 precondition(binder.next == Int32((row + 1 - done) * columns + 1), "bind binds every column of its row")
             }
-            while try statement.step() {}
-            sqlite3_reset(statement.handle)
+            try binder.withBorrowedValuesBound {
+                while try statement.step() {}
+            }
             done += rows
         }
     }
@@ -70,12 +89,25 @@ public final class SQLiteRowStatement {
 }
 
 /// Binds the parameters of a ``SQLiteRowStatement`` one after another, without building an array of values.
+///
+/// Integers and NULLs are bound at once; the bytes of a text or a blob are appended to ``bytes`` and bound from
+/// there, without a copy, when the chunk is complete (``withBorrowedValuesBound(_:)``).
 public struct SQLiteRowBinder {
+    /// A text or blob parameter whose bytes are ``bytes``[`start` ..< `start + count`].
+    struct Borrowed {
+        var index: Int32
+        var start: Int
+        var count: Int
+        var isText: Bool
+    }
+
     let statement: SQLiteStatement
     /// The next parameter's index (1-based).
     var next: Int32 = 1
-
-    init(statement: SQLiteStatement) { self.statement = statement }
+    /// The chunk's text and blob bytes, end to end.
+    var bytes: [UInt8]
+    /// Which parameter each slice of ``bytes`` is bound to.
+    var borrowed: [Borrowed]
 
     public mutating func integer(_ value: Int64) throws {
         try check(sqlite3_bind_int64(statement.handle, next, value))
@@ -88,20 +120,16 @@ public struct SQLiteRowBinder {
     /// Binds every UTF-8 byte of `text` (interior NULs included; the empty string as empty text, not NULL), as
     /// ``SQLiteStatement/bind(_:)`` does.
     public mutating func text(_ text: String) throws {
-        let handle = statement.handle, index = next
-        try check(text.withCString { chars in
-            sqlite3_bind_text64(handle, index, chars, UInt64(text.utf8.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8))
-        })
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        borrow(start: start, isText: true)
     }
 
     /// Binds UTF-8 bytes as text (copied now); an empty buffer as empty text, not NULL.
     public mutating func text(utf8 bytes: UnsafeRawBufferPointer) throws {
-        let handle = statement.handle, index = next
-        // A zero-length text needs a non-NULL pointer: NULL would bind SQL NULL.
-        let empty: StaticString = ""
-        let start = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
-        try check(sqlite3_bind_text64(handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(bytes.count),
-                                      SQLiteStatement.transient, UInt8(SQLITE_UTF8)))
+        let start = self.bytes.count
+        self.bytes.append(contentsOf: bytes)
+        borrow(start: start, isText: true)
     }
 
     /// `text`, or NULL for `nil`.
@@ -111,11 +139,12 @@ public struct SQLiteRowBinder {
 
     /// Binds the bytes (copied now); an empty buffer as a zero-length blob, not NULL.
     public mutating func blob(_ bytes: UnsafeRawBufferPointer) throws {
-        let handle = statement.handle, index = next
         if bytes.isEmpty {
-            try check(sqlite3_bind_zeroblob(handle, index, 0))
+            try check(sqlite3_bind_zeroblob(statement.handle, next, 0))
         } else {
-            try check(sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), SQLiteStatement.transient))
+            let start = self.bytes.count
+            self.bytes.append(contentsOf: bytes)
+            borrow(start: start, isText: false)
         }
     }
 
@@ -132,5 +161,36 @@ public struct SQLiteRowBinder {
     private mutating func check(_ result: Int32) throws {
         guard result == SQLITE_OK else { throw statement.connection.error(result, sql: statement.sql) }
         next += 1
+    }
+
+    /// Takes the parameter ``next`` for the bytes appended to ``bytes`` since `start`.
+    private mutating func borrow(start: Int, isText: Bool) {
+        borrowed.append(Borrowed(index: next, start: start, count: bytes.count - start, isText: isText))
+        next += 1
+    }
+
+    /// Binds every text and blob of the chunk to its slice of ``bytes``, without a copy, runs `body` (the
+    /// statement's steps), then resets the statement and clears its bindings: SQLite reads the bytes only while
+    /// they are bound, and they are bound only while ``bytes`` cannot change.
+    mutating func withBorrowedValuesBound(_ body: () throws -> Void) throws {
+        let handle = statement.handle, statement = statement, borrowed = borrowed
+        try bytes.withUnsafeBytes { bytes in
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)
+            }
+            // A zero-length text needs a non-NULL pointer: NULL would bind SQL NULL.
+            let empty: StaticString = ""
+            let base = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
+            for value in borrowed {
+                let start = base + value.start
+                let result = value.isText
+                    ? sqlite3_bind_text64(handle, value.index, start.assumingMemoryBound(to: CChar.self), UInt64(value.count),
+                                          nil, UInt8(SQLITE_UTF8))
+                    : sqlite3_bind_blob64(handle, value.index, start, UInt64(value.count), nil)
+                guard result == SQLITE_OK else { throw statement.connection.error(result, sql: statement.sql) }
+            }
+            try body()
+        }
     }
 }

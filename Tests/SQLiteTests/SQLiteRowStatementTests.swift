@@ -34,6 +34,33 @@ struct SQLiteRowStatementTests {
         #expect(try Self.table(many).count == count)
     }
 
+    /// Texts and blobs are bound from one buffer per chunk: a chunk whose texts are all empty (an empty buffer)
+    /// still binds empty text, not NULL, and a run after it, with other bytes, writes its own values.
+    @Test("texts and blobs bound from the chunk's buffer, empty ones included, run after run")
+    func borrowedBytes() throws {
+        let db = try SQLiteConnection(path: ":memory:")
+        try db.execute("CREATE TABLE v (k INTEGER PRIMARY KEY, t ANY, b ANY, n ANY) STRICT")
+        let insert = SQLiteRowStatement(connection: db, head: "INSERT INTO v (k, t, b, n)", columns: 4)
+        try insert.run(count: 3) { binder, row in
+            try binder.integer(Int64(row)); try binder.text(""); try binder.blob(UnsafeRawBufferPointer(start: nil, count: 0))
+            try binder.integer(0)
+        }
+        try insert.run(count: 70) { binder, row in
+            try binder.integer(Int64(row + 3)); try binder.text(String(repeating: "x", count: row))
+            try [UInt8](repeating: UInt8(row), count: row + 1).withUnsafeBytes { try binder.blob($0) }
+            try binder.text(utf8: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        let rows = try db.prepare("SELECT typeof(t), t, typeof(b), hex(b), typeof(n), n FROM v ORDER BY k").map { row in
+            (0..<6).map { row.text(Int32($0)) }
+        }
+        #expect(rows.count == 73)
+        #expect(rows.prefix(3).allSatisfy { $0 == ["text", "", "blob", "", "integer", "0"] })
+        for (row, values) in rows.dropFirst(3).enumerated() {
+            let hex = String(repeating: String(format: "%02X", row), count: row + 1)
+            #expect(values == ["text", String(repeating: "x", count: row), "blob", hex, "text", ""])
+        }
+    }
+
     @Test("a tail, a DELETE … IN (VALUES …), and an error that names the statement")
     func tailAndDeleteAndError() throws {
         let db = try SQLiteConnection(path: ":memory:")

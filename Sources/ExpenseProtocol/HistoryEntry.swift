@@ -165,6 +165,27 @@ extension HistoryEntry {
         return writer.bytes
     }
 
+    /// ``changesJSON`` of the entry of `expense`'s creation, written straight from the expense: the bytes
+    /// `changesJSON(of: changes(from: nil, to: expense))` writes (HistoryChangesOrderTests), without making the
+    /// changes first. A create changes every field from nothing; its members in byte order: category, date,
+    /// money, note. The daemon writes one per create, off the ledger's thread.
+    public static func creationChangesJSON(of expense: Expense) -> [UInt8] {
+        var writer = JSONWriter(capacity: 96 + expense.category.utf8.count + expense.note.utf8.count)
+        // Fixed fragments: the bytes `writeName`, `write(_:to:)` and `Value.write(to:)` write for these changes.
+        writer.raw("{\"category\":{\"to\":")
+        writer.string(expense.category)
+        writer.raw("},\"date\":{\"to\":")
+        writer.string(expense.date.description)
+        writer.raw("},\"money\":{\"to\":{\"amount\":")
+        writer.int64(expense.amount)
+        writer.raw(",\"currency\":")
+        writer.string(expense.currency.code)
+        writer.raw("}},\"note\":{\"to\":")
+        writer.string(expense.note)
+        writer.raw("}}")
+        return writer.bytes
+    }
+
     /// Writes the `changes` object, members in byte order.
     func writeChanges(to writer: inout JSONWriter) { Self.writeChanges(changes, to: &writer) }
 

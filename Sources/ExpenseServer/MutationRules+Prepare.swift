@@ -8,13 +8,21 @@ extension MutationRules {
     /// `items`, each put whose values are its own (``hasValuesOfItsOwn(_:)``) validated now, and a valid create's
     /// history changes written. Pure: reads nothing but the items, the ledger's currency and the converter,
     /// so it may run on any thread.
+    ///
+    /// A prepared put leaves its `fields` behind (``Mutation/sentFields`` `nil`), so the ledger's thread neither
+    /// copies nor frees them: its values are validated, and the only other use of them, which fields were sent
+    /// (the conflict rule of Protocol.md §7.4), is known: all five (a create's are not read).
     package func prepare(_ items: [PushItem]) -> [PreparedItem] {
-        items.map { PreparedItem($0, put: prepare($0)) }
+        items.map { item in
+            guard case .success(var mutation) = item.decoded, let put = prepare(mutation) else { return PreparedItem(item) }
+            mutation.sentFields = nil
+            return PreparedItem(PushItem(mutationId: item.mutationId, decoded: .success(mutation)), put: put)
+        }
     }
 
-    /// The prepared put of `item`, or `nil` when its values depend on the record it will meet.
-    func prepare(_ item: PushItem) -> PreparedPut? {
-        guard case .success(let mutation) = item.decoded, Self.hasValuesOfItsOwn(mutation) else { return nil }
+    /// The prepared put of `mutation`, or `nil` when its values depend on the record it will meet.
+    func prepare(_ mutation: Mutation) -> PreparedPut? {
+        guard Self.hasValuesOfItsOwn(mutation) else { return nil }
         let values = validateComplete(mutation)
         // Only a create (baseVersion 0) may write a create's history; any other put that meets no record is
         // `not_found` before its values are looked at.

@@ -139,8 +139,10 @@ package struct MutationRules: Sendable {
 
     private func put(_ mutation: Mutation, prepared: PreparedPut?, existing: StoredRecord, in store: some LedgerStore,
                      writer: HistoryWriter) throws -> MutationStatus {
-        // PushRequest already answered a put without a fields object `invalid_mutation` (Protocol.md §5.2).
-        guard let fields = mutation.sentFields else { preconditionFailure("a put without fields never passes PushRequest") }
+        // PushRequest already answered a put without a fields object `invalid_mutation` (Protocol.md §5.2); a
+        // prepared put left its fields behind, all five sent (or a create's, which the conflict rules do not read).
+        let fields = mutation.sentFields
+        precondition(fields != nil || prepared != nil, "a put without fields never passes PushRequest")
         // A create (baseVersion 0) and a restore (a tombstone at its version) send every required field;
         // an edit sends only what it changes, merged onto the stored values.
         let isRestore = existing.deleted && mutation.baseVersion == existing.version
@@ -152,6 +154,7 @@ package struct MutationRules: Sendable {
         } else if isComplete {
             validated = validateComplete(mutation)
         } else {
+            guard let fields else { preconditionFailure("an unprepared put carries its fields") }
             validated = convert(fields).flatMap { draft in
                 validate(existing.expense.draft.merging(draft), id: existing.expense.id)
             }
@@ -171,7 +174,8 @@ package struct MutationRules: Sendable {
             return changed.isEmpty ? .applied(version: existing.version, seq: existing.seq)
                                    : .conflict(current: existing.record)
         } else if mutation.baseVersion < existing.version {
-            for field in ExpenseField.allCases where fields.contains(field) && existing.fieldVersions[field] > mutation.baseVersion {
+            for field in ExpenseField.allCases where (fields?.contains(field) ?? (field != .id))
+                && existing.fieldVersions[field] > mutation.baseVersion {
                 if changed.contains(field) { return .conflict(current: existing.record) }
             }
         }

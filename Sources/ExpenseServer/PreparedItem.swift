@@ -40,12 +40,12 @@ package struct PreparedPut: Sendable {
 
 /// The history `changes` of a create of one expense, made before the ledger's thread needs them.
 package struct PreparedCreation: Sendable {
-    /// ``HistoryEntry/changesJSON`` of the entry of the expense's creation, as the stores keep it: the changes
-    /// ``HistoryEntry/changes(from:to:)-(Expense?,_)`` makes from nothing to the expense.
+    /// ``HistoryEntry/changesJSON`` of the entry of the expense's creation, as the stores keep it
+    /// (``HistoryEntry/creationChangesJSON(of:)``).
     package let changesJSON: [UInt8]
 
     /// The changes of a create of `expense`.
     package init(_ expense: Expense) {
-        changesJSON = HistoryEntry.changesJSON(of: HistoryEntry.changes(from: nil, to: expense))
+        changesJSON = HistoryEntry.creationChangesJSON(of: expense)
     }
 }

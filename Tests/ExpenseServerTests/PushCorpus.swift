@@ -104,29 +104,35 @@ struct PushCorpus {
         ["amount": amount(), "currency": currency(), "category": category(), "date": date(), "note": note()]
     }
 
+    /// Each field's value: valid six times in seven (so puts with several fields often pass), else one of the
+    /// ways it can be wrong.
+    private mutating func valid() -> Bool { Int.random(in: 0..<7, using: &random) > 0 }
+
     private mutating func amount() -> JSONValue {
-        if Int.random(in: 0..<100, using: &random) < 80 { return .number(JSONNumber(Int64.random(in: 1...50_000, using: &random))) }
+        if valid() { return .number(JSONNumber(Int64.random(in: 1...50_000, using: &random))) }
         return pick([.number(JSONNumber(0)), .number(JSONNumber(-5)), .number(JSONNumber(text: "12.5")),
                      .number(JSONNumber(text: "1e3")), .number(JSONNumber(Self.maximumAmount)),
                      .number(JSONNumber(Self.maximumAmount + 1)), .string("12"), .null])
     }
 
     private mutating func currency() -> JSONValue {
-        pick(["USD", "USD", "EUR", "JPY", "BHD", "CHF", "usd", "XYZ", .number(JSONNumber(840)), .null])
+        if valid() { return pick(["USD", "USD", "EUR", "JPY", "BHD", "CHF"]) }
+        return pick(["usd", "XYZ", .number(JSONNumber(840)), .null])
     }
 
     private mutating func category() -> JSONValue {
-        pick(["food", "food", "rent", "caf\u{E9}", "cafe\u{301}", " padded ", "", "   ", "a\u{7}b",
-              .string(String(repeating: "k", count: 65)), .string(String(repeating: "\u{1F600}", count: 64)),
-              .number(JSONNumber(3))])
+        if valid() { return pick(["food", "food", "rent", "caf\u{E9}", "cafe\u{301}", " padded "]) }
+        return pick(["", "   ", "a\u{7}b", .string(String(repeating: "k", count: 65)),
+                     .string(String(repeating: "\u{1F600}", count: 64)), .number(JSONNumber(3))])
     }
 
     private mutating func date() -> JSONValue {
-        pick(["2026-11-30", "2026-11-30", "2026-01-01", "2026-02-30", "1899-12-31", "2026-1-5", .bool(true)])
+        if valid() { return pick(["2026-11-30", "2026-11-30", "2026-01-01", "2025-06-15"]) }
+        return pick(["2026-02-30", "1899-12-31", "2026-1-5", .bool(true)])
     }
 
     private mutating func note() -> JSONValue {
-        pick(["", "bench", "tab\tand\nnewline", "bell\u{7}", "caf\u{E9}", "cafe\u{301}",
-              .string(String(repeating: "n", count: 301)), .null])
+        if valid() { return pick(["", "bench", "tab\tand\nnewline", "caf\u{E9}", "cafe\u{301}"]) }
+        return pick(["bell\u{7}", .string(String(repeating: "n", count: 301)), .null])
     }
 }

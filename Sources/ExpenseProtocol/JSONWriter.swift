@@ -130,7 +130,8 @@ public struct JSONWriter: Sendable {
                 scratch[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            bytes.append(contentsOf: scratch[position...])
+            // As a buffer, not a slice of one: a slice goes through the generic element-by-element copy.
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[position...]))
         }
     }
 

@@ -65,6 +65,9 @@ struct LiveDayTotals {
     /// The currencies of the cells, by number, and their codes (the same numbers).
     var currencies: [Currency] = []
     var currencyCodes = InternedTexts()
+    /// The currency ``number(of:)`` numbered last: a push's records mostly share one, and a code compared costs
+    /// less than a code hashed.
+    private var lastCurrency: (code: String, number: UInt16)?
     /// Why the totals cannot be read: a live record in the file with no valid date or currency (a file changed
     /// behind the daemon's back; ``Builder``). `summary` and `stats` then fail rather than leave it out.
     var damage: String?
@@ -87,10 +90,13 @@ struct LiveDayTotals {
 
     /// The number of `currency`, numbering it if it is new.
     mutating func number(of currency: Currency) -> UInt16 {
-        let number = currencyCodes.intern(currency.code)
-        if Int(number) == currencies.count { currencies.append(currency) }
-        precondition(number <= UInt16.max, "there are fewer currencies than that")
-        return UInt16(number)
+        if let lastCurrency, ExactText.same(lastCurrency.code, currency.code) { return lastCurrency.number }
+        let interned = currencyCodes.intern(currency.code)
+        if Int(interned) == currencies.count { currencies.append(currency) }
+        precondition(interned <= UInt16.max, "there are fewer currencies than that")
+        let number = UInt16(interned)
+        lastCurrency = (currency.code, number)  // numbers never change, even when a transaction is taken back
+        return number
     }
 
     /// Forgets the journal: the changes since the last commit stay.

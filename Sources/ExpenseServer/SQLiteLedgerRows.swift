@@ -47,11 +47,13 @@ extension SQLiteLedgerStore {
     /// Forgets the rows a transaction collected: after it wrote them and committed, or when it failed.
     func clearPendingRows() {
         pendingRuns.removeAll(keepingCapacity: true)
+        lastRun = nil
         pendingRunClients.removeAll(keepingCapacity: true)
         pendingClientRows.removeAll(keepingCapacity: true)
         pendingSweepCursor = nil
         pendingHistory.removeAll(keepingCapacity: true)
         pendingRecords.removeAll(keepingCapacity: true)
+        pendingHoles = 0
         pendingRecordDeletes.removeAll(keepingCapacity: true)
     }
 }

@@ -31,11 +31,15 @@ extension SQLiteLedgerStore {
     }
 
     package func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws {
-        guard let index = pendingRuns.index(forKey: clientId) else {
+        // A push keeps its outcomes one after another: the run found for the one before is the one (no hashing).
+        let found = lastRun.flatMap { $0.clientId == clientId ? $0.index : nil } ?? pendingRuns.index(forKey: clientId)
+        guard let index = found else {
             pendingRuns[clientId] = PendingOutcomeRun(first: mutationId, outcomes: [outcome])
             pendingRunClients.append(clientId)
+            lastRun = nil  // an insertion moves indices
             return
         }
+        lastRun = (clientId, index)
         let first = pendingRuns.values[index].first, count = Int64(pendingRuns.values[index].outcomes.count)
         precondition(mutationId >= first && mutationId <= first + count,
                      "a client's outcomes are kept for consecutive mutationIds, as MutationRules consumes them")

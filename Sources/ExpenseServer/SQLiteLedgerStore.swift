@@ -53,6 +53,9 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// they first kept one (the order their runs are appended: `SQLiteLedgerStore+Outcomes.swift`).
     var pendingRuns: [UUID: PendingOutcomeRun] = [:]
     var pendingRunClients: [UUID] = []
+    /// The client whose run ``keepOutcome(_:clientId:mutationId:)`` appended to last, and where it is in
+    /// ``pendingRuns`` (`nil` after an insertion or a clear, which move indices).
+    var lastRun: (clientId: UUID, index: Dictionary<UUID, PendingOutcomeRun>.Index)?
     /// ``outcomePosition`` after the transaction's runs (``flushOutcomeRuns()``).
     var pendingOutcomePosition: Int64 = 0
     /// How many outcomes were ever appended to `outcome_runs` (at least): a run's key is this count after its
@@ -74,6 +77,8 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// An array, not a dictionary by seq: a transaction's seqs are consecutive, so no hashing per record.
     var pendingRecords: [StoredRecord?] = []
     var pendingFirstSeq: Int64 = 1
+    /// How many of ``pendingRecords`` are `nil`.
+    var pendingHoles = 0
     var pendingRecordDeletes: [Int64] = []
     /// Every id that may be in `data_records` (a superset: ids are added when written, never removed), read on
     /// first use: an id outside it is no data record without asking the table (`SQLiteLedgerStore+Data.swift`).
@@ -204,10 +209,18 @@ package final class SQLiteLedgerStore: LedgerStore {
         let expense = record.expense
         // A version written earlier in this transaction is replaced before it reaches the table.
         if let old {
-            if old.seq >= pendingFirstSeq { pendingRecords[Int(old.seq - pendingFirstSeq)] = nil } else { pendingRecordDeletes.append(old.seq) }
+            if old.seq >= pendingFirstSeq {
+                pendingRecords[Int(old.seq - pendingFirstSeq)] = nil
+                pendingHoles += 1
+            } else {
+                pendingRecordDeletes.append(old.seq)
+            }
         }
         // The seqs budgets, rules and settings took since the last record (none, almost always).
-        while pendingFirstSeq + Int64(pendingRecords.count) < record.seq { pendingRecords.append(nil) }
+        while pendingFirstSeq + Int64(pendingRecords.count) < record.seq {
+            pendingRecords.append(nil)
+            pendingHoles += 1
+        }
         pendingRecords.append(record)
         undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
         if let old, !old.deleted { account(old.expense, sign: -1) }
@@ -220,9 +233,14 @@ package final class SQLiteLedgerStore: LedgerStore {
         try rows.recordDeletes.run(count: pendingRecordDeletes.count) { row, index in
             try row.integer(pendingRecordDeletes[index])
         }
-        let written = pendingRecords.compactMap { $0 }
-        try rows.records.run(count: written.count) { row, index in
-            let record = written[index], expense = record.expense, versions = record.fieldVersions
+        // The rows are bound in order (SQLiteRowStatement.run): each is the next version that is not a hole.
+        let written = pendingRecords
+        var position = 0
+        try rows.records.run(count: written.count - pendingHoles) { row, _ in
+            while position < written.count, written[position] == nil { position += 1 }
+            guard position < written.count, let record = written[position] else { preconditionFailure("as many rows as versions") }
+            position += 1
+            let expense = record.expense, versions = record.fieldVersions
             try row.integer(record.seq)
             try Self.bind(expense.id, to: &row)
             try row.integer(record.version)
@@ -241,9 +259,13 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     private func account(_ expense: Expense, sign: Int64) {
         dayTotals.add(expense, sign: sign)
-        let total = (totals[expense.currency] ?? 0).addingReportingOverflow(sign * expense.amount)
-        precondition(!total.overflow, "the rules check overflow before writing")
-        totals[expense.currency] = total.partialValue
+        Self.add(sign * expense.amount, to: &totals[expense.currency, default: 0])  // one lookup, not a read and a write
+    }
+
+    private static func add(_ amount: Int64, to total: inout Int64) {
+        let sum = total.addingReportingOverflow(amount)
+        precondition(!sum.overflow, "the rules check overflow before writing")
+        total = sum.partialValue
     }
 
     package func changes(since: Int64, limit: Int) throws -> [Record] {

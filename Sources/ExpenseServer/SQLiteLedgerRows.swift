@@ -53,7 +53,8 @@ extension SQLiteLedgerStore {
         pendingSweepCursor = nil
         pendingHistory.removeAll(keepingCapacity: true)
         pendingRecords.removeAll(keepingCapacity: true)
-        pendingHoles = 0
+        pendingPositions.removeAll(keepingCapacity: true)
+        pendingRecordCount = 0
         pendingRecordDeletes.removeAll(keepingCapacity: true)
     }
 }

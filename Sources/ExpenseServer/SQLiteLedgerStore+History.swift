@@ -43,19 +43,22 @@ extension SQLiteLedgerStore {
 
     /// Writes the transaction's history entries in seq order.
     func flushHistory() throws {
-        try rows.history.run(count: pendingHistory.count) { row, index in
-            let entry = pendingHistory[index]
-            try row.integer(entry.seq)
-            try Self.bind(entry.id, to: &row)
-            try row.integer(entry.previous)
-            try row.integer(entry.version)
-            try row.integer(Int64(Self.historyActions.firstIndex(of: entry.action) ?? 0))
-            try entry.changes.withUnsafeBytes { try row.text(utf8: $0) }
-            try row.text(entry.who)
-            try Self.bind(entry.clientId, to: &row)
-            try row.integer(entry.time)
-            try row.integer(Int64(Self.historyKinds.firstIndex(of: entry.kind) ?? 0))
-        }
+        let history = pendingHistory
+        try rows.history.run(count: history.count) { row, index in try Self.bind(history[index], to: &row) }
+    }
+
+    /// Binds one `history` row: `entry`'s 10 columns.
+    private static func bind(_ entry: PendingHistoryRow, to row: inout SQLiteRowBinder) throws {
+        try row.integer(entry.seq)
+        try bind(entry.id, to: &row)
+        try row.integer(entry.previous)
+        try row.integer(entry.version)
+        try row.integer(Int64(historyActions.firstIndex(of: entry.action) ?? 0))
+        try entry.changes.withUnsafeBytes { try row.text(utf8: $0) }
+        try row.text(entry.who)
+        try bind(entry.clientId, to: &row)
+        try row.integer(entry.time)
+        try row.integer(Int64(historyKinds.firstIndex(of: entry.kind) ?? 0))
     }
 
     static let historyColumns = "seq, id, previous, version, action, changes, who, client, time, kind"

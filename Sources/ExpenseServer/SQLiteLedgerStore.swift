@@ -71,14 +71,15 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// The transaction's history rows, written when it commits (`SQLiteLedgerStore+History.swift`; nothing reads
     /// the history inside a push's transaction).
     var pendingHistory: [PendingHistoryRow] = []
-    /// The transaction's new record versions, at index `seq - pendingFirstSeq` (``record(id:)`` reads them
-    /// here; `nil` where a budget, rule or setting took the seq, or where a later version of the same record
-    /// replaced it), and the seqs of committed rows they replace: written when it commits (``flushRecords()``).
-    /// An array, not a dictionary by seq: a transaction's seqs are consecutive, so no hashing per record.
-    var pendingRecords: [StoredRecord?] = []
+    /// The transaction's new record versions in the order written (``record(id:)`` reads them here), where each
+    /// seq's version is in it (`pendingPositions[seq - pendingFirstSeq]`; -1 where a budget, rule or setting took
+    /// the seq, or a later version of the same record replaced it), how many are not replaced, and the seqs of
+    /// committed rows they replace: written when it commits (``flushRecords()``). Arrays, not a dictionary by
+    /// seq: a transaction's seqs are consecutive, so nothing is hashed per record.
+    var pendingRecords: [StoredRecord] = []
+    var pendingPositions: [Int] = []
     var pendingFirstSeq: Int64 = 1
-    /// How many of ``pendingRecords`` are `nil`.
-    var pendingHoles = 0
+    var pendingRecordCount = 0
     var pendingRecordDeletes: [Int64] = []
     /// Every id that may be in `data_records` (a superset: ids are added when written, never removed), read on
     /// first use: an id outside it is no data record without asking the table (`SQLiteLedgerStore+Data.swift`).
@@ -144,8 +145,8 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     package func record(id: UUID) throws -> StoredRecord? {
         guard let seq = seqById[id] else { return nil }
-        let pendingIndex = Int(seq - pendingFirstSeq)
-        if pendingIndex >= 0, pendingIndex < pendingRecords.count, let pending = pendingRecords[pendingIndex] { return pending }
+        let offset = Int(seq - pendingFirstSeq)
+        if offset >= 0, offset < pendingPositions.count, pendingPositions[offset] >= 0 { return pendingRecords[pendingPositions[offset]] }
         return try connection.cached(literal: """
             SELECT seq, version, deleted, amount, currency, category, day, note,
                    money_version, category_version, date_version, note_version
@@ -210,18 +211,17 @@ package final class SQLiteLedgerStore: LedgerStore {
         // A version written earlier in this transaction is replaced before it reaches the table.
         if let old {
             if old.seq >= pendingFirstSeq {
-                pendingRecords[Int(old.seq - pendingFirstSeq)] = nil
-                pendingHoles += 1
+                pendingPositions[Int(old.seq - pendingFirstSeq)] = -1
+                pendingRecordCount -= 1
             } else {
                 pendingRecordDeletes.append(old.seq)
             }
         }
         // The seqs budgets, rules and settings took since the last record (none, almost always).
-        while pendingFirstSeq + Int64(pendingRecords.count) < record.seq {
-            pendingRecords.append(nil)
-            pendingHoles += 1
-        }
+        while pendingFirstSeq + Int64(pendingPositions.count) < record.seq { pendingPositions.append(-1) }
+        pendingPositions.append(pendingRecords.count)
         pendingRecords.append(record)
+        pendingRecordCount += 1
         undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
         if let old, !old.deleted { account(old.expense, sign: -1) }
         if !record.deleted { account(expense, sign: 1) }
@@ -233,28 +233,31 @@ package final class SQLiteLedgerStore: LedgerStore {
         try rows.recordDeletes.run(count: pendingRecordDeletes.count) { row, index in
             try row.integer(pendingRecordDeletes[index])
         }
-        // The rows are bound in order (SQLiteRowStatement.run): each is the next version that is not a hole.
-        let written = pendingRecords
-        var position = 0
-        try rows.records.run(count: written.count - pendingHoles) { row, _ in
-            while position < written.count, written[position] == nil { position += 1 }
-            guard position < written.count, let record = written[position] else { preconditionFailure("as many rows as versions") }
-            position += 1
-            let expense = record.expense, versions = record.fieldVersions
-            try row.integer(record.seq)
-            try Self.bind(expense.id, to: &row)
-            try row.integer(record.version)
-            try row.integer(record.deleted ? 1 : 0)
-            try row.integer(expense.amount)
-            try row.text(expense.currency.code)
-            try row.text(expense.category)
-            try row.integer(Int64(expense.date.ordinal))
-            try row.text(expense.note)
-            try row.integer(versions.money)
-            try row.integer(versions.category)
-            try row.integer(versions.date)
-            try row.integer(versions.note)
+        // The rows are bound in order (SQLiteRowStatement.run): each is the next seq's version not replaced.
+        let records = pendingRecords, positions = pendingPositions
+        var next = 0
+        try rows.records.run(count: pendingRecordCount) { row, _ in
+            while positions[next] < 0 { next += 1 }
+            try Self.bind(records[positions[next]], to: &row)
+            next += 1
         }
+    }
+
+    /// Binds one `records` row: `record`'s 13 columns.
+    private static func bind(_ record: StoredRecord, to row: inout SQLiteRowBinder) throws {
+        try row.integer(record.record.seq)
+        try bind(record.record.expense.id, to: &row)
+        try row.integer(record.record.version)
+        try row.integer(record.record.deleted ? 1 : 0)
+        try row.integer(record.record.expense.amount)
+        try row.text(record.record.expense.currency.code)
+        try row.text(record.record.expense.category)
+        try row.integer(Int64(record.record.expense.date.ordinal))
+        try row.text(record.record.expense.note)
+        try row.integer(record.fieldVersions.money)
+        try row.integer(record.fieldVersions.category)
+        try row.integer(record.fieldVersions.date)
+        try row.integer(record.fieldVersions.note)
     }
 
     private func account(_ expense: Expense, sign: Int64) {

@@ -171,6 +171,12 @@ extension HistoryEntry {
     /// money, note. The daemon writes one per create, off the ledger's thread.
     public static func creationChangesJSON(of expense: Expense) -> [UInt8] {
         var writer = JSONWriter(capacity: 96 + expense.category.utf8.count + expense.note.utf8.count)
+        writeCreationChanges(of: expense, to: &writer)
+        return writer.bytes
+    }
+
+    /// Appends ``creationChangesJSON(of:)`` to what `writer` holds (a push's creations end to end, in one buffer).
+    public static func writeCreationChanges(of expense: Expense, to writer: inout JSONWriter) {
         // Fixed fragments: the bytes `writeName`, `write(_:to:)` and `Value.write(to:)` write for these changes.
         writer.raw("{\"category\":{\"to\":")
         writer.string(expense.category)
@@ -183,7 +189,6 @@ extension HistoryEntry {
         writer.raw("}},\"note\":{\"to\":")
         writer.string(expense.note)
         writer.raw("}}")
-        return writer.bytes
     }
 
     /// Writes the `changes` object, members in byte order.

@@ -14,7 +14,7 @@ package protocol LedgerHistoryStore: AnyObject {
     /// already written (`changesJSON`, made off the ledger's thread: ``PreparedCreation``). The default makes
     /// the entry, changes included, as ``HistoryEntry/init(from:to:clientId:author:)-(StoredRecord?,_,_,_)``
     /// does; a store that keeps the changes as those bytes takes them instead.
-    func appendCreation(of record: StoredRecord, changesJSON: [UInt8], clientId: UUID, author: HistoryAuthor) throws
+    func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws
     /// Up to `limit` entries matching `request` (its `limit` is ignored), in `seq` order.
     func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry]
     /// The purge horizon: tombstones and history entries at or below it may have been removed; a `pull` from
@@ -27,7 +27,7 @@ package protocol LedgerHistoryStore: AnyObject {
 }
 
 extension LedgerHistoryStore {
-    package func appendCreation(of record: StoredRecord, changesJSON: [UInt8], clientId: UUID, author: HistoryAuthor) throws {
+    package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
         try appendHistory(HistoryEntry(from: nil, to: record, clientId: clientId, author: author))
     }
 }

@@ -13,21 +13,35 @@ extension MutationRules {
     /// copies nor frees them: its values are validated, and the only other use of them, which fields were sent
     /// (the conflict rule of Protocol.md §7.4), is known: all five (a create's are not read).
     package func prepare(_ items: [PushItem]) -> [PreparedItem] {
-        items.map { item in
-            guard case .success(var mutation) = item.decoded, let put = prepare(mutation) else { return PreparedItem(item) }
+        // First every put's values, each create's history changes appended to one buffer; then the items, each
+        // create with its slice of the buffer once it is complete.
+        var values: [Result<Expense, MutationRejection>?] = []
+        values.reserveCapacity(items.count)
+        var creations: [Range<Int>?] = Array(repeating: nil, count: items.count)
+        var changes = JSONWriter(capacity: items.count * 112)  // about one create's changes each
+        for (index, item) in items.enumerated() {
+            guard case .success(let mutation) = item.decoded, Self.hasValuesOfItsOwn(mutation) else {
+                values.append(nil)
+                continue
+            }
+            let validated = validateComplete(mutation)
+            values.append(validated)
+            // Only a create (baseVersion 0) may write a create's history; any other put that meets no record
+            // is `not_found` before its values are looked at.
+            if mutation.baseVersion == 0, case .success(let expense) = validated {
+                let start = changes.bytes.count
+                HistoryEntry.writeCreationChanges(of: expense, to: &changes)
+                creations[index] = start..<changes.bytes.count
+            }
+        }
+        let buffer = changes.bytes
+        return items.indices.map { index in
+            let item = items[index]
+            guard let validated = values[index], case .success(var mutation) = item.decoded else { return PreparedItem(item) }
             mutation.sentFields = nil
+            let put = PreparedPut(values: validated, creation: creations[index].map { PreparedCreation(changesJSON: buffer[$0]) })
             return PreparedItem(PushItem(mutationId: item.mutationId, decoded: .success(mutation)), put: put)
         }
-    }
-
-    /// The prepared put of `mutation`, or `nil` when its values depend on the record it will meet.
-    func prepare(_ mutation: Mutation) -> PreparedPut? {
-        guard Self.hasValuesOfItsOwn(mutation) else { return nil }
-        let values = validateComplete(mutation)
-        // Only a create (baseVersion 0) may write a create's history; any other put that meets no record is
-        // `not_found` before its values are looked at.
-        guard mutation.baseVersion == 0, case .success(let expense) = values else { return PreparedPut(values: values, creation: nil) }
-        return PreparedPut(values: values, creation: PreparedCreation(expense))
     }
 
     /// Whether step (3) of an expense's put validates the same values whatever record it meets, so they can be

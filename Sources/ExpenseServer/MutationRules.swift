@@ -41,32 +41,34 @@ package struct MutationRules: Sendable {
         let firstLast = last
         var results: [MutationResult] = []
         results.reserveCapacity(items.count)
-        // By index, each item read in place: a copy of an item per mutation (its values, its history bytes) cost
-        // the ledger's thread more than the loop's control flow does.
-        for index in items.indices {
-            let mutationId = items[index].mutationId
-            if mutationId <= last {
-                let original = try originalOutcome(clientId: clientId, mutationId: mutationId, in: store)
-                results.append(MutationResult(mutationId: mutationId, status: .duplicate(original: original)))
-                continue
+        // Each item read in place, through the buffer: a copy of an item per mutation (its values, its history
+        // bytes) cost the ledger's thread more than the loop's control flow does.
+        try items.withUnsafeBufferPointer { items in
+            for index in items.indices {
+                let mutationId = items[index].mutationId
+                if mutationId <= last {
+                    let original = try originalOutcome(clientId: clientId, mutationId: mutationId, in: store)
+                    results.append(MutationResult(mutationId: mutationId, status: .duplicate(original: original)))
+                    continue
+                }
+                if mutationId != last + 1 {
+                    let rejection = MutationRejection(
+                        reason: "mutation_gap", field: nil,
+                        message: "mutationId \(mutationId) skips ahead: the next expected is \(last + 1)")
+                    results.append(MutationResult(mutationId: mutationId, status: .rejected(rejection)))
+                    continue
+                }
+                last = mutationId
+                let status: MutationStatus
+                switch items[index].item.decoded {
+                case .failure(let rejection): status = .rejected(rejection)
+                case .success(let mutation): status = try decide(mutation, prepared: items[index].put, in: store, writer: writer)
+                }
+                if let outcome = ConsumedOutcome(status) {
+                    try store.keepOutcome(outcome, clientId: clientId, mutationId: mutationId)
+                }
+                results.append(MutationResult(mutationId: mutationId, status: status))
             }
-            if mutationId != last + 1 {
-                let rejection = MutationRejection(
-                    reason: "mutation_gap", field: nil,
-                    message: "mutationId \(mutationId) skips ahead: the next expected is \(last + 1)")
-                results.append(MutationResult(mutationId: mutationId, status: .rejected(rejection)))
-                continue
-            }
-            last = mutationId
-            let status: MutationStatus
-            switch items[index].item.decoded {
-            case .failure(let rejection): status = .rejected(rejection)
-            case .success(let mutation): status = try decide(mutation, prepared: items[index].put, in: store, writer: writer)
-            }
-            if let outcome = ConsumedOutcome(status) {
-                try store.keepOutcome(outcome, clientId: clientId, mutationId: mutationId)
-            }
-            results.append(MutationResult(mutationId: mutationId, status: status))
         }
         if last != firstLast { try store.setLastMutationId(clientId: clientId, last) }
         return results

@@ -41,11 +41,7 @@ package struct PreparedPut: Sendable {
 /// The history `changes` of a create of one expense, made before the ledger's thread needs them.
 package struct PreparedCreation: Sendable {
     /// ``HistoryEntry/changesJSON`` of the entry of the expense's creation, as the stores keep it
-    /// (``HistoryEntry/creationChangesJSON(of:)``).
-    package let changesJSON: [UInt8]
-
-    /// The changes of a create of `expense`.
-    package init(_ expense: Expense) {
-        changesJSON = HistoryEntry.creationChangesJSON(of: expense)
-    }
+    /// (``HistoryEntry/creationChangesJSON(of:)``): a slice of one buffer holding every creation of the push, so
+    /// the ledger's thread frees one buffer per push, not one per create.
+    package let changesJSON: ArraySlice<UInt8>
 }

@@ -52,9 +52,6 @@ extension SQLiteLedgerStore {
         pendingClientRows.removeAll(keepingCapacity: true)
         pendingSweepCursor = nil
         pendingHistory.removeAll(keepingCapacity: true)
-        pendingRecords.removeAll(keepingCapacity: true)
-        pendingPositions.removeAll(keepingCapacity: true)
-        pendingRecordCount = 0
-        pendingRecordDeletes.removeAll(keepingCapacity: true)
+        pendingVersions.reset(firstSeq: pendingVersions.firstSeq)
     }
 }

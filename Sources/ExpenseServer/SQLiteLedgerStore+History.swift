@@ -28,13 +28,13 @@ extension SQLiteLedgerStore {
             ? undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
             : lastDataWrite.flatMap { $0.id == entry.id ? $0.previous : nil } ?? 0
         pendingHistory.append(PendingHistoryRow(seq: entry.seq, id: entry.id, previous: previous, version: entry.version,
-                                                action: entry.action, changes: entry.changesJSON, who: entry.who,
+                                                action: entry.action, changes: entry.changesJSON[...], who: entry.who,
                                                 clientId: entry.clientId, time: entry.time, kind: entry.kind))
     }
 
     /// The row ``appendHistory(_:)`` keeps for the entry of `record`'s creation, its changes as written ahead.
     /// - Precondition: right after the ``write(_:replacing:)`` that created `record` (its `previous` is 0).
-    package func appendCreation(of record: StoredRecord, changesJSON: [UInt8], clientId: UUID, author: HistoryAuthor) throws {
+    package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
         precondition(!record.deleted && undo.last?.id == record.expense.id && undo.last?.seq == nil, "a create is just written")
         pendingHistory.append(PendingHistoryRow(seq: record.seq, id: record.expense.id, previous: 0, version: record.version,
                                                 action: .create, changes: changesJSON, who: author.who, clientId: clientId,
@@ -71,7 +71,7 @@ extension SQLiteLedgerStore {
         var previous: Int64
         var version: Int64
         var action: HistoryEntry.Action
-        var changes: [UInt8]
+        var changes: ArraySlice<UInt8>
         var who: String?
         var clientId: UUID
         var time: Int64

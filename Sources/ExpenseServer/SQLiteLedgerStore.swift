@@ -71,16 +71,9 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// The transaction's history rows, written when it commits (`SQLiteLedgerStore+History.swift`; nothing reads
     /// the history inside a push's transaction).
     var pendingHistory: [PendingHistoryRow] = []
-    /// The transaction's new record versions in the order written (``record(id:)`` reads them here), where each
-    /// seq's version is in it (`pendingPositions[seq - pendingFirstSeq]`; -1 where a budget, rule or setting took
-    /// the seq, or a later version of the same record replaced it), how many are not replaced, and the seqs of
-    /// committed rows they replace: written when it commits (``flushRecords()``). Arrays, not a dictionary by
-    /// seq: a transaction's seqs are consecutive, so nothing is hashed per record.
-    var pendingRecords: [StoredRecord] = []
-    var pendingPositions: [Int] = []
-    var pendingFirstSeq: Int64 = 1
-    var pendingRecordCount = 0
-    var pendingRecordDeletes: [Int64] = []
+    /// The transaction's new record versions (``record(id:)`` reads them there) and the committed rows they
+    /// replace: written when it commits (``flushRecords()``).
+    var pendingVersions = PendingRecordVersions()
     /// Every id that may be in `data_records` (a superset: ids are added when written, never removed), read on
     /// first use: an id outside it is no data record without asking the table (`SQLiteLedgerStore+Data.swift`).
     var dataIds: Set<UUID>?
@@ -145,8 +138,7 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     package func record(id: UUID) throws -> StoredRecord? {
         guard let seq = seqById[id] else { return nil }
-        let offset = Int(seq - pendingFirstSeq)
-        if offset >= 0, offset < pendingPositions.count, pendingPositions[offset] >= 0 { return pendingRecords[pendingPositions[offset]] }
+        if let pending = pendingVersions.version(seq: seq) { return pending }
         return try connection.cached(literal: """
             SELECT seq, version, deleted, amount, currency, category, day, note,
                    money_version, category_version, date_version, note_version
@@ -208,20 +200,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         precondition(record.seq == head + 1, "a write takes the next seq")
         if let error = faultInjection?(.write) { throw error }
         let expense = record.expense
-        // A version written earlier in this transaction is replaced before it reaches the table.
-        if let old {
-            if old.seq >= pendingFirstSeq {
-                pendingPositions[Int(old.seq - pendingFirstSeq)] = -1
-                pendingRecordCount -= 1
-            } else {
-                pendingRecordDeletes.append(old.seq)
-            }
-        }
-        // The seqs budgets, rules and settings took since the last record (none, almost always).
-        while pendingFirstSeq + Int64(pendingPositions.count) < record.seq { pendingPositions.append(-1) }
-        pendingPositions.append(pendingRecords.count)
-        pendingRecords.append(record)
-        pendingRecordCount += 1
+        pendingVersions.add(record, replacing: old)
         undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
         if let old, !old.deleted { account(old.expense, sign: -1) }
         if !record.deleted { account(expense, sign: 1) }
@@ -230,15 +209,15 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     /// Writes the transaction's record changes: the replaced versions' rows go, then the new rows, in seq order.
     private func flushRecords() throws {
-        try rows.recordDeletes.run(count: pendingRecordDeletes.count) { row, index in
-            try row.integer(pendingRecordDeletes[index])
+        let pending = pendingVersions
+        try rows.recordDeletes.run(count: pending.replacedRows.count) { row, index in
+            try row.integer(pending.replacedRows[index])
         }
         // The rows are bound in order (SQLiteRowStatement.run): each is the next seq's version not replaced.
-        let records = pendingRecords, positions = pendingPositions
         var next = 0
-        try rows.records.run(count: pendingRecordCount) { row, _ in
-            while positions[next] < 0 { next += 1 }
-            try Self.bind(records[positions[next]], to: &row)
+        try rows.records.run(count: pending.count) { row, _ in
+            while pending.positions[next] < 0 { next += 1 }
+            try Self.bind(pending.versions[pending.positions[next]], to: &row)
             next += 1
         }
     }
@@ -287,7 +266,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         dayTotals.commit()
         pendingLastMutationIds.removeAll(keepingCapacity: true)
         clearPendingRows()
-        pendingFirstSeq = head + 1
+        pendingVersions.reset(firstSeq: head + 1)
         undo.removeAll(keepingCapacity: true)
         do {
             let value = try connection.transaction {

@@ -77,15 +77,19 @@ struct LiveDayTotals {
     /// journalled until ``commit()``.
     /// - Important: The rules check overflow before writing (Protocol.md §7.5): a cell's sum is at most its
     ///   currency's live total, so a cell that overflows is a programmer error (`precondition`).
-    mutating func add(_ expense: Expense, sign: Int64) {
+    /// - Returns: the currency's number (``number(of:)``).
+    @discardableResult
+    mutating func add(_ expense: Expense, sign: Int64) -> UInt16 {
         let ordinal = expense.date.ordinal
+        let currency = number(of: expense.currency)
         let change = Change(month: ordinal / 100,
-                            key: CellKey(category: categories.intern(expense.category), currency: number(of: expense.currency),
+                            key: CellKey(category: categories.intern(expense.category), currency: currency,
                                          day: UInt8(ordinal % 100)),
                             amount: sign * expense.amount, count: sign)
         let applied = apply(change)
         precondition(applied, "the rules check overflow before writing")
         journal.append(change)
+        return currency
     }
 
     /// The number of `currency`, numbering it if it is new.
@@ -240,5 +244,22 @@ extension LiveDayTotals.Month {
         cell.amount = sum.partialValue
         cell.count += count
         return cell.count
+    }
+}
+
+extension LiveDayTotals {
+    /// A sum per currency, by the currency's number (``LiveDayTotals/number(of:)``): the SQLite store's live total
+    /// of each currency, found without hashing the currency.
+    struct CurrencySums {
+        private var sums: [Int64] = []
+
+        /// The sum of the currency numbered `number`: 0 until one is set.
+        subscript(number: UInt16) -> Int64 {
+            get { Int(number) < sums.count ? sums[Int(number)] : 0 }
+            set {
+                if Int(number) >= sums.count { sums.append(contentsOf: repeatElement(0, count: Int(number) + 1 - sums.count)) }
+                sums[Int(number)] = newValue
+            }
+        }
     }
 }

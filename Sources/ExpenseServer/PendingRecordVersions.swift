@@ -12,8 +12,10 @@ struct PendingRecordVersions {
     private(set) var positions: [Int] = []
     /// The seq the transaction's first write takes.
     private(set) var firstSeq: Int64 = 1
-    /// How many versions are not replaced: the rows to write.
+    /// How many versions are not replaced: the rows to write; how many of them are new records
+    /// (``isCreation(_:)``).
     private(set) var count = 0
+    private(set) var creations = 0
     /// The seqs of committed rows that the transaction's versions replace: the rows to delete.
     private(set) var replacedRows: [Int64] = []
 
@@ -23,6 +25,7 @@ struct PendingRecordVersions {
         positions.removeAll(keepingCapacity: true)
         replacedRows.removeAll(keepingCapacity: true)
         count = 0
+        creations = 0
         self.firstSeq = firstSeq
     }
 
@@ -34,6 +37,7 @@ struct PendingRecordVersions {
             if old.seq >= firstSeq {
                 positions[Int(old.seq - firstSeq)] = -1
                 count -= 1
+                if Self.isCreation(old) { creations -= 1 }
             } else {
                 replacedRows.append(old.seq)
             }
@@ -44,6 +48,13 @@ struct PendingRecordVersions {
         positions.append(versions.count)
         versions.append(version)
         count += 1
+        if Self.isCreation(version) { creations += 1 }
+    }
+
+    /// Whether `version` is a new record's: version 1, live, every field at version 1 (what
+    /// ``SQLiteLedgerRows/recordCreations`` writes as constants).
+    static func isCreation(_ version: StoredRecord) -> Bool {
+        version.version == 1 && !version.deleted && version.fieldVersions == FieldVersions(all: 1)
     }
 
     /// The version kept for `seq`, or `nil` when the transaction wrote none there.

@@ -43,8 +43,29 @@ extension SQLiteLedgerStore {
 
     /// Writes the transaction's history entries in seq order.
     func flushHistory() throws {
-        let history = pendingHistory
-        try rows.history.run(count: history.count) { row, index in try Self.bind(history[index], to: &row) }
+        // Records' creations in one statement, every other entry in another, each in seq order: a row's content
+        // is the same either way, and a creation's constant columns cost no bind.
+        let history = pendingHistory, split = writesCreationsWithConstants
+        let creations = split ? history.reduce(0) { $1.isCreation ? $0 + 1 : $0 } : 0
+        for creation in split ? [true, false] : [false] {
+            var next = 0
+            // The rows are bound in order (SQLiteRowStatement.run): each is the next entry of the kind.
+            try (creation ? rows.historyCreations : rows.history).run(count: creation ? creations : history.count - creations) { row, _ in
+                while split && history[next].isCreation != creation { next += 1 }
+                if creation { try Self.bindCreation(history[next], to: &row) } else { try Self.bind(history[next], to: &row) }
+                next += 1
+            }
+        }
+    }
+
+    /// Binds one ``SQLiteLedgerRows/historyCreations`` row: a creation's 6 columns that are not constants.
+    private static func bindCreation(_ entry: PendingHistoryRow, to row: inout SQLiteRowBinder) throws {
+        try row.integer(entry.seq)
+        try bind(entry.id, to: &row)
+        try entry.changes.withUnsafeBytes { try row.text(utf8: $0) }
+        try row.text(entry.who)
+        try bind(entry.clientId, to: &row)
+        try row.integer(entry.time)
     }
 
     /// Binds one `history` row: `entry`'s 10 columns.
@@ -76,6 +97,10 @@ extension SQLiteLedgerStore {
         var clientId: UUID
         var time: Int64
         var kind: RecordKind
+
+        /// Whether this is an expense's creation: previous 0, version 1, action `create`, kind `expense` (what
+        /// ``SQLiteLedgerRows/historyCreations`` writes as constants).
+        var isCreation: Bool { previous == 0 && version == 1 && action == .create && kind == .expense }
     }
 
     static func decodeHistory(_ row: SQLiteRow) throws -> (entry: HistoryEntry, previous: Int64) {

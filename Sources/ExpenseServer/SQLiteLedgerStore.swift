@@ -27,8 +27,14 @@ package final class SQLiteLedgerStore: LedgerStore {
     package internal(set) var head: Int64
     /// Test hook: an error to throw at a fault point instead of going on.
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
+    /// Test hook: `false` writes new records and their history entries through the general statements, every
+    /// column bound, instead of ``SQLiteLedgerRows/recordCreations`` and ``SQLiteLedgerRows/historyCreations``
+    /// (the rows must be the same bytes either way).
+    package var writesCreationsWithConstants = true
 
-    private var totals: [Currency: Int64]
+    /// The live total of each currency, by its number in ``dayTotals`` (``LiveDayTotals/number(of:)``): no
+    /// currency is hashed per record.
+    private var totals = LiveDayTotals.CurrencySums()
     /// The live records' totals per day and per month, category and currency (``LiveDayTotals``): derived from
     /// `records` at open, changed by ``write(_:replacing:)``, never written to the file.
     var dayTotals: LiveDayTotals
@@ -128,7 +134,9 @@ package final class SQLiteLedgerStore: LedgerStore {
             self.identity = try Self.loadIdentity(meta, connection: connection)
             head = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
             head = max(head, try Self.dataHead(connection))
-            (seqById, dayTotals, totals) = try Self.loadRecords(connection)
+            let currencyTotals: [Currency: Int64]
+            (seqById, dayTotals, currencyTotals) = try Self.loadRecords(connection)
+            for (currency, total) in currencyTotals { totals[dayTotals.number(of: currency)] = total }
             outcomePosition = try Self.lastOutcomePosition(connection)
             dataVersion = try connection.prepare("PRAGMA data_version").first { $0.int64(0) } ?? 0
         } catch let error as SQLiteError where error.isCorruption {
@@ -148,7 +156,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    package func liveTotal(currency: Currency) throws -> Int64 { totals[currency] ?? 0 }
+    package func liveTotal(currency: Currency) throws -> Int64 { totals[dayTotals.number(of: currency)] }
 
     package func lastMutationId(clientId: UUID) throws -> Int64 {
         if let pending = pendingLastMutationIds[clientId] { return pending }
@@ -213,12 +221,22 @@ package final class SQLiteLedgerStore: LedgerStore {
         try rows.recordDeletes.run(count: pending.replacedRows.count) { row, index in
             try row.integer(pending.replacedRows[index])
         }
-        // The rows are bound in order (SQLiteRowStatement.run): each is the next seq's version not replaced.
-        var next = 0
-        try rows.records.run(count: pending.count) { row, _ in
-            while pending.positions[next] < 0 { next += 1 }
-            try Self.bind(pending.versions[pending.positions[next]], to: &row)
-            next += 1
+        // New records in one statement, every other version in another, each in seq order: a row's content is
+        // the same either way, and a new record's constant columns cost no bind.
+        let split = writesCreationsWithConstants
+        for creations in split ? [true, false] : [false] {
+            let count = creations ? pending.creations : split ? pending.count - pending.creations : pending.count
+            var next = 0
+            // The rows are bound in order (SQLiteRowStatement.run): each is the next seq's version of the kind.
+            try (creations ? rows.recordCreations : rows.records).run(count: count) { row, _ in
+                while pending.positions[next] < 0
+                    || (split && PendingRecordVersions.isCreation(pending.versions[pending.positions[next]]) != creations) {
+                    next += 1
+                }
+                let version = pending.versions[pending.positions[next]]
+                if creations { try Self.bindCreation(version, to: &row) } else { try Self.bind(version, to: &row) }
+                next += 1
+            }
         }
     }
 
@@ -228,26 +246,34 @@ package final class SQLiteLedgerStore: LedgerStore {
         try bind(record.record.expense.id, to: &row)
         try row.integer(record.record.version)
         try row.integer(record.record.deleted ? 1 : 0)
-        try row.integer(record.record.expense.amount)
-        try row.text(record.record.expense.currency.code)
-        try row.text(record.record.expense.category)
-        try row.integer(Int64(record.record.expense.date.ordinal))
-        try row.text(record.record.expense.note)
+        try bindValues(record.record.expense, to: &row)
         try row.integer(record.fieldVersions.money)
         try row.integer(record.fieldVersions.category)
         try row.integer(record.fieldVersions.date)
         try row.integer(record.fieldVersions.note)
     }
 
-    private func account(_ expense: Expense, sign: Int64) {
-        dayTotals.add(expense, sign: sign)
-        Self.add(sign * expense.amount, to: &totals[expense.currency, default: 0])  // one lookup, not a read and a write
+    /// Binds one ``SQLiteLedgerRows/recordCreations`` row: a new record's 7 columns that are not constants.
+    private static func bindCreation(_ record: StoredRecord, to row: inout SQLiteRowBinder) throws {
+        try row.integer(record.record.seq)
+        try bind(record.record.expense.id, to: &row)
+        try bindValues(record.record.expense, to: &row)
     }
 
-    private static func add(_ amount: Int64, to total: inout Int64) {
-        let sum = total.addingReportingOverflow(amount)
-        precondition(!sum.overflow, "the rules check overflow before writing")
-        total = sum.partialValue
+    /// Binds the five value columns, `amount` to `note`.
+    private static func bindValues(_ expense: Expense, to row: inout SQLiteRowBinder) throws {
+        try row.integer(expense.amount)
+        try row.text(expense.currency.code)
+        try row.text(expense.category)
+        try row.integer(Int64(expense.date.ordinal))
+        try row.text(expense.note)
+    }
+
+    private func account(_ expense: Expense, sign: Int64) {
+        let currency = dayTotals.add(expense, sign: sign)
+        let total = totals[currency].addingReportingOverflow(sign * expense.amount)
+        precondition(!total.overflow, "the rules check overflow before writing")
+        totals[currency] = total.partialValue
     }
 
     package func changes(since: Int64, limit: Int) throws -> [Record] {

@@ -64,6 +64,33 @@ import TestSupport
                 "\(reasons.sorted())")
     }
 
+    /// New records and their history entries go through statements with their constant columns written as
+    /// constants (``SQLiteLedgerRows/recordCreations``, ``SQLiteLedgerRows/historyCreations``): the same rows,
+    /// byte for byte, as the general statements write with every column bound.
+    @Test func creationsWrittenWithConstantsAreTheRowsTheGeneralStatementsWrite() throws {
+        let directory = try TemporaryDirectory("creation-rows")
+        defer { directory.remove() }
+        func engine(_ name: String, constants: Bool) throws -> LedgerEngine {
+            let store = try SQLiteLedgerStore(path: directory.file(name + ".sqlite"), name: name, currency: .usd)
+            store.writesCreationsWithConstants = constants
+            let engine = LedgerEngine(store: store, currency: .usd)
+            engine.clock = { Self.time }
+            return engine
+        }
+        let constants = try engine("constants", constants: true), general = try engine("general", constants: false)
+        var corpus = PushCorpus(seed: 4)
+        let pushes = try corpus.pushes()
+        for start in stride(from: 0, to: pushes.count, by: 5) {
+            let group = Array(pushes[start..<min(start + 5, pushes.count)])
+            #expect(try constants.apply(group) == general.apply(group))
+        }
+        for table in ["records", "history"] {
+            let expected = try Self.rows(of: table, in: directory.file("general.sqlite"))
+            #expect(try Self.rows(of: table, in: directory.file("constants.sqlite")) == expected, "\(table)")
+            #expect(expected.count > 1_000)
+        }
+    }
+
     /// Which thread prepares a push: the one that hands it to the ledger, never the ledger's own.
     @Test func theLedgerPreparesAPushOnTheThreadThatHandsItOver() async throws {
         let converted = Mutex<[pthread_t]>([]), caller = Mutex<pthread_t?>(nil)

@@ -155,29 +155,61 @@ extension HistoryEntry {
     }
 
     /// Only the `changes` object, as a store keeps it (`SQLiteLedgerStore+History.swift`).
-    public var changesJSON: [UInt8] {
+    public var changesJSON: [UInt8] { Self.changesJSON(of: changes) }
+
+    /// ``changesJSON`` of an entry whose changes are `changes`: what a store keeps, made without the entry (the
+    /// daemon writes a create's before its seq is known).
+    public static func changesJSON(of changes: [Change]) -> [UInt8] {
         var writer = JSONWriter(capacity: 160)
-        writeChanges(to: &writer)
+        writeChanges(changes, to: &writer)
         return writer.bytes
     }
 
+    /// ``changesJSON`` of the entry of `expense`'s creation, written straight from the expense: the bytes
+    /// `changesJSON(of: changes(from: nil, to: expense))` writes (HistoryChangesOrderTests), without making the
+    /// changes first. A create changes every field from nothing; its members in byte order: category, date,
+    /// money, note. The daemon writes one per create, off the ledger's thread.
+    public static func creationChangesJSON(of expense: Expense) -> [UInt8] {
+        var writer = JSONWriter(capacity: 96 + expense.category.utf8.count + expense.note.utf8.count)
+        writeCreationChanges(of: expense, to: &writer)
+        return writer.bytes
+    }
+
+    /// Appends ``creationChangesJSON(of:)`` to what `writer` holds (a push's creations end to end, in one buffer).
+    public static func writeCreationChanges(of expense: Expense, to writer: inout JSONWriter) {
+        // Fixed fragments: the bytes `writeName`, `write(_:to:)` and `Value.write(to:)` write for these changes.
+        writer.raw("{\"category\":{\"to\":")
+        writer.string(expense.category)
+        writer.raw("},\"date\":{\"to\":")
+        writer.string(expense.date.description)
+        writer.raw("},\"money\":{\"to\":{\"amount\":")
+        writer.int64(expense.amount)
+        writer.raw(",\"currency\":")
+        writer.string(expense.currency.code)
+        writer.raw("}},\"note\":{\"to\":")
+        writer.string(expense.note)
+        writer.raw("}}")
+    }
+
     /// Writes the `changes` object, members in byte order.
-    func writeChanges(to writer: inout JSONWriter) {
+    func writeChanges(to writer: inout JSONWriter) { Self.writeChanges(changes, to: &writer) }
+
+    private static func writeChanges(_ changes: [Change], to writer: inout JSONWriter) {
         writer.beginObject()
         // This runs for every applied change. The changes are almost always in byte order already (a budget's,
         // rule's or setting's are made so) or in ``fieldNames`` order (an expense's), so neither is sorted: an
         // expense's are written by the fixed byte order of its field names. Anything else is sorted, compared on
         // the UTF-8 views (no array per comparison). HistoryCodingTests compares the three ways.
-        if Self.isInByteOrder(changes) {
-            for change in changes { Self.write(change, to: &writer) }
-        } else if changes.allSatisfy({ Self.fieldNames.contains($0.field) }) {
+        if isInByteOrder(changes) {
+            for change in changes { write(change, to: &writer) }
+        } else if changes.allSatisfy({ fieldNames.contains($0.field) }) {
             // Each name's changes in their order, as the (stable) sort leaves them.
-            for name in Self.fieldNamesInByteOrder {
-                for change in changes where change.field == name { Self.write(change, to: &writer) }
+            for name in fieldNamesInByteOrder {
+                for change in changes where change.field == name { write(change, to: &writer) }
             }
         } else {
             for change in changes.sorted(by: { $0.field.utf8.lexicographicallyPrecedes($1.field.utf8) }) {
-                Self.write(change, to: &writer)
+                write(change, to: &writer)
             }
         }
         writer.endObject()

@@ -260,6 +260,14 @@ final class ClientSession: LineSession {
         case .deferred(let start):
             start { bytes in self.perform(self.machine.withLock { $0.answered(id: id, bytes) }) }
             return .pending
+        case .deferredEncoding(let start):
+            start { encode in
+                switch self.machine.withLock({ $0.answered(id: id) }) {
+                case .send(let after): self.connection.complete(encoding: encode, after: after)
+                case .instead(let action): self.perform(action)
+                }
+            }
+            return .pending
         }
     }
 

@@ -40,6 +40,8 @@ public actor Ledger {
     nonisolated let durability: LedgerDurability?
     /// Which committed groups wait for which sync (only with ``durability``).
     var pipeline = DurabilityPipeline<CommittedGroup>()
+    /// The engine's rules, for preparing a push on the thread that hands it over (``MutationRules/prepare(_:)``).
+    private nonisolated let rules: MutationRules
     /// Internal, not private, for `Ledger+Tokens.swift`.
     var engine: LedgerEngine?
     private var pending: [PendingPush] = []
@@ -53,7 +55,8 @@ public actor Ledger {
 
     private struct PendingPush {
         var clientId: UUID
-        var items: [PushItem]
+        /// Prepared on the pushing thread (``MutationRules/prepare(_:)``).
+        var items: [PreparedItem]
         /// Who pushes (`nil`: a caller inside the daemon or a test). `credential?.name` is the author of the
         /// push's changes; a revoked credential's push is refused before it is applied.
         var credential: TokenCredential?
@@ -75,6 +78,7 @@ public actor Ledger {
         self.durability = Self.durability(mode, of: store, name: name)
         let engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
         self.committedHead = Atomic(engine.store.head)
+        self.rules = engine.rules
         self.engine = engine
     }
 
@@ -113,9 +117,13 @@ public actor Ledger {
 
     /// ``push(clientId:items:completion:)`` made with `credential` (the session's token): refused with −32001
     /// if that token is revoked before the push is applied.
+    ///
+    /// The items are prepared here, on the caller's thread (the network front's loop thread, which decoded
+    /// them), before the hand-over: the ledger's thread only decides and writes.
     public nonisolated func push(clientId: UUID, items: [PushItem], credential: TokenCredential?,
                                  completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
         precondition(items.count <= PushRequest.maximumMutations, "already enforced by PushRequest")
+        let items = rules.prepare(items)
         perform { ledger in
             ledger.enqueue(PendingPush(clientId: clientId, items: items, credential: credential, completion: completion))
         }
@@ -277,7 +285,7 @@ public actor Ledger {
         }
         do {
             // The history names each change's author by the token that pushed it (Protocol.md §5.8).
-            let results = try engine.apply(batch.map { ($0.clientId, $0.items, $0.credential?.name) })
+            let results = try engine.apply(prepared: batch.map { ($0.clientId, $0.items, $0.credential?.name) })
             commitCount += 1
             HeapReturn.noteWork()  // the group's buffers are freed; the heap goes back once the burst ends
             committed(CommittedGroup(completions: batch.map(\.completion), results: results, head: engine.store.head))

@@ -35,12 +35,18 @@ package final class LedgerEngine {
     /// ``apply(_:)`` with who made each push, for its history entries (Protocol.md §5.8); the daemon's clock
     /// is read once for the group.
     package func apply(_ pushes: [(clientId: UUID, items: [PushItem], who: String?)]) throws -> [PushResult] {
+        try apply(prepared: pushes.map { ($0.clientId, $0.items.map { PreparedItem($0) }, $0.who) })
+    }
+
+    /// ``apply(_:)-([(clientId:items:who:)])`` of pushes whose items were prepared (``MutationRules/prepare(_:)``,
+    /// the ledger's way: ``Ledger/push(clientId:items:credential:completion:)``): the same answers and writes.
+    package func apply(prepared pushes: [(clientId: UUID, items: [PreparedItem], who: String?)]) throws -> [PushResult] {
         let time = clock()
         do {
             return try store.transaction(prefetching: pushes.map(\.clientId),
-                                         ids: pushes.flatMap { $0.items.compactMap { try? $0.decoded.get().id } }) {
+                                         ids: pushes.flatMap { $0.items.compactMap { try? $0.item.decoded.get().id } }) {
                 let results = try pushes.map {
-                    try rules.apply(clientId: $0.clientId, items: $0.items, to: store, author: HistoryAuthor(who: $0.who, time: time))
+                    try rules.apply(clientId: $0.clientId, prepared: $0.items, to: store, author: HistoryAuthor(who: $0.who, time: time))
                 }
                 // Each push's cursor is the head once the whole group is committed: nothing it reports is older.
                 let head = store.head

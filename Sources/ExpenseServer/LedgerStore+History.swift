@@ -10,6 +10,11 @@ import Foundation
 package protocol LedgerHistoryStore: AnyObject {
     /// Appends the entry of the change just written (its `seq` is the record's new seq).
     func appendHistory(_ entry: HistoryEntry) throws
+    /// ``appendHistory(_:)`` of the creation of `record` (just written), its entry's ``HistoryEntry/changesJSON``
+    /// already written (`changesJSON`, made off the ledger's thread: ``PreparedCreation``). The default makes
+    /// the entry, changes included, as ``HistoryEntry/init(from:to:clientId:author:)-(StoredRecord?,_,_,_)``
+    /// does; a store that keeps the changes as those bytes takes them instead.
+    func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws
     /// Up to `limit` entries matching `request` (its `limit` is ignored), in `seq` order.
     func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry]
     /// The purge horizon: tombstones and history entries at or below it may have been removed; a `pull` from
@@ -19,6 +24,12 @@ package protocol LedgerHistoryStore: AnyObject {
     /// Removes the tombstones and history entries of changes older than `cutoff` (daemon time, seconds since
     /// 1970), raising the purge horizon first.
     func compact(before cutoff: Int64) throws -> CompactionReport
+}
+
+extension LedgerHistoryStore {
+    package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
+        try appendHistory(HistoryEntry(from: nil, to: record, clientId: clientId, author: author))
+    }
 }
 
 /// What a compaction did.

@@ -65,6 +65,9 @@ struct LiveDayTotals {
     /// The currencies of the cells, by number, and their codes (the same numbers).
     var currencies: [Currency] = []
     var currencyCodes = InternedTexts()
+    /// The currency ``number(of:)`` numbered last: a push's records mostly share one, and a code compared costs
+    /// less than a code hashed.
+    private var lastCurrency: (code: String, number: UInt16)?
     /// Why the totals cannot be read: a live record in the file with no valid date or currency (a file changed
     /// behind the daemon's back; ``Builder``). `summary` and `stats` then fail rather than leave it out.
     var damage: String?
@@ -74,23 +77,30 @@ struct LiveDayTotals {
     /// journalled until ``commit()``.
     /// - Important: The rules check overflow before writing (Protocol.md §7.5): a cell's sum is at most its
     ///   currency's live total, so a cell that overflows is a programmer error (`precondition`).
-    mutating func add(_ expense: Expense, sign: Int64) {
+    /// - Returns: the currency's number (``number(of:)``).
+    @discardableResult
+    mutating func add(_ expense: Expense, sign: Int64) -> UInt16 {
         let ordinal = expense.date.ordinal
+        let currency = number(of: expense.currency)
         let change = Change(month: ordinal / 100,
-                            key: CellKey(category: categories.intern(expense.category), currency: number(of: expense.currency),
+                            key: CellKey(category: categories.intern(expense.category), currency: currency,
                                          day: UInt8(ordinal % 100)),
                             amount: sign * expense.amount, count: sign)
         let applied = apply(change)
         precondition(applied, "the rules check overflow before writing")
         journal.append(change)
+        return currency
     }
 
     /// The number of `currency`, numbering it if it is new.
     mutating func number(of currency: Currency) -> UInt16 {
-        let number = currencyCodes.intern(currency.code)
-        if Int(number) == currencies.count { currencies.append(currency) }
-        precondition(number <= UInt16.max, "there are fewer currencies than that")
-        return UInt16(number)
+        if let lastCurrency, ExactText.same(lastCurrency.code, currency.code) { return lastCurrency.number }
+        let interned = currencyCodes.intern(currency.code)
+        if Int(interned) == currencies.count { currencies.append(currency) }
+        precondition(interned <= UInt16.max, "there are fewer currencies than that")
+        let number = UInt16(interned)
+        lastCurrency = (currency.code, number)  // numbers never change, even when a transaction is taken back
+        return number
     }
 
     /// Forgets the journal: the changes since the last commit stay.
@@ -234,5 +244,22 @@ extension LiveDayTotals.Month {
         cell.amount = sum.partialValue
         cell.count += count
         return cell.count
+    }
+}
+
+extension LiveDayTotals {
+    /// A sum per currency, by the currency's number (``LiveDayTotals/number(of:)``): the SQLite store's live total
+    /// of each currency, found without hashing the currency.
+    struct CurrencySums {
+        private var sums: [Int64] = []
+
+        /// The sum of the currency numbered `number`: 0 until one is set.
+        subscript(number: UInt16) -> Int64 {
+            get { Int(number) < sums.count ? sums[Int(number)] : 0 }
+            set {
+                if Int(number) >= sums.count { sums.append(contentsOf: repeatElement(0, count: Int(number) + 1 - sums.count)) }
+                sums[Int(number)] = newValue
+            }
+        }
     }
 }

@@ -29,34 +29,46 @@ package struct MutationRules: Sendable {
     /// - Throws: only what the store throws (the whole transaction must then be rolled back).
     package func apply(clientId: UUID, items: [PushItem], to store: some LedgerStore,
                        author: HistoryAuthor = HistoryAuthor(who: nil, time: HistoryAuthor.now())) throws -> [MutationResult] {
+        try apply(clientId: clientId, prepared: items.map { PreparedItem($0) }, to: store, author: author)
+    }
+
+    /// ``apply(clientId:items:to:author:)`` of items of which some were prepared (``prepare(_:)``): the same
+    /// answers and writes, with the prepared work taken instead of done again.
+    package func apply(clientId: UUID, prepared items: [PreparedItem], to store: some LedgerStore,
+                       author: HistoryAuthor) throws -> [MutationResult] {
         let writer = HistoryWriter(clientId: clientId, author: author)
         var last = try store.lastMutationId(clientId: clientId)
         let firstLast = last
         var results: [MutationResult] = []
         results.reserveCapacity(items.count)
-        for item in items {
-            if item.mutationId <= last {
-                let original = try originalOutcome(clientId: clientId, mutationId: item.mutationId, in: store)
-                results.append(MutationResult(mutationId: item.mutationId, status: .duplicate(original: original)))
-                continue
+        // Each item read in place, through the buffer: a copy of an item per mutation (its values, its history
+        // bytes) cost the ledger's thread more than the loop's control flow does.
+        try items.withUnsafeBufferPointer { items in
+            for index in items.indices {
+                let mutationId = items[index].mutationId
+                if mutationId <= last {
+                    let original = try originalOutcome(clientId: clientId, mutationId: mutationId, in: store)
+                    results.append(MutationResult(mutationId: mutationId, status: .duplicate(original: original)))
+                    continue
+                }
+                if mutationId != last + 1 {
+                    let rejection = MutationRejection(
+                        reason: "mutation_gap", field: nil,
+                        message: "mutationId \(mutationId) skips ahead: the next expected is \(last + 1)")
+                    results.append(MutationResult(mutationId: mutationId, status: .rejected(rejection)))
+                    continue
+                }
+                last = mutationId
+                let status: MutationStatus
+                switch items[index].item.decoded {
+                case .failure(let rejection): status = .rejected(rejection)
+                case .success(let mutation): status = try decide(mutation, prepared: items[index].put, in: store, writer: writer)
+                }
+                if let outcome = ConsumedOutcome(status) {
+                    try store.keepOutcome(outcome, clientId: clientId, mutationId: mutationId)
+                }
+                results.append(MutationResult(mutationId: mutationId, status: status))
             }
-            if item.mutationId != last + 1 {
-                let rejection = MutationRejection(
-                    reason: "mutation_gap", field: nil,
-                    message: "mutationId \(item.mutationId) skips ahead: the next expected is \(last + 1)")
-                results.append(MutationResult(mutationId: item.mutationId, status: .rejected(rejection)))
-                continue
-            }
-            last = item.mutationId
-            let status: MutationStatus
-            switch item.decoded {
-            case .failure(let rejection): status = .rejected(rejection)
-            case .success(let mutation): status = try decide(mutation, in: store, writer: writer)
-            }
-            if let outcome = ConsumedOutcome(status) {
-                try store.keepOutcome(outcome, clientId: clientId, mutationId: item.mutationId)
-            }
-            results.append(MutationResult(mutationId: item.mutationId, status: status))
         }
         if last != firstLast { try store.setLastMutationId(clientId: clientId, last) }
         return results
@@ -75,8 +87,9 @@ package struct MutationRules: Sendable {
         }
     }
 
-    /// Steps (2) to (6) for one well-formed mutation.
-    private func decide(_ mutation: Mutation, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
+    /// Steps (2) to (6) for one well-formed mutation; `prepared`, when given, is its step (3) worked out ahead.
+    private func decide(_ mutation: Mutation, prepared: PreparedPut?, in store: some LedgerStore,
+                        writer: HistoryWriter) throws -> MutationStatus {
         if mutation.kind != .expense { return try decideData(mutation, in: store, writer: writer) }
         let existing = try store.record(id: mutation.id)
         // A materialised occurrence (Protocol.md §10.4): whatever became of the id, that stays.
@@ -90,7 +103,7 @@ package struct MutationRules: Sendable {
                 return .rejected(MutationRejection(reason: "not_found", field: "id",
                                                    message: "no expense has id \(UUIDText.lowercased(mutation.id))"))
             }
-            return try create(mutation, in: store, writer: writer)
+            return try create(mutation, prepared: prepared, in: store, writer: writer)
         }
         if mutation.baseVersion > existing.version {
             return .rejected(MutationRejection(
@@ -99,13 +112,14 @@ package struct MutationRules: Sendable {
         }
         switch mutation.type {
         case .delete: return try delete(mutation, existing: existing, in: store, writer: writer)
-        case .put: return try put(mutation, existing: existing, in: store, writer: writer)
+        case .put: return try put(mutation, prepared: prepared, existing: existing, in: store, writer: writer)
         }
     }
 
-    private func create(_ mutation: Mutation, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
+    private func create(_ mutation: Mutation, prepared: PreparedPut?, in store: some LedgerStore,
+                        writer: HistoryWriter) throws -> MutationStatus {
         let expense: Expense
-        switch validateComplete(mutation) {
+        switch prepared?.values ?? validateComplete(mutation) {
         case .failure(let rejection): return .rejected(rejection)
         case .success(let value): expense = value
         }
@@ -113,7 +127,7 @@ package struct MutationRules: Sendable {
         let seq = store.head + 1
         let stored = StoredRecord(record: Record(expense: expense, version: 1, seq: seq, deleted: false),
                                   fieldVersions: FieldVersions(all: 1))
-        try writer.write(stored, replacing: nil, to: store)
+        try writer.write(stored, replacing: nil, to: store, created: prepared?.creation)
         return .applied(version: 1, seq: seq)
     }
 
@@ -128,17 +142,24 @@ package struct MutationRules: Sendable {
         return .applied(version: stored.version, seq: stored.seq)
     }
 
-    private func put(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
-        // PushRequest already answered a put without a fields object `invalid_mutation` (Protocol.md §5.2).
-        guard let fields = mutation.sentFields else { preconditionFailure("a put without fields never passes PushRequest") }
+    private func put(_ mutation: Mutation, prepared: PreparedPut?, existing: StoredRecord, in store: some LedgerStore,
+                     writer: HistoryWriter) throws -> MutationStatus {
+        // PushRequest already answered a put without a fields object `invalid_mutation` (Protocol.md §5.2); a
+        // prepared put left its fields behind, all five sent (or a create's, which the conflict rules do not read).
+        let fields = mutation.sentFields
+        precondition(fields != nil || prepared != nil, "a put without fields never passes PushRequest")
         // A create (baseVersion 0) and a restore (a tombstone at its version) send every required field;
         // an edit sends only what it changes, merged onto the stored values.
         let isRestore = existing.deleted && mutation.baseVersion == existing.version
         let isComplete = mutation.baseVersion == 0 || isRestore
         let validated: Result<Expense, MutationRejection>
-        if isComplete {
+        if let prepared {
+            // Prepared only when these values are what either branch below validates (hasValuesOfItsOwn).
+            validated = prepared.values
+        } else if isComplete {
             validated = validateComplete(mutation)
         } else {
+            guard let fields else { preconditionFailure("an unprepared put carries its fields") }
             validated = convert(fields).flatMap { draft in
                 validate(existing.expense.draft.merging(draft), id: existing.expense.id)
             }
@@ -158,7 +179,8 @@ package struct MutationRules: Sendable {
             return changed.isEmpty ? .applied(version: existing.version, seq: existing.seq)
                                    : .conflict(current: existing.record)
         } else if mutation.baseVersion < existing.version {
-            for field in ExpenseField.allCases where fields.contains(field) && existing.fieldVersions[field] > mutation.baseVersion {
+            for field in ExpenseField.allCases where (fields?.contains(field) ?? (field != .id))
+                && existing.fieldVersions[field] > mutation.baseVersion {
                 if changed.contains(field) { return .conflict(current: existing.record) }
             }
         }
@@ -179,7 +201,7 @@ package struct MutationRules: Sendable {
 
     /// A create's or restore's values: the sent fields, the ledger's currency when none is sent, an empty note.
     /// - Precondition: `mutation` is a put, which carries fields (already enforced by PushRequest).
-    private func validateComplete(_ mutation: Mutation) -> Result<Expense, MutationRejection> {
+    func validateComplete(_ mutation: Mutation) -> Result<Expense, MutationRejection> {
         guard let fields = mutation.sentFields, mutation.type == .put else {
             preconditionFailure("only a put, which PushRequest guarantees carries fields, has values to validate")
         }
@@ -240,6 +262,16 @@ struct HistoryWriter {
     func write(_ record: StoredRecord, replacing old: StoredRecord?, to store: some LedgerStore) throws {
         try store.write(record, replacing: old)
         try store.appendHistory(HistoryEntry(from: old, to: record, clientId: clientId, author: author))
+    }
+
+    /// ``write(_:replacing:to:)`` of a create whose history changes were made ahead (`created`, for the record's
+    /// expense: ``PreparedCreation``); `nil` makes them here.
+    func write(_ record: StoredRecord, replacing old: StoredRecord?, to store: some LedgerStore,
+               created: PreparedCreation?) throws {
+        guard let created else { return try write(record, replacing: old, to: store) }
+        precondition(old == nil, "a create replaces nothing")
+        try store.write(record, replacing: nil)
+        try store.appendCreation(of: record, changesJSON: created.changesJSON, clientId: clientId, author: author)
     }
 
     /// The same for a budget, rule or setting (Protocol.md §5.8, §10): the entry in the same shape.

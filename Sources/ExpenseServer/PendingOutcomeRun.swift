@@ -68,6 +68,10 @@ package struct PendingOutcomeRuns {
     private var runs: [UUID: PendingOutcomeRun] = [:]
     /// The clients that kept outcomes, in the order they first did.
     package private(set) var clients: [UUID] = []
+    /// The client whose run ``keep(_:clientId:mutationId:)`` appended to last, and where it is in ``runs``
+    /// (`nil` after an insertion or a clear, which move indices): a push keeps its outcomes one after another,
+    /// so the run found for the one before is the one, without hashing the client again.
+    private var lastRun: (clientId: UUID, index: Dictionary<UUID, PendingOutcomeRun>.Index)?
 
     package init() {}
 
@@ -77,16 +81,20 @@ package struct PendingOutcomeRuns {
 
     /// Keeps `outcome` for the client's `mutationId` (``PendingOutcomeRun/keep(_:mutationId:)``).
     package mutating func keep(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) {
-        guard let index = runs.index(forKey: clientId) else {
+        let found = lastRun.flatMap { $0.clientId == clientId ? $0.index : nil } ?? runs.index(forKey: clientId)
+        guard let index = found else {
             runs[clientId] = PendingOutcomeRun(first: mutationId, outcomes: [outcome])
             clients.append(clientId)
+            lastRun = nil
             return
         }
+        lastRun = (clientId, index)
         runs.values[index].keep(outcome, mutationId: mutationId)
     }
 
     package mutating func removeAll() {
         runs.removeAll(keepingCapacity: true)
         clients.removeAll(keepingCapacity: true)
+        lastRun = nil
     }
 }

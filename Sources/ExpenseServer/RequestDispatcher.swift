@@ -9,6 +9,9 @@ import Foundation
 struct RequestDispatcher: Sendable {
     /// Receives a response line, on whichever thread finished the work.
     typealias Reply = @Sendable ([UInt8]) -> Void
+    /// Receives a function that makes the response line, on whichever thread finished the work; the
+    /// connection's loop thread calls it.
+    typealias EncodingReply = @Sendable (@escaping @Sendable () -> [UInt8]) -> Void
     /// How the ledger answers one method: decodes the params and plans the work.
     typealias Handler = @Sendable (RequestDispatcher, RPCRequest, RequestID) throws(RPCError) -> Plan
 
@@ -18,6 +21,10 @@ struct RequestDispatcher: Sendable {
         case immediate([UInt8])
         /// Work to start; it calls `reply` exactly once with the response line.
         case deferred(@Sendable (_ reply: @escaping Reply) -> Void)
+        /// ``deferred(_:)`` whose work hands over its result, not its line: the loop thread encodes it (a push's
+        /// answer, a line per mutation, is not written on the ledger's thread: docs/benchmarks.md, "Round 7,
+        /// ledger thread").
+        case deferredEncoding(@Sendable (_ reply: @escaping EncodingReply) -> Void)
     }
 
     let ledger: any LedgerService
@@ -71,10 +78,17 @@ struct RequestDispatcher: Sendable {
         }
         let ledger = ledger, clientId = clientId, log = log, credential = credential
         let prefix = pushLogPrefix ?? Self.pushLogPrefix(logName: logName, ledgerName: ledger.name, clientId: clientId)
-        return .deferred { reply in
+        return .deferredEncoding { reply in
             ledger.push(clientId: clientId, items: push.items, credential: credential) { result in
-                if case .success(let pushed) = result { log(prefix + Self.counts(pushed)) }
-                reply(Self.encode(result, id: id, log: log))
+                switch result {
+                case .success(let pushed):
+                    log(prefix + Self.counts(pushed))
+                    reply { RPCResponse.success(id: id, result: pushed) }
+                case .failure:
+                    // An error is logged here, with the group's other lines (ServerLog.coalescingWrites).
+                    let line = Self.encode(result, id: id, log: log)
+                    reply { line }
+                }
             }
         }
     }

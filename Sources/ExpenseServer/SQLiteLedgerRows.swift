@@ -11,12 +11,16 @@ final class SQLiteLedgerRows {
     /// `outcome_runs`: one run per client that consumed mutations (Protocol.md §7.6), and the sweep's deletes.
     let outcomeRuns: SQLiteRowStatement
     let outcomeRunDeletes: SQLiteRowStatement
-    /// `history`: one entry per change (Protocol.md §5.8).
+    /// `history`: one entry per change (Protocol.md §5.8); a record's creation in `historyCreations`, its
+    /// constant columns written as constants (previous 0, version 1, action `create`, kind `expense`).
     let history: SQLiteRowStatement
+    let historyCreations: SQLiteRowStatement
     /// `clients`: each pushing client's last consumed mutationId and newest outcome run.
     let clients: SQLiteRowStatement
-    /// `records`: the group's new record versions, and the seqs of the versions they replace.
+    /// `records`: the group's new record versions, and the seqs of the versions they replace; a new record's in
+    /// `recordCreations`, its constant columns written as constants (version 1, live, every field at version 1).
     let records: SQLiteRowStatement
+    let recordCreations: SQLiteRowStatement
     let recordDeletes: SQLiteRowStatement
 
     init(connection: SQLiteConnection) {
@@ -25,19 +29,20 @@ final class SQLiteLedgerRows {
             head: "INSERT INTO outcome_runs (run, client, first_mutation_id, last_mutation_id, previous, outcomes)", columns: 6)
         outcomeRunDeletes = SQLiteRowStatement(connection: connection, head: "DELETE FROM outcome_runs WHERE run IN (",
                                                columns: 1, tail: ")")
-        history = SQLiteRowStatement(
-            connection: connection,
-            head: "INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)", columns: 10)
+        let historyHead = "INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)"
+        history = SQLiteRowStatement(connection: connection, head: historyHead, columns: 10)
+        precondition(SQLiteLedgerStore.historyActions.firstIndex(of: .create) == 0
+                     && SQLiteLedgerStore.historyKinds.firstIndex(of: .expense) == 0, "the constants below")
+        historyCreations = SQLiteRowStatement(connection: connection, head: historyHead, row: "(?, ?, 0, 1, 0, ?, ?, ?, ?, 0)")
         clients = SQLiteRowStatement(
             connection: connection, head: "INSERT INTO clients (id, last_mutation_id, newest_run)", columns: 3,
             tail: "ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id, newest_run = excluded.newest_run")
-        records = SQLiteRowStatement(
-            connection: connection,
-            head: """
-                INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
-                    money_version, category_version, date_version, note_version)
-                """,
-            columns: 13)
+        let recordsHead = """
+            INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
+                money_version, category_version, date_version, note_version)
+            """
+        records = SQLiteRowStatement(connection: connection, head: recordsHead, columns: 13)
+        recordCreations = SQLiteRowStatement(connection: connection, head: recordsHead, row: "(?, ?, 1, 0, ?, ?, ?, ?, ?, 1, 1, 1, 1)")
         recordDeletes = SQLiteRowStatement(connection: connection, head: "DELETE FROM records WHERE seq IN (", columns: 1,
                                            tail: ")")
     }
@@ -50,8 +55,6 @@ extension SQLiteLedgerStore {
         pendingClientRows.removeAll(keepingCapacity: true)
         pendingSweepCursor = nil
         pendingHistory.removeAll(keepingCapacity: true)
-        pendingRecords.removeAll(keepingCapacity: true)
-        pendingRecordSeqs.removeAll(keepingCapacity: true)
-        pendingRecordDeletes.removeAll(keepingCapacity: true)
+        pendingVersions.reset(firstSeq: pendingVersions.firstSeq)
     }
 }

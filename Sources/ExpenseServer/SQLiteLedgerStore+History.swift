@@ -27,27 +27,81 @@ extension SQLiteLedgerStore {
         let previous = entry.kind == .expense
             ? undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
             : lastDataWrite.flatMap { $0.id == entry.id ? $0.previous : nil } ?? 0
-        pendingHistory.append((entry, previous))
+        pendingHistory.append(PendingHistoryRow(seq: entry.seq, id: entry.id, previous: previous, version: entry.version,
+                                                action: entry.action, changes: entry.changesJSON[...], who: entry.who,
+                                                clientId: entry.clientId, time: entry.time, kind: entry.kind))
+    }
+
+    /// The row ``appendHistory(_:)`` keeps for the entry of `record`'s creation, its changes as written ahead.
+    /// - Precondition: right after the ``write(_:replacing:)`` that created `record` (its `previous` is 0).
+    package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
+        precondition(!record.deleted && undo.last?.id == record.expense.id && undo.last?.seq == nil, "a create is just written")
+        pendingHistory.append(PendingHistoryRow(seq: record.seq, id: record.expense.id, previous: 0, version: record.version,
+                                                action: .create, changes: changesJSON, who: author.who, clientId: clientId,
+                                                time: author.time, kind: .expense))
     }
 
     /// Writes the transaction's history entries in seq order.
     func flushHistory() throws {
-        try rows.history.run(count: pendingHistory.count) { row, index in
-            let (entry, previous) = pendingHistory[index]
-            try row.integer(entry.seq)
-            try Self.bind(entry.id, to: &row)
-            try row.integer(previous)
-            try row.integer(entry.version)
-            try row.integer(Int64(Self.historyActions.firstIndex(of: entry.action) ?? 0))
-            try entry.changesJSON.withUnsafeBytes { try row.text(utf8: $0) }
-            try row.text(entry.who)
-            try Self.bind(entry.clientId, to: &row)
-            try row.integer(entry.time)
-            try row.integer(Int64(Self.historyKinds.firstIndex(of: entry.kind) ?? 0))
+        // Records' creations in one statement, every other entry in another, each in seq order: a row's content
+        // is the same either way, and a creation's constant columns cost no bind.
+        let history = pendingHistory, split = writesCreationsWithConstants
+        let creations = split ? history.reduce(0) { $1.isCreation ? $0 + 1 : $0 } : 0
+        for creation in split ? [true, false] : [false] {
+            var next = 0
+            // The rows are bound in order (SQLiteRowStatement.run): each is the next entry of the kind.
+            try (creation ? rows.historyCreations : rows.history).run(count: creation ? creations : history.count - creations) { row, _ in
+                while split && history[next].isCreation != creation { next += 1 }
+                if creation { try Self.bindCreation(history[next], to: &row) } else { try Self.bind(history[next], to: &row) }
+                next += 1
+            }
         }
     }
 
+    /// Binds one ``SQLiteLedgerRows/historyCreations`` row: a creation's 6 columns that are not constants.
+    private static func bindCreation(_ entry: PendingHistoryRow, to row: inout SQLiteRowBinder) throws {
+        try row.integer(entry.seq)
+        try bind(entry.id, to: &row)
+        try entry.changes.withUnsafeBytes { try row.text(utf8: $0) }
+        try row.text(entry.who)
+        try bind(entry.clientId, to: &row)
+        try row.integer(entry.time)
+    }
+
+    /// Binds one `history` row: `entry`'s 10 columns.
+    private static func bind(_ entry: PendingHistoryRow, to row: inout SQLiteRowBinder) throws {
+        try row.integer(entry.seq)
+        try bind(entry.id, to: &row)
+        try row.integer(entry.previous)
+        try row.integer(entry.version)
+        try row.integer(Int64(historyActions.firstIndex(of: entry.action) ?? 0))
+        try entry.changes.withUnsafeBytes { try row.text(utf8: $0) }
+        try row.text(entry.who)
+        try bind(entry.clientId, to: &row)
+        try row.integer(entry.time)
+        try row.integer(Int64(historyKinds.firstIndex(of: entry.kind) ?? 0))
+    }
+
     static let historyColumns = "seq, id, previous, version, action, changes, who, client, time, kind"
+
+    /// A `history` row as the group commit writes it: an entry with its `previous` link and its `changes` as
+    /// the column holds them (``HistoryEntry/changesJSON``).
+    struct PendingHistoryRow {
+        var seq: Int64
+        var id: UUID
+        var previous: Int64
+        var version: Int64
+        var action: HistoryEntry.Action
+        var changes: ArraySlice<UInt8>
+        var who: String?
+        var clientId: UUID
+        var time: Int64
+        var kind: RecordKind
+
+        /// Whether this is an expense's creation: previous 0, version 1, action `create`, kind `expense` (what
+        /// ``SQLiteLedgerRows/historyCreations`` writes as constants).
+        var isCreation: Bool { previous == 0 && version == 1 && action == .create && kind == .expense }
+    }
 
     static func decodeHistory(_ row: SQLiteRow) throws -> (entry: HistoryEntry, previous: Int64) {
         let action = Int(row.int64(4)), kindIndex = Int(row.int64(9))

@@ -32,8 +32,14 @@ package final class SQLiteLedgerStore: LedgerStore {
     package internal(set) var head: Int64
     /// Test hook: an error to throw at a fault point instead of going on.
     package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
+    /// Test hook: `false` writes new records and their history entries through the general statements, every
+    /// column bound, instead of ``SQLiteLedgerRows/recordCreations`` and ``SQLiteLedgerRows/historyCreations``
+    /// (the rows must be the same bytes either way).
+    package var writesCreationsWithConstants = true
 
-    private var totals: [Currency: Int64]
+    /// The live total of each currency, by its number in ``dayTotals`` (``LiveDayTotals/number(of:)``): no
+    /// currency is hashed per record.
+    private var totals = LiveDayTotals.CurrencySums()
     /// The live records' totals per day and per month, category and currency (``LiveDayTotals``): derived from
     /// `records` at open, changed by ``write(_:replacing:)``, never written to the file.
     var dayTotals: LiveDayTotals
@@ -69,14 +75,12 @@ package final class SQLiteLedgerStore: LedgerStore {
     var pendingSweepCursor: Int64?
     /// The committed runs of the client whose outcome was last looked up (`SQLiteLedgerStore+Outcomes.swift`).
     var runWalk: OutcomeRunWalk?
-    /// The transaction's history entries with their `previous` links, written when it commits
-    /// (`SQLiteLedgerStore+History.swift`; nothing reads the history inside a push's transaction).
-    var pendingHistory: [(entry: HistoryEntry, previous: Int64)] = []
-    /// The transaction's new record versions by seq (``record(id:)`` reads them here), their seqs in the order
-    /// written, and the seqs of committed rows they replace: written when it commits (``flushRecords()``).
-    var pendingRecords: [Int64: StoredRecord] = [:]
-    var pendingRecordSeqs: [Int64] = []
-    var pendingRecordDeletes: [Int64] = []
+    /// The transaction's history rows, written when it commits (`SQLiteLedgerStore+History.swift`; nothing reads
+    /// the history inside a push's transaction).
+    var pendingHistory: [PendingHistoryRow] = []
+    /// The transaction's new record versions (``record(id:)`` reads them there) and the committed rows they
+    /// replace: written when it commits (``flushRecords()``).
+    var pendingVersions = PendingRecordVersions()
     /// Every id that may be in `data_records` (a superset: ids are added when written, never removed), read on
     /// first use: an id outside it is no data record without asking the table (`SQLiteLedgerStore+Data.swift`).
     var dataIds: Set<UUID>?
@@ -131,7 +135,9 @@ package final class SQLiteLedgerStore: LedgerStore {
             self.identity = try Self.loadIdentity(meta, connection: connection)
             head = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
             head = max(head, try Self.dataHead(connection))
-            (seqById, dayTotals, totals) = try Self.loadRecords(connection)
+            let currencyTotals: [Currency: Int64]
+            (seqById, dayTotals, currencyTotals) = try Self.loadRecords(connection)
+            for (currency, total) in currencyTotals { totals[dayTotals.number(of: currency)] = total }
             outcomePosition = try Self.lastOutcomePosition(connection)
             dataVersion = try connection.prepare("PRAGMA data_version").first { $0.int64(0) } ?? 0
         } catch let error as SQLiteError where error.isCorruption {
@@ -141,7 +147,7 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     package func record(id: UUID) throws -> StoredRecord? {
         guard let seq = seqById[id] else { return nil }
-        if let pending = pendingRecords[seq] { return pending }
+        if let pending = pendingVersions.version(seq: seq) { return pending }
         return try connection.cached(literal: """
             SELECT seq, version, deleted, amount, currency, category, day, note,
                    money_version, category_version, date_version, note_version
@@ -151,7 +157,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    package func liveTotal(currency: Currency) throws -> Int64 { totals[currency] ?? 0 }
+    package func liveTotal(currency: Currency) throws -> Int64 { totals[dayTotals.number(of: currency)] }
 
     package func lastMutationId(clientId: UUID) throws -> Int64 {
         if let pending = pendingLastMutationIds[clientId] { return pending }
@@ -203,10 +209,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         precondition(record.seq == head + 1, "a write takes the next seq")
         if let error = faultInjection?(.write) { throw error }
         let expense = record.expense
-        // A version written earlier in this transaction is replaced before it reaches the table.
-        if let old, pendingRecords.removeValue(forKey: old.seq) == nil { pendingRecordDeletes.append(old.seq) }
-        pendingRecords[record.seq] = record
-        pendingRecordSeqs.append(record.seq)
+        pendingVersions.add(record, replacing: old)
         undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
         if let old, !old.deleted { account(old.expense, sign: -1) }
         if !record.deleted { account(expense, sign: 1) }
@@ -215,33 +218,63 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     /// Writes the transaction's record changes: the replaced versions' rows go, then the new rows, in seq order.
     private func flushRecords() throws {
-        try rows.recordDeletes.run(count: pendingRecordDeletes.count) { row, index in
-            try row.integer(pendingRecordDeletes[index])
+        let pending = pendingVersions
+        try rows.recordDeletes.run(count: pending.replacedRows.count) { row, index in
+            try row.integer(pending.replacedRows[index])
         }
-        let written = pendingRecordSeqs.compactMap { pendingRecords[$0] }
-        try rows.records.run(count: written.count) { row, index in
-            let record = written[index], expense = record.expense, versions = record.fieldVersions
-            try row.integer(record.seq)
-            try Self.bind(expense.id, to: &row)
-            try row.integer(record.version)
-            try row.integer(record.deleted ? 1 : 0)
-            try row.integer(expense.amount)
-            try row.text(expense.currency.code)
-            try row.text(expense.category)
-            try row.integer(Int64(expense.date.ordinal))
-            try row.text(expense.note)
-            try row.integer(versions.money)
-            try row.integer(versions.category)
-            try row.integer(versions.date)
-            try row.integer(versions.note)
+        // New records in one statement, every other version in another, each in seq order: a row's content is
+        // the same either way, and a new record's constant columns cost no bind.
+        let split = writesCreationsWithConstants
+        for creations in split ? [true, false] : [false] {
+            let count = creations ? pending.creations : split ? pending.count - pending.creations : pending.count
+            var next = 0
+            // The rows are bound in order (SQLiteRowStatement.run): each is the next seq's version of the kind.
+            try (creations ? rows.recordCreations : rows.records).run(count: count) { row, _ in
+                while pending.positions[next] < 0
+                    || (split && PendingRecordVersions.isCreation(pending.versions[pending.positions[next]]) != creations) {
+                    next += 1
+                }
+                let version = pending.versions[pending.positions[next]]
+                if creations { try Self.bindCreation(version, to: &row) } else { try Self.bind(version, to: &row) }
+                next += 1
+            }
         }
     }
 
+    /// Binds one `records` row: `record`'s 13 columns.
+    private static func bind(_ record: StoredRecord, to row: inout SQLiteRowBinder) throws {
+        try row.integer(record.record.seq)
+        try bind(record.record.expense.id, to: &row)
+        try row.integer(record.record.version)
+        try row.integer(record.record.deleted ? 1 : 0)
+        try bindValues(record.record.expense, to: &row)
+        try row.integer(record.fieldVersions.money)
+        try row.integer(record.fieldVersions.category)
+        try row.integer(record.fieldVersions.date)
+        try row.integer(record.fieldVersions.note)
+    }
+
+    /// Binds one ``SQLiteLedgerRows/recordCreations`` row: a new record's 7 columns that are not constants.
+    private static func bindCreation(_ record: StoredRecord, to row: inout SQLiteRowBinder) throws {
+        try row.integer(record.record.seq)
+        try bind(record.record.expense.id, to: &row)
+        try bindValues(record.record.expense, to: &row)
+    }
+
+    /// Binds the five value columns, `amount` to `note`.
+    private static func bindValues(_ expense: Expense, to row: inout SQLiteRowBinder) throws {
+        try row.integer(expense.amount)
+        try row.text(expense.currency.code)
+        try row.text(expense.category)
+        try row.integer(Int64(expense.date.ordinal))
+        try row.text(expense.note)
+    }
+
     private func account(_ expense: Expense, sign: Int64) {
-        dayTotals.add(expense, sign: sign)
-        let total = (totals[expense.currency] ?? 0).addingReportingOverflow(sign * expense.amount)
+        let currency = dayTotals.add(expense, sign: sign)
+        let total = totals[currency].addingReportingOverflow(sign * expense.amount)
         precondition(!total.overflow, "the rules check overflow before writing")
-        totals[expense.currency] = total.partialValue
+        totals[currency] = total.partialValue
     }
 
     package func changes(since: Int64, limit: Int) throws -> [Record] {
@@ -260,6 +293,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         dayTotals.commit()
         pendingLastMutationIds.removeAll(keepingCapacity: true)
         clearPendingRows()
+        pendingVersions.reset(firstSeq: head + 1)
         undo.removeAll(keepingCapacity: true)
         do {
             let value = try connection.transaction {

@@ -188,12 +188,27 @@ struct SessionStateMachine {
 
     /// The ledger answered a dispatched request with `response`.
     mutating func answered(id: RequestID, _ response: [UInt8]) -> Action {
+        switch answered(id: id) {
+        case .send(let after): .send(response, after)
+        case .instead(let action): action
+        }
+    }
+
+    /// What becomes of a ledger's answer to `id` whose line is not made yet (the connection's loop thread makes
+    /// it: ``ClientSession``): sent, then `after`; or another action instead.
+    enum Answering: Equatable {
+        case send(AfterReply)
+        case instead(Action)
+    }
+
+    /// ``answered(id:_:)`` before the answer's line is made.
+    mutating func answered(id: RequestID) -> Answering {
         switch state {
-        case .established: return .send(response, .proceed)
+        case .established: return .send(.proceed)
         // The ledger took in token changes before this request's work: a token revoked by then gets −32001
         // instead of the answer, and the connection closes.
-        case .closing: return .sendError(id, .unauthorized("the token was revoked"), .close)
-        case .closed: return .none
+        case .closing: return .instead(.sendError(id, .unauthorized("the token was revoked"), .close))
+        case .closed: return .instead(.none)
         case .awaitingHello, .authenticating, .refusing: preconditionFailure("a ledger answer in state \(state)")
         }
     }

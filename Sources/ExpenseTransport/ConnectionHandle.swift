@@ -50,6 +50,13 @@ public struct ConnectionHandle: Sendable, Hashable {
         mailbox.post(.init(target: id, kind: .complete(bytes, after)))
     }
 
+    /// ``complete(_:after:)`` of the line `encode` makes, called on the loop thread: a thread that finished the
+    /// request's work hands the loop its result, not its encoding (the ledger's thread, whose time bounds the
+    /// daemon's push figures: docs/benchmarks.md, "Round 7, ledger thread").
+    public func complete(encoding encode: @escaping @Sendable () -> [UInt8], after: AfterReply = .proceed) {
+        mailbox.post(.init(target: id, kind: .completeEncoding(encode, after)))
+    }
+
     /// Writes unsolicited lines (a notification) between responses.
     public func send(_ bytes: [UInt8]) {
         mailbox.post(.init(target: id, kind: .send(bytes)))

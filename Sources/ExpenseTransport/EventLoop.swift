@@ -143,13 +143,8 @@ final class EventLoop {
         for message in messages {
             guard let connection = lookup(message.target) else { continue }
             switch message.kind {
-            case .complete(let bytes, let after):
-                connection.inFlight = false
-                connection.lastActivity = Self.now()
-                connection.enqueue(bytes)
-                apply(after, to: connection)
-                if !checkOutputLimit(connection) { continue }
-                service(connection)
+            case .complete(let bytes, let after): complete(connection, with: bytes, after: after)
+            case .completeEncoding(let encode, let after): complete(connection, with: encode(), after: after)
             case .send(let bytes):
                 guard case .open = connection.phase else { continue }
                 connection.enqueue(bytes)
@@ -160,6 +155,16 @@ final class EventLoop {
             }
         }
         if stop, !stopping { beginStop() }
+    }
+
+    /// Writes the answer of the connection's request in flight, acts on `after`, and goes on with its input.
+    private func complete(_ connection: LoopConnection, with bytes: [UInt8], after: AfterReply) {
+        connection.inFlight = false
+        connection.lastActivity = Self.now()
+        connection.enqueue(bytes)
+        apply(after, to: connection)
+        if !checkOutputLimit(connection) { return }
+        service(connection)
     }
 
     // MARK: Reading, answering, writing

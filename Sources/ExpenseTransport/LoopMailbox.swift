@@ -11,6 +11,8 @@ final class LoopMailbox: Sendable {
     struct Message: Sendable {
         enum Kind: Sendable {
             case complete([UInt8], AfterReply)
+            /// ``complete`` of the line `encode` makes, on the loop thread.
+            case completeEncoding(@Sendable () -> [UInt8], AfterReply)
             case send([UInt8])
             case close
         }

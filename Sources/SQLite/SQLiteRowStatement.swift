@@ -15,6 +15,8 @@ public final class SQLiteRowStatement {
 
     unowned let connection: SQLiteConnection
     let head: String
+    /// One row's values: `(?, ?, …)`, or with constants among the parameters (`(?, 1, ?)`).
+    let row: String
     let columns: Int
     let tail: String
     /// The statement for 2^k rows at index k.
@@ -25,10 +27,20 @@ public final class SQLiteRowStatement {
     ///   - columns: the parameters per row.
     ///   - tail: the SQL after the rows, e.g. `ON CONFLICT (a) DO UPDATE SET b = excluded.b` (may be empty).
     /// - Precondition: `columns × maximumRows` ≤ 999.
-    public init(connection: SQLiteConnection, head: String, columns: Int, tail: String = "") {
+    public convenience init(connection: SQLiteConnection, head: String, columns: Int, tail: String = "") {
+        self.init(connection: connection, head: head, row: "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")",
+                  tail: tail)
+    }
+
+    /// A statement whose rows are `row`, the values of one row with constants among its `?` parameters, such as
+    /// `(?, ?, 1, 0, ?)`: each row binds only its parameters, and the constants cost no bind.
+    /// - Precondition: `row` has at least one `?`, and a chunk of them stays under 999 parameters.
+    public init(connection: SQLiteConnection, head: String, row: String, tail: String = "") {
+        let columns = row.utf8.reduce(0) { $1 == UInt8(ascii: "?") ? $0 + 1 : $0 }
         precondition(columns > 0 && columns * Self.maximumRows <= 999, "a chunk must stay under 999 parameters")
         self.connection = connection
         self.head = head
+        self.row = row
         self.columns = columns
         self.tail = tail
         // 1, 2, 4, …, maximumRows.
@@ -69,7 +81,6 @@ public final class SQLiteRowStatement {
 
     private func statement(power: Int) throws -> SQLiteStatement {
         if let statement = statements[power] { return statement }
-        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
         let sql = head + " VALUES " + Array(repeating: row, count: 1 << power).joined(separator: ", ")
             + (tail.isEmpty ? "" : " " + tail)
         let statement = try connection.prepare(sql)

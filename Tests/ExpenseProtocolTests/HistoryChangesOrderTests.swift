@@ -1,5 +1,6 @@
 import ExpenseCore
 import Foundation
+import TestSupport
 import Testing
 @testable import ExpenseProtocol
 
@@ -28,6 +29,32 @@ import Testing
         for changes in changed {
             let entry = Self.entry(changes)
             #expect(entry.changesJSON == entry.sortedChangesJSON(), "\(String(decoding: entry.changesJSON, as: UTF8.self))")
+        }
+    }
+
+    /// A create's changes written straight from the expense (``HistoryEntry/creationChangesJSON(of:)``) are the
+    /// bytes the general path writes from the changes, and the sorted reference's, on extremes and seeded values.
+    @Test func aCreationIsWrittenAsTheGeneralPathWritesIt() {
+        let texts = ["", "food", "caf\u{E9}", "cafe\u{301}", "quote \" and \\ backslash", "tab\tnew\nline\r",
+                     "\u{1}\u{1F}\u{7F}", "\u{1F600} \u{200B}", "</script>", String(repeating: "x", count: 300)]
+        let currencies = ["USD", "EUR", "JPY", "BHD", "CHF"].compactMap { Currency(code: $0) }
+        let dates = ["1900-01-01", "2026-02-28", "9999-12-31"]
+        var random = SeededGenerator(seed: 7)
+        var expenses: [Expense] = []
+        for amount in [Int64(1), 9_007_199_254_740_991] {
+            for text in texts { expenses.append(Self.expense(amount, .usd, text, "2026-01-05", text)) }
+        }
+        for _ in 0..<2_000 {
+            expenses.append(Self.expense(Int64.random(in: 1...9_007_199_254_740_991, using: &random),
+                                         currencies[Int.random(in: 0..<currencies.count, using: &random)],
+                                         texts[Int.random(in: 0..<texts.count, using: &random)],
+                                         dates[Int.random(in: 0..<dates.count, using: &random)],
+                                         texts[Int.random(in: 0..<texts.count, using: &random)]))
+        }
+        for expense in expenses {
+            let entry = Self.entry(HistoryEntry.changes(from: nil, to: expense))
+            #expect(HistoryEntry.creationChangesJSON(of: expense) == entry.changesJSON)
+            #expect(HistoryEntry.creationChangesJSON(of: expense) == entry.sortedChangesJSON())
         }
     }
 

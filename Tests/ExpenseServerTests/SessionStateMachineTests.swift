@@ -156,6 +156,21 @@ import Testing
         #expect(machine.answered(id: RequestID(4), [1]) == SessionStateMachine.Action.none)
     }
 
+    /// A push's answer is decided before its line is made (the loop thread makes it): sent while established,
+    /// refused once the token is revoked, dropped once the connection is gone, as ``answered(id:_:)`` decides.
+    @Test func anAnswerWhoseLineIsNotMadeYetIsDecidedAsAMadeOne() throws {
+        let binding = Self.binding()
+        var machine = SessionStateMachine(.established(binding, watch: .none))
+        let push = try Self.parsed(Self.request(4, "push", #"{"mutations":[]}"#))
+        #expect(machine.lineReceived(.success(push)) == .dispatch(push, RequestID(4), binding))
+        #expect(machine.answered(id: RequestID(4)) == .send(.proceed))
+        #expect(machine.lineReceived(.success(push)) == .dispatch(push, RequestID(4), binding))
+        #expect(machine.tokenRevoked() == .close)
+        #expect(machine.answered(id: RequestID(4)) == .instead(.sendError(RequestID(4), .unauthorized("the token was revoked"), .close)))
+        _ = machine.connectionClosed()
+        #expect(machine.answered(id: RequestID(4)) == .instead(.none))
+    }
+
     @Test func aHelloAnsweredAfterTheConnectionWentAwayOnlyReleasesItsCredential() {
         var machine = SessionStateMachine()
         _ = machine.lineReceived(Self.hello())

@@ -37,8 +37,6 @@ extension Ledger {
         let token = Token.generate()
         let store = try tokenStore()
         try store.addToken(StoredToken(name: name, role: role, digest: Token.digest(token), created: SQLiteLedgerStore.now()))
-        noteWrite()
-        try makeDurable()
         access.replace(tokens: try store.tokens())
         return token
     }
@@ -48,8 +46,6 @@ extension Ledger {
     package func revokeToken(named name: String) throws {
         let store = try tokenStore()
         guard try store.removeToken(named: name) else { throw LedgerError.unknownToken(name) }
-        noteWrite()
-        try makeDurable()
         access.replace(tokens: try store.tokens())
     }
 
@@ -71,7 +67,7 @@ extension Ledger {
     func writeTokenUses() {
         let uses = access.takeUses()
         guard !uses.isEmpty, let store = try? tokenStore() else { return }
-        if (try? store.recordTokenUses(uses)) != nil { noteWrite() }  // the next read's sync covers it
+        try? store.recordTokenUses(uses)
     }
 
     /// What the daemon does once a poll interval for each open ledger: takes in token changes made by another

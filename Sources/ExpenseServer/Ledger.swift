@@ -14,10 +14,7 @@ import Synchronization
 /// fsync, then answers each of them.
 ///
 /// - Important: Durable before acknowledged. A push returns only after the transaction holding its effects and
-///   its client's last consumed mutationId has committed and is on disk: with ``LedgerDurability/Mode/deferred(checkpointThreshold:)``
-///   (the daemon's SQLite ledgers) after an fdatasync of the WAL that started after the COMMIT, on the ledger's
-///   sync thread, while this thread commits the next group (`Ledger+Durability.swift`); and no read, `ping`,
-///   `changed` notification or `hello` shows a commit before it is on disk. A failed commit answers every push of the group with
+///   its client's last consumed mutationId has committed. A failed commit answers every push of the group with
 ///   an error (nothing of them acknowledged). After an I/O failure (possibly a failed fsync, after which the
 ///   kernel may already have dropped the pages it could not write) the ledger refuses writes until it is
 ///   re-opened: retrying would risk acknowledging data that is not on disk. A full disk is not such a failure:
@@ -31,24 +28,18 @@ public actor Ledger {
     /// The ledger's tokens as last read and the credentials handed out for them (`Ledger+Tokens.swift`).
     nonisolated let access: LedgerAccess
     private let executor: LedgerExecutor
-    /// The head as of the latest durable commit, readable from any thread without a hop to the actor
-    /// (``headSnapshot``). Stored once a commit is on disk and before its pushes are answered, so a client that
-    /// saw its push acknowledged and then pings never gets an older cursor, and nobody sees a head a crash could
-    /// take back.
-    nonisolated let committedHead: Atomic<Int64>
-    /// Deferred durability (`Ledger+Durability.swift`); `nil` when the store syncs inside COMMIT.
-    nonisolated let durability: LedgerDurability?
-    /// Which committed groups wait for which sync (only with ``durability``).
-    var pipeline = DurabilityPipeline<CommittedGroup>()
+    /// The head as of the latest commit, readable from any thread without a hop to the actor (``headSnapshot``).
+    /// Stored after each commit and before that commit's pushes are answered, so a client that saw its push
+    /// acknowledged and then pings never gets an older cursor.
+    private nonisolated let committedHead: Atomic<Int64>
     /// The engine's rules, for preparing a push on the thread that hands it over (``MutationRules/prepare(_:)``).
     private nonisolated let rules: MutationRules
     /// Internal, not private, for `Ledger+Tokens.swift`.
     var engine: LedgerEngine?
     private var pending: [PendingPush] = []
     private var flushScheduled = false
-    /// Internal, not private, for `Ledger+Durability.swift`.
-    var failure: LedgerError?
-    var watchers: [Int: @Sendable (Int64) -> Void] = [:]
+    private var failure: LedgerError?
+    private var watchers: [Int: @Sendable (Int64) -> Void] = [:]
     private var nextWatcherId = 0
     /// Group commits done so far (fewer than the pushes when pushes shared a commit).
     package private(set) var commitCount = 0
@@ -68,14 +59,12 @@ public actor Ledger {
     /// A ledger over `store`, which it owns from now on.
     package init(name: String, currency: Currency, store: sending any LedgerStore,
                  identity: LedgerIdentity? = LedgerIdentity(ledgerId: UUID(), epoch: UUID(), epochCursor: 0),
-                 durability mode: LedgerDurability.Mode = .atCommit,
                  fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
         self.name = name
         self.currency = currency
         self.identity = identity
         self.executor = LedgerExecutor(name: "ledger-" + name)
         self.access = LedgerAccess(tokens: Self.initialTokens(store))
-        self.durability = Self.durability(mode, of: store, name: name)
         let engine = LedgerEngine(store: store, currency: currency, fieldsConverter: fieldsConverter)
         self.committedHead = Atomic(engine.store.head)
         self.rules = engine.rules
@@ -187,14 +176,8 @@ public actor Ledger {
         try openEngine().summary(query)
     }
 
-    /// The seq of the latest committed (and, with deferred durability, durable) change.
-    public func head() async -> Int64 { durableHead }
-
-    /// The store's head, or with deferred durability the head of the latest durable commit (the store's may
-    /// be ahead of it while a sync runs).
-    private var durableHead: Int64 {
-        durability == nil ? engine?.store.head ?? 0 : committedHead.load(ordering: .acquiring)
-    }
+    /// The seq of the latest committed change.
+    public func head() async -> Int64 { engine?.store.head ?? 0 }
 
     /// Reads the head again from a store that other daemons write too (a PostgreSQL notification, or the
     /// periodic re-check: ``PostgresChangeListener``), and wakes the watchers when it moved.
@@ -227,7 +210,7 @@ public actor Ledger {
         perform { ledger in
             ledger.nextWatcherId += 1
             ledger.watchers[ledger.nextWatcherId] = onAdvance
-            completion(ledger.nextWatcherId, ledger.durableHead)
+            completion(ledger.nextWatcherId, ledger.engine?.store.head ?? 0)
         }
     }
 
@@ -243,27 +226,21 @@ public actor Ledger {
     public func close() async {
         flush()
         writeTokenUses()
-        closeDurability()  // every committed push answered, the WAL synced, the checkpoint thread stopped
         engine = nil
         watchers.removeAll()
         executor.shutdown()
     }
 
     /// Test hook: makes the SQLite store fail at a point, as a full disk or a failed fsync would.
-    package func injectFault(_ fault: (@Sendable (StoreFaultPoint) -> (any Error)?)?) {
+    package func injectFault(_ fault: ((StoreFaultPoint) -> (any Error)?)?) {
         (engine?.store as? SQLiteLedgerStore)?.faultInjection = fault
-        durability?.wal.setFault(fault)
-        durability?.checkpointer.setFault(fault)
         (engine?.store as? InMemoryLedgerStore)?.beforeCommit = fault.map { fault in { if let error = fault(.commit) { throw error } } }
     }
 
     /// The engine, after taking in any token change another process committed (so a revoked token does no
     /// more work from here on: its connections are closed before this request is answered).
-    /// Also the read barrier: everything committed is made durable first (``makeDurable()``), so a read never
-    /// shows a commit that a crash could still take back.
     func openEngine() throws -> LedgerEngine {
         guard let engine else { throw LedgerError.ledgerClosed }
-        try makeDurable()
         refreshTokens()
         return engine
     }
@@ -283,16 +260,23 @@ public actor Ledger {
             for push in batch { push.completion(.failure(failure ?? LedgerError.ledgerClosed)) }
             return
         }
+        let headBefore = engine.store.head
         do {
             // The history names each change's author by the token that pushed it (Protocol.md §5.8).
             let results = try engine.apply(prepared: batch.map { ($0.clientId, $0.items, $0.credential?.name) })
             commitCount += 1
+            committedHead.store(engine.store.head, ordering: .releasing)
             HeapReturn.noteWork()  // the group's buffers are freed; the heap goes back once the burst ends
-            committed(CommittedGroup(completions: batch.map(\.completion), results: results, head: engine.store.head))
+            // One `write` for the whole group's log lines, still one line per push (ServerLog.coalescingWrites).
+            ServerLog.coalescingWrites {
+                for (push, result) in zip(batch, results) { push.completion(.success(result)) }
+            }
         } catch {
             let ledgerError = LedgerError.storage(error)
             if case .storageFailed(let detail) = ledgerError { failure = .ledgerFailed(detail) }
             for push in batch { push.completion(.failure(ledgerError)) }
         }
+        let head = engine.store.head
+        if head != headBefore { for watcher in watchers.values { watcher(head) } }
     }
 }

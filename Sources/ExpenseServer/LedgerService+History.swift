@@ -31,19 +31,11 @@ extension Ledger {
     /// ledger's thread, between group commits (the schedule of `expensed serve --compact-after`).
     package nonisolated func compact(before cutoff: Int64,
                                      completion: @escaping @Sendable (Result<CompactionReport, any Error>) -> Void) {
-        perform { ledger in completion(Result { try ledger.compactDurably(before: cutoff) }) }
+        perform { ledger in completion(Result { try ledger.openEngine().compact(before: cutoff) }) }
     }
 
     /// ``compact(before:completion:)`` for tests.
     package func compact(before cutoff: Int64) async throws -> CompactionReport {
-        try compactDurably(before: cutoff)
-    }
-
-    /// Compacts, and returns once the compaction is on disk (``makeDurable()``).
-    private func compactDurably(before cutoff: Int64) throws -> CompactionReport {
-        let report = try openEngine().compact(before: cutoff)
-        noteWrite()
-        try makeDurable()
-        return report
+        try openEngine().compact(before: cutoff)
     }
 }

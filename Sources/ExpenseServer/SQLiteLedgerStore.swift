@@ -7,16 +7,11 @@ import SQLite
 package enum StoreFaultPoint: Sendable, Hashable {
     /// Writing one record.
     case write
-    /// Committing (the fsync, when the store syncs at COMMIT).
+    /// Committing (the fsync).
     case commit
-    /// Our own fdatasync of the WAL after COMMIT (``WALSync``), on whichever thread runs it.
-    case sync
-    /// A background checkpoint (``WALCheckpointer``), on the checkpoint thread, before it starts.
-    case checkpoint
 }
 
-/// The daemon's ``LedgerStore``: one SQLite database file per ledger, WAL mode, `synchronous=FULL` (until the
-/// ``Ledger`` that serves it takes over its syncs and checkpoints: `SQLiteLedgerStore+Durability.swift`).
+/// The daemon's ``LedgerStore``: one SQLite database file per ledger, WAL mode, `synchronous=FULL`.
 ///
 /// - Important: One serial owner (the ``Ledger`` actor's thread). Caches (head, live totals per currency and per
 ///   day, the id → seq map, last consumed mutationIds) change only inside ``transaction(_:)`` and are restored

@@ -1,7 +1,7 @@
 import CSQLite
 
-/// What a WAL-mode database needs when its owner, not SQLite, decides when to checkpoint and when to sync
-/// (the daemon's ledgers: docs/reliability.md §1).
+/// Checkpoints on demand, for an owner that copies a WAL into its database file itself (a first sync's
+/// `BulkLoadCheckpoint`, beside the index build).
 extension SQLiteConnection {
     /// The modes of `sqlite3_wal_checkpoint_v2`.
     public enum CheckpointMode: Sendable {
@@ -40,28 +40,5 @@ extension SQLiteConnection {
         let result = sqlite3_wal_checkpoint_v2(handle, "main", mode.rawValue, &frames, &checkpointed)
         guard result == SQLITE_OK || result == SQLITE_BUSY else { throw error(result, sql: "checkpoint") }
         return Checkpoint(walFrames: Int(frames), checkpointed: Int(checkpointed), busy: result == SQLITE_BUSY)
-    }
-
-    /// Replaces SQLite's automatic checkpoint (`wal_autocheckpoint`, itself a WAL hook) with a hook that only
-    /// keeps the WAL's frame count after each commit in ``walFrameCount``: this connection never checkpoints
-    /// by itself from now on.
-    public func trackWALFrames() {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        // The hook runs inside this connection's COMMIT, on its owner's thread; `self` outlives it because
-        // `deinit` closes the handle (and with it the hook) before the object goes.
-        sqlite3_wal_hook(handle, { context, _, _, frames in
-            guard let context else { return SQLITE_OK }
-            Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().walFrameCount = Int(frames)
-            return SQLITE_OK
-        }, context)
-    }
-
-    /// Whether SQLite treats the `main` file (and its WAL, which inherits the flag) as power-safe overwrite:
-    /// a write never damages bytes around it after a power loss, so SQLite does not pad a synced commit out
-    /// to a sector boundary (`SQLITE_FCNTL_POWERSAFE_OVERWRITE`; on by default in the unix VFS).
-    public var isPowersafeOverwrite: Bool {
-        var value: Int32 = -1  // a negative value asks instead of setting
-        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_POWERSAFE_OVERWRITE, &value) == SQLITE_OK else { return false }
-        return value == 1
     }
 }

@@ -59,7 +59,7 @@ extension PostgresLedgerStore: TokenStore {
     static func tokens(ledger: String, connection: PostgresConnection) throws -> [StoredToken] {
         try connection.query("SELECT name, role, encode(hash, 'hex'), created, last_used FROM tokens WHERE ledger = $1",
                              [.text(ledger)]).all.map { row in
-            guard let role = TokenRole(rawValue: row.text(1)), let digest = Token.bytes(hex: row.text(2)) else {
+            guard let role = TokenRole(rawValue: row.text(1)), let digest = row.hexBytes(2) else {
                 throw LedgerError.storageFailed("token \(DisplayText.quoted(row.text(0))) has an unknown role or hash in the database")
             }
             return StoredToken(name: row.text(0), role: role, digest: digest, created: row.int64(3), lastUsed: row.optionalInt64(4))

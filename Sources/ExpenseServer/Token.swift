@@ -26,27 +26,6 @@ enum Token {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The bytes of lower-case or upper-case hex text; `nil` when it is not hex.
-    static func bytes(hex text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
     /// The SHA-256 of the token's UTF-8 bytes, through OpenSSL's `EVP_Digest`: what a store keeps.
     ///
     /// A token is 256 random bits, so a plain (unsalted, fast) hash is enough: nothing can be guessed from it,

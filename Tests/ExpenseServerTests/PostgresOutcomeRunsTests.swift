@@ -98,17 +98,8 @@ import TestSupport
         try PostgresLedgerStore.create(connection: connection, name: "old", currency: .usd, token: nil)
         try PostgresLedgerStore.create(connection: connection, name: "other", currency: .usd, token: nil)
         let ann = UUID(), bob = UUID()
-        var annOutcomes: [Int64: ConsumedOutcome] = [:]
-        for mutationId in Int64(1)...30 {
-            switch mutationId % 4 {
-            case 0: annOutcomes[mutationId] = .applied(version: mutationId % 3 + 1, seq: 100 - mutationId)
-            case 1: annOutcomes[mutationId] = .conflict(id: UUID())
-            case 2: annOutcomes[mutationId] = .rejected(MutationRejection(reason: "invalid_note", field: "note", message: "trop long: é🙂 \(mutationId)"))
-            default: annOutcomes[mutationId] = .rejected(MutationRejection(reason: "invalid_mutation", field: nil, message: "bad"))
-            }
-        }
-        annOutcomes[12] = nil  // a hole: consumed before outcomes were kept, say
-        let bobOutcomes: [Int64: ConsumedOutcome] = [1: .applied(version: 1, seq: 1), 2: .applied(version: 1, seq: 2)]
+        let annOutcomes = OldOutcomeRowsFixture.manyKinds()
+        let bobOutcomes = OldOutcomeRowsFixture.twoApplied
         for (ledger, clientId, last, outcomes) in [("old", ann, Int64(30), annOutcomes), ("old", bob, 5, bobOutcomes),
                                                    ("other", ann, 2, bobOutcomes)] {
             try connection.query("INSERT INTO clients (ledger, id, last_mutation_id) VALUES ($1, $2, $3)",

@@ -42,6 +42,11 @@ final class EventLoop {
     private var stopDeadline: UInt64 = 0
     /// Connections that used their read budget and still have input to read.
     private var again: [LoopConnection] = []
+    /// Connections whose answers are written at the end of this turn of the loop, once every ready connection's
+    /// input was read and answered (as Redis writes its replies before it sleeps): a peer waiting on several
+    /// connections is woken by a burst of writes rather than one write between each read
+    /// (docs/benchmarks.md, "Round 8, writes at the end of a turn").
+    private var unwritten: [LoopConnection] = []
     private let sweepInterval: UInt64
     private var nextSweep: UInt64 = 0
 
@@ -99,6 +104,7 @@ final class EventLoop {
                 again.removeAll(keepingCapacity: true)
                 for connection in pending where !connection.isClosed { service(connection) }
             }
+            writeAnswers()
             let now = Self.now()
             if now >= nextSweep {
                 sweep(now: now)
@@ -177,7 +183,8 @@ final class EventLoop {
         }
     }
 
-    /// Answers buffered lines and reads more input while the connection may proceed, then writes.
+    /// Answers buffered lines and reads more input while the connection may proceed; the answers are written at
+    /// the end of the turn (``writeAnswers()``).
     private func pump(_ connection: LoopConnection) {
         var budget = Self.readBudget
         while true {
@@ -213,6 +220,28 @@ final class EventLoop {
                 return
             }
         }
+        if !connection.answersQueued {
+            connection.answersQueued = true
+            unwritten.append(connection)
+        }
+    }
+
+    /// Writes what the connections pumped in this turn have to send, each once, in the order they were pumped.
+    /// (Writing never pumps, so the list does not grow meanwhile.)
+    private func writeAnswers() {
+        let count = unwritten.count
+        guard count > 0 else { return }
+        for index in 0..<count {
+            let connection = unwritten[index]
+            connection.answersQueued = false
+            if !connection.isClosed { writeAnswers(connection) }
+        }
+        unwritten.removeAll(keepingCapacity: true)
+    }
+
+    /// The end of a ``pump(_:)``: writes the connection's answers, and closes it if its peer half-closed and all is
+    /// answered.
+    private func writeAnswers(_ connection: LoopConnection) {
         flush(connection)
         if connection.isClosed { return }
         // A peer that half-closed gets its answers, then the connection closes (an unterminated tail is dropped).

@@ -30,6 +30,8 @@ final class LoopConnection {
     var hangupSeen = false
     var peerClosed = false
     var inFlight = false
+    /// In the loop's list of connections whose answers are written at the end of this turn.
+    var answersQueued = false
     var established = false
     var isClosed = false
     var lastActivity: UInt64

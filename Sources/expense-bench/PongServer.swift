@@ -37,6 +37,7 @@ enum PongServer {
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         var output: [UInt8] = []
         output.reserveCapacity(64 * 1024)
+        var turn: [(descriptor: Int32, answers: Int, open: Bool)] = []
         while true {
             let count = cepoll_wait(epollFD, &events, &datas, Int32(events.count), -1)
             for index in 0..<Int(max(count, 0)) {
@@ -50,15 +51,13 @@ enum PongServer {
                     }
                     continue
                 }
-                output.removeAll(keepingCapacity: true)
-                if let left = unsent.removeValue(forKey: descriptor) { output = left }
+                var answers = 0
                 var open = true
                 let hungUp = events[index] & (EPOLLRDHUP.rawValue | EPOLLHUP.rawValue) != 0
                 while true {
                     let received = recv(descriptor, scratch.baseAddress, scratch.count, 0)
                     if received > 0 {
-                        let lines = scratch.baseAddress.map { TCPConnection.countNewlines($0, received) } ?? 0
-                        for _ in 0..<lines { output += answer }
+                        answers += scratch.baseAddress.map { TCPConnection.countNewlines($0, received) } ?? 0
                         // A short read emptied the queue (new data raises a new edge): no `recv` just to see
                         // EAGAIN, as the daemon's loop does (docs/benchmarks.md, "Round 5, ping"). Not so after a
                         // hang-up, whose edge may have come with this data: read on to the end of stream.
@@ -70,18 +69,28 @@ enum PongServer {
                         break
                     }
                 }
+                turn.append((descriptor, answers, open))
+            }
+            // The answers are written once every ready connection was read, as the daemon's loop and Redis write
+            // theirs at the end of a turn (docs/benchmarks.md, "Round 8, writes at the end of a turn").
+            for (descriptor, answers, open) in turn {
+                guard open else {
+                    unsent[descriptor] = nil
+                    close(descriptor)
+                    continue
+                }
+                output.removeAll(keepingCapacity: true)
+                if let left = unsent.removeValue(forKey: descriptor) { output = left }
+                for _ in 0..<answers { output += answer }
                 var offset = 0
-                while open && offset < output.count {
+                while offset < output.count {
                     let sent = output.withUnsafeBytes { send(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset,
                                                              Int32(MSG_NOSIGNAL)) }
                     if sent > 0 { offset += sent } else if errno != EINTR { break }
                 }
-                if !open {
-                    close(descriptor)
-                } else if offset < output.count {
-                    unsent[descriptor] = Array(output[offset...])
-                }
+                if offset < output.count { unsent[descriptor] = Array(output[offset...]) }
             }
+            turn.removeAll(keepingCapacity: true)
         }
     }
 }

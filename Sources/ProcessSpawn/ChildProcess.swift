@@ -34,8 +34,12 @@ public struct ChildProcess: Sendable {
         public var code: Int32?
         /// The signal that ended it, if any.
         public var signal: Int32?
-        /// Peak resident memory of the child (and its waited-for children), in KiB (`ru_maxrss`).
+        /// Peak resident memory of the child (and its waited-for children), in KiB (`ru_maxrss`). At least the
+        /// spawning process's own resident size at the spawn (see ``ownPeakResidentKiB``).
         public var maxResidentKiB: Int
+        /// The child's own peak resident memory, in KiB, sampled while it ran (``wait(timeout:samplingPeakEvery:)``);
+        /// `nil` when it was not sampled.
+        public var ownPeakResidentKiB: Int? = nil
         /// Whether it was killed after its timeout.
         public var timedOut: Bool
 
@@ -127,18 +131,20 @@ public struct ChildProcess: Sendable {
     /// Runs a command to completion and returns how it ended, killing it after `timeout` seconds.
     public static func run(_ path: String, _ arguments: [String], environment: [String: String],
                            stdin: Input = .null, stdout: Output = .discard, stderr: Output = .discard,
-                           timeout: Double) throws(SpawnError) -> (exit: Exit, seconds: Double) {
+                           timeout: Double, samplingPeakEvery interval: Duration? = nil) throws(SpawnError) -> (exit: Exit, seconds: Double) {
         let began = MonotonicClock.now()
         let (child, _, _) = try spawn(path, arguments, environment: environment, stdin: stdin, stdout: stdout, stderr: stderr)
-        let exit = child.wait(timeout: timeout)
+        let exit = child.wait(timeout: timeout, samplingPeakEvery: interval)
         return (exit, MonotonicClock.now() - began)
     }
 
     /// Sends `signal` to the child.
     public func send(_ signal: Int32) { kill(pid, signal) }
 
-    /// Waits for the child with `wait4`; after `timeout` seconds it is sent SIGKILL.
-    public func wait(timeout: Double) -> Exit { // not money: a measurement
+    /// Waits for the child with `wait4`; after `timeout` seconds it is sent SIGKILL. With `interval`, the child's
+    /// own peak memory is sampled meanwhile (``Exit/ownPeakResidentKiB``).
+    public func wait(timeout: Double, samplingPeakEvery interval: Duration? = nil) -> Exit { // not money: a measurement
+        let sampler = interval.map { PeakSampler(pid: pid, interval: $0) }
         let watchdog = Watchdog(pid: pid)
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { watchdog.fire() }
         // Wait for the exit without reaping (WNOWAIT), disarm, then reap: the pid cannot be reused
@@ -146,19 +152,25 @@ public struct ChildProcess: Sendable {
         var info = siginfo_t()
         _ = try? syscall(where: "waitid") { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
         let timedOut = watchdog.disarm()
+        let ownPeak = sampler?.stop()
         var status: Int32 = 0
         var usage = rusage()
         _ = try? syscall(where: "wait4") { wait4(pid, &status, 0, &usage) }
         let signal = status & 0x7f
         return Exit(code: signal == 0 ? (status >> 8) & 0xff : nil, signal: signal == 0 ? nil : signal,
-                    maxResidentKiB: usage.ru_maxrss, timedOut: timedOut)
+                    maxResidentKiB: usage.ru_maxrss, ownPeakResidentKiB: ownPeak, timedOut: timedOut)
     }
 
     /// Resident memory now, in KiB, from `/proc/PID/status` (`VmRSS`).
     public func residentKiB() -> Int? { // not money: a measurement
+        Self.statusField("VmRSS:", of: pid)
+    }
+
+    /// The number of a `/proc/PID/status` line such as `VmRSS:` (kB); `nil` when the process or line is missing.
+    static func statusField(_ name: String, of pid: pid_t) -> Int? { // not money: a measurement
         guard let status = Self.procFile(pid, "status") else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+        for line in status.split(separator: "\n") where line.hasPrefix(name) {
+            return Int(line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
         }
         return nil
     }

@@ -126,7 +126,8 @@ struct LargeLedgerScenario {
             if let pin { environment["EXPENSE_TLS_PIN"] = pin }
             let (exit, seconds) = try BenchError.spawning { () throws(ChildProcess.SpawnError) in
                 try ChildProcess.run(options.expense, ["sync"], environment: environment,
-                                     stdout: .file(output), stderr: .file(output), timeout: 600)
+                                     stdout: .file(output), stderr: .file(output), timeout: 600,
+                                     samplingPeakEvery: .milliseconds(5))
             }
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             guard exit.succeeded else {
@@ -135,7 +136,9 @@ struct LargeLedgerScenario {
             if let pulled = Self.number(after: "pulled ", in: text), pulled != options.ledgerSize {
                 throw .child("expense sync pulled \(pulled) of \(options.ledgerSize): \(text.prefix(200))")
             }
-            return ["s": seconds, "peak_mib": Double(exit.maxResidentKiB) / 1024]
+            // The client's own peak (VmHWM), not ru_maxrss: that one starts at the bench's own resident size.
+            guard let peak = exit.ownPeakResidentKiB else { throw .other("no VmHWM read from /proc/PID/status") }
+            return ["s": seconds, "peak_mib": Double(peak) / 1024]
         }
         switch outcome {
         case .success(let medians):

@@ -30,7 +30,7 @@ enum PushLineReader {
         var items: [PushItem]?
         var seen: UInt8 = 0
         while true {
-            guard let key = reader.memberKey(), let member = RPCEnvelopeReader.Member(rawValue: key), seen & member.bit == 0 else {
+            guard let key = reader.plainMemberKey(), let member = Self.envelopeMember(key), seen & member.bit == 0 else {
                 return nil
             }
             seen |= member.bit
@@ -79,7 +79,9 @@ enum PushLineReader {
     private static func readParams(_ reader: inout JSONReader) -> [PushItem]? {
         guard reader.consume(UInt8(ascii: "{")) else { return nil }
         reader.depth = 2
-        guard reader.memberKey() == "mutations", reader.consume(UInt8(ascii: "[")) else { return nil }
+        guard let key = reader.plainMemberKey(), Self.equal(key, "mutations"), reader.consume(UInt8(ascii: "[")) else {
+            return nil
+        }
         reader.depth = 3
         var items: [PushItem] = []
         reader.skipWhitespace()
@@ -108,7 +110,7 @@ enum PushLineReader {
         var mutationIdValue: JSONValue?
         var seen: UInt8 = 0
         while true {
-            guard let key = reader.memberKey(), let member = MutationMember(key), seen & member.bit == 0 else {
+            guard let key = reader.plainMemberKey(), let member = MutationMember(key), seen & member.bit == 0 else {
                 return nil
             }
             seen |= member.bit
@@ -151,8 +153,8 @@ enum PushLineReader {
         var fields = MutationFields()
         if !reader.consume(UInt8(ascii: "}")) {
             while true {
-                guard let key = reader.memberKey(), fields[key] == nil, let value = try? reader.parseValue() else { return nil }
-                fields[key] = value
+                guard let key = reader.plainMemberKey(), let value = try? reader.parseValue(),
+                      Self.setNew(value, forKey: key, in: &fields) else { return nil }
                 reader.skipWhitespace()
                 if reader.consume(UInt8(ascii: "}")) { break }
                 guard reader.consume(UInt8(ascii: ",")) else { return nil }
@@ -162,21 +164,53 @@ enum PushLineReader {
         return .object(fields)
     }
 
+    /// Whether a key's bytes (``JSONReader/plainMemberKey()``) are `name`'s.
+    private static func equal(_ key: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        guard key.count == name.utf8CodeUnitCount, let base = key.baseAddress else { return false }
+        return memcmp(base, name.utf8Start, key.count) == 0
+    }
+
+    /// The envelope member `key` names; `nil` for any other key.
+    private static func envelopeMember(_ key: UnsafeBufferPointer<UInt8>) -> RPCEnvelopeReader.Member? {
+        if equal(key, "jsonrpc") { return .jsonrpc }
+        if equal(key, "id") { return .id }
+        if equal(key, "method") { return .method }
+        if equal(key, "params") { return .params }
+        return nil
+    }
+
+    /// Puts `value` as the member `key` of `fields` (one of the five expense fields' slots, or ``MutationFields/others``
+    /// under the key as text); `false`, and nothing changed, when the object already has that member.
+    private static func setNew(_ value: JSONValue, forKey key: UnsafeBufferPointer<UInt8>, in fields: inout MutationFields) -> Bool {
+        func fill(_ slot: inout JSONValue?) -> Bool {
+            guard slot == nil else { return false }
+            slot = value
+            return true
+        }
+        if equal(key, "amount") { return fill(&fields.amount) }
+        if equal(key, "currency") { return fill(&fields.currency) }
+        if equal(key, "category") { return fill(&fields.category) }
+        if equal(key, "date") { return fill(&fields.date) }
+        if equal(key, "note") { return fill(&fields.note) }
+        let name = String(decoding: key, as: UTF8.self)
+        guard fields.others[name] == nil else { return false }
+        fields.others[name] = value
+        return true
+    }
+
     /// The members of a mutation that its shape reads (Protocol.md §5.2, §10).
     private enum MutationMember {
         case mutationId, type, id, baseVersion, fields, kind, ifAbsent
 
-        /// The member `key` names; `nil` for any other key. Compared with `==` one by one, in the order clients
-        /// write them: a `switch` over string literals (as `init(rawValue:)` is) goes through the standard
-        /// library's string-switch table, about 2k instructions per mutation.
-        init?(_ key: String) {
-            if key == "baseVersion" { self = .baseVersion
-            } else if key == "fields" { self = .fields
-            } else if key == "id" { self = .id
-            } else if key == "mutationId" { self = .mutationId
-            } else if key == "type" { self = .type
-            } else if key == "kind" { self = .kind
-            } else if key == "ifAbsent" { self = .ifAbsent
+        /// The member `key` names; `nil` for any other key. Compared one by one, in the order clients write them.
+        init?(_ key: UnsafeBufferPointer<UInt8>) {
+            if PushLineReader.equal(key, "baseVersion") { self = .baseVersion
+            } else if PushLineReader.equal(key, "fields") { self = .fields
+            } else if PushLineReader.equal(key, "id") { self = .id
+            } else if PushLineReader.equal(key, "mutationId") { self = .mutationId
+            } else if PushLineReader.equal(key, "type") { self = .type
+            } else if PushLineReader.equal(key, "kind") { self = .kind
+            } else if PushLineReader.equal(key, "ifAbsent") { self = .ifAbsent
             } else { return nil }
         }
 
@@ -213,13 +247,24 @@ extension JSONReader {
         return id
     }
 
-    /// A member's key and its `:`, the reader then at the value; `nil` when that is not what follows.
-    fileprivate mutating func memberKey() -> String? {
+    /// A member's key and its `:`, the reader then at the value, as the key's bytes between its quotes, without
+    /// making a `String`; `nil` when that is not what follows, and for a key with an escape, a control character or
+    /// a byte above ASCII (the general path reads such a line: the same key written two ways must mean the same).
+    fileprivate mutating func plainMemberKey() -> UnsafeBufferPointer<UInt8>? {
         skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = try? parseString() else { return nil }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+            let byte = bytes[end]
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            end += 1
+        }
+        guard end < bytes.count else { return nil }
+        index = end + 1
         guard consume(UInt8(ascii: ":")) else { return nil }
         skipWhitespace()
-        return key
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 }
 

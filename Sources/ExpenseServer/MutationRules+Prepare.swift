@@ -19,8 +19,10 @@ extension MutationRules {
         values.reserveCapacity(items.count)
         var creations: [Range<Int>?] = Array(repeating: nil, count: items.count)
         var changes = JSONWriter(capacity: items.count * 112)  // about one create's changes each
-        for (index, item) in items.enumerated() {
-            guard case .success(let mutation) = item.decoded, Self.hasValuesOfItsOwn(mutation) else {
+        for index in items.indices {
+            // The element's payload is read where it is: a copy of a whole `PushItem` (its fields' values) per
+            // mutation cost a 500-mutation push ~430 instructions each.
+            guard case .success(let mutation) = items[index].decoded, Self.hasValuesOfItsOwn(mutation) else {
                 values.append(nil)
                 continue
             }
@@ -36,11 +38,12 @@ extension MutationRules {
         }
         let buffer = changes.bytes
         return items.indices.map { index in
-            let item = items[index]
-            guard let validated = values[index], case .success(var mutation) = item.decoded else { return PreparedItem(item) }
+            guard let validated = values[index], case .success(var mutation) = items[index].decoded else {
+                return PreparedItem(items[index])
+            }
             mutation.sentFields = nil
             let put = PreparedPut(values: validated, creation: creations[index].map { PreparedCreation(changesJSON: buffer[$0]) })
-            return PreparedItem(PushItem(mutationId: item.mutationId, decoded: .success(mutation)), put: put)
+            return PreparedItem(PushItem(mutationId: items[index].mutationId, decoded: .success(mutation)), put: put)
         }
     }
 

@@ -108,7 +108,9 @@ import Glibc
                                                               date: ExpenseRules.earliestDate, note: ""),
                                              version: Int64(index + 1), seq: 1, deleted: false)))
         }
-        #expect(RequestDispatcher.counts(PushResult(results: results, cursor: 1))
-            == "\(applied) applied, \(duplicate) duplicate, \(conflict) conflict, \(rejected) rejected")
+        let expected = "\(applied) applied, \(duplicate) duplicate, \(conflict) conflict, \(rejected) rejected"
+        #expect(RequestDispatcher.counts(PushResult(results: results, cursor: 1)) == expected)
+        #expect(RequestDispatcher.pushLogLine(prefix: "c 1.2: push to ledger «ménage» by x: ", PushResult(results: results, cursor: 1))
+            == "c 1.2: push to ledger «ménage» by x: " + expected)
     }
 }

@@ -70,9 +70,11 @@ import Testing
             let refused = try bob.run(["sync"], environment: wrong)
             #expect(refused.status == 77 && refused.stderr.contains("unauthorized") && !refused.stderr.contains(token), "\(refused)")
 
-            // Daemon gone: 69 after bounded retries, the queue intact.
+            // Daemon gone: 69 after bounded retries, the queue intact. (Its own port, once closed, could be given to
+            // another test's daemon; a dead address stays refused.)
             #expect(daemon.stop() == DaemonProcess.Ending(status: 0, reason: .exit))
-            let unreachable = try bob.run(["sync"], environment: environment.merging(["EXPENSE_SYNC_ATTEMPTS": "2"]) { $1 })
+            let gone = environment.merging(["EXPENSE_SERVER": try LoopbackListener.deadAddress(), "EXPENSE_SYNC_ATTEMPTS": "2"]) { $1 }
+            let unreachable = try bob.run(["sync"], environment: gone)
             #expect(unreachable.status == 69 && unreachable.stderr.contains("server_unreachable"), "\(unreachable)")
             #expect(try bob.succeed(["status", "--json"], environment: environment).contains(#""pending" : 1"#))
         }

@@ -64,9 +64,10 @@ import Testing
 
     @Test func retriesAreTold() async throws {
         let daemon = try TestDaemon()
-        let remote = daemon.remote
         await daemon.stop()
+        let remote = RemoteConfiguration(server: try LoopbackListener.deadAddress(), ledger: "default", token: daemon.token)
         let ann = try TestClient("ann")
+        ann.remote = remote
         ann.attempts = 3
         let events = EventLog()
         var engine = ann.engine(daemon)

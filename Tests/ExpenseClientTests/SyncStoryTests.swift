@@ -207,7 +207,8 @@ import Testing
         engine.attempts = 1
         #expect(throws: SyncError.self) { try engine.sync() }
         await daemon.stop()
-        engine = SyncEngine(ledger: ann.ledger, remote: daemon.remote)
+        let unreachable = RemoteConfiguration(server: try LoopbackListener.deadAddress(), ledger: "default", token: daemon.token)
+        engine = SyncEngine(ledger: ann.ledger, remote: unreachable)
         engine.attempts = 2
         engine.initialBackoff = .milliseconds(1)
         #expect {

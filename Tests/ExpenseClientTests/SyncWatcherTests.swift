@@ -49,8 +49,9 @@ import Testing
     @Test func anUnreachableDaemonIsRetriedWithDoublingBackoffOnTheInjectedClock() async throws {
         let daemon = try TestDaemon()
         let ann = try TestClient("ann")
+        ann.remote = RemoteConfiguration(server: try LoopbackListener.deadAddress(), ledger: "default", token: daemon.token)
         let engine = ann.engine(daemon)
-        await daemon.stop()  // its port now refuses connections
+        await daemon.stop()
         let (events, waited) = try await onOwnThread { [engine] in
             let start = ContinuousClock.now
             let elapsed = Shared(Duration.zero)

@@ -7,7 +7,19 @@ import Glibc
 public enum LoopbackListener {
     /// Binds and listens; returns the descriptor (close-on-exec: a spawned daemon never holds it) and the port.
     public static func open() throws -> (fd: Int32, port: UInt16) {
+        let (fd, port) = try bound(reusable: false)
+        guard listen(fd, 16) == 0 else {
+            close(fd)
+            throw ProxyError.cannotListen
+        }
+        return (fd, port)
+    }
+
+    /// A socket bound to 127.0.0.1 on a port the system picked, not listening.
+    private static func bound(reusable: Bool) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var one: Int32 = 1
+        if fd >= 0, reusable { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -15,7 +27,7 @@ public enum LoopbackListener {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard fd >= 0, bound == 0, listen(fd, 16) == 0 else {
+        guard fd >= 0, bound == 0 else {
             if fd >= 0 { close(fd) }
             throw ProxyError.cannotListen
         }
@@ -103,10 +115,16 @@ public final class ImpostorDaemon: Sendable {
 }
 
 extension LoopbackListener {
-    /// A loopback address nothing listens on (its port was just free).
+    /// A loopback address that nothing listens on, whose port no other server of the test process is given.
+    ///
+    /// The port stays bound, with `SO_REUSEADDR` and never listening, for the rest of the test process: a connection
+    /// to it is refused at once, and Linux skips a port bound so when it picks one for a bind to port 0. A port that
+    /// was merely closed, like a stopped daemon's, can be handed to the next server that binds port 0, and a client
+    /// meant to find nothing then greets another test's server. A server asked for this address itself binds it
+    /// with `SO_REUSEADDR`, as `expensed` does, and takes it over (a test that brings a daemon up there later).
+    /// The descriptor is kept open on purpose: a few per test run.
     public static func deadAddress() throws -> String {
-        let (fd, port) = try open()
-        close(fd)
+        let (_, port) = try bound(reusable: true)
         return "127.0.0.1:\(port)"
     }
 }

@@ -25,6 +25,7 @@ public final class SQLiteConnection {
     /// Opens (or creates) the database at `path`. `:memory:` opens a private in-memory database.
     /// - Throws: ``SQLiteError`` naming the file.
     public init(path: String, mode: Mode = .create) throws {
+        _ = Self.processConfiguration
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -42,6 +43,10 @@ public final class SQLiteConnection {
         self.path = path
         sqlite3_busy_timeout(connection, 5_000)
     }
+
+    /// SQLite's process-wide settings, made once before the process opens its first database: memory statistics off
+    /// (they cost two mutex operations per allocation: docs/benchmarks.md, "Round 9, SQLite's memory statistics").
+    private static let processConfiguration: Void = { _ = csqlite_disable_memory_statistics() }()
 
     deinit {
         literalStatements.removeAll()

@@ -1,4 +1,5 @@
 import TestSupport
+import CSQLite
 import Foundation
 import SQLite
 import Testing
@@ -25,6 +26,14 @@ struct SQLiteConnectionTests {
         #expect(try again.prepare("SELECT x FROM t").first { $0.int64(0) } == 7)
         let error = #expect(throws: SQLiteError.self) { try again.execute("INSERT INTO t VALUES (8)") }
         #expect(error?.code.primaryResultCode == .readonly)
+    }
+
+    @Test("SQLite keeps no memory statistics: after a connection allocated, sqlite3_memory_used() still reads 0")
+    func memoryStatisticsAreOff() throws {
+        let db = try SQLiteConnection(path: ":memory:")
+        try db.execute("CREATE TABLE t (x BLOB); INSERT INTO t SELECT randomblob(4096) FROM (SELECT 1 UNION SELECT 2);")
+        #expect(try db.prepare("SELECT count(*) FROM t").first { $0.int64(0) } == 2)
+        #expect(sqlite3_memory_used() == 0)
     }
 
     @Test("opening a missing file without .create fails naming the file")

@@ -21,8 +21,29 @@ public struct JSONNumber: Hashable, Sendable {
     /// The value when the text is a plain integer (optional `-`, digits, no fraction or exponent) that fits
     /// in `Int64`; `nil` otherwise (so `12.0` and `1e3` are not integers).
     public var int64: Int64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) }) else { return nil }
-        return Int64(text)
+        var text = text
+        return text.withUTF8(Self.int64)
+    }
+
+    /// `bytes` as an `Int64` when they are an optional `-` and then one or more ASCII digits whose value fits; in
+    /// one pass, summing negatively so that `Int64.min` fits too. Every mutation's `mutationId`, `baseVersion` and
+    /// `amount` is read here.
+    private static func int64(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let negative = bytes.first == UInt8(ascii: "-")
+        var index = negative ? 1 : 0
+        guard index < bytes.count else { return nil }
+        var value: Int64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, underflowed) = shifted.subtractingReportingOverflow(Int64(digit))
+            guard !overflowed, !underflowed else { return nil }
+            value = sum
+            index += 1
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
     }
 }
 

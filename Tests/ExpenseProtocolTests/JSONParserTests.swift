@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import ExpenseProtocol
 
@@ -36,6 +37,34 @@ private func parseError(_ text: String) -> String? { parseError(Array(text.utf8)
         #expect(JSONNumber(text: "1e3").int64 == nil)
         #expect(JSONNumber(text: "9223372036854775808").int64 == nil)
         #expect(JSONNumber(text: "9223372036854775807").int64 == Int64.max)
+    }
+
+    /// `int64` reads the digits in one pass; it must take exactly the texts the definition takes (only `-` and
+    /// digits, then `Int64(text)`): edge cases, every prefix of the limits, and a seeded corpus.
+    @Test func integerValuesAgreeWithTheDefinition() {
+        func definition(_ text: String) -> Int64? {
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) }) else { return nil }
+            return Int64(text)
+        }
+        var texts = ["", "-", "--", "0", "-0", "00", "007", "-007", "1-", "1-2", "-1-", "--1", "+1", "1.0", "1e3", " 1",
+                     "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+                     "18446744073709551616", "99999999999999999999", String(repeating: "0", count: 40) + "12",
+                     "-" + String(repeating: "0", count: 40) + "9223372036854775808", "١٢", "１２"]
+        for limit in ["9223372036854775807", "-9223372036854775808", "9223372036854775808"] {
+            for end in limit.indices { texts.append(String(limit[...end])) }
+        }
+        var generator = SeededGenerator(seed: 11)
+        let alphabet = Array("-0123456789.e+")
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 1...21, using: &generator)
+            var text = String((0..<length).map { _ in alphabet[Int.random(in: 0..<11, using: &generator)] })
+            if Int.random(in: 0..<50, using: &generator) == 0 { text.append(alphabet[Int.random(in: 0..<alphabet.count, using: &generator)]) }
+            texts.append(text)
+            texts.append(String(Int64.random(in: .min ... .max, using: &generator)))
+        }
+        for text in texts {
+            #expect(JSONNumber(text: text).int64 == definition(text), "\(text)")
+        }
     }
 
     @Test func hugeNumberIsRefusedQuickly() {

@@ -21,6 +21,8 @@ public final class SQLiteRowStatement {
     let tail: String
     /// The statement for 2^k rows at index k.
     private var statements: [SQLiteStatement?]
+    /// The copies of the texts and blobs bound during a run (``SQLiteBindArena``).
+    private let arena = SQLiteBindArena()
 
     /// - Parameters:
     ///   - head: the SQL before `VALUES`, e.g. `INSERT INTO t (a, b)`.
@@ -53,11 +55,19 @@ public final class SQLiteRowStatement {
     ///
     /// Values bound without a copy (``SQLiteRowBinder/text(noCopy:)``, ``SQLiteRowBinder/blob(noCopy:)``)
     /// must stay valid until `run` returns; the statements it used have their bindings cleared before it returns
-    /// (also when it throws), so no statement keeps a pointer to them.
+    /// (also when it throws), so no statement keeps a pointer to them or to the run's own copies of the other
+    /// texts and blobs (``SQLiteBindArena``).
     public func run(count: Int, _ bind: (inout SQLiteRowBinder, Int) throws -> Void) throws {
         var done = 0
-        var borrowed: [SQLiteStatement] = []
-        defer { for statement in borrowed { sqlite3_clear_bindings(statement.handle) } }
+        // Bit k: the statement for 2^k rows has a text or blob bound (a set, not a list: nothing is allocated).
+        var borrowing: UInt = 0
+        defer {
+            while borrowing != 0 {
+                if let statement = statements[borrowing.trailingZeroBitCount] { sqlite3_clear_bindings(statement.handle) }
+                borrowing &= borrowing - 1
+            }
+            arena.reset()
+        }
         while done < count {
             let left = count - done
             // The largest power of two that fits, up to maximumRows.
@@ -65,10 +75,8 @@ public final class SQLiteRowStatement {
             let rows = 1 << power
             let statement = try self.statement(power: power)
             sqlite3_reset(statement.handle)
-            var binder = SQLiteRowBinder(statement: statement)
-            defer {
-                if binder.borrows, !borrowed.contains(where: { $0 === statement }) { borrowed.append(statement) }
-            }
+            var binder = SQLiteRowBinder(statement: statement, arena: arena)
+            defer { if binder.borrows { borrowing |= 1 << power } }
             for row in done..<(done + rows) {
                 try bind(&binder, row)
                 precondition(binder.next == Int32((row + 1 - done) * columns + 1), "bind binds every column of its row")
@@ -95,12 +103,17 @@ public final class SQLiteRowStatement {
 /// a million rows, and a call into this module per value cost about half as much again as SQLite's own binding.
 public struct SQLiteRowBinder {
     @usableFromInline let statement: SQLiteStatement
+    /// Where texts and blobs bound by value are copied, to be bound from there without SQLite's own copy.
+    let arena: SQLiteBindArena
     /// The next parameter's index (1-based).
     @usableFromInline var next: Int32 = 1
     /// Whether a value was bound without a copy (``SQLiteRowStatement/run(count:_:)`` then clears the bindings).
     @usableFromInline var borrows = false
 
-    init(statement: SQLiteStatement) { self.statement = statement }
+    init(statement: SQLiteStatement, arena: SQLiteBindArena) {
+        self.statement = statement
+        self.arena = arena
+    }
 
     @inlinable public mutating func integer(_ value: Int64) throws {
         try check(sqlite3_bind_int64(statement.handle, next, value))
@@ -111,22 +124,21 @@ public struct SQLiteRowBinder {
     }
 
     /// Binds every UTF-8 byte of `text` (interior NULs included; the empty string as empty text, not NULL), as
-    /// ``SQLiteStatement/bind(_:)`` does.
+    /// ``SQLiteStatement/bind(_:)`` does; copied now (into the run's ``SQLiteBindArena``).
     public mutating func text(_ text: String) throws {
-        let handle = statement.handle, index = next
-        try check(text.withCString { chars in
-            sqlite3_bind_text64(handle, index, chars, UInt64(text.utf8.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8))
-        })
+        var text = text
+        try text.withUTF8 { try self.text(utf8: UnsafeRawBufferPointer($0)) }
     }
 
-    /// Binds UTF-8 bytes as text (copied now); an empty buffer as empty text, not NULL.
+    /// Binds UTF-8 bytes as text, copied now (into the run's ``SQLiteBindArena``, which SQLite then reads
+    /// without a copy of its own); an empty buffer as empty text, not NULL.
     public mutating func text(utf8 bytes: UnsafeRawBufferPointer) throws {
         let handle = statement.handle, index = next
         // A zero-length text needs a non-NULL pointer: NULL would bind SQL NULL.
-        let empty: StaticString = ""
-        let start = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
+        let start = arena.copy(bytes) ?? Self.emptyText
+        borrows = true
         try check(sqlite3_bind_text64(handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(bytes.count),
-                                      SQLiteStatement.transient, UInt8(SQLITE_UTF8)))
+                                      nil, UInt8(SQLITE_UTF8)))  // nil: SQLITE_STATIC
     }
 
     /// Binds UTF-8 bytes as text without copying them (`SQLITE_STATIC`): SQLite reads them when the statement
@@ -158,13 +170,14 @@ public struct SQLiteRowBinder {
         if let text { try self.text(text) } else { try null() }
     }
 
-    /// Binds the bytes (copied now); an empty buffer as a zero-length blob, not NULL.
+    /// Binds the bytes, copied now (as ``text(utf8:)`` copies); an empty buffer as a zero-length blob, not NULL.
     public mutating func blob(_ bytes: UnsafeRawBufferPointer) throws {
         let handle = statement.handle, index = next
-        if bytes.isEmpty {
-            try check(sqlite3_bind_zeroblob(handle, index, 0))
+        if let copy = arena.copy(bytes) {
+            borrows = true
+            try check(sqlite3_bind_blob64(handle, index, copy, UInt64(bytes.count), nil))  // nil: SQLITE_STATIC
         } else {
-            try check(sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), SQLiteStatement.transient))
+            try check(sqlite3_bind_zeroblob(handle, index, 0))
         }
     }
 

@@ -78,6 +78,60 @@ struct SQLiteRowStatementTests {
         #expect(inserts > 0)
     }
 
+    /// Texts and blobs bound by value are the run's own copies (``SQLiteBindArena``): a buffer the caller
+    /// overwrites for every row, values larger than a quarter block, and chunks holding more than a block's worth
+    /// are all written as given, in two runs of one statement (the arena reset between them).
+    @Test("values bound by value: copied when bound, whatever their size, and no longer bound once run returns",
+          arguments: [1, 3, 64, 65, 130])
+    func valuesBoundByValueAreCopied(count: Int) throws {
+        let schema = "CREATE TABLE v (k INTEGER PRIMARY KEY, t ANY, b ANY, n INTEGER) STRICT"
+        func text(_ row: Int) -> [UInt8] {
+            let size = [0, 5, 2_000, 10_000, 20_000, 70_000][row % 6]
+            return Array("zqx \(row) ".utf8) + (0..<size).map { UInt8(ascii: "a") + UInt8(($0 + row) % 26) }
+        }
+        let single = try SQLiteConnection(path: ":memory:")
+        try single.execute(schema)
+        for round in 0..<2 {
+            for row in 0..<count {
+                let bytes = text(row)
+                try single.prepare("INSERT INTO v (k, t, b, n) VALUES (?1, ?2, ?3, ?4)").run([
+                    .integer(Int64(round * count + row)), .text(String(decoding: bytes, as: UTF8.self)),
+                    .blob(row % 4 == 0 ? [] : Array(bytes.suffix(row % 7 * 3_000))), .integer(7)])
+            }
+        }
+        let many = try SQLiteConnection(path: ":memory:")
+        try many.execute(schema)
+        let statement = SQLiteRowStatement(connection: many, head: "INSERT INTO v (k, t, b, n)", columns: 4)
+        // One buffer for every row, overwritten before the chunk is written.
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 80_000, alignment: 1)
+        defer { scratch.deallocate() }
+        for round in 0..<2 {
+            try statement.run(count: count) { binder, row in
+                let bytes = text(row)
+                scratch.copyBytes(from: bytes)
+                let written = UnsafeRawBufferPointer(rebasing: scratch[0..<bytes.count])
+                try binder.integer(Int64(round * count + row))
+                try binder.text(utf8: written)
+                try binder.blob(row % 4 == 0 ? UnsafeRawBufferPointer(start: nil, count: 0)
+                                : UnsafeRawBufferPointer(rebasing: written.suffix(row % 7 * 3_000)))
+                scratch.initializeMemory(as: UInt8.self, repeating: 0)
+                try binder.integer(7)
+            }
+        }
+        #expect(try Self.table(many) == Self.table(single))
+        var open = sqlite3_next_stmt(many.handle, nil)
+        while let handle = open {
+            if let sql = sqlite3_sql(handle).map({ String(cString: $0) }), sql.hasPrefix("INSERT INTO v") {
+                let expanded = sqlite3_expanded_sql(handle).map { pointer -> String in
+                    defer { sqlite3_free(pointer) }
+                    return String(cString: pointer)
+                } ?? ""
+                #expect(!expanded.contains("zqx") && !expanded.contains("x'"), "\(expanded.prefix(120))")
+            }
+            open = sqlite3_next_stmt(many.handle, handle)
+        }
+    }
+
     @Test("a tail, a DELETE … IN (VALUES …), and an error that names the statement")
     func tailAndDeleteAndError() throws {
         let db = try SQLiteConnection(path: ":memory:")

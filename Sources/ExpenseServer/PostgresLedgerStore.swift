@@ -53,7 +53,7 @@ package final class PostgresLedgerStore: LedgerStore {
     /// The committed runs the transaction read and decoded, the newest asked for per client.
     var readRuns: [UUID: PendingOutcomeRun] = [:]
     /// The history entries of the transaction, written in one statement before `COMMIT`.
-    var pendingHistory: [HistoryEntry] = []
+    var pendingHistory: [PendingHistoryRow] = []
     /// The ledger row's `tokens_generation` as last read (``tokensMayHaveChanged()``); `nil` before the first read.
     var tokensGeneration: Int64?
     private(set) var inTransaction = false

@@ -101,11 +101,18 @@ public struct PostgresBinaryArray: Sendable {
         text.withUTF8 { appendElement($0) }
     }
 
+    /// Appends a text of a `text` array given as its UTF-8 bytes (valid UTF-8 without NUL: the server refuses
+    /// the parameter otherwise).
+    public mutating func append(utf8 bytes: ArraySlice<UInt8>) {
+        precondition(element == .text, "a text appended to a \(element) array")
+        bytes.withUnsafeBufferPointer { appendElement($0) }
+    }
+
     /// Appends an id of a `uuid` array.
     public mutating func append(_ id: UUID) {
         precondition(element == .uuid, "a UUID appended to a \(element) array")
         appendBigEndian(Int32(16))
-        withUnsafeBytes(of: id.uuid) { elements.append(contentsOf: $0) }
+        withUnsafeBytes(of: id.uuid) { raw in raw.withMemoryRebound(to: UInt8.self) { elements.append(contentsOf: $0) } }
         count += 1
     }
 
@@ -149,7 +156,14 @@ public struct PostgresBinaryArray: Sendable {
         Self.appendBigEndian(value, to: &elements)
     }
 
+    /// Byte by byte, most significant first: each `append` of one byte is inlined, where appending the value's
+    /// bytes as a buffer went through the generic copy of a collection (~230 instructions per integer element,
+    /// most of a pushed record's parameters; docs/benchmarks.md, "Round 9, PostgreSQL parameters").
     private static func appendBigEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        var shift = T.bitWidth - 8
+        while shift >= 0 {
+            bytes.append(UInt8(truncatingIfNeeded: value >> shift))
+            shift -= 8
+        }
     }
 }

@@ -31,6 +31,12 @@ struct PostgresBinaryArrayTests {
         var texts = PostgresBinaryArray(.text)
         texts.append("é")
         #expect(texts.value == .binary([0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0xC3, 0xA9], type: 1009))
+        var fromBytes = PostgresBinaryArray(.text), fromStrings = PostgresBinaryArray(.text)
+        for text in Self.tricky {
+            fromBytes.append(utf8: Array(("<" + text + ">").utf8).dropFirst().dropLast())
+            fromStrings.append(text)
+        }
+        #expect(fromBytes.value == fromStrings.value)
         // Empty: no dimension at all, as the server writes an empty array.
         #expect(PostgresBinaryArray(.uuid).value == .binary([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11, 134], type: 2951))
         let id = UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")

@@ -278,5 +278,9 @@ public actor Ledger {
         }
         let head = engine.store.head
         if head != headBefore { for watcher in watchers.values { watcher(head) } }
+        if let failure = (engine.store as? SQLiteLedgerStore)?.takeCheckpointFailure() {
+            // Nothing is lost (the synced WAL keeps every commit) and the next checkpoint tries again.
+            ServerLog.standardError("ledger \(name): \(failure); the WAL keeps every commit")
+        }
     }
 }

@@ -257,6 +257,7 @@ public final class LedgerDirectory: Sendable {
         let path = databasePath(name, in: directory)
         do {
             let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: true)
+            store.checkpointInBackground(name: name)
             let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
             return Entry(ledger: ledger)
         } catch let error as LedgerError {

@@ -9,6 +9,8 @@ package enum StoreFaultPoint: Sendable, Hashable {
     case write
     /// Committing (the fsync).
     case commit
+    /// A checkpoint of the WAL into the database file (``WALCheckpointer``).
+    case checkpoint
 }
 
 /// The daemon's ``LedgerStore``: one SQLite database file per ledger, WAL mode, `synchronous=FULL`.
@@ -84,6 +86,9 @@ package final class SQLiteLedgerStore: LedgerStore {
     package let outcomeRetention: Int64
     /// `PRAGMA data_version` when ``tokensMayHaveChanged()`` last looked: it moves when another connection commits.
     var dataVersion: Int64 = 0
+    /// Who checkpoints the WAL once ``checkpointInBackground(threshold:name:)`` is on (`nil`: SQLite's automatic
+    /// checkpoint, inside a COMMIT every 8,192 frames).
+    package internal(set) var checkpointer: WALCheckpointer?
 
     /// Opens the database at `path`, creating it (with `name`, `currency` and, when `token` is given, that token
     /// as the owner token `default`, stored as its SHA-256) if it is new. An existing ledger keeps the name and
@@ -306,6 +311,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             if let cursor = pendingSweepCursor { sweepCursor = cursor }
             pendingLastMutationIds.removeAll(keepingCapacity: true)
             clearPendingRows()
+            if let checkpointer { checkpointAfterCommit(checkpointer) }
             return value
         } catch {
             head = savedHead
@@ -317,6 +323,11 @@ package final class SQLiteLedgerStore: LedgerStore {
             clearPendingRows()
             throw error
         }
+    }
+
+    deinit {
+        // Before the ledger's own connection closes: the last connection to close folds the WAL into the file.
+        checkpointer?.close()
     }
 
     /// Copies the database consistently to `path` with SQLite's online backup API.

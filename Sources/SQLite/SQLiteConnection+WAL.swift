@@ -1,7 +1,7 @@
 import CSQLite
 
 /// Checkpoints on demand, for an owner that copies a WAL into its database file itself (a first sync's
-/// `BulkLoadCheckpoint`, beside the index build).
+/// `BulkLoadCheckpoint`, beside the index build; the daemon's ledgers, off their thread: `WALCheckpointer`).
 extension SQLiteConnection {
     /// The modes of `sqlite3_wal_checkpoint_v2`.
     public enum CheckpointMode: Sendable {
@@ -40,5 +40,19 @@ extension SQLiteConnection {
         let result = sqlite3_wal_checkpoint_v2(handle, "main", mode.rawValue, &frames, &checkpointed)
         guard result == SQLITE_OK || result == SQLITE_BUSY else { throw error(result, sql: "checkpoint") }
         return Checkpoint(walFrames: Int(frames), checkpointed: Int(checkpointed), busy: result == SQLITE_BUSY)
+    }
+
+    /// Replaces SQLite's automatic checkpoint (`wal_autocheckpoint`, itself a WAL hook) with a hook that only
+    /// keeps the WAL's frame count after each commit in ``walFrameCount``: this connection never checkpoints
+    /// by itself from now on; its owner does (``checkpoint(_:)``, here or on another connection).
+    public func trackWALFrames() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        // The hook runs inside this connection's COMMIT, on its owner's thread; `self` outlives it because
+        // `deinit` closes the handle (and with it the hook) before the object goes.
+        sqlite3_wal_hook(handle, { context, _, _, frames in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().walFrameCount = Int(frames)
+            return SQLITE_OK
+        }, context)
     }
 }

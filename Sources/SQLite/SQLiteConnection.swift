@@ -11,6 +11,9 @@ public final class SQLiteConnection {
     private var statements: [String: SQLiteStatement] = [:]
     /// ``cached(literal:)``'s statements by the address of their SQL literal.
     private var literalStatements: [UnsafeRawPointer: SQLiteStatement] = [:]
+    /// The WAL's frames after this connection's latest commit, once ``trackWALFrames()`` is on
+    /// (`SQLiteConnection+WAL.swift`).
+    public internal(set) var walFrameCount = 0
 
     /// How to open the file.
     public enum Mode: Sendable {

@@ -1,0 +1,44 @@
+import Foundation
+import SQLite
+
+/// Checkpoints of the ledger's WAL off its thread (``WALCheckpointer``; docs/reliability.md §1): what the daemon
+/// turns on for every SQLite ledger it serves. Tools that open a ledger for one job keep SQLite's automatic
+/// checkpoint.
+extension SQLiteLedgerStore {
+    /// Turns SQLite's automatic checkpoint off for this connection and has a ``WALCheckpointer`` copy the WAL into
+    /// the database file on a second connection instead. Does nothing for a database in memory (a second
+    /// connection would open another one) or when the second connection cannot be opened: the automatic
+    /// checkpoint stays then.
+    /// - Parameter threshold: the WAL's growth, in frames, that starts a background checkpoint.
+    package func checkpointInBackground(threshold: Int = WALCheckpointer.defaultThreshold, name: String) {
+        guard checkpointer == nil, !connection.path.isEmpty, connection.path != ":memory:" else { return }
+        guard let checkpointer = try? WALCheckpointer(databasePath: connection.path, threshold: threshold, name: name) else { return }
+        do {
+            try connection.execute("PRAGMA wal_autocheckpoint = 0;")
+        } catch {
+            checkpointer.close()
+            return
+        }
+        connection.trackWALFrames()
+        self.checkpointer = checkpointer
+    }
+
+    /// The WAL's frames after the latest commit (0 before ``checkpointInBackground(threshold:name:)``).
+    var walFrames: Int { connection.walFrameCount }
+
+    /// After a commit: lets the checkpointer look at the WAL and, when it says so (the WAL passed its limit with
+    /// no background checkpoint keeping up), checkpoints here, between two commits, so the next commit restarts
+    /// the WAL. A failure loses nothing (the frames stay in the synced WAL) and is kept for ``takeCheckpointFailure()``.
+    func checkpointAfterCommit(_ checkpointer: WALCheckpointer) {
+        guard checkpointer.committed(walFrames: walFrames) == .checkpointHere else { return }
+        do {
+            if let error = faultInjection?(.checkpoint) { throw error }
+            checkpointer.checkpointedHere(walFrames: try connection.checkpoint(.passive).checkpointed)
+        } catch {
+            checkpointer.failedHere(error)
+        }
+    }
+
+    /// The first checkpoint failure since the last call, once (`nil`: none, or no background checkpoints).
+    package func takeCheckpointFailure() -> String? { checkpointer?.takeFailure() }
+}

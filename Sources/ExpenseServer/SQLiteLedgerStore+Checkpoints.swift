@@ -7,12 +7,13 @@ import SQLite
 extension SQLiteLedgerStore {
     /// Turns SQLite's automatic checkpoint off for this connection and has a ``WALCheckpointer`` copy the WAL into
     /// the database file on a second connection instead. Does nothing for a database in memory (a second
-    /// connection would open another one) or when the second connection cannot be opened: the automatic
-    /// checkpoint stays then.
+    /// connection would open another one), whose automatic checkpoint stays. The second connection opens with
+    /// the first checkpoint; if it cannot, that checkpoint fails as any other would (``takeCheckpointFailure()``)
+    /// and the ledger's thread keeps the WAL bounded.
     /// - Parameter threshold: the WAL's growth, in frames, that starts a background checkpoint.
     package func checkpointInBackground(threshold: Int = WALCheckpointer.defaultThreshold, name: String) {
         guard checkpointer == nil, !connection.path.isEmpty, connection.path != ":memory:" else { return }
-        guard let checkpointer = try? WALCheckpointer(databasePath: connection.path, threshold: threshold, name: name) else { return }
+        let checkpointer = WALCheckpointer(databasePath: connection.path, threshold: threshold, name: name)
         do {
             try connection.execute("PRAGMA wal_autocheckpoint = 0;")
         } catch {

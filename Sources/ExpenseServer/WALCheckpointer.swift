@@ -40,8 +40,15 @@ package final class WALCheckpointer: Sendable {
     }
 
     private let executor: LedgerExecutor
-    /// The second connection, used only while holding the lock (on the checkpoint thread, and by ``close()``).
-    private let connection: Mutex<SQLiteConnection?>
+    private let databasePath: String
+    /// The second connection, opened by the first checkpoint (a ledger nobody writes to never holds one) and
+    /// used only while holding the lock (on the checkpoint thread, and by ``close()``).
+    private let connection = Mutex(Connection.notOpened)
+    private enum Connection {
+        case notOpened
+        case open(SQLiteConnection)
+        case closed
+    }
     private struct State {
         var scheduled = false
         /// Frames in the database file after the last checkpoint (0 after the WAL restarted).
@@ -52,16 +59,19 @@ package final class WALCheckpointer: Sendable {
     }
     private let state = Mutex(State())
 
-    /// Opens the second connection to `databasePath` (the ledger's file, in WAL mode already).
-    /// - Throws: ``SQLite/SQLiteError`` when it cannot be opened.
-    package init(databasePath: String, threshold: Int = defaultThreshold, name: String) throws {
+    /// A checkpointer of the ledger file at `databasePath` (in WAL mode already); nothing is opened yet.
+    package init(databasePath: String, threshold: Int = defaultThreshold, name: String) {
         self.threshold = max(threshold, 1)
-        let connection = try SQLiteConnection(path: databasePath, mode: .readWrite)
-        // A checkpoint syncs the WAL before copying and the database file after: set explicitly, never `OFF`.
-        // This connection never commits: no automatic checkpoint of its own.
-        try connection.execute("PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;")
-        self.connection = Mutex(connection)
+        self.databasePath = databasePath
         executor = LedgerExecutor(name: "checkpoint-" + name)
+    }
+
+    /// The second connection. A checkpoint syncs the WAL before copying and the database file after: set
+    /// explicitly, never `OFF`. It never commits: no automatic checkpoint of its own.
+    private static func open(_ path: String) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, mode: .readWrite)
+        try connection.execute("PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;")
+        return connection
     }
 
     /// Called on the ledger's thread after each commit with the WAL's frame count then. Schedules a background
@@ -94,11 +104,13 @@ package final class WALCheckpointer: Sendable {
 
     private func runBackground() {
         let fault = state.withLock { $0.fault }
+        let path = databasePath
         let result: Result<SQLiteConnection.Checkpoint?, any Error> = connection.withLock { connection in
-            guard let connection else { return .success(nil) }
-            return Result {
+            Result {
+                if case .notOpened = connection { connection = .open(try Self.open(path)) }
+                guard case .open(let open) = connection else { return nil }
                 if let error = fault?(.checkpoint) { throw error }
-                return try connection.checkpoint(.passive)
+                return try open.checkpoint(.passive)
             }
         }
         state.withLock { state in
@@ -133,7 +145,7 @@ package final class WALCheckpointer: Sendable {
     /// Waits for a running checkpoint, closes the second connection (before the ledger's own: the last one to
     /// close folds the WAL into the file and deletes it), and lets the thread end.
     package func close() {
-        connection.withLock { $0 = nil }
+        connection.withLock { $0 = .closed }
         executor.shutdown()
     }
 }

@@ -11,46 +11,19 @@ import PostgreSQL
 extension PostgresLedgerStore {
     package func appendHistory(_ entry: HistoryEntry) throws {
         precondition(inTransaction, "a history entry is written inside the transaction of its change")
-        pendingHistory.append(PendingHistoryRow(entry))
+        pendingHistory.append(PendingHistoryRow(entry, previous: 0))
     }
 
     /// The entry of `record`'s creation, its changes as written ahead (``PreparedCreation``): the same row
     /// ``appendHistory(_:)`` keeps for it, without making the entry and its changes again on the ledger's thread.
     package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
         precondition(inTransaction, "a history entry is written inside the transaction of its change")
-        pendingHistory.append(PendingHistoryRow(seq: record.seq, id: record.expense.id, version: record.version, action: .create,
-                                                changes: changesJSON, who: author.who, clientId: clientId, time: author.time,
-                                                kind: .expense))
-    }
-
-    /// A `history` row as the transaction writes it: an entry with its `changes` as the column holds them
-    /// (``HistoryEntry/changesJSON``).
-    struct PendingHistoryRow {
-        var seq: Int64
-        var id: UUID
-        var version: Int64
-        var action: HistoryEntry.Action
-        var changes: ArraySlice<UInt8>
-        var who: String?
-        var clientId: UUID
-        var time: Int64
-        var kind: RecordKind
-
-        init(seq: Int64, id: UUID, version: Int64, action: HistoryEntry.Action, changes: ArraySlice<UInt8>, who: String?,
-             clientId: UUID, time: Int64, kind: RecordKind) {
-            (self.seq, self.id, self.version, self.action, self.changes) = (seq, id, version, action, changes)
-            (self.who, self.clientId, self.time, self.kind) = (who, clientId, time, kind)
-        }
-
-        init(_ entry: HistoryEntry) {
-            self.init(seq: entry.seq, id: entry.id, version: entry.version, action: entry.action, changes: entry.changesJSON[...],
-                      who: entry.who, clientId: entry.clientId, time: entry.time, kind: entry.kind)
-        }
+        pendingHistory.append(PendingHistoryRow(creationOf: record, changesJSON: changesJSON, clientId: clientId, author: author))
     }
 
     /// Writes `entries` of `ledger` in one statement.
     static func insertHistory(_ entries: [HistoryEntry], ledger: Int64, connection: PostgresConnection) throws {
-        let statement = insertHistoryStatement(entries.map(PendingHistoryRow.init), ledger: ledger)
+        let statement = insertHistoryStatement(entries.map { PendingHistoryRow($0, previous: 0) }, ledger: ledger)
         try connection.query(statement.sql, statement.parameters)
     }
 

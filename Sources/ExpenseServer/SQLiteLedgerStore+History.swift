@@ -27,18 +27,14 @@ extension SQLiteLedgerStore {
         let previous = entry.kind == .expense
             ? undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
             : lastDataWrite.flatMap { $0.id == entry.id ? $0.previous : nil } ?? 0
-        pendingHistory.append(PendingHistoryRow(seq: entry.seq, id: entry.id, previous: previous, version: entry.version,
-                                                action: entry.action, changes: entry.changesJSON[...], who: entry.who,
-                                                clientId: entry.clientId, time: entry.time, kind: entry.kind))
+        pendingHistory.append(PendingHistoryRow(entry, previous: previous))
     }
 
     /// The row ``appendHistory(_:)`` keeps for the entry of `record`'s creation, its changes as written ahead.
     /// - Precondition: right after the ``write(_:replacing:)`` that created `record` (its `previous` is 0).
     package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
         precondition(!record.deleted && undo.last?.id == record.expense.id && undo.last?.seq == nil, "a create is just written")
-        pendingHistory.append(PendingHistoryRow(seq: record.seq, id: record.expense.id, previous: 0, version: record.version,
-                                                action: .create, changes: changesJSON, who: author.who, clientId: clientId,
-                                                time: author.time, kind: .expense))
+        pendingHistory.append(PendingHistoryRow(creationOf: record, changesJSON: changesJSON, clientId: clientId, author: author))
     }
 
     /// Writes the transaction's history entries in seq order.
@@ -83,25 +79,6 @@ extension SQLiteLedgerStore {
     }
 
     static let historyColumns = "seq, id, previous, version, action, changes, who, client, time, kind"
-
-    /// A `history` row as the group commit writes it: an entry with its `previous` link and its `changes` as
-    /// the column holds them (``HistoryEntry/changesJSON``).
-    struct PendingHistoryRow {
-        var seq: Int64
-        var id: UUID
-        var previous: Int64
-        var version: Int64
-        var action: HistoryEntry.Action
-        var changes: ArraySlice<UInt8>
-        var who: String?
-        var clientId: UUID
-        var time: Int64
-        var kind: RecordKind
-
-        /// Whether this is an expense's creation: previous 0, version 1, action `create`, kind `expense` (what
-        /// ``SQLiteLedgerRows/historyCreations`` writes as constants).
-        var isCreation: Bool { previous == 0 && version == 1 && action == .create && kind == .expense }
-    }
 
     static func decodeHistory(_ row: SQLiteRow) throws -> (entry: HistoryEntry, previous: Int64) {
         let action = Int(row.int64(4)), kindIndex = Int(row.int64(9))

@@ -49,6 +49,15 @@ import TestSupport
         return store
     }
 
+    /// A store checkpointing in the background with `gate` at its checkpointer's fault point, and an engine over it.
+    private static func gated(_ directory: TemporaryDirectory, threshold: Int, _ gate: Gate) throws
+        -> (SQLiteLedgerStore, WALCheckpointer, LedgerEngine) {
+        let store = try store(directory, threshold: threshold)
+        let checkpointer = try #require(store.checkpointer)
+        checkpointer.setFault(gate.hook)
+        return (store, checkpointer, LedgerEngine(store: store, currency: .usd))
+    }
+
     /// Pushes `count` new expenses one push at a time; the WAL's frames after each.
     private static func push(_ engine: LedgerEngine, _ store: SQLiteLedgerStore, count: Int) throws -> [Int] {
         let client = UUID()
@@ -71,10 +80,7 @@ import TestSupport
         defer { directory.remove() }
         let gate = Gate(.checkpoint)
         do {
-            let store = try Self.store(directory, threshold: 4)
-            let checkpointer = try #require(store.checkpointer)
-            checkpointer.setFault(gate.hook)
-            let engine = LedgerEngine(store: store, currency: .usd)
+            let (store, checkpointer, engine) = try Self.gated(directory, threshold: 4, gate)
             _ = try Self.push(engine, store, count: 8)
             // The background checkpoint started and waits at the gate, while this thread goes on committing.
             try #require(gate.entered.wait(timeout: .now() + 20) == .success, "a background checkpoint started")
@@ -92,10 +98,7 @@ import TestSupport
         defer { directory.remove() }
         let gate = Gate(.checkpoint)
         do {
-            let store = try Self.store(directory, threshold: 2)
-            let checkpointer = try #require(store.checkpointer)
-            checkpointer.setFault(gate.hook)
-            let engine = LedgerEngine(store: store, currency: .usd)
+            let (store, checkpointer, engine) = try Self.gated(directory, threshold: 2, gate)
             let frames = try Self.push(engine, store, count: 60)
             #expect(gate.calls.withLock { $0 } == 1, "one background checkpoint, held")
             // Past twice the limit the ledger's thread checkpoints by itself and the next commit restarts the WAL
@@ -113,11 +116,8 @@ import TestSupport
         defer { directory.remove() }
         let gate = Gate(.checkpoint, failing: true)
         do {
-            let store = try Self.store(directory, threshold: 2)
-            let checkpointer = try #require(store.checkpointer)
-            checkpointer.setFault(gate.hook)
+            let (store, _, engine) = try Self.gated(directory, threshold: 2, gate)
             store.faultInjection = gate.hook
-            let engine = LedgerEngine(store: store, currency: .usd)
             _ = try Self.push(engine, store, count: 40)
             #expect(eventually { gate.calls.withLock { $0 } >= 2 })
             let failure = try #require(store.takeCheckpointFailure())

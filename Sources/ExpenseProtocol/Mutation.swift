@@ -67,6 +67,11 @@ public struct MutationRejection: Error, Hashable, Sendable {
     }
 
     /// The rejection for a core validation error, with the same code and field.
+    /// A `put` without a `fields` object (`invalid_mutation`, field `fields`): what ``PushRequest`` answers, and
+    /// what the daemon's rules answer should one ever reach them.
+    public static let putWithoutFields = MutationRejection(reason: "invalid_mutation", field: "fields",
+                                                           message: "a put needs a fields object")
+
     public init(_ error: ValidationError) {
         self.init(reason: error.code, field: error.field.rawValue, message: error.message)
     }

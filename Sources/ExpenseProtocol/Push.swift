@@ -97,7 +97,7 @@ public struct PushRequest: RPCMethodRequest, Hashable {
         var fields: MutationFields?
         switch (type, members.fields) {
         case (.put, .object(let sent)?): fields = sent
-        case (.put, _): return malformed("fields", "a put needs a fields object")
+        case (.put, _): return .failure(.putWithoutFields)
         case (.delete, nil), (.delete, .value(.null)?): fields = nil
         case (.delete, _): return malformed("fields", "a delete carries no fields")
         }

@@ -7,7 +7,7 @@ extension InMemoryLedgerStore {
     package func dataRecord(id: UUID) throws -> StoredDataRecord? { state.data[id] }
 
     package func writeData(_ record: StoredDataRecord, replacing old: StoredDataRecord?) throws {
-        precondition(record.seq == state.head + 1, "a write takes the next seq")
+        try checkNextSeq(record.seq)
         if let old { state.dataIdBySeq[old.seq] = nil }
         state.data[record.record.id] = record
         state.dataIdBySeq[record.seq] = record.record.id

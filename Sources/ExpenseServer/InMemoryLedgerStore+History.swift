@@ -22,12 +22,9 @@ extension InMemoryLedgerStore {
         let firstYoung = state.history.first { $0.time >= cutoff }?.seq
         let horizon = max(min((firstYoung ?? state.head + 1) - 1, state.head - 1), state.horizon)
         guard horizon > 0 else { return CompactionReport(horizon: state.horizon, tombstones: 0, entries: 0) }
+        // Tombstones are purged, not removed: out of every pull, kept so a later change of the id meets the deletion.
+        let purged = state.records.values.filter { $0.deleted && $0.seq > state.horizon && $0.seq <= horizon }
         state.horizon = horizon
-        let purged = state.records.values.filter { $0.deleted && $0.seq <= horizon }
-        for record in purged {
-            state.records[record.expense.id] = nil
-            state.idBySeq[record.seq] = nil
-        }
         let before = state.history.count
         state.history.removeAll { $0.seq <= horizon }
         return CompactionReport(horizon: horizon, tombstones: purged.count, entries: before - state.history.count)

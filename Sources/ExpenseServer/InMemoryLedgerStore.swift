@@ -64,15 +64,14 @@ package final class InMemoryLedgerStore: LedgerStore {
     package func keptOutcomeCount(clientId: UUID) -> Int { state.outcomes[clientId]?.count ?? 0 }
 
     package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
-        precondition(record.seq == state.head + 1, "a write takes the next seq")
+        try checkNextSeq(record.seq)
         if let old {
             state.idBySeq[old.seq] = nil
             if !old.deleted { state.totals[old.expense.currency, default: 0] -= old.expense.amount }
         }
         if !record.deleted {
-            let (sum, overflow) = (state.totals[record.expense.currency] ?? 0).addingReportingOverflow(record.expense.amount)
-            precondition(!overflow, "the rules check overflow before writing")
-            state.totals[record.expense.currency] = sum
+            state.totals[record.expense.currency] = try Self.checkedTotal(state.totals[record.expense.currency] ?? 0,
+                                                                          adding: record.expense.amount, currency: record.expense.currency)
         }
         state.records[record.record.expense.id] = record
         state.idBySeq[record.seq] = record.record.expense.id
@@ -83,7 +82,9 @@ package final class InMemoryLedgerStore: LedgerStore {
         var result: [Record] = []
         var seq = since + 1
         while seq <= state.head && result.count < limit {
-            if let id = state.idBySeq[seq], let stored = state.records[id] { result.append(stored.record) }
+            if let id = state.idBySeq[seq], let stored = state.records[id], !stored.deleted || seq > state.horizon {
+                result.append(stored.record)
+            }
             seq += 1
         }
         return result

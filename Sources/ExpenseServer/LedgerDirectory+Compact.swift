@@ -4,12 +4,12 @@ import Foundation
 /// Compaction (Protocol.md §5.9; docs/reliability.md "History and compaction").
 ///
 /// How `expensed compact` works beside a serving daemon: it does not take `DIR/expensed.lock`. It opens the
-/// ledger's SQLite file itself (WAL mode: readers never wait) and removes rows in short steps of
+/// ledger's SQLite file itself (WAL mode: readers never wait) and removes history rows in short steps of
 /// ``SQLiteLedgerStore/compactionBatch`` rows, each its own transaction, the horizon first; while a step holds
 /// the write lock the daemon's next commit waits for it (`busy_timeout`, 5 s), it does not fail. What the
-/// daemon keeps in memory stays true: its head and totals are untouched (only tombstones and history entries
-/// go, never the head's row), it reads the horizon from the file on every pull, and an entry of its id → seq
-/// map that points at a purged tombstone reads as no record at all (the row is gone), exactly what the id is now.
+/// daemon keeps in memory stays true because compaction changes nothing it keeps there: no `records` row goes
+/// (a purged tombstone keeps its row and only leaves the pulls), so its head, totals and id → seq map still
+/// describe the file, and it reads the horizon from the file on every pull.
 extension LedgerDirectory {
     /// The cutoff for `keepDays`: changes made before it are removed.
     public static func cutoff(keepDays: Int, now: Int64? = nil) -> Int64 {
@@ -48,8 +48,8 @@ extension LedgerDirectory {
             ledger.compact(before: cutoff) { result in
                 switch result {
                 case .success(let report):
-                    done("compacted ledger \(DisplayText.quoted(name)): \(report.tombstones) tombstones and \(report.entries) "
-                         + "history entries older than \(keepDays) days removed; purge horizon \(report.horizon)")
+                    done("compacted ledger \(DisplayText.quoted(name)): \(report.tombstones) tombstones purged and \(report.entries) "
+                         + "history entries removed, older than \(keepDays) days; purge horizon \(report.horizon)")
                 case .failure(let error):
                     done("compaction of ledger \(DisplayText.quoted(name)) failed: \(error)")
                 }

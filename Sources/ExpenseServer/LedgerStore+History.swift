@@ -17,12 +17,13 @@ package protocol LedgerHistoryStore: AnyObject {
     func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws
     /// Up to `limit` entries matching `request` (its `limit` is ignored), in `seq` order.
     func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry]
-    /// The purge horizon: tombstones and history entries at or below it may have been removed; a `pull` from
+    /// The purge horizon: history entries at or below it may have been removed and tombstones at or below it are
+    /// purged (no longer pulled, kept so that a later change of the id meets the deletion); a `pull` from
     /// a cursor below it (other than 0) is `cursor_expired`. Read from storage each time, so a compaction made
     /// by another process (`expensed compact` beside a serving daemon) counts at once.
     func purgeHorizon() throws -> Int64
-    /// Removes the tombstones and history entries of changes older than `cutoff` (daemon time, seconds since
-    /// 1970), raising the purge horizon first.
+    /// Purges the tombstones and removes the history entries of changes older than `cutoff` (daemon time,
+    /// seconds since 1970), raising the purge horizon first.
     func compact(before cutoff: Int64) throws -> CompactionReport
 }
 
@@ -36,7 +37,7 @@ extension LedgerHistoryStore {
 package struct CompactionReport: Hashable, Sendable {
     /// The purge horizon now.
     package var horizon: Int64
-    /// Tombstones removed.
+    /// Tombstones purged by this compaction (no longer pulled; their ids and deletions kept).
     package var tombstones: Int
     /// History entries removed.
     package var entries: Int

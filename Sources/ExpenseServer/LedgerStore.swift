@@ -101,7 +101,8 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// Stores `record` (new or replacing `old`, the value previously read for the same id), moving its
     /// contribution to the live totals and aggregates from `old` to `record`. `record.seq` must be `head + 1`.
     func write(_ record: StoredRecord, replacing old: StoredRecord?) throws
-    /// Up to `limit` records with `seq` > `since`, in `seq` order.
+    /// Up to `limit` records with `seq` > `since`, in `seq` order, without the tombstones purged by compaction
+    /// (at or below ``LedgerHistoryStore/purgeHorizon()``): a pull from 0 after a compaction does not carry them.
     func changes(since: Int64, limit: Int) throws -> [Record]
     /// ``changes(since:limit:)`` written as JSON, each object what ``Record/write(to:)`` writes for that record
     /// (the default does exactly that; a store may write them straight from its rows). A store may stop early
@@ -153,5 +154,27 @@ extension LedgerStore {
     /// ``encodedChanges(since:limit:maximumBytes:)`` with no byte bound: every change up to `limit`.
     package func encodedChanges(since: Int64, limit: Int) throws -> EncodedChanges {
         try encodedChanges(since: since, limit: limit, maximumBytes: .max)
+    }
+}
+
+extension LedgerStore {
+    /// Refuses a write whose seq is not the next one. The rules always write `head + 1`; a store whose head no
+    /// longer matches its file (another process changed it) fails this write, and so its transaction, instead
+    /// of writing a record under a seq that is taken or skipped.
+    /// - Throws: ``LedgerError/storageFailed(_:)``.
+    func checkNextSeq(_ seq: Int64) throws {
+        guard seq == head + 1 else {
+            throw LedgerError.storageFailed("a write at seq \(seq) does not follow the head, \(head): the ledger changed behind its store")
+        }
+    }
+
+    /// The live total of a currency after adding `amount` to `total`. The rules refuse a change that would overflow
+    /// a currency's total before they write (Protocol.md §7.5), so this fails only for totals the file was given
+    /// behind the daemon's back: that transaction fails, the process does not.
+    /// - Throws: ``LedgerError/storageFailed(_:)``.
+    static func checkedTotal(_ total: Int64, adding amount: Int64, currency: Currency) throws -> Int64 {
+        let sum = total.addingReportingOverflow(amount)
+        guard !sum.overflow else { throw LedgerError.storageFailed("the live total of \(currency.code) would overflow") }
+        return sum.partialValue
     }
 }

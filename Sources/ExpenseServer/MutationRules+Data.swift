@@ -94,9 +94,7 @@ extension MutationRules {
     }
 
     private func sentData(_ mutation: Mutation) -> Result<LedgerDataFields, MutationRejection> {
-        guard let fields = mutation.fields, mutation.type == .put else {
-            preconditionFailure("only a put, which PushRequest guarantees carries fields, has values to validate")
-        }
+        guard let fields = mutation.fields, mutation.type == .put else { return .failure(.putWithoutFields) }
         return LedgerDataJSON.fields(fields)
     }
 

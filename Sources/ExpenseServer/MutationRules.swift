@@ -147,7 +147,9 @@ package struct MutationRules: Sendable {
         // PushRequest already answered a put without a fields object `invalid_mutation` (Protocol.md §5.2); a
         // prepared put left its fields behind, all five sent (or a create's, which the conflict rules do not read).
         let fields = mutation.sentFields
-        precondition(fields != nil || prepared != nil, "a put without fields never passes PushRequest")
+        // PushRequest answers a put without fields itself; refusing it here too keeps a decoder's mistake from
+        // reaching anything but this mutation.
+        if fields == nil && prepared == nil { return .rejected(.putWithoutFields) }
         // A create (baseVersion 0) and a restore (a tombstone at its version) send every required field;
         // an edit sends only what it changes, merged onto the stored values.
         let isRestore = existing.deleted && mutation.baseVersion == existing.version
@@ -159,7 +161,7 @@ package struct MutationRules: Sendable {
         } else if isComplete {
             validated = validateComplete(mutation)
         } else {
-            guard let fields else { preconditionFailure("an unprepared put carries its fields") }
+            guard let fields else { return .rejected(.putWithoutFields) }
             validated = convert(fields).flatMap { draft in
                 validate(existing.expense.draft.merging(draft), id: existing.expense.id)
             }
@@ -200,11 +202,9 @@ package struct MutationRules: Sendable {
     }
 
     /// A create's or restore's values: the sent fields, the ledger's currency when none is sent, an empty note.
-    /// - Precondition: `mutation` is a put, which carries fields (already enforced by PushRequest).
+    /// A mutation that is not a put with fields (PushRequest refuses those first) is refused as such.
     func validateComplete(_ mutation: Mutation) -> Result<Expense, MutationRejection> {
-        guard let fields = mutation.sentFields, mutation.type == .put else {
-            preconditionFailure("only a put, which PushRequest guarantees carries fields, has values to validate")
-        }
+        guard let fields = mutation.sentFields, mutation.type == .put else { return .failure(.putWithoutFields) }
         return convert(fields).flatMap { draft in
             var complete = draft
             if complete.currency == nil { complete.currency = ledgerCurrency.code }
@@ -268,8 +268,8 @@ struct HistoryWriter {
     /// expense: ``PreparedCreation``); `nil` makes them here.
     func write(_ record: StoredRecord, replacing old: StoredRecord?, to store: some LedgerStore,
                created: PreparedCreation?) throws {
-        guard let created else { return try write(record, replacing: old, to: store) }
-        precondition(old == nil, "a create replaces nothing")
+        // Prepared creation bytes describe a record with no earlier version; anything else takes the general entry.
+        guard let created, old == nil else { return try write(record, replacing: old, to: store) }
         try store.write(record, replacing: nil)
         try store.appendCreation(of: record, changesJSON: created.changesJSON, clientId: clientId, author: author)
     }

@@ -19,7 +19,7 @@ extension PostgresLedgerStore {
     }
 
     package func writeData(_ record: StoredDataRecord, replacing old: StoredDataRecord?) throws {
-        precondition(record.seq == head + 1, "a write takes the next seq")
+        try checkNextSeq(record.seq)
         precondition(inTransaction, "every write happens inside transaction(_:)")
         if let error = faultInjection?(.write) { throw error }
         try Self.storage {

@@ -96,15 +96,16 @@ extension PostgresLedgerStore {
         }
     }
 
-    /// Compaction by the SQLite store's rule (``SQLiteLedgerStore/compact(before:)``): the horizon first, then
-    /// tombstones and entries at or below it in steps of ``SQLiteLedgerStore/compactionBatch`` rows. Each step
+    /// Compaction by the SQLite store's rule (``SQLiteLedgerStore/compact(before:)``): the horizon first (which
+    /// purges the tombstones at or below it), then history entries at or below it in steps of
+    /// ``SQLiteLedgerStore/compactionBatch`` rows. Each step
     /// is a transaction holding the ledger's row lock, so it runs between the writes of every daemon (a
     /// restore of a tombstone never races its removal) and keeps them waiting milliseconds, not seconds.
     package func compact(before cutoff: Int64) throws -> CompactionReport {
         precondition(!inTransaction, "compaction runs its own transactions")
         try ensureConnected()
         return try Self.storage {
-            let horizon: Int64 = try connection.transaction {
+            let (old, horizon): (Int64, Int64) = try connection.transaction {
                 guard let row = try connection.query("""
                     SELECT head, horizon, history_start_seq, history_start_time FROM ledgers WHERE name = $1 FOR UPDATE
                     """, [.text(name)]).first else { throw LedgerError.unknownLedger(name) }
@@ -113,20 +114,21 @@ extension PostgresLedgerStore {
                                                       [.integer(number), .integer(cutoff)]).first?.optionalInt64(0)
                 if startSeq > 0, startTime >= cutoff { firstYoung = 1 }
                 let horizon = max(min((firstYoung ?? headNow + 1) - 1, headNow - 1), current)
-                guard horizon > current else { return current }
+                guard horizon > current else { return (current, current) }
                 try connection.query("UPDATE ledgers SET horizon = $2 WHERE name = $1", [.text(name), .integer(horizon)])
-                return horizon
+                return (current, horizon)
             }
             guard horizon > 0 else { return CompactionReport(horizon: horizon, tombstones: 0, entries: 0) }
-            let tombstones = try removeInSteps("""
-                DELETE FROM records WHERE ledger = $1 AND id IN
-                    (SELECT id FROM records WHERE ledger = $1 AND deleted AND seq <= $2 LIMIT $3)
-                """, horizon: horizon)
+            // Tombstones are purged, not removed: out of every pull (``changes(since:limit:)``), their rows kept so
+            // that a later change of the id meets the deletion (Protocol.md §5.9).
+            let tombstones = try connection.query("""
+                SELECT count(*) FROM records WHERE ledger = $1 AND deleted AND seq > $2 AND seq <= $3
+                """, [.integer(number), .integer(old), .integer(horizon)]).first?.int64(0) ?? 0
             let entries = try removeInSteps("""
                 DELETE FROM history WHERE ledger = $1 AND seq IN
                     (SELECT seq FROM history WHERE ledger = $1 AND seq <= $2 ORDER BY seq LIMIT $3)
                 """, horizon: horizon)
-            return CompactionReport(horizon: horizon, tombstones: tombstones, entries: entries)
+            return CompactionReport(horizon: horizon, tombstones: Int(tombstones), entries: entries)
         }
     }
 

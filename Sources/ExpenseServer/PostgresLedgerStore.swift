@@ -163,34 +163,35 @@ package final class PostgresLedgerStore: LedgerStore {
     }
 
     package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
-        precondition(record.seq == head + 1, "a write takes the next seq")
+        try checkNextSeq(record.seq)
         precondition(inTransaction, "every write happens inside transaction(_:)")
         if let error = faultInjection?(.write) { throw error }
         if old == nil && pendingRecords[record.expense.id] == nil { pendingCreates.insert(record.expense.id) }
         pendingRecords[record.expense.id] = record
-        if let old, !old.deleted { account(old.expense, sign: -1) }
-        if !record.deleted { account(record.expense, sign: 1) }
+        if let old, !old.deleted { try account(old.expense, sign: -1) }
+        if !record.deleted { try account(record.expense, sign: 1) }
         head = record.seq
     }
 
-    private func account(_ expense: Expense, sign: Int64) {
+    private func account(_ expense: Expense, sign: Int64) throws {
+        totals[expense.currency] = try Self.checkedTotal(totals[expense.currency] ?? 0, adding: sign * expense.amount, currency: expense.currency)
         let key = AggregateKey(day: expense.date.ordinal, category: expense.category,
                                                  currency: expense.currency.code)
         pendingDeltas[key, default: .init()].amount += sign * expense.amount
         pendingDeltas[key, default: .init()].count += sign
-        let total = (totals[expense.currency] ?? 0).addingReportingOverflow(sign * expense.amount)
-        precondition(!total.overflow, "the rules check overflow before writing")
-        totals[expense.currency] = total.partialValue
     }
 
     package func changes(since: Int64, limit: Int) throws -> [Record] {
+        // Tombstones purged by compaction (at or below the horizon) are no longer pulled; their rows stay.
         // Never past `head` as this store read it: a change committed by another daemon since is in the next pull.
         try Self.storage {
             try connection.query("""
                 SELECT seq, version, deleted, amount, currency, category, day, note,
                        money_version, category_version, date_version, note_version, id
-                FROM records WHERE ledger = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4
-                """, [.integer(number), .integer(since), .integer(head), .integer(Int64(limit))]).all.map { try Self.decode($0).record }
+                FROM records WHERE ledger = $1 AND seq > $2 AND seq <= $3
+                    AND (NOT deleted OR seq > (SELECT horizon FROM ledgers WHERE name = $5))
+                ORDER BY seq LIMIT $4
+                """, [.integer(number), .integer(since), .integer(head), .integer(Int64(limit)), .text(name)]).all.map { try Self.decode($0).record }
         }
     }
 

@@ -47,7 +47,7 @@ extension SQLiteLedgerStore {
     }
 
     package func writeData(_ record: StoredDataRecord, replacing old: StoredDataRecord?) throws {
-        precondition(record.seq == head + 1, "a write takes the next seq")
+        try checkNextSeq(record.seq)
         if let error = faultInjection?(.write) { throw error }
         if let old { try connection.cached("DELETE FROM data_records WHERE seq = ?1").run([.integer(old.seq)]) }
         lastDataWrite = (record.record.id, old?.seq ?? 0)

@@ -31,9 +31,17 @@ extension SQLiteLedgerStore {
     }
 
     /// The row ``appendHistory(_:)`` keeps for the entry of `record`'s creation, its changes as written ahead.
-    /// - Precondition: right after the ``write(_:replacing:)`` that created `record` (its `previous` is 0).
+    /// Called right after the ``write(_:replacing:)`` that created `record`; when that write found the id already
+    /// placed (the id → seq map and the rules' read disagreed), the entry is written by the general path, which
+    /// links it to that seq, instead of trusting the prepared bytes.
+    /// - Throws: ``LedgerError/storageFailed(_:)`` when the last write was not `record`'s.
     package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
-        precondition(!record.deleted && undo.last?.id == record.expense.id && undo.last?.seq == nil, "a create is just written")
+        guard !record.deleted, let last = undo.last, last.id == record.expense.id else {
+            throw LedgerError.storageFailed("the history of record \(UUIDText.lowercased(record.expense.id)) does not follow its write")
+        }
+        guard last.seq == nil else {
+            return try appendHistory(HistoryEntry(from: nil, to: record, clientId: clientId, author: author))
+        }
         pendingHistory.append(PendingHistoryRow(creationOf: record, changesJSON: changesJSON, clientId: clientId, author: author))
     }
 
@@ -136,8 +144,14 @@ extension SQLiteLedgerStore {
     static let compactionBatch = 2_000
 
     /// Compaction in steps, each its own transaction: first the new horizon (so no client relies on what goes
-    /// next), then tombstones and entries at or below it, a batch at a time. A crash between steps leaves the
-    /// horizon raised and some rows not yet removed; the next compaction removes them.
+    /// next), then history entries at or below it, a batch at a time. A crash between steps leaves the horizon
+    /// raised and some entries not yet removed; the next compaction removes them.
+    ///
+    /// Tombstones are purged, not removed: a tombstone at or below the horizon leaves every pull (a pull from 0
+    /// no longer carries it, ``changes(since:limit:)``) but keeps its row, so a later change of its id meets the
+    /// deletion (a re-create is an edit-versus-delete conflict, Protocol.md §5.9) and nothing a serving daemon
+    /// holds in memory about records — its id → seq map, its totals, the seq a new history entry links to —
+    /// can go stale when another process compacts the file.
     ///
     /// The horizon is the seq just below the first change made at or after `cutoff`, never above the head
     /// minus one (the head's row stays, so the next seq is never reused). Changes made before the history
@@ -150,23 +164,16 @@ extension SQLiteLedgerStore {
             .first([.integer(cutoff)]) { $0.isNull(0) ? nil : $0.int64(0) } ?? nil
         if startSeq > 0, startTime >= cutoff { firstYoung = 1 }
         var horizon = (firstYoung ?? headNow + 1) - 1
-        horizon = max(min(horizon, headNow - 1), try purgeHorizon())
-        guard horizon > 0 else { return CompactionReport(horizon: try purgeHorizon(), tombstones: 0, entries: 0) }
+        let oldHorizon = try purgeHorizon()
+        horizon = max(min(horizon, headNow - 1), oldHorizon)
+        guard horizon > 0 else { return CompactionReport(horizon: oldHorizon, tombstones: 0, entries: 0) }
         let newHorizon = horizon
-        try connection.transaction { try setHistoryMeta("horizon", newHorizon) }
-        var tombstones = 0
-        var entries = 0
-        while true {
-            let removed: [(seq: Int64, id: UUID)] = try connection.transaction {
-                let rows = try connection.cached("SELECT seq, id FROM records WHERE deleted = 1 AND seq <= ?1 LIMIT ?2")
-                    .map([.integer(newHorizon), .integer(Int64(Self.compactionBatch))]) { (seq: $0.int64(0), id: try Self.uuid($0.blob(1))) }
-                for row in rows { try connection.cached("DELETE FROM records WHERE seq = ?1").run([.integer(row.seq)]) }
-                return rows
-            }
-            tombstones += removed.count
-            for row in removed where seqById[row.id] == row.seq { seqById[row.id] = nil }
-            if removed.count < Self.compactionBatch { break }
+        let tombstones: Int = try connection.transaction {
+            try setHistoryMeta("horizon", newHorizon)
+            return try connection.prepare("SELECT count(*) FROM records WHERE seq > ?1 AND seq <= ?2 AND deleted = 1")
+                .first([.integer(oldHorizon), .integer(newHorizon)]) { $0.int(0) } ?? 0
         }
+        var entries = 0
         while true {
             let count: Int = try connection.transaction {
                 let seqs = try connection.cached("SELECT seq FROM history WHERE seq <= ?1 ORDER BY seq LIMIT ?2")

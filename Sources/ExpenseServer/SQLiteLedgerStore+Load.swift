@@ -7,8 +7,8 @@ extension SQLiteLedgerStore {
     /// order: where each record is (its seq), and the live records' totals per day, month, category and
     /// currency (``LiveDayTotals/Builder``), and per currency. No `String` or array is made per row: the id,
     /// category and currency are read from SQLite's bytes.
-    /// - Throws: ``SQLite/SQLiteError``; ``LedgerError/storageFailed(_:)`` for an id that is not 16 bytes or
-    ///   live amounts whose sum overflows.
+    /// - Throws: ``SQLite/SQLiteError``; ``LedgerError/storageFailed(_:)`` for an id that is not 16 bytes, a seq
+    ///   that is not positive or live amounts whose sum overflows.
     static func loadRecords(_ connection: SQLiteConnection) throws
         -> (seqById: SeqByIdMap, dayTotals: LiveDayTotals, totals: [Currency: Int64]) {
         var seqById = SeqByIdMap()
@@ -19,7 +19,10 @@ extension SQLiteLedgerStore {
                 guard bytes.count == 16 else { throw LedgerError.storageFailed("a stored id is not 16 bytes") }
                 return UUID(uuid: bytes.loadUnaligned(as: uuid_t.self))
             }
-            seqById[id] = row.int64(1)
+            // A file edited behind the daemon's back must fail this ledger's open, not stop the process.
+            let seq = row.int64(1)
+            guard seq > 0 else { throw LedgerError.storageFailed("record \(UUIDText.lowercased(id)) has seq \(seq), not a positive one") }
+            seqById[id] = seq
             guard row.int64(2) == 0 else { return }
             try row.withText(5) { category in
                 try row.withText(6) { currency in

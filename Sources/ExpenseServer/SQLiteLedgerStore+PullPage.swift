@@ -15,7 +15,7 @@ extension SQLiteLedgerStore {
         var regular = true
         try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note, id
-            FROM records WHERE seq > ?1 ORDER BY seq LIMIT ?2
+            FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2
             """).forEachRow([.integer(since), .integer(Int64(limit))]) { row in
             guard let id = row.withBlob(8, { $0.count == 16 ? $0.loadUnaligned(as: uuid_t.self) : nil }), let day = CalendarDay(ordinal: row.int(6)),
                   row.withText(4, { currency.resolve($0) }) else {

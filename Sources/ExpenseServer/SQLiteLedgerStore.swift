@@ -206,13 +206,13 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// Keeps `record` for the group's multi-row writes before COMMIT (``flushRecords()``); ``record(id:)`` answers
     /// it from memory until then.
     package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
-        precondition(record.seq == head + 1, "a write takes the next seq")
+        try checkNextSeq(record.seq)
         if let error = faultInjection?(.write) { throw error }
         let expense = record.expense
         pendingVersions.add(record, replacing: old)
         undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
-        if let old, !old.deleted { account(old.expense, sign: -1) }
-        if !record.deleted { account(expense, sign: 1) }
+        if let old, !old.deleted { try account(old.expense, sign: -1) }
+        if !record.deleted { try account(expense, sign: 1) }
         head = record.seq
     }
 
@@ -270,18 +270,22 @@ package final class SQLiteLedgerStore: LedgerStore {
         try row.text(expense.note)
     }
 
-    private func account(_ expense: Expense, sign: Int64) {
-        let currency = dayTotals.add(expense, sign: sign)
-        let total = totals[currency].addingReportingOverflow(sign * expense.amount)
-        precondition(!total.overflow, "the rules check overflow before writing")
-        totals[currency] = total.partialValue
+    private func account(_ expense: Expense, sign: Int64) throws {
+        let currency = dayTotals.number(of: expense.currency)
+        totals[currency] = try Self.checkedTotal(totals[currency], adding: sign * expense.amount, currency: expense.currency)
+        // Each cell sums a subset of the currency's positive amounts, so it cannot overflow once the total did not.
+        dayTotals.add(expense, sign: sign)
     }
+
+    /// A pull's rows: every record changed after `since`, except tombstones purged by compaction (at or below
+    /// the horizon, read from the file so another process's compaction counts at once; `compact(before:)`).
+    static let pulledRows = "records WHERE seq > ?1 AND (deleted = 0 OR seq > (SELECT coalesce(max(value), 0) FROM history_meta WHERE key = 'horizon'))"
 
     package func changes(since: Int64, limit: Int) throws -> [Record] {
         try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note,
                    money_version, category_version, date_version, note_version, id
-            FROM records WHERE seq > ?1 ORDER BY seq LIMIT ?2
+            FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2
             """).map([.integer(since), .integer(Int64(limit))]) { row in
             try Self.decode(row, id: try Self.uuid(row.blob(12)), from: 0).record
         }

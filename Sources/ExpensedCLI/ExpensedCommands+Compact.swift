@@ -2,13 +2,15 @@ import CommandLineKit
 
 extension ExpensedCommands {
     static let compact = CommandSpec(
-        name: "compact", abstract: "Remove a ledger's tombstones and history entries older than N days, also while the daemon serves.",
+        name: "compact", abstract: "Purge a ledger's tombstones and remove its history entries older than N days, also while the daemon serves.",
         discussion: """
           Records a purge horizon first: a client whose last sync is older gets cursor_expired and pulls the
-          ledger again from the start, keeping and then sending its unsynced changes (nothing is lost). Live
-          expenses, totals and exactly-once bookkeeping are never touched. Runs beside a serving daemon (it opens
-          the ledger's SQLite file in short transactions; the daemon waits for each, it does not fail). Prints
-          `horizon H, removed T tombstones and E history entries`. `expensed serve --compact-after N` does the
+          ledger again from the start, keeping and then sending its unsynced changes (nothing is lost). A purged
+          tombstone is no longer pulled but its deletion is kept: a later change of that expense, from any
+          machine, meets the deletion as a conflict. Live expenses, totals and exactly-once bookkeeping are never
+          touched. Runs beside a serving daemon (it opens the ledger's SQLite file in short transactions; the
+          daemon waits for each, it does not fail). Prints
+          `horizon H, purged T tombstones and removed E history entries`. `expensed serve --compact-after N` does the
           same for every ledger daily. VACUUM is not run: the freed pages are reused by new changes. With
           --postgres it compacts the ledger in that database, each step holding the ledger's row lock (the
           daemons' commits wait for it).

@@ -11,7 +11,7 @@ extension ExpensedRunner {
             let ledger = command[ExpensedOptions.ledger] ?? ""
             let report = try ExpensedCLI.postgresOption(command).map { try PostgresLedgerDirectory.compact(conninfo: $0, ledger: ledger, keepDays: days) }
                 ?? LedgerDirectory.compact(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]), ledger: ledger, keepDays: days)
-            ExpensedCLI.printOut("horizon \(report.horizon), removed \(report.tombstones) tombstones and \(report.entries) history entries\n")
+            ExpensedCLI.printOut("horizon \(report.horizon), purged \(report.tombstones) tombstones and removed \(report.entries) history entries\n")
             return .success
         } catch {
             ExpensedCLI.printError("Error: \(error)")

@@ -33,7 +33,7 @@ import Testing
             // are gone (the head's entry stays, §5.9), the new change is kept.
             let log = try ann.succeed(["log", "--json"])
             #expect(!log.contains("\"gone\"") && log.contains("\"kept\"") && log.contains("\"new\""), "\(log)\n\(daemon.stderr)")
-            #expect(daemon.stderr.contains("compacted ledger 'default': 1 tombstones and 2 history entries older than 1 days removed; purge horizon 2"),
+            #expect(daemon.stderr.contains("compacted ledger 'default': 1 tombstones purged and 2 history entries removed, older than 1 days; purge horizon 2"),
                     "\(daemon.stderr)")
         }
     }

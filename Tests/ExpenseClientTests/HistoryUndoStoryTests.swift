@@ -105,7 +105,8 @@ import TestSupport
     }
 
     /// Bob is offline past the purge horizon with unsynced changes: one sync heals (cursor_expired), and nothing
-    /// of his is lost, nor does a purged deletion come back to life on his machine.
+    /// of his is lost, nor does a purged deletion come back to life on anybody's machine: his edit of it meets
+    /// the deletion as a conflict (shown like any other), and only keeping his side brings the expense back.
     @Test func aClientOfflinePastTheHorizonKeepsSyncingWithNothingLost() async throws {
         let daemon = try TestDaemon()
         let ann = try TestClient("ann"), bob = try TestClient("bob", persistent: true)
@@ -124,12 +125,22 @@ import TestSupport
         let report = try await daemon.ledger.compact(before: HistoryAuthor.now() + 10)
         #expect(report.tombstones == 2 && report.horizon > 0)
         let synced = try await bob.sync(daemon)
-        #expect(synced.openConflicts == 0 && synced.openRejections == 0 && synced.pending == 0)
+        #expect(synced.openConflicts == 1 && synced.openRejections == 0 && synced.pending == 0, "\(synced)")
+        let conflict = try bob.ledger.conflict(String(UUIDText.lowercased(b.id).prefix(8)))
+        #expect(conflict.kind == .editedHereDeletedThere && conflict.theirs.deleted, "\(conflict)")
         try await ann.sync(daemon)
-        let server = liveExpenses(try await daemon.records())
+        var server = liveExpenses(try await daemon.records())
         #expect(server[a.id]?.note == "bob's a")
-        #expect(server[b.id]?.note == "bob's b")  // his edit of a purged deletion is kept: sent again whole
+        #expect(server[b.id] == nil, "a purged deletion stays a deletion")
         #expect(server[d.id] != nil && server[c.id] == nil && server[e.id] == nil)
+        #expect(try ann.live() == server)
+        // Bob keeps his edit: the expense is restored with it, on every machine.
+        try bob.ledger.resolve(conflict, .mine)
+        let resolved = try await bob.sync(daemon)
+        #expect(resolved.openConflicts == 0 && resolved.pending == 0, "\(resolved)")
+        try await ann.sync(daemon)
+        server = liveExpenses(try await daemon.records())
+        #expect(server[b.id]?.note == "bob's b")
         #expect(try bob.live() == server)
         let annLive = try ann.live()
         #expect(annLive == server, "\(annLive.mapValues(\.note)) vs \(server.mapValues(\.note))")

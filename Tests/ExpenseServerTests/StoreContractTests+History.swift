@@ -101,8 +101,50 @@ import TestSupport
         #expect(everything.horizon == 4)
         #expect(try allRecords(ledger.engine).map(\.seq) == [1, 5])
         #expect(try client.put(UUID(), base: 0, lunch()) == .applied(version: 1, seq: 6))
-        // A purged id is an id the ledger never had.
-        #expect(try client.put(gone, base: 2, lunch()).reason == "not_found")
         #expect(try ledger.engine.history(HistoryRequest()).horizon == 4)
+    }
+
+    /// A purged tombstone leaves every pull but not the ledger: a create of its id (a healing client re-sending
+    /// its edit as the whole expense, an import or an occurrence of the same id) meets the deletion as an
+    /// edit-versus-delete conflict; a delete is the deletion it already is; a restore at its version revives it.
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aPurgedDeletionStaysADeletion(kind: LedgerStoreKind) throws {
+        let ledger = try TestLedger(kind)
+        var client = EngineClient(ledger.engine)
+        let now = HistoryAuthor.now()
+        ledger.engine.clock = { now - 40 * 86_400 }
+        let gone = UUID(), edited = UUID(), occurrence = UUID()
+        _ = try client.put(gone, base: 0, lunch())                                          // 1
+        _ = try client.delete(gone, base: 1)                                                // 2
+        _ = try client.put(edited, base: 0, lunch())                                        // 3
+        _ = try client.delete(edited, base: 1)                                              // 4
+        _ = try client.put(occurrence, base: 0, lunch())                                    // 5
+        _ = try client.delete(occurrence, base: 1)                                          // 6
+        ledger.engine.clock = { now }
+        _ = try client.put(UUID(), base: 0, lunch())                                        // 7: the head stays
+        let report = try ledger.engine.compact(before: LedgerDirectory.cutoff(keepDays: 30, now: now))
+        #expect(report.horizon == 6 && report.tombstones == 3 && report.entries == 6, "\(report)")
+        #expect(try ledger.engine.pull(PullRequest(since: 0)).changes.map(\.seq) == [7])
+        #expect(try ledger.engine.compact(before: now - 30 * 86_400).tombstones == 0, "a purge is counted once")
+
+        guard case .conflict(let current) = try client.put(gone, base: 0, fields(amount: 900, category: "rent", date: "2026-03-01")) else {
+            Issue.record("a create of a purged id must meet its deletion")
+            return
+        }
+        #expect(current.deleted && current.version == 2 && current.seq == 2 && current.expense.id == gone
+                && current.expense.amount == 1250 && current.expense.category == "food", "the tombstone keeps its last values")
+        // An edit made before the deletion was seen (base 1, one field) meets it too.
+        guard case .conflict = try client.put(edited, base: 1, fields(note: "late")) else {
+            Issue.record("an edit of a purged tombstone must meet its deletion")
+            return
+        }
+        #expect(try client.delete(gone, base: 2) == .applied(version: 2, seq: 2))
+        let anOccurrence = try client.push { mutationId in
+            PushItem(mutationId: mutationId, decoded: .success(Mutation(mutationId: mutationId, type: .put, id: occurrence, baseVersion: 0,
+                                                                        fields: lunch(), ifAbsent: true)))
+        }
+        #expect(anOccurrence == .applied(version: 2, seq: 6), "an occurrence whose deletion was purged stays deleted")
+        #expect(try client.put(gone, base: 2, lunch()) == .applied(version: 3, seq: 8))
+        #expect(try ledger.engine.summary(SummaryQuery()).summary.totals.map(\.amount) == [2500])
     }
 }

@@ -1,0 +1,66 @@
+import TestSupport
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+import Testing
+
+/// `expensed compact` run by another process beside a serving `expensed`: the daemon's memory (its id → seq map,
+/// totals, history links) stays true to the file, no request can stop it, and a purged deletion stays a deletion.
+@Suite(.serialized) struct CompactionBesideDaemonTests {
+    private static func put(_ mutationId: Int64, _ id: UUID, base: Int64, amount: Int64 = 1250) -> String {
+        #"{"mutationId":\#(mutationId),"type":"put","id":"\#(id.uuidString)","baseVersion":\#(base),"fields":{"amount":\#(amount),"category":"food","date":"2026-01-02","note":"lunch"}}"#
+    }
+
+    private static func delete(_ mutationId: Int64, _ id: UUID, base: Int64) -> String {
+        #"{"mutationId":\#(mutationId),"type":"delete","id":"\#(id.uuidString)","baseVersion":\#(base)}"#
+    }
+
+    private static func push(_ client: WireClient, _ mutations: String...) throws -> [MutationStatus] {
+        try PushResult(json: client.result("push", #"{"mutations":[\#(mutations.joined(separator: ","))]}"#)).results.map(\.status)
+    }
+
+    /// Returns once the wall clock has moved past the second it read on entry (compaction's cutoff is in whole
+    /// seconds, so changes made in the current second are young for `--keep-days 0`): at most a second.
+    static func waitForTheNextSecond() {
+        let start = Int64(Date().timeIntervalSince1970.rounded(.down))  // not money: seconds
+        while Int64(Date().timeIntervalSince1970.rounded(.down)) == start { usleep(10_000) }  // not money: seconds
+    }
+
+    @Test func aCreateOfAnIdPurgedByAnotherProcessMeetsItsDeletionAndTheDaemonServesOn() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess()
+            let (daemon, data) = try DaemonProcess.serveDefaultLedger(for: [ann])
+            defer { _ = daemon.stop() }
+            let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let client = try WireClient(daemon.address())
+            defer { client.close() }
+            _ = try client.hello(token: token)
+            let gone = UUID(), kept = UUID()
+            let first = try Self.push(client, Self.put(1, gone, base: 0), Self.delete(2, gone, base: 1), Self.put(3, kept, base: 0))
+            #expect(first == [.applied(version: 1, seq: 1), .applied(version: 2, seq: 2), .applied(version: 1, seq: 3)])
+
+            Self.waitForTheNextSecond()  // --keep-days 0 keeps the changes of the current second
+            let compacted = try ExpenseProcess.run(ExpenseProcess.locate("expensed"),
+                                                   ["compact", "--ledger", "default", "--keep-days", "0", "--data", data],
+                                                   environment: [:], scratch: ann.directory)
+            #expect(compacted.status == 0 && compacted.stdout.contains("purged 1 tombstones"), "\(compacted)")
+
+            // The healing client's re-send of the whole expense (a create) meets the deletion it never saw.
+            let recreated = try Self.push(client, Self.put(4, gone, base: 0))
+            guard case .conflict(let current)? = recreated.first else {
+                Issue.record("expected a conflict with the purged deletion, got \(recreated)")
+                return
+            }
+            #expect(current.deleted && current.version == 2 && current.expense.id == gone, "\(current)")
+            // A delete of it is the deletion it already is; a restore at the tombstone's version brings it back.
+            #expect(try Self.push(client, Self.delete(5, gone, base: 2)) == [.applied(version: 2, seq: 2)])
+            #expect(try Self.push(client, Self.put(6, gone, base: 2, amount: 700)) == [.applied(version: 3, seq: 4)])
+            // The daemon still serves, its totals and records are what the file holds, and a full pull agrees.
+            let records = try client.pullAll()
+            #expect(Set(records.map(\.expense.id)) == [gone, kept] && records.allSatisfy { !$0.deleted }, "\(records)")
+            let summary = try SummaryResult(json: client.result("summary", "{}"))
+            #expect(summary.summary.totals.map(\.amount) == [1950] && summary.summary.totals.map(\.count) == [2], "\(summary)")
+            #expect(daemon.stop() == DaemonProcess.Ending(status: 0, reason: .exit), "stderr: \(daemon.stderr)")
+        }
+    }
+}

@@ -26,9 +26,10 @@ enum ExpenseTable {
         }.joined(separator: "\n") + "\n"
     }
 
-    /// Tabs and line breaks shown as spaces, text wider than `width` columns cut with an ellipsis, so each
-    /// expense stays on one line.
+    /// Tabs and line breaks shown as spaces, other control and bidirectional formatting characters escaped as
+    /// every message shows them (``ExpenseCore/DisplayText``), text wider than `width` columns cut with an
+    /// ellipsis: each expense stays on one line, and nothing in it restyles or reorders the terminal row.
     static func oneLine(_ text: String, width: Int) -> String {
-        TerminalWidth.truncated(String(text.map { $0 == "\t" || $0.isNewline ? " " : $0 }), to: width)
+        TerminalWidth.truncated(DisplayText.escapedWhole(String(text.map { $0 == "\t" || $0.isNewline ? " " : $0 })), to: width)
     }
 }

@@ -11,8 +11,10 @@ public enum DisplayText {
     /// How many Unicode scalars of a text are shown at most (a ledger name, at most 64, is shown whole).
     public static let limit = 64
 
-    /// `text` safe for one line: control characters (C0, DEL, C1) and line or paragraph separators are written as
-    /// `\n`, `\r`, `\t` or `\u{1B}`; past ``limit`` Unicode scalars it is cut and `…` is appended.
+    /// `text` safe for one line: control characters (C0, DEL, C1), line or paragraph separators and bidirectional
+    /// formatting characters (embeddings, overrides, isolates, marks: they reorder the rest of a terminal row) are
+    /// written as `\n`, `\r`, `\t` or `\u{1B}`; joiners, which build one emoji of several, stay; past ``limit``
+    /// Unicode scalars it is cut and `…` is appended.
     ///
     /// The cut falls between two graphemes (characters as a person sees them), never inside one: a family emoji or
     /// an accented letter is shown whole or left out whole. Only a first grapheme longer than the limit by itself
@@ -41,6 +43,15 @@ public enum DisplayText {
         return shown
     }
 
+    /// `text` with every character ``escaped(_:)`` escapes written the same way, but whole: for a terminal cell
+    /// that is cut to its column width by the caller (`expense list`'s table), not to ``limit`` scalars.
+    public static func escapedWhole(_ text: String) -> String {
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return text }
+        var shown = ""
+        for scalar in text.unicodeScalars { shown += escape(scalar) }
+        return shown
+    }
+
     /// ``escaped(_:)`` between `quote`s: `'text'` by default.
     public static func quoted(_ text: String, quote: Character = "'") -> String {
         "\(quote)\(escaped(text))\(quote)"
@@ -55,9 +66,20 @@ public enum DisplayText {
             switch scalar.properties.generalCategory {
             case .control, .lineSeparator, .paragraphSeparator:
                 return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            case .format where isBidirectionalControl(scalar):
+                return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default:
                 return String(scalar)
             }
+        }
+    }
+
+    /// The Unicode characters that change the direction of the text after them (UAX #9): ALM, LRM, RLM, the
+    /// embeddings and overrides LRE…RLO, and the isolates LRI…PDI.
+    private static func isBidirectionalControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
         }
     }
 }

@@ -36,6 +36,22 @@ import Testing
         }
     }
 
+    /// A category or note holding a right-to-left override (or an isolate, a mark) would reverse the rest of the
+    /// terminal row it is printed in; `list` shows it escaped, as every message and log line does.
+    @Test(arguments: ["\u{202E}", "\u{2067}", "\u{200F}"])
+    func listEscapesBidirectionalControls(control: String) async throws {
+        try await onOwnThread {
+            let expense = try ExpenseProcess()
+            try expense.succeed(["add", "12.50", "food" + control + "evil", "--note", "n" + control + "ote"])
+            let listed = try expense.succeed(["list"])
+            #expect(!listed.unicodeScalars.contains { $0 == control.unicodeScalars.first }, "\(listed.debugDescription)")
+            let code = String(control.unicodeScalars.first?.value ?? 0, radix: 16, uppercase: true)
+            #expect(listed.contains("food\\u{\(code)}evil") && listed.contains("n\\u{\(code)}ote"), "\(listed)")
+            let json = try expense.succeed(["list", "--json"])
+            #expect(json.contains("food" + control + "evil"), "--json keeps the text as it is")
+        }
+    }
+
     @Test func aFullStandardOutputIsAnIOErrorNotACrash() async throws {
         try await onOwnThread {
             let expense = try Self.filled()

@@ -13,6 +13,23 @@ import Testing
         #expect(DisplayText.escaped(shown) == shown, "escaping is idempotent")
     }
 
+    /// Bidirectional formatting characters reorder what follows them on a terminal row (an override, an isolate,
+    /// a mark): each is escaped, while joiners that build one emoji stay.
+    @Test(arguments: ["\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}",
+                      "\u{2069}", "\u{200E}", "\u{200F}", "\u{061C}"])
+    func bidirectionalControlsAreEscaped(control: String) throws {
+        let scalar = try #require(control.unicodeScalars.first)
+        let code = String(scalar.value, radix: 16, uppercase: true)
+        #expect(DisplayText.escaped("ab" + control + "cd") == "ab\\u{\(code)}cd")
+        #expect(DisplayText.escapedWhole("ab" + control + "cd") == "ab\\u{\(code)}cd")
+        #expect(DisplayText.escapedWhole("👩\u{200D}👩\u{200D}👧") == "👩\u{200D}👩\u{200D}👧")
+    }
+
+    @Test func escapedWholeIsNotCut() {
+        let long = String(repeating: "x", count: 200) + "\u{1B}"
+        #expect(DisplayText.escapedWhole(long) == String(repeating: "x", count: 200) + "\\u{1B}")
+    }
+
     /// The printable-ASCII fast path of ``DisplayText/escaped(_:)`` gives what the grapheme walk gives, at and
     /// around its edges (every byte 0…127 in a text, lengths up to and past the limit).
     @Test func theASCIIFastPathEqualsTheGeneralPath() {

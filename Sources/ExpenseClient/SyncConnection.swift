@@ -174,6 +174,10 @@ package final class SyncConnection {
                     // Its storage (PostgreSQL) is down; nothing of the request was acknowledged: another
                     // address of the list, or a later attempt, may serve it.
                     throw .unreachable("the server at \(address) cannot reach its storage: \(rpcError.message)")
+                case .server(let rpcError) where rpcError.reason == RPCError.tlsPortReason:
+                    throw .tlsRejected(code: "tls_server", message: "the server at \(address) speaks TLS on this port: connect with "
+                                       + "\(RemoteTLS.scheme)\(address.socketAddress) (expense remote set \(RemoteTLS.scheme)\(address.socketAddress) with "
+                                       + "--ca, --pin or --trust-first)")
                 case .server(let rpcError) where rpcError.reason == "invalid_cursor" || rpcError.reason == "cursor_expired":
                     throw .historyReplaced("\(Request.method): \(rpcError.reason): \(rpcError.message)")
                 case .server(let rpcError):

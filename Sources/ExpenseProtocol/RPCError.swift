@@ -116,6 +116,10 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `reason` of a −32001 that is the login throttle's refusal, not a wrong ledger or token.
     public static let throttledReason = "throttled"
 
+    /// The `reason` of the line a TLS port sends, in plaintext, to a plaintext client before closing: connect
+    /// with `tls://`.
+    public static let tlsPortReason = "tls_port"
+
     /// −32001 `unauthorized` for a request before `hello`.
     public static let helloRequired = RPCError(code: unauthorizedCode, message: "hello must be the first request on a connection",
                                                reason: "unauthorized")

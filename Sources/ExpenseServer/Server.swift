@@ -35,6 +35,8 @@ public final class Server: Sendable {
         transport.tls = configuration.tls
         transport.proxyProtocolSources = configuration.proxyProtocolSources
         transport.protocolMismatchReply = RPCResponse.error(id: nil, .invalidRequest("this port speaks plaintext, not TLS", reason: "plaintext_port"))
+        transport.plaintextClientReply = RPCResponse.error(id: nil, .invalidRequest("this port speaks TLS: connect with tls://HOST:PORT",
+                                                                                    reason: RPCError.tlsPortReason))
         let context = SessionContext(ledgers: ledgers,
                                      throttle: AuthThrottle(freeFailures: configuration.authFreeFailures,
                                                             interval: configuration.authPenaltyInterval),

@@ -199,7 +199,8 @@ final class EventLoop {
                 break
             }
             budget -= 1
-            let read = connection.readSocket(into: scratch, mismatchReply: configuration.protocolMismatchReply)
+            let read = connection.readSocket(into: scratch, mismatchReply: connection.tls == nil ? configuration.protocolMismatchReply
+                                                                                       : configuration.plaintextClientReply)
             if let header = connection.receivedProxyHeader {
                 connection.receivedProxyHeader = nil
                 openSession(connection, behind: header)

@@ -25,6 +25,9 @@ public struct LineServerConfiguration: Sendable {
     public var tls: TLSServerIdentity? = nil
     /// Bytes sent, best effort, to a client that starts a TLS handshake on a plaintext port, before it is closed.
     public var protocolMismatchReply: [UInt8] = []
+    /// Bytes sent in plaintext, best effort, to a plaintext client on a TLS port before it is closed: it cannot read
+    /// a TLS alert, but it can read a line telling it to connect with TLS.
+    public var plaintextClientReply: [UInt8] = []
 
     /// Peers whose connections must start with a PROXY protocol header (v1 or v2, see ``ProxyHeader``), read
     /// before TLS and framing; its client address then replaces the peer's in ``ConnectionHandle/peerHost``.

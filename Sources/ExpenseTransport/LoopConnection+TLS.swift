@@ -38,7 +38,8 @@ extension LoopConnection {
     /// Reads once from the socket (through SystemKit's ``syscall(blocking:where:_:)``); the plaintext goes to
     /// the framer. On a connection from a listed proxy the PROXY header comes first: its bytes are kept until
     /// it is complete (then ``receivedProxyHeader`` is set and what follows it goes on as below).
-    /// - Parameter mismatchReply: sent (best effort) to a TLS client on a plaintext port before it is closed.
+    /// - Parameter mismatchReply: sent (best effort, in plaintext) to a peer speaking the other protocol before it is
+    ///   closed: a TLS client on a plaintext port, or a plaintext client on a TLS port.
     func readSocket(into scratch: UnsafeMutableRawBufferPointer, mismatchReply: [UInt8]) -> SocketRead {
         let result: IOResult<Int>
         do throws(SystemCallError) {
@@ -93,6 +94,9 @@ extension LoopConnection {
         tls.receive(received)
         tls.advance { framer.append($0) }
         switch tls.state {
+        case .failed(.plaintextClient):
+            _ = mismatchReply.withUnsafeBytes { Socket.send(id.fd, $0) }
+            return fail(.tls(.plaintextClient))
         case .failed(let error): return fail(.tls(error))
         case .finished: return .endOfStream
         case .handshaking, .established: return .received(count: count)

@@ -69,9 +69,11 @@ import Glibc
                                                  stdin: #"{"jsonrpc":"2.0","id":7,"method":"ping"}"# + "\n", scratch: directory)
             // Before hello, ping is refused with a JSON-RPC error: what matters is that a verified TLS line came back.
             #expect(openssl.stdout.contains(#""id":7"#) || openssl.stdout.contains(#""jsonrpc":"2.0""#), "\(openssl)")
-            // A plaintext client on the TLS port is closed at once, and the daemon says so.
+            // A plaintext client on the TLS port hears one plaintext line naming tls:// and is closed; the daemon says so.
             let plain = try LineConnection(connectingTo: daemon.address)
             try plain.writeLine(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+            let told = (try? plain.readTextLine()) ?? nil
+            #expect(told?.contains(#""reason":"tls_port""#) == true && told?.contains("tls://") == true, "\(told ?? "closed")")
             #expect((try? plain.readLine(timeout: .seconds(5))) ?? nil == nil)
             let deadline = ContinuousClock.now + .seconds(10)
             while !daemon.log.contains("plaintext_client"), ContinuousClock.now < deadline { usleep(10_000) }

@@ -90,4 +90,21 @@ import Testing
             #expect(result.stderr.contains("refusing plaintext") && result.stderr.contains("tls://"), "\(result)")
         }
     }
+    @Test func aPlaintextRemoteOnTheTLSPortIsToldToUseTLS() async throws {
+        try await onOwnThread {
+            let client = try ExpenseProcess()
+            let tlsDirectory = client.directory + "/tls"
+            _ = try Self.certificate(tlsDirectory)
+            let daemon = try ExpensedDaemon(data: client.directory + "/data",
+                                            extra: ["--tls-cert", tlsDirectory + "/tls.crt", "--tls-key", tlsDirectory + "/tls.key"])
+            defer { _ = daemon.stop() }
+            try client.succeed(["add", "12.50", "food", "--date", "2026-03-01"])
+            let result = try client.run(["sync"], environment: ["EXPENSE_SERVER": "127.0.0.1:\(daemon.address.port)",
+                                                                "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": try daemon.token])
+            // One attempt is enough: the answer is an error of its own, never retried as an outage.
+            #expect(result.status == 77, "\(result)")
+            #expect(result.stderr.contains("tls_server") && result.stderr.contains("tls://127.0.0.1:\(daemon.address.port)"), "\(result)")
+            #expect(try client.succeed(["status"]).contains("pending:    1"), "the queue is intact")
+        }
+    }
 }

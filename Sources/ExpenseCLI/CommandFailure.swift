@@ -51,6 +51,7 @@ struct CommandFailure: Error {
             case .unauthorized, .tlsRejected: code = .permissionDenied
             case .protocolError: code = .protocolError
             case .historyReplaced: code = .failure
+            case .storageFull: code = .temporaryFailure
             }
             var lines = ["Error: \(error.code): \(error.message)"]
             switch error {
@@ -63,6 +64,10 @@ struct CommandFailure: Error {
             case .unauthorized:
                 lines.append("Check the ledger name and token: `expense remote set HOST:PORT --ledger NAME "
                              + "--token-file FILE` (the daemon's DIR/NAME.token), or EXPENSE_LEDGER and EXPENSE_TOKEN.")
+            case .storageFull:
+                lines.append("Your changes are kept and will be sent by the next `expense sync` once the server's disk "
+                             + "has space again; its administrator should free space in its data directory (the daemon "
+                             + "needs no restart).")
             case .throttled:
                 lines.append("Your changes are kept and will be sent by the next `expense sync`. A client at this "
                              + "address kept failing to log in to this ledger; fix its remote settings if it is yours.")

@@ -151,9 +151,10 @@ enum ExpenseCommands {
           or is slowing down logins from this address after failed attempts (`throttled`: try again in N s),
           or accepted but did not answer hello within EXPENSE_CONNECT_TIMEOUT (nothing is lost);
           75: another `expense sync` (or `sync --watch`) is syncing this cache (sync_running; your changes
-          are kept, it sends them); 76: a protocol failure (the daemon refused a request; `expense status` names the
+          are kept, it sends them), or the daemon's disk is full (storage_full; your changes are kept: sync again
+          once it has space); 76: a protocol failure (the daemon refused a request; `expense status` names the
           changes a failed push carried); 77: wrong ledger or token, or a TLS check failed (unknown_ca, host_mismatch,
-          certificate_expired, pin_mismatch, plaintext_server). Other commands may run during a sync.
+          certificate_expired, pin_mismatch, plaintext_server, tls_server). Other commands may run during a sync.
         """,
         options: [ExpenseOptions.json.help(
             "Print the result as one JSON line: pushed, pulled, newConflicts, openConflicts, newRejections, openRejections, "

@@ -38,12 +38,13 @@ extension SyncError {
     /// Whether the next address of the list may succeed where this failed: the address could not be reached,
     /// broke, timed out, was busy or without its storage (``unreachable(_:)``), did not answer `hello`
     /// (``unanswered(_:)``), or serves another ledger (``otherLedger(synced:asked:)``: refused, never mixed).
-    /// A refused token, the login throttle, TLS refusing a certificate and protocol errors end the attempt:
+    /// A refused token, the login throttle, TLS refusing a certificate, a full disk behind the daemon (its peers
+    /// share its storage) and protocol errors end the attempt:
     /// moving on would hide them (and multiply guesses against the throttle).
     package var movesOn: Bool {
         switch self {
         case .unreachable, .unanswered, .otherLedger: true
-        case .notConfigured, .unauthorized, .throttled, .protocolError, .historyReplaced, .tlsRejected: false
+        case .notConfigured, .unauthorized, .throttled, .protocolError, .historyReplaced, .tlsRejected, .storageFull: false
         }
     }
 }

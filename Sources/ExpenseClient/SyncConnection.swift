@@ -174,6 +174,8 @@ package final class SyncConnection {
                     // Its storage (PostgreSQL) is down; nothing of the request was acknowledged: another
                     // address of the list, or a later attempt, may serve it.
                     throw .unreachable("the server at \(address) cannot reach its storage: \(rpcError.message)")
+                case .server(let rpcError) where rpcError.reason == RPCError.storageFullReason:
+                    throw .storageFull("the server at \(address) has no disk space left; nothing of this \(Request.method) was stored")
                 case .server(let rpcError) where rpcError.reason == RPCError.tlsPortReason:
                     throw .tlsRejected(code: "tls_server", message: "the server at \(address) speaks TLS on this port: connect with "
                                        + "\(RemoteTLS.scheme)\(address.socketAddress) (expense remote set \(RemoteTLS.scheme)\(address.socketAddress) with "

@@ -124,10 +124,10 @@ package struct SyncEngine {
                     return
                 }
             }
-        } catch SyncError.protocolError(let text) {
+        } catch let error as SyncError where error.showsInStatus {
             // Kept for `expense status` (a later successful sync clears it); the queue is intact either way.
-            try? ledger.recordSyncFailure(SyncError.protocolError(text).description)
-            throw SyncError.protocolError(text)
+            try? ledger.recordSyncFailure(error.description)
+            throw error
         }
         return report
     }

@@ -25,6 +25,9 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     /// TLS refused the server (unknown CA, host name mismatch, expired certificate, pin mismatch, plaintext
     /// server…): `code` is the ``TLSError`` code. Never retried, never a fallback to plaintext.
     case tlsRejected(code: String, message: String)
+    /// The daemon's disk is full (`storage_full`): nothing of the push was stored; the daemon takes it again as
+    /// soon as it has space, with no restart (exit 75).
+    case storageFull(String)
 
     /// A stable snake_case code.
     package var code: String {
@@ -37,13 +40,14 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         case .otherLedger: "other_ledger"
         case .historyReplaced: "history_replaced"
         case .tlsRejected(let code, _): code
+        case .storageFull: RPCError.storageFullReason
         }
     }
 
     package var message: String {
         switch self {
         case .notConfigured(let text), .unreachable(let text), .unanswered(let text), .unauthorized(let text), .protocolError(let text),
-             .historyReplaced(let text), .tlsRejected(_, let text): text
+             .historyReplaced(let text), .tlsRejected(_, let text), .storageFull(let text): text
         case .throttled(let retryAfter):
             "the server is slowing down logins from this address to this ledger after too many failed attempts; "
                 + "try again " + (retryAfter.map { "in \($0) s" } ?? "later")
@@ -54,4 +58,13 @@ package enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String { "\(code): \(message)" }
+
+    /// Whether `expense status` shows this failure until a sync succeeds: the daemon refused or could not store
+    /// what was sent (the queue is intact either way).
+    package var showsInStatus: Bool {
+        switch self {
+        case .protocolError, .storageFull: true
+        default: false
+        }
+    }
 }

@@ -89,11 +89,13 @@ package struct SyncWatcher {
                 }
             } catch let error as SyncError {
                 engine.progress?(.finished)
-                if case .protocolError = error { try? engine.ledger.recordSyncFailure(error.description) }
+                if error.showsInStatus { try? engine.ledger.recordSyncFailure(error.description) }
                 // One address that serves another ledger ends the watch (exit 64), as it ends a sync; in a list
                 // that address is passed over, never mixed.
                 if case .otherLedger = error, oneAddress { throw error }
-                guard error.movesOn else { throw error }
+                // A full disk behind the daemon is waited out as an outage is.
+                let waitedOut = if case .storageFull = error { true } else { false }
+                guard error.movesOn || waitedOut else { throw error }
                 failure = error.message
                 action = machine.failed(now: now())
                 if case .connect(let next) = action, !stopRequested() { tell(.tryingNext(next, reason: failure)) }

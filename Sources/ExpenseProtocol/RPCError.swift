@@ -116,6 +116,10 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `reason` of a −32001 that is the login throttle's refusal, not a wrong ledger or token.
     public static let throttledReason = "throttled"
 
+    /// The `reason` of a −32603 for a write refused because the daemon's disk is full: nothing was stored, and
+    /// the same request succeeds once there is space (Protocol.md section 9).
+    public static let storageFullReason = "storage_full"
+
     /// The `reason` of the line a TLS port sends, in plaintext, to a plaintext client before closing: connect
     /// with `tls://`.
     public static let tlsPortReason = "tls_port"

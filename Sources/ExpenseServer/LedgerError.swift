@@ -50,7 +50,7 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var reason: String {
         switch self {
         case .invalidCursor: "invalid_cursor"
-        case .storageFull: "storage_full"
+        case .storageFull: RPCError.storageFullReason
         case .storageFailed: "storage_failed"
         case .ledgerFailed: "ledger_failed"
         case .damagedDatabase: "damaged_database"

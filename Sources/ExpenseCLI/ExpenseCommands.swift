@@ -64,7 +64,9 @@ enum ExpenseCommands {
           with =, +, -, @, a tab or a carriage return gets a leading ' (after any 's already there) so that a
           spreadsheet shows it as text, and `expense import` removes it again. JSON is an array of
           {id, date, amount, currency, category, note} with amounts in minor units. --output files are
-          replaced atomically and created with mode 0600.
+          replaced atomically and created with mode 0600. On a damaged cache it exports every row it can still
+          read (from a private copy; the cache is never written) and exits 74 (partial_export) naming how many
+          rows it could not read, or 0 with a warning when it read them all.
         """,
         options: [ExpenseOptions.exportFormat.spec,
                   ExpenseOptions.output.spec])

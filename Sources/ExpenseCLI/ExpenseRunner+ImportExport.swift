@@ -5,31 +5,73 @@ import Foundation
 import SystemKit
 
 extension ExpenseRunner {
-    /// `expense export [--format csv|json] [--output FILE]`: every live expense with its id.
+    /// `expense export [--format csv|json] [--output FILE]`: every live expense with its id. On a damaged cache it
+    /// saves what it can read (``CacheSalvage``, never writing to the cache) and says how many rows it could not.
     func export() throws {
         let kind: ExpenseStream.Format = try command.value(ExpenseOptions.exportFormat) == .json ? .json : .csv
-        let ledger = try readingLedger()
         guard let output = command[ExpenseOptions.output] else {
             var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: kind)
             stream.begin()
-            try ledger.forEach { try stream.write($0) }
+            // What went out before damage was met, so that the salvage does not write it twice.
+            var written: [UUID] = []
+            do {
+                let ledger = try readingLedger()
+                try ledger.forEach { expense in
+                    try stream.write(expense)
+                    written.append(expense.id)
+                }
+            } catch StoreError.damaged(let path, let reason) {
+                let salvage = CacheSalvage.read(home)
+                let seen = Set(written)
+                for expense in salvage.expenses where !seen.contains(expense.id) { try stream.write(expense) }
+                try stream.end()
+                try tell(salvage, exported: stream.count, to: "standard output", cache: path, damage: reason)
+                return
+            }
             try stream.end()
             return
         }
-        // Whole or untouched, and 0600 like the cache: an export holds the same data.
-        let count: Int
         do {
-            count = try AtomicFile.replace(output) { descriptor in
+            let ledger = try readingLedger()
+            let count = try exportFile(output, kind) { stream in try ledger.forEach { try stream.write($0) } }
+            console.err("Exported \(count) expense\(count == 1 ? "" : "s") to \(output).")
+        } catch StoreError.damaged(let path, let reason) {
+            let salvage = CacheSalvage.read(home)
+            let count = try exportFile(output, kind) { stream in for expense in salvage.expenses { try stream.write(expense) } }
+            try tell(salvage, exported: count, to: output, cache: path, damage: reason)
+        }
+    }
+
+    /// Writes `body`'s expenses to `output`, whole or untouched, mode 0600 like the cache (an export holds the same
+    /// data); returns how many were written.
+    private func exportFile(_ output: String, _ kind: ExpenseStream.Format, _ body: (inout ExpenseStream) throws -> Void) throws -> Int {
+        do {
+            return try AtomicFile.replace(output) { descriptor in
                 var stream = ExpenseStream(descriptor: descriptor, target: output, format: kind)
                 stream.begin()
-                try ledger.forEach { try stream.write($0) }
+                try body(&stream)
                 try stream.end()
                 return stream.count
             }
         } catch let failure as AtomicFile.Failure {
             throw CommandFailure(.ioError, "Error: write_failed: \(failure)")
         }
-        console.err("Exported \(count) expense\(count == 1 ? "" : "s") to \(output).")
+    }
+
+    /// After the export of a damaged cache: a warning when nothing stored is missing (exit 0), else
+    /// `partial_export` (exit 74) saying how many rows could not be read.
+    private func tell(_ salvage: CacheSalvage, exported count: Int, to target: String, cache path: String, damage: String) throws {
+        let exported = "exported \(count) expense\(count == 1 ? "" : "s") to \(target)"
+        let damaged = "the cache \(path) is damaged (\(DisplayText.escaped(damage))) and was not changed"
+        guard salvage.isPartial else {
+            console.err("Warning: \(damaged); every row could still be read: \(exported).")
+            return
+        }
+        let lost = salvage.unreadable.map { "\($0) rows of the damaged cache could not be read" }
+            ?? "some rows of the damaged cache could not be read"
+        let detail = salvage.detail.isEmpty ? "" : " (\(salvage.detail))"
+        throw CommandFailure(.ioError, "Error: partial_export: \(exported); \(lost)\(detail); \(damaged). Move it aside: "
+                             + "`expense sync` then fetches the synced expenses again, and `expense import` brings back the saved ones.")
     }
 
     /// `expense import FILE [--dry-run] [--format csv|json] [--map …] [--currency C] [--delimiter D]

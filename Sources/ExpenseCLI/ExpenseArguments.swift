@@ -18,6 +18,8 @@ enum ExpenseArguments {
     static let file = Argument("file", help: "The CSV or JSON file, or - for standard input.")
     /// `remote set SERVER`.
     static let server = Argument("server", help: "The daemon's tls://HOST:PORT (or HOST:PORT: plaintext), or a comma-separated list of them.")
+    /// The second rule of `recurring keep-both ID ID` and `recurring merge KEEP OTHER`.
+    static let otherId = Argument("other", help: "The other rule's id or a unique prefix of at least 4 characters.")
     /// `recurring skip ID DATE`.
     static let date = Argument("date", help: "The occurrence's day, YYYY-MM-DD.")
 }

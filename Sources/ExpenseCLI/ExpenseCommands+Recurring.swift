@@ -12,8 +12,12 @@ extension ExpenseCommands {
           (list, summary, stats, status, budget status, report, export) or syncs creates them, and `recurring run`
           does it alone. Each occurrence's id is derived from the ledger, the rule and the date, so two machines
           make the same expense; one someone edited or deleted stays so. At most 100 occurrences of one rule are
-          created per command (oldest first; standard error says when more are due). A cache that has never
-          synced creates none until its first sync, because the ids need the ledger's id.
+          created per command (oldest first; standard error says when more are due). A cache that has never synced
+          creates them too; its first sync gives them the ids every machine of the ledger derives.
+          Rules with the same amount, currency, category, interval and start are possible twins (one charge
+          entered twice, on two machines or twice on one): `add` warns, `list`, `status` and `conflicts` show them,
+          and only the one entered first makes occurrences (the others' are held, even those made before a sync
+          showed the twin) until `keep-both` or `merge` settles it.
         """,
         subcommands: [
             CommandSpec(name: "add", abstract: "Add a rule; prints its id.",
@@ -33,6 +37,16 @@ extension ExpenseCommands {
             CommandSpec(name: "skip", abstract: "Make one occurrence never exist.",
                         arguments: [ExpenseArguments.id.help("The rule's id or a unique prefix of at least 4 characters.").spec,
                                     ExpenseArguments.date.spec]),
+            CommandSpec(name: "keep-both", abstract: "Two possible twin rules are two charges: both make their occurrences.",
+                        arguments: [ExpenseArguments.id.help("One rule's id or a unique prefix of at least 4 characters.").spec,
+                                    ExpenseArguments.otherId.spec]),
+            CommandSpec(name: "merge", abstract: "Two possible twin rules are one charge: keep the first, remove the other.",
+                        discussion: """
+                          The other rule is removed, and each of its occurrences on a date the kept rule also charged is
+                          deleted (synced like any delete); an occurrence of it on a date the kept rule did not charge stays.
+                        """,
+                        arguments: [ExpenseArguments.id.help("The rule to keep: its id or a unique prefix of at least 4 characters.").spec,
+                                    ExpenseArguments.otherId.help("The rule to remove: its id or a unique prefix of at least 4 characters.").spec]),
             CommandSpec(name: "run", abstract: "Create the occurrences due up to today as expenses; prints them.",
                         options: [ExpenseOptions.json.help("Print a JSON array of the expenses created (amounts as integers in minor units).").spec]),
             CommandSpec(name: "preview", abstract: "The occurrences due up to a day (nothing is written).",

@@ -33,7 +33,8 @@ extension ExpenseRunner {
             console.out(JSONWriter.prettyText(.array(body + dataConflictJSON(dataConflicts))))
             return
         }
-        guard !conflicts.isEmpty || !dataConflicts.isEmpty else {
+        let twinLines = twinStatusLines(reading)
+        guard !conflicts.isEmpty || !dataConflicts.isEmpty || !twinLines.isEmpty else {
             console.err("No conflicts.")
             return
         }
@@ -47,7 +48,12 @@ extension ExpenseRunner {
                     + ExpenseTable.oneLine(line.theirs, width: 30) + "\n"
             }
         }
-        console.out(text + dataConflictText(dataConflicts))
+        text += dataConflictText(dataConflicts)
+        if !twinLines.isEmpty {
+            text += "Possible twin recurring rules (settle with `expense recurring keep-both ID ID` or `expense recurring merge KEEP OTHER`):\n"
+                + twinLines.joined(separator: "\n") + "\n"
+        }
+        console.out(text)
     }
 
     /// `expense resolve ID --mine | --theirs | --edit [--amount …]`.

@@ -24,9 +24,10 @@ extension ExpenseRunner {
         guard let start = try command.value(ExpenseOptions.start) else { throw usage("--start is required") }
         let rule = RecurringRule(id: UUID(), amount: amount, currency: currency, category: command[ExpenseArguments.category] ?? "",
                                  note: try command.value(ExpenseFieldOptions.note) ?? "", every: every, unit: unit, start: start, end: end,
-                                 monthEnd: monthEnd, skips: [])
+                                 monthEnd: monthEnd, skips: [], created: Int64(now().timeIntervalSince1970.rounded(.down)))  // not money: seconds
         try data.put(.recurring, id: rule.id, fields: rule.fields)
         console.out(UUIDText.lowercased(rule.id) + "\n")
+        warnAboutTwins(of: rule, in: ledger)
     }
 
     /// `month`, `1 month`, `2 weeks`: the interval of `--every`.
@@ -45,7 +46,8 @@ extension ExpenseRunner {
     func recurringList() throws {
         let ledger = try ledger(readOnly: true)
         let rules = try Self.rules(LedgerDataCache(store: ledger.store))
-        if command[ExpenseOptions.json] { return console.out(RecurringJSON.list(rules)) }
+        let twins = RecurringTwins(rules)
+        if command[ExpenseOptions.json] { return console.out(RecurringJSON.list(rules, twins: twins)) }
         guard !rules.isEmpty else { return console.err("No recurring rules.") }
         let money = moneyDisplay(ledger)
         for rule in rules {
@@ -58,12 +60,14 @@ extension ExpenseRunner {
             }
             if rule.monthEnd == .skip { line += ", month ends skipped" }
             if !rule.skips.isEmpty { line += ", \(rule.skips.count) skipped" }
-            console.out(line + "\n")
+            console.out(line + Self.twinNote(rule.id, twins) + "\n")
         }
+        if !twins.groups.isEmpty { console.err(Self.twinAdvice(twins)) }
     }
 
     /// `expense recurring remove ID`.
     func recurringRemove() throws {
+        // (Possible twins: `keep-both` and `merge` are in ExpenseRunner+RecurringTwins.swift.)
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
         let rule = try findRule(command[ExpenseArguments.id] ?? "", in: data)
@@ -127,10 +131,7 @@ extension ExpenseRunner {
             for expense in run.created { try stream.write(expense) }
             return try stream.end()
         }
-        if run.unbound {
-            console.err("Nothing created: occurrences are created once this cache has synced (their ids are derived "
-                        + "from the ledger's id); run `expense sync`.")
-        } else if run.created.isEmpty {
+        if run.created.isEmpty {
             console.err("Nothing is due.")
         } else {
             console.out(ExpenseTable.render(run.created, money: moneyDisplay(ledger)))
@@ -158,6 +159,11 @@ extension ExpenseRunner {
             let plural = run.created.count == 1 ? "" : "s"
             console.err("Recurring: created \(run.created.count) occurrence\(plural) due up to today.")
         }
+        if !run.withdrawn.isEmpty {
+            let plural = run.withdrawn.count == 1 ? "" : "s"
+            console.err("Recurring: held back \(run.withdrawn.count) occurrence\(plural) of a possible twin rule (never sent); "
+                        + "see `expense recurring list`.")
+        }
         if !run.deleted.isEmpty {
             console.err("Recurring: deleted \(run.deleted.count) occurrence\(run.deleted.count == 1 ? "" : "s") of skipped dates.")
         }
@@ -169,7 +175,7 @@ extension ExpenseRunner {
         }
     }
 
-    private func findRule(_ prefix: String, in data: LedgerDataCache) throws -> RecurringRule {
+    func findRule(_ prefix: String, in data: LedgerDataCache) throws -> RecurringRule {
         let lowered = prefix.lowercased()
         guard lowered.count >= LocalLedger.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
         let matches = try Self.rules(data).filter { UUIDText.lowercased($0.id).hasPrefix(lowered) }
@@ -183,9 +189,13 @@ extension ExpenseRunner {
 
 /// The JSON of `expense recurring list` and `preview`: amounts in minor units, keys sorted (``JSONWriter/prettyText(_:)``).
 enum RecurringJSON {
-    static func list(_ rules: [RecurringRule]) -> String {
+    /// `twinOf` (the other rules of its open twin group) and `held` (whether its occurrences are held) appear on
+    /// every rule, empty and false for most.
+    static func list(_ rules: [RecurringRule], twins: RecurringTwins) -> String {
         JSONWriter.prettyText(.array(rules.map { rule in
             var members: [String: JSONValue] = [
+                "twinOf": .array((twins.others[rule.id] ?? []).map { .string(UUIDText.lowercased($0)) }),
+                "held": .bool(twins.held.contains(rule.id)),
                 "id": .string(UUIDText.lowercased(rule.id)), "amount": .int(rule.amount), "currency": .string(rule.currency.code),
                 "category": .string(rule.category), "note": .string(rule.note), "every": .int(rule.every),
                 "unit": .string(rule.unit.rawValue), "start": .string(rule.start.description), "monthEnd": .string(rule.monthEnd.rawValue),

@@ -19,6 +19,7 @@ extension ExpenseRunner {
         let lastFailure = try ledger.lastSyncFailure()
         let role = try ledger.tokenRole()
         let tokenName = try ledger.tokenName()
+        let twins = (try? ledger.recurringTwins())?.groups ?? []
         warnOverBudget(ledger)
         if command[ExpenseOptions.json] {
             let body: [String: JSONValue] = [
@@ -33,6 +34,8 @@ extension ExpenseRunner {
                 "conflictIds": .array(conflicts.map { .string(UUIDText.lowercased($0.id)) }),
                 // As the last `hello` reported them (null before the first sync, or from a daemon older than roles).
                 "role": .string(orNull: role?.rawValue), "tokenName": .string(orNull: tokenName),
+                // Open groups of possible twin recurring rules, each first the rule that goes on.
+                "twinRules": .array(twins.map { .array($0.map { .string(UUIDText.lowercased($0)) }) }),
             ]
             console.out(JSONWriter.prettyText(.object(body)))
             return
@@ -53,6 +56,7 @@ extension ExpenseRunner {
         }
         text += "pending:    \(queue.count)\n"
         text += "conflicts:  \(conflicts.count)\n"
+        if !twins.isEmpty { text += "twin rules: \(twins.count)\n" }
         if !queue.isEmpty {
             text += "\nChanges not yet synced:\n"
             for entry in queue.prefix(50) {
@@ -70,6 +74,11 @@ extension ExpenseRunner {
             for conflict in conflicts {
                 text += "  both changed  \(String(UUIDText.lowercased(conflict.id).prefix(8)))  \(conflictKind(conflict))\n"
             }
+        }
+        let twinLines = twinStatusLines(ledger)
+        if !twinLines.isEmpty {
+            text += "\nPossible twin recurring rules (see `expense recurring list`; settle with `expense recurring keep-both` or `merge`):\n"
+            text += twinLines.joined(separator: "\n") + "\n"
         }
         console.out(text)
     }

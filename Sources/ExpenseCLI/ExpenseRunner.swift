@@ -40,6 +40,8 @@ struct ExpenseRunner {
         case ["recurring", "list"]: try recurringList()
         case ["recurring", "remove"]: try recurringRemove()
         case ["recurring", "skip"]: try recurringSkip()
+        case ["recurring", "keep-both"]: try recurringKeepBoth()
+        case ["recurring", "merge"]: try recurringMerge()
         case ["recurring", "preview"]: try recurringPreview()
         case ["recurring", "run"]: try recurringRun()
         default: throw usage("Unknown command")

@@ -72,6 +72,12 @@ package protocol StoreTransaction: AnyObject {
     func record(id: UUID) throws -> LocalRecord?
     /// Inserts or replaces the local state of an expense.
     func putRecord(_ record: LocalRecord) throws
+    /// Gives the record `old` the id `new`, keeping its place in the listing. Only for a record the daemon has never
+    /// seen (no server copy, no conflict) and an id the store does not hold; its queue entries are re-keyed apart.
+    func renameRecord(_ old: UUID, to new: UUID) throws
+    /// Removes the record `id` without a trace. Only for a record the daemon has never seen (no server copy, no
+    /// conflict) whose queue entries are already removed: to this cache it never existed.
+    func removeRecord(_ id: UUID) throws
 
     /// The server's last-seen copy of an expense.
     func serverCopy(id: UUID) throws -> Record?

@@ -12,9 +12,9 @@ package struct RecurringRun: Sendable, Equatable {
     /// The rules with more occurrences due than one run creates (``LocalLedger/recurringCatchUpLimit``), with the
     /// date of the last occurrence created: the next run continues after it.
     package var limited: [Limited] = []
-    /// The cache is bound to no ledger yet (never synced): nothing is materialised, because an occurrence's id
-    /// is derived from the ledger's id (Protocol.md §10.4).
-    package var unbound = false
+    /// Occurrences of possible twin rules (``RecurringTwins``) taken back before they were ever sent, because
+    /// another rule of their group charges the same date: the date is charged once.
+    package var withdrawn: [UUID] = []
 
     /// A rule whose catch-up stopped at the limit.
     package struct Limited: Sendable, Equatable {
@@ -26,7 +26,7 @@ package struct RecurringRun: Sendable, Equatable {
     package init() {}
 
     /// Whether anything was written.
-    package var changed: Bool { !created.isEmpty || !deleted.isEmpty }
+    package var changed: Bool { !created.isEmpty || !deleted.isEmpty || !withdrawn.isEmpty }
 }
 
 /// Recurring rules become expenses (Protocol.md §10.4): every occurrence due up to and including "today" (the
@@ -39,9 +39,12 @@ package struct RecurringRun: Sendable, Equatable {
 /// here is never looked at again. A date after that mark whose id the cache already holds (pulled from another
 /// machine, live, edited or a tombstone) is left as it is.
 ///
-/// **Before the first sync** the cache knows no ledger id, so it materialises nothing (``RecurringRun/unbound``):
-/// an id made up locally would differ from the one every other machine derives, and the same occurrence would
-/// become two expenses. The first sync binds the cache and materialises before it pushes.
+/// **Before the first sync** the cache knows no ledger id. It materialises all the same (someone who keeps
+/// expenses on one machine gets their rent), deriving ids from a provisional ledger id made once and kept in the
+/// store (``StoreMetaKey/provisionalLedgerId``). The sync that binds the cache to a ledger re-keys every
+/// occurrence it made that way to the id derived from the real ledger id, in the binding's transaction and before
+/// anything is pushed (``rekeyOccurrences(to:in:)``), so a machine of that ledger holding the same rule derives
+/// the same ids: nothing is doubled, and nothing made before binding is lost.
 extension LocalLedger {
     /// The most occurrences one rule creates in one run (a rule first seen after a long offline period catches
     /// up this many per command, oldest first, and says so).
@@ -54,7 +57,8 @@ extension LocalLedger {
     /// nothing is due.
     package func recurringDue(today: CalendarDay) throws -> Bool {
         guard let plan = try recurringPlan(today: today, limit: Self.recurringCatchUpLimit) else { return false }
-        return plan.contains { !$0.create.isEmpty || !$0.delete.isEmpty || $0.through != $0.previous }
+        return try plan.contains { !$0.create.isEmpty || !$0.delete.isEmpty || $0.through != $0.previous }
+            || !doubledOccurrences(today: today, ledgerId: occurrenceLedgerId().id).isEmpty
     }
 
     /// Creates the occurrences due up to `today` (at most `limit` per rule) and deletes the live occurrences of
@@ -64,13 +68,18 @@ extension LocalLedger {
     package func materialiseRecurring(today: CalendarDay, limit: Int = recurringCatchUpLimit) throws -> RecurringRun {
         var run = RecurringRun()
         guard (try? ensureWritable()) != nil else { return run }
-        guard let ledgerId = try boundLedgerId() else {
-            run.unbound = try !(dataCache?.recurringRules().isEmpty ?? true)
-            return run
-        }
+        let (ledgerId, provisional) = try occurrenceLedgerId()
+        run.withdrawn = try withdrawDoubledOccurrences(today: today, ledgerId: ledgerId)
         guard let plan = try recurringPlan(today: today, limit: limit, ledgerId: ledgerId),
               plan.contains(where: { !$0.create.isEmpty || !$0.delete.isEmpty || $0.through != $0.previous }) else { return run }
         try store.write { transaction in
+            if provisional {
+                // Made here, kept for every later run until the binding re-keys; another process that made one
+                // first wins, and this run waits for the next command.
+                let stored = try transaction.metaValue(.provisionalLedgerId).flatMap(UUIDText.parse)
+                guard try transaction.metaValue(.syncedLedgerId) == nil, stored == nil || stored == ledgerId else { return }
+                if stored == nil { try transaction.setMetaValue(UUIDText.lowercased(ledgerId), for: .provisionalLedgerId) }
+            }
             var marks = RecurringMarks(try transaction.metaValue(.recurringThrough))
             var created: [Expense] = []
             for step in plan {
@@ -96,9 +105,102 @@ extension LocalLedger {
         return run
     }
 
+    /// Takes back the occurrences of open twin groups that must not go out (see ``materialiseRecurring(today:limit:)``,
+    /// which does the same first): for a sync, before it pushes.
+    /// - Returns: the ids taken back.
+    package func withdrawHeldOccurrences(today: CalendarDay) throws -> [UUID] {
+        guard (try? ensureWritable()) != nil else { return [] }
+        return try withdrawDoubledOccurrences(today: today, ledgerId: occurrenceLedgerId().id)
+    }
+
     /// The ledger id the cache is bound to, if any.
     package func boundLedgerId() throws -> UUID? {
         try store.metaValue(.syncedLedgerId).flatMap(UUIDText.parse)
+    }
+
+    /// The ledger id occurrences are derived from: the bound one, else the provisional one (a new one when the
+    /// store has none yet; `provisional` says it is not the bound one).
+    func occurrenceLedgerId() throws -> (id: UUID, provisional: Bool) {
+        if let bound = try boundLedgerId() { return (bound, false) }
+        return (try store.metaValue(.provisionalLedgerId).flatMap(UUIDText.parse) ?? UUID(), true)
+    }
+
+    /// At the binding (inside its transaction, before any push): every occurrence made before it, derived from
+    /// the provisional ledger id, takes the id derived from `ledgerId`, with its queue entries (its create, and
+    /// any edit or delete made since); then the provisional id is dropped. The cache has never synced, so the
+    /// daemon has seen none of these ids.
+    func rekeyOccurrences(to ledgerId: UUID, in transaction: any StoreTransaction) throws {
+        guard let provisional = try transaction.metaValue(.provisionalLedgerId).flatMap(UUIDText.parse) else { return }
+        let marks = RecurringMarks(try transaction.metaValue(.recurringThrough))
+        // A rule removed before binding has no mark left; its occurrences keep their ids (no machine derives
+        // them: the rule never left this cache alive).
+        for rule in try dataCache?.recurringRules() ?? [] {
+            guard let through = marks.through[rule.id] else { continue }
+            let dates = Set(rule.occurrences(through: through)).union(rule.skips.filter { $0 <= through })
+            for date in dates {
+                let old = RecurringRule.occurrenceId(ledgerId: provisional, ruleId: rule.id, date: date)
+                guard try transaction.record(id: old) != nil else { continue }
+                let new = RecurringRule.occurrenceId(ledgerId: ledgerId, ruleId: rule.id, date: date)
+                try transaction.renameRecord(old, to: new)
+                for var entry in try transaction.pending(for: old) {
+                    entry.id = new
+                    try transaction.updatePending(entry)
+                }
+            }
+        }
+        try transaction.setMetaValue(nil, for: .provisionalLedgerId)
+    }
+
+    /// Occurrences of an open twin group to take back while they can be (live, never sent: one unsent,
+    /// unnumbered create, no server copy): every such occurrence of a held rule (held means none is made), and
+    /// the first rule's on a date another rule's occurrence, already sent, charges.
+    private func doubledOccurrences(today: CalendarDay, ledgerId: UUID) throws -> [(group: [UUID], id: UUID)] {
+        guard let data = dataCache else { return [] }
+        let rules = try data.recurringRules()
+        let twins = RecurringTwins(rules)
+        guard !twins.groups.isEmpty else { return [] }
+        let byId = Dictionary(rules.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let queue = Dictionary(grouping: try store.pendingMutations(limit: Int.max), by: \.id)
+        var doubled: [(group: [UUID], id: UUID)] = []
+        for group in twins.groups {
+            let members = group.compactMap { byId[$0] }
+            var dates = Set<CalendarDay>()
+            for rule in members { dates.formUnion(rule.occurrences(through: today)) }
+            for date in dates.sorted() {
+                var charged: [(rule: UUID, id: UUID, unsent: Bool)] = []
+                for rule in members {
+                    let id = RecurringRule.occurrenceId(ledgerId: ledgerId, ruleId: rule.id, date: date)
+                    guard let record = try store.record(id: id), !record.deleted else { continue }
+                    let entries = queue[id] ?? []
+                    let unsent = record.baseVersion == 0 && entries.count == 1 && entries[0].ifAbsent && entries[0].mutationId == nil
+                        && entries[0].state == .unsent
+                    charged.append((rule.id, id, unsent))
+                }
+                let sentElsewhere = charged.contains { !$0.unsent }
+                for entry in charged where entry.unsent && (twins.held.contains(entry.rule) || sentElsewhere) {
+                    doubled.append((group, entry.id))
+                }
+            }
+        }
+        return doubled
+    }
+
+    /// Takes back ``doubledOccurrences(today:ledgerId:)`` (they leave no trace: to the ledger they never existed),
+    /// and forgets how far every rule of their groups has made occurrences: the first rule then makes each date
+    /// no other occurrence charges, and keeping both rules later makes the rest again.
+    private func withdrawDoubledOccurrences(today: CalendarDay, ledgerId: UUID) throws -> [UUID] {
+        let doubled = try doubledOccurrences(today: today, ledgerId: ledgerId)
+        guard !doubled.isEmpty else { return [] }
+        try store.write { transaction in
+            var marks = RecurringMarks(try transaction.metaValue(.recurringThrough))
+            for (group, id) in doubled {
+                for entry in try transaction.pending(for: id) { try transaction.removePending(position: entry.position) }
+                try transaction.removeRecord(id)
+                for rule in group { marks.through[rule] = nil }
+            }
+            try transaction.setMetaValue(marks.text, for: .recurringThrough)
+        }
+        return doubled.map(\.id)
     }
 
     private struct Step {
@@ -116,18 +218,25 @@ extension LocalLedger {
     private func recurringPlan(today: CalendarDay, limit: Int, ledgerId known: UUID? = nil) throws -> [Step]? {
         guard let cache = dataCache else { return nil }
         let rules = try cache.recurringRules()
-        guard !rules.isEmpty, let ledgerId = try known ?? boundLedgerId() else { return nil }
+        guard !rules.isEmpty else { return nil }
+        let ledgerId = try known ?? occurrenceLedgerId().id
         let marks = RecurringMarks(try store.metaValue(.recurringThrough))
+        let twins = RecurringTwins(rules)
         return try rules.map { rule in
             let previous = marks.through[rule.id]
             var create: [Expense] = []
             var through = max(today, previous ?? today)
             var limited = false
             let after = previous.flatMap { $0.adding(days: 1) }
-            if previous.map({ $0 < today }) ?? true {
+            if !twins.held.contains(rule.id), previous.map({ $0 < today }) ?? true {
                 for date in rule.occurrences(from: after, through: today) {
                     let expense = rule.expense(on: date, ledgerId: ledgerId)
                     guard try store.record(id: expense.id) == nil else { continue }
+                    // A date a twin already charged (or deleted) is not charged again.
+                    let charged = try twins.others[rule.id, default: []].contains { twin in
+                        try store.record(id: RecurringRule.occurrenceId(ledgerId: ledgerId, ruleId: twin, date: date)) != nil
+                    }
+                    guard !charged else { continue }
                     if create.count == limit {
                         limited = true
                         through = create.last?.date ?? today
@@ -140,7 +249,9 @@ extension LocalLedger {
                 let id = RecurringRule.occurrenceId(ledgerId: ledgerId, ruleId: rule.id, date: date)
                 return try store.record(id: id).flatMap { $0.deleted ? nil : id }
             }
-            return Step(rule: rule.id, create: create, delete: delete, previous: previous, through: through, limited: limited)
+            // A held twin makes nothing and keeps its mark, so keeping both later makes what it held back.
+            return Step(rule: rule.id, create: create, delete: delete, previous: previous,
+                        through: twins.held.contains(rule.id) ? previous : through, limited: limited)
         } + marks.through.keys.filter { id in !rules.contains { $0.id == id } }.map { id in
             // A removed rule's mark is dropped (written once); a removed rule creates nothing more.
             Step(rule: id, create: [], delete: [], previous: marks.through[id], through: nil, limited: false)

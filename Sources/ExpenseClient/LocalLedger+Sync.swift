@@ -14,7 +14,9 @@ extension LocalLedger {
     ///   ledger than the one this cache holds: the two ledgers' records would mix silently.
     package func beginSession(_ hello: HelloResult, remote: String) throws {
         try store.write { transaction in
-            try LedgerBinding.load(from: transaction).greeted(hello, at: remote).save(to: transaction)
+            let binding = try LedgerBinding.load(from: transaction).greeted(hello, at: remote)
+            try binding.save(to: transaction)
+            if case .ledger(let ledgerId, _) = binding.identity { try rekeyOccurrences(to: ledgerId, in: transaction) }
             // The ledger's currency is the default of a cache whose person set none (`config set` wins).
             if try transaction.metaValue(.ledgerCurrency) != hello.currency.code {
                 try transaction.setMetaValue(hello.currency.code, for: .ledgerCurrency)

@@ -61,6 +61,14 @@ final class SQLiteCacheTables: StoreTransaction {
                       .integer(record.baseVersion), SQLiteValue(record.deleted)])
     }
 
+    func removeRecord(_ id: UUID) throws {
+        try connection.cached("DELETE FROM expense WHERE id = ?1").run([.id(id)])
+    }
+
+    func renameRecord(_ old: UUID, to new: UUID) throws {
+        try connection.cached("UPDATE expense SET id = ?2 WHERE id = ?1").run([.id(old), .id(new)])
+    }
+
     // MARK: - Server copies
 
     /// A server_copy row, else the expense row when it is the server's copy (`seq` set; migration 4).

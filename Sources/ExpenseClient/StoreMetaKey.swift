@@ -49,6 +49,9 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// Per recurring rule, the last date this cache has materialised its occurrences through
     /// (`LocalLedger+Recurring.swift`): lines `RULE-ID YYYY-MM-DD`.
     case recurringThrough = "recurring_through"
+    /// Before the first sync: the ledger id this cache's recurring occurrences are derived from until it learns
+    /// the real one (`LocalLedger+Recurring.swift`); the binding re-keys them and removes it.
+    case provisionalLedgerId = "provisional_ledger_id"
     /// The ids of the rows the latest journaled `import` created, while its journal entry can still be undone
     /// (``ImportJournal``).
     case lastImport = "last_import"

@@ -44,6 +44,22 @@ struct StoreState: Sendable, Equatable {
         rows[row.record.id] = row
     }
 
+    /// Removes the row of `id`, taking its amount out of the ``totals``.
+    mutating func remove(_ id: UUID) {
+        guard let old = rows.removeValue(forKey: id)?.record, !old.deleted else { return }
+        totals[old.expense.currency, default: LiveTotal()].remove(old.expense.amount)
+        if totals[old.expense.currency]?.count == 0 { totals[old.expense.currency] = nil }
+    }
+
+    /// Moves the row of `old` to the id `new`, keeping its order (and so the totals).
+    mutating func rename(_ old: UUID, to new: UUID) {
+        guard var row = rows.removeValue(forKey: old) else { return }
+        let expense = row.record.expense
+        row.record.expense = Expense(id: new, amount: expense.amount, currency: expense.currency, category: expense.category,
+                                     date: expense.date, note: expense.note)
+        rows[new] = row
+    }
+
     func live(idPrefix: String, limit: Int) -> [LocalRecord] {
         Array(rows.values.filter { !$0.record.deleted && $0.record.expense.idString.hasPrefix(idPrefix) }
             .sorted { $0.order < $1.order }.prefix(limit).map(\.record))
@@ -69,6 +85,10 @@ final class StateTransaction: StoreTransaction {
         if order == state.nextOrder { state.nextOrder += 1 }
         state.put(StoreState.Row(record: record, order: order))
     }
+
+    func renameRecord(_ old: UUID, to new: UUID) throws { state.rename(old, to: new) }
+
+    func removeRecord(_ id: UUID) throws { state.remove(id) }
 
     func serverCopy(id: UUID) throws -> Record? { state.serverCopies[id] }
 

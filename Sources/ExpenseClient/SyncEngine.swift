@@ -105,6 +105,12 @@ package struct SyncEngine {
                     let connection = try connect()
                     defer { connection.close() }
                     do {
+                        // Budgets, rules and settings first (only a daemon that says it serves the kinds gets the
+                        // second connection, Protocol.md §10.1): the occurrences made before the push then know
+                        // every rule of the ledger, so a possible twin's are held, not sent (RecurringTwins).
+                        if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) {
+                            try syncData(report: &report, at: connection.address)
+                        }
                         try run(on: connection, report: &report)
                     } catch SyncError.unreachable(let reason) {
                         // The connection broke, timed out, or the daemon lost its storage: the next address at once
@@ -114,12 +120,6 @@ package struct SyncEngine {
                         guard broken < (try rotation().order.count) else { throw SyncError.unreachable(reason) }
                         log("\(connection.address): \(reason); trying the next address")
                         continue
-                    }
-                    // Only a daemon that says it serves the kinds gets the second connection (Protocol.md §10.1).
-                    if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) {
-                        try syncData(report: &report, at: connection.address)
-                        // Rules just pulled may have occurrences due: they go out in the same sync.
-                        if try materialise(report: &report) { try run(on: connection, report: &report) }
                     }
                     return
                 }
@@ -193,7 +193,10 @@ package struct SyncEngine {
     /// not to have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
         let produced = ProducedVersions()
-        try materialise(report: &report)
+        // Occurrences of a held twin rule made before this sync knew its twin never go out (RecurringTwins).
+        if let recurringClock, let cache = ledger.dataCache {
+            report.recurring.withdrawn += try ledger.withdrawHeldOccurrences(today: try cache.today(now: recurringClock()))
+        }
         try recover(on: connection, report: &report, produced: produced)
         if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
         for _ in 1...3 {
@@ -207,6 +210,9 @@ package struct SyncEngine {
                 try heal(on: connection, from: try ledger.healPoint() ?? 0, report: &report)
             }
             try ledger.settleUnknown()
+            // After the pull, which brings the occurrences other machines made: those due and still missing go
+            // out in the next round.
+            try materialise(report: &report)
             if try !ledger.hasUnsent() { break }
         }
         try ledger.finishSync()
@@ -218,8 +224,8 @@ package struct SyncEngine {
         report.cursor = try ledger.pullCursor()
     }
 
-    /// Materialises the recurring occurrences due (after `hello`, so a first sync has bound the cache to its
-    /// ledger id); `true` when it queued anything.
+    /// Materialises the recurring occurrences due (after a pull: what other machines made is known by then, and
+    /// the cache is bound to its ledger id); `true` when it queued anything.
     @discardableResult
     private func materialise(report: inout Report) throws -> Bool {
         guard let recurringClock, let cache = ledger.dataCache else { return false }
@@ -227,6 +233,7 @@ package struct SyncEngine {
         report.recurring.created += run.created
         report.recurring.deleted += run.deleted
         report.recurring.limited += run.limited
+        report.recurring.withdrawn += run.withdrawn
         return run.changed
     }
 

@@ -10,7 +10,8 @@ import Foundation
 ///   (`none|positive|full`); the id must be ``Budget/id(category:currency:)``.
 /// - recurring: `amount`, `currency`, `category`, `note`, `every` (1 … 1000), `unit` (`day|week|month|year`),
 ///   `start`, optional `until` (a date) or `count` (1 … 100000, not both), `monthEnd` (`clamp|skip`), `skips`
-///   (a list of dates).
+///   (a list of dates), optional `distinctFrom` (a list of at most 100 rule ids: rules that look the same and
+///   are to be charged too), optional `created` (when it was entered, seconds since 1970).
 /// - setting: `name` (`timezone`) and `value` (an IANA zone); the id must be ``LedgerSetting/id(_:)``.
 public enum LedgerDataValidator {
     /// The fields of each kind, in the order they are checked.
@@ -18,7 +19,8 @@ public enum LedgerDataValidator {
         switch kind {
         case .expense: ExpenseField.allCases.filter { $0 != .id }.map(\.rawValue)
         case .budget: ["category", "currency", "amounts", "period", "start", "rollover"]
-        case .recurring: ["amount", "currency", "category", "note", "every", "unit", "start", "until", "count", "monthEnd", "skips"]
+        case .recurring: ["amount", "currency", "category", "note", "every", "unit", "start", "until", "count", "monthEnd", "skips",
+                          "distinctFrom", "created"]
         case .setting: ["name", "value"]
         }
     }
@@ -110,8 +112,27 @@ public enum LedgerDataValidator {
             }
         default: throw .invalidValue(field: "skips", detail: "expected a list of YYYY-MM-DD days")
         }
+        var distinctFrom: Set<UUID> = []
+        switch fields["distinctFrom"] {
+        case nil: break
+        case .list(let values)? where values.count <= RecurringRule.maximumDistinct:
+            for value in values {
+                guard case .text(let text) = value, let other = UUIDText.parse(text), other != id else {
+                    throw .invalidValue(field: "distinctFrom", detail: "expected a list of other rules' ids")
+                }
+                distinctFrom.insert(other)
+            }
+        default:
+            throw .invalidValue(field: "distinctFrom", detail: "expected a list of at most \(RecurringRule.maximumDistinct) rule ids")
+        }
+        var created: Int64?
+        if fields["created"] != nil {
+            created = try reader.integer("created")
+            guard let seconds = created, seconds >= 0 else { throw .invalidValue(field: "created", detail: "seconds since 1970, not negative") }
+        }
         return RecurringRule(id: id, amount: amount, currency: currency, category: category, note: note, every: Int(every),
-                             unit: unit, start: start, end: end, monthEnd: monthEnd, skips: skips)
+                             unit: unit, start: start, end: end, monthEnd: monthEnd, skips: skips, distinctFrom: distinctFrom,
+                             created: created)
     }
 
     /// A setting from its fields.
@@ -211,6 +232,8 @@ extension RecurringRule {
         case .until(let day): fields["until"] = .text(day.description)
         case .count(let count): fields["count"] = .integer(Int64(count))
         }
+        if let created { fields["created"] = .integer(created) }
+        if !distinctFrom.isEmpty { fields["distinctFrom"] = .list(distinctFrom.map(UUIDText.lowercased).sorted().map { .text($0) }) }
         return fields
     }
 }

@@ -40,10 +40,16 @@ public struct RecurringRule: Hashable, Sendable {
     public var monthEnd: MonthEndPolicy
     /// Dates whose occurrence will never exist (`expense recurring skip`).
     public var skips: Set<CalendarDay>
+    /// Rules that look the same as this one but are meant to be charged too (`expense recurring keep-both`):
+    /// never its possible twins (``RecurringTwins``).
+    public var distinctFrom: Set<UUID>
+    /// When the rule was entered, in seconds since 1970 (`nil` for a rule entered before the field existed):
+    /// of rules that look the same, the one entered first goes on while the later ones are held.
+    public var created: Int64?
 
     public init(id: UUID, amount: Int64, currency: Currency, category: String, note: String, every: Int,
                 unit: RecurrenceUnit, start: CalendarDay, end: RecurrenceEnd, monthEnd: MonthEndPolicy,
-                skips: Set<CalendarDay>) {
+                skips: Set<CalendarDay>, distinctFrom: Set<UUID> = [], created: Int64? = nil) {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -55,10 +61,14 @@ public struct RecurringRule: Hashable, Sendable {
         self.end = end
         self.monthEnd = monthEnd
         self.skips = skips
+        self.distinctFrom = distinctFrom
+        self.created = created
     }
 
     /// The largest `every` accepted.
     public static let maximumInterval = 1000
+    /// The most rules one rule can be kept apart from (``distinctFrom``).
+    public static let maximumDistinct = 100
 
     /// The date of occurrence `index`, or `nil` when that month has no such day under ``MonthEndPolicy/skip``,
     /// or it is outside the calendar.

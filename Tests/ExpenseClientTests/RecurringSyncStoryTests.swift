@@ -188,18 +188,76 @@ extension TestClient {
         await daemon.stop()
     }
 
-    @Test("a removed rule creates nothing more; occurrences made before stay; an unbound cache makes none")
-    func removedAndUnbound() async throws {
+    @Test("a removed rule creates nothing more; occurrences made before stay")
+    func removedRule() async throws {
         let rule = try Self.rent(start: "2026-01-05")
         let (daemon, laptop, _) = try await Self.twoMachines(rule)
         #expect(try laptop.materialise("2026-01-20").created.count == 1)
         #expect(try laptop.data.delete(id: rule.id))
         #expect(try laptop.materialise("2026-06-20").created.isEmpty)
         #expect(try laptop.ledger.list().count == 1)
-        let unbound = try TestClient("new", persistent: true)
-        try unbound.data.put(.recurring, id: rule.id, fields: rule.fields)
-        let run = try unbound.materialise("2026-06-20")
-        #expect(run.unbound && run.created.isEmpty)
+        await daemon.stop()
+    }
+
+    @Test("a cache that never synced creates its occurrences offline, as often as it is used, and never again for the same date")
+    func neverSyncedCacheMaterialises() async throws {
+        let rule = try Self.rent(start: "2026-01-05")
+        let alone = try TestClient("alone", persistent: true)
+        try alone.data.put(.recurring, id: rule.id, fields: rule.fields)
+        #expect(try alone.materialise("2026-03-20").created.map(\.date.description) == ["2026-01-05", "2026-02-05", "2026-03-05"])
+        #expect(try alone.materialise("2026-03-20").created.isEmpty)
+        #expect(try alone.materialise("2026-04-05").created.map(\.date.description) == ["2026-04-05"])
+        #expect(try alone.ledger.list().count == 4)
+    }
+
+    @Test("occurrences made before the first sync are not doubled when the cache binds to a ledger where another machine made them",
+          arguments: [false, true])
+    func occurrencesMadeBeforeBindingMeetTheLedgers(editedBeforeBinding: Bool) async throws {
+        let rule = try Self.rent(start: "2026-01-05")
+        let (daemon, laptop, _) = try await Self.twoMachines(rule)
+        #expect(try laptop.materialise("2026-02-20").created.count == 2)
+        try await laptop.sync(daemon, on: "2026-02-20")
+        // A machine that has never synced holds the same rule (its cache was copied from the laptop's data before
+        // the laptop ever synced, or the rule came by the same id) and makes January and February offline.
+        let fresh = try TestClient("fresh", persistent: true)
+        try fresh.data.put(.recurring, id: rule.id, fields: rule.fields)
+        #expect(try fresh.materialise("2026-03-10").created.map(\.date.description) == ["2026-01-05", "2026-02-05", "2026-03-05"])
+        if editedBeforeBinding {
+            let february = try #require(try fresh.byDate()["2026-02-05"])
+            try fresh.edit(february.id, ExpenseDraft(note: "paid in cash"))
+            let march = try #require(try fresh.byDate()["2026-03-05"])
+            try fresh.delete(march.id)
+        }
+        try await fresh.sync(daemon, on: "2026-03-10")
+        try await laptop.sync(daemon, on: "2026-03-10")
+        try await fresh.sync(daemon, on: "2026-03-10")
+        let page = try await daemon.ledger.pull(PullRequest(since: 0, limit: 100))
+        let live = page.changes.filter { !$0.deleted }
+        let expected = editedBeforeBinding ? ["2026-01-05", "2026-02-05"] : ["2026-01-05", "2026-02-05", "2026-03-05"]
+        #expect(live.map(\.expense.date.description).sorted() == expected, "\(page.changes)")
+        for machine in [laptop, fresh] {
+            #expect(try machine.ledger.list().map(\.date.description).sorted() == expected)
+            #expect(try machine.ledger.store.pendingMutations(limit: 10).isEmpty && machine.ledger.store.conflicts().isEmpty)
+            if editedBeforeBinding { #expect(try machine.byDate()["2026-02-05"]?.note == "paid in cash") }
+        }
+        await daemon.stop()
+    }
+
+    @Test("occurrences made before the first sync keep their ids' rule when the cache binds to a new ledger: another machine derives the same ids")
+    func occurrencesMadeBeforeBindingToANewLedger() async throws {
+        let rule = try Self.rent(start: "2026-01-05")
+        let daemon = try TestDaemon()
+        let alone = try TestClient("alone", persistent: true)
+        try alone.data.put(.recurring, id: rule.id, fields: rule.fields)
+        #expect(try alone.materialise("2026-02-20").created.count == 2)
+        try await alone.sync(daemon, on: "2026-02-20")
+        let phone = try TestClient("phone", persistent: true)
+        try await phone.sync(daemon, on: "2026-02-20")
+        #expect(try phone.materialise("2026-02-20").created.isEmpty)
+        try await phone.sync(daemon, on: "2026-02-20")
+        let page = try await daemon.ledger.pull(PullRequest(since: 0, limit: 100))
+        #expect(page.changes.filter { !$0.deleted }.count == 2, "\(page.changes)")
+        #expect(try phone.ledger.list().count == 2 && alone.ledger.list().count == 2)
         await daemon.stop()
     }
 

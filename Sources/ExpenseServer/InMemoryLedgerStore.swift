@@ -82,7 +82,7 @@ package final class InMemoryLedgerStore: LedgerStore {
         var result: [Record] = []
         var seq = since + 1
         while seq <= state.head && result.count < limit {
-            if let id = state.idBySeq[seq], let stored = state.records[id], !stored.deleted || seq > state.horizon {
+            if let id = state.idBySeq[seq], let stored = state.records[id], !stored.deleted || since > 0 || seq > state.horizon {
                 result.append(stored.record)
             }
             seq += 1

@@ -18,17 +18,6 @@ extension LedgerEngine {
         }
     }
 
-    /// `cursor_expired` for a pull from a cursor below the purge horizon (other than 0): tombstones it has not
-    /// seen may be gone, so it must pull again from 0 (Protocol.md §5.3, §5.7).
-    func checkHorizon(since: Int64) throws {
-        guard since > 0 else { return }
-        let horizon: Int64
-        do { horizon = try store.purgeHorizon() } catch { throw LedgerError.storage(error) }
-        if since < horizon {
-            throw RPCError.cursorExpired("cursor \(since) is older than the purge horizon \(horizon); pull again from 0")
-        }
-    }
-
     /// Removes tombstones and history entries of changes made before `cutoff` (seconds since 1970).
     package func compact(before cutoff: Int64) throws -> CompactionReport {
         do { return try store.compact(before: cutoff) } catch { throw LedgerError.storage(error) }

@@ -18,9 +18,9 @@ package protocol LedgerHistoryStore: AnyObject {
     /// Up to `limit` entries matching `request` (its `limit` is ignored), in `seq` order.
     func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry]
     /// The purge horizon: history entries at or below it may have been removed and tombstones at or below it are
-    /// purged (no longer pulled, kept so that a later change of the id meets the deletion); a `pull` from
-    /// a cursor below it (other than 0) is `cursor_expired`. Read from storage each time, so a compaction made
-    /// by another process (`expensed compact` beside a serving daemon) counts at once.
+    /// purged (no longer pulled from 0, kept so that a later change of the id meets the deletion and a pull from
+    /// an older cursor still carries it). Read from storage each time, so a compaction made by another process
+    /// (`expensed compact` beside a serving daemon) counts at once.
     func purgeHorizon() throws -> Int64
     /// Purges the tombstones and removes the history entries of changes older than `cutoff` (daemon time,
     /// seconds since 1970), raising the purge horizon first.

@@ -101,8 +101,16 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// Stores `record` (new or replacing `old`, the value previously read for the same id), moving its
     /// contribution to the live totals and aggregates from `old` to `record`. `record.seq` must be `head + 1`.
     func write(_ record: StoredRecord, replacing old: StoredRecord?) throws
-    /// Up to `limit` records with `seq` > `since`, in `seq` order, without the tombstones purged by compaction
-    /// (at or below ``LedgerHistoryStore/purgeHorizon()``): a pull from 0 after a compaction does not carry them.
+    /// Up to `limit` records with `seq` > `since`, in `seq` order. From 0, without the tombstones purged by
+    /// compaction (at or below ``LedgerHistoryStore/purgeHorizon()``, read in the same statement as the rows):
+    /// a client that starts from nothing has no copy of their ids to drop. From any other cursor, with them:
+    /// that client may hold a live copy of an id deleted after its cursor, and a purged tombstone keeps its row.
+    ///
+    /// - Important: a cursor above 0 may lie below the horizon without any client being late: the second page of
+    ///   a pull from 0 asks from the first page's last seq, below the horizon whenever more live records lie
+    ///   there than a page holds. Answering it `cursor_expired`, or leaving its purged tombstones out, made such
+    ///   a ledger impossible to pull (every retry from 0 met the same page), or kept deletions from the clients
+    ///   that hold the records (Protocol.md §5.9, docs/reliability.md §12).
     func changes(since: Int64, limit: Int) throws -> [Record]
     /// ``changes(since:limit:)`` written as JSON, each object what ``Record/write(to:)`` writes for that record
     /// (the default does exactly that; a store may write them straight from its rows). A store may stop early

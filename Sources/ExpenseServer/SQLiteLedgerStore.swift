@@ -277,9 +277,12 @@ package final class SQLiteLedgerStore: LedgerStore {
         dayTotals.add(expense, sign: sign)
     }
 
-    /// A pull's rows: every record changed after `since`, except tombstones purged by compaction (at or below
-    /// the horizon, read from the file so another process's compaction counts at once; `compact(before:)`).
-    static let pulledRows = "records WHERE seq > ?1 AND (deleted = 0 OR seq > (SELECT coalesce(max(value), 0) FROM history_meta WHERE key = 'horizon'))"
+    /// A pull's rows: every record changed after `since`; from 0, without the tombstones purged by compaction
+    /// (at or below the horizon, read from the file in the same statement so another process's compaction counts
+    /// at once; `compact(before:)`). ``LedgerStore/changes(since:limit:)`` says why only from 0.
+    static let pulledRows = """
+        records WHERE seq > ?1 AND (deleted = 0 OR ?1 > 0 OR seq > (SELECT coalesce(max(value), 0) FROM history_meta WHERE key = 'horizon'))
+        """
 
     package func changes(since: Int64, limit: Int) throws -> [Record] {
         try connection.cached("""

@@ -4,10 +4,10 @@ extension ExpensedCommands {
     static let compact = CommandSpec(
         name: "compact", abstract: "Purge a ledger's tombstones and remove its history entries older than N days, also while the daemon serves.",
         discussion: """
-          Records a purge horizon first: a client whose last sync is older gets cursor_expired and pulls the
-          ledger again from the start, keeping and then sending its unsynced changes (nothing is lost). A purged
-          tombstone is no longer pulled but its deletion is kept: a later change of that expense, from any
-          machine, meets the deletion as a conflict. Live expenses, totals and exactly-once bookkeeping are never
+          Records a purge horizon first. A purged tombstone is no longer pulled from 0 (a client that starts
+          from nothing), but a client whose last sync is older still pulls the deletions made since, and the
+          deletion is kept: a later change of that expense, from any machine, meets it as a conflict (nothing
+          is lost). Live expenses, totals and exactly-once bookkeeping are never
           touched. Runs beside a serving daemon (it opens the ledger's SQLite file in short transactions; the
           daemon waits for each, it does not fail). Prints
           `horizon H, purged T tombstones and removed E history entries`. `expensed serve --compact-after N` does the

@@ -63,4 +63,57 @@ import Testing
             #expect(daemon.stop() == DaemonProcess.Ending(status: 0, reason: .exit), "stderr: \(daemon.stderr)")
         }
     }
+
+    /// A ledger with more live records below the purge horizon than one page holds is pulled whole, from 0 and
+    /// from an old cursor alike. Found by `CompactionRandomizedTests` (seed 4915248406458001234, 600 rounds): the
+    /// second page of a pull from 0 asks `since` = the first page's last seq, which lies below the horizon, and
+    /// the daemon answered it `cursor_expired`, so no client could pull such a ledger, nor heal from it, ever
+    /// (the reference client's pages end at 10,000 records or the daemon's `--max-line`).
+    @Test func aLedgerLargerThanAPageBelowTheHorizonIsPulledWholeFromZeroAndFromAnOldCursor() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess(), bob = try ExpenseProcess()
+            // Pages of about 300 records: the reference client's pull of 1,200 takes four of them.
+            let (daemon, data) = try DaemonProcess.serveDefaultLedger(for: [ann, bob], ["--max-line", "65536"])
+            defer { _ = daemon.stop() }
+            let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let writer = try WireClient(daemon.address()), late = try WireClient(daemon.address())
+            defer { writer.close(); late.close() }
+            _ = try writer.hello(token: token)
+            _ = try late.hello(token: token)
+            let gone = UUID(), young = UUID()
+            #expect(try Self.push(writer, Self.put(1, gone, base: 0)) == [.applied(version: 1, seq: 1)])
+            let seen = try PullResult(json: late.result("pull", #"{"since":0}"#))  // the late client holds `gone` live, cursor 1
+            #expect(seen.cursor == 1 && seen.changes.map(\.deleted) == [false])
+            for first in stride(from: Int64(2), to: 1202, by: 300) { _ = try writer.pushCreates(count: 300, firstMutationId: first) }
+            #expect(try Self.push(writer, Self.delete(1202, gone, base: 1), Self.put(1203, young, base: 0))
+                    == [.applied(version: 2, seq: 1202), .applied(version: 1, seq: 1203)])
+            Self.waitForTheNextSecond()
+            let compacted = try ExpenseProcess.run(ExpenseProcess.locate("expensed"),
+                                                   ["compact", "--ledger", "default", "--keep-days", "0", "--data", data],
+                                                   environment: [:], scratch: ann.directory)
+            #expect(compacted.stdout == "horizon 1202, purged 1 tombstones and removed 1202 history entries\n", "\(compacted)")
+
+            // From 0 in pages of 1,000: every live record. The first page leaves purged tombstones out; a later page,
+            // from a cursor above 0, cannot tell its client from a late one and carries those after its cursor.
+            let whole = try WireClient(daemon.address())
+            defer { whole.close() }
+            _ = try whole.hello(token: token)
+            let records = try whole.pullAll()
+            #expect(records.filter { !$0.deleted }.count == 1201 && records.filter(\.deleted).map(\.expense.id) == [gone])
+            // From the late client's old cursor: every change since, the deletion it has not seen included.
+            var since: Int64 = 1, changes: [Record] = []
+            while true {
+                let page = try PullResult(json: late.result("pull", #"{"since":\#(since),"limit":500}"#))
+                changes += page.changes
+                since = page.cursor
+                if !page.more { break }
+            }
+            #expect(changes.count == 1202 && changes.filter(\.deleted).map(\.expense.id) == [gone] && since == 1203)
+            // The reference client, from an empty cache, in pages cut by the daemon's line.
+            let synced = try ann.run(["sync"])
+            #expect(synced.status == 0, "\(synced)")
+            #expect(try ann.succeed(["list", "--json"]).components(separatedBy: "\"id\"").count - 1 == 1201)
+            #expect(daemon.stop() == DaemonProcess.Ending(status: 0, reason: .exit), "stderr: \(daemon.stderr)")
+        }
+    }
 }

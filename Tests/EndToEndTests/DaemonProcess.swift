@@ -66,6 +66,17 @@ final class DaemonProcess {
     /// The daemon's process id.
     var pid: Int32 { child.pid }
 
+    /// Whether the daemon is still running: not exited, killed or a zombie (it is reaped only by ``stop(_:)`` or
+    /// ``waitForExit()``, so its pid cannot have been reused).
+    var isRunning: Bool { Self.isRunning(pid) }
+
+    /// Whether the process `pid` is running, from the state in `/proc/PID/stat`.
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = ChildProcess.procFile(pid, "stat"), let end = stat.lastIndex(of: ")"),
+              let state = stat[stat.index(after: end)...].first(where: { $0 != " " }) else { return false }
+        return state != "Z" && state != "X"
+    }
+
     /// What the daemon wrote to standard error so far.
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 

@@ -104,7 +104,8 @@ import TestSupport
         await daemon.stop()
     }
 
-    /// Bob is offline past the purge horizon with unsynced changes: one sync heals (cursor_expired), and nothing
+    /// Bob is offline past the purge horizon with unsynced changes: one sync pulls from his old cursor the
+    /// deletions made meanwhile (purged ones too: no cursor expires), and nothing
     /// of his is lost, nor does a purged deletion come back to life on anybody's machine: his edit of it meets
     /// the deletion as a conflict (shown like any other), and only keeping his side brings the expense back.
     @Test func aClientOfflinePastTheHorizonKeepsSyncingWithNothingLost() async throws {

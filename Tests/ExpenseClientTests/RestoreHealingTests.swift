@@ -143,7 +143,7 @@ import Testing
     }
 }
 
-/// `cursor_expired` (reserved for a tombstone purge, Protocol.md §5.3) is handled like a replaced history: the
+/// `cursor_expired` (reserved, no longer sent: Protocol.md §5.3, §8) is handled like a replaced history: the
 /// client pulls again from 0 and ends equal to the daemon, with no error.
 @Test func aCursorExpiredPullIsHealedFromZero() async throws {
     let daemon = try TestDaemon()

@@ -73,7 +73,7 @@ import TestSupport
     }
 
     @Test(arguments: LedgerStoreKind.allCases)
-    func compactionRemovesOldTombstonesAndEntriesAndExpiresOlderCursors(kind: LedgerStoreKind) throws {
+    func compactionRemovesOldEntriesAndPurgesTombstonesFromPullsFromZero(kind: LedgerStoreKind) throws {
         let ledger = try TestLedger(kind)
         var client = EngineClient(ledger.engine)
         let now = HistoryAuthor.now()
@@ -92,10 +92,15 @@ import TestSupport
         #expect(records.map(\.expense.id) == [kept, young] && records.map(\.seq) == [1, 5])
         #expect(try entries(ledger.engine).map(\.seq) == [4, 5])
         #expect(try ledger.engine.summary(SummaryQuery()).summary.totals.map(\.amount) == [1250])
-        // A cursor below the horizon is expired; 0 and the horizon itself are not.
-        #expect(throws: RPCError.self) { try ledger.engine.pull(PullRequest(since: 2)) }
-        #expect(try ledger.engine.pull(PullRequest(since: 0)).changes.count == 2)
+        // From 0 the purged tombstone is left out; from a cursor below it, it comes (that client may hold the
+        // expense live); no cursor is expired, so a pull from 0 continues past its first page.
+        #expect(try ledger.engine.pull(PullRequest(since: 0)).changes.map(\.seq) == [1, 5])
+        #expect(try ledger.engine.pull(PullRequest(since: 2)).changes.map(\.seq) == [3, 5])
+        #expect(try ledger.engine.pull(PullRequest(since: 1)).changes.map(\.deleted) == [true, true])
         #expect(try ledger.engine.pull(PullRequest(since: 3)).changes.count == 1)
+        let firstPage = try ledger.engine.pull(PullRequest(since: 0, limit: 1))
+        #expect(firstPage.changes.map(\.seq) == [1] && firstPage.more && firstPage.cursor == 1)
+        #expect(try ledger.engine.pull(PullRequest(since: firstPage.cursor)).changes.map(\.seq) == [3, 5])
         // The head's row stays whatever its age: the next change never reuses a seq.
         let everything = try ledger.engine.compact(before: now + 10)
         #expect(everything.horizon == 4)

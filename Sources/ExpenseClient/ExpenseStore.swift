@@ -45,6 +45,9 @@ package protocol ExpenseStore: AnyObject {
     /// How many entries the queue holds.
     func pendingCount() throws -> Int
 
+    /// The queue entries the daemon rejected, in queue order (few: each waits for the person).
+    func rejectedMutations() throws -> [PendingMutation]
+
     /// Whether some queue entry waits to be sent (state ``PendingMutation/State/unsent``). A plain read.
     func hasUnsent() throws -> Bool
 

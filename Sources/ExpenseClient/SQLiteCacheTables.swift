@@ -235,6 +235,12 @@ final class SQLiteCacheTables: StoreTransaction {
             .map([.id(id)]) { try decodePending($0) }
     }
 
+    /// The rejected queue entries, in queue order.
+    func rejected() throws -> [PendingMutation] {
+        try connection.cached("SELECT \(Self.outboxColumns) FROM outbox WHERE state = 'rejected' ORDER BY position")
+            .map { try decodePending($0) }
+    }
+
     func pending(after position: Int64, limit: Int) throws -> [PendingMutation] {
         try connection.cached("SELECT \(Self.outboxColumns) FROM outbox WHERE position > ?1 ORDER BY position LIMIT ?2")
             .map([.integer(position), SQLiteValue(limit)]) { try decodePending($0) }

@@ -160,6 +160,10 @@ package final class SQLiteExpenseStore: ExpenseStore {
         try reading { try connection.cached("SELECT count(*) FROM outbox").first { $0.int(0) } ?? 0 }
     }
 
+    package func rejectedMutations() throws -> [PendingMutation] {
+        try reading { try tables.rejected() }
+    }
+
     package func hasUnsent() throws -> Bool {
         try reading {
             try connection.cached("SELECT EXISTS (SELECT 1 FROM outbox WHERE state = 'unsent')").first { $0.int64(0) != 0 } ?? false

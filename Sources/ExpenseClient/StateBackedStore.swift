@@ -51,6 +51,8 @@ extension StateBackedStore {
 
     package func pendingCount() throws -> Int { try current().pending.count }
 
+    package func rejectedMutations() throws -> [PendingMutation] { try current().pending.filter { $0.state == .rejected } }
+
     package func forEachExpense(matching filter: ExpenseFilter, _ body: (Expense) throws -> Void) throws {
         for expense in try current().expenses(matching: filter) { try body(expense) }
     }

@@ -91,13 +91,16 @@ package final class SyncConnection {
         }
         self.timeout = max(clock.now.duration(to: deadline), .milliseconds(1))
         hello = HelloResult(protocolVersion: 0, server: "", ledger: "", currency: .usd, cursor: 0, lastMutationId: 0)
+        let helloId = try send(HelloRequest(protocolVersion: ProtocolVersion.current, ledger: remote.ledger, token: remote.token,
+                                            clientId: clientId, clientName: clientName, kinds: kinds))
         do {
-            hello = try call(HelloRequest(protocolVersion: ProtocolVersion.current, ledger: remote.ledger, token: remote.token,
-                                         clientId: clientId, clientName: clientName, kinds: kinds))
-        } catch .unreachable(let text) where text == Self.timedOutText {
+            hello = try receive(HelloRequest.self, id: helloId, peek: { _ in }, timedOut: {
+                .unanswered("the server at \(server) accepted the connection but did not answer hello within "
+                            + "\(Self.seconds(connectTimeout)) s (EXPENSE_CONNECT_TIMEOUT); is it an expensed, and is it stuck?")
+            })
+        } catch .unanswered(let text) {
             connection.close()
-            throw .unanswered("the server at \(server) accepted the connection but did not answer hello within "
-                              + "\(Self.seconds(connectTimeout)) s (EXPENSE_CONNECT_TIMEOUT); is it an expensed, and is it stuck?")
+            throw .unanswered(text)
         }
         self.timeout = timeout
     }
@@ -145,13 +148,19 @@ package final class SyncConnection {
     /// its next request from there, so the daemon encodes the next page while this side decodes this one).
     package func receive<Request: RPCMethodRequest>(_ type: Request.Type, id: Int64,
                                                     peek: ([UInt8]) -> Void) throws(SyncError) -> Request.Response {
+        try receive(type, id: id, peek: peek, timedOut: { .unreachable(self.timedOut) })
+    }
+
+    /// ``receive(_:id:peek:)`` whose timeout is `timedOut` (`hello`'s is its own error).
+    private func receive<Request: RPCMethodRequest>(_ type: Request.Type, id: Int64, peek: ([UInt8]) -> Void,
+                                                    timedOut: () -> SyncError) throws(SyncError) -> Request.Response {
         while true {
-            let line = try readLine(timeout: timeout)
+            guard let line = try readLine(within: timeout) else { throw timedOut() }
             peek(line)
-            // A pull page (a first sync reads a hundred of 10,000 records) is read straight into records when it
-            // has the expected shape; anything else, errors included, takes the general path below.
-            if Request.self == PullRequest.self, let (responseId, page) = PullPageDecoder.decode(line),
-               responseId == RequestID(id), let result = page as? Request.Response {
+            // A result type may read a whole answer line of the shape it expects straight into itself (a pull page:
+            // a first sync reads a hundred of 10,000 records); anything else, errors included, takes the general
+            // path below.
+            if let (responseId, result) = Request.Response.decodeAnswerLine(line), responseId == RequestID(id) {
                 return result
             }
             let message = try interpret(line)
@@ -195,7 +204,7 @@ package final class SyncConnection {
     /// - Throws: ``SyncError/unreachable(_:)``; ``SyncError/protocolError(_:)`` when another request is answered.
     package func discardAnswer(id: Int64) throws(SyncError) {
         while true {
-            guard case .response(let responseId, _) = try readMessage(timeout: timeout) else { continue }
+            guard case .response(let responseId, _) = try readMessage() else { continue }
             guard responseId == RequestID(id) || responseId == nil else {
                 throw .protocolError("the daemon answered request \(responseId?.description ?? "null") instead of \(id)")
             }
@@ -211,27 +220,27 @@ package final class SyncConnection {
             announcedCursor = nil
             return cursor
         }
-        do {
-            _ = try readMessage(timeout: timeout)
-        } catch .unreachable(let text) where text == Self.timedOutText {
-            return nil
-        }
+        guard let line = try readLine(within: timeout) else { return nil }
+        _ = try interpret(line)
         defer { announcedCursor = nil }
         return announcedCursor
     }
 
-    private static let timedOutText = "timed out"
+    /// Why a read failed when the daemon did not answer within the connection's timeout.
+    private var timedOut: String { "the server at \(connection.address) did not answer within \(Self.seconds(timeout)) s" }
 
-    /// Reads one message, setting notifications aside.
-    private func readMessage(timeout: Duration?) throws(SyncError) -> RPCIncoming {
-        try interpret(try readLine(timeout: timeout))
+    /// Reads one message within the connection's timeout, setting notifications aside.
+    private func readMessage() throws(SyncError) -> RPCIncoming {
+        guard let line = try readLine(within: timeout) else { throw .unreachable(timedOut) }
+        return try interpret(line)
     }
 
-    /// Reads one line.
-    private func readLine(timeout: Duration?) throws(SyncError) -> [UInt8] {
+    /// Reads one line, or `nil` when `timeout` (`nil`: none) passes first.
+    /// - Throws: ``SyncError/unreachable(_:)`` when the connection breaks or the daemon closes it.
+    private func readLine(within timeout: Duration?) throws(SyncError) -> [UInt8]? {
         let line: [UInt8]?
         do { line = try connection.readLine(timeout: timeout) } catch .timedOut {
-            throw .unreachable(Self.timedOutText)
+            return nil
         } catch {
             throw .unreachable("the connection to \(connection.address) broke: \(error)")
         }

@@ -216,10 +216,11 @@ package struct SyncEngine {
             if try !ledger.hasUnsent() { break }
         }
         try ledger.finishSync()
-        let queue = try ledger.store.pendingMutations(limit: Int.max)
-        report.pending = queue.count
-        report.openRejections = queue.count { $0.state == .rejected }
-        report.tooLarge = queue.count { $0.state == .rejected && $0.rejection?.isTooLarge == true }
+        // Counted, not loaded: a first push of 200,000 expenses leaves nothing here, but a failed one leaves them all.
+        let rejected = try ledger.store.rejectedMutations()
+        report.pending = try ledger.store.pendingCount()
+        report.openRejections = rejected.count
+        report.tooLarge = rejected.count { $0.rejection?.isTooLarge == true }
         report.openConflicts = try ledger.store.conflicts().count
         report.cursor = try ledger.pullCursor()
     }

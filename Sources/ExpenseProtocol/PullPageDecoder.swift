@@ -435,3 +435,8 @@ struct PullPageScanner {
         return true
     }
 }
+
+extension PullResult {
+    /// A pull page's answer line read by ``PullPageDecoder`` (its tests hold it equal to the general path).
+    public static func decodeAnswerLine(_ line: [UInt8]) -> (id: RequestID, result: PullResult)? { PullPageDecoder.decode(line) }
+}

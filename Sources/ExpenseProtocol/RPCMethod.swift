@@ -23,11 +23,18 @@ public protocol RPCResult: Sendable {
     init(json: JSONValue) throws(ProtocolDecodingError)
     /// About how many bytes ``write(to:)`` writes, so the response buffer is reserved once, not grown by copies.
     var encodedSizeHint: Int { get }
+    /// A whole answer line read straight into a result, when the line has the one shape this type expects (a pull
+    /// page, read without building JSON values); `nil` for anything else (an error, another shape), which the
+    /// client then reads the general way (``init(json:)`` of the parsed line). Both ways give the same result.
+    static func decodeAnswerLine(_ line: [UInt8]) -> (id: RequestID, result: Self)?
 }
 
 extension RPCResult {
     /// Small results: the response writer's default reservation.
     public var encodedSizeHint: Int { 128 }
+
+    /// No fast reading: every answer takes the general path.
+    public static func decodeAnswerLine(_ line: [UInt8]) -> (id: RequestID, result: Self)? { nil }
 }
 
 extension RPCMethodRequest {

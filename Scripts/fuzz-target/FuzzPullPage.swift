@@ -8,8 +8,8 @@
 //   equivalence, which would hide a different encoding). The fast path may answer nil where the general
 //   path succeeds (it leaves every unusual line to it), never the other way round;
 // - a page the general path reads, written again by the daemon's encoder (RPCResponse.success), is read by
-//   the general path to the same bytes and, if it holds expenses only, taken by the fast path too (a
-//   daemon-written page must not fall back);
+//   the general path to the same bytes and, if it holds expenses only, taken by the fast path too when it
+//   answers a request the client numbered (an integer id): a daemon-written page must not fall back;
 // - the line's announced cursor (PullPageDecoder.announcedCursor, the prefetcher's guess) is read without a
 //   crash, and the general path's readers of every other result the client reads (hello, push, summary,
 //   stats, history, cursor), of an error and of the `changed` notification do not crash.
@@ -52,10 +52,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let again = try? RPCClientCodec.parse(written).decodeResult(as: PullResult.self)
         fuzzCheck(again?.jsonBytes == page.jsonBytes, "a page written again by the daemon's encoder reads differently",
                   input: line)
-        if page.dataChanges.isEmpty, let id {
-            let taken = PullPageDecoder.decode(written)
+        // As the daemon answers this client: the id echoed is one the client numbered (an integer; the fast path
+        // leaves any other id to the general path, as documented).
+        if page.dataChanges.isEmpty {
+            var answer = RPCResponse.success(id: RequestID(7), result: page)
+            answer.removeLast()
+            let taken = PullPageDecoder.decode(answer)
             fuzzCheck(taken != nil, "the fast path refuses a page as the daemon writes it", input: line)
-            fuzzCheck(taken?.id == id && taken?.result.jsonBytes == page.jsonBytes,
+            fuzzCheck(taken?.id == RequestID(7) && taken?.result.jsonBytes == page.jsonBytes,
                       "the fast path reads a daemon-written page differently", input: line)
         }
     }

@@ -1,7 +1,9 @@
-// libFuzzer target for the daemon's input path: line framing (LineFramer, fed in fuzzer-chosen chunks),
+// libFuzzer target `request`: the daemon's input path: line framing (LineFramer, fed in fuzzer-chosen chunks),
 // request decoding (RPCRequest.parse, each method's params), a push's fields through the core's validator,
-// and the error line answered for a bad request. Built by Scripts/fuzz together with the sources of
-// ExpenseCore, ExpenseProtocol and LineFramer as one module (so all of them are instrumented).
+// and the error line answered for a bad request. RPCRequest.parse's envelope fast path (RPCEnvelopeReader) is
+// also compared with the general reader (RPCRequest.parseGenerally): the same id, method and params (written
+// again, byte for byte) or the same error line. Built by Scripts/fuzz together with the sources of
+// ExpenseCore, ExpenseProtocol, LineFramer and FuzzFailure.swift as one module (so all of them are instrumented).
 // A crash, a trap (overflow, out-of-bounds), an ASan report or a broken invariant below is a finding.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -32,7 +34,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 private func decode(_ line: ArraySlice<UInt8>) {
-    switch RPCRequest.parse(line) {
+    let parsed = RPCRequest.parse(line)
+    let general = line.withUnsafeBufferPointer { RPCRequest.parseGenerally($0) }
+    fuzzCheck(written(parsed) == written(general), "the envelope fast path and the general reader disagree", input: line)
+    switch parsed {
     case .failure(let failure):
         let answer = failure.responseLine
         precondition(answer.last == 0x0A && !answer.dropLast().contains(0x0A), "an error answer is not one line")
@@ -52,5 +57,19 @@ private func decode(_ line: ArraySlice<UInt8>) {
             }
         default: break
         }
+    }
+}
+
+/// A parse written out as bytes: the error line answered, or the id, method and params written again.
+private func written(_ parsed: Result<RPCRequest, RPCRequestFailure>) -> [UInt8] {
+    switch parsed {
+    case .failure(let failure):
+        return failure.responseLine
+    case .success(let request):
+        var writer = JSONWriter()
+        writer.requestID(request.id)
+        writer.string(request.method)
+        if let params = request.params { writer.value(params) } else { writer.raw("absent") }
+        return writer.bytes
     }
 }

@@ -113,11 +113,22 @@ package enum CSV {
 
     /// One field, formula-guarded (``guardFormula(_:)``), then quoted when it holds a comma, a quote or a line
     /// break, or when it was guarded (OWASP's advice: a guarded cell is also quoted).
+    ///
+    /// Quotes are doubled scalar by scalar, as ``parse(_:delimiter:)`` reads them: a quote followed by a combining
+    /// mark is one `Character` with it, which a replacement by Characters (Foundation's `replacingOccurrences`)
+    /// leaves single, and the row could not be read back.
     package static func escape(_ field: String) -> String {
         let guarded = guardFormula(field)
         guard guarded != field || guarded.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
         else { return field }
-        return "\"" + guarded.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in guarded.unicodeScalars {
+            quoted.append(scalar)
+            if scalar == "\"" { quoted.append("\"") }
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 
     /// One record and its line end (`\n`).

@@ -7,6 +7,10 @@ public struct IPAddressRange: Hashable, Sendable, CustomStringConvertible {
     public let prefixLength: Int
 
     /// Parses `ADDRESS` (a single address: the full prefix) or `ADDRESS/BITS`.
+    ///
+    /// A range within the IPv4-mapped block (`::ffff:10.0.0.5`, `::ffff:10.0.0.0/104`: a prefix of 96 bits or
+    /// more) is the IPv4 range it stands for (`10.0.0.5/32`, `10.0.0.0/8`): ``contains(_:)`` reads every peer as
+    /// its IPv4 address, so kept as IPv6 it would match no peer at all.
     /// - Throws: ``TransportError/invalidAddressRange(_:)`` when the address or the prefix is not valid, or
     ///   when the address has bits set past the prefix (`10.0.0.1/8`: a typo for `10.0.0.1` or for `10.0.0.0/8`?).
     public init(parsing text: String) throws(TransportError) {
@@ -19,8 +23,13 @@ public struct IPAddressRange: Hashable, Sendable, CustomStringConvertible {
             length = value
         }
         guard Self.masked(address.bytes, to: length) == address.bytes else { throw .invalidAddressRange(text) }
-        network = address
-        prefixLength = length
+        if address.bytes.count == 16, length >= 96, address.unmapped.isIPv4 {
+            network = address.unmapped
+            prefixLength = length - 96
+        } else {
+            network = address
+            prefixLength = length
+        }
     }
 
     /// Whether `address` is in the range; an IPv4-mapped IPv6 address matches as its IPv4 address.

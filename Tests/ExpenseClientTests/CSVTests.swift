@@ -43,6 +43,22 @@ import Testing
         #expect(try CSV.parse(CSV.row(fields)) == [CSVRecord(line: 1, fields: fields)])
     }
 
+    /// A quote followed by a combining mark is one Character with it: doubling quotes Character by Character
+    /// left it single, and the row could not be read back (so an `export` holding such a note could not be
+    /// imported). Found by `Scripts/fuzz --target csv`.
+    @Test func aQuoteFollowedByACombiningMarkIsDoubledLikeAnyOther() throws {
+        let fields = ["say \"\u{0598}hi\"\u{0301}", "\"\u{20DD}", "end"]
+        let row = CSV.row(fields)
+        // Three quotes doubled, and two fields quoted.
+        #expect(row.unicodeScalars.filter { $0 == "\"" }.count == 3 * 2 + 2 * 2)
+        let read = try CSV.parse(row)
+        #expect(read.map { $0.fields.map { Array($0.unicodeScalars) } } == [fields.map { Array($0.unicodeScalars) }])
+        let note = "a \"\u{0598}quoted\"\u{0598} note"
+        let exported = CSV.row(CSVImporter.header) + CSV.row(["6f9619ff-8b86-d011-b42d-00cf4fc964ff", "2026-11-30", "12.50", "USD", "food", note])
+        let expenses = try CSVImporter.expenses(from: exported, defaultCurrency: .usd)
+        #expect(expenses.map { Array($0.note.unicodeScalars) } == [Array(note.unicodeScalars)])
+    }
+
     @Test func importNamesThePhysicalLineOfEachBadRow() {
         let csv = """
             date,amount,currency,category,note

@@ -150,6 +150,28 @@ import Testing
         #expect(v6.description == "::1/128")
     }
 
+    /// A range written as an IPv4-mapped IPv6 address (`::ffff:10.0.0.5`, `::ffff:10.0.0.0/104`) is the IPv4 range
+    /// it stands for: ``IPAddressRange/contains(_:)`` reads every peer as its IPv4 address, so such a range kept as
+    /// IPv6 matched no peer at all, not even its own address. Found by `Scripts/fuzz --target proxy`.
+    @Test func anIPv4MappedRangeIsTheIPv4RangeItStandsFor() throws {
+        func address(_ text: String) throws -> IPAddress { try #require(IPAddress(parsing: text)) }
+        let single = try IPAddressRange(parsing: "::ffff:10.0.0.5")
+        #expect(single.contains(single.network))
+        #expect(single.contains(try address("10.0.0.5")))
+        #expect(single.contains(try address("::ffff:10.0.0.5")))
+        #expect(!single.contains(try address("10.0.0.6")))
+        #expect(single.description == "10.0.0.5/32")
+        let block = try IPAddressRange(parsing: "::ffff:10.0.0.0/104")
+        #expect(block.contains(try address("10.200.0.1")))
+        #expect(block.contains(try address("::ffff:10.200.0.1")))
+        #expect(!block.contains(try address("11.0.0.1")))
+        #expect(block.description == "10.0.0.0/8")
+        #expect(try IPAddressRange(parsing: "::ffff:0:0/96").description == "0.0.0.0/0")
+        // Shorter prefixes reach beyond the mapped block: they stay IPv6 ranges.
+        #expect(try IPAddressRange(parsing: "::/64").description == "::/64")
+        #expect(throws: TransportError.invalidAddressRange("::ffff:10.0.0.1/104")) { try IPAddressRange(parsing: "::ffff:10.0.0.1/104") }
+    }
+
     @Test(arguments: ["", "10.0.0.0/", "/8", "10.0.0.0/33", "::/129", "10.0.0.1/8", "fd00::1/8", "localhost", "10.0.0",
                       "010.0.0.0/8", "10.0.0.0/08", "[::1]", "::1%lo", "1.2.3.4/-1"])
     func aBadRangeIsRefused(_ text: String) {

@@ -2,9 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 29: budgets, recurring rules and settings travel on a second sync engine (`LedgerDataSync`) that loses
-/// what people do in ordinary use. One test per behaviour the issue saw, through the real `expense` and a real
-/// `expensed`. Each asserts the behaviour the issue asks for, and today fails for the reason the issue gives: its
+/// Budgets, recurring rules and settings travel on a second sync engine (`LedgerDataSync`) that loses
+/// what people do in ordinary use. One test per behaviour seen, through the real `expense` and a real
+/// `expensed`. Each asserts the behaviour one change pipeline must give, and fails on today's code for the defect seen: its
 /// defect expectations are wrapped in `withKnownIssue`, so the suite passes on today's code and a test starts
 /// failing ("known issue was not recorded") once the one pipeline fixes it; then drop its `withKnownIssue`.
 ///
@@ -67,7 +67,7 @@ import Testing
             return findings
         }
         findings.recordSetup()
-        withKnownIssue("issue 29: a second queued change of a budget, rule or setting is refused as a conflict with the first") {
+        withKnownIssue("the second sync engine (budgets, rules, settings): a second queued change of a budget, rule or setting is refused as a conflict with the first") {
             findings.recordFixed()
         }
     }
@@ -106,7 +106,7 @@ import Testing
             return findings
         }
         findings.recordSetup()
-        withKnownIssue("issue 29: a viewer's budget, rule and setting changes are queued, then every sync fails with forbidden") {
+        withKnownIssue("the second sync engine (budgets, rules, settings): a viewer's budget, rule and setting changes are queued, then every sync fails with forbidden") {
             findings.recordFixed()
         }
     }
@@ -144,7 +144,7 @@ import Testing
             return findings
         }
         findings.recordSetup()
-        withKnownIssue("issue 29: budget conflicts and pending budget changes are left out of sync's exit code, sync --json, status and conflicts") {
+        withKnownIssue("the second sync engine (budgets, rules, settings): budget conflicts and pending budget changes are left out of sync's exit code, sync --json, status and conflicts") {
             findings.recordFixed()
         }
     }
@@ -177,7 +177,7 @@ import Testing
             return findings
         }
         findings.recordSetup()
-        withKnownIssue("issue 29: the client syncs no budget, rule or setting unless the daemon serves exactly its own kinds") {
+        withKnownIssue("the second sync engine (budgets, rules, settings): the client syncs no budget, rule or setting unless the daemon serves exactly its own kinds") {
             findings.recordFixed()
         }
     }
@@ -215,7 +215,7 @@ private enum Step {
 }
 
 /// What a story saw, recorded later as expectations in the test's own task: the setup checks, which hold today,
-/// and the checks of the behaviour issue 29 asks for, which fail today.
+/// and the checks of the behaviour one change pipeline must give, which fail today.
 private struct Findings: Sendable {
     private struct Finding: Sendable {
         var holds: Bool
@@ -231,7 +231,7 @@ private struct Findings: Sendable {
         setup.append(Finding(holds: holds, comment: comment, sourceLocation: sourceLocation))
     }
 
-    /// Something issue 29 asks for.
+    /// Something one change pipeline must give.
     mutating func expectFixed(_ holds: Bool, _ comment: String, sourceLocation: SourceLocation = #_sourceLocation) {
         fixed.append(Finding(holds: holds, comment: comment, sourceLocation: sourceLocation))
     }

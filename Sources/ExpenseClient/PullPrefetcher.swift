@@ -55,6 +55,12 @@ final class PullPrefetcher: @unchecked Sendable {
 
     private func read(since start: Int64, limit: Int) {
         var cursor = start
+        // A pull from 0 says on its later pages when it began (the head hello announced, at or before the first
+        // page), so they leave out the tombstones purged before it as the first page does (Protocol.md §5.9).
+        let snapshot: Int64? = start == 0 ? connection.hello.cursor : nil
+        func pullRequest(since: Int64) -> PullRequest {
+            PullRequest(since: since, limit: limit, snapshot: since == 0 ? nil : snapshot)
+        }
         // The request for the next page, sent as soon as this page's line arrived (on the cursor its end
         // announces), so the daemon encodes the next page while this thread decodes this one.
         var ahead: (id: Int64, since: Int64)?
@@ -66,12 +72,12 @@ final class PullPrefetcher: @unchecked Sendable {
                 if let sent = ahead {
                     request = sent
                 } else {
-                    request = (try connection.send(PullRequest(since: cursor, limit: limit)), cursor)
+                    request = (try connection.send(pullRequest(since: cursor)), cursor)
                 }
                 ahead = nil
                 let page = try connection.receive(PullRequest.self, id: request.id) { line in
                     guard ahead == nil, let next = PullPageDecoder.announcedCursor(line),
-                          let id = try? connection.send(PullRequest(since: next, limit: limit)) else { return }
+                          let id = try? connection.send(pullRequest(since: next)) else { return }
                     ahead = (id, next)
                 }
                 if let guess = ahead, !page.more || guess.since != page.cursor {

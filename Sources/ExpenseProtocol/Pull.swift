@@ -9,14 +9,19 @@ public struct PullRequest: Hashable, Sendable {
     /// `false`: leave the expenses out and serve only the connection's other kinds (Protocol.md §10.1), for a
     /// client that syncs them apart; the wire member `expenses`, sent only when `false`.
     public var expenses: Bool
+    /// For the pages after the first of a pull from 0: the head when that pull began (the first page's
+    /// `hello` cursor serves). Those pages leave out the tombstones compaction purged at or below it, as the
+    /// first page does; `nil`: a pull from a client's own cursor, which carries them (Protocol.md §5.3, §5.9).
+    public var snapshot: Int64?
     /// The line the page's response must fit, the daemon's `maxLine` (Protocol.md §5.3): not a wire member. A
     /// store reads no further rows once the page passes it; `Int.max` when no line is written.
     public var maximumLineLength: Int
 
     public init(since: Int64 = 0, limit: Int = 1000, kinds: Set<RecordKind> = [], expenses: Bool = true,
-                maximumLineLength: Int = .max) {
+                maximumLineLength: Int = .max, snapshot: Int64? = nil) {
         self.since = since
         self.limit = limit
+        self.snapshot = snapshot
         self.kinds = kinds
         self.expenses = expenses
         self.maximumLineLength = maximumLineLength
@@ -49,8 +54,8 @@ extension PullRequest: RPCMethodRequest {
     /// The allowed limits.
     public static let limitRange = 1...10_000
 
-    /// Reads `{"since":<Int ≥ 0, default 0>,"limit":<1…10000, default 1000>,"expenses":<Bool, default true>}`;
-    /// `params` may be omitted.
+    /// Reads `{"since":<Int ≥ 0, default 0>,"limit":<1…10000, default 1000>,"expenses":<Bool, default true>,
+    /// "snapshot":<Int ≥ 0, optional>}`; `params` may be omitted.
     ///
     /// `since` not an integer or `limit` out of range: −32602 `invalid_params`; `since` below 0: −32602
     /// `invalid_cursor` (a `since` beyond the head is also `invalid_cursor`, checked by the ledger).
@@ -61,15 +66,19 @@ extension PullRequest: RPCMethodRequest {
         guard since >= 0 else { throw .invalidCursor("since must be 0 or a cursor returned by the daemon") }
         let limit = try reader.limit(default: Self.defaultLimit, in: Self.limitRange)
         let expenses = try reader.optionalBool("expenses") ?? true
-        self.init(since: since, limit: limit, expenses: expenses)
+        let snapshot = try reader.optionalInt64("snapshot")
+        if let snapshot, snapshot < 0 { throw .invalidParams("snapshot must be a head the daemon announced", field: "snapshot") }
+        self.init(since: since, limit: limit, expenses: expenses, snapshot: snapshot)
     }
 
-    /// Writes `{"limit":…,"since":…}`, with `"expenses":false` first when the expenses are left out.
+    /// Writes `{"limit":…,"since":…}`, with `"expenses":false` first when the expenses are left out and
+    /// `"snapshot"` last when there is one.
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
         if !expenses { writer.member("expenses", false) }
         writer.member("limit", Int64(limit))
         writer.member("since", since)
+        if let snapshot { writer.member("snapshot", snapshot) }
         writer.endObject()
     }
 }

@@ -78,11 +78,12 @@ package final class InMemoryLedgerStore: LedgerStore {
         state.head = record.seq
     }
 
-    package func changes(since: Int64, limit: Int) throws -> [Record] {
+    package func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
         var result: [Record] = []
         var seq = since + 1
+        let cut = Self.purgedCut(since: since, snapshot: snapshot)
         while seq <= state.head && result.count < limit {
-            if let id = state.idBySeq[seq], let stored = state.records[id], !stored.deleted || since > 0 || seq > state.horizon {
+            if let id = state.idBySeq[seq], let stored = state.records[id], !stored.deleted || seq > cut || seq > state.horizon {
                 result.append(stored.record)
             }
             seq += 1

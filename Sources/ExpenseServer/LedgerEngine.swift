@@ -88,7 +88,7 @@ package final class LedgerEngine {
                 return EncodedPullPage(try changes(params, head: head))
             }
             // Rows past the line's bytes are not read: the line is cut at or before the last object read.
-            var changes = try store.encodedChanges(since: params.since, limit: params.limit + 1,
+            var changes = try store.encodedChanges(since: params.since, limit: params.limit + 1, snapshot: params.snapshot,
                                                    maximumBytes: params.maximumLineLength)
             // Stopped short by bytes: more follows (the line is cut at or before the last object read anyway).
             let past = changes.count >= 2 && changes.byteCount + changes.count - 1 > params.maximumLineLength
@@ -110,15 +110,19 @@ package final class LedgerEngine {
         guard params.since >= 0, params.since <= head else {
             throw LedgerError.invalidCursor(since: params.since, head: head)
         }
-        // No cursor is too old for the purge horizon: a pull from above 0 carries the purged tombstones after it
-        // (LedgerStore.changes(since:limit:) says why).
+        if let snapshot = params.snapshot, snapshot > head {
+            throw RPCError.invalidParams("snapshot \(snapshot) is beyond the head \(head): give the head when the pull from 0 began",
+                                         field: "snapshot")
+        }
+        // No cursor is too old for the purge horizon: a pull from above 0 carries the purged tombstones after it,
+        // but those at or below its snapshot (LedgerStore.changes(since:limit:snapshot:) says why).
         return head
     }
 
     /// The page of ``pull(_:)`` once `params.since` is checked.
     private func changes(_ params: PullRequest, head: Int64) throws -> PullResult {
         if !params.kinds.isEmpty || !params.expenses { return try pullWithKinds(params, head: head) }
-        var changes = try store.changes(since: params.since, limit: params.limit + 1)
+        var changes = try store.changes(since: params.since, limit: params.limit + 1, snapshot: params.snapshot)
         let more = changes.count > params.limit
         if more { changes.removeLast() }
         let cursor = more ? (changes.last?.seq ?? head) : head
@@ -129,7 +133,7 @@ package final class LedgerEngine {
     /// `limit + 1` each, merged in seq order, then cut to `limit`. With `expenses` false only the other kinds
     /// are read, and the cursor passes over the expenses' seqs (Protocol.md §10.1).
     private func pullWithKinds(_ params: PullRequest, head: Int64) throws -> PullResult {
-        let expenses = params.expenses ? try store.changes(since: params.since, limit: params.limit + 1) : []
+        let expenses = params.expenses ? try store.changes(since: params.since, limit: params.limit + 1, snapshot: params.snapshot) : []
         let data = try store.dataChanges(since: params.since, limit: params.limit + 1).filter { params.kinds.contains($0.kind) }
         var seqs = (expenses.map(\.seq) + data.map(\.seq)).sorted()
         let more = seqs.count > params.limit

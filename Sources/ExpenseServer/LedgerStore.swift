@@ -101,23 +101,25 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// Stores `record` (new or replacing `old`, the value previously read for the same id), moving its
     /// contribution to the live totals and aggregates from `old` to `record`. `record.seq` must be `head + 1`.
     func write(_ record: StoredRecord, replacing old: StoredRecord?) throws
-    /// Up to `limit` records with `seq` > `since`, in `seq` order. From 0, without the tombstones purged by
-    /// compaction (at or below ``LedgerHistoryStore/purgeHorizon()``, read in the same statement as the rows):
-    /// a client that starts from nothing has no copy of their ids to drop. From any other cursor, with them:
-    /// that client may hold a live copy of an id deleted after its cursor, and a purged tombstone keeps its row.
+    /// Up to `limit` records with `seq` > `since`, in `seq` order, without the tombstones purged by compaction
+    /// (at or below ``LedgerHistoryStore/purgeHorizon()``, read in the same statement as the rows) that the reader
+    /// cannot hold live (``purgedCut(since:snapshot:)``): from 0, every purged one (a client that starts from
+    /// nothing has no copy of their ids to drop); on a later page of a pull from 0, those at or below its
+    /// `snapshot`, the head when it began (they were tombstones before it began, so it never saw them live).
+    /// From a client's own cursor (no snapshot), with them: it may hold a live copy of an id deleted after its
+    /// cursor, and a purged tombstone keeps its row.
     ///
     /// - Important: a cursor above 0 may lie below the horizon without any client being late: the second page of
     ///   a pull from 0 asks from the first page's last seq, below the horizon whenever more live records lie
-    ///   there than a page holds. Answering it `cursor_expired`, or leaving its purged tombstones out, made such
-    ///   a ledger impossible to pull (every retry from 0 met the same page), or kept deletions from the clients
-    ///   that hold the records (Protocol.md §5.9, docs/reliability.md §12).
-    func changes(since: Int64, limit: Int) throws -> [Record]
-    /// ``changes(since:limit:)`` written as JSON, each object what ``Record/write(to:)`` writes for that record
-    /// (the default does exactly that; a store may write them straight from its rows). A store may stop early
-    /// once it holds two objects or more whose bytes, with a comma between each two, pass `maximumBytes`: a
+    ///   there than a page holds. Answering it `cursor_expired` made such a ledger impossible to pull (every
+    ///   retry from 0 met the same page); the snapshot is what tells the two readers apart (Protocol.md §5.9).
+    func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record]
+    /// ``changes(since:limit:snapshot:)`` written as JSON, each object what ``Record/write(to:)`` writes for that
+    /// record (the default does exactly that; a store may write them straight from its rows). A store may stop
+    /// early once it holds two objects or more whose bytes, with a comma between each two, pass `maximumBytes`: a
     /// response line of `maximumBytes` is cut at or before the last of them (``EncodedPullPage/responseLine(id:maximumLineLength:)``),
     /// so what the rows after it would add is never sent.
-    func encodedChanges(since: Int64, limit: Int, maximumBytes: Int) throws -> EncodedChanges
+    func encodedChanges(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges
     /// The summary of every live record the query covers.
     func summary(_ query: SummaryQuery) throws -> Summary
     /// Calls `body` with the per-day aggregate of the live records dated `from` … `to`, in any order
@@ -154,14 +156,26 @@ extension LedgerStore {
 }
 
 extension LedgerStore {
-    /// Each record of ``changes(since:limit:)`` written by ``Record/write(to:)``, whatever `maximumBytes`.
-    package func encodedChanges(since: Int64, limit: Int, maximumBytes: Int) throws -> EncodedChanges {
-        EncodedChanges(try changes(since: since, limit: limit))
+    /// Each record of ``changes(since:limit:snapshot:)`` written by ``Record/write(to:)``, whatever `maximumBytes`.
+    package func encodedChanges(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges {
+        EncodedChanges(try changes(since: since, limit: limit, snapshot: snapshot))
     }
 
-    /// ``encodedChanges(since:limit:maximumBytes:)`` with no byte bound: every change up to `limit`.
+    /// A client's own pull (no snapshot).
+    package func changes(since: Int64, limit: Int) throws -> [Record] {
+        try changes(since: since, limit: limit, snapshot: nil)
+    }
+
+    /// ``encodedChanges(since:limit:snapshot:maximumBytes:)`` of a client's own pull, with no byte bound.
     package func encodedChanges(since: Int64, limit: Int) throws -> EncodedChanges {
-        try encodedChanges(since: since, limit: limit, maximumBytes: .max)
+        try encodedChanges(since: since, limit: limit, snapshot: nil, maximumBytes: .max)
+    }
+
+    /// The seq at or below which a purged tombstone is left out of a pull (``changes(since:limit:snapshot:)``):
+    /// every one from 0, those at or below the snapshot on a later page of a pull from 0, none from a client's
+    /// own cursor. A tombstone is left out when it is at or below both this and the purge horizon.
+    package static func purgedCut(since: Int64, snapshot: Int64?) -> Int64 {
+        since == 0 ? Int64.max : (snapshot ?? -1)
     }
 }
 

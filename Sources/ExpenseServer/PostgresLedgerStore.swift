@@ -181,17 +181,19 @@ package final class PostgresLedgerStore: LedgerStore {
         pendingDeltas[key, default: .init()].count += sign
     }
 
-    package func changes(since: Int64, limit: Int) throws -> [Record] {
-        // Tombstones purged by compaction (at or below the horizon) are no longer pulled from 0; their rows stay.
+    package func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
+        // Tombstones purged by compaction (at or below the horizon) that the reader cannot hold live are left out
+        // (LedgerStore.purgedCut); their rows stay.
         // Never past `head` as this store read it: a change committed by another daemon since is in the next pull.
         try Self.storage {
             try connection.query("""
                 SELECT seq, version, deleted, amount, currency, category, day, note,
                        money_version, category_version, date_version, note_version, id
                 FROM records WHERE ledger = $1 AND seq > $2 AND seq <= $3
-                    AND (NOT deleted OR $2 > 0 OR seq > (SELECT horizon FROM ledgers WHERE name = $5))
+                    AND (NOT deleted OR seq > $6 OR seq > (SELECT horizon FROM ledgers WHERE name = $5))
                 ORDER BY seq LIMIT $4
-                """, [.integer(number), .integer(since), .integer(head), .integer(Int64(limit)), .text(name)]).all.map { try Self.decode($0).record }
+                """, [.integer(number), .integer(since), .integer(head), .integer(Int64(limit)), .text(name),
+                      .integer(Self.purgedCut(since: since, snapshot: snapshot))]).all.map { try Self.decode($0).record }
         }
     }
 

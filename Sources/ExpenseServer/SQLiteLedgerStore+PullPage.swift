@@ -8,7 +8,7 @@ import SQLite
 /// the record ``changes(since:limit:)`` reads from the same row (`PullPageEncodingTests`), through the one
 /// layout ``Record/writeObject(to:amount:category:currency:date:deleted:id:note:seq:version:)``.
 extension SQLiteLedgerStore {
-    package func encodedChanges(since: Int64, limit: Int, maximumBytes: Int) throws -> EncodedChanges {
+    package func encodedChanges(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges {
         var page = EncodedChanges(capacity: min(limit, PullRequest.limitRange.upperBound + 1, maximumBytes / Self.encodedRecordBytes + 2)
                                   * Self.encodedRecordBytes)
         var currency = PageCurrency(self.currency)
@@ -16,7 +16,7 @@ extension SQLiteLedgerStore {
         try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note, id
             FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2
-            """).forEachRow([.integer(since), .integer(Int64(limit))]) { row in
+            """).forEachRow([.integer(since), .integer(Int64(limit)), .integer(Self.purgedCut(since: since, snapshot: snapshot))]) { row in
             guard let id = row.withBlob(8, { $0.count == 16 ? $0.loadUnaligned(as: uuid_t.self) : nil }), let day = CalendarDay(ordinal: row.int(6)),
                   row.withText(4, { currency.resolve($0) }) else {
                 regular = false
@@ -44,7 +44,7 @@ extension SQLiteLedgerStore {
         }
         // A row the general decoder refuses (a damaged file) or repairs (text that is not UTF-8): the general
         // path gives its exact error or bytes.
-        guard regular else { return EncodedChanges(try changes(since: since, limit: limit)) }
+        guard regular else { return EncodedChanges(try changes(since: since, limit: limit, snapshot: snapshot)) }
         return page
     }
 

@@ -277,19 +277,19 @@ package final class SQLiteLedgerStore: LedgerStore {
         dayTotals.add(expense, sign: sign)
     }
 
-    /// A pull's rows: every record changed after `since`; from 0, without the tombstones purged by compaction
-    /// (at or below the horizon, read from the file in the same statement so another process's compaction counts
-    /// at once; `compact(before:)`). ``LedgerStore/changes(since:limit:)`` says why only from 0.
+    /// A pull's rows: every record changed after `?1`, without the tombstones purged by compaction (at or below
+    /// the horizon, read from the file in the same statement so another process's compaction counts at once;
+    /// `compact(before:)`) at or below `?3`, ``LedgerStore/purgedCut(since:snapshot:)``.
     static let pulledRows = """
-        records WHERE seq > ?1 AND (deleted = 0 OR ?1 > 0 OR seq > (SELECT coalesce(max(value), 0) FROM history_meta WHERE key = 'horizon'))
+        records WHERE seq > ?1 AND (deleted = 0 OR seq > ?3 OR seq > (SELECT coalesce(max(value), 0) FROM history_meta WHERE key = 'horizon'))
         """
 
-    package func changes(since: Int64, limit: Int) throws -> [Record] {
+    package func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
         try connection.cached("""
             SELECT seq, version, deleted, amount, currency, category, day, note,
                    money_version, category_version, date_version, note_version, id
             FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2
-            """).map([.integer(since), .integer(Int64(limit))]) { row in
+            """).map([.integer(since), .integer(Int64(limit)), .integer(Self.purgedCut(since: since, snapshot: snapshot))]) { row in
             try Self.decode(row, id: try Self.uuid(row.blob(12)), from: 0).record
         }
     }

@@ -93,13 +93,24 @@ import Testing
                                                    environment: [:], scratch: ann.directory)
             #expect(compacted.stdout == "horizon 1202, purged 1 tombstones and removed 1202 history entries\n", "\(compacted)")
 
-            // From 0 in pages of 1,000: every live record. The first page leaves purged tombstones out; a later page,
-            // from a cursor above 0, cannot tell its client from a late one and carries those after its cursor.
+            // From 0 in pages of 1,000: every live record. The first page leaves purged tombstones out; a later page
+            // sent without a snapshot cannot tell its client from a late one and carries those after its cursor.
             let whole = try WireClient(daemon.address())
             defer { whole.close() }
             _ = try whole.hello(token: token)
             let records = try whole.pullAll()
             #expect(records.filter { !$0.deleted }.count == 1201 && records.filter(\.deleted).map(\.expense.id) == [gone])
+            // With the snapshot (the head when the pull began) on its later pages, as the reference client sends it,
+            // no page carries the purged tombstone.
+            var from: Int64 = 0, snapshotted: [Record] = []
+            while true {
+                let snapshot = from == 0 ? "" : #","snapshot":1203"#
+                let page = try PullResult(json: whole.result("pull", #"{"since":\#(from),"limit":1000\#(snapshot)}"#))
+                snapshotted += page.changes
+                from = page.cursor
+                if !page.more { break }
+            }
+            #expect(snapshotted.count == 1201 && !snapshotted.contains(where: \.deleted), "\(snapshotted.filter(\.deleted))")
             // From the late client's old cursor: every change since, the deletion it has not seen included.
             var since: Int64 = 1, changes: [Record] = []
             while true {

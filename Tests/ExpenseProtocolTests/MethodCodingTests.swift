@@ -58,6 +58,9 @@ import Testing
         #expect(try PullRequest(params: ["expenses": false]) == PullRequest(expenses: false))
         #expect(try PullRequest(params: ["expenses": .null]) == PullRequest())
         #expect(paramsError(PullRequest.self, #"{"expenses":"no"}"#)?.field == "expenses")
+        // `snapshot` is sent only by the later pages of a pull from 0.
+        try checkParams(PullRequest(since: 1000, limit: 1000, snapshot: 4711), json: #"{"limit":1000,"since":1000,"snapshot":4711}"#)
+        #expect(paramsError(PullRequest.self, #"{"since":5,"snapshot":-1}"#)?.field == "snapshot")
     }
 
     @Test(arguments: [

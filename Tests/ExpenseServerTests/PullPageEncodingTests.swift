@@ -95,7 +95,7 @@ import TestSupport
         let store = ledger.engine.store
         let all = try store.encodedChanges(since: 0, limit: 10_001)
         for maximum in [1, 500, 2_000, 10_000] {
-            let bounded = try store.encodedChanges(since: 0, limit: 10_001, maximumBytes: maximum)
+            let bounded = try store.encodedChanges(since: 0, limit: 10_001, snapshot: nil, maximumBytes: maximum)
             // The objects of the bounded page, with commas between them, pass `maximum` only by its last one.
             let bytes = (0..<bounded.count).map { bounded.object($0).count }
             #expect(bounded.count >= 2 && bounded.count < all.count, "maximum \(maximum)")

@@ -109,6 +109,43 @@ import TestSupport
         #expect(try ledger.engine.history(HistoryRequest()).horizon == 4)
     }
 
+    /// A pull from 0 that goes on past its first page says when it began (`snapshot`: the head then): its later
+    /// pages leave out the tombstones purged at or below it (the reader started with nothing and never saw those
+    /// records live), on every store; a tombstone made after it began is carried even once purged.
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aPullFromZeroLeavesPurgedTombstonesOutOfEveryPage(kind: LedgerStoreKind) throws {
+        let ledger = try TestLedger(kind)
+        var client = EngineClient(ledger.engine)
+        let now = HistoryAuthor.now()
+        ledger.engine.clock = { now - 40 * 86_400 }
+        let live = (0..<4).map { _ in UUID() }, gone = (0..<3).map { _ in UUID() }
+        for id in live { _ = try client.put(id, base: 0, lunch()) }                         // 1–4
+        for id in gone { _ = try client.put(id, base: 0, lunch()) }                         // 5–7
+        for id in gone { _ = try client.delete(id, base: 1) }                               // 8–10
+        ledger.engine.clock = { now }
+        let later = UUID()
+        _ = try client.put(later, base: 0, lunch())                                         // 11
+        #expect(try ledger.engine.compact(before: LedgerDirectory.cutoff(keepDays: 30, now: now)).tombstones == 3)
+        // Page by page from 0, the snapshot the head when it began: no purged tombstone on any page.
+        let snapshot = ledger.engine.store.head
+        var since: Int64 = 0, seqs: [Int64] = []
+        while true {
+            let page = try ledger.engine.pull(PullRequest(since: since, limit: 2, snapshot: since == 0 ? nil : snapshot))
+            seqs += page.changes.map(\.seq)
+            #expect(page.changes.allSatisfy { !$0.deleted }, "\(page.changes)")
+            since = page.cursor
+            if !page.more { break }
+        }
+        #expect(seqs == [1, 2, 3, 4, 11])
+        // Without a snapshot a cursor above 0 gets them (a late client may hold the expenses live).
+        #expect(try ledger.engine.pull(PullRequest(since: 4)).changes.map(\.seq) == [8, 9, 10, 11])
+        // Deleted after the pull began and purged before its next page: still carried (it may have been seen live).
+        _ = try client.delete(later, base: 1)                                               // 12
+        _ = try client.put(UUID(), base: 0, lunch())                                        // 13: the head stays
+        #expect(try ledger.engine.compact(before: now + 10).horizon == 12)
+        #expect(try ledger.engine.pull(PullRequest(since: 4, snapshot: snapshot)).changes.map(\.seq) == [12, 13])
+    }
+
     /// A purged tombstone leaves every pull but not the ledger: a create of its id (a healing client re-sending
     /// its edit as the whole expense, an import or an occurrence of the same id) meets the deletion as an
     /// edit-versus-delete conflict; a delete is the deletion it already is; a restore at its version revives it.

@@ -4,8 +4,7 @@ import SQLite
 /// `PASSIVE` checkpoints of a cache's WAL, on second connections and a queue of their own, while the store's
 /// connection goes on: a first sync's pages, which its bulk load appended without checkpointing
 /// (``SQLiteExpenseStore/beginBulkLoad()``), are copied into the database file beside the index build instead of
-/// inside the appends' commits, on the core the daemon has left idle (docs/benchmarks.md, "Round 7, first sync,
-/// part 2").
+/// inside the appends' commits, on the core the daemon has left idle.
 ///
 /// `PASSIVE` neither waits for nor blocks the store's writer: it copies the frames committed before it began,
 /// as far as no reader still needs them, and syncs the WAL before and the file after. A checkpoint that copies

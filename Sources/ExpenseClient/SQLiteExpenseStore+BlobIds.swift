@@ -3,8 +3,8 @@ import SQLite
 
 /// Migration 10: every id column of the cache holds the id's 16 bytes as a BLOB (``ExpenseCore/UUIDBlob``,
 /// bound and read only through `SQLiteValue.id` and `SQLiteRow.id`) instead of its 36 characters of text:
-/// smaller rows and indexes, and a first sync's index build sorts 16-byte keys (measured in docs/benchmarks.md,
-/// "Round 4, client").
+/// smaller rows and indexes (a cache of 100,000 expenses 29 % smaller, its id index 45 %), and a first sync's
+/// index build sorts 16-byte keys.
 ///
 /// Each table is copied into one of the same columns with the id converted by `uuid_blob`, a function this
 /// program defines on its connection (SQLite 3.40 has no `unhex`; ``defineFunctions(on:)``), in the order of

@@ -130,9 +130,8 @@ extension SQLiteExpenseStore {
     /// Runs `body` (index builds) with a page cache of ``bulkCacheKiB``, which is also the most keys SQLite's
     /// sorter holds in memory: the keys of a million expenses (about 40 MB for the id index, 26 MB for the day
     /// index) are sorted in one run by this thread, no sorter threads. Sorter threads only take runs spilled
-    /// to temporary files: with 8 MiB and two threads (Round 7, firstsync4) the sorts cost 0.3–0.5 s more CPU
-    /// for the spills and merges, and took the core the pulled pages' checkpoint now runs on (``BulkLoadCheckpoint``),
-    /// for no shorter build (docs/benchmarks.md, "Round 7, first sync, part 2").
+    /// to temporary files: with 8 MiB and two threads a million keys took 10.9 G instructions instead of 8.3 G,
+    /// and the core the pulled pages' checkpoint now runs on (``BulkLoadCheckpoint``), for no shorter build.
     private static func withIndexBuildSettings<T>(_ connection: SQLiteConnection, _ body: () throws -> T) throws -> T {
         try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB)")
         defer { try? connection.execute("PRAGMA cache_size = -2000") }
@@ -151,7 +150,6 @@ extension SQLiteExpenseStore {
     }
 
     /// Page cache while the indexes are built, and the sorter's memory: 64 MiB, whatever the ledger size (a
-    /// first sync of a million expenses peaks at about 145 MiB of RSS; docs/benchmarks.md, "Round 7, first sync,
-    /// part 2").
+    /// first sync of a million expenses peaks at about 145 MiB of RSS, within its 256 MiB target).
     private static let bulkCacheKiB = 65_536
 }

@@ -168,8 +168,8 @@ extension SQLiteExpenseStore {
         // 11: the live day index keyed by day alone. Every entry of an index ends with its row's rowid, which is
         // `position` (the INTEGER PRIMARY KEY), so an index on (day) already orders a day's rows by position and
         // serves `ORDER BY day, position` without a sort, as (day, position) did; that key held the position twice
-        // and compared it twice on every tie (a day holds ~1,370 of a million expenses). A first sync's index build
-        // costs 0.8 G instructions less at 1,000,000 expenses (docs/benchmarks.md, "Round 7, first sync, part 2").
+        // and compared it twice on every tie (a day holds ~1,370 of a million expenses). It is part of why a first
+        // sync's index build fell from 7.44k to 6.76k instructions per expense (at 100,000 expenses).
         // A cache left mid-first-sync (indexes dropped, marked) gets it here over the rows it holds; the same open
         // then ends the bulk load (SQLiteExpenseStore+BulkLoad.swift).
         """

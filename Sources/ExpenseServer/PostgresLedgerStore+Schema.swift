@@ -129,7 +129,7 @@ extension PostgresLedgerStore {
         ALTER TABLE auth_failures ADD COLUMN next_slot timestamptz;
         CREATE INDEX auth_failures_by_time ON auth_failures (last_failure);
         """,
-        // 4: the write path's work on PostgreSQL's side (docs/benchmarks.md, "Round 7, PostgreSQL push"):
+        // 4: less work per push on PostgreSQL's side, whose CPU, not the daemon's, bounds 500-mutation pushes:
         // - every table a push writes or reads is keyed by the ledger's number (`ledgers.number`) instead of its
         //   name: an integer compared in every index probe, not a text (and index columns after it at fixed
         //   offsets); `tokens` and `auth_failures` (read at hello, keyed by a name a client gave) keep the name;

@@ -6,7 +6,7 @@ import PostgreSQL
 /// The statements a ``PostgresLedgerStore`` transaction writes its rows with, one per table, sent with the head
 /// and `COMMIT` in one round trip (``PostgreSQL/PostgresConnection/pipeline(_:)``). Each writes all its rows
 /// through `unnest` of arrays sent in PostgreSQL's binary format (``PostgreSQL/PostgresBinaryArray``): the server
-/// copies the values instead of parsing their text (docs/benchmarks.md, "Round 7, PostgreSQL push").
+/// copies the values instead of parsing their text.
 extension PostgresLedgerStore {
     /// The transaction's writes: records, clients, outcomes, aggregates, history.
     func pendingWrites() -> [PostgresStatement] {

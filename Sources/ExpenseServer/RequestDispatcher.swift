@@ -22,8 +22,7 @@ struct RequestDispatcher: Sendable {
         /// Work to start; it calls `reply` exactly once with the response line.
         case deferred(@Sendable (_ reply: @escaping Reply) -> Void)
         /// ``deferred(_:)`` whose work hands over its result, not its line: the loop thread encodes it (a push's
-        /// answer, a line per mutation, is not written on the ledger's thread: docs/benchmarks.md, "Round 7,
-        /// ledger thread").
+        /// answer, a line per mutation, is not written on the ledger's thread, whose time bounds the push figures).
         case deferredEncoding(@Sendable (_ reply: @escaping EncodingReply) -> Void)
     }
 

@@ -1,8 +1,7 @@
 import SQLite
 
-/// The multi-row statements a group commit writes its rows with (docs/benchmarks.md, "Round 5, push rows"): one
-/// per table, each prepared on first use, so a group of n changes steps about log₂ n statements per table
-/// instead of n (``SQLite/SQLiteRowStatement``).
+/// The multi-row statements a group commit writes its rows with: one per table, each prepared on first use, so a
+/// group of n changes steps about log₂ n statements per table instead of n (``SQLite/SQLiteRowStatement``).
 ///
 /// The rows of a group are collected in memory while its pushes are decided and written just before COMMIT, in
 /// the same transaction (``SQLiteLedgerStore/transaction(_:)``): nothing about what is durable, or when,

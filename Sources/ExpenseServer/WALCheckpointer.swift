@@ -77,8 +77,7 @@ package final class WALCheckpointer: Sendable {
     /// Called on the ledger's thread after each commit with the WAL's frame count then. Schedules a background
     /// checkpoint when the WAL grew by ``threshold`` frames since the last one: under a steady stream of commits
     /// the WAL does not restart between checkpoints, and each one copies the pages of the frames behind the
-    /// last, so a smaller step would copy the same hot pages (totals, outcomes) again and again
-    /// (docs/benchmarks.md, "Round 7, sync after COMMIT").
+    /// last, so a smaller step would copy the same hot pages (totals, outcomes) again and again.
     package func committed(walFrames: Int) -> Action {
         let (schedule, action) = state.withLock { state -> (Bool, Action) in
             if walFrames < state.checkpointed { state.checkpointed = 0 }  // the WAL restarted

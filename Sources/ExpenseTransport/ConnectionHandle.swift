@@ -51,8 +51,8 @@ public struct ConnectionHandle: Sendable, Hashable {
     }
 
     /// ``complete(_:after:)`` of the line `encode` makes, called on the loop thread: a thread that finished the
-    /// request's work hands the loop its result, not its encoding (the ledger's thread, whose time bounds the
-    /// daemon's push figures: docs/benchmarks.md, "Round 7, ledger thread").
+    /// request's work hands the loop its result, not its encoding (the ledger's one thread bounds the push
+    /// figures: 85–100 % busy under the bench, while the loop thread was at 11–30 %).
     public func complete(encoding encode: @escaping @Sendable () -> [UInt8], after: AfterReply = .proceed) {
         mailbox.post(.init(target: id, kind: .completeEncoding(encode, after)))
     }

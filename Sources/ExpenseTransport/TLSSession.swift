@@ -196,7 +196,7 @@ package final class TLSSession {
     ///
     /// The daemon's sessions keep their buffers while they carry traffic (taking and freeing 17 KiB twice per
     /// request cost about 1.2k instructions per `ping`) and the loop's sweep calls this for a connection that has
-    /// been quiet for a sweep interval, so thousands of idle sessions hold none (docs/benchmarks.md, "Round 5, TLS").
+    /// been quiet for a sweep interval, so thousands of idle sessions hold none.
     /// Nothing is freed while a record is partly received or not yet fully decrypted.
     /// - Returns: whether buffers were given back now.
     @discardableResult
@@ -211,7 +211,7 @@ package final class TLSSession {
 
     /// A memory BIO keeps the storage of the largest flight it ever carried (the handshake's: ~1.4 KiB for the two
     /// of a server session) until it is freed, so a released session swaps its empty BIOs for new ones, which
-    /// allocate only when the next record comes (docs/benchmarks.md, "Round 6, memory"). OpenSSL frees the old ones.
+    /// allocate only when the next record comes. OpenSSL frees the old ones.
     private func replaceEmptyMemoryBIOs() {
         if BIO_ctrl_pending(networkIn) == 0, copenssl_bio_mem_capacity(networkIn) > 0, let fresh = Self.makeMemoryBIO() {
             SSL_set0_rbio(ssl, fresh)
@@ -286,8 +286,7 @@ package final class TLSSession {
 
     /// Empties this thread's OpenSSL error queue before a call whose failure `SSL_get_error` reads from it.
     /// `ERR_clear_error` walks every slot of the queue (about 800 instructions in OpenSSL 3, and a ping took two);
-    /// the queue is nearly always empty already, which `ERR_peek_error` sees for a fraction of that
-    /// (docs/benchmarks.md, "Round 4, ping").
+    /// the queue is nearly always empty already, which `ERR_peek_error` sees for a fraction of that.
     private static func clearErrorQueue() {
         if ERR_peek_error() != 0 { ERR_clear_error() }
     }

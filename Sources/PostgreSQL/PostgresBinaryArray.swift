@@ -1,9 +1,9 @@
 import Foundation
 
 /// A one-dimensional array parameter in PostgreSQL's binary format (what the server's `array_recv` reads), for
-/// `unnest($2::uuid[], …)` statements that write many rows in one go (docs/benchmarks.md, "Round 7, PostgreSQL
-/// push"): the server copies each element instead of parsing its text (a UUID's 36 characters, an integer's
-/// digits), and the daemon writes fixed-width bytes instead of formatting them.
+/// `unnest($2::uuid[], …)` statements that write many rows in one go: the server copies each element instead of
+/// parsing its text (a UUID's 36 characters, an integer's digits), and the daemon writes fixed-width bytes
+/// instead of formatting them.
 ///
 /// Layout (PostgreSQL's `array_send`): dimensions (1, or 0 when empty), a has-NULL flag, the element type's OID,
 /// then for the one dimension its length and lower bound (1); then each element as a 4-byte length (−1 for NULL)
@@ -158,7 +158,7 @@ public struct PostgresBinaryArray: Sendable {
 
     /// Byte by byte, most significant first: each `append` of one byte is inlined, where appending the value's
     /// bytes as a buffer went through the generic copy of a collection (~230 instructions per integer element,
-    /// most of a pushed record's parameters; docs/benchmarks.md, "Round 9, PostgreSQL parameters").
+    /// most of a pushed record's parameters).
     private static func appendBigEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
         var shift = T.bitWidth - 8
         while shift >= 0 {

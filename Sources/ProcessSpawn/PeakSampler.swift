@@ -10,7 +10,7 @@ import SystemKit
 /// it, and exec keeps the larger of the old and the new image's), so `wait4` reports at least the spawning
 /// process's memory: a 300 MiB parent sees 300 MiB for `/bin/true`. `VmHWM` belongs to the image exec made, so
 /// it is the child's own. The last reading before the exit is kept: a peak in the final sampling interval would
-/// be missed, the price of reading it from outside (docs/benchmarks.md, "Round 8, the client's peak memory").
+/// be missed, the price of reading it from outside; a first sync peaks in its index build, seconds before it exits.
 final class PeakSampler: Sendable {
     private let pid: pid_t
     /// (stopped, the largest VmHWM read, in KiB)

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// One statement that writes many rows: `head` + `VALUES (?, …), (?, …), …` + `tail`, so that a transaction
-/// writing n rows steps about log₂ n statements instead of n (docs/benchmarks.md, "Round 5, push rows").
+/// writing n rows steps about log₂ n statements instead of n: 10 per table for a 500-row group, not 500.
 ///
 /// Rows go in chunks of at most ``maximumRows``; the rest below a chunk is split into powers of two, so at most
 /// one statement per power of two up to ``maximumRows`` is ever prepared, each on first use. The rows are

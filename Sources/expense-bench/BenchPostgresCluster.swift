@@ -4,7 +4,7 @@ import ProcessSpawn
 
 /// A throwaway, durable PostgreSQL cluster that the bench starts for its `pg` section and stops (and removes)
 /// on every exit path: `fsync`, `synchronous_commit` and `full_page_writes` stay on, unlike the test cluster
-/// of `.ci/postgres`. It never touches a cluster it did not start (docs/benchmarks.md, "Round 4, PostgreSQL").
+/// of `.ci/postgres`. It never touches a cluster it did not start.
 final class BenchPostgresCluster {
     /// The libpq keyword/value string of the `postgres` database as user `expense` (trust on loopback).
     let conninfo: String

@@ -23,8 +23,8 @@ struct Figure: Sendable {
     var decimals: Int
 
     /// Every figure in the order of the table in README.md ("Performance"), then the peers. The targets of the
-    /// ping, push and first-sync rows are those of the second performance round (docs/benchmarks.md, "Round 6: a
-    /// quiet-box reading"); the others are the first round's.
+    /// ping, push and first-sync rows are those of the second performance round (the "target" column of
+    /// docs/benchmarks.md's quiet-box readings); the others are the first round's.
     static let all: [Figure] = [
         Figure(key: "ping_rps", label: "ping, 50 conns, 1 in flight", unit: "req/s",
                target: .peerRatio(factor: 1.2, peerKey: "redis_ping_rps", anchor: 61_143, floor: nil), decimals: 0),

@@ -5,7 +5,7 @@ import ProcessSpawn
 import PostgreSQL
 import Synchronization
 
-/// PostgreSQL's own best multi-row insert of the rows a push writes (docs/benchmarks.md, "Round 4, PostgreSQL"):
+/// PostgreSQL's own best multi-row insert of the rows a push writes, the peer of the `pg` section's push figures:
 /// per transaction ONE round trip through libpq's pipeline mode (`BEGIN`, one `INSERT … SELECT FROM unnest(…)`
 /// of all its rows, `COMMIT`), durable (`synchronous_commit` on), into a table shaped like `records` with the
 /// same primary key. One thread per connection, each blocked in libpq between rounds.

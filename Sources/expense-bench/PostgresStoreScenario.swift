@@ -1,11 +1,10 @@
 import Foundation
 import ProcessSpawn
 
-/// The `pg` section (docs/benchmarks.md, "Round 4, PostgreSQL"): on a durable throwaway cluster the bench starts
-/// and stops (``BenchPostgresCluster``), the push figures of `expensed serve --postgres` (16 × 500 and
-/// single-mutation pushes from 100 connections, the same plans as on SQLite), then PostgreSQL's own best
-/// multi-row insert of as many rows per transaction from as many connections (``PostgresInsertLoad``), so the
-/// ratio comes from one run.
+/// The `pg` section: on a durable throwaway cluster the bench starts and stops (``BenchPostgresCluster``), the
+/// push figures of `expensed serve --postgres` (16 × 500 and single-mutation pushes from 100 connections, the
+/// same plans as on SQLite), then PostgreSQL's own best multi-row insert of as many rows per transaction from as
+/// many connections (``PostgresInsertLoad``), so the ratio comes from one run.
 struct PostgresStoreScenario {
     let options: BenchOptions
     let workspace: Workspace

@@ -207,8 +207,8 @@ final class TCPConnection {
 
     /// Counts non-overlapping occurrences of `needle` in `haystack`, in one pass: a position is compared with
     /// `memcmp` only when its first two bytes are the needle's, so a byte that starts many other tokens (the `"` of
-    /// `"result"` in a JSON answer) costs a comparison, not a call (docs/benchmarks.md, "Round 6, ping").
-    /// (`memmem` is a GNU extension missing from Glibc's module map.)
+    /// `"result"` in a JSON answer) costs a comparison, not a call: checking a ping answer fell from over 600
+    /// instructions to about 317. (`memmem` is a GNU extension missing from Glibc's module map.)
     static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> Int {
         guard !needle.isEmpty, haystack.count >= needle.count else { return 0 }
         return haystack.withUnsafeBufferPointer { hay in

@@ -105,14 +105,6 @@ extension LocalLedger {
         return run
     }
 
-    /// Takes back the occurrences of open twin groups that must not go out (see ``materialiseRecurring(today:limit:)``,
-    /// which does the same first): for a sync, before it pushes.
-    /// - Returns: the ids taken back.
-    package func withdrawHeldOccurrences(today: CalendarDay) throws -> [UUID] {
-        guard (try? ensureWritable()) != nil else { return [] }
-        return try withdrawDoubledOccurrences(today: today, ledgerId: occurrenceLedgerId().id)
-    }
-
     /// The ledger id the cache is bound to, if any.
     package func boundLedgerId() throws -> UUID? {
         try store.metaValue(.syncedLedgerId).flatMap(UUIDText.parse)
@@ -149,58 +141,6 @@ extension LocalLedger {
             }
         }
         try transaction.setMetaValue(nil, for: .provisionalLedgerId)
-    }
-
-    /// Occurrences of an open twin group to take back while they can be (live, never sent: one unsent,
-    /// unnumbered create, no server copy): every such occurrence of a held rule (held means none is made), and
-    /// the first rule's on a date another rule's occurrence, already sent, charges.
-    private func doubledOccurrences(today: CalendarDay, ledgerId: UUID) throws -> [(group: [UUID], id: UUID)] {
-        guard let data = dataCache else { return [] }
-        let rules = try data.recurringRules()
-        let twins = RecurringTwins(rules)
-        guard !twins.groups.isEmpty else { return [] }
-        let byId = Dictionary(rules.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let queue = Dictionary(grouping: try store.pendingMutations(limit: Int.max), by: \.id)
-        var doubled: [(group: [UUID], id: UUID)] = []
-        for group in twins.groups {
-            let members = group.compactMap { byId[$0] }
-            var dates = Set<CalendarDay>()
-            for rule in members { dates.formUnion(rule.occurrences(through: today)) }
-            for date in dates.sorted() {
-                var charged: [(rule: UUID, id: UUID, unsent: Bool)] = []
-                for rule in members {
-                    let id = RecurringRule.occurrenceId(ledgerId: ledgerId, ruleId: rule.id, date: date)
-                    guard let record = try store.record(id: id), !record.deleted else { continue }
-                    let entries = queue[id] ?? []
-                    let unsent = record.baseVersion == 0 && entries.count == 1 && entries[0].ifAbsent && entries[0].mutationId == nil
-                        && entries[0].state == .unsent
-                    charged.append((rule.id, id, unsent))
-                }
-                let sentElsewhere = charged.contains { !$0.unsent }
-                for entry in charged where entry.unsent && (twins.held.contains(entry.rule) || sentElsewhere) {
-                    doubled.append((group, entry.id))
-                }
-            }
-        }
-        return doubled
-    }
-
-    /// Takes back ``doubledOccurrences(today:ledgerId:)`` (they leave no trace: to the ledger they never existed),
-    /// and forgets how far every rule of their groups has made occurrences: the first rule then makes each date
-    /// no other occurrence charges, and keeping both rules later makes the rest again.
-    private func withdrawDoubledOccurrences(today: CalendarDay, ledgerId: UUID) throws -> [UUID] {
-        let doubled = try doubledOccurrences(today: today, ledgerId: ledgerId)
-        guard !doubled.isEmpty else { return [] }
-        try store.write { transaction in
-            var marks = RecurringMarks(try transaction.metaValue(.recurringThrough))
-            for (group, id) in doubled {
-                for entry in try transaction.pending(for: id) { try transaction.removePending(position: entry.position) }
-                try transaction.removeRecord(id)
-                for rule in group { marks.through[rule] = nil }
-            }
-            try transaction.setMetaValue(marks.text, for: .recurringThrough)
-        }
-        return doubled.map(\.id)
     }
 
     private struct Step {

@@ -15,7 +15,7 @@
 //
 // Never a crash. On a file that imports, also: rows in line order with distinct ids, each row valid again as
 // it stands; the rows written back by `export` (its CSV and its JSON, mirrored from ExpenseStream.write) import
-// to exactly the same expenses with their ids (README: "a round trip is exact"). On a file CSV.parse reads with
+// to exactly the same expenses with their ids (docs/usage.md, "export": "a round trip is exact"). On a file CSV.parse reads with
 // `,`: its records written by CSV.row and read again are the same fields once unguarded.
 // Built by Scripts/fuzz together with ExpenseCore, ExpenseProtocol, the import files of ExpenseClient and
 // FuzzFailure.swift as one module.

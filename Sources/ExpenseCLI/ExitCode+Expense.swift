@@ -4,7 +4,7 @@ extension ExitCode {
     /// The command did its work, but left something for a person to decide (`expense sync` with conflicts open).
     static let conflictsRemain = ExitCode(3)
 
-    /// What each code means for `expense`, one line per code, for its help texts and the README.
+    /// What each code means for `expense`, one line per code, for its help texts and docs/usage.md ("Exit codes").
     static var documentation: String {
         """
           0  success

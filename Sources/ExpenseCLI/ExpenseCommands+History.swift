@@ -1,6 +1,6 @@
 import CommandLineKit
 
-/// `history`, `log` and `undo` (README "History and undo"; Protocol.md §5.8).
+/// `history`, `log` and `undo` (docs/usage.md, "History and undo"; Protocol.md §5.8).
 extension ExpenseCommands {
     static let history = CommandSpec(
         name: "history", abstract: "Show every version of an expense, field by field, with who changed it and when.",

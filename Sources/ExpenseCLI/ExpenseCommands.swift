@@ -160,7 +160,7 @@ enum ExpenseCommands {
         """,
         options: [ExpenseOptions.json.help(
             "Print the result as one JSON line: pushed, pulled, newConflicts, openConflicts, newRejections, openRejections, "
-            + "pending, cursor (new…: this sync; open…: after it; README, \"Sync\"); with --watch, one line per round that "
+            + "pending, cursor (new…: this sync; open…: after it; docs/usage.md, \"Sync\"); with --watch, one line per round that "
             + "pushed, pulled or found a conflict.").spec,
                   ExpenseOptions.watch.spec])
 

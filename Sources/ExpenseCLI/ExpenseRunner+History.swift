@@ -4,7 +4,7 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-/// `expense history`, `expense log` and `expense undo` (README "History and undo").
+/// `expense history`, `expense log` and `expense undo` (docs/usage.md, "History and undo").
 extension ExpenseRunner {
     /// The expense an id argument names: a live one by prefix, else (a deleted one) a full id or a prefix of an id
     /// in this machine's journal.

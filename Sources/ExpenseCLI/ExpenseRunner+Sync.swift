@@ -34,7 +34,7 @@ extension ExpenseRunner {
         try finish(report)
     }
 
-    /// The `--json` report of one sync round as one line. The keys, their order and their meaning are fixed (README,
+    /// The `--json` report of one sync round as one line. The keys, their order and their meaning are fixed (docs/usage.md,
     /// "Sync"): each `new…` counts this round, each `open…` what is open after it. `conflicts` (this round) and
     /// `rejected` (open) were removed rather than changed, so a script that reads them fails instead of reading
     /// another count. `sync --watch --json` prints one such line per round that moved something.

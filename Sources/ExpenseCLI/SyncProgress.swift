@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// What `expense sync` tells on a terminal's standard error while it works (README, "Sync"): the text of each
+/// What `expense sync` tells on a terminal's standard error while it works (docs/usage.md, "Sync"): the text of each
 /// ``SyncEvent``, as a pure function of the event and the time its phase has taken.
 package enum SyncProgress {
     /// One thing to show.

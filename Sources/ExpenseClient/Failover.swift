@@ -1,4 +1,4 @@
-/// How a client goes through the addresses of a remote (README "Several addresses"): each address is tried in
+/// How a client goes through the addresses of a remote (docs/usage.md, "Several addresses"): each address is tried in
 /// turn; a failure of availability moves on to the next, any other failure ends the attempt.
 package enum Failover {
     /// The `data.reason` of a daemon whose storage is down (Protocol.md, error table): nothing was acknowledged.

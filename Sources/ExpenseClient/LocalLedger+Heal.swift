@@ -2,7 +2,7 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-/// Healing after the daemon's history was replaced (a restore: Protocol.md §5.7; README "Sync").
+/// Healing after the daemon's history was replaced (a restore: Protocol.md §5.7; docs/usage.md, "Sync").
 ///
 /// The rule. The daemon says where the new history began (`epochCursor`; for a history rewound without a new
 /// epoch, its head): records at or below that point are as the history this cache knew had them. So a server copy

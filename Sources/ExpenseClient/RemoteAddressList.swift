@@ -66,7 +66,7 @@ package enum RemoteAddressError: Error, Hashable, Sendable, CustomStringConverti
 }
 
 /// The addresses of one remote: `HOST1:PORT1,HOST2:PORT2,…`, every one serving the same ledger (its ledger id
-/// in `hello` tells; README "Several addresses", Protocol.md §5.7).
+/// in `hello` tells; docs/usage.md, "Several addresses", Protocol.md §5.7).
 ///
 /// One scheme for the whole list: `tls://` written once in front makes every address TLS (an item may repeat
 /// it); a `tls://` item in a plaintext list is refused, so a TLS remote never falls back to plaintext.

@@ -28,7 +28,7 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// The ledger name on the daemon.
     case ledger
     /// The address of the remote's list (``server``) that the last sync reached (`HOST:PORT` or `tls://HOST:PORT`):
-    /// the next command tries it first (README "Several addresses").
+    /// the next command tries it first (docs/usage.md, "Several addresses").
     case lastServer = "last_server"
     /// The address the pulled state was last synced from (`server/ledger`). Before ``syncedLedgerId`` it was the
     /// binding itself; a cache bound that way is bound to its ledger id at its next `hello` to that address.

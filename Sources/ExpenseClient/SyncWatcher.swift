@@ -5,7 +5,7 @@ import SystemKit
 /// `sync --watch` as a loop: ``WatchStateMachine`` decides, this does the I/O it asks for (connect, sync, wait for
 /// a `changed`, ping, sleep) and tells its caller what happened through ``Event``s. The clock, the pause and the
 /// stop request are injected, so a caller (the CLI, a test) chooses how time passes and when to stop; the CLI only
-/// turns the events into lines (README, "Sync").
+/// turns the events into lines (docs/usage.md, "Sync").
 package struct SyncWatcher {
     /// What the watcher tells its caller, in order.
     package enum Event: Sendable {

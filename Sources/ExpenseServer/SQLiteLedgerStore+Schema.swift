@@ -115,7 +115,7 @@ extension SQLiteLedgerStore {
             PRIMARY KEY (client, mutation_id)
         ) WITHOUT ROWID;
         """,
-        // 3: named tokens with roles, kept as SHA-256 hashes (README, "Tokens and roles").
+        // 3: named tokens with roles, kept as SHA-256 hashes (docs/daemon.md, "Tokens and roles").
         """
         CREATE TABLE tokens (
             name TEXT PRIMARY KEY,

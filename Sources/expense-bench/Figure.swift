@@ -22,7 +22,7 @@ struct Figure: Sendable {
     /// Decimal places in the table and JSON.
     var decimals: Int
 
-    /// Every figure in the order of the table in README.md ("Performance"), then the peers. The targets of the
+    /// Every figure in the order of the table in docs/performance.md, then the peers. The targets of the
     /// ping, push and first-sync rows are those of the second performance round (the "target" column of
     /// docs/benchmarks.md's quiet-box readings); the others are the first round's.
     static let all: [Figure] = [

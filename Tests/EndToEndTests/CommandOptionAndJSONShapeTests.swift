@@ -2,7 +2,7 @@ import TestSupport
 import Foundation
 import Testing
 
-/// The rules the command line declares once (README, "--json" and "An enumerated option"): every `--json` is laid out by one writer
+/// The rules the command line declares once (docs/usage.md, "--json" and "An enumerated option"): every `--json` is laid out by one writer
 /// (an empty list is `[]`, text such as `tls://` is not escaped), every enumerated option refuses another
 /// word the same way, and the field options keep their one rule in `edit` and `resolve`.
 @Suite(.serialized) struct CommandOptionAndJSONShapeTests {

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Several addresses of one ledger with the real binaries (README "Several addresses"): a dead first address, a
+/// Several addresses of one ledger with the real binaries (docs/usage.md, "Several addresses"): a dead first address, a
 /// daemon killed under a watcher (which carries on through the other address, where the daemon comes back), an
 /// address of another ledger refused, and the list's validation.
 @Suite(.serialized) struct ExpenseFailoverTests {

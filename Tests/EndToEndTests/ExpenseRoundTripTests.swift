@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Export → import round trips never double a ledger; bank exports import once however often they are
-/// imported; exported files guard spreadsheet formulas and are private (README, "export/import").
+/// imported; exported files guard spreadsheet formulas and are private (docs/usage.md, "export" and "import").
 @Suite struct ExpenseRoundTripTests {
     /// The ids in `list --json` output, in order.
     static func ids(_ json: String) -> [String] {

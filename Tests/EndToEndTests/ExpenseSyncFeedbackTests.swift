@@ -7,7 +7,7 @@ import Testing
 /// to a standard error that is not a terminal, a silent server is given up on, and a synced cache takes its
 /// ledger's currency.
 @Suite(.serialized) struct ExpenseSyncFeedbackTests {
-    /// Every key of `sync --json`, in order (README, "Sync"): scripts read them, so they never change meaning;
+    /// Every key of `sync --json`, in order (docs/usage.md, "Sync"): scripts read them, so they never change meaning;
     /// each `new…` counts this sync and each `open…` what is open after it (`conflicts` and `rejected` were removed).
     static let jsonKeys = ["pushed", "pulled", "newConflicts", "openConflicts", "newRejections", "openRejections",
                            "pending", "cursor"]

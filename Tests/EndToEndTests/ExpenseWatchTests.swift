@@ -122,7 +122,7 @@ import Glibc
     }
 
     /// `sync --watch --json` prints each round that moved something as the `sync --json` object, one per line, with
-    /// exactly its keys (README, "Sync"): a script can follow a watcher as it follows one sync.
+    /// exactly its keys (docs/usage.md, "Sync"): a script can follow a watcher as it follows one sync.
     @Test func watcherWithJSONPrintsOneSyncObjectPerRound() throws {
         let ann = try ExpenseProcess(), bob = try ExpenseProcess()
         let data = ann.directory + "/data"

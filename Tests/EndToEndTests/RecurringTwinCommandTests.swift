@@ -2,7 +2,7 @@ import TestSupport
 import Foundation
 import Testing
 
-/// The README's second machine enters the rent the first one already has: the real `expense` on two caches and a
+/// The second machine of docs/usage.md ("recurring") enters the rent the first one already has: the real `expense` on two caches and a
 /// real `expensed`. The rent is charged once a month while the twins are open; `merge` and `keep-both` settle it.
 @Suite struct RecurringTwinCommandTests {
     // 2026-03-15 12:00 UTC.

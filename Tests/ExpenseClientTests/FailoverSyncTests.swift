@@ -9,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-/// Syncing through a list of addresses of one ledger (README "Several addresses"): a dead address is passed over,
+/// Syncing through a list of addresses of one ledger (docs/usage.md, "Several addresses"): a dead address is passed over,
 /// the one reached is tried first next time, an address of another ledger is refused and never mixed, and a push
 /// whose answer was lost at one address is settled exactly once through another.
 @Suite(.serialized) struct FailoverSyncTests {

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// History, undo and compaction across two machines (README "History and undo"; Protocol.md §5.8, §5.9), each
+/// History, undo and compaction across two machines (docs/usage.md, "History and undo"; Protocol.md §5.8, §5.9), each
 /// with the in-process daemon and two clients.
 @Suite(.serialized) struct HistoryUndoStoryTests {
     private func history(_ client: TestClient, _ daemon: TestDaemon, _ id: UUID) async throws -> [HistoryEntry] {

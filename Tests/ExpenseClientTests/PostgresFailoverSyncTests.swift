@@ -10,7 +10,7 @@ import Testing
 import TestSupport
 
 /// Two daemons on one PostgreSQL ledger (docs/reliability.md, "Several daemons serialise per ledger") with a
-/// client failing over between them (README "Several addresses"): nothing but the ledger id and `hello`'s
+/// client failing over between them (docs/usage.md, "Several addresses"): nothing but the ledger id and `hello`'s
 /// `lastMutationId` tells the client the second daemon is the same ledger and what the first one committed.
 @Suite(.serialized, .enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
 struct PostgresFailoverSyncTests {

@@ -6,7 +6,7 @@ import ExpenseServer
 import Foundation
 import Testing
 
-/// The sync stories of README.md ("Usage", **Sync.**) and Protocol.md §7, each with a real daemon (SQLite ledger, network front on port 0) and two clients.
+/// The sync stories of docs/usage.md ("Sync") and Protocol.md §7, each with a real daemon (SQLite ledger, network front on port 0) and two clients.
 @Suite(.serialized) struct SyncStoryTests {
     @Test func offlineAddsOnBothSidesConverge() async throws {
         let daemon = try TestDaemon()

@@ -68,7 +68,7 @@ import Testing
             try watcher.run { event in told.update { $0.append(Self.describe(event)) } }
             return (told.update { $0 }, pauses.update { $0 })
         }
-        // 0.2 s doubled per failed pass over a one-address list, at most 5 s (README, "Sync").
+        // 0.2 s doubled per failed pass over a one-address list, at most 5 s (docs/usage.md, "Sync").
         #expect(waited == [.milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600),
                            .milliseconds(3200), .seconds(5)])
         #expect(events.count == 7 && events.last == "stopped")

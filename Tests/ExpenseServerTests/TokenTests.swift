@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// Named tokens with roles (README "Tokens and roles", Protocol.md §4 "Roles"): storage, migration, roles on the
+/// Named tokens with roles (docs/daemon.md, "Tokens and roles", Protocol.md §4 "Roles"): storage, migration, roles on the
 /// wire, revocation.
 @Suite(.offTheCooperativePool) struct TokenTests {
     // MARK: Store contract: both stores keep tokens the same way

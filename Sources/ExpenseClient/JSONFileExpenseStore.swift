@@ -136,6 +136,17 @@ package final class JSONFileExpenseStore: StateBackedStore {
     }
 
     private func save(_ state: StoreState) throws {
+        let data: Data
+        do { data = try Self.encode(state) } catch {
+            throw StoreError.writeFailed(path: location, reason: "cannot encode: \(error)")
+        }
+        try FileSystem.writeAtomically(data, to: location)
+    }
+
+    /// The file's bytes for `state` (format 2, sorted keys). Internal rather than private for the `json-cache`
+    /// fuzz target (Scripts/fuzz), which writes back what ``decode(_:path:)`` read without touching a disk.
+    /// - Throws: the encoder's error.
+    static func encode(_ state: StoreState) throws -> Data {
         let file = File(
             format: 2, nextOrder: state.nextOrder,
             expenses: state.rows.values.sorted { $0.order < $1.order }.map { row in
@@ -164,14 +175,12 @@ package final class JSONFileExpenseStore: StateBackedStore {
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let data: Data
-        do { data = try encoder.encode(file) } catch {
-            throw StoreError.writeFailed(path: location, reason: "cannot encode: \(error)")
-        }
-        try FileSystem.writeAtomically(data, to: location)
+        return try encoder.encode(file)
     }
 
-    private static func decode(_ data: Data, path: String) throws -> StoreState {
+    /// The state a file's bytes hold. Internal rather than private for the `json-cache` fuzz target (Scripts/fuzz).
+    /// - Throws: ``StoreError/damaged(path:reason:)``, or ``StoreError/unreadable(path:reason:)`` for a newer format.
+    static func decode(_ data: Data, path: String) throws -> StoreState {
         let file: File
         do { file = try JSONDecoder().decode(File.self, from: data) } catch {
             throw StoreError.damaged(path: path, reason: "not the expected JSON")
@@ -187,6 +196,11 @@ package final class JSONFileExpenseStore: StateBackedStore {
             } catch {
                 throw StoreError.damaged(path: path, reason: "expense \(entry.id): \(error)")
             }
+        }
+        // The next order and position are taken with `+= 1` (StateTransaction): a counter at Int64.max would trap
+        // on the next write, so a file leaving no room is damaged (no writer of ours comes near it).
+        guard file.nextOrder < Int64.max else {
+            throw StoreError.damaged(path: path, reason: "nextOrder \(file.nextOrder) leaves no next order")
         }
         var state = StoreState()
         state.nextOrder = file.nextOrder
@@ -207,6 +221,10 @@ package final class JSONFileExpenseStore: StateBackedStore {
                 throw StoreError.damaged(path: path, reason: "pending mutation of \(entry.id)")
             }
             position = entry.position ?? (position + 1)
+            // Below Int64.max, so the next position (`position + 1` here and below) exists.
+            guard position < Int64.max else {
+                throw StoreError.damaged(path: path, reason: "pending mutation of \(entry.id): position \(position) leaves no next position")
+            }
             // Format 1 numbered entries when they were queued, but never sent them: they are unsent.
             let rejection = entry.rejectReason.map {
                 MutationRejection(reason: $0, field: entry.rejectField, message: entry.rejectMessage ?? $0)
@@ -219,6 +237,9 @@ package final class JSONFileExpenseStore: StateBackedStore {
                 rejection: rejection, ifAbsent: entry.ifAbsent ?? false))
         }
         state.nextPosition = max(file.nextPosition ?? 1, position + 1)
+        guard state.nextPosition < Int64.max else {
+            throw StoreError.damaged(path: path, reason: "nextPosition \(state.nextPosition) leaves no next position")
+        }
         for entry in file.conflicts ?? [] {
             guard let id = UUIDText.parse(entry.id), let mine = MutationType(rawValue: entry.mine) else {
                 throw StoreError.damaged(path: path, reason: "conflict \(entry.id)")

@@ -89,7 +89,8 @@ package struct RemoteAddressList: Hashable, Sendable {
             var item = written
             if item.hasPrefix(RemoteTLS.scheme) {
                 guard tls else { throw .mixedSchemes(written) }
-                item = String(item.dropFirst(RemoteTLS.scheme.count))
+                // Spaces after it go as they do after the list's own `tls://`.
+                item = String(item.dropFirst(RemoteTLS.scheme.count)).trimmingASCIISpaces
             }
             guard !item.isEmpty else { throw .emptyItem(position: index + 1) }
             guard !item.contains("/") else { throw .invalidAddress(written) }
@@ -112,7 +113,16 @@ package struct RemoteAddressList: Hashable, Sendable {
         guard port.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(port), number > 0 else {
             throw .invalidPort(written)
         }
-        do { return try SocketAddress(parsing: item) } catch { throw .invalidAddress(written) }
+        let address: SocketAddress
+        do { address = try SocketAddress(parsing: item) } catch { throw .invalidAddress(written) }
+        // The address is written back as RemoteAddress.description (`last_server`, the rotation's preferred
+        // address): it must parse to the same address. A bracketed host that is no IPv6 address may not
+        // (`[ a]:1` is written ` a:1`, whose space the list trims; `[[a]:1` is written `[a:1`).
+        let text = address.description
+        guard text == text.trimmingASCIISpaces, (try? SocketAddress(parsing: text)) == address else {
+            throw .invalidAddress(written)
+        }
+        return address
     }
 
     /// The order one command tries the addresses in: `preferred` (the one that worked last, as

@@ -41,7 +41,7 @@ package struct RemoteTLS: Hashable, Sendable {
     package static func load(home: ExpenseHome, environment: [String: String]) -> RemoteTLS {
         var settings = RemoteTLS()
         if let data = FileManager.default.contents(atPath: path(in: home)) {
-            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            for line in lines(of: data) {
                 let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
                 switch (parts.first, parts.count == 2 ? parts[1] : nil) {
                 case ("ca", let value?): settings.caFile = value
@@ -55,6 +55,17 @@ package struct RemoteTLS: Hashable, Sendable {
         if let ca = environment["EXPENSE_TLS_CA"], !ca.isEmpty { settings.caFile = ca }
         if let pin = environment["EXPENSE_TLS_PIN"].flatMap(CertificateFingerprint.init(parsing:)) { settings.pin = pin }
         return settings
+    }
+
+    /// The lines of a settings file, split at each line feed byte, the carriage returns ending a line dropped (a
+    /// file saved with CRLF line ends reads as with LF). Not `String.split(separator: "\n")`: "\r\n" is one
+    /// Character there, never split at, so a CRLF file was one line and its pin lost.
+    private static func lines(of data: Data) -> [String] {
+        data.split(separator: UInt8(ascii: "\n")).map { line in
+            var line = line[...]
+            while line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            return String(decoding: line, as: UTF8.self)
+        }
     }
 
     /// Writes the settings to `home` (0600, atomically).

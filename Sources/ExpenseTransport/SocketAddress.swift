@@ -32,7 +32,8 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             portPart = text[text.index(after: colon)...]
             if hostPart.contains(":") { throw .invalidAddress(text) }  // bare IPv6 needs brackets
         }
-        guard !hostPart.isEmpty, !portPart.isEmpty, portPart.allSatisfy(\.isASCII),
+        // A host beginning with `[` is no host, and would be written back (description) as text that does not parse.
+        guard !hostPart.isEmpty, !hostPart.hasPrefix("["), !portPart.isEmpty, portPart.allSatisfy(\.isASCII),
               let port = UInt16(portPart) else { throw .invalidAddress(text) }
         self.init(host: String(hostPart), port: port)
     }

@@ -49,6 +49,31 @@ import Testing
         }
     }
 
+    /// Found by Scripts/fuzz's remote-files target: `tls://` repeated on a later item kept the spaces after it in
+    /// the host (`tls://a:1,tls:// b:2` gave the host " b"), and a bracketed host that is not an IPv6 address could
+    /// begin with a space or a bracket (`[ a]:1`, `[[a]:1`); the address written back (RemoteAddress.description, what
+    /// `last_server` stores and the rotation compares) then parsed to another address or was refused.
+    @Test(arguments: [
+        ("tls://a:1,tls:// b:2", ["tls://a:1", "tls://b:2"]),
+        ("tls://a:1, tls://\tb:2 ", ["tls://a:1", "tls://b:2"]),
+        ("[a]:1", ["a:1"]),
+        ("[::1]:1,[2001:db8::1]:2", ["[::1]:1", "[2001:db8::1]:2"]),
+    ])
+    func everyAddressIsWrittenBackAsTextThatParsesToIt(text: String, expected: [String]) throws {
+        let list = try RemoteAddressList(parsing: text)
+        #expect(list.addresses.map(\.description) == expected)
+        for address in list.addresses {
+            #expect(try RemoteAddressList(parsing: address.description).addresses == [address])
+        }
+        #expect(try RemoteAddressList(parsing: list.addresses.map(\.description).joined(separator: ",")) == list)
+    }
+
+    @Test(arguments: ["[ a]:1", "[[a]:1", "a:1,[ b]:2"])
+    func aBracketedHostThatDoesNotWriteBackIsRefused(text: String) {
+        #expect(throws: RemoteAddressError.self) { try RemoteAddressList(parsing: text) }
+        do { _ = try RemoteAddressList(parsing: text) } catch { #expect(error.code == "invalid_address") }
+    }
+
     @Test func theAddressThatWorkedLastComesFirstAndTheOthersAreShuffled() throws {
         let list = try RemoteAddressList(parsing: "a:1,b:2,c:3,d:4")
         // The shuffle sees every address but the preferred one.

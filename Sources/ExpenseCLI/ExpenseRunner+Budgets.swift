@@ -27,8 +27,7 @@ extension ExpenseRunner {
             budget = Budget(category: category, currency: currency, period: period ?? .month, start: start,
                             rollover: rollover ?? .none, amounts: [BudgetAmount(from: start, amount: amount)])
         }
-        try data.put(.budget, id: id, fields: budget.fields)
-        try data.removeConflict(id: id)  // set again: this is the person's answer to a conflict ("mine")
+        try ledger.put(.budget, id: id, fields: budget.fields)  // set again: also the person's answer to a conflict ("mine")
         console.out(UUIDText.lowercased(id) + "\n")
     }
 
@@ -41,7 +40,7 @@ extension ExpenseRunner {
             return
         }
         guard !budgets.isEmpty else { return console.err("No budgets.") }
-        let conflicted = Set(try LedgerDataCache(store: ledger.store).conflicts().map(\.id))
+        let conflicted = Set(try LedgerDataCache(store: ledger.store).conflictDetails().map(\.id))
         let money = moneyDisplay(ledger)
         let today = try ledgerToday(LedgerDataCache(store: ledger.store))
         for budget in budgets {
@@ -61,7 +60,7 @@ extension ExpenseRunner {
         let ledger = try ledger()
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let category = try ExpenseValidator.validateCategory(command[ExpenseArguments.category] ?? "")
-        guard try LedgerDataCache(store: ledger.store).delete(id: Budget.id(category: category, currency: currency)) else {
+        guard try ledger.deleteRecord(id: Budget.id(category: category, currency: currency)) else {
             throw CommandFailure(.failure, "Error: not_found: no budget for \(DisplayText.quoted(category)) in \(currency.code)")
         }
         console.err("Removed the budget for \(DisplayText.quoted(category)) in \(currency.code).")
@@ -101,17 +100,17 @@ extension ExpenseRunner {
     /// `expense config set timezone ZONE|local`: the ledger's time zone, a setting record synced to every machine
     /// (Protocol.md §10.5); `local` removes it (each machine then uses its own zone).
     func setLedgerTimeZone(_ value: String) throws {
-        let data = try LedgerDataCache(store: try ledger().store)
+        let ledger = try ledger()
         let id = LedgerSetting.id(.timezone)
         if value == "local" {
-            _ = try data.delete(id: id)
+            _ = try ledger.deleteRecord(id: id)
             return
         }
         guard LedgerSetting.timeZone(value) != nil else {
             throw CommandFailure(.dataError, "Error: invalid_value: '\(DisplayText.escaped(value))' is not a time zone identifier "
                                  + "(such as Europe/Berlin or America/New_York), or local")
         }
-        try data.put(.setting, id: id, fields: LedgerSetting(name: .timezone, value: value).fields)
+        try ledger.put(.setting, id: id, fields: LedgerSetting(name: .timezone, value: value).fields)
     }
 
     /// The ledger's configured time zone name, `nil` when none is set.

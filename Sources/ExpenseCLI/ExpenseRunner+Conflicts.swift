@@ -48,7 +48,7 @@ extension ExpenseRunner {
                     + ExpenseTable.oneLine(line.theirs, width: 30) + "\n"
             }
         }
-        text += dataConflictText(dataConflicts)
+        text += dataConflictText(dataConflicts, money: moneyDisplay(reading))
         if !twinLines.isEmpty {
             text += "Possible twin recurring rules (settle with `expense recurring keep-both ID ID` or `expense recurring merge KEEP OTHER`):\n"
                 + twinLines.joined(separator: "\n") + "\n"

@@ -12,23 +12,39 @@ extension ExpenseRunner {
         try ledger.dataCache?.conflictDetails() ?? []
     }
 
-    /// The text of `expense conflicts` for them: the id, the kind, then one line per field that differs.
-    func dataConflictText(_ conflicts: [DataConflict]) -> String {
+    /// The text of `expense conflicts` for them: the id and the kind, then each field that differs with both
+    /// values in full, one per line (money in the reader's locale), then the commands that settle them.
+    func dataConflictText(_ conflicts: [DataConflict], money: MoneyDisplay) -> String {
         var text = ""
         for conflict in conflicts {
             text += "\(UUIDText.lowercased(conflict.id))  \(conflict.kind.rawValue)\n"
-            text += "  FIELD     MINE                           THEIRS\n"
             let theirs = conflict.theirs.deleted ? [:] : conflict.theirs.fields
             guard let mine = conflict.mine else {
-                text += "  " + "(record)".padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
-                    + TerminalWidth.padded("deleted", to: 30) + " " + (conflict.theirs.deleted ? "deleted" : "changed") + "\n"
+                text += "  (record)\n    mine:   deleted\n    theirs: " + (conflict.theirs.deleted ? "deleted" : "changed") + "\n"
                 continue
             }
+            // The currency of the record's money: this machine's when it changed it, else the daemon's.
+            let currency = [mine["currency"], theirs["currency"]].lazy.compactMap { value -> Currency? in
+                if case .text(let code)? = value { return Currency(code: code) }
+                return nil
+            }.first
             for name in mine.keys.sorted() where !(theirs[name].map { $0.same(as: mine[name] ?? $0) } ?? false) {
-                text += "  " + name.padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
-                    + TerminalWidth.padded(ExpenseTable.oneLine(Self.text(mine[name]), width: 30), to: 30) + " "
-                    + ExpenseTable.oneLine(conflict.theirs.deleted ? "deleted" : Self.text(theirs[name]), width: 30) + "\n"
+                text += "  \(DisplayText.escaped(name))\n"
+                text += "    mine:   " + Self.text(mine[name], field: name, currency: currency, money: money) + "\n"
+                text += "    theirs: " + (conflict.theirs.deleted ? "deleted" : Self.text(theirs[name], field: name, currency: currency, money: money)) + "\n"
             }
+        }
+        if !conflicts.isEmpty {
+            text += "Settle each with `expense resolve ID --mine` (send this machine's side again) or `--theirs` (keep the daemon's)"
+            let commands = Set(conflicts.map(\.kind)).sorted().map { kind in
+                switch kind {
+                case .budget: "`expense budget set`"
+                case .recurring: "`expense recurring add`, `skip` or `remove`"
+                case .setting: "`expense config set timezone`"
+                case .expense: "`expense edit`"
+                }
+            }
+            text += "; then change it with " + commands.joined(separator: ", ") + ".\n"
         }
         return text
     }
@@ -55,10 +71,9 @@ extension ExpenseRunner {
         let matches = try data.conflictDetails().filter { UUIDText.lowercased($0.id).hasPrefix(lowered) }
         guard let conflict = matches.first else { return false }
         guard matches.count == 1 else { throw StoreError.ambiguousId(prefix, matches: matches.map { UUIDText.lowercased($0.id) }) }
-        try ledger.ensureWritable()
         switch side {
-        case .mine: try data.resolve(conflict, .mine)
-        case .theirs: try data.resolve(conflict, .theirs)
+        case .mine: try ledger.resolve(conflict, .mine)
+        case .theirs: try ledger.resolve(conflict, .theirs)
         case .edit:
             throw usage("--edit settles expense conflicts; for a \(conflict.kind.rawValue), use --mine or --theirs, then change it "
                         + "with its own command (`expense budget set`, `expense recurring …`, `expense config set`)")
@@ -68,11 +83,25 @@ extension ExpenseRunner {
         return true
     }
 
-    private static func text(_ value: LedgerDataValue?) -> String {
+    /// A field's value as a person reads it: an amount as money, a budget's `amounts` as "from DATE: MONEY",
+    /// anything else as its JSON; never cut, control characters escaped.
+    private static func text(_ value: LedgerDataValue?, field: String, currency: Currency?, money: MoneyDisplay) -> String {
         guard let value else { return "(unset)" }
+        switch (field, value, currency) {
+        case ("amount", .integer(let minor), let currency?):
+            return money.text(minor, currency: currency)
+        case ("amounts", .list(let steps), let currency?):
+            let shown = steps.map { step -> String? in
+                guard case .object(let members) = step, case .text(let from)? = members["from"],
+                      case .integer(let minor)? = members["amount"] else { return nil }
+                return "from \(DisplayText.escaped(from)): " + money.text(minor, currency: currency)
+            }
+            if !shown.contains(nil) { return shown.compactMap { $0 }.joined(separator: ", ") }
+        default: break
+        }
         var writer = JSONWriter()
         LedgerDataJSON.write(value, to: &writer)
-        return String(decoding: writer.bytes, as: UTF8.self)
+        return DisplayText.escaped(String(decoding: writer.bytes, as: UTF8.self))
     }
 
     /// The fields as on the wire (what ``LedgerDataJSON`` writes, read back as values to lay out).

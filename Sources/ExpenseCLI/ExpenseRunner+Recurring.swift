@@ -13,7 +13,7 @@ extension ExpenseRunner {
     func recurringAdd() throws {
         guard !command.has(ExpenseOptions.until) || !command.has(ExpenseOptions.count) else { throw usage("Give --until or --count, not both") }
         let ledger = try ledger()
-        let data = try LedgerDataCache(store: ledger.store)
+        _ = try LedgerDataCache(store: ledger.store)  // the JSON cache: an error naming EXPENSE_STORE, before any other
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
         let (every, unit) = try interval(command[ExpenseOptions.every] ?? "")
@@ -25,7 +25,7 @@ extension ExpenseRunner {
         let rule = RecurringRule(id: UUID(), amount: amount, currency: currency, category: command[ExpenseArguments.category] ?? "",
                                  note: try command.value(ExpenseFieldOptions.note) ?? "", every: every, unit: unit, start: start, end: end,
                                  monthEnd: monthEnd, skips: [], created: Int64(now().timeIntervalSince1970.rounded(.down)))  // not money: seconds
-        try data.put(.recurring, id: rule.id, fields: rule.fields)
+        try ledger.put(.recurring, id: rule.id, fields: rule.fields)
         console.out(UUIDText.lowercased(rule.id) + "\n")
         warnAboutTwins(of: rule, in: ledger)
     }
@@ -71,7 +71,7 @@ extension ExpenseRunner {
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
         let rule = try findRule(command[ExpenseArguments.id] ?? "", in: data)
-        _ = try data.delete(id: rule.id)
+        _ = try ledger.deleteRecord(id: rule.id)
         console.err("Removed the rule \(UUIDText.lowercased(rule.id).prefix(8)).")
     }
 
@@ -85,7 +85,7 @@ extension ExpenseRunner {
             throw CommandFailure(.dataError, "Error: invalid_date: the rule has no occurrence on \(date)")
         }
         rule.skips.insert(date)
-        try data.put(.recurring, id: rule.id, fields: rule.fields)
+        try ledger.put(.recurring, id: rule.id, fields: rule.fields)
         // An occurrence this cache already made of that date is deleted (and the delete synced).
         tell(try ledger.materialiseRecurring(today: ledgerToday(data)))
     }

@@ -14,6 +14,8 @@ extension ExpenseRunner {
         let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: store)
         let queue = try store.pendingMutations(limit: Int.max)
         let conflicts = try store.conflicts()
+        let dataConflicts = try dataConflicts(ledger)
+        let conflictCount = conflicts.count + dataConflicts.count
         let cursor = try ledger.pullCursor()
         let lastSync = try store.metaValue(.lastSyncTime)
         let lastFailure = try ledger.lastSyncFailure()
@@ -25,13 +27,15 @@ extension ExpenseRunner {
             let body: [String: JSONValue] = [
                 "server": .string(orNull: remote?.server), "ledger": .string(orNull: remote?.ledger), "cursor": .int(cursor),
                 "lastSync": .string(orNull: lastSync), "lastFailure": .string(orNull: lastFailure), "pending": .int(queue.count),
-                "conflicts": .int(conflicts.count), "rejected": .int(queue.count { $0.state == .rejected }),
+                "conflicts": .int(conflictCount), "rejected": .int(queue.count { $0.state == .rejected }),
                 "changes": .array(queue.map { entry in
-                    .object(["id": .string(UUIDText.lowercased(entry.id)), "type": .string(entry.type.rawValue),
+                    .object(["id": .string(UUIDText.lowercased(entry.id)), "kind": .string(entry.kind.rawValue),
+                             "type": .string(entry.type.rawValue),
                              "state": .string(entry.state.rawValue), "baseVersion": .int(entry.baseVersion),
                              "reason": .string(orNull: entry.rejection?.reason)])
                 }),
-                "conflictIds": .array(conflicts.map { .string(UUIDText.lowercased($0.id)) }),
+                "conflictIds": .array(conflicts.map { .string(UUIDText.lowercased($0.id)) }
+                                     + dataConflicts.map { .string(UUIDText.lowercased($0.id)) }),
                 // As the last `hello` reported them (null before the first sync, or from a daemon older than roles).
                 "role": .string(orNull: role?.rawValue), "tokenName": .string(orNull: tokenName),
                 // Open groups of possible twin recurring rules, each first the rule that goes on.
@@ -55,7 +59,7 @@ extension ExpenseRunner {
             text += "last error: \(shown)\n"
         }
         text += "pending:    \(queue.count)\n"
-        text += "conflicts:  \(conflicts.count)\n"
+        text += "conflicts:  \(conflictCount)\n"
         if !twins.isEmpty { text += "twin rules: \(twins.count)\n" }
         if !queue.isEmpty {
             text += "\nChanges not yet synced:\n"
@@ -63,16 +67,24 @@ extension ExpenseRunner {
                 let short = String(UUIDText.lowercased(entry.id).prefix(8))
                 let what = entry.type == .delete ? "deleted" : (entry.baseVersion == 0 ? "new" : "modified")
                 var line = "  \(what.padding(toLength: 9, withPad: " ", startingAt: 0)) \(short)"
-                if let fields = fieldNames(entry.fields), entry.type == .put, entry.baseVersion > 0 { line += "  (\(fields))" }
+                if entry.kind != .expense {
+                    line += "  \(entry.kind.rawValue)"
+                    if entry.type == .put, entry.baseVersion > 0 { line += " (\(entry.data.keys.sorted().joined(separator: ", ")))" }
+                } else if let fields = fieldNames(entry.fields), entry.type == .put, entry.baseVersion > 0 {
+                    line += "  (\(fields))"
+                }
                 if let rejection = entry.rejection { line += "  REJECTED \(rejection.reason): \(rejection.message)" }
                 text += line + "\n"
             }
             if queue.count > 50 { text += "  … and \(queue.count - 50) more\n" }
         }
-        if !conflicts.isEmpty {
+        if conflictCount > 0 {
             text += "\nConflicts (see `expense conflicts`, settle with `expense resolve ID --mine|--theirs|--edit`):\n"
             for conflict in conflicts {
                 text += "  both changed  \(String(UUIDText.lowercased(conflict.id).prefix(8)))  \(conflictKind(conflict))\n"
+            }
+            for conflict in dataConflicts {
+                text += "  both changed  \(String(UUIDText.lowercased(conflict.id).prefix(8)))  \(conflict.kind.rawValue)\n"
             }
         }
         let twinLines = twinStatusLines(ledger)

@@ -61,12 +61,6 @@ extension ExpenseRunner {
         } else {
             console.out("pushed \(report.pushed), pulled \(report.pulled), conflicts \(report.newConflicts)\n")
         }
-        // Budgets, rules and settings (Protocol.md §10) on standard error, so the lines above stay as they were.
-        if let data = report.data, data.sent + data.pulled + data.conflicts + data.rejected > 0 {
-            console.err("Budgets and settings: sent \(data.sent), pulled \(data.pulled), conflicts \(data.conflicts)"
-                        + (data.rejected > 0 ? ", rejected \(data.rejected)" : "") + "."
-                        + (data.conflicts > 0 ? " See `expense budget list`." : ""))
-        }
         if report.openRejections > 0 {
             let plural = report.openRejections == 1 ? "" : "s"
             var lines = ["Error: \(report.openRejections) change\(plural) rejected and kept; see `expense status`"]

@@ -48,8 +48,9 @@ package protocol ExpenseStore: AnyObject {
     /// The queue entries the daemon rejected, in queue order (few: each waits for the person).
     func rejectedMutations() throws -> [PendingMutation]
 
-    /// Whether some queue entry waits to be sent (state ``PendingMutation/State/unsent``). A plain read.
-    func hasUnsent() throws -> Bool
+    /// Whether some queue entry of an expense or of one of `kinds` waits to be sent (state
+    /// ``PendingMutation/State/unsent``). A plain read.
+    func hasUnsent(kinds: Set<RecordKind>) throws -> Bool
 
     /// Every open conflict, oldest first.
     func conflicts() throws -> [Conflict]
@@ -72,6 +73,9 @@ package protocol ExpenseStore: AnyObject {
 
 /// The reads and writes available inside ``ExpenseStore/write(_:)``.
 package protocol StoreTransaction: AnyObject {
+    /// The budget, rule and setting tables; `nil` for a store that keeps expenses only (the JSON cache).
+    var dataTables: (any DataKindTables)? { get }
+
     func record(id: UUID) throws -> LocalRecord?
     /// Inserts or replaces the local state of an expense.
     func putRecord(_ record: LocalRecord) throws

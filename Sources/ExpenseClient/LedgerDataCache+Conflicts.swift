@@ -1,6 +1,7 @@
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
+import SQLite
 
 /// An open conflict on a budget, rule or setting (Protocol.md §10.2): what this machine sent and what the daemon
 /// had, which the cache shows meanwhile.
@@ -24,29 +25,44 @@ package enum DataResolution: Sendable {
 extension LedgerDataCache {
     /// Every open conflict on budgets, rules and settings, by id.
     package func conflictDetails() throws -> [DataConflict] {
-        try connection.cached("SELECT id, kind, mine, theirs FROM data_conflict ORDER BY id").map([]) { row in
-            guard let id = row.id(0), let kind = RecordKind(rawValue: row.text(1)),
-                  let json = try? JSONParser.parse(Array(row.text(3).utf8)), let theirs = try? DataRecord(json: json) else {
-                throw LedgerDataCacheError.damaged("an unreadable conflict \(row.idDescription(0))")
-            }
-            return DataConflict(id: id, kind: kind, mine: row.isNull(2) ? nil : try Self.fields(row.text(2)), theirs: theirs)
-        }
+        try connection.cached("SELECT id, kind, mine, theirs FROM data_conflict ORDER BY id").map([], Self.decodeConflict)
     }
 
+    /// How many conflicts on budgets, rules and settings are open.
+    package func conflictCount() throws -> Int {
+        try connection.cached("SELECT count(*) FROM data_conflict").first { $0.int(0) } ?? 0
+    }
+
+    static func decodeConflict(_ row: SQLiteRow) throws -> DataConflict {
+        guard let id = row.id(0), let kind = RecordKind(rawValue: row.text(1)),
+              let json = try? JSONParser.parse(Array(row.text(3).utf8)), let theirs = try? DataRecord(json: json) else {
+            throw LedgerDataCacheError.damaged("an unreadable conflict \(row.idDescription(0))")
+        }
+        return DataConflict(id: id, kind: kind, mine: row.isNull(2) ? nil : try Self.fields(row.text(2)), theirs: theirs)
+    }
+}
+
+extension LocalLedger {
     /// Settles the conflict on `conflict.id`: `mine` sets the record again to the daemon's fields with this
     /// machine's on top (or deletes it, when this machine's change was a delete), queued for the next sync, and
-    /// drops the conflict; `theirs` drops the conflict and keeps the daemon's side shown.
-    /// - Important: two transactions (``put(_:id:fields:)`` has its own), the change first: interrupted between
-    ///   them, the conflict stays open over a queued change, and resolving it again queues nothing new.
+    /// drops the conflict; `theirs` drops the conflict and keeps the daemon's side shown. One transaction.
+    /// - Throws: ``ReadOnlyLedgerError`` on a viewer's cache, ``LedgerDataError``, ``StoreError``.
     package func resolve(_ conflict: DataConflict, _ resolution: DataResolution) throws {
-        if resolution == .mine {
-            if let mine = conflict.mine {
-                let base = conflict.theirs.deleted ? [:] : conflict.theirs.fields
-                try put(conflict.kind, id: conflict.id, fields: base.merging(mine) { _, new in new })
-            } else {
-                _ = try delete(id: conflict.id)
+        try ensureWritable()
+        let fields: LedgerDataFields? = switch resolution {
+        case .theirs: nil
+        case .mine: conflict.mine.map { mine in (conflict.theirs.deleted ? [:] : conflict.theirs.fields).merging(mine) { _, new in new } }
+        }
+        let validated = try fields.map { try LedgerDataValidator.validate(kind: conflict.kind, id: conflict.id, fields: $0) }
+        try store.write { transaction in
+            let tables = try dataTables(transaction)
+            try tables.removeDataConflict(id: conflict.id)
+            guard resolution == .mine else { return }
+            if let validated {
+                try stageData(conflict.kind, id: conflict.id, fields: validated, in: transaction)
+            } else if let view = try tables.dataView(id: conflict.id), !view.deleted {
+                try stage(PendingMutation(type: .delete, kind: conflict.kind, id: conflict.id, baseVersion: 0), in: transaction)
             }
         }
-        try removeConflict(id: conflict.id)
     }
 }

@@ -15,7 +15,7 @@ extension LocalLedger {
     /// so its next run makes what was held back or skipped for the other (dates already held are left as they are).
     package func keepRecurringRulesApart(_ first: RecurringRule, _ second: RecurringRule) throws {
         try ensureWritable()
-        guard let data = dataCache else { return }
+        guard dataCache != nil else { return }
         var (first, second) = (first, second)
         first.distinctFrom.insert(second.id)
         second.distinctFrom.insert(first.id)
@@ -24,7 +24,7 @@ extension LocalLedger {
                 throw LedgerDataError.invalidValue(field: "distinctFrom",
                                                    detail: "a rule is kept apart from at most \(RecurringRule.maximumDistinct) others")
             }
-            try data.put(.recurring, id: rule.id, fields: rule.fields)
+            try put(.recurring, id: rule.id, fields: rule.fields)
         }
         try store.write { transaction in
             var marks = RecurringMarks(try transaction.metaValue(.recurringThrough))
@@ -40,7 +40,7 @@ extension LocalLedger {
     /// - Returns: the ids of the occurrences deleted.
     package func mergeRecurringRule(_ other: RecurringRule, into kept: RecurringRule, today: CalendarDay) throws -> [UUID] {
         try ensureWritable()
-        guard let data = dataCache else { return [] }
+        guard dataCache != nil else { return [] }
         let ledgerId = try occurrenceLedgerId().id
         var doubled: [LocalRecord] = []
         for date in other.occurrences(through: today) {
@@ -49,7 +49,7 @@ extension LocalLedger {
             else { continue }
             doubled.append(record)
         }
-        _ = try data.delete(id: other.id)
+        _ = try deleteRecord(id: other.id)
         for record in doubled { try delete(record) }
         return doubled.map(\.expense.id)
     }

@@ -56,8 +56,11 @@ extension LocalLedger {
     /// Such an entry is looked at again by every batch and goes out as soon as it fits (a shorter edit, or a
     /// daemon with a larger limit).
     /// - Returns: the batch, in `mutationId` order; empty when nothing can be sent now.
-    package func nextBatch(limit: Int = PushRequest.maximumMutations,
-                           maximumLineLength: Int = HelloResult.assumedMaxLine) throws -> [PendingMutation] {
+    ///
+    /// Entries of a kind besides expenses that is not in `kinds` (one the daemon does not serve) are left
+    /// unnumbered in the queue for a daemon that does.
+    package func nextBatch(limit: Int = PushRequest.maximumMutations, maximumLineLength: Int = HelloResult.assumedMaxLine,
+                           kinds: Set<RecordKind> = Set(RecordKind.additional)) throws -> [PendingMutation] {
         try store.write { transaction in
             var nextId = (try transaction.metaValue(.lastMutationId).flatMap { Int64($0) } ?? 0) + 1
             var seen = Set<UUID>()
@@ -65,7 +68,7 @@ extension LocalLedger {
             var lineBytes = PushRequest.envelopeBytes
             guard limit > 0 else { return [] }
             try transaction.forEachPending { entry in
-                guard seen.insert(entry.id).inserted else { return true }
+                guard seen.insert(entry.id).inserted, entry.kind == .expense || kinds.contains(entry.kind) else { return true }
                 guard entry.state == .unsent || (entry.state == .rejected && entry.rejection?.isTooLarge == true) else { return true }
                 var entry = entry
                 let bytes = PushRequest.encodedBytes(of: entry.mutation(mutationId: nextId))
@@ -124,11 +127,21 @@ extension LocalLedger {
                 // A lost answer asked again: what the daemon decided then is the answer (Protocol.md §5.2).
                 if case .duplicate(let original?) = status { status = original.status }
                 switch status {
+                case .applied(let version, let seq) where entry.kind != .expense:
+                    outcome.applied += 1
+                    try transaction.removePending(position: entry.position)
+                    try storeApplied(entry, version: version, seq: seq, in: transaction)
+                    try rebase(after: entry, to: version, applied: true, in: transaction)
+                case .dataConflict(let current) where entry.kind != .expense:
+                    if try keepDataConflict(entry, theirs: current, in: transaction) { outcome.conflicts += 1 }
                 case .applied(let version, let seq):
                     outcome.applied += 1
                     try transaction.removePending(position: entry.position)
                     let copy = try transaction.serverCopy(id: entry.id)
-                    if (copy?.version ?? 0) <= version {
+                    // An occurrence's create applied to a record the daemon already held left it as it was: the
+                    // copy held (or the pull) is that record, not the create's fields.
+                    let leftAsItWas = entry.ifAbsent && (copy != nil || version > 1)
+                    if (copy?.version ?? 0) <= version, !leftAsItWas {
                         var draft = copy?.expense.draft ?? ExpenseDraft(id: UUIDText.lowercased(entry.id))
                         if entry.type == .put { draft = draft.merging(entry.fields) }
                         if let expense = try? ExpenseValidator.validateStored(draft) {
@@ -139,7 +152,10 @@ extension LocalLedger {
                     try rebase(after: entry, to: version, applied: true, in: transaction)
                 case .duplicate, .dataConflict:
                     // Consumed, but the daemon no longer keeps its outcome: settled against the pull. (A conflict
-                    // with a budget, rule or setting never answers an expense's change; if one did, the pull settles it.)
+                    // of the other shape never answers a change of this kind; if one did, the pull settles it.)
+                    entry.answerLost()
+                    try transaction.updatePending(entry)
+                case .conflict where entry.kind != .expense:
                     entry.answerLost()
                     try transaction.updatePending(entry)
                 case .conflict(let current):
@@ -181,7 +197,7 @@ extension LocalLedger {
                         try transaction.updatePending(folded)
                     }
                 }
-                try refresh(entry.id, in: transaction)
+                try refresh(entry.id, kind: entry.kind, in: transaction)
             }
         }
         return outcome
@@ -204,39 +220,21 @@ extension LocalLedger {
         where later.baseVersion == earlier.baseVersion && later.state != .sent && later.position != earlier.position {
             let onlyOwnChange = applied && version == earlier.baseVersion + 1
             let sameFields = earlier.type == .put && later.type == .put
-                && Self.setFields(later.fields).isSubset(of: Self.setFields(earlier.fields))
+                && later.setFieldNames.isSubset(of: earlier.setFieldNames)
             guard onlyOwnChange || sameFields else { continue }
             later.baseVersion = version
             try transaction.updatePending(later)
         }
     }
 
-    /// The fields a change sets.
-    static func setFields(_ draft: ExpenseDraft) -> Set<ExpenseField> {
-        var fields: Set<ExpenseField> = []
-        if draft.amount != nil { fields.insert(.amount) }
-        if draft.currency != nil { fields.insert(.currency) }
-        if draft.category != nil { fields.insert(.category) }
-        if draft.date != nil { fields.insert(.date) }
-        if draft.note != nil { fields.insert(.note) }
-        return fields
-    }
-
     /// `entry` with the unsent (or rejected) entries of the same expense queued after it folded in, which are
     /// removed from the queue: later fields win, a later delete supersedes, a later put after a delete is that
     /// put. The base stays `entry`'s (the oldest, so the daemon checks every change since).
-    private func foldLater(into entry: PendingMutation, in transaction: any StoreTransaction) throws -> PendingMutation {
+    func foldLater(into entry: PendingMutation, in transaction: any StoreTransaction) throws -> PendingMutation {
         var folded = entry
         for later in try transaction.pending(for: entry.id)
         where later.position > entry.position && (later.state == .unsent || later.state == .rejected) {
-            switch later.type {
-            case .delete:
-                folded.type = .delete
-                folded.fields = ExpenseDraft()
-            case .put:
-                folded.fields = folded.type == .put ? folded.fields.merging(later.fields) : later.fields
-                folded.type = .put
-            }
+            folded.absorb(later)
             try transaction.removePending(position: later.position)
         }
         return folded
@@ -252,15 +250,21 @@ extension LocalLedger {
     /// - Parameter produced: the `seq`s this client's own pushes were just answered with.
     /// - Returns: how many records are another client's change (not at a `seq` in `produced`) and were stored
     ///   (not older than the server copy held).
+    /// - Parameter dataChanges: the page's budgets, rules and settings (``applyPulled(_:in:)``), stored in the
+    ///   same transaction, so the one cursor moves over every kind at once.
     @discardableResult
-    package func apply(pulled changes: [Record], cursor: Int64, produced: Set<Int64> = []) throws -> Int {
+    package func apply(pulled changes: [Record], dataChanges: [DataRecord] = [], cursor: Int64,
+                       produced: Set<Int64> = []) throws -> Int {
         try store.write { transaction in
+            var fromOthers = 0
+            for record in dataChanges where try applyPulled(record, in: transaction) && !produced.contains(record.seq) {
+                fromOthers += 1
+            }
             if try transaction.isSettled() {
                 try transaction.putSettled(changes)
                 try transaction.setMetaValue(String(cursor), for: .pullCursor)
-                return produced.isEmpty ? changes.count : changes.count { !produced.contains($0.seq) }
+                return fromOthers + (produced.isEmpty ? changes.count : changes.count { !produced.contains($0.seq) })
             }
-            var fromOthers = 0
             for record in changes {
                 let copy = try transaction.serverCopy(id: record.expense.id)
                 // Older than the copy held. Within a history a later seq is always newer: an id whose tombstone a
@@ -276,7 +280,7 @@ extension LocalLedger {
                         try transaction.putConflict(conflict)
                     }
                 }
-                try refresh(record.expense.id, in: transaction)
+                try refresh(record.expense.id, kind: .expense, in: transaction)
             }
             try transaction.setMetaValue(String(cursor), for: .pullCursor)
             return fromOthers
@@ -291,21 +295,30 @@ extension LocalLedger {
         try store.write { transaction in
             try transaction.forEachPending { entry in
                 if entry.state == .unknown {
-                    let copy = try transaction.serverCopy(id: entry.id)
-                    if let copy, Self.holds(copy, entry) {
+                    if let version = try settledVersion(of: entry, in: transaction) {
                         try transaction.removePending(position: entry.position)
-                        try rebase(after: entry, to: copy.version, applied: false, in: transaction)
+                        try rebase(after: entry, to: version, applied: false, in: transaction)
                     } else {
                         // Sent again as the newest local intent: later changes of the expense fold into it.
                         var again = try foldLater(into: entry, in: transaction)
                         again.reopen()
                         try transaction.updatePending(again)
                     }
-                    try refresh(entry.id, in: transaction)
+                    try refresh(entry.id, kind: entry.kind, in: transaction)
                 }
                 return true
             }
         }
+    }
+
+    /// The version of the server copy of `entry`'s record when that copy shows `entry`'s effect; else `nil`.
+    private func settledVersion(of entry: PendingMutation, in transaction: any StoreTransaction) throws -> Int64? {
+        if entry.kind == .expense {
+            guard let copy = try transaction.serverCopy(id: entry.id), Self.holds(copy, entry) else { return nil }
+            return copy.version
+        }
+        guard let copy = try dataTables(transaction).dataServerCopy(id: entry.id), Self.holds(copy, entry) else { return nil }
+        return copy.version
     }
 
     /// Whether the server's record shows the effect of `entry` (text compared by its bytes).
@@ -326,8 +339,10 @@ extension LocalLedger {
         }
     }
 
-    /// Whether some entry waits to be sent (a read, no transaction).
-    package func hasUnsent() throws -> Bool { try store.hasUnsent() }
+    /// Whether some entry of an expense or of one of `kinds` waits to be sent (a read, no transaction).
+    package func hasUnsent(kinds: Set<RecordKind> = Set(RecordKind.additional)) throws -> Bool {
+        try store.hasUnsent(kinds: kinds)
+    }
 
     /// The cursor to pull from.
     package func pullCursor() throws -> Int64 { try store.metaValue(.pullCursor).flatMap { Int64($0) } ?? 0 }

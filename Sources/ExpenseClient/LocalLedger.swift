@@ -223,30 +223,28 @@ package final class LocalLedger {
     /// A delete of an expense whose conflict is open supersedes the conflicting edit: the conflict is closed and
     /// the delete is based on the server's version (the conflict's `theirs`, which the local view shows), so it is
     /// a conflict again only if the server changed since.
+    ///
+    /// Every kind of record goes through here (``PendingMutation/kind``): a budget's, rule's or setting's change
+    /// merges, queues and refreshes exactly as an expense's does.
     func stage(_ change: PendingMutation, in transaction: any StoreTransaction) throws {
-        if change.type == .delete, try transaction.conflict(id: change.id) != nil {
-            try transaction.removeConflict(id: change.id)
+        if change.type == .delete {
+            if change.kind != .expense {
+                try dataTables(transaction).removeDataConflict(id: change.id)
+            } else if try transaction.conflict(id: change.id) != nil {
+                try transaction.removeConflict(id: change.id)
+            }
         }
         let entries = try transaction.pending(for: change.id)
         // A materialised occurrence's create absorbs nothing (PendingMutation.ifAbsent): the change goes after it.
         if var last = entries.last, !last.ifAbsent, last.state == .unsent || last.state == .rejected {
-            switch (last.type, change.type) {
-            case (.put, .put):
-                last.fields = last.fields.merging(change.fields)
-            case (.put, .delete):
-                if entries.count == 1, last.baseVersion == 0, try transaction.serverCopy(id: change.id) == nil {
-                    try transaction.removePending(position: last.position)
-                    try refresh(change.id, in: transaction)
-                    return
-                }
-                last.type = .delete
-                last.fields = ExpenseDraft()
-            case (.delete, .put):
-                last.type = .put
-                last.fields = change.fields
-            case (.delete, .delete):
-                break
+            if last.type == .put, change.type == .delete, entries.count == 1, last.baseVersion == 0,
+               try serverVersion(of: change, in: transaction) == nil {
+                // A create the daemon never received, deleted: neither is sent.
+                try transaction.removePending(position: last.position)
+                try refresh(change.id, kind: change.kind, in: transaction)
+                return
             }
+            last.absorb(change)
             last.reopen()
             try transaction.updatePending(last)
         } else {
@@ -256,16 +254,30 @@ package final class LocalLedger {
             // After an occurrence's create: version 1, the occurrence as the rule made it, which is what the person
             // changed; the daemon then checks the change against whatever another machine did to it since.
             entry.baseVersion = try entries.last.map { $0.ifAbsent ? 1 : $0.baseVersion }
-                ?? transaction.serverCopy(id: change.id)?.version ?? 0
+                ?? serverVersion(of: change, in: transaction) ?? 0
             try transaction.appendPending(entry)
         }
-        try refresh(change.id, in: transaction)
+        try refresh(change.id, kind: change.kind, in: transaction)
+    }
+
+    /// The version of the server's copy of the record `change` changes; `nil` when the daemon has never had it.
+    func serverVersion(of change: PendingMutation, in transaction: any StoreTransaction) throws -> Int64? {
+        change.kind == .expense ? try transaction.serverCopy(id: change.id)?.version
+            : try dataTables(transaction).dataServerCopy(id: change.id)?.version
     }
 
     /// Recomputes the local view of `id`: its server copy with its queue entries applied in order. The view is
     /// rewritten whenever it differs, text by its bytes (``Expense``'s `==`), so a pulled record that differs
     /// only in normalisation replaces it.
-    func refresh(_ id: UUID, in transaction: any StoreTransaction) throws {
+    ///
+    /// - Parameter kind: the record's kind; `nil` when the caller does not know it (found from the queue and
+    ///   the tables of the other kinds).
+    func refresh(_ id: UUID, kind: RecordKind? = nil, in transaction: any StoreTransaction) throws {
+        let other: RecordKind? = if let kind { kind == .expense ? nil : kind } else { try transaction.dataKind(of: id) }
+        if let other {
+            try refreshData(id, kind: other, in: transaction)
+            return
+        }
         let copy = try transaction.serverCopy(id: id)
         let entries = try transaction.pending(for: id)
         let existing = try transaction.record(id: id)
@@ -274,6 +286,8 @@ package final class LocalLedger {
         for entry in entries {
             switch entry.type {
             case .put:
+                // An occurrence's create leaves a record the daemon holds as it is (Protocol.md §10.4).
+                if entry.ifAbsent, copy != nil { continue }
                 draft = draft.merging(entry.fields)
                 deleted = false
             case .delete:

@@ -31,13 +31,18 @@ package struct PendingMutation: Hashable, Sendable {
     /// Changed only by the transitions below.
     package private(set) var state: State
     package var type: MutationType
-    /// The expense it changes.
+    /// The kind of record it changes (Protocol.md §10): every kind goes through this one queue.
+    package var kind: RecordKind
+    /// The record it changes.
     package var id: UUID
     /// The server version the change was made against (0: the expense is new).
     package var baseVersion: Int64
-    /// For `put`: only the fields that changed (`nil` fields did not); `id` is always `nil` here.
-    /// For `delete`: empty.
+    /// An expense's `put`: only the fields that changed (`nil` fields did not); `id` is always `nil` here.
+    /// For `delete` and for the other kinds: empty.
     package var fields: ExpenseDraft
+    /// A budget's, rule's or setting's `put`: the fields that changed (every field of a create or a restore),
+    /// money sent whole (Protocol.md §7.4). For `delete` and for expenses: empty.
+    package var data: LedgerDataFields
     /// Why the daemon rejected it (state ``State/rejected``). Changed only by the transitions below.
     package private(set) var rejection: MutationRejection?
     /// A materialised recurring occurrence's create (Protocol.md §10.4): sent with `"ifAbsent":true`, so the
@@ -47,24 +52,63 @@ package struct PendingMutation: Hashable, Sendable {
     ///   (``LocalLedger``'s `stage`).
     package var ifAbsent: Bool
 
-    package init(position: Int64 = 0, mutationId: Int64? = nil, state: State = .unsent, type: MutationType, id: UUID,
-                 baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft(), rejection: MutationRejection? = nil,
-                 ifAbsent: Bool = false) {
+    package init(position: Int64 = 0, mutationId: Int64? = nil, state: State = .unsent, type: MutationType,
+                 kind: RecordKind = .expense, id: UUID, baseVersion: Int64, fields: ExpenseDraft = ExpenseDraft(),
+                 data: LedgerDataFields = [:], rejection: MutationRejection? = nil, ifAbsent: Bool = false) {
         self.position = position
         self.mutationId = mutationId
         self.state = state
         self.type = type
+        self.kind = kind
         self.id = id
         self.baseVersion = baseVersion
         self.fields = fields
+        self.data = data
         self.rejection = rejection
         self.ifAbsent = ifAbsent
     }
 
     /// The wire mutation (needs a `mutationId`).
     package func mutation(mutationId: Int64) -> Mutation {
-        Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion,
-                 fields: type == .put ? ExpenseFields.json(from: fields) : nil, ifAbsent: ifAbsent && type == .put && baseVersion == 0)
+        guard kind == .expense else {
+            return Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion,
+                            fields: type == .put ? data.mapValues(LedgerDataJSON.json) : nil, kind: kind)
+        }
+        return Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion,
+                        fields: type == .put ? ExpenseFields.json(from: fields) : nil, ifAbsent: ifAbsent && type == .put && baseVersion == 0)
+    }
+
+    /// The names of the fields a `put` sets (an expense's by ``ExpenseField`` name); empty for a delete.
+    package var setFieldNames: Set<String> {
+        guard type == .put else { return [] }
+        guard kind == .expense else { return Set(data.keys) }
+        var names: Set<String> = []
+        if fields.amount != nil { names.insert(ExpenseField.amount.rawValue) }
+        if fields.currency != nil { names.insert(ExpenseField.currency.rawValue) }
+        if fields.category != nil { names.insert(ExpenseField.category.rawValue) }
+        if fields.date != nil { names.insert(ExpenseField.date.rawValue) }
+        if fields.note != nil { names.insert(ExpenseField.note.rawValue) }
+        return names
+    }
+
+    /// Folds a later local change of the same record into this one: the later fields win, a later delete
+    /// supersedes, a later put after a delete is that put. Base, number and state are left to the caller.
+    package mutating func absorb(_ later: PendingMutation) {
+        switch later.type {
+        case .delete:
+            type = .delete
+            fields = ExpenseDraft()
+            data = [:]
+        case .put:
+            if type == .put {
+                fields = fields.merging(later.fields)
+                data.merge(later.data) { _, new in new }
+            } else {
+                fields = later.fields
+                data = later.data
+            }
+            type = .put
+        }
     }
 
     // MARK: Transitions (the entry's life cycle, in one place)

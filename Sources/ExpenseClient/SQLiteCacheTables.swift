@@ -9,7 +9,7 @@ import SQLite
 /// value is bound.
 final class SQLiteCacheTables: StoreTransaction {
     let connection: SQLiteConnection
-    private let location: String
+    let location: String
     /// On during a bulk load (``SQLiteExpenseStore/beginBulkLoad()``): the indexes are dropped, so
     /// ``putSettled(_:)`` appends rows without looking for an earlier copy (duplicates are settled at the end).
     var bulkLoading = false
@@ -26,7 +26,7 @@ final class SQLiteCacheTables: StoreTransaction {
     static let recordColumns = "id, amount, currency, category, day, note, base_version, deleted"
     static let outboxColumns = """
         position, mutation_id, state, type, expense_id, base_version, amount, currency, category, date, note,
-        reject_reason, reject_field, reject_message, if_absent
+        reject_reason, reject_field, reject_message, if_absent, kind, data_fields
         """
     static let conflictColumns = """
         expense_id, mine_type, mine_base_version, mine_amount, mine_currency, mine_category, mine_date, mine_note,
@@ -249,8 +249,9 @@ final class SQLiteCacheTables: StoreTransaction {
     func appendPending(_ mutation: PendingMutation) throws -> PendingMutation {
         try connection.cached("""
             INSERT INTO outbox(position, mutation_id, state, type, expense_id, base_version, amount, currency, category,
-                               date, note, reject_reason, reject_field, reject_message, if_absent)
-            VALUES ((SELECT coalesce(max(position), 0) + 1 FROM outbox), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                               date, note, reject_reason, reject_field, reject_message, if_absent, kind, data_fields)
+            VALUES ((SELECT coalesce(max(position), 0) + 1 FROM outbox), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+                    ?13, ?14, ?15, ?16)
             """).run(values(of: mutation))
         var stored = mutation
         stored.position = try connection.cached("SELECT max(position) FROM outbox").first { $0.int64(0) } ?? 0
@@ -261,8 +262,8 @@ final class SQLiteCacheTables: StoreTransaction {
         try connection.cached("""
             UPDATE outbox SET mutation_id = ?1, state = ?2, type = ?3, expense_id = ?4, base_version = ?5, amount = ?6,
                 currency = ?7, category = ?8, date = ?9, note = ?10, reject_reason = ?11, reject_field = ?12,
-                reject_message = ?13, if_absent = ?14
-            WHERE position = ?15
+                reject_message = ?13, if_absent = ?14, kind = ?15, data_fields = ?16
+            WHERE position = ?17
             """).run(values(of: mutation) + [.integer(mutation.position)])
     }
 
@@ -276,7 +277,8 @@ final class SQLiteCacheTables: StoreTransaction {
                 .id(mutation.id), .integer(mutation.baseVersion), SQLiteValue(fields.amount),
                 SQLiteValue(fields.currency), SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
                 SQLiteValue(mutation.rejection?.reason), SQLiteValue(mutation.rejection?.field),
-                SQLiteValue(mutation.rejection?.message), SQLiteValue(mutation.ifAbsent)]
+                SQLiteValue(mutation.rejection?.message), SQLiteValue(mutation.ifAbsent), .text(mutation.kind.rawValue),
+                mutation.kind == .expense ? .null : .text(LedgerDataCache.text(mutation.data))]
     }
 
     // MARK: - Conflicts
@@ -349,14 +351,16 @@ final class SQLiteCacheTables: StoreTransaction {
 
     func decodePending(_ row: SQLiteRow) throws -> PendingMutation {
         guard let state = PendingMutation.State(rawValue: row.text(2)), let type = MutationType(rawValue: row.text(3)),
-              let id = row.id(4) else {
+              let id = row.id(4), let kind = RecordKind(rawValue: row.text(15)),
+              let data = row.isNull(16) ? [:] : try? LedgerDataCache.fields(row.text(16)) else {
             throw StoreError.damaged(path: location, reason: "queue entry \(row.int64(0)) is damaged")
         }
         return PendingMutation(
-            position: row.int64(0), mutationId: row.isNull(1) ? nil : row.int64(1), state: state, type: type, id: id,
-            baseVersion: row.int64(5),
+            position: row.int64(0), mutationId: row.isNull(1) ? nil : row.int64(1), state: state, type: type, kind: kind,
+            id: id, baseVersion: row.int64(5),
             fields: ExpenseDraft(amount: row.isNull(6) ? nil : row.int64(6), currency: row.optionalText(7),
                                  category: row.optionalText(8), date: row.optionalText(9), note: row.optionalText(10)),
+            data: data,
             rejection: row.optionalText(11).map {
                 MutationRejection(reason: $0, field: row.optionalText(12), message: row.optionalText(13) ?? $0)
             },

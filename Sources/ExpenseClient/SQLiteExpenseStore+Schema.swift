@@ -176,6 +176,32 @@ extension SQLiteExpenseStore {
         DROP INDEX IF EXISTS expense_live_by_day;
         CREATE INDEX expense_live_by_day ON expense(day) WHERE deleted = 0;
         """,
+        // 12: one outbox for every kind of record (Protocol.md §10). Budget, rule and setting changes queued in
+        // `data_pending` move to the end of `outbox`, in their order, unsent: their numbers belonged to a second
+        // client id that no longer sends, and what the daemon already took of them comes back `applied` without
+        // a change (the same fields at the same base). The server's copy of each such record gets a table of its
+        // own, as expenses have; rows are seeded from the view, and the first sync reads every record of those
+        // kinds again from cursor 0 (`pulled_kinds` is unset), which replaces them with the daemon's.
+        """
+        ALTER TABLE outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'expense';
+        ALTER TABLE outbox ADD COLUMN data_fields TEXT;          -- a budget's, rule's or setting's changed fields (JSON)
+        WITH last AS (SELECT coalesce(max(position), 0) AS position FROM outbox)
+        INSERT INTO outbox(position, state, type, expense_id, base_version, kind, data_fields)
+            SELECT last.position + row_number() OVER (ORDER BY p.position), 'unsent', p.type, p.id, p.base_version,
+                   p.kind, p.fields
+            FROM data_pending p, last ORDER BY p.position;
+        DROP TABLE data_pending;
+        CREATE TABLE data_server_copy (
+            id BLOB PRIMARY KEY,
+            kind TEXT NOT NULL,
+            fields TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            deleted INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO data_server_copy SELECT id, kind, fields, base_version, 0, deleted FROM data_record WHERE base_version > 0;
+        DELETE FROM meta WHERE key = 'data_cursor';
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

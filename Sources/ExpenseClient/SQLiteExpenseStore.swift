@@ -164,9 +164,12 @@ package final class SQLiteExpenseStore: ExpenseStore {
         try reading { try tables.rejected() }
     }
 
-    package func hasUnsent() throws -> Bool {
-        try reading {
-            try connection.cached("SELECT EXISTS (SELECT 1 FROM outbox WHERE state = 'unsent')").first { $0.int64(0) != 0 } ?? false
+    package func hasUnsent(kinds: Set<RecordKind>) throws -> Bool {
+        // The kinds as one text ("budget,recurring"), matched with instr: one prepared statement for any set.
+        let names = "," + (["expense"] + kinds.map(\.rawValue)).joined(separator: ",") + ","
+        return try reading {
+            try connection.cached("SELECT EXISTS (SELECT 1 FROM outbox WHERE state = 'unsent' AND instr(?1, ',' || kind || ',') > 0)")
+                .first([.text(names)]) { $0.int64(0) != 0 } ?? false
         }
     }
 

@@ -62,7 +62,9 @@ extension StateBackedStore {
             .filter { filter.matches($0) })
     }
 
-    package func hasUnsent() throws -> Bool { try current().pending.contains { $0.state == .unsent } }
+    package func hasUnsent(kinds: Set<RecordKind>) throws -> Bool {
+        try current().pending.contains { $0.state == .unsent && ($0.kind == .expense || kinds.contains($0.kind)) }
+    }
 
     package func conflicts() throws -> [Conflict] { try current().conflicts }
 

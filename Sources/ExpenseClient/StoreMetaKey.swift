@@ -55,4 +55,7 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     /// The ids of the rows the latest journaled `import` created, while its journal entry can still be undone
     /// (``ImportJournal``).
     case lastImport = "last_import"
+    /// The kinds besides expenses this cache has pulled from the start of the ledger's history, sorted, comma
+    /// separated (``SyncEngine``): a kind the daemon starts serving later is first read from cursor 0.
+    case pulledKinds = "pulled_kinds"
 }

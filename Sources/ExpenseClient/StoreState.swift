@@ -78,6 +78,9 @@ final class StateTransaction: StoreTransaction {
 
     init(_ state: StoreState) { self.state = state }
 
+    /// Budgets, rules and settings are kept only in the SQLite cache.
+    var dataTables: (any DataKindTables)? { nil }
+
     func record(id: UUID) throws -> LocalRecord? { state.rows[id]?.record }
 
     func putRecord(_ record: LocalRecord) throws {

@@ -38,9 +38,9 @@ package struct SyncEngine {
         package var pending = 0
         /// The pull cursor after the sync.
         package var cursor: Int64 = 0
-        /// What the budget, rule and setting sync did (`LedgerDataSync`); `nil` when it did not run (a JSON cache,
-        /// or a daemon that does not serve the kinds).
-        package var data: LedgerDataSync.Report?
+        /// The kinds besides expenses this session synced: those both this cache and the daemon know
+        /// (empty for the JSON cache or a daemon older than the kinds).
+        package var kinds: [RecordKind] = []
         /// What materialising recurring occurrences did in this sync (``recurringClock``), merged over its rounds.
         package var recurring = RecurringRun()
 
@@ -105,12 +105,6 @@ package struct SyncEngine {
                     let connection = try connect()
                     defer { connection.close() }
                     do {
-                        // Budgets, rules and settings first (only a daemon that says it serves the kinds gets the
-                        // second connection, Protocol.md §10.1): the occurrences made before the push then know
-                        // every rule of the ledger, so a possible twin's are held, not sent (RecurringTwins).
-                        if let served = connection.hello.kinds, Set(served) == Set(RecordKind.additional) {
-                            try syncData(report: &report, at: connection.address)
-                        }
                         try run(on: connection, report: &report)
                     } catch SyncError.unreachable(let reason) {
                         // The connection broke, timed out, or the daemon lost its storage: the next address at once
@@ -130,19 +124,6 @@ package struct SyncEngine {
             throw error
         }
         return report
-    }
-
-    /// Budgets, rules and settings (Protocol.md §10), after the expenses, when the cache keeps them.
-    private func syncData(report: inout Report, at address: RemoteAddress) throws {
-        guard let cache = try? LedgerDataCache(store: ledger.store), let clientId = try ledger.store.clientId() else { return }
-        var remote = remote
-        remote.server = address.description  // the address the expenses just synced through, its ledger checked
-        var data = LedgerDataSync(cache: cache, remote: remote, clientId: clientId)
-        data.clientName = clientName
-        data.timeout = timeout
-        data.connectTimeout = connectTimeout
-        let result = try data.run()
-        report.data = result.served ? result : nil
     }
 
     /// The remote's addresses in the order this engine tries them, from the current one.
@@ -170,11 +151,10 @@ package struct SyncEngine {
     ///   serves another ledger), ``StoreError``.
     package func connect(to address: RemoteAddress) throws -> SyncConnection {
         guard let clientId = try ledger.store.clientId() else { throw SyncError.protocolError("the local store has no client id") }
-        // Asking for the kinds tells whether the daemon serves them; the records of those kinds its pulls then
-        // carry are read by the general decoder and left to LedgerDataSync, which pulls them with its own cursor.
+        // Every kind this cache keeps is asked for; the daemon serves those it knows too (Protocol.md §10.1), and
+        // this one session pushes and pulls them all.
         let connection = try SyncConnection(remote: remote, address: address, clientId: clientId, clientName: clientName,
-                                            timeout: timeout, connectTimeout: connectTimeout,
-                                            kinds: (try? LedgerDataCache(store: ledger.store)) == nil ? [] : RecordKind.additional)
+                                            timeout: timeout, connectTimeout: connectTimeout, kinds: ledger.keptKinds)
         do {
             try ledger.beginSession(connection.hello, remote: remote.key(at: address))
         } catch {
@@ -193,14 +173,21 @@ package struct SyncEngine {
     /// not to have been applied go out again in a second round.
     package func run(on connection: SyncConnection, report: inout Report) throws {
         let produced = ProducedVersions()
-        // Occurrences of a held twin rule made before this sync knew its twin never go out (RecurringTwins).
+        let kinds = Set(connection.hello.kinds ?? []).intersection(ledger.keptKinds)
+        report.kinds = kinds.sorted()
+        try recover(on: connection, report: &report, produced: produced)
+        if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
+        try catchUp(kinds, on: connection, report: &report)
+        if recurringClock != nil, kinds.contains(.recurring) {
+            // The rules of the ledger first: occurrences are then made knowing every rule, and those of a held
+            // twin made before this sync knew its twin never go out (RecurringTwins).
+            try pull(on: connection, report: &report, produced: produced)
+        }
         if let recurringClock, let cache = ledger.dataCache {
             report.recurring.withdrawn += try ledger.withdrawHeldOccurrences(today: try cache.today(now: recurringClock()))
         }
-        try recover(on: connection, report: &report, produced: produced)
-        if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
         for _ in 1...3 {
-            try push(on: connection, report: &report, produced: produced)
+            try push(on: connection, kinds: kinds, report: &report, produced: produced)
             do {
                 try pull(on: connection, report: &report, produced: produced)
             } catch SyncError.historyReplaced(let reason) {
@@ -213,7 +200,7 @@ package struct SyncEngine {
             // After the pull, which brings the occurrences other machines made: those due and still missing go
             // out in the next round.
             try materialise(report: &report)
-            if try !ledger.hasUnsent() { break }
+            if try !ledger.hasUnsent(kinds: kinds) { break }
         }
         try ledger.finishSync()
         // Counted, not loaded: a first push of 200,000 expenses leaves nothing here, but a failed one leaves them all.
@@ -221,8 +208,26 @@ package struct SyncEngine {
         report.pending = try ledger.store.pendingCount()
         report.openRejections = rejected.count
         report.tooLarge = rejected.count { $0.rejection?.isTooLarge == true }
-        report.openConflicts = try ledger.store.conflicts().count
+        report.openConflicts = try ledger.openConflictCount()
         report.cursor = try ledger.pullCursor()
+    }
+
+    /// Reads the records of kinds this cache has not pulled from the start of the history (a daemon that began
+    /// serving a kind, or a cache from before one pipeline), from cursor 0 up to the stored cursor, without the
+    /// expenses held already (`expenses: false`, Protocol.md §5.3). The stored cursor does not move.
+    private func catchUp(_ kinds: Set<RecordKind>, on connection: SyncConnection, report: inout Report) throws {
+        let pulled = try ledger.pulledKinds()
+        guard !kinds.isSubset(of: pulled) else { return }
+        let cursor = try ledger.pullCursor()
+        var since: Int64 = 0
+        while since < cursor {
+            let page = try connection.call(PullRequest(since: since, limit: pullLimit, expenses: false))
+            report.pulled += try ledger.apply(pulledData: page.dataChanges.filter { $0.seq <= cursor })
+            if !page.more || page.cursor <= since { break }
+            since = page.cursor
+        }
+        try ledger.setPulledKinds(pulled.union(kinds))
+        log("pull: read \(kinds.subtracting(pulled).map(\.rawValue).sorted().joined(separator: ", ")) from the start up to \(cursor)")
     }
 
     /// Materialises the recurring occurrences due (after a pull: what other machines made is known by then, and
@@ -287,12 +292,14 @@ package struct SyncEngine {
 
     /// Pushes batches until nothing more can be sent; each push line fits in the daemon's `maxLine`.
     /// - Throws: ``SyncError``; a protocol failure of a push names the changes it carried.
-    package func push(on connection: SyncConnection, report: inout Report,
-                      produced: ProducedVersions = ProducedVersions()) throws {
+    /// - Parameter kinds: the kinds besides expenses the daemon serves on `connection`; entries of other kinds
+    ///   stay queued, unnumbered, for a daemon that knows them.
+    package func push(on connection: SyncConnection, kinds: Set<RecordKind> = Set(RecordKind.additional),
+                      report: inout Report, produced: ProducedVersions = ProducedVersions()) throws {
         let total = try progress.map { _ in try ledger.store.pendingCount() } ?? 0
         var sent = 0
         while true {
-            let batch = try ledger.nextBatch(maximumLineLength: connection.hello.maxLine)
+            let batch = try ledger.nextBatch(maximumLineLength: connection.hello.maxLine, kinds: kinds)
             if batch.isEmpty { break }
             let request = Self.request(for: batch)
             let result: PushResult
@@ -335,13 +342,16 @@ package struct SyncEngine {
         var pulled = Set<UUID>()
         while let page = try pages.next() {
             report.newConflicts += try ledger.heal(pulled: page.changes, lost: &lost, point: point, cursor: page.cursor)
-            report.pulled += page.changes.count
+            report.pulled += page.changes.count + (try ledger.apply(pulledData: page.dataChanges))
             for record in page.changes { pulled.insert(record.expense.id) }
+            for record in page.dataChanges { pulled.insert(record.id) }
         }
         // Records whose tombstones a compaction purged (Protocol.md §5.9).
         let purged = try ledger.dropPurged(pulled: pulled, point: point)
         if purged > 0 { log("heal: \(purged) records are gone from the daemon (compacted tombstones)") }
         try ledger.finishHeal(absent: lost)
+        let requeued = try ledger.healData(pulled: pulled, point: point)
+        if requeued > 0 { log("heal: \(requeued) budgets, rules or settings the daemon did not have are queued again") }
         log("heal: done; \(lost.count) records the daemon did not have are queued again")
     }
 
@@ -365,7 +375,8 @@ package struct SyncEngine {
             let asked = clock.now
             guard let page = try pages.next() else { break }
             waited += clock.now - asked
-            fromOthers += try ledger.apply(pulled: page.changes, cursor: page.cursor, produced: produced.seqs)
+            fromOthers += try ledger.apply(pulled: page.changes, dataChanges: page.dataChanges, cursor: page.cursor,
+                                           produced: produced.seqs)
             pulled += page.changes.count
             progress?(.pulling(records: pulled, from: from, cursor: page.cursor, head: max(head, page.cursor)))
         }

@@ -22,10 +22,10 @@ import Testing
             #expect(try ann.succeed(["recurring", "run"], environment: march).isEmpty)
             for person in [ann, bob] { try person.setRemote(toDefaultLedgerOf: daemon, data: data) }
             let first = try ann.run(["sync"], environment: march)
-            #expect(first.status == 0 && first.stdout == "pushed 2, pulled 0, conflicts 0\n", "\(first)")
+            #expect(first.status == 0 && first.stdout == "pushed 3, pulled 0, conflicts 0\n", "\(first)")  // the rule and two occurrences
             #expect(!first.stderr.contains("Recurring: created"), "\(first)")
             let second = try bob.run(["sync"], environment: march)
-            #expect(second.stdout == "pushed 0, pulled 2, conflicts 0\n" && !second.stderr.contains("Recurring:"), "\(second)")
+            #expect(second.stdout == "pushed 0, pulled 3, conflicts 0\n" && !second.stderr.contains("Recurring:"), "\(second)")
             #expect(try bob.succeed(["recurring", "run", "--json"], environment: march) == "[]\n")
             // A month later both machines create April's offline (a read command, `recurring run`): one expense after sync.
             let listed = try bob.run(["list"], environment: april)

@@ -2,15 +2,14 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Budgets, recurring rules and settings travel on a second sync engine (`LedgerDataSync`) that loses
-/// what people do in ordinary use. One test per behaviour seen, through the real `expense` and a real
-/// `expensed`. Each asserts the behaviour one change pipeline must give, and fails on today's code for the defect seen: its
-/// defect expectations are wrapped in `withKnownIssue`, so the suite passes on today's code and a test starts
-/// failing ("known issue was not recorded") once the one pipeline fixes it; then drop its `withKnownIssue`.
+/// Budgets, recurring rules and settings once travelled on a second sync engine that lost what people do in
+/// ordinary use; they now go through the one change pipeline expenses use. One test per behaviour seen then,
+/// through the real `expense` and a real `expensed`, each asserting what the one pipeline gives (each failed
+/// on the code with the second engine).
 ///
 /// The stories run on a thread of their own (`onOwnThread`: the processes block), which only *collects* what
 /// they saw as ``Findings``; the expectations are recorded afterwards in the test's own task, because an
-/// expectation recorded on a raw thread is attributed to no test and `withKnownIssue` would never see it.
+/// expectation recorded on a raw thread is attributed to no test.
 /// Setup steps that must work today throw (``Step``) instead of expecting, so a broken setup fails the test
 /// outright and is never taken for the known issue.
 @Suite struct SecondEngineDefectTests {
@@ -67,9 +66,7 @@ import Testing
             return findings
         }
         findings.recordSetup()
-        withKnownIssue("the second sync engine (budgets, rules, settings): a second queued change of a budget, rule or setting is refused as a conflict with the first") {
-            findings.recordFixed()
-        }
+        findings.recordFixed()
     }
 
     @Test("a viewer's cache refuses budget, rule and setting changes locally (exit 77, forbidden) and keeps syncing")
@@ -106,9 +103,7 @@ import Testing
             return findings
         }
         findings.recordSetup()
-        withKnownIssue("the second sync engine (budgets, rules, settings): a viewer's budget, rule and setting changes are queued, then every sync fails with forbidden") {
-            findings.recordFixed()
-        }
+        findings.recordFixed()
     }
 
     @Test("a budget conflict counts in sync's exit code, sync --json and status, and conflicts shows both amounts; a pending budget change counts in status")
@@ -144,9 +139,7 @@ import Testing
             return findings
         }
         findings.recordSetup()
-        withKnownIssue("the second sync engine (budgets, rules, settings): budget conflicts and pending budget changes are left out of sync's exit code, sync --json, status and conflicts") {
-            findings.recordFixed()
-        }
+        findings.recordFixed()
     }
 
     /// An older daemon is played by a real one behind ``KindsNarrowingProxy``: the proxy asks it for budgets and
@@ -177,13 +170,11 @@ import Testing
             return findings
         }
         findings.recordSetup()
-        withKnownIssue("the second sync engine (budgets, rules, settings): the client syncs no budget, rule or setting unless the daemon serves exactly its own kinds") {
-            findings.recordFixed()
-        }
+        findings.recordFixed()
     }
 
-    /// The count of every `conflicts N` in what a sync printed (its `pushed N, pulled M, conflicts K` line and
-    /// the second engine's `Budgets and settings: sent N, pulled M, conflicts K.`).
+    /// The count of every `conflicts N` in what a sync printed (its `pushed N, pulled M, conflicts K` line, and
+    /// any other line that counts conflicts).
     private static func conflictCounts(in output: String) -> [Int] {
         let words = output.split { $0 == " " || $0 == "\n" || $0 == "," || $0 == "." }
         return zip(words, words.dropFirst()).compactMap { $0 == "conflicts" ? Int($1) : nil }
@@ -197,7 +188,7 @@ import Testing
 }
 
 /// A command of a story's setup, which must succeed on today's code: a failure is thrown, not expected, so it
-/// reaches the test's task and fails the test (outside any `withKnownIssue`).
+/// reaches the test's task and fails the test (as a failure of its own).
 private enum Step {
     struct Failure: Error, CustomStringConvertible {
         var arguments: [String]

@@ -11,7 +11,7 @@ import TestSupport
     /// The columns holding ids, by table.
     static let idColumns: [(table: String, column: String)] = [
         ("expense", "id"), ("server_copy", "id"), ("outbox", "expense_id"), ("conflict", "expense_id"),
-        ("data_record", "id"), ("data_pending", "id"), ("data_conflict", "id"),
+        ("data_record", "id"), ("data_server_copy", "id"), ("data_conflict", "id"),
     ]
 
     /// `(type, length)` of every stored id, for the checks below.
@@ -55,11 +55,13 @@ import TestSupport
         let ledger = LocalLedger(store: migrated)
         #expect(try ledger.find(String(UUIDText.lowercased(story.kept).prefix(8))).expense.id == story.kept)
 
-        // Bob's migrated cache syncs: his queued delete and add go out, the conflicts stay open until resolved.
+        // Bob's migrated cache syncs: his queued edit, delete, add and budget go out, the conflicts (an expense's
+        // and a budget's) stay open until resolved.
         let bob = MigratedClient(ledger: ledger)
         let report = try await bob.sync(daemon)
-        #expect(report.pushed == 3 && report.openConflicts == 1, "\(report)")
+        #expect(report.pushed == 4 && report.openConflicts == 2, "\(report)")
         try ledger.resolve(try ledger.conflict(String(UUIDText.lowercased(story.conflicted).prefix(8))), .mine)
+        try ledger.resolve(try #require(try LedgerDataCache(store: migrated).conflictDetails().first), .theirs)
         #expect(try await bob.sync(daemon).openConflicts == 0)
         let onDaemon = try await daemon.records()
         #expect(onDaemon[story.deletedByBob]?.deleted == true)
@@ -68,7 +70,7 @@ import TestSupport
         let listed = Dictionary(uniqueKeysWithValues: try ledger.list().map { ($0.id, $0) })
         #expect(liveExpenses(onDaemon) == listed)
         let data = try LedgerDataCache(store: migrated)
-        #expect(try data.pendingChanges().isEmpty)
+        #expect(try ledger.pendingCount() == 0)
         #expect(try data.records(.budget).count == 2)
         await daemon.stop()
     }
@@ -132,16 +134,22 @@ import TestSupport
         try connection.migrate(Array(SQLiteExpenseStore.migrations.prefix(9)))
         try connection.execute("ATTACH DATABASE '\(source)' AS source")
         try connection.transaction {
-            for table in ["expense", "server_copy", "outbox", "conflict", "data_record", "data_pending", "data_conflict", "meta"] {
+            for table in ["expense", "server_copy", "outbox", "conflict", "data_record", "data_conflict", "meta"] {
                 let columns = try connection.prepare("PRAGMA main.table_info(\(table))").map { $0.text(1) }
                 let selected = columns.map { column in
                     idColumns.contains { $0 == (table, column) } ? text(ofBlob: "source.\(table).\(column)") : column
                 }
+                // Before one outbox, budget, rule and setting changes had a queue of their own (`data_pending`).
                 try connection.execute("""
                     INSERT INTO main.\(table)(\(columns.joined(separator: ", ")))
-                    SELECT \(selected.joined(separator: ", ")) FROM source.\(table)
+                    SELECT \(selected.joined(separator: ", ")) FROM source.\(table)\(table == "outbox" ? " WHERE kind = 'expense'" : "")
                     """)
             }
+            try connection.execute("""
+                INSERT INTO main.data_pending(position, id, kind, type, base_version, fields, mutation_id)
+                SELECT position, \(text(ofBlob: "expense_id")), kind, type, base_version, data_fields, NULL
+                FROM source.outbox WHERE kind != 'expense' ORDER BY position
+                """)
         }
         try connection.execute("DETACH DATABASE source")
         #expect(try connection.userVersion == 9)
@@ -175,9 +183,8 @@ private struct Story {
         let tombstone = try ann.add(300, "food", note: "deleted by ann")
         let deletedByBob = try ann.add(400, "food", note: "deleted by bob")
         let editedByBob = try ann.add(500, "food", note: "edited by bob")
-        let annData = try LedgerDataCache(store: ann.ledger.store), bobData = try LedgerDataCache(store: bob.ledger.store)
         let budget = try BudgetSyncStoryTests.food(30_000)
-        try annData.put(.budget, id: budget.id, fields: budget.fields)
+        try ann.ledger.put(.budget, id: budget.id, fields: budget.fields)
         try await ann.sync(daemon)
         try await bob.sync(daemon)
 
@@ -185,14 +192,14 @@ private struct Story {
         try ann.delete(tombstone.id)
         var annBudget = budget
         annBudget.amounts = budget.settingAmount(40_000, from: try #require(CalendarDay("2026-03-01")))
-        try annData.put(.budget, id: budget.id, fields: annBudget.fields)
+        try ann.ledger.put(.budget, id: budget.id, fields: annBudget.fields)
         try await ann.sync(daemon)
         try bob.edit(conflicted.id, ExpenseDraft(category: "dining"))
         var bobBudget = budget
         bobBudget.amounts = budget.settingAmount(45_000, from: try #require(CalendarDay("2026-03-01")))
-        try bobData.put(.budget, id: budget.id, fields: bobBudget.fields)
+        try bob.ledger.put(.budget, id: budget.id, fields: bobBudget.fields)
         let report = try await bob.sync(daemon)
-        #expect(report.newConflicts == 1 && report.data?.conflicts == 1, "\(report)")
+        #expect(report.newConflicts == 2 && report.openConflicts == 2, "\(report)")  // the expense and the budget
 
         // Offline on Bob: an edit (its server copy moves to server_copy), a delete, an add, a new budget.
         try bob.edit(editedByBob.id, ExpenseDraft(note: "edited offline"))
@@ -200,7 +207,7 @@ private struct Story {
         let added = try bob.add(600, "travel", note: "offline")
         let second = Budget(category: "travel", currency: .usd, period: .month, start: try #require(CalendarDay("2026-01-01")),
                             rollover: .none, amounts: [BudgetAmount(from: try #require(CalendarDay("2026-01-01")), amount: 9_000)])
-        try bobData.put(.budget, id: second.id, fields: second.fields)
+        try bob.ledger.put(.budget, id: second.id, fields: second.fields)
         let bobStore = try #require(bob.ledger.store as? SQLiteExpenseStore)
         #expect(try bobStore.connection.prepare("SELECT count(*) FROM server_copy").first { $0.int(0) } ?? 0 >= 1)
         #expect(try bobStore.record(id: tombstone.id)?.deleted == true)
@@ -217,7 +224,6 @@ private struct Snapshot: Equatable {
     var outbox: [PendingMutation]
     var conflicts: [Conflict]
     var budgets: [LocalDataRecord]
-    var dataPending: [DataPendingChange]
     var dataConflicts: [DataConflict]
     var meta: [String: String]
     var liveCount: Int
@@ -232,7 +238,6 @@ private struct Snapshot: Equatable {
         conflicts = try store.conflicts()
         let data = try LedgerDataCache(store: store)
         budgets = try data.records(.budget)
-        dataPending = try data.pendingChanges()
         dataConflicts = try data.conflictDetails()
         meta = Dictionary(uniqueKeysWithValues: try store.connection.prepare("SELECT key, value FROM meta").map { ($0.text(0), $0.text(1)) })
         liveCount = try store.liveCount()

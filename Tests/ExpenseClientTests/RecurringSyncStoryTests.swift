@@ -50,7 +50,7 @@ extension TestClient {
     static func twoMachines(_ rule: RecurringRule) async throws -> (TestDaemon, TestClient, TestClient) {
         let daemon = try TestDaemon()
         let laptop = try TestClient("laptop", persistent: true), phone = try TestClient("phone", persistent: true)
-        try laptop.data.put(.recurring, id: rule.id, fields: rule.fields)
+        try laptop.ledger.put(.recurring, id: rule.id, fields: rule.fields)
         try await laptop.sync(daemon)
         try await phone.sync(daemon)
         #expect(try phone.data.recurringRules().map(\.id) == [rule.id])
@@ -69,7 +69,7 @@ extension TestClient {
         // Offline: the phone skips February, then materialises.
         var skipping = rule
         skipping.skips = [try #require(CalendarDay("2026-02-28"))]
-        try phone.data.put(.recurring, id: rule.id, fields: skipping.fields)
+        try phone.ledger.put(.recurring, id: rule.id, fields: skipping.fields)
         #expect(try phone.materialise("2026-04-15").created.map(\.date.description) == ["2026-01-31", "2026-03-31"])
         #expect(try phone.byDate()["2026-03-31"]?.id == march.id)  // the same id, derived on both machines
 
@@ -109,7 +109,7 @@ extension TestClient {
         let instant = try Self.noon("2026-02-28").addingTimeInterval(11.5 * 3600)
         for (zone, due) in [("Europe/Berlin", ["2026-03-01"]), ("America/New_York", [])] {
             let (daemon, laptop, phone) = try await Self.twoMachines(rule)
-            try laptop.data.put(.setting, id: LedgerSetting.id(.timezone), fields: LedgerSetting(name: .timezone, value: zone).fields)
+            try laptop.ledger.put(.setting, id: LedgerSetting.id(.timezone), fields: LedgerSetting(name: .timezone, value: zone).fields)
             try await laptop.sync(daemon)
             try await phone.sync(daemon)
             for machine in [laptop, phone] {
@@ -193,7 +193,7 @@ extension TestClient {
         let rule = try Self.rent(start: "2026-01-05")
         let (daemon, laptop, _) = try await Self.twoMachines(rule)
         #expect(try laptop.materialise("2026-01-20").created.count == 1)
-        #expect(try laptop.data.delete(id: rule.id))
+        #expect(try laptop.ledger.deleteRecord(id: rule.id))
         #expect(try laptop.materialise("2026-06-20").created.isEmpty)
         #expect(try laptop.ledger.list().count == 1)
         await daemon.stop()
@@ -203,7 +203,7 @@ extension TestClient {
     func neverSyncedCacheMaterialises() async throws {
         let rule = try Self.rent(start: "2026-01-05")
         let alone = try TestClient("alone", persistent: true)
-        try alone.data.put(.recurring, id: rule.id, fields: rule.fields)
+        try alone.ledger.put(.recurring, id: rule.id, fields: rule.fields)
         #expect(try alone.materialise("2026-03-20").created.map(\.date.description) == ["2026-01-05", "2026-02-05", "2026-03-05"])
         #expect(try alone.materialise("2026-03-20").created.isEmpty)
         #expect(try alone.materialise("2026-04-05").created.map(\.date.description) == ["2026-04-05"])
@@ -220,7 +220,7 @@ extension TestClient {
         // A machine that has never synced holds the same rule (its cache was copied from the laptop's data before
         // the laptop ever synced, or the rule came by the same id) and makes January and February offline.
         let fresh = try TestClient("fresh", persistent: true)
-        try fresh.data.put(.recurring, id: rule.id, fields: rule.fields)
+        try fresh.ledger.put(.recurring, id: rule.id, fields: rule.fields)
         #expect(try fresh.materialise("2026-03-10").created.map(\.date.description) == ["2026-01-05", "2026-02-05", "2026-03-05"])
         if editedBeforeBinding {
             let february = try #require(try fresh.byDate()["2026-02-05"])
@@ -248,7 +248,7 @@ extension TestClient {
         let rule = try Self.rent(start: "2026-01-05")
         let daemon = try TestDaemon()
         let alone = try TestClient("alone", persistent: true)
-        try alone.data.put(.recurring, id: rule.id, fields: rule.fields)
+        try alone.ledger.put(.recurring, id: rule.id, fields: rule.fields)
         #expect(try alone.materialise("2026-02-20").created.count == 2)
         try await alone.sync(daemon, on: "2026-02-20")
         let phone = try TestClient("phone", persistent: true)

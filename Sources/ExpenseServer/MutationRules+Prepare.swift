@@ -48,12 +48,12 @@ extension MutationRules {
     }
 
     /// Whether step (3) of an expense's put validates the same values whatever record it meets, so they can be
-    /// validated before (``validateComplete(_:)``, what ``put`` and ``create`` would run):
+    /// validated before (``validateComplete(_:)``, what the one `decide` would run, ``ExpenseSchema``):
     /// - a create (baseVersion 0) is always validated so, whether or not the id exists;
     /// - any other put sending all five fields is too: an edit's merge onto the stored values replaces every one
     ///   of them, and a restore's defaults (the ledger's currency, the empty note) fill nothing.
     /// A put that leaves out a field takes it from the record (an edit) or from the defaults (a restore): not
-    /// its own. A budget, rule or setting has rules of its own (``decideData``).
+    /// its own. A budget, rule or setting is never prepared.
     static func hasValuesOfItsOwn(_ mutation: Mutation) -> Bool {
         guard mutation.kind == .expense, mutation.type == .put, let fields = mutation.sentFields else { return false }
         return mutation.baseVersion == 0

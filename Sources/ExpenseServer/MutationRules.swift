@@ -87,118 +87,15 @@ package struct MutationRules: Sendable {
         }
     }
 
-    /// Steps (2) to (6) for one well-formed mutation; `prepared`, when given, is its step (3) worked out ahead.
+    /// Steps (2) to (6) for one well-formed mutation (``decide(_:schema:in:)``, over its kind's ``RecordSchema``);
+    /// `prepared`, when given, is an expense put's step (3) worked out ahead.
     private func decide(_ mutation: Mutation, prepared: PreparedPut?, in store: some LedgerStore,
                         writer: HistoryWriter) throws -> MutationStatus {
-        if mutation.kind != .expense { return try decideData(mutation, in: store, writer: writer) }
-        let existing = try store.record(id: mutation.id)
-        // A materialised occurrence (Protocol.md §10.4): whatever became of the id, that stays.
-        if mutation.ifAbsent, let existing { return .applied(version: existing.version, seq: existing.seq) }
-        guard let existing else {
-            if try store.dataRecord(id: mutation.id) != nil {
-                return .rejected(MutationRejection(reason: "invalid_id", field: "id",
-                                                   message: "id \(UUIDText.lowercased(mutation.id)) belongs to a record of another kind"))
-            }
-            if mutation.type == .delete || mutation.baseVersion > 0 {
-                return .rejected(MutationRejection(reason: "not_found", field: "id",
-                                                   message: "no expense has id \(UUIDText.lowercased(mutation.id))"))
-            }
-            return try create(mutation, prepared: prepared, in: store, writer: writer)
+        if mutation.kind == .expense {
+            return try decide(mutation, schema: ExpenseSchema(mutation: mutation, prepared: prepared, rules: self, store: store,
+                                                              writer: writer), in: store)
         }
-        if mutation.baseVersion > existing.version {
-            return .rejected(MutationRejection(
-                reason: "invalid_base_version", field: "baseVersion",
-                message: "baseVersion \(mutation.baseVersion) is above the record's version \(existing.version)"))
-        }
-        switch mutation.type {
-        case .delete: return try delete(mutation, existing: existing, in: store, writer: writer)
-        case .put: return try put(mutation, prepared: prepared, existing: existing, in: store, writer: writer)
-        }
-    }
-
-    private func create(_ mutation: Mutation, prepared: PreparedPut?, in store: some LedgerStore,
-                        writer: HistoryWriter) throws -> MutationStatus {
-        let expense: Expense
-        switch prepared?.values ?? validateComplete(mutation) {
-        case .failure(let rejection): return .rejected(rejection)
-        case .success(let value): expense = value
-        }
-        if let rejection = try overflow(adding: expense, removing: nil, in: store) { return .rejected(rejection) }
-        let seq = store.head + 1
-        let stored = StoredRecord(record: Record(expense: expense, version: 1, seq: seq, deleted: false),
-                                  fieldVersions: FieldVersions(all: 1))
-        try writer.write(stored, replacing: nil, to: store, created: prepared?.creation)
-        return .applied(version: 1, seq: seq)
-    }
-
-    private func delete(_ mutation: Mutation, existing: StoredRecord, in store: some LedgerStore, writer: HistoryWriter) throws -> MutationStatus {
-        if existing.deleted { return .applied(version: existing.version, seq: existing.seq) }
-        guard mutation.baseVersion == existing.version else { return .conflict(current: existing.record) }
-        var stored = existing
-        stored.record.version += 1
-        stored.record.seq = store.head + 1
-        stored.record.deleted = true
-        try writer.write(stored, replacing: existing, to: store)
-        return .applied(version: stored.version, seq: stored.seq)
-    }
-
-    private func put(_ mutation: Mutation, prepared: PreparedPut?, existing: StoredRecord, in store: some LedgerStore,
-                     writer: HistoryWriter) throws -> MutationStatus {
-        // PushRequest already answered a put without a fields object `invalid_mutation` (Protocol.md §5.2); a
-        // prepared put left its fields behind, all five sent (or a create's, which the conflict rules do not read).
-        let fields = mutation.sentFields
-        // PushRequest answers a put without fields itself; refusing it here too keeps a decoder's mistake from
-        // reaching anything but this mutation.
-        if fields == nil && prepared == nil { return .rejected(.putWithoutFields) }
-        // A create (baseVersion 0) and a restore (a tombstone at its version) send every required field;
-        // an edit sends only what it changes, merged onto the stored values.
-        let isRestore = existing.deleted && mutation.baseVersion == existing.version
-        let isComplete = mutation.baseVersion == 0 || isRestore
-        let validated: Result<Expense, MutationRejection>
-        if let prepared {
-            // Prepared only when these values are what either branch below validates (hasValuesOfItsOwn).
-            validated = prepared.values
-        } else if isComplete {
-            validated = validateComplete(mutation)
-        } else {
-            guard let fields else { return .rejected(.putWithoutFields) }
-            validated = convert(fields).flatMap { draft in
-                validate(existing.expense.draft.merging(draft), id: existing.expense.id)
-            }
-        }
-        let expense: Expense
-        switch validated {
-        case .failure(let rejection): return .rejected(rejection)
-        case .success(let value): expense = value
-        }
-        let changed = Self.changedFields(from: existing.expense, to: expense)
-
-        // (4) conflict
-        if existing.deleted {
-            guard isRestore else { return .conflict(current: existing.record) }
-        } else if mutation.baseVersion == 0 {
-            // A create of an id that exists: harmless only when it says exactly what is stored.
-            return changed.isEmpty ? .applied(version: existing.version, seq: existing.seq)
-                                   : .conflict(current: existing.record)
-        } else if mutation.baseVersion < existing.version {
-            for field in ExpenseField.allCases where (fields?.contains(field) ?? (field != .id))
-                && existing.fieldVersions[field] > mutation.baseVersion {
-                if changed.contains(field) { return .conflict(current: existing.record) }
-            }
-        }
-        if !isRestore && changed.isEmpty { return .applied(version: existing.version, seq: existing.seq) }
-
-        // (5) overflow, (6) applied
-        if let rejection = try overflow(adding: expense, removing: existing.deleted ? nil : existing.expense, in: store) {
-            return .rejected(rejection)
-        }
-        let version = existing.version + 1
-        var fieldVersions = existing.fieldVersions
-        for field in changed { fieldVersions[field] = version }
-        let stored = StoredRecord(record: Record(expense: expense, version: version, seq: store.head + 1, deleted: false),
-                                  fieldVersions: fieldVersions)
-        try writer.write(stored, replacing: existing, to: store)
-        return .applied(version: version, seq: stored.seq)
+        return try decide(mutation, schema: DataSchema(mutation: mutation, store: store, writer: writer), in: store)
     }
 
     /// A create's or restore's values: the sent fields, the ledger's currency when none is sent, an empty note.
@@ -213,7 +110,7 @@ package struct MutationRules: Sendable {
         }
     }
 
-    private func convert(_ fields: MutationFields) -> Result<ExpenseDraft, MutationRejection> {
+    func convert(_ fields: MutationFields) -> Result<ExpenseDraft, MutationRejection> {
         fieldsConverter(fields).map { draft in
             var partial = draft
             partial.id = nil
@@ -222,7 +119,7 @@ package struct MutationRules: Sendable {
     }
 
     /// The one validation (``ExpenseValidator/validate(_:id:)``) of the record `id`'s values.
-    private func validate(_ draft: ExpenseDraft, id: UUID) -> Result<Expense, MutationRejection> {
+    func validate(_ draft: ExpenseDraft, id: UUID) -> Result<Expense, MutationRejection> {
         do {
             return .success(try ExpenseValidator.validate(draft, id: id))
         } catch let error as ValidationError {
@@ -231,27 +128,6 @@ package struct MutationRules: Sendable {
             return .failure(MutationRejection(reason: "invalid_mutation", field: nil, message: "\(error)"))
         }
     }
-
-    /// `amount_overflow` when storing `expense` (instead of `removing`, if live) would take its currency's
-    /// live total past `Int64.max`; `nil` when it fits.
-    private func overflow(adding expense: Expense, removing old: Expense?, in store: some LedgerStore) throws -> MutationRejection? {
-        var total = try store.liveTotal(currency: expense.currency)
-        if let old, old.currency == expense.currency { total -= old.amount }  // cannot overflow: the total includes it
-        guard total.addingReportingOverflow(expense.amount).overflow else { return nil }
-        return MutationRejection(ValidationError.amountOverflow)
-    }
-
-    private static func changedFields(from old: Expense, to new: Expense) -> Set<ExpenseField> {
-        var changed: Set<ExpenseField> = []
-        // Money is one value (Protocol.md §7.4): when the pair changes, both of its fields did, so a put that
-        // sends either one conflicts with any change of the other.
-        if old.amount != new.amount || old.currency != new.currency { changed.formUnion([.amount, .currency]) }
-        if !ExactText.same(old.category, new.category) { changed.insert(.category) }
-        if old.date != new.date { changed.insert(.date) }
-        if !ExactText.same(old.note, new.note) { changed.insert(.note) }
-        return changed
-    }
-
 }
 
 /// Writes a change together with its history entry: the one way ``MutationRules`` changes a record.

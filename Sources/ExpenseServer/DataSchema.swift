@@ -1,0 +1,94 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// Budgets, recurring rules and settings described for the one `decide` (``RecordSchema``): fields as JSON
+/// values checked by ``ExpenseCore/LedgerDataValidator`` (the function the client uses), conflict fields by
+/// ``LedgerDataValidator/conflictField(_:)`` (an amount and its currency are one, `money`). Nothing of them
+/// touches an expense's totals. A new kind of this shape is described in `LedgerDataValidator` alone.
+struct DataSchema<Store: LedgerStore>: RecordSchema {
+    let mutation: Mutation
+    let store: Store
+    let writer: HistoryWriter
+    /// The sent fields converted (a value of a JSON type the kinds never use is `invalid_value`).
+    private let sent: Result<LedgerDataFields, MutationRejection>
+
+    init(mutation: Mutation, store: Store, writer: HistoryWriter) {
+        self.mutation = mutation
+        self.store = store
+        self.writer = writer
+        if let fields = mutation.fields, mutation.type == .put {
+            sent = LedgerDataJSON.fields(fields)
+        } else {
+            sent = .failure(.putWithoutFields)
+        }
+    }
+
+    var noun: String { mutation.kind.rawValue }
+
+    func stored(_ id: UUID) throws -> StoredDataRecord? { try store.dataRecord(id: id) }
+
+    func belongsToAnotherKind(_ id: UUID, stored: StoredDataRecord?) throws -> Bool {
+        if let stored { return stored.record.kind != mutation.kind }
+        return try store.record(id: id) != nil
+    }
+
+    func version(of stored: StoredDataRecord) -> Int64 { stored.version }
+    func seq(of stored: StoredDataRecord) -> Int64 { stored.seq }
+    func isDeleted(_ stored: StoredDataRecord) -> Bool { stored.deleted }
+    func version(of field: String, in stored: StoredDataRecord) -> Int64 { stored.version(of: field) }
+
+    func completeValues() -> Result<LedgerDataFields, MutationRejection> { sent.flatMap(validated) }
+
+    func editedValues(_ existing: StoredDataRecord) -> Result<LedgerDataFields, MutationRejection> {
+        sent.map { existing.record.fields.merging($0) { _, new in new } }.flatMap(validated)
+    }
+
+    /// The conflict fields (money as one) whose values differ, compared exactly (``LedgerDataValue/same(as:)``).
+    func changedFields(from existing: StoredDataRecord, to new: LedgerDataFields) -> Set<String> {
+        let old = existing.record.fields
+        var changed: Set<String> = []
+        for name in Set(old.keys).union(new.keys) {
+            let same = switch (old[name], new[name]) {
+            case (nil, nil): true
+            case (let a?, let b?): a.same(as: b)
+            default: false
+            }
+            if !same { changed.insert(LedgerDataValidator.conflictField(name)) }
+        }
+        return changed
+    }
+
+    var sentFields: Set<String> {
+        guard case .success(let fields) = sent else { return [] }
+        return Set(fields.keys.map(LedgerDataValidator.conflictField))
+    }
+
+    func refusal(storing values: LedgerDataFields, replacing existing: StoredDataRecord?) throws -> MutationRejection? { nil }
+
+    func conflict(_ existing: StoredDataRecord) -> MutationStatus { .dataConflict(current: existing.record) }
+
+    func write(_ values: LedgerDataFields?, version: Int64, seq: Int64, changed: Set<String>, replacing old: StoredDataRecord?) throws {
+        var stored = old ?? StoredDataRecord(
+            record: DataRecord(kind: mutation.kind, id: mutation.id, fields: values ?? [:], version: version, seq: seq, deleted: false),
+            fieldVersions: [:])
+        stored.record.version = version
+        stored.record.seq = seq
+        if let values {
+            stored.record.fields = values
+            stored.record.deleted = false
+            if old != nil { for field in changed { stored.fieldVersions[field] = version } }
+        } else {
+            stored.record.deleted = true
+        }
+        try writer.writeData(stored, replacing: old, to: store)
+    }
+
+    private func validated(_ fields: LedgerDataFields) -> Result<LedgerDataFields, MutationRejection> {
+        do throws(LedgerDataError) {
+            return .success(try LedgerDataValidator.validate(kind: mutation.kind, id: mutation.id, fields: fields))
+        } catch {
+            return .failure(MutationRejection(reason: error.code, field: error.field, message: error.message))
+        }
+    }
+}

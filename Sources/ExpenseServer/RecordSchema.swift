@@ -1,0 +1,49 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// What the one `decide` (``MutationRules``, Protocol.md §7.1 steps 2–6) needs to know of a kind of record: how
+/// it is stored, validated, compared and written. The steps themselves — not found, base version, deletes,
+/// restores, creates of an id that exists, per-field conflicts, no-op edits, versions per field — are written
+/// once, for every kind; a kind only describes itself.
+///
+/// Two descriptions exist: ``ExpenseSchema`` (typed expenses, with their prepared values and live totals) and
+/// ``DataSchema`` (budgets, recurring rules and settings, whose fields ``LedgerDataValidator`` describes per
+/// kind; a new kind of that shape needs no code here).
+protocol RecordSchema {
+    /// A record as the store keeps it (its wire record and the version at which each field last changed).
+    associatedtype Stored
+    /// A record's validated values.
+    associatedtype Values
+    /// What a conflict is decided on (money — an amount and its currency — is one).
+    associatedtype Field: Hashable
+
+    /// The record `id` of this schema's kind, tombstones included.
+    func stored(_ id: UUID) throws -> Stored?
+    /// Whether `id` belongs to a record of another kind (then any mutation of it here is `invalid_id`).
+    func belongsToAnotherKind(_ id: UUID, stored: Stored?) throws -> Bool
+    /// The name of the kind, as a person reads it in `not_found`.
+    var noun: String { get }
+
+    func version(of stored: Stored) -> Int64
+    func seq(of stored: Stored) -> Int64
+    func isDeleted(_ stored: Stored) -> Bool
+    /// The version at which `field` of `stored` last changed.
+    func version(of field: Field, in stored: Stored) -> Int64
+
+    /// A create's or restore's values: every field the mutation sends, validated.
+    func completeValues() -> Result<Values, MutationRejection>
+    /// An edit's values: the fields sent over the stored ones, validated; `nil` fields: a put without fields.
+    func editedValues(_ existing: Stored) -> Result<Values, MutationRejection>
+    /// The conflict fields whose values differ between `existing` and `values` (text compared by its bytes).
+    func changedFields(from existing: Stored, to values: Values) -> Set<Field>
+    /// The conflict fields the mutation sends.
+    var sentFields: Set<Field> { get }
+    /// A reason the values cannot be stored beside the others (an expense's live total past `Int64.max`).
+    func refusal(storing values: Values, replacing existing: Stored?) throws -> MutationRejection?
+
+    /// The conflict answer that shows `existing`.
+    func conflict(_ existing: Stored) -> MutationStatus
+    /// Writes a new record (`old` `nil`), a new version of one or a tombstone, with its history entry.
+    func write(_ values: Values?, version: Int64, seq: Int64, changed: Set<Field>, replacing old: Stored?) throws
+}

@@ -36,14 +36,7 @@ extension ExpenseRunner {
         }
         if !conflicts.isEmpty {
             text += "Settle each with `expense resolve ID --mine` (send this machine's side again) or `--theirs` (keep the daemon's)"
-            let commands = Set(conflicts.map(\.kind)).sorted().map { kind in
-                switch kind {
-                case .budget: "`expense budget set`"
-                case .recurring: "`expense recurring add`, `skip` or `remove`"
-                case .setting: "`expense config set timezone`"
-                case .expense: "`expense edit`"
-                }
-            }
+            let commands = Set(conflicts.map(\.kind)).sorted().map { Self.changeCommands[$0] ?? "its own command" }
             text += "; then change it with " + commands.joined(separator: ", ") + ".\n"
         }
         return text
@@ -82,6 +75,12 @@ extension ExpenseRunner {
                     + (side == .mine ? "this machine's side; run `expense sync` to send it." : "the daemon's side."))
         return true
     }
+
+    /// The commands that change a record of each kind, named by the footer of `expense conflicts`.
+    private static let changeCommands: [RecordKind: String] = [
+        .budget: "`expense budget set`", .recurring: "`expense recurring add`, `skip` or `remove`",
+        .setting: "`expense config set timezone`",
+    ]
 
     /// A field's value as a person reads it: an amount as money, a budget's `amounts` as "from DATE: MONEY",
     /// anything else as its JSON; never cut, control characters escaped.

@@ -66,7 +66,7 @@ package struct SyncWatcher {
                     var behind = false
                     if watch {
                         // A change that landed between that sync and `watch` gets no notification: the result tells it.
-                        behind = try needsRound(head: open.call(WatchRequest()).cursor)
+                        behind = try needsRound(head: open.call(WatchRequest()).cursor, on: open)
                         tell(.watching(address: open.address))
                     }
                     tell(.synced(report))
@@ -74,11 +74,11 @@ package struct SyncWatcher {
                 case .waitForChange(let until):
                     guard let open = connection else { preconditionFailure("wait without a connection") }
                     let head = try open.waitForChange(timeout: max(now().duration(to: until), .zero))
-                    action = machine.waited(now: now(), needsRound: try needsRound(head: head))
+                    action = machine.waited(now: now(), needsRound: try needsRound(head: head, on: open))
                 case .ping:
                     guard let open = connection else { preconditionFailure("ping without a connection") }
                     let head = try open.call(PingRequest()).cursor
-                    action = machine.pinged(now: now(), needsRound: try needsRound(head: head))
+                    action = machine.pinged(now: now(), needsRound: try needsRound(head: head, on: open))
                 case .sleep(let until):
                     connection?.close()
                     connection = nil
@@ -104,8 +104,10 @@ package struct SyncWatcher {
     }
 
     /// Whether a round is due: the daemon announced a head past the pull cursor (a `changed` for what was already
-    /// pulled, such as this watcher's own push, needs none), or local changes wait.
-    private func needsRound(head: Int64?) throws -> Bool {
-        try head.map { $0 > (try engine.ledger.pullCursor()) } ?? false || engine.ledger.hasUnsent()
+    /// pulled, such as this watcher's own push, needs none), or local changes wait that `connection`'s daemon
+    /// takes (a change of a kind it does not serve waits for one that does, without a round each turn).
+    private func needsRound(head: Int64?, on connection: SyncConnection) throws -> Bool {
+        try head.map { $0 > (try engine.ledger.pullCursor()) } ?? false
+            || engine.ledger.hasUnsent(kinds: Set(connection.hello.kinds ?? []))
     }
 }

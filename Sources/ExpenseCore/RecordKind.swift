@@ -1,5 +1,8 @@
 /// The kinds of record a ledger holds (Protocol.md §10). Expenses are the protocol-1 records; the others are
 /// served only to a client that asks for them in `hello`.
+///
+/// - Important: the declared order is stored (the daemons' history keeps a kind as its index in ``allCases``):
+///   declare a new kind last, never reorder. docs/modules.md, "A new record kind", lists what else a kind needs.
 public enum RecordKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// An expense: the record every protocol-1 client knows (a record with no `kind` member).
     case expense
@@ -11,7 +14,7 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case setting
 
     /// The kinds other than expenses, which a client must ask for.
-    public static let additional: [RecordKind] = [.budget, .recurring, .setting]
+    public static let additional: [RecordKind] = allCases.filter { $0 != .expense }
 
     public static func < (lhs: RecordKind, rhs: RecordKind) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -11,8 +11,9 @@ import SQLite
 /// the record's change before it (0 for a create), so one record's history is a walk back from its current seq.
 extension SQLiteLedgerStore {
     static let historyActions: [HistoryEntry.Action] = [.create, .edit, .delete, .restore]
-    /// The `kind` column's values (migration 6), by index: never reorder.
-    static let historyKinds: [RecordKind] = [.expense, .budget, .recurring, .setting]
+    /// The `kind` column's values (migration 6; the PostgreSQL store's too), by index: the kinds in their declared
+    /// order, which is why a new kind is declared last (``RecordKind``).
+    static let historyKinds: [RecordKind] = RecordKind.allCases
 
     /// The bit mask of the kinds `request` wants (bit n: ``historyKinds``[n]), matched in SQL.
     private static func kindMask(_ request: HistoryRequest) -> Int64 {

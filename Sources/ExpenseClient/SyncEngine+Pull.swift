@@ -1,0 +1,84 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// The pulls of a sync: pages from the stored cursor, the catch-up of a kind newly served, and the heal of a
+/// cache whose daemon replaced its history.
+extension SyncEngine {
+    /// Pulls pages from the stored cursor until `more` is false.
+    /// Into an empty cache the store may load in bulk (``ExpenseStore/beginBulkLoad()``) until the last page.
+    package func pull(on connection: SyncConnection, report: inout Report,
+                      produced: ProducedVersions = ProducedVersions()) throws {
+        let bulk = try ledger.store.beginBulkLoad()
+        let from = try ledger.pullCursor()
+        let head = max(connection.hello.cursor, produced.cursor, from)
+        let clock = ContinuousClock()
+        let began = clock.now
+        var pulled = 0, fromOthers = 0
+        progress?(.pulling(records: 0, from: from, cursor: from, head: head))
+        // Pages are read and decoded on a thread of their own (one request in flight), so the daemon's
+        // encoding, this side's decoding and the writes overlap. The stored cursor only moves with a stored page.
+        let pages = PullPrefetcher(connection: connection, since: from, limit: pullLimit)
+        defer { pages.finish() }
+        var waited = Duration.zero
+        while true {
+            let asked = clock.now
+            guard let page = try pages.next() else { break }
+            waited += clock.now - asked
+            fromOthers += try ledger.apply(pulled: page.changes, dataChanges: page.dataChanges, cursor: page.cursor,
+                                           produced: produced.seqs)
+            pulled += page.changes.count
+            progress?(.pulling(records: pulled, from: from, cursor: page.cursor, head: max(head, page.cursor)))
+        }
+        report.pulled += fromOthers
+        log("pull: \(pulled) records (\(fromOthers) others' changes) in \(clock.now - began)\(bulk ? " (bulk load)" : ""), \(waited) of it waiting for pages")
+        if bulk {
+            progress?(.indexing)
+            let indexing = clock.now
+            try ledger.store.endBulkLoad()
+            log("pull: indexes built in \(clock.now - indexing)")
+        }
+    }
+
+    /// Reads the records of kinds this cache has not pulled from the start of the history (a daemon that began
+    /// serving a kind, or a cache from before one pipeline), from cursor 0 up to the stored cursor, without the
+    /// expenses held already (`expenses: false`, Protocol.md §5.3). The stored cursor does not move.
+    func catchUp(_ kinds: Set<RecordKind>, on connection: SyncConnection, report: inout Report) throws {
+        let pulled = try ledger.pulledKinds()
+        guard !kinds.isSubset(of: pulled) else { return }
+        let cursor = try ledger.pullCursor()
+        var since: Int64 = 0
+        while since < cursor {
+            let page = try connection.call(PullRequest(since: since, limit: pullLimit, expenses: false))
+            report.pulled += try ledger.apply(pulledData: page.dataChanges.filter { $0.seq <= cursor })
+            if !page.more || page.cursor <= since { break }
+            since = page.cursor
+        }
+        try ledger.setPulledKinds(pulled.union(kinds))
+        log("pull: read \(kinds.subtracting(pulled).map(\.rawValue).sorted().joined(separator: ", ")) from the start up to \(cursor)")
+    }
+
+    /// Heals a cache whose daemon replaced its history (see `LocalLedger+Heal.swift`): pulls everything from 0,
+    /// reconciling each record with the server copies the daemon may have lost, then queues again what it lost.
+    /// The queue is pushed by the rounds that follow.
+    package func heal(on connection: SyncConnection, from point: Int64, report: inout Report) throws {
+        var lost = try ledger.lostCopies(above: point)
+        log("heal: the daemon's history was replaced at \(point); \(lost.count) records to check")
+        let pages = PullPrefetcher(connection: connection, since: 0, limit: pullLimit)
+        defer { pages.finish() }
+        var pulled = Set<UUID>()
+        while let page = try pages.next() {
+            report.newConflicts += try ledger.heal(pulled: page.changes, lost: &lost, point: point, cursor: page.cursor)
+            report.pulled += page.changes.count + (try ledger.apply(pulledData: page.dataChanges))
+            for record in page.changes { pulled.insert(record.expense.id) }
+            for record in page.dataChanges { pulled.insert(record.id) }
+        }
+        // Records whose tombstones a compaction purged (Protocol.md §5.9).
+        let purged = try ledger.dropPurged(pulled: pulled, point: point)
+        if purged > 0 { log("heal: \(purged) records are gone from the daemon (compacted tombstones)") }
+        try ledger.finishHeal(absent: lost)
+        let requeued = try ledger.healData(pulled: pulled, point: point)
+        if requeued > 0 { log("heal: \(requeued) budgets, rules or settings the daemon did not have are queued again") }
+        log("heal: done; \(lost.count) records the daemon did not have are queued again")
+    }
+}

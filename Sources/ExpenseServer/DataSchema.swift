@@ -7,30 +7,22 @@ import Foundation
 /// ``LedgerDataValidator/conflictField(_:)`` (an amount and its currency are one, `money`). Nothing of them
 /// touches an expense's totals. A new kind of this shape is described in `LedgerDataValidator` alone.
 struct DataSchema<Store: LedgerStore>: RecordSchema {
-    let mutation: Mutation
     let store: Store
     let writer: HistoryWriter
-    /// The sent fields converted (a value of a JSON type the kinds never use is `invalid_value`).
-    private let sent: Result<LedgerDataFields, MutationRejection>
 
-    init(mutation: Mutation, store: Store, writer: HistoryWriter) {
-        self.mutation = mutation
-        self.store = store
-        self.writer = writer
-        if let fields = mutation.fields, mutation.type == .put {
-            sent = LedgerDataJSON.fields(fields)
-        } else {
-            sent = .failure(.putWithoutFields)
-        }
-    }
-
-    var noun: String { mutation.kind.rawValue }
+    func noun(_ mutation: Mutation) -> String { mutation.kind.rawValue }
 
     func stored(_ id: UUID) throws -> StoredDataRecord? { try store.dataRecord(id: id) }
 
-    func belongsToAnotherKind(_ id: UUID, stored: StoredDataRecord?) throws -> Bool {
+    func belongsToAnotherKind(_ mutation: Mutation, stored: StoredDataRecord?) throws -> Bool {
         if let stored { return stored.record.kind != mutation.kind }
-        return try store.record(id: id) != nil
+        return try store.record(id: mutation.id) != nil
+    }
+
+    /// The sent fields converted (a value of a JSON type the kinds never use is `invalid_value`).
+    private func sent(_ mutation: Mutation) -> Result<LedgerDataFields, MutationRejection> {
+        guard let fields = mutation.fields, mutation.type == .put else { return .failure(.putWithoutFields) }
+        return LedgerDataJSON.fields(fields)
     }
 
     func version(of stored: StoredDataRecord) -> Int64 { stored.version }
@@ -38,10 +30,12 @@ struct DataSchema<Store: LedgerStore>: RecordSchema {
     func isDeleted(_ stored: StoredDataRecord) -> Bool { stored.deleted }
     func version(of field: String, in stored: StoredDataRecord) -> Int64 { stored.version(of: field) }
 
-    func completeValues() -> Result<LedgerDataFields, MutationRejection> { sent.flatMap(validated) }
+    func completeValues(_ mutation: Mutation, prepared: PreparedPut?) -> Result<LedgerDataFields, MutationRejection> {
+        sent(mutation).flatMap { validated($0, of: mutation) }
+    }
 
-    func editedValues(_ existing: StoredDataRecord) -> Result<LedgerDataFields, MutationRejection> {
-        sent.map { existing.record.fields.merging($0) { _, new in new } }.flatMap(validated)
+    func editedValues(_ mutation: Mutation, prepared: PreparedPut?, existing: StoredDataRecord) -> Result<LedgerDataFields, MutationRejection> {
+        sent(mutation).map { existing.record.fields.merging($0) { _, new in new } }.flatMap { validated($0, of: mutation) }
     }
 
     /// The conflict fields (money as one) whose values differ, compared exactly (``LedgerDataValue/same(as:)``).
@@ -59,16 +53,16 @@ struct DataSchema<Store: LedgerStore>: RecordSchema {
         return changed
     }
 
-    var sentFields: Set<String> {
-        guard case .success(let fields) = sent else { return [] }
-        return Set(fields.keys.map(LedgerDataValidator.conflictField))
+    func sends(_ field: String, _ mutation: Mutation, prepared: PreparedPut?) -> Bool {
+        mutation.fields?.keys.contains { LedgerDataValidator.conflictField($0) == field } ?? false
     }
 
     func refusal(storing values: LedgerDataFields, replacing existing: StoredDataRecord?) throws -> MutationRejection? { nil }
 
     func conflict(_ existing: StoredDataRecord) -> MutationStatus { .dataConflict(current: existing.record) }
 
-    func write(_ values: LedgerDataFields?, version: Int64, seq: Int64, changed: Set<String>, replacing old: StoredDataRecord?) throws {
+    func write(_ values: LedgerDataFields?, of mutation: Mutation, prepared: PreparedPut?, version: Int64, seq: Int64,
+               changed: Set<String>, replacing old: StoredDataRecord?) throws {
         var stored = old ?? StoredDataRecord(
             record: DataRecord(kind: mutation.kind, id: mutation.id, fields: values ?? [:], version: version, seq: seq, deleted: false),
             fieldVersions: [:])
@@ -84,7 +78,7 @@ struct DataSchema<Store: LedgerStore>: RecordSchema {
         try writer.writeData(stored, replacing: old, to: store)
     }
 
-    private func validated(_ fields: LedgerDataFields) -> Result<LedgerDataFields, MutationRejection> {
+    private func validated(_ fields: LedgerDataFields, of mutation: Mutation) -> Result<LedgerDataFields, MutationRejection> {
         do throws(LedgerDataError) {
             return .success(try LedgerDataValidator.validate(kind: mutation.kind, id: mutation.id, fields: fields))
         } catch {

@@ -6,30 +6,28 @@ import Foundation
 /// ``ExpenseCore/ExpenseValidator``, a put's values possibly worked out ahead (``PreparedPut``), money one
 /// conflict field, and the live totals that refuse an amount past `Int64.max`.
 struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
-    let mutation: Mutation
-    let prepared: PreparedPut?
     let rules: MutationRules
     let store: Store
     let writer: HistoryWriter
 
-    var noun: String { "expense" }
+    func noun(_ mutation: Mutation) -> String { "expense" }
 
-    func stored(_ id: UUID) throws -> StoredRecord? { try store.record(id: id) }
+    @inline(__always) func stored(_ id: UUID) throws -> StoredRecord? { try store.record(id: id) }
 
-    func belongsToAnotherKind(_ id: UUID, stored: StoredRecord?) throws -> Bool {
-        try stored == nil && store.dataRecord(id: id) != nil
+    @inline(__always) func belongsToAnotherKind(_ mutation: Mutation, stored: StoredRecord?) throws -> Bool {
+        try stored == nil && store.dataRecord(id: mutation.id) != nil
     }
 
-    func version(of stored: StoredRecord) -> Int64 { stored.version }
-    func seq(of stored: StoredRecord) -> Int64 { stored.seq }
-    func isDeleted(_ stored: StoredRecord) -> Bool { stored.deleted }
+    @inline(__always) func version(of stored: StoredRecord) -> Int64 { stored.version }
+    @inline(__always) func seq(of stored: StoredRecord) -> Int64 { stored.seq }
+    @inline(__always) func isDeleted(_ stored: StoredRecord) -> Bool { stored.deleted }
     func version(of field: ExpenseField, in stored: StoredRecord) -> Int64 { stored.fieldVersions[field] }
 
-    func completeValues() -> Result<Expense, MutationRejection> {
+    @inline(__always) func completeValues(_ mutation: Mutation, prepared: PreparedPut?) -> Result<Expense, MutationRejection> {
         prepared?.values ?? rules.validateComplete(mutation)
     }
 
-    func editedValues(_ existing: StoredRecord) -> Result<Expense, MutationRejection> {
+    func editedValues(_ mutation: Mutation, prepared: PreparedPut?, existing: StoredRecord) -> Result<Expense, MutationRejection> {
         // Prepared only when these values are what an edit validates too (MutationRules.hasValuesOfItsOwn).
         if let prepared { return prepared.values }
         guard let fields = mutation.sentFields else { return .failure(.putWithoutFields) }
@@ -48,16 +46,14 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
         return changed
     }
 
-    /// The fields sent; a prepared put left its fields behind, all five sent (or a create's, which the
-    /// conflict rules do not read).
-    var sentFields: Set<ExpenseField> {
-        let fields = mutation.sentFields
-        return Set(ExpenseField.allCases.filter { fields?.contains($0) ?? ($0 != .id) })
+    /// A prepared put left its fields behind: it sent all five.
+    func sends(_ field: ExpenseField, _ mutation: Mutation, prepared: PreparedPut?) -> Bool {
+        mutation.sentFields?.contains(field) ?? (field != .id)
     }
 
     /// `amount_overflow` when storing `expense` (instead of `existing`, if live) would take its currency's live
     /// total past `Int64.max`.
-    func refusal(storing expense: Expense, replacing existing: StoredRecord?) throws -> MutationRejection? {
+    @inline(__always) func refusal(storing expense: Expense, replacing existing: StoredRecord?) throws -> MutationRejection? {
         var total = try store.liveTotal(currency: expense.currency)
         if let old = existing?.expense, old.currency == expense.currency { total -= old.amount }  // cannot overflow: the total includes it
         guard total.addingReportingOverflow(expense.amount).overflow else { return nil }
@@ -66,7 +62,8 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
 
     func conflict(_ existing: StoredRecord) -> MutationStatus { .conflict(current: existing.record) }
 
-    func write(_ values: Expense?, version: Int64, seq: Int64, changed: Set<ExpenseField>, replacing old: StoredRecord?) throws {
+    @inline(__always) func write(_ values: Expense?, of mutation: Mutation, prepared: PreparedPut?, version: Int64, seq: Int64,
+               changed: Set<ExpenseField>, replacing old: StoredRecord?) throws {
         guard let old else {
             guard let values else { return }
             let stored = StoredRecord(record: Record(expense: values, version: version, seq: seq, deleted: false),

@@ -37,6 +37,9 @@ package struct MutationRules: Sendable {
     package func apply(clientId: UUID, prepared items: [PreparedItem], to store: some LedgerStore,
                        author: HistoryAuthor) throws -> [MutationResult] {
         let writer = HistoryWriter(clientId: clientId, author: author)
+        // Each kind's description, made once for the push (Steps (2) to (6): ``decide(_:prepared:schema:in:)``).
+        let expenses = ExpenseSchema(rules: self, store: store, writer: writer)
+        let data = DataSchema(store: store, writer: writer)
         var last = try store.lastMutationId(clientId: clientId)
         let firstLast = last
         var results: [MutationResult] = []
@@ -62,7 +65,10 @@ package struct MutationRules: Sendable {
                 let status: MutationStatus
                 switch items[index].item.decoded {
                 case .failure(let rejection): status = .rejected(rejection)
-                case .success(let mutation): status = try decide(mutation, prepared: items[index].put, in: store, writer: writer)
+                case .success(let mutation) where mutation.kind == .expense:
+                    status = try decide(mutation, prepared: items[index].put, schema: expenses, in: store)
+                case .success(let mutation):
+                    status = try decide(mutation, prepared: nil, schema: data, in: store)
                 }
                 if let outcome = ConsumedOutcome(status) {
                     try store.keepOutcome(outcome, clientId: clientId, mutationId: mutationId)
@@ -85,17 +91,6 @@ package struct MutationRules: Sendable {
             if let record = try store.record(id: id) { return .conflict(current: record.record) }
             return try store.dataRecord(id: id).map { .dataConflict(current: $0.record) }
         }
-    }
-
-    /// Steps (2) to (6) for one well-formed mutation (``decide(_:schema:in:)``, over its kind's ``RecordSchema``);
-    /// `prepared`, when given, is an expense put's step (3) worked out ahead.
-    private func decide(_ mutation: Mutation, prepared: PreparedPut?, in store: some LedgerStore,
-                        writer: HistoryWriter) throws -> MutationStatus {
-        if mutation.kind == .expense {
-            return try decide(mutation, schema: ExpenseSchema(mutation: mutation, prepared: prepared, rules: self, store: store,
-                                                              writer: writer), in: store)
-        }
-        return try decide(mutation, schema: DataSchema(mutation: mutation, store: store, writer: writer), in: store)
     }
 
     /// A create's or restore's values: the sent fields, the ledger's currency when none is sent, an empty note.

@@ -7,7 +7,8 @@ import Foundation
 /// restores, creates of an id that exists, per-field conflicts, no-op edits, versions per field — are written
 /// once, for every kind; a kind only describes itself.
 ///
-/// Two descriptions exist: ``ExpenseSchema`` (typed expenses, with their prepared values and live totals) and
+/// A schema is made once per push and handed each mutation (never a copy of one per mutation: the create path of
+/// a push is measured in instructions, `Scripts/push-profile`). Two descriptions exist: ``ExpenseSchema`` (typed expenses, with their prepared values and live totals) and
 /// ``DataSchema`` (budgets, recurring rules and settings, whose fields ``LedgerDataValidator`` describes per
 /// kind; a new kind of that shape needs no code here).
 protocol RecordSchema {
@@ -20,10 +21,10 @@ protocol RecordSchema {
 
     /// The record `id` of this schema's kind, tombstones included.
     func stored(_ id: UUID) throws -> Stored?
-    /// Whether `id` belongs to a record of another kind (then any mutation of it here is `invalid_id`).
-    func belongsToAnotherKind(_ id: UUID, stored: Stored?) throws -> Bool
-    /// The name of the kind, as a person reads it in `not_found`.
-    var noun: String { get }
+    /// Whether `mutation`'s id belongs to a record of another kind (then the mutation is `invalid_id`).
+    func belongsToAnotherKind(_ mutation: Mutation, stored: Stored?) throws -> Bool
+    /// The name of `mutation`'s kind, as a person reads it in `not_found`.
+    func noun(_ mutation: Mutation) -> String
 
     func version(of stored: Stored) -> Int64
     func seq(of stored: Stored) -> Int64
@@ -31,19 +32,20 @@ protocol RecordSchema {
     /// The version at which `field` of `stored` last changed.
     func version(of field: Field, in stored: Stored) -> Int64
 
-    /// A create's or restore's values: every field the mutation sends, validated.
-    func completeValues() -> Result<Values, MutationRejection>
-    /// An edit's values: the fields sent over the stored ones, validated; `nil` fields: a put without fields.
-    func editedValues(_ existing: Stored) -> Result<Values, MutationRejection>
+    /// A create's or restore's values: every field `mutation` sends, validated (`prepared`: worked out ahead).
+    func completeValues(_ mutation: Mutation, prepared: PreparedPut?) -> Result<Values, MutationRejection>
+    /// An edit's values: the fields sent over the stored ones, validated; no fields: a put without fields.
+    func editedValues(_ mutation: Mutation, prepared: PreparedPut?, existing: Stored) -> Result<Values, MutationRejection>
     /// The conflict fields whose values differ between `existing` and `values` (text compared by its bytes).
     func changedFields(from existing: Stored, to values: Values) -> Set<Field>
-    /// The conflict fields the mutation sends.
-    var sentFields: Set<Field> { get }
+    /// Whether `mutation` sends `field` (read only for an edit based on an older version than the record's).
+    func sends(_ field: Field, _ mutation: Mutation, prepared: PreparedPut?) -> Bool
     /// A reason the values cannot be stored beside the others (an expense's live total past `Int64.max`).
     func refusal(storing values: Values, replacing existing: Stored?) throws -> MutationRejection?
 
     /// The conflict answer that shows `existing`.
     func conflict(_ existing: Stored) -> MutationStatus
-    /// Writes a new record (`old` `nil`), a new version of one or a tombstone, with its history entry.
-    func write(_ values: Values?, version: Int64, seq: Int64, changed: Set<Field>, replacing old: Stored?) throws
+    /// Writes `mutation`'s new record (`old` `nil`), a new version of one or a tombstone, with its history entry.
+    func write(_ values: Values?, of mutation: Mutation, prepared: PreparedPut?, version: Int64, seq: Int64,
+               changed: Set<Field>, replacing old: Stored?) throws
 }

@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 
 /// Budgets, recurring rules and settings in the one outbox, through the real `expense` and a real `expensed`:
-/// a kind a daemon starts serving is caught up, and their queued changes are listed by `status` as an expense's are.
+/// a kind a daemon starts serving is caught up, and their queued changes are listed by `status` and dropped by
+/// `discard` as an expense's are.
 @Suite struct DataKindCommandTests {
     /// 2026-10-15 12:00 UTC: before the rules' first days, so no occurrence is created.
     static let environment = ["EXPENSE_NOW": "1792065600", "LC_ALL": "C", "TZ": "UTC"]
@@ -94,6 +95,91 @@ import Testing
             let text = try ann.must(["status"])
             let line = text.split(separator: "\n").first { $0.contains(id.prefix(8)) }
             checks.expect(line?.contains("budget") == true && line?.hasPrefix("  modified") == true, "\(text)")
+            return checks
+        }
+        checks.record()
+    }
+
+    @Test("discard ID drops pending budget, rule and setting changes: the daemon's records are shown again, and the output names them")
+    func discardDropsDataChanges() async throws {
+        let checks = try await onOwnThread {
+            var checks = Checks()
+            let ann = try ExpenseProcess()
+            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann])
+            defer { _ = daemon.stop() }
+            try ann.must(["config", "set", "currency", "EUR"])
+            let budget = try ann.must(["budget", "set", "food", "100", "--start", "2026-01-01"]).trimmingCharacters(in: .newlines)
+            let rule = try ann.must(["recurring", "add", "950", "rent", "--every", "month", "--start", "2026-11-30"])
+                .trimmingCharacters(in: .newlines)
+            try ann.must(["config", "set", "timezone", "Europe/Berlin"])
+            try ann.must(["sync"])
+            let setting = UUIDText.lowercased(LedgerSetting.id(.timezone))
+            try ann.must(["budget", "set", "food", "200", "--from", "2026-06-01"])
+            try ann.must(["recurring", "skip", String(rule.prefix(8)), "2026-12-30"])
+            try ann.must(["config", "set", "timezone", "Asia/Tokyo"])
+            checks.expect(try ann.must(["budget", "list", "--json"]).contains(#""amount" : 20000"#))
+            checks.expect(try ann.must(["recurring", "list"]).contains("1 skipped"))
+
+            let dropped = try ann.run(["discard", String(budget.prefix(8)), String(rule.prefix(8)), String(setting.prefix(8))],
+                                      environment: Self.environment)
+            checks.expect(dropped.status == 0 && dropped.stdout == [budget, rule, setting].map { $0 + "\n" }.joined(), "\(dropped)")
+            checks.expect(dropped.stderr == "Discarded modified budget \(budget.prefix(8)) (amounts).\n"
+                          + "Now shown as the server has it: budget \(budget.prefix(8)).\n"
+                          + "Discarded modified recurring \(rule.prefix(8)) (skips).\n"
+                          + "Now shown as the server has it: recurring \(rule.prefix(8)).\n"
+                          + "Discarded modified setting \(setting.prefix(8)) (value).\n"
+                          + "Now shown as the server has it: setting \(setting.prefix(8)).\n", "\(dropped)")
+            let budgets = try ann.must(["budget", "list", "--json"])
+            checks.expect(budgets.contains(#""amount" : 10000"#) && !budgets.contains(#""amount" : 20000"#), "\(budgets)")
+            let rules = try ann.must(["recurring", "list"])
+            checks.expect(rules.contains(rule.prefix(8)) && !rules.contains("skipped"), "\(rules)")
+            checks.expect(try ann.must(["config", "get", "timezone"]) == "Europe/Berlin\n")
+            checks.expect(try Self.status(ann)["pending"] as? Int == 0)
+            checks.expect(try ann.must(["sync"]) == "up to date\n")
+            return checks
+        }
+        checks.record()
+    }
+
+    /// The daemon refuses a budget whose id belongs to a record of another kind (MutationRules+Data.swift); the
+    /// one such record a person can make is an expense imported with that id, as Bob does here. (Every other
+    /// refusal of a budget, rule or setting is a validation the client runs first with the same code.)
+    @Test("discard --rejected drops a budget the daemon rejected, and says what it dropped")
+    func discardRejectedDropsARejectedBudget() async throws {
+        let checks = try await onOwnThread {
+            var checks = Checks()
+            let ann = try ExpenseProcess(), bob = try ExpenseProcess()
+            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann, bob])
+            defer { _ = daemon.stop() }
+            for person in [ann, bob] { try person.must(["config", "set", "currency", "EUR"]) }
+            try ann.must(["budget", "set", "food", "100", "--start", "2026-01-01"])
+            try ann.must(["sync"])
+            let travel = UUIDText.lowercased(Budget.id(category: "travel", currency: try #require(Currency(code: "EUR"))))
+            let item = #"[{"id":"\#(travel)","date":"2026-10-01","amount":500,"currency":"EUR","category":"misc"}]"#
+            let imported = try bob.run(["import", "-", "--format", "json"], environment: Self.environment, stdin: item)
+            checks.expect(imported.status == 0, "\(imported)")
+            try bob.must(["sync"])
+
+            let id = try ann.must(["budget", "set", "travel", "50", "--start", "2026-01-01"])
+                .trimmingCharacters(in: .newlines)
+            checks.expect(id == travel)
+            let sync = try ann.run(["sync"], environment: Self.environment)
+            checks.expect(sync.status == 65 && sync.stderr.contains("the daemon rejected 1"), "\(sync)")
+            let status = try ann.must(["status"])
+            checks.expect(status.contains("\(id.prefix(8))  budget  REJECTED invalid_id"), "\(status)")
+
+            let dropped = try ann.run(["discard", "--rejected"], environment: Self.environment)
+            checks.expect(dropped.status == 0 && dropped.stdout == id + "\n", "\(dropped)")
+            checks.expect(dropped.stderr == "Discarded new budget \(id.prefix(8)) (rejected: invalid_id).\n"
+                    + "The daemon never had it: it is gone.\n", "\(dropped)")
+            let budgets = try ann.must(["budget", "list"])
+            checks.expect(budgets.contains("food") && !budgets.contains("travel"), "\(budgets)")
+            let json = try Self.status(ann)
+            checks.expect(json["pending"] as? Int == 0 && json["rejected"] as? Int == 0, "\(json)")
+            // Bob's expense of that id is untouched.
+            checks.expect(try ann.must(["list"]).contains("misc"))
+            let again = try ann.run(["sync"], environment: Self.environment)
+            checks.expect(again.status == 0, "\(again)")
             return checks
         }
         checks.record()

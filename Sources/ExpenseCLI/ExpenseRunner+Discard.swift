@@ -5,7 +5,7 @@ import Foundation
 
 extension ExpenseRunner {
     /// `expense discard ID… | --rejected`: drops local pending changes (nothing is sent; the server's copy is
-    /// untouched). Prints each expense's id; says on standard error what was dropped and what is shown now.
+    /// untouched). Prints each record's id; says on standard error what was dropped and what is shown now.
     func discard() throws {
         let prefixes = command.words(ExpenseArguments.id)
         let rejected = command[ExpenseOptions.rejected]
@@ -24,6 +24,7 @@ extension ExpenseRunner {
     private func report(_ change: DiscardedChange) {
         let id = UUIDText.lowercased(change.id)
         console.out(id + "\n")
+        guard change.kind == .expense else { return reportData(change) }
         for entry in change.entries {
             let what = entry.type == .delete ? "deleted" : (entry.baseVersion == 0 ? "new" : "modified")
             var line = "Discarded \(what) \(id.prefix(8))"
@@ -42,6 +43,24 @@ extension ExpenseRunner {
                         + ExpenseTable.oneLine(expense.category, width: 30) + ".")
         } else {
             console.err("The daemon never had it: it is gone.")
+        }
+    }
+
+    /// ``report(_:)`` for a budget, rule or setting: its kind and id, the fields an edit changed (as `status`
+    /// names them), and what is shown now.
+    private func reportData(_ change: DiscardedChange) {
+        let named = "\(change.kind.rawValue) \(UUIDText.lowercased(change.id).prefix(8))"
+        for entry in change.entries {
+            let what = entry.type == .delete ? "deleted" : (entry.baseVersion == 0 ? "new" : "modified")
+            var line = "Discarded \(what) \(named)"
+            if entry.type == .put, entry.baseVersion > 0 { line += " (\(entry.data.keys.sorted().joined(separator: ", ")))" }
+            if let rejection = entry.rejection { line += " (rejected: \(rejection.reason))" }
+            console.err(line + ".")
+        }
+        switch change.dataAfter {
+        case nil: console.err("The daemon never had it: it is gone.")
+        case let shown? where shown.deleted: console.err("Now shown as the server has it: \(named), removed.")
+        case .some: console.err("Now shown as the server has it: \(named).")
         }
     }
 }

@@ -2,17 +2,23 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-/// What ``LocalLedger/discard(_:onlyRejected:)`` dropped for one expense.
+/// What ``LocalLedger/discard(_:onlyRejected:)`` dropped for one record.
 package struct DiscardedChange: Sendable {
     package var id: UUID
+    /// The kind of the record whose changes were dropped.
+    package var kind: RecordKind
     /// The queue entries dropped (unsent or rejected), in queue order.
     package var entries: [PendingMutation]
     /// The open conflict dropped with them, if any (its local side is a local change too).
     package var conflict: Conflict?
-    /// The local view before.
+    /// An expense's local view before; `nil` for the other kinds.
     package var before: LocalRecord?
-    /// The local view now: the server's copy, or a deleted record when the daemon never had the expense.
+    /// An expense's local view now: the server's copy, or a deleted record when the daemon never had the expense;
+    /// `nil` for the other kinds.
     package var after: LocalRecord?
+    /// A budget's, rule's or setting's local view now: the server's copy (`nil` when the daemon never had it);
+    /// `nil` for an expense.
+    package var dataAfter: LocalDataRecord?
 }
 
 /// Why nothing could be discarded.
@@ -44,8 +50,9 @@ package enum DiscardError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension LocalLedger {
-    /// Drops the local pending changes of the expense whose id starts with `prefix` (at least
-    /// ``minimumPrefixLength`` characters): its unsent and rejected queue entries and its open conflict.
+    /// Drops the local pending changes of the expense (or budget, rule or setting) whose id starts with `prefix`
+    /// (at least ``minimumPrefixLength`` characters): its unsent and rejected queue entries and an expense's open
+    /// conflict (a budget's, rule's or setting's is settled with ``resolve(_:_:)``).
     /// Nothing is sent: the server's copy is untouched, and the local view returns to it (an expense the
     /// daemon never had disappears). With `onlyRejected`, only an expense with a rejected entry qualifies.
     /// - Throws: ``DiscardError``, ``StoreError/idPrefixTooShort(_:)``, ``StoreError/ambiguousId(_:matches:)``.
@@ -84,16 +91,24 @@ extension LocalLedger {
     }
 
     private func discard(_ id: UUID, in transaction: any StoreTransaction) throws -> DiscardedChange {
-        let before = try transaction.record(id: id)
         let entries = try transaction.pending(for: id)
         // A sent entry may already be applied; entries after it are based on it, so they stay too.
         guard !entries.contains(where: { $0.state == .sent || $0.state == .unknown }) else {
             throw DiscardError.inFlight(UUIDText.lowercased(id))
         }
+        // The kind is taken from the entries first: an expense may hold the id of a budget, rule or setting the
+        // daemon refused for that reason, and it is the budget's change that is dropped, the expense untouched.
+        if let kind = try transaction.dataKind(of: id, entries: entries) {
+            for entry in entries { try transaction.removePending(position: entry.position) }
+            try refresh(id, kind: kind, in: transaction)
+            return DiscardedChange(id: id, kind: kind, entries: entries, dataAfter: try dataTables(transaction).dataView(id: id))
+        }
+        let before = try transaction.record(id: id)
         for entry in entries { try transaction.removePending(position: entry.position) }
         let conflict = try transaction.conflict(id: id)
         if conflict != nil { try transaction.removeConflict(id: id) }
-        try refresh(id, in: transaction)
-        return DiscardedChange(id: id, entries: entries, conflict: conflict, before: before, after: try transaction.record(id: id))
+        try refresh(id, kind: .expense, in: transaction)
+        return DiscardedChange(id: id, kind: .expense, entries: entries, conflict: conflict, before: before,
+                               after: try transaction.record(id: id))
     }
 }

@@ -54,6 +54,30 @@ import Testing
         await daemon.stop()
     }
 
+    @Test func discardingABudgetChangeNamesItsKindAndShowsTheServersBudget() async throws {
+        let daemon = try TestDaemon()
+        let ann = try TestClient("ann", persistent: true)
+        let budget = try BudgetSyncStoryTests.food(30_000)
+        try ann.ledger.put(.budget, id: budget.id, fields: budget.fields)
+        try await ann.sync(daemon)
+        var raised = budget
+        raised.amounts = budget.settingAmount(40_000, from: try #require(CalendarDay("2026-03-01")))
+        try ann.ledger.put(.budget, id: budget.id, fields: raised.fields)
+        let fresh = Budget(category: "travel", currency: budget.currency, period: .month, start: budget.start, rollover: .none,
+                           amounts: budget.amounts)
+        try ann.ledger.put(.budget, id: fresh.id, fields: fresh.fields)
+
+        let dropped = try ann.ledger.discard([UUIDText.lowercased(budget.id), UUIDText.lowercased(fresh.id)])
+        #expect(dropped.map(\.kind) == [.budget, .budget] && dropped.map(\.entries.count) == [1, 1])
+        #expect(dropped[0].dataAfter?.fields == budget.fields && dropped[0].dataAfter?.baseVersion == 1 && dropped[0].after == nil)
+        #expect(dropped[1].dataAfter == nil && dropped[1].after == nil)  // the daemon never had it
+        let data = try LedgerDataCache(store: ann.ledger.store)
+        #expect(try data.records(.budget).map(\.fields) == [budget.fields])
+        #expect(try ann.ledger.pendingCount() == 0)
+        #expect(try await ann.sync(daemon).pushed == 0)
+        await daemon.stop()
+    }
+
     @Test func oneFileImportedOnTwoMachinesConvergesToOneCopy() async throws {
         let daemon = try TestDaemon()
         let ann = try TestClient("ann"), bob = try TestClient("bob", persistent: true)

@@ -40,7 +40,7 @@ package enum DiscardError: Error, Hashable, Sendable, CustomStringConvertible {
     package var message: String {
         switch self {
         case .nothingPending(let prefix):
-            "no local change waits for an expense whose id starts with '\(prefix)'; `expense status` lists them"
+            "no local change waits for an expense, budget, rule or setting whose id starts with '\(prefix)'; `expense status` lists them"
         case .inFlight(let id):
             "the change of \(id) was sent and its answer is not in yet; run `expense sync`, then discard what is left"
         }
@@ -51,8 +51,8 @@ package enum DiscardError: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension LocalLedger {
     /// Drops the local pending changes of the expense (or budget, rule or setting) whose id starts with `prefix`
-    /// (at least ``minimumPrefixLength`` characters): its unsent and rejected queue entries and an expense's open
-    /// conflict (a budget's, rule's or setting's is settled with ``resolve(_:_:)``).
+    /// (at least ``minimumPrefixLength`` characters): its unsent and rejected queue entries and its open conflict
+    /// (for a budget, rule or setting, as ``resolve(_:_:)`` with `theirs`).
     /// Nothing is sent: the server's copy is untouched, and the local view returns to it (an expense the
     /// daemon never had disappears). With `onlyRejected`, only an expense with a rejected entry qualifies.
     /// - Throws: ``DiscardError``, ``StoreError/idPrefixTooShort(_:)``, ``StoreError/ambiguousId(_:matches:)``.
@@ -66,7 +66,10 @@ extension LocalLedger {
     package func discard(_ prefixes: [String], onlyRejected: Bool = false) throws -> [DiscardedChange] {
         let queue = try store.pendingMutations(limit: Int.max)
         var candidates = Set(queue.filter { !onlyRejected || $0.state == .rejected }.map(\.id))
-        if !onlyRejected { candidates.formUnion(try store.conflicts().map(\.id)) }
+        if !onlyRejected {
+            candidates.formUnion(try store.conflicts().map(\.id))
+            candidates.formUnion(try dataCache?.conflictDetails().map(\.id) ?? [])
+        }
         var ids: [UUID] = []
         for prefix in prefixes {
             let wanted = prefix.lowercased()
@@ -100,6 +103,7 @@ extension LocalLedger {
         // daemon refused for that reason, and it is the budget's change that is dropped, the expense untouched.
         if let kind = try transaction.dataKind(of: id, entries: entries) {
             for entry in entries { try transaction.removePending(position: entry.position) }
+            try dataTables(transaction).removeDataConflict(id: id)  // this machine's side of it is a local change too
             try refresh(id, kind: kind, in: transaction)
             return DiscardedChange(id: id, kind: kind, entries: entries, dataAfter: try dataTables(transaction).dataView(id: id))
         }

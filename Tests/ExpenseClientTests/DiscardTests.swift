@@ -78,6 +78,31 @@ import Testing
         await daemon.stop()
     }
 
+    @Test("discarding a budget whose conflict is open drops this machine's side: the daemon's budget stays shown, nothing is sent")
+    func discardingABudgetConflictKeepsTheDaemonsSide() async throws {
+        let daemon = try TestDaemon()
+        let ann = try TestClient("ann", persistent: true), bob = try TestClient("bob", persistent: true)
+        let budget = try BudgetSyncStoryTests.food(30_000)
+        try ann.ledger.put(.budget, id: budget.id, fields: budget.fields)
+        try await ann.sync(daemon)
+        try await bob.sync(daemon)
+        var annBudget = budget, bobBudget = budget
+        annBudget.amounts = budget.settingAmount(40_000, from: try #require(CalendarDay("2026-03-01")))
+        bobBudget.amounts = budget.settingAmount(45_000, from: try #require(CalendarDay("2026-03-01")))
+        try ann.ledger.put(.budget, id: budget.id, fields: annBudget.fields)
+        try await ann.sync(daemon)
+        try bob.ledger.put(.budget, id: budget.id, fields: bobBudget.fields)
+        #expect(try await bob.sync(daemon).openConflicts == 1)
+
+        let dropped = try bob.ledger.discard(String(UUIDText.lowercased(budget.id).prefix(8)))
+        #expect(dropped.kind == .budget && dropped.dataAfter?.fields == annBudget.fields)
+        let data = try LedgerDataCache(store: bob.ledger.store)
+        #expect(try data.conflictDetails().isEmpty && bob.ledger.pendingCount() == 0)
+        let report = try await bob.sync(daemon)
+        #expect(report.pushed == 0 && report.openConflicts == 0, "\(report)")
+        await daemon.stop()
+    }
+
     @Test func oneFileImportedOnTwoMachinesConvergesToOneCopy() async throws {
         let daemon = try TestDaemon()
         let ann = try TestClient("ann"), bob = try TestClient("bob", persistent: true)

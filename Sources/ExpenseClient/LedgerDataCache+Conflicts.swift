@@ -46,12 +46,21 @@ extension LocalLedger {
     /// Settles the conflict on `conflict.id`: `mine` sets the record again to the daemon's fields with this
     /// machine's on top (or deletes it, when this machine's change was a delete), queued for the next sync, and
     /// drops the conflict; `theirs` drops the conflict and keeps the daemon's side shown. One transaction.
+    ///
+    /// A record the daemon has removed is restored by `mine`: with this machine's fields alone when they are a whole
+    /// record (a create or a restore), else with its last fields, which the daemon's tombstone keeps, and this
+    /// machine's changes on top (an edit carries the changed fields only, which alone are no record).
     /// - Throws: ``ReadOnlyLedgerError`` on a viewer's cache, ``LedgerDataError``, ``StoreError``.
     package func resolve(_ conflict: DataConflict, _ resolution: DataResolution) throws {
         try ensureWritable()
         let fields: LedgerDataFields? = switch resolution {
         case .theirs: nil
-        case .mine: conflict.mine.map { mine in (conflict.theirs.deleted ? [:] : conflict.theirs.fields).merging(mine) { _, new in new } }
+        case .mine: conflict.mine.map { mine in
+            if conflict.theirs.deleted, (try? LedgerDataValidator.validate(kind: conflict.kind, id: conflict.id, fields: mine)) != nil {
+                return mine
+            }
+            return conflict.theirs.fields.merging(mine) { _, new in new }
+        }
         }
         let validated = try fields.map { try LedgerDataValidator.validate(kind: conflict.kind, id: conflict.id, fields: $0) }
         try store.write { transaction in

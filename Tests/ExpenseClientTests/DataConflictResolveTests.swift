@@ -59,4 +59,34 @@ import Testing
         #expect(try Self.amount(laptop, budget) == 40_000)
         await daemon.stop()
     }
+
+    @Test("--mine of a budget change that met another machine's removal restores the budget with the change on top of its last fields")
+    func mineRestoresWhatTheOtherMachineRemoved() async throws {
+        let daemon = try TestDaemon()
+        let laptop = try TestClient("laptop", persistent: true), phone = try TestClient("phone", persistent: true)
+        let budget = try BudgetSyncStoryTests.food(30_000, rollover: .positive)
+        try laptop.ledger.put(.budget, id: budget.id, fields: budget.fields)
+        try await laptop.sync(daemon)
+        try await phone.sync(daemon)
+        #expect(try laptop.ledger.deleteRecord(id: budget.id))
+        try await laptop.sync(daemon)
+        // Offline, the phone changes the amount only: its change carries `amounts` alone.
+        var changed = budget
+        changed.amounts = budget.settingAmount(45_000, from: try #require(CalendarDay("2026-03-01")))
+        try phone.ledger.put(.budget, id: budget.id, fields: changed.fields)
+        #expect(try await phone.sync(daemon).newConflicts == 1)
+        let conflict = try #require(try phone.data.conflictDetails().first)
+        #expect(conflict.theirs.deleted && conflict.mine.map { Set($0.keys) } == ["amounts"])
+
+        try phone.ledger.resolve(conflict, .mine)
+        #expect(try phone.data.conflictDetails().isEmpty)
+        #expect(try Self.amount(phone, budget) == 45_000)
+        #expect(try await phone.sync(daemon).pushed == 1)
+        try await laptop.sync(daemon)
+        let restored = try #require(try laptop.data.record(id: budget.id))
+        #expect(!restored.deleted)
+        let fields = try LedgerDataValidator.budget(id: budget.id, fields: restored.fields)
+        #expect(fields == changed, "the budget's other fields are those it had when it was removed")
+        await daemon.stop()
+    }
 }

@@ -55,7 +55,7 @@ extension LocalLedger {
                 }
                 try transaction.appendPending(change)
             }
-            try refresh(conflict.id, in: transaction)
+            try refresh(conflict.id, kind: .expense, in: transaction)
         }
     }
 

@@ -65,8 +65,9 @@ extension LocalLedger {
         for entry in entries {
             switch entry.type {
             case .put:
-                // A create or a restore carries every field; an edit the changed ones.
-                fields = deleted || (copy == nil && entry.baseVersion == 0) ? entry.data : fields.merging(entry.data) { _, new in new }
+                // A restore carries every field; a create too, over no copy (the fields start empty); an edit
+                // the changed ones, over the fields so far (a create's still in flight included).
+                fields = deleted ? entry.data : fields.merging(entry.data) { _, new in new }
                 deleted = false
             case .delete:
                 deleted = true
@@ -88,7 +89,7 @@ extension LocalLedger {
         case .delete:
             record.deleted = true
         case .put:
-            let complete = copy == nil || copy?.deleted == true || entry.baseVersion == 0
+            let complete = copy == nil || copy?.deleted == true
             record.fields = complete ? entry.data : record.fields.merging(entry.data) { _, new in new }
             record.deleted = false
         }
@@ -110,7 +111,9 @@ extension LocalLedger {
 
     /// The daemon answered a change of a budget, rule or setting with a conflict: the entry leaves the queue with
     /// the later local changes of the record folded in (the newest intent), the server copy becomes the daemon's
-    /// side, and the conflict is kept with both sides. `false` when there is nothing to settle (deleted on both sides).
+    /// side, and the conflict is kept with both sides. `false` when there is nothing to settle: deleted on both
+    /// sides, or the daemon's record already holds what this machine wants (its own earlier change, applied under
+    /// an answer that was lost, or the same values set elsewhere).
     func keepDataConflict(_ entry: PendingMutation, theirs: DataRecord, in transaction: any StoreTransaction) throws -> Bool {
         let tables = try dataTables(transaction)
         try transaction.removePending(position: entry.position)
@@ -118,7 +121,7 @@ extension LocalLedger {
             try tables.putDataServerCopy(theirs)
         }
         let mine = try foldLater(into: entry, in: transaction)
-        if mine.type == .delete && theirs.deleted {
+        if (mine.type == .delete && theirs.deleted) || Self.holds(theirs, mine) {
             try tables.removeDataConflict(id: entry.id)
             return false
         }
@@ -131,11 +134,13 @@ extension LocalLedger {
     }
 
     /// Stores a pulled budget, rule or setting as the server copy unless the held copy is newer; an open conflict's
-    /// `theirs` follows it. `false` when it was older than the copy held.
+    /// `theirs` follows it. `false` when it was no newer than the copy held (nothing to count as pulled).
     func applyPulled(_ record: DataRecord, in transaction: any StoreTransaction) throws -> Bool {
         guard let tables = transaction.dataTables else { return false }
-        if let copy = try tables.dataServerCopy(id: record.id), copy.version > record.version, copy.seq >= record.seq { return false }
+        let copy = try tables.dataServerCopy(id: record.id)
+        if let copy, copy.version > record.version, copy.seq >= record.seq { return false }
         try tables.putDataServerCopy(record)
+        let newer = copy.map { $0.version != record.version || $0.deleted != record.deleted } ?? true
         if var conflict = try tables.dataConflict(id: record.id) {
             conflict.theirs = record
             if conflict.mine == nil && record.deleted {
@@ -145,7 +150,7 @@ extension LocalLedger {
             }
         }
         try refreshData(record.id, kind: record.kind, in: transaction)
-        return true
+        return newer
     }
 
     /// The budget, rule and setting tables of `transaction`.
@@ -176,18 +181,24 @@ extension LocalLedger {
         return try store.write { transaction in try records.count { try applyPulled($0, in: transaction) } }
     }
 
-    /// After a heal pulled the daemon's whole history: each budget, rule or setting whose server copy is above the
-    /// heal point and was not pulled is one the daemon lost. Its copy is dropped; a live record with no queued
-    /// change is queued again as a create of what this cache shows, so nothing a person set is lost.
+    /// After a heal pulled the daemon's whole history with `kinds` served: each budget, rule or setting of those
+    /// kinds whose server copy is above the heal point and was not pulled is one the daemon lost. Its copy is
+    /// dropped and what this cache shows of it (the lost copy with any queued changes on top) is queued again as
+    /// one create, in place of those changes (an edit of a record the daemon does not have would be `not_found`);
+    /// one shown deleted is forgotten. So nothing a person set is lost.
     /// - Returns: how many were queued again.
-    package func healData(pulled: Set<UUID>, point: Int64) throws -> Int {
+    package func healData(pulled: Set<UUID>, point: Int64, kinds: Set<RecordKind>) throws -> Int {
         try store.write { transaction in
             guard let tables = transaction.dataTables else { return 0 }
             var queued = 0
-            for copy in try tables.dataServerCopies(seqAbove: point) where !pulled.contains(copy.id) {
-                try tables.removeDataServerCopy(id: copy.id)
+            for copy in try tables.dataServerCopies(seqAbove: point) where kinds.contains(copy.kind) && !pulled.contains(copy.id) {
                 let view = try tables.dataView(id: copy.id)
-                if let view, !view.deleted, try transaction.pending(for: copy.id).isEmpty {
+                let entries = try transaction.pending(for: copy.id)
+                // A change sent and not yet answered stays: its answer says what became of it.
+                guard entries.allSatisfy({ $0.state == .unsent || $0.state == .rejected }) else { continue }
+                try tables.removeDataServerCopy(id: copy.id)
+                for entry in entries { try transaction.removePending(position: entry.position) }
+                if let view, !view.deleted {
                     try stage(PendingMutation(type: .put, kind: view.kind, id: view.id, baseVersion: 0, data: view.fields), in: transaction)
                     queued += 1
                 } else {
@@ -201,5 +212,39 @@ extension LocalLedger {
     /// The open conflicts of every kind.
     package func openConflictCount() throws -> Int {
         try store.conflicts().count + (dataCache?.conflictCount() ?? 0)
+    }
+}
+
+extension LocalLedger {
+    /// The daemon says this cache's token is a viewer's: every change waiting to be sent (queued before the cache
+    /// knew its role, or under another token) is marked rejected `forbidden`, never numbered. It stays shown until
+    /// it is discarded (`expense discard --rejected`) or a session's token may write again (``reopenRefused()``).
+    func refuseUnsent(because tokenName: String?) throws {
+        let token = tokenName.map { "the token \(DisplayText.quoted($0))" } ?? "this cache's token"
+        let rejection = MutationRejection(reason: "forbidden", field: nil,
+                                          message: "\(token) may only read this ledger; drop the change with `expense discard --rejected`")
+        try store.write { transaction in
+            try transaction.forEachPending { entry in
+                guard entry.state == .unsent else { return true }
+                var refused = entry
+                refused.reject(rejection)
+                try transaction.updatePending(refused)
+                return true
+            }
+        }
+    }
+
+    /// The token may write: the changes ``refuseUnsent(because:)`` held back go out again.
+    func reopenRefused() throws {
+        guard try store.rejectedMutations().contains(where: { $0.rejection?.reason == "forbidden" }) else { return }
+        try store.write { transaction in
+            try transaction.forEachPending { entry in
+                guard entry.state == .rejected, entry.rejection?.reason == "forbidden" else { return true }
+                var again = entry
+                again.reopen()
+                try transaction.updatePending(again)
+                return true
+            }
+        }
     }
 }

@@ -62,7 +62,7 @@ extension LocalLedger {
                     try divergence(copy, record, in: transaction)
                     found += 1
                 }
-                try refresh(id, in: transaction)
+                try refresh(id, kind: .expense, in: transaction)
             }
             try transaction.setMetaValue(String(cursor), for: .pullCursor)
         }
@@ -78,7 +78,7 @@ extension LocalLedger {
                 // Version 0: the daemon holds nothing of it (what a record never sent has).
                 try transaction.putServerCopy(Record(expense: copy.expense, version: 0, seq: 0, deleted: true))
                 try queueHeal(to: copy, over: nil, in: transaction)
-                try refresh(copy.expense.id, in: transaction)
+                try refresh(copy.expense.id, kind: .expense, in: transaction)
             }
             var binding = try LedgerBinding.load(from: transaction)
             binding.healed()
@@ -94,7 +94,7 @@ extension LocalLedger {
             conflict.theirs = record
             try transaction.putConflict(conflict)
         }
-        try refresh(record.expense.id, in: transaction)
+        try refresh(record.expense.id, kind: .expense, in: transaction)
     }
 
     /// The changes that turn `base` (the daemon's record; `nil`: it has none) into `target` (a lost copy), in order.

@@ -31,7 +31,7 @@ extension LocalLedger {
                 } else {
                     for entry in entries { try transaction.removePending(position: entry.position) }
                 }
-                try refresh(id, in: transaction)
+                try refresh(id, kind: .expense, in: transaction)
             }
             return gone
         }

@@ -118,7 +118,7 @@ extension LocalLedger {
     func queueUndo(_ change: PendingMutation, in transaction: any StoreTransaction) throws {
         if try transaction.pending(for: change.id).isEmpty, try transaction.serverCopy(id: change.id) != nil {
             try transaction.appendPending(change)
-            try refresh(change.id, in: transaction)
+            try refresh(change.id, kind: .expense, in: transaction)
         } else {
             try stage(change, in: transaction)
         }

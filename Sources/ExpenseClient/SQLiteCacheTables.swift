@@ -112,7 +112,8 @@ final class SQLiteCacheTables: StoreTransaction {
     }
 
     func isSettled() throws -> Bool {
-        try connection.cached("SELECT NOT EXISTS (SELECT 1 FROM outbox) AND NOT EXISTS (SELECT 1 FROM conflict)")
+        // Only expense entries count: a queued budget, rule or setting leaves every expense's view its server copy.
+        try connection.cached("SELECT NOT EXISTS (SELECT 1 FROM outbox WHERE kind = 'expense') AND NOT EXISTS (SELECT 1 FROM conflict)")
             .first { $0.int64(0) != 0 } ?? false
     }
 

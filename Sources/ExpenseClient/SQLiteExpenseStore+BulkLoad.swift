@@ -20,7 +20,7 @@ extension SQLiteExpenseStore {
                 if try tables.metaValue(.bulkLoad) != nil { return true }
                 let empty = try connection.cached("""
                     SELECT NOT EXISTS (SELECT 1 FROM expense) AND NOT EXISTS (SELECT 1 FROM server_copy)
-                        AND NOT EXISTS (SELECT 1 FROM outbox) AND NOT EXISTS (SELECT 1 FROM conflict)
+                        AND NOT EXISTS (SELECT 1 FROM outbox WHERE kind = 'expense') AND NOT EXISTS (SELECT 1 FROM conflict)
                     """).first { $0.int64(0) != 0 } ?? false
                 guard empty else { return false }
                 for index in Self.bulkIndexes where index.table == "expense" {

@@ -179,7 +179,8 @@ extension SQLiteExpenseStore {
         // 12: one outbox for every kind of record (Protocol.md §10). Budget, rule and setting changes queued in
         // `data_pending` move to the end of `outbox`, in their order, unsent: their numbers belonged to a second
         // client id that no longer sends, and what the daemon already took of them comes back `applied` without
-        // a change (the same fields at the same base). The server's copy of each such record gets a table of its
+        // a change (the same fields at the same base), or as a conflict whose daemon side already holds the
+        // values the record's queued changes end with, which is no conflict (``keepDataConflict``). The server's copy of each such record gets a table of its
         // own, as expenses have; rows are seeded from the view, and the first sync reads every record of those
         // kinds again from cursor 0 (`pulled_kinds` is unset), which replaces them with the daemon's.
         """

@@ -40,22 +40,38 @@ extension SyncEngine {
         }
     }
 
+    /// ``pull(on:report:produced:)``, healing when the daemon's history is not the one pulled (Protocol.md §5.3,
+    /// §5.7): healing never fails the sync.
+    func pullHealing(on connection: SyncConnection, report: inout Report, produced: ProducedVersions) throws {
+        do {
+            try pull(on: connection, report: &report, produced: produced)
+        } catch SyncError.historyReplaced(let reason) {
+            log("pull refused (\(reason)); healing from \(connection.hello.cursor)")
+            try ledger.requireHeal(from: connection.hello.cursor)
+            try heal(on: connection, from: try ledger.healPoint() ?? 0, report: &report)
+        }
+    }
+
     /// Reads the records of kinds this cache has not pulled from the start of the history (a daemon that began
     /// serving a kind, or a cache from before one pipeline), from cursor 0 up to the stored cursor, without the
     /// expenses held already (`expenses: false`, Protocol.md §5.3). The stored cursor does not move.
+    ///
+    /// Then the kinds pulled are exactly `kinds`, the session's: the cursor this session moves passes over the
+    /// records of a kind it is not served, so such a kind is read from the start again once a session is.
     func catchUp(_ kinds: Set<RecordKind>, on connection: SyncConnection, report: inout Report) throws {
         let pulled = try ledger.pulledKinds()
-        guard !kinds.isSubset(of: pulled) else { return }
         let cursor = try ledger.pullCursor()
-        var since: Int64 = 0
-        while since < cursor {
-            let page = try connection.call(PullRequest(since: since, limit: pullLimit, expenses: false))
-            report.pulled += try ledger.apply(pulledData: page.dataChanges.filter { $0.seq <= cursor })
-            if !page.more || page.cursor <= since { break }
-            since = page.cursor
+        if !kinds.isSubset(of: pulled), cursor > 0 {
+            var since: Int64 = 0
+            while since < cursor {
+                let page = try connection.call(PullRequest(since: since, limit: pullLimit, expenses: false))
+                report.pulled += try ledger.apply(pulledData: page.dataChanges.filter { $0.seq <= cursor })
+                if !page.more || page.cursor <= since { break }
+                since = page.cursor
+            }
+            log("pull: read \(kinds.subtracting(pulled).map(\.rawValue).sorted().joined(separator: ", ")) from the start up to \(cursor)")
         }
-        try ledger.setPulledKinds(pulled.union(kinds))
-        log("pull: read \(kinds.subtracting(pulled).map(\.rawValue).sorted().joined(separator: ", ")) from the start up to \(cursor)")
+        if pulled != kinds { try ledger.setPulledKinds(kinds) }
     }
 
     /// Heals a cache whose daemon replaced its history (see `LocalLedger+Heal.swift`): pulls everything from 0,
@@ -77,7 +93,10 @@ extension SyncEngine {
         let purged = try ledger.dropPurged(pulled: pulled, point: point)
         if purged > 0 { log("heal: \(purged) records are gone from the daemon (compacted tombstones)") }
         try ledger.finishHeal(absent: lost)
-        let requeued = try ledger.healData(pulled: pulled, point: point)
+        // Only the kinds this session is served were pulled: the others are left for a session that is.
+        let served = Set(connection.hello.kinds ?? []).intersection(ledger.keptKinds)
+        let requeued = try ledger.healData(pulled: pulled, point: point, kinds: served)
+        try ledger.setPulledKinds(served)
         if requeued > 0 { log("heal: \(requeued) budgets, rules or settings the daemon did not have are queued again") }
         log("heal: done; \(lost.count) records the daemon did not have are queued again")
     }

@@ -175,32 +175,33 @@ package struct SyncEngine {
         let produced = ProducedVersions()
         let kinds = Set(connection.hello.kinds ?? []).intersection(ledger.keptKinds)
         report.kinds = kinds.sorted()
-        try recover(on: connection, report: &report, produced: produced)
+        // A viewer's token may send nothing: what was queued before the cache knew it (or under another token) is
+        // kept as rejected, shown and discardable, and the sync pulls on.
+        let mayWrite = connection.hello.role?.mayWrite ?? true
+        if mayWrite {
+            try ledger.reopenRefused()
+            try recover(on: connection, report: &report, produced: produced)
+        } else {
+            try ledger.refuseUnsent(because: connection.hello.tokenName)
+        }
         if let point = try ledger.healPoint() { try heal(on: connection, from: point, report: &report) }
         try catchUp(kinds, on: connection, report: &report)
         if recurringClock != nil, kinds.contains(.recurring) {
             // The rules of the ledger first: occurrences are then made knowing every rule, and those of a held
             // twin made before this sync knew its twin never go out (RecurringTwins).
-            try pull(on: connection, report: &report, produced: produced)
+            try pullHealing(on: connection, report: &report, produced: produced)
         }
         if let recurringClock, let cache = ledger.dataCache {
             report.recurring.withdrawn += try ledger.withdrawHeldOccurrences(today: try cache.today(now: recurringClock()))
         }
         for _ in 1...3 {
-            try push(on: connection, kinds: kinds, report: &report, produced: produced)
-            do {
-                try pull(on: connection, report: &report, produced: produced)
-            } catch SyncError.historyReplaced(let reason) {
-                // The daemon's history is not the one pulled (Protocol.md §5.3, §5.7): heal, then go on.
-                log("pull refused (\(reason)); healing from \(connection.hello.cursor)")
-                try ledger.requireHeal(from: connection.hello.cursor)
-                try heal(on: connection, from: try ledger.healPoint() ?? 0, report: &report)
-            }
+            if mayWrite { try push(on: connection, kinds: kinds, report: &report, produced: produced) }
+            try pullHealing(on: connection, report: &report, produced: produced)
             try ledger.settleUnknown()
             // After the pull, which brings the occurrences other machines made: those due and still missing go
             // out in the next round.
             try materialise(report: &report)
-            if try !ledger.hasUnsent(kinds: kinds) { break }
+            if try !mayWrite || !ledger.hasUnsent(kinds: kinds) { break }
         }
         try ledger.finishSync()
         // Counted, not loaded: a first push of 200,000 expenses leaves nothing here, but a failed one leaves them all.

@@ -47,7 +47,7 @@ extension LocalLedger {
     }
 
     /// Numbers and marks sent the next batch, persisting the numbers before anything is written to the socket:
-    /// at most `limit` entries (the first unsent entry of each expense whose earlier entries are all answered)
+    /// at most `limit` entries (the first unsent entry of each record whose earlier entries are all answered)
     /// whose push line, envelope included, stays within `maximumLineLength` bytes (the daemon's `maxLine`).
     ///
     /// An entry whose push line alone would pass `maximumLineLength` is not numbered: it is marked rejected

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// - Important: an entry is written in the same transaction as the local change it describes, so an offline
 ///   change survives a crash: either both are on disk or neither is.
-/// - Important: at most one *unsent* entry per expense: a new local change merges into it (see
+/// - Important: at most one *unsent* entry per record, of any kind: a new local change merges into it (see
 ///   ``LocalLedger``). A `mutationId` is given only when the entry is about to be pushed, persisted before the
 ///   push is written to the socket; from then on the entry is never changed, only resolved by the daemon's
 ///   answer, so a lost answer is recovered with `hello`'s `lastMutationId`.
@@ -19,7 +19,7 @@ package struct PendingMutation: Hashable, Sendable {
         case sent
         /// The daemon consumed its id but the answer was lost: checked against the pulled record.
         case unknown
-        /// The daemon rejected it; kept and shown until the person changes or resolves the expense.
+        /// The daemon rejected it; kept and shown until the person changes, discards or resolves the record.
         case rejected
     }
 
@@ -35,7 +35,7 @@ package struct PendingMutation: Hashable, Sendable {
     package var kind: RecordKind
     /// The record it changes.
     package var id: UUID
-    /// The server version the change was made against (0: the expense is new).
+    /// The server version the change was made against (0: the record is new).
     package var baseVersion: Int64
     /// An expense's `put`: only the fields that changed (`nil` fields did not); `id` is always `nil` here.
     /// For `delete` and for the other kinds: empty.

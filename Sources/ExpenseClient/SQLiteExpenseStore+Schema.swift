@@ -184,7 +184,7 @@ extension SQLiteExpenseStore {
         // own, as expenses have; rows are seeded from the view, and the first sync reads every record of those
         // kinds again from cursor 0 (`pulled_kinds` is unset), which replaces them with the daemon's.
         """
-        ALTER TABLE outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'expense';
+        ALTER TABLE outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'expense';  -- expense_id: the id of the record, of any kind
         ALTER TABLE outbox ADD COLUMN data_fields TEXT;          -- a budget's, rule's or setting's changed fields (JSON)
         WITH last AS (SELECT coalesce(max(position), 0) AS position FROM outbox)
         INSERT INTO outbox(position, state, type, expense_id, base_version, kind, data_fields)

@@ -309,9 +309,9 @@ package struct SyncEngine {
     /// Which changes a push carried, for an error a person reads: `expense status` then names them.
     static func describe(_ batch: [PendingMutation]) -> String {
         let ids = batch.compactMap(\.mutationId)
-        let first = batch.first.map { String(UUIDText.lowercased($0.id).prefix(8)) } ?? "-"
+        let first = batch.first.map { "\($0.kind.rawValue) " + String(UUIDText.lowercased($0.id).prefix(8)) } ?? "-"
         let numbers = ids.count == 1 ? "mutationId \(ids[0])" : "mutationIds \(ids.first ?? 0)–\(ids.last ?? 0)"
-        return "while pushing \(batch.count) change\(batch.count == 1 ? "" : "s"), \(numbers), the first of expense \(first)"
+        return "while pushing \(batch.count) change\(batch.count == 1 ? "" : "s"), \(numbers), the first of \(first)"
     }
 
     /// Runs `body` until it succeeds, retrying ``SyncError/unreachable(_:)`` with doubling waits.

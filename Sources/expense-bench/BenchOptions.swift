@@ -47,7 +47,7 @@ struct BenchOptions {
           --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
           --pong-server     Only serve the trivial pong server of the headroom figures and print its port.
           --ping-client ... Only run the generator's unpipelined pings against a running expensed on
-                            127.0.0.1:PORT (over TLS with a pinned fingerprint), for Scripts/generator-profile.
+                            127.0.0.1:PORT (over TLS with a pinned fingerprint), to profile the generator.
           --seed DIR        Only seed a ledger of --ledger-size expenses into the data directory DIR and
                             stop the daemon, keeping DIR (serve it with `expensed serve --data DIR`).
           -h, --help        Show this help.

@@ -2,7 +2,7 @@ import ExpenseTransport
 import Foundation
 
 /// `expense-bench --ping-client PORT TOKEN PINGS [CONNECTIONS] [sha256:HEX]`: the load generator alone, for
-/// counting its own instructions per `ping` (Scripts/generator-profile runs it under callgrind).
+/// counting its own instructions per `ping` under callgrind.
 ///
 /// CONNECTIONS connections (default 2) to a running `expensed` on 127.0.0.1:PORT say `hello` with TOKEN, then
 /// each sends PINGS unpipelined pings through ``LoadGenerator`` (the bench's own epoll loop and, with a pinned

@@ -2,7 +2,7 @@
 /// served only to a client that asks for them in `hello`.
 ///
 /// - Important: the declared order is stored (the daemons' history keeps a kind as its index in ``allCases``):
-///   declare a new kind last, never reorder. docs/modules.md, "A new record kind", lists what else a kind needs.
+///   declare a new kind last, never reorder. docs/modules.md, "Adding a record kind besides expenses", lists what else a kind needs.
 public enum RecordKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// An expense: the record every protocol-1 client knows (a record with no `kind` member).
     case expense

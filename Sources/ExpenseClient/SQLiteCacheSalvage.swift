@@ -37,7 +37,7 @@ enum SQLiteCacheSalvage {
 
     /// The column list the scan reads: position, id (16 bytes, or the text of caches before blob ids), the
     /// fields, deleted.
-    private static let select = "SELECT position, id, amount, currency, category, day, note, deleted FROM expense"
+    private static let select = "SELECT position, id, \(ExpenseColumns.list()), deleted FROM expense"
 
     private static func scan(_ connection: SQLiteConnection) -> CacheSalvage {
         var salvage = CacheSalvage()
@@ -127,12 +127,10 @@ enum SQLiteCacheSalvage {
 
     /// One row as an expense and whether it is a deletion; `nil` when it does not hold a valid expense.
     private static func decode(_ row: SQLiteRow) -> (Expense, Bool)? {
-        let id = UUIDBlob.uuid(row.blob(1)).map(UUIDText.lowercased) ?? row.text(1)
-        guard let day = CalendarDay(ordinal: row.int(5)),
-              let expense = try? ExpenseValidator.validateStored(ExpenseDraft(
-                id: id, amount: row.int64(2), currency: row.text(3), category: row.text(4), date: day.description,
-                note: row.text(6)))
-        else { return nil }
-        return (expense, row.int64(7) != 0)
+        // Every rule is checked again: the row is read from a damaged file.
+        guard let id = UUIDBlob.uuid(row.blob(1)) ?? UUIDText.parse(row.text(1)),
+              let read = ExpenseColumns.read(id: id, from: row, at: 2),
+              let expense = try? ExpenseValidator.validateStored(read.draft) else { return nil }
+        return (expense, row.int64(2 + ExpenseColumns.count) != 0)
     }
 }

@@ -16,22 +16,37 @@ final class SQLiteCacheTables: StoreTransaction {
     /// The bulk load's append (``putSettled(_:)``), in ``appendSettledValues(of:to:)``'s column order.
     private lazy var bulkInsert = SQLiteRowStatement(
         connection: connection,
-        head: "INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq)", columns: 9)
+        head: "INSERT INTO expense(\(Self.settledColumns))", columns: ExpenseColumns.names.count + 4)
 
     init(connection: SQLiteConnection, location: String) {
         self.connection = connection
         self.location = location
     }
 
-    static let recordColumns = "id, amount, currency, category, day, note, base_version, deleted"
+    // The columns of each table that holds an expense, its values named by ExpenseColumns (in that order).
+    /// `expense`'s columns as ``decodeRecord(_:from:)`` reads them: the id, the values, the base version, deleted.
+    static let recordColumns = "id, \(ExpenseColumns.list()), base_version, deleted"
+    /// ``recordColumns`` and `seq`: a row that is the server's copy (``putSettled(_:)``'s).
+    static let settledColumns = recordColumns + ", seq"
+    /// `server_copy`'s columns, read as ``decodeRecord(_:from:)`` reads ``recordColumns``, then `seq`.
+    static let serverCopyColumns = "id, \(ExpenseColumns.list()), version, deleted, seq"
+    /// `outbox`'s columns as ``decodePending(_:)`` reads them (`position` first, then ``values(of:)``'s).
     static let outboxColumns = """
-        position, mutation_id, state, type, expense_id, base_version, amount, currency, category, date, note,
+        position, mutation_id, state, type, expense_id, base_version, \(ExpenseColumns.list(ExpenseColumns.draftNames)),
         reject_reason, reject_field, reject_message, if_absent, kind, data_fields
         """
+    /// `conflict`'s columns as ``decodeConflict(_:)`` reads them: the own side's draft, the daemon's record.
     static let conflictColumns = """
-        expense_id, mine_type, mine_base_version, mine_amount, mine_currency, mine_category, mine_date, mine_note,
-        theirs_amount, theirs_currency, theirs_category, theirs_day, theirs_note, theirs_version, theirs_seq, theirs_deleted
+        expense_id, mine_type, mine_base_version, \(ExpenseColumns.list(ExpenseColumns.draftNames, prefix: "mine_")),
+        \(ExpenseColumns.list(prefix: "theirs_")), theirs_version, theirs_seq, theirs_deleted
         """
+    /// Where the own side's draft and the daemon's values start in a ``conflictColumns`` row.
+    private static let conflictMine: Int32 = 3, conflictTheirs = conflictMine + ExpenseColumns.count
+    /// Where the draft starts in an ``outboxColumns`` row, and the columns after it.
+    private static let outboxDraft: Int32 = 6, outboxAfterDraft = outboxDraft + ExpenseColumns.count
+
+    /// `?, ?, …`: `count` parameters.
+    static func parameters(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
 
     // MARK: - Local view
 
@@ -43,22 +58,19 @@ final class SQLiteCacheTables: StoreTransaction {
     /// The local view changes: when the row was the server's copy (`seq` set), that copy moves to server_copy
     /// first, so it outlives the local change.
     func putRecord(_ record: LocalRecord) throws {
-        let expense = record.expense
-        let id = SQLiteValue.id(expense.id)
+        let id = SQLiteValue.id(record.expense.id)
         try connection.cached("""
-            INSERT INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
-            SELECT id, amount, currency, category, day, note, base_version, seq, deleted FROM expense
-            WHERE id = ?1 AND seq IS NOT NULL
+            INSERT INTO server_copy(\(Self.serverCopyColumns))
+            SELECT \(Self.settledColumns) FROM expense WHERE id = ? AND seq IS NOT NULL
             """).run([id])
+        var row = SQLiteValueRow([id])
+        try ExpenseColumns.write(record.expense, to: &row)
+        row.values += [.integer(record.baseVersion), SQLiteValue(record.deleted)]
         try connection.cached("""
-            INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)
-            ON CONFLICT(id) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
-                category = excluded.category, day = excluded.day, note = excluded.note,
+            INSERT INTO expense(\(Self.recordColumns), seq) VALUES (\(Self.parameters(row.values.count)), NULL)
+            ON CONFLICT(id) DO UPDATE SET \(ExpenseColumns.replacingExcluded()),
                 base_version = excluded.base_version, deleted = excluded.deleted, seq = NULL
-            """).run([id, .integer(expense.amount), .text(expense.currency.code),
-                      .text(expense.category), SQLiteValue(expense.date.ordinal), .text(expense.note),
-                      .integer(record.baseVersion), SQLiteValue(record.deleted)])
+            """).run(row.values)
     }
 
     func removeRecord(_ id: UUID) throws {
@@ -74,41 +86,29 @@ final class SQLiteCacheTables: StoreTransaction {
     /// A server_copy row, else the expense row when it is the server's copy (`seq` set; migration 4).
     func serverCopy(id: UUID) throws -> Record? {
         let key = SQLiteValue.id(id)
-        let copy = try connection.cached("""
-            SELECT id, amount, currency, category, day, note, version, deleted, seq FROM server_copy WHERE id = ?1
+        return try connection.cached("""
+            SELECT \(Self.serverCopyColumns) FROM server_copy WHERE id = ?1
             UNION ALL
-            SELECT id, amount, currency, category, day, note, base_version, deleted, seq FROM expense
-            WHERE id = ?1 AND seq IS NOT NULL
-            """).first([key]) { row in
-                let local = try decodeRecord(row)
-                return Record(expense: local.expense, version: local.baseVersion, seq: row.int64(8), deleted: local.deleted)
-            }
-        return copy
+            SELECT \(Self.settledColumns) FROM expense WHERE id = ?1 AND seq IS NOT NULL
+            """).first([key]) { try decodeServerCopy($0) }
     }
 
     /// The server_copy rows and the expense rows holding their own copy (`seq` set) above `seq`.
     func serverCopies(seqAbove seq: Int64) throws -> [Record] {
         try connection.cached("""
-            SELECT id, amount, currency, category, day, note, version, deleted, seq FROM server_copy WHERE seq > ?1
+            SELECT \(Self.serverCopyColumns) FROM server_copy WHERE seq > ?1
             UNION ALL
-            SELECT id, amount, currency, category, day, note, base_version, deleted, seq FROM expense WHERE seq > ?1
-            """).map([.integer(seq)]) { row in
-                let local = try decodeRecord(row)
-                return Record(expense: local.expense, version: local.baseVersion, seq: row.int64(8), deleted: local.deleted)
-            }
+            SELECT \(Self.settledColumns) FROM expense WHERE seq > ?1
+            """).map([.integer(seq)]) { try decodeServerCopy($0) }
     }
 
     /// Stores the server copy in server_copy; an expense row that held an older copy no longer does.
     func putServerCopy(_ record: Record) throws {
-        let expense = record.expense
-        let id = SQLiteValue.id(expense.id)
+        let values = Self.settledValues(of: record)
         try connection.cached("""
-            INSERT OR REPLACE INTO server_copy(id, amount, currency, category, day, note, version, seq, deleted)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            """).run([id, .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
-                      SQLiteValue(expense.date.ordinal), .text(expense.note), .integer(record.version), .integer(record.seq),
-                      SQLiteValue(record.deleted)])
-        try connection.cached("UPDATE expense SET seq = NULL WHERE id = ?1 AND seq IS NOT NULL").run([id])
+            INSERT OR REPLACE INTO server_copy(\(Self.serverCopyColumns)) VALUES (\(Self.parameters(values.count)))
+            """).run(values)
+        try connection.cached("UPDATE expense SET seq = NULL WHERE id = ?1 AND seq IS NOT NULL").run([values[0]])
     }
 
     func isSettled() throws -> Bool {
@@ -125,19 +125,17 @@ final class SQLiteCacheTables: StoreTransaction {
             try putSettled([record])
             return
         }
-        var values: [SQLiteValue] = []
-        Self.appendSettledValues(of: record, to: &values)
+        let values = Self.settledValues(of: record)
+        let id = values[0], version = SQLiteValue.integer(record.version), seq = SQLiteValue.integer(record.seq)
         let newer = try connection.cached("""
             SELECT EXISTS (SELECT 1 FROM server_copy WHERE id = ?1 AND version > ?2 AND seq >= ?3)
                 OR EXISTS (SELECT 1 FROM expense WHERE id = ?1 AND seq IS NOT NULL AND base_version > ?2 AND seq >= ?3)
-            """).first([values[0], values[6], values[8]]) { $0.int64(0) != 0 } ?? false
+            """).first([id, version, seq]) { $0.int64(0) != 0 } ?? false
         guard !newer else { return }  // a newer copy is stored: the local view follows it already
-        try connection.cached("DELETE FROM server_copy WHERE id = ?1").run([values[0]])
+        try connection.cached("DELETE FROM server_copy WHERE id = ?1").run([id])
         try connection.cached("""
-            INSERT INTO expense(id, amount, currency, category, day, note, base_version, deleted, seq)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            ON CONFLICT(id) DO UPDATE SET amount = excluded.amount, currency = excluded.currency,
-                category = excluded.category, day = excluded.day, note = excluded.note,
+            INSERT INTO expense(\(Self.settledColumns)) VALUES (\(Self.parameters(values.count)))
+            ON CONFLICT(id) DO UPDATE SET \(ExpenseColumns.replacingExcluded()),
                 base_version = excluded.base_version, deleted = excluded.deleted, seq = excluded.seq
             """).run(values)
     }
@@ -215,18 +213,11 @@ final class SQLiteCacheTables: StoreTransaction {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
-    /// The bound values of ``putSettled(_:)``, in the order of its INSERT's columns.
-    private static func appendSettledValues(of record: Record, to values: inout [SQLiteValue]) {
-        let expense = record.expense
-        values.append(.id(expense.id))
-        values.append(.integer(expense.amount))
-        values.append(.text(expense.currency.code))
-        values.append(.text(expense.category))
-        values.append(SQLiteValue(expense.date.ordinal))
-        values.append(.text(expense.note))
-        values.append(.integer(record.version))
-        values.append(SQLiteValue(record.deleted))
-        values.append(.integer(record.seq))
+    /// A server copy's values in ``settledColumns``' order (which ``serverCopyColumns`` shares).
+    private static func settledValues(of record: Record) -> [SQLiteValue] {
+        var row = SQLiteValueRow([.id(record.expense.id)])
+        try? ExpenseColumns.write(record.expense, to: &row)  // appending to an array cannot fail
+        return row.values + [.integer(record.version), SQLiteValue(record.deleted), .integer(record.seq)]
     }
 
     // MARK: - Outbox
@@ -249,10 +240,8 @@ final class SQLiteCacheTables: StoreTransaction {
 
     func appendPending(_ mutation: PendingMutation) throws -> PendingMutation {
         try connection.cached("""
-            INSERT INTO outbox(position, mutation_id, state, type, expense_id, base_version, amount, currency, category,
-                               date, note, reject_reason, reject_field, reject_message, if_absent, kind, data_fields)
-            VALUES ((SELECT coalesce(max(position), 0) + 1 FROM outbox), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
-                    ?13, ?14, ?15, ?16)
+            INSERT INTO outbox(\(Self.outboxColumns))
+            VALUES ((SELECT coalesce(max(position), 0) + 1 FROM outbox), \(Self.parameters(Self.outboxValueCount)))
             """).run(values(of: mutation))
         var stored = mutation
         stored.position = try connection.cached("SELECT max(position) FROM outbox").first { $0.int64(0) } ?? 0
@@ -260,11 +249,10 @@ final class SQLiteCacheTables: StoreTransaction {
     }
 
     func updatePending(_ mutation: PendingMutation) throws {
+        // The columns after `position`, each set from its value in order.
         try connection.cached("""
-            UPDATE outbox SET mutation_id = ?1, state = ?2, type = ?3, expense_id = ?4, base_version = ?5, amount = ?6,
-                currency = ?7, category = ?8, date = ?9, note = ?10, reject_reason = ?11, reject_field = ?12,
-                reject_message = ?13, if_absent = ?14, kind = ?15, data_fields = ?16
-            WHERE position = ?17
+            UPDATE outbox SET (\(Self.outboxColumns.split(separator: ",").dropFirst().joined(separator: ","))) =
+                (\(Self.parameters(Self.outboxValueCount))) WHERE position = ?
             """).run(values(of: mutation) + [.integer(mutation.position)])
     }
 
@@ -272,15 +260,18 @@ final class SQLiteCacheTables: StoreTransaction {
         try connection.cached("DELETE FROM outbox WHERE position = ?1").run([.integer(position)])
     }
 
+    /// An outbox row's values after `position`, in ``outboxColumns``' order.
     private func values(of mutation: PendingMutation) -> [SQLiteValue] {
-        let fields = mutation.fields
-        return [SQLiteValue(mutation.mutationId), .text(mutation.state.rawValue), .text(mutation.type.rawValue),
-                .id(mutation.id), .integer(mutation.baseVersion), SQLiteValue(fields.amount),
-                SQLiteValue(fields.currency), SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
-                SQLiteValue(mutation.rejection?.reason), SQLiteValue(mutation.rejection?.field),
-                SQLiteValue(mutation.rejection?.message), SQLiteValue(mutation.ifAbsent), .text(mutation.kind.rawValue),
-                mutation.kind == .expense ? .null : .text(LedgerDataCache.text(mutation.data))]
+        var row = SQLiteValueRow([SQLiteValue(mutation.mutationId), .text(mutation.state.rawValue), .text(mutation.type.rawValue),
+                                  .id(mutation.id), .integer(mutation.baseVersion)])
+        try? ExpenseColumns.write(mutation.fields, to: &row)  // appending to an array cannot fail
+        return row.values + [SQLiteValue(mutation.rejection?.reason), SQLiteValue(mutation.rejection?.field),
+                             SQLiteValue(mutation.rejection?.message), SQLiteValue(mutation.ifAbsent), .text(mutation.kind.rawValue),
+                             mutation.kind == .expense ? .null : .text(LedgerDataCache.text(mutation.data))]
     }
+
+    /// How many values ``values(of:)`` gives.
+    private static let outboxValueCount = Int(outboxAfterDraft) - 1 + 6
 
     // MARK: - Conflicts
 
@@ -290,27 +281,18 @@ final class SQLiteCacheTables: StoreTransaction {
     }
 
     func putConflict(_ conflict: Conflict) throws {
-        let fields = conflict.mineFields
-        let theirs = conflict.theirs.expense
+        var row = SQLiteValueRow([.id(conflict.id), .text(conflict.mine.rawValue), .integer(conflict.mineBaseVersion)])
+        try ExpenseColumns.write(conflict.mineFields, to: &row)
+        try ExpenseColumns.write(conflict.theirs.expense, to: &row)
+        row.values += [.integer(conflict.theirs.version), .integer(conflict.theirs.seq), SQLiteValue(conflict.theirs.deleted)]
+        // Every column but the id is replaced; `found` (the conflict's order) stays.
+        let replaced = Self.conflictColumns.split(separator: ",").dropFirst()
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         try connection.cached("""
-            INSERT INTO conflict(expense_id, found, mine_type, mine_base_version, mine_amount, mine_currency, mine_category,
-                mine_date, mine_note, theirs_amount, theirs_currency, theirs_category, theirs_day, theirs_note,
-                theirs_version, theirs_seq, theirs_deleted)
-            VALUES (?1, (SELECT coalesce(max(found), 0) + 1 FROM conflict), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
-            ON CONFLICT(expense_id) DO UPDATE SET mine_type = excluded.mine_type,
-                mine_base_version = excluded.mine_base_version, mine_amount = excluded.mine_amount,
-                mine_currency = excluded.mine_currency, mine_category = excluded.mine_category,
-                mine_date = excluded.mine_date, mine_note = excluded.mine_note, theirs_amount = excluded.theirs_amount,
-                theirs_currency = excluded.theirs_currency, theirs_category = excluded.theirs_category,
-                theirs_day = excluded.theirs_day, theirs_note = excluded.theirs_note,
-                theirs_version = excluded.theirs_version, theirs_seq = excluded.theirs_seq,
-                theirs_deleted = excluded.theirs_deleted
-            """).run([.id(conflict.id), .text(conflict.mine.rawValue),
-                      .integer(conflict.mineBaseVersion), SQLiteValue(fields.amount), SQLiteValue(fields.currency),
-                      SQLiteValue(fields.category), SQLiteValue(fields.date), SQLiteValue(fields.note),
-                      .integer(theirs.amount), .text(theirs.currency.code), .text(theirs.category),
-                      SQLiteValue(theirs.date.ordinal), .text(theirs.note), .integer(conflict.theirs.version),
-                      .integer(conflict.theirs.seq), SQLiteValue(conflict.theirs.deleted)])
+            INSERT INTO conflict(found, \(Self.conflictColumns))
+            VALUES ((SELECT coalesce(max(found), 0) + 1 FROM conflict), \(Self.parameters(row.values.count)))
+            ON CONFLICT(expense_id) DO UPDATE SET \(ExpenseColumns.replacingExcluded(replaced))
+            """).run(row.values)
     }
 
     func removeConflict(id: UUID) throws {
@@ -338,45 +320,49 @@ final class SQLiteCacheTables: StoreTransaction {
     /// means the file was damaged or edited by hand: that is reported, never skipped.
     func decodeRecord(_ row: SQLiteRow, from first: Int32 = 0) throws -> LocalRecord {
         let expense = try decodeExpense(row, idColumn: first, from: first + 1)
-        return LocalRecord(expense: expense, baseVersion: row.int64(first + 6), deleted: row.int64(first + 7) != 0)
+        let after = first + 1 + ExpenseColumns.count
+        return LocalRecord(expense: expense, baseVersion: row.int64(after), deleted: row.int64(after + 1) != 0)
     }
 
-    /// The id in column `idColumn`; amount, currency, category, day, note from column `first` on.
+    /// A ``serverCopyColumns`` (or ``settledColumns``) row.
+    private func decodeServerCopy(_ row: SQLiteRow) throws -> Record {
+        let local = try decodeRecord(row)
+        return Record(expense: local.expense, version: local.baseVersion, seq: row.int64(ExpenseColumns.count + 3),
+                      deleted: local.deleted)
+    }
+
+    /// The id in column `idColumn`; the values (``ExpenseColumns``) from column `first` on.
     private func decodeExpense(_ row: SQLiteRow, idColumn: Int32, from first: Int32) throws -> Expense {
-        guard let id = row.id(idColumn), let currency = Currency(code: row.text(first + 1)),
-              let day = CalendarDay(ordinal: row.int(first + 3)), (1...ExpenseRules.maximumAmount).contains(row.int64(first))
-        else { throw StoreError.damaged(path: location, reason: "the row of expense '\(row.idDescription(idColumn))' is damaged") }
-        return Expense(id: id, amount: row.int64(first), currency: currency, category: row.text(first + 2), date: day,
-                       note: row.text(first + 4))
+        guard let id = row.id(idColumn), let expense = ExpenseColumns.read(id: id, from: row, at: first) else {
+            throw StoreError.damaged(path: location, reason: "the row of expense '\(row.idDescription(idColumn))' is damaged")
+        }
+        return expense
     }
 
     func decodePending(_ row: SQLiteRow) throws -> PendingMutation {
+        let after = Self.outboxAfterDraft
         guard let state = PendingMutation.State(rawValue: row.text(2)), let type = MutationType(rawValue: row.text(3)),
-              let id = row.id(4), let kind = RecordKind(rawValue: row.text(15)),
-              let data = row.isNull(16) ? [:] : try? LedgerDataCache.fields(row.text(16)) else {
+              let id = row.id(4), let kind = RecordKind(rawValue: row.text(after + 4)),
+              let data = row.isNull(after + 5) ? [:] : try? LedgerDataCache.fields(row.text(after + 5)) else {
             throw StoreError.damaged(path: location, reason: "queue entry \(row.int64(0)) is damaged")
         }
         return PendingMutation(
             position: row.int64(0), mutationId: row.isNull(1) ? nil : row.int64(1), state: state, type: type, kind: kind,
-            id: id, baseVersion: row.int64(5),
-            fields: ExpenseDraft(amount: row.isNull(6) ? nil : row.int64(6), currency: row.optionalText(7),
-                                 category: row.optionalText(8), date: row.optionalText(9), note: row.optionalText(10)),
-            data: data,
-            rejection: row.optionalText(11).map {
-                MutationRejection(reason: $0, field: row.optionalText(12), message: row.optionalText(13) ?? $0)
+            id: id, baseVersion: row.int64(5), fields: ExpenseColumns.readDraft(from: row, at: Self.outboxDraft), data: data,
+            rejection: row.optionalText(after).map {
+                MutationRejection(reason: $0, field: row.optionalText(after + 1), message: row.optionalText(after + 2) ?? $0)
             },
-            ifAbsent: row.int64(14) != 0)
+            ifAbsent: row.int64(after + 3) != 0)
     }
 
     func decodeConflict(_ row: SQLiteRow) throws -> Conflict {
         guard let id = row.id(0), let mine = MutationType(rawValue: row.text(1)) else {
             throw StoreError.damaged(path: location, reason: "the conflict of expense '\(row.idDescription(0))' is damaged")
         }
-        let theirs = try decodeExpense(row, idColumn: 0, from: 8)
+        let theirs = try decodeExpense(row, idColumn: 0, from: Self.conflictTheirs)
+        let after = Self.conflictTheirs + ExpenseColumns.count
         return Conflict(
-            id: id, mine: mine, mineBaseVersion: row.int64(2),
-            mineFields: ExpenseDraft(amount: row.isNull(3) ? nil : row.int64(3), currency: row.optionalText(4),
-                                     category: row.optionalText(5), date: row.optionalText(6), note: row.optionalText(7)),
-            theirs: Record(expense: theirs, version: row.int64(13), seq: row.int64(14), deleted: row.int64(15) != 0))
+            id: id, mine: mine, mineBaseVersion: row.int64(2), mineFields: ExpenseColumns.readDraft(from: row, at: Self.conflictMine),
+            theirs: Record(expense: theirs, version: row.int64(after), seq: row.int64(after + 1), deleted: row.int64(after + 2) != 0))
     }
 }

@@ -19,3 +19,17 @@ extension SQLiteRow {
         return isNull(index) ? "(no id)" : "x'" + blob(index).map { String($0, radix: 16) }.joined() + "'"
     }
 }
+
+/// A row's values bound by position, written column after column (``ExpenseCore/ExpenseColumns/write(_:to:)``).
+struct SQLiteValueRow: ExpenseColumnWriter {
+    var values: [SQLiteValue]
+
+    init(_ values: [SQLiteValue] = []) { self.values = values }
+
+    mutating func integer(_ value: Int64) { values.append(.integer(value)) }
+    mutating func text(_ value: String) { values.append(.text(value)) }
+    mutating func null() { values.append(.null) }
+}
+
+/// A cache row read by position, as ``ExpenseCore/ExpenseColumns`` reads an expense's values.
+extension SQLiteRow: ExpenseColumnReader {}

@@ -46,11 +46,8 @@ extension PostgresLedgerStore {
         return [
             PostgresStatement("SELECT id, last_mutation_id FROM clients WHERE ledger = $1 AND id = ANY($2::uuid[])",
                               [.integer(number), clients.value]),
-            PostgresStatement("""
-                SELECT seq, version, deleted, amount, currency, category, day, note,
-                       money_version, category_version, date_version, note_version, id
-                FROM records WHERE ledger = $1 AND id = ANY($2::uuid[])
-                """, [.integer(number), ids.value]),
+            PostgresStatement("SELECT \(RecordColumns.list) FROM records WHERE ledger = $1 AND id = ANY($2::uuid[])",
+                              [.integer(number), ids.value]),
             PostgresStatement("SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])",
                               [.integer(number), ids.value]),
         ]
@@ -65,7 +62,7 @@ extension PostgresLedgerStore {
             readAhead.lastMutationIds[client] = row.int64(1)
         }
         for row in results[1].all {
-            let stored = try Self.decode(row)
+            let stored = try StoredRecord(row: row)
             readAhead.records[stored.expense.id] = stored
         }
         for row in results[2].all {

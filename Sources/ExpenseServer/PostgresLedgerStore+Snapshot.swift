@@ -28,11 +28,8 @@ extension PostgresLedgerStore {
                       let epoch = UUIDText.parse(row.text(2)) else {
                     throw LedgerError.storageFailed("the ledgers row of '\(name)' has no valid currency or identity")
                 }
-                let records = try connection.query("""
-                    SELECT seq, version, deleted, amount, currency, category, day, note,
-                           money_version, category_version, date_version, note_version, id
-                    FROM records WHERE ledger = $1 ORDER BY seq
-                    """, ledger).all.map(decode)
+                let records = try connection.query("SELECT \(RecordColumns.list) FROM records WHERE ledger = $1 ORDER BY seq",
+                                                   ledger).all.map { try StoredRecord(row: $0) }
                 let data = try connection.query("SELECT \(dataColumns) FROM data_records WHERE ledger = $1 ORDER BY seq", ledger)
                     .all.map(decodeData)
                 let history = try connection.query("""

@@ -34,46 +34,12 @@ extension PostgresLedgerStore {
     /// The statement writing `records` of `ledger`: with `replacing`, an upsert replacing the row of the same id;
     /// without, a plain insert (every id must be new to the ledger, or the statement fails).
     static func recordsStatement(_ records: some Collection<StoredRecord>, ledger: Int64, replacing: Bool) -> PostgresStatement {
-        let count = records.count
-        var ids = PostgresBinaryArray(.uuid, capacity: count), seqs = PostgresBinaryArray(.int8, capacity: count)
-        var versions = PostgresBinaryArray(.int8, capacity: count), deleted = PostgresBinaryArray(.bool, capacity: count)
-        var amounts = PostgresBinaryArray(.int8, capacity: count), currencies = PostgresBinaryArray(.text, capacity: count)
-        var categories = PostgresBinaryArray(.text, capacity: count), days = PostgresBinaryArray(.int4, capacity: count)
-        var notes = PostgresBinaryArray(.text, capacity: count), moneyVersions = PostgresBinaryArray(.int8, capacity: count)
-        var categoryVersions = PostgresBinaryArray(.int8, capacity: count)
-        var dateVersions = PostgresBinaryArray(.int8, capacity: count), noteVersions = PostgresBinaryArray(.int8, capacity: count)
-        for stored in records {
-            let expense = stored.expense
-            ids.append(expense.id)
-            seqs.append(stored.seq)
-            versions.append(stored.version)
-            deleted.append(stored.deleted)
-            amounts.append(expense.amount)
-            currencies.append(expense.currency.code)
-            categories.append(expense.category)
-            days.append(Int64(expense.date.ordinal))
-            notes.append(expense.note)
-            moneyVersions.append(stored.fieldVersions.money)
-            categoryVersions.append(stored.fieldVersions.category)
-            dateVersions.append(stored.fieldVersions.date)
-            noteVersions.append(stored.fieldVersions.note)
-        }
-        let replace = !replacing ? "" : """
-
-            ON CONFLICT (ledger, id) DO UPDATE SET seq = excluded.seq, version = excluded.version,
-                deleted = excluded.deleted, amount = excluded.amount, currency = excluded.currency,
-                category = excluded.category, day = excluded.day, note = excluded.note,
-                money_version = excluded.money_version, category_version = excluded.category_version,
-                date_version = excluded.date_version, note_version = excluded.note_version
-            """
-        return PostgresStatement("""
-            INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note,
-                                 money_version, category_version, date_version, note_version)
-            SELECT $1, * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::boolean[], $6::bigint[], $7::text[],
-                                     $8::text[], $9::integer[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[],
-                                     $14::bigint[])
-            """ + replace, [.integer(ledger)] + [ids, seqs, versions, deleted, amounts, currencies, categories, days, notes,
-                                               moneyVersions, categoryVersions, dateVersions, noteVersions].map(\.value))
+        var columns = PostgresRecordColumns(capacity: records.count)
+        for stored in records { columns.append(stored) }
+        let replace = replacing ? "\nON CONFLICT (ledger, id) DO UPDATE SET \(RecordColumns.replacingExcluded)" : ""
+        return PostgresStatement("INSERT INTO records (ledger, \(RecordColumns.list)) SELECT $1, * FROM unnest("
+                                 + columns.parameterList(from: 2) + ")" + replace,
+                                 [.integer(ledger)] + columns.arrays.map(\.value))
     }
 
     private func lastMutationIdsStatement() -> PostgresStatement {

@@ -139,10 +139,9 @@ package final class PostgresLedgerStore: LedgerStore {
         if readAhead.ids.contains(id) { return readAhead.records[id] }
         return try Self.storage {
             try connection.query("""
-                SELECT seq, version, deleted, amount, currency, category, day, note,
-                       money_version, category_version, date_version, note_version, id
+                SELECT \(RecordColumns.list)
                 FROM records WHERE ledger = $1 AND id = $2
-                """, [.integer(number), .text(UUIDText.lowercased(id))]).first.map { try Self.decode($0) }
+                """, [.integer(number), .text(UUIDText.lowercased(id))]).first.map { try StoredRecord(row: $0) }
         }
     }
 
@@ -187,13 +186,12 @@ package final class PostgresLedgerStore: LedgerStore {
         // Never past `head` as this store read it: a change committed by another daemon since is in the next pull.
         try Self.storage {
             try connection.query("""
-                SELECT seq, version, deleted, amount, currency, category, day, note,
-                       money_version, category_version, date_version, note_version, id
+                SELECT \(RecordColumns.list)
                 FROM records WHERE ledger = $1 AND seq > $2 AND seq <= $3
                     AND (NOT deleted OR seq > $6 OR seq > (SELECT horizon FROM ledgers WHERE name = $5))
                 ORDER BY seq LIMIT $4
                 """, [.integer(number), .integer(since), .integer(head), .integer(Int64(limit)), .text(name),
-                      .integer(Self.purgedCut(since: since, snapshot: snapshot))]).all.map { try Self.decode($0).record }
+                      .integer(Self.purgedCut(since: since, snapshot: snapshot))]).all.map { try StoredRecord(row: $0).record }
         }
     }
 
@@ -316,18 +314,6 @@ package final class PostgresLedgerStore: LedgerStore {
         guard let postgres = error as? PostgresError else { return error }
         return postgres.isConnectionFailure ? LedgerError.storageUnavailable(postgres.message)
                                             : LedgerError.storageFailed(postgres.description)
-    }
-
-    static func decode(_ row: PostgresRow) throws -> StoredRecord {
-        guard let id = UUIDText.parse(row.text(12)), let currency = Currency(code: row.text(4)),
-              let day = CalendarDay(ordinal: Int(row.int64(6))) else {
-            throw LedgerError.storageFailed("record \(row.text(12)) has an invalid id, currency or date in the database")
-        }
-        let expense = Expense(id: id, amount: row.int64(3), currency: currency, category: row.text(5), date: day,
-                              note: row.text(7))
-        let record = Record(expense: expense, version: row.int64(1), seq: row.int64(0), deleted: row.bool(2))
-        let versions = FieldVersions(money: row.int64(8), category: row.int64(9), date: row.int64(10), note: row.int64(11))
-        return StoredRecord(record: record, fieldVersions: versions)
     }
 }
 

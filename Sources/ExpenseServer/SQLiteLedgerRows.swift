@@ -1,3 +1,5 @@
+import ExpenseCore
+import Foundation
 import SQLite
 
 /// The multi-row statements a group commit writes its rows with: one per table, each prepared on first use, so a
@@ -22,7 +24,20 @@ final class SQLiteLedgerRows {
     let recordCreations: SQLiteRowStatement
     let recordDeletes: SQLiteRowStatement
 
+    private let connection: SQLiteConnection
+    private var readsRecordBySeq: SQLiteStatement?
+
+    /// `records`' row of a seq, every column but the id (``RecordColumns/listWithoutId``): read once per change
+    /// of a known record, so prepared once and held here rather than found by its text.
+    func recordBySeq() throws -> SQLiteStatement {
+        if let statement = readsRecordBySeq { return statement }
+        let statement = try connection.prepare("SELECT \(RecordColumns.listWithoutId) FROM records WHERE seq = ?1")
+        readsRecordBySeq = statement
+        return statement
+    }
+
     init(connection: SQLiteConnection) {
+        self.connection = connection
         outcomeRuns = SQLiteRowStatement(
             connection: connection,
             head: "INSERT INTO outcome_runs (run, client, first_mutation_id, last_mutation_id, previous, outcomes)", columns: 6)
@@ -36,12 +51,9 @@ final class SQLiteLedgerRows {
         clients = SQLiteRowStatement(
             connection: connection, head: "INSERT INTO clients (id, last_mutation_id, newest_run)", columns: 3,
             tail: "ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id, newest_run = excluded.newest_run")
-        let recordsHead = """
-            INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
-                money_version, category_version, date_version, note_version)
-            """
-        records = SQLiteRowStatement(connection: connection, head: recordsHead, columns: 13)
-        recordCreations = SQLiteRowStatement(connection: connection, head: recordsHead, row: "(?, ?, 1, 0, ?, ?, ?, ?, ?, 1, 1, 1, 1)")
+        let recordsHead = "INSERT INTO records (\(RecordColumns.list))"
+        records = SQLiteRowStatement(connection: connection, head: recordsHead, columns: RecordColumns.names.count)
+        recordCreations = SQLiteRowStatement(connection: connection, head: recordsHead, row: RecordColumns.creationRow)
         recordDeletes = SQLiteRowStatement(connection: connection, head: "DELETE FROM records WHERE seq IN (", columns: 1,
                                            tail: ")")
     }
@@ -56,4 +68,16 @@ extension SQLiteLedgerStore {
         pendingHistory.removeAll(keepingCapacity: true)
         pendingVersions.reset(firstSeq: pendingVersions.firstSeq)
     }
+}
+
+/// A `records` row read from SQLite: the id is its 16 bytes (``ExpenseCore/UUIDBlob``), a flag 0 or 1.
+extension SQLiteRow: RecordColumnReader {
+    func id(_ column: Int32) -> UUID? { withBlob(column) { SQLiteLedgerStore.uuid(raw: $0) } }
+    func flag(_ column: Int32) -> Bool { int64(column) != 0 }
+}
+
+/// A `records` row bound for SQLite, as ``SQLiteRow``'s conformance reads it.
+extension SQLiteRowBinder: RecordColumnWriter {
+    mutating func id(_ value: UUID) throws { try SQLiteLedgerStore.bind(value, to: &self) }
+    mutating func flag(_ value: Bool) throws { try integer(value ? 1 : 0) }
 }

@@ -13,23 +13,23 @@ extension SQLiteLedgerStore {
                                   * Self.encodedRecordBytes)
         var currency = PageCurrency(self.currency)
         var regular = true
-        try connection.cached("""
-            SELECT seq, version, deleted, amount, currency, category, day, note, id
-            FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2
-            """).forEachRow([.integer(since), .integer(Int64(limit)), .integer(Self.purgedCut(since: since, snapshot: snapshot))]) { row in
-            guard let id = row.withBlob(8, { $0.count == 16 ? $0.loadUnaligned(as: uuid_t.self) : nil }), let day = CalendarDay(ordinal: row.int(6)),
-                  row.withText(4, { currency.resolve($0) }) else {
+        let values = RecordColumns.values
+        try connection.cached("SELECT \(RecordColumns.list) FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2")
+            .forEachRow([.integer(since), .integer(Int64(limit)), .integer(Self.purgedCut(since: since, snapshot: snapshot))]) { row in
+            guard let id = row.withBlob(RecordColumns.id, { $0.count == 16 ? $0.loadUnaligned(as: uuid_t.self) : nil }),
+                  let day = CalendarDay(ordinal: row.int(values + ExpenseColumns.day)),
+                  row.withText(values + ExpenseColumns.currency, { currency.resolve($0) }) else {
                 regular = false
                 return false
             }
-            let written: Bool = row.withText(5) { category in
-                row.withText(7) { note in
+            let written: Bool = row.withText(values + ExpenseColumns.category) { category in
+                row.withText(values + ExpenseColumns.note) { note in
                     guard Self.isUTF8(category), Self.isUTF8(note) else { return false }
-                    let seq = row.int64(0)
+                    let seq = row.int64(RecordColumns.seq)
                     page.append(seq: seq) { writer in
-                        Record.writeObject(to: &writer, amount: row.int64(3), category: category, currency: currency.value,
-                                           date: day, deleted: row.int64(2) != 0, id: id, note: note,
-                                           seq: seq, version: row.int64(1))
+                        Record.writeObject(to: &writer, amount: row.int64(values + ExpenseColumns.amount), category: category,
+                                           currency: currency.value, date: day, deleted: row.flag(RecordColumns.deleted),
+                                           id: id, note: note, seq: seq, version: row.int64(RecordColumns.version))
                     }
                     return true
                 }

@@ -9,11 +9,8 @@ extension SQLiteLedgerStore {
     /// Everything this ledger holds, read in one transaction.
     package func snapshot() throws -> LedgerSnapshot {
         try connection.transaction {
-            let records = try connection.prepare("""
-                SELECT seq, version, deleted, amount, currency, category, day, note,
-                       money_version, category_version, date_version, note_version, id
-                FROM records ORDER BY seq
-                """).map([]) { try Self.decode($0, id: try Self.uuid($0.blob(12)), from: 0) }
+            let records = try connection.prepare("SELECT \(RecordColumns.list) FROM records ORDER BY seq")
+                .map([]) { try StoredRecord(row: $0) }
             let data = try connection.prepare("""
                 SELECT seq, id, kind, version, deleted, fields, field_versions FROM data_records ORDER BY seq
                 """).map([]) { try Self.decodeData($0) }
@@ -46,18 +43,8 @@ extension SQLiteLedgerStore {
                                  epochCursorKey: String(snapshot.identity.epochCursor)] {
                 try connection.cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)").run([.text(key), .text(value)])
             }
-            for stored in snapshot.records {
-                let expense = stored.expense, versions = stored.fieldVersions
-                try connection.cached("""
-                    INSERT INTO records (seq, id, version, deleted, amount, currency, category, day, note,
-                        money_version, category_version, date_version, note_version)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                    """).run([
-                    .integer(stored.seq), blob(expense.id), .integer(stored.version), .integer(stored.deleted ? 1 : 0),
-                    .integer(expense.amount), .text(expense.currency.code), .text(expense.category),
-                    .integer(Int64(expense.date.ordinal)), .text(expense.note),
-                    .integer(versions.money), .integer(versions.category), .integer(versions.date), .integer(versions.note),
-                ])
+            try store.rows.records.run(count: snapshot.records.count) { row, index in
+                try snapshot.records[index].write(to: &row)
             }
             for stored in snapshot.dataRecords {
                 try connection.cached("""

@@ -148,12 +148,8 @@ package final class SQLiteLedgerStore: LedgerStore {
     package func record(id: UUID) throws -> StoredRecord? {
         guard let seq = seqById[id] else { return nil }
         if let pending = pendingVersions.version(seq: seq) { return pending }
-        return try connection.cached(literal: """
-            SELECT seq, version, deleted, amount, currency, category, day, note,
-                   money_version, category_version, date_version, note_version
-            FROM records WHERE seq = ?1
-            """).first([.integer(seq)]) { row in
-            try Self.decode(row, id: id, from: 0)
+        return try rows.recordBySeq().first([.integer(seq)]) { row in
+            try StoredRecord(row: row, id: id)
         }
     }
 
@@ -235,39 +231,10 @@ package final class SQLiteLedgerStore: LedgerStore {
                     next += 1
                 }
                 let version = pending.versions[pending.positions[next]]
-                if creations { try Self.bindCreation(version, to: &row) } else { try Self.bind(version, to: &row) }
+                if creations { try version.writeCreation(to: &row) } else { try version.write(to: &row) }
                 next += 1
             }
         }
-    }
-
-    /// Binds one `records` row: `record`'s 13 columns.
-    private static func bind(_ record: StoredRecord, to row: inout SQLiteRowBinder) throws {
-        try row.integer(record.record.seq)
-        try bind(record.record.expense.id, to: &row)
-        try row.integer(record.record.version)
-        try row.integer(record.record.deleted ? 1 : 0)
-        try bindValues(record.record.expense, to: &row)
-        try row.integer(record.fieldVersions.money)
-        try row.integer(record.fieldVersions.category)
-        try row.integer(record.fieldVersions.date)
-        try row.integer(record.fieldVersions.note)
-    }
-
-    /// Binds one ``SQLiteLedgerRows/recordCreations`` row: a new record's 7 columns that are not constants.
-    private static func bindCreation(_ record: StoredRecord, to row: inout SQLiteRowBinder) throws {
-        try row.integer(record.record.seq)
-        try bind(record.record.expense.id, to: &row)
-        try bindValues(record.record.expense, to: &row)
-    }
-
-    /// Binds the five value columns, `amount` to `note`.
-    private static func bindValues(_ expense: Expense, to row: inout SQLiteRowBinder) throws {
-        try row.integer(expense.amount)
-        try row.text(expense.currency.code)
-        try row.text(expense.category)
-        try row.integer(Int64(expense.date.ordinal))
-        try row.text(expense.note)
     }
 
     private func account(_ expense: Expense, sign: Int64) throws {
@@ -285,13 +252,10 @@ package final class SQLiteLedgerStore: LedgerStore {
         """
 
     package func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
-        try connection.cached("""
-            SELECT seq, version, deleted, amount, currency, category, day, note,
-                   money_version, category_version, date_version, note_version, id
-            FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2
-            """).map([.integer(since), .integer(Int64(limit)), .integer(Self.purgedCut(since: since, snapshot: snapshot))]) { row in
-            try Self.decode(row, id: try Self.uuid(row.blob(12)), from: 0).record
-        }
+        try connection.cached("SELECT \(RecordColumns.list) FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2")
+            .map([.integer(since), .integer(Int64(limit)), .integer(Self.purgedCut(since: since, snapshot: snapshot))]) { row in
+                try StoredRecord(row: row).record
+            }
     }
 
     package func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -357,20 +321,5 @@ package final class SQLiteLedgerStore: LedgerStore {
     static func uuid(_ bytes: [UInt8]) throws -> UUID {
         guard let id = UUIDBlob.uuid(bytes) else { throw LedgerError.storageFailed("a stored id is not 16 bytes") }
         return id
-    }
-
-    /// A stored row back into a record. The values were validated before they were written; a row that no
-    /// longer decodes means the file was changed behind the daemon's back.
-    static func decode(_ row: SQLiteRow, id: UUID, from column: Int32) throws -> StoredRecord {
-        let c = column
-        guard let currency = Currency(code: row.text(c + 4)), let day = CalendarDay(ordinal: row.int(c + 6)) else {
-            throw LedgerError.storageFailed("record \(UUIDText.lowercased(id)) has an invalid currency or date in the database")
-        }
-        let expense = Expense(id: id, amount: row.int64(c + 3), currency: currency, category: row.text(c + 5),
-                              date: day, note: row.text(c + 7))
-        let record = Record(expense: expense, version: row.int64(c + 1), seq: row.int64(c), deleted: row.int64(c + 2) != 0)
-        let versions = FieldVersions(money: row.int64(c + 8), category: row.int64(c + 9), date: row.int64(c + 10),
-                                     note: row.int64(c + 11))
-        return StoredRecord(record: record, fieldVersions: versions)
     }
 }

@@ -1,0 +1,111 @@
+import Foundation
+
+/// An expense's values as the columns of a database row, declared once for every table that holds an expense:
+/// the daemon's `records` (SQLite and PostgreSQL) and the cache's `expense`, `server_copy` and `conflict`.
+/// Every statement names the columns through ``list(prefix:)`` and reads or writes them through ``read(id:from:at:)``
+/// and ``write(_:to:)``, so a new expense field is a column here (and one migration per store), not an edit of
+/// every statement.
+///
+/// In this order: `amount` (minor units), `currency` (its code), `category`, `day` (``CalendarDay/ordinal``),
+/// `note`. Drafts, whose fields may be missing, are the nullable ``draftNames`` (the date as its text).
+package enum ExpenseColumns {
+    /// The value columns' names, in their order.
+    package static let names = ["amount", "currency", "category", "day", "note"]
+    /// A draft's columns (the outbox's and a conflict's own side), each nullable: `date` holds the text typed.
+    package static let draftNames = ["amount", "currency", "category", "date", "note"]
+    /// Each value column's type, in ``names``' order.
+    package static let types: [ExpenseColumnType] = [.integer, .text, .text, .day, .text]
+    /// How many columns an expense takes.
+    package static let count = Int32(names.count)
+    /// Each value's position among the expense's columns (add the position of the first).
+    package static let amount: Int32 = 0, currency: Int32 = 1, category: Int32 = 2, day: Int32 = 3, note: Int32 = 4
+
+    /// The names as an SQL column list, each after `prefix` (`mine_`, `theirs_`, `excluded.`).
+    package static func list(_ names: [String] = names, prefix: String = "") -> String {
+        names.map { prefix + $0 }.joined(separator: ", ")
+    }
+
+    /// `name = excluded.name` for each column: the SET list of an upsert that replaces the values.
+    package static func replacingExcluded(_ names: [String] = names) -> String {
+        names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+    }
+
+    /// Writes `expense`'s values, one column after another in ``names``' order.
+    @inline(__always)
+    package static func write(_ expense: Expense, to row: inout some ExpenseColumnWriter) throws {
+        try row.integer(expense.amount)
+        try row.text(expense.currency.code)
+        try row.text(expense.category)
+        try row.integer(Int64(expense.date.ordinal))
+        try row.text(expense.note)
+    }
+
+    /// The expense `id` whose values start at column `first`, or `nil` when a value does not decode (a row
+    /// changed behind the program's back): the values were validated before they were written.
+    @inline(__always)
+    package static func read(id: UUID, from row: some ExpenseColumnReader, at first: Int32) -> Expense? {
+        let amount = row.int64(first + Self.amount)
+        guard (1...ExpenseRules.maximumAmount).contains(amount), let currency = Currency(code: row.text(first + Self.currency)),
+              let day = CalendarDay(ordinal: Int(row.int64(first + Self.day))) else { return nil }
+        return Expense(id: id, amount: amount, currency: currency, category: row.text(first + Self.category), date: day,
+                       note: row.text(first + Self.note))
+    }
+
+    /// Writes a draft's fields in ``draftNames``' order, a missing one as NULL.
+    package static func write(_ draft: ExpenseDraft, to row: inout some ExpenseColumnWriter) throws {
+        try row.integer(draft.amount)
+        try row.text(draft.currency)
+        try row.text(draft.category)
+        try row.text(draft.date)
+        try row.text(draft.note)
+    }
+
+    /// The draft whose fields start at column `first` (NULL: not given).
+    package static func readDraft(from row: some ExpenseColumnReader, at first: Int32) -> ExpenseDraft {
+        ExpenseDraft(amount: row.optionalInt64(first + amount), currency: row.optionalText(first + currency),
+                     category: row.optionalText(first + category), date: row.optionalText(first + day),
+                     note: row.optionalText(first + note))
+    }
+}
+
+/// What a value column holds, for a store whose columns are typed.
+package enum ExpenseColumnType: Sendable {
+    /// A 64-bit integer.
+    case integer
+    /// UTF-8 text.
+    case text
+    /// A ``CalendarDay/ordinal``, which fits 32 bits.
+    case day
+}
+
+/// A row being written one column after another (a bound statement, an array of values, columns of arrays).
+package protocol ExpenseColumnWriter {
+    mutating func integer(_ value: Int64) throws
+    mutating func text(_ value: String) throws
+    /// NULL.
+    mutating func null() throws
+}
+
+extension ExpenseColumnWriter {
+    /// `value`, or NULL for `nil`.
+    package mutating func integer(_ value: Int64?) throws {
+        if let value { try integer(value) } else { try null() }
+    }
+
+    /// `value`, or NULL for `nil`.
+    package mutating func text(_ value: String?) throws {
+        if let value { try text(value) } else { try null() }
+    }
+}
+
+/// A row read by column position.
+package protocol ExpenseColumnReader {
+    func int64(_ column: Int32) -> Int64
+    func text(_ column: Int32) -> String
+    func isNull(_ column: Int32) -> Bool
+}
+
+extension ExpenseColumnReader {
+    package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    package func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}

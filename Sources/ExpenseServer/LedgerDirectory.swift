@@ -268,6 +268,13 @@ public final class LedgerDirectory: Sendable {
     }
 
     private static func create(name: String, currency: Currency, in directory: String) throws -> (token: String, entry: Entry) {
+        let token = try createFile(name: name, currency: currency, in: directory)
+        return (token, try open(name: name, in: directory))
+    }
+
+    /// Creates ledger `name`'s file (and its token file) without opening it; returns the owner token `default`.
+    /// - Throws: ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/ledgerExists(_:)``, or a storage error.
+    static func createFile(name: String, currency: Currency, in directory: String) throws -> String {
         guard isValid(name: name) else { throw LedgerError.invalidLedgerName(name) }
         let path = databasePath(name, in: directory)
         guard !FileManager.default.fileExists(atPath: path) else { throw LedgerError.ledgerExists(name) }
@@ -290,7 +297,7 @@ public final class LedgerDirectory: Sendable {
                 }
             })
         }
-        return (token, try open(name: name, in: directory))
+        return token
     }
 
     /// Writes `token` to a temporary file (0600), fsyncs it, runs `onlyIfLinked` (which puts the ledger in
@@ -306,7 +313,7 @@ public final class LedgerDirectory: Sendable {
 
     /// Whether `path` is a directory; `false` when nothing is there.
     /// - Throws: ``LedgerError/dataDirectory(path:detail:)`` when something other than a directory is there.
-    private static func directoryExists(_ path: String) throws -> Bool {
+    static func directoryExists(_ path: String) throws -> Bool {
         do throws(PrivateDirectory.Failure) {
             return try PrivateDirectory.isDirectory(path)
         } catch {

@@ -1,9 +1,11 @@
+import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import PostgreSQL
 
-/// `expensed token add|list|revoke --postgres` and `expensed compact --postgres`: one ledger of the database,
-/// changed on a connection of its own beside any number of serving daemons.
+/// `expensed ledger add|list --postgres`, `token add|list|revoke --postgres` and `compact --postgres`: the
+/// ledgers a command names, on one connection of its own beside any number of serving daemons (never a
+/// connection per ledger: adding the thousandth ledger takes one backend, as the first did).
 ///
 /// A token change moves the ledger row's `tokens_generation` in its transaction, which every daemon reads
 /// before each request that reaches the ledger and once a poll interval: a revoked token is refused by every
@@ -11,6 +13,29 @@ import PostgreSQL
 /// Compaction takes the ledger's row lock for each of its short steps, so the daemons' commits wait for a
 /// step (milliseconds), they do not fail.
 extension PostgresLedgerDirectory {
+    /// Adds ledger `name` and returns its owner token `default` (the database keeps its SHA-256 only). A daemon
+    /// opens it when first asked.
+    /// - Throws: ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/ledgerExists(_:)``, or a storage error.
+    package static func addLedger(conninfo: String, schema: String? = nil, name: String, currency: Currency) throws -> String {
+        let token = Token.generate()
+        try PostgresLedgerStore.storage {
+            let connection = try PostgresConnection(conninfo, schema: schema)
+            try connection.migrate(PostgresLedgerStore.migrations)
+            try PostgresLedgerStore.create(connection: connection, name: name, currency: currency, token: token)
+        }
+        return token
+    }
+
+    /// Every ledger of the database, sorted by name, with its currency.
+    /// - Throws: a storage error.
+    package static func ledgers(conninfo: String, schema: String? = nil) throws -> [(name: String, currency: Currency)] {
+        try PostgresLedgerStore.storage {
+            let connection = try PostgresConnection(conninfo, schema: schema)
+            try connection.migrate(PostgresLedgerStore.migrations)
+            return try PostgresLedgerStore.ledgers(connection)
+        }
+    }
+
     /// Makes a token for `ledger` and returns it: the only copy (the database keeps its SHA-256).
     /// - Throws: ``LedgerError/unknownLedger(_:)``, ``LedgerError/invalidTokenName(_:)``,
     ///   ``LedgerError/tokenExists(_:)``, or a storage error.

@@ -14,29 +14,29 @@ enum ExpensedRunner {
             throw UsageError(LedgerError.invalidLedgerName(name).message, path: command.path)
         }
         let currency = try ExpensedCLI.currencyOption(command)
-        if let conninfo = ExpensedCLI.postgresOption(command) {
-            return withPostgres(conninfo) { ExpensedCLI.printOut(try $0.addLedger(name: name, currency: currency) + "\n") }
-        }
-        // Only this ledger: a fresh directory does not also get `default`.
-        return await withDirectory(command, creating: .directory) { directory in
-            ExpensedCLI.printOut(try directory.addLedger(name: name, currency: currency) + "\n")
+        // Only this ledger: no other is opened, and a fresh directory does not also get `default`.
+        return reporting {
+            let token = try ExpensedCLI.postgresOption(command).map {
+                try PostgresLedgerDirectory.addLedger(conninfo: $0, name: name, currency: currency)
+            } ?? LedgerDirectory.addLedger(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]), name: name,
+                                           currency: currency)
+            ExpensedCLI.printOut(token + "\n")
         }
     }
 
     static func ledgerList(_ command: ParsedCommand) async -> ExitCode {
-        if let conninfo = ExpensedCLI.postgresOption(command) {
-            return withPostgres(conninfo) { printLedgers($0.ledgers(), json: command[ExpensedOptions.json]) }
-        }
-        // Creates nothing: a mistyped `--data` is an error, not a new directory with a new ledger.
-        return await withDirectory(command, creating: .nothing) { directory in
-            printLedgers(directory.ledgers(), json: command[ExpensedOptions.json])
+        // Names and currencies only, no ledger opened; a mistyped `--data` is an error, not a new directory.
+        reporting {
+            let ledgers = try ExpensedCLI.postgresOption(command).map { try PostgresLedgerDirectory.ledgers(conninfo: $0) }
+                ?? LedgerDirectory.ledgers(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]))
+            printLedgers(ledgers, json: command[ExpensedOptions.json])
         }
     }
 
-    /// Runs `body` with the database's ledgers (no listener): errors are printed, never the password.
-    private static func withPostgres(_ conninfo: String, _ body: (PostgresLedgerDirectory) throws -> Void) -> ExitCode {
+    /// Runs `body`; a failure is printed as `Error: …` (never a password) and mapped to its exit code.
+    private static func reporting(_ body: () throws -> Void) -> ExitCode {
         do {
-            try body(try PostgresLedgerDirectory(conninfo: conninfo, listens: false))
+            try body()
             return .success
         } catch {
             ExpensedCLI.printError("Error: \(error)")
@@ -85,27 +85,5 @@ enum ExpensedRunner {
             ExpensedCLI.printError("Error: \(error)")
             return DaemonFailure.exitCode(for: error)
         }
-    }
-
-    /// Opens the data directory of `command` (creating only what `creating` allows), runs `body`, closes the directory; failures are printed as
-    /// `Error: …` and mapped to their exit code.
-    private static func withDirectory(_ command: ParsedCommand, creating: LedgerDirectory.Creation,
-                                      _ body: (LedgerDirectory) throws -> Void) async -> ExitCode {
-        let directory: LedgerDirectory
-        do {
-            directory = try LedgerDirectory(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]), creating: creating)
-        } catch {
-            ExpensedCLI.printError("Error: \(error)")
-            return DaemonFailure.exitCode(for: error)
-        }
-        var status = ExitCode.success
-        do {
-            try body(directory)
-        } catch {
-            ExpensedCLI.printError("Error: \(error)")
-            status = DaemonFailure.exitCode(for: error)
-        }
-        await directory.close()
-        return status
     }
 }

@@ -52,6 +52,30 @@ import Testing
         }
     }
 
+    /// `ledger add` touches only the ledger it names: another ledger's damaged file does not stop it (it used
+    /// to open, and so check, every ledger in the directory); `ledger list` reads each file's currency and names
+    /// the damaged one.
+    @Test func ledgerAddOpensNoOtherLedger() async throws {
+        try await onOwnThread {
+            let scratch = try ExpenseProcess()
+            let data = scratch.directory + "/data"
+            #expect(try scratch.run(["ledger", "add", "good", "--data", data], executable: Self.daemon).status == 0)
+            let garbage = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
+            try Data(garbage).write(to: URL(fileURLWithPath: data + "/broken.sqlite"))
+
+            let added = try scratch.run(["ledger", "add", "new", "--currency", "JPY", "--data", data], executable: Self.daemon)
+            #expect(added.status == 0 && added.stderr == "", "\(added)")
+            #expect(Self.files(data).contains("new.token"))
+
+            let list = try scratch.run(["ledger", "list", "--data", data], executable: Self.daemon)
+            #expect(list.status == 74 && list.stderr.contains("broken.sqlite") && list.stderr.contains("damaged"), "\(list)")
+            try FileManager.default.removeItem(atPath: data + "/broken.sqlite")
+            let listed = try scratch.run(["ledger", "list", "--data", data, "--json"], executable: Self.daemon)
+            #expect(listed.status == 0, "\(listed)")
+            #expect(listed.stdout.contains("\"name\" : \"new\"") && listed.stdout.contains("\"currency\" : \"JPY\""), "\(listed)")
+        }
+    }
+
     /// `serve` on an address it cannot listen on leaves a fresh data directory uncreated.
     @Test func serveThatCannotListenCreatesNothing() async throws {
         try await onOwnThread {

@@ -6,6 +6,32 @@ import TestSupport
 /// `expensed token add|list|revoke --postgres` and `expensed compact --postgres` with the real binary, on a
 /// schema of its own in the test cluster (``TestSupport/PostgresTestCluster``).
 @Suite struct PostgresToolCommandTests {
+    /// `ledger add` and `ledger list` use one connection whatever the number of ledgers: they used to open every
+    /// ledger with a backend of its own, so past `max_connections` (200 in the test cluster) adding one more
+    /// failed with "too many clients".
+    @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
+    func ledgerAddAndListUseOneConnectionWithMoreLedgersThanBackends() async throws {
+        try await onOwnThread {
+            try withPostgresSchema { target, admin, schema in
+                func expensed(_ arguments: [String]) throws -> ExpenseProcess.Result {
+                    try ExpenseProcess.run(ExpenseProcess.daemonExecutable, arguments + ["--postgres", target],
+                                           environment: ProcessInfo.processInfo.environment, scratch: NSTemporaryDirectory())
+                }
+                #expect(try expensed(["ledger", "add", "first"]).status == 0)
+                try admin.execute("""
+                    INSERT INTO \(admin.quotedIdentifier(schema)).ledgers (name, currency, ledger_id, epoch)
+                    SELECT 'many-' || i, 'EUR', gen_random_uuid(), gen_random_uuid() FROM generate_series(1, 250) AS i
+                    """)
+                let added = try expensed(["ledger", "add", "one-more", "--currency", "CHF"])
+                #expect(added.status == 0 && added.stderr == "", "\(added)")
+                let listed = try expensed(["ledger", "list"])
+                #expect(listed.status == 0, "\(listed)")
+                let lines = listed.stdout.split(separator: "\n")
+                #expect(lines.count == 252 && lines.contains("one-more CHF") && lines.contains("many-250 EUR"), "\(lines.prefix(3))")
+            }
+        }
+    }
+
     @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
     func tokensAreAddedListedAndRevokedAsHashesAndALedgerIsCompactedInTheDatabase() async throws {
         try await onOwnThread {

@@ -19,11 +19,15 @@ extension LedgerDirectory {
     /// Compacts the ledger `name` of `dataDirectory` through its file, whether or not a daemon serves it.
     /// - Throws: ``LedgerError/unknownLedger(_:)``, ``LedgerError/damagedDatabase(path:report:)``, or a storage error.
     public static func compact(dataDirectory: String, ledger name: String, keepDays: Int) throws -> (horizon: Int64, tombstones: Int, entries: Int) {
+        try compact(dataDirectory: dataDirectory, ledger: name, before: cutoff(keepDays: keepDays))
+    }
+
+    static func compact(dataDirectory: String, ledger name: String, before cutoff: Int64) throws -> (horizon: Int64, tombstones: Int, entries: Int) {
         let path = databasePath(name, in: dataDirectory)
         guard isValid(name: name), FileManager.default.fileExists(atPath: path) else { throw LedgerError.unknownLedger(name) }
         do {
             let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd)
-            let report = try store.compact(before: cutoff(keepDays: keepDays))
+            let report = try store.compact(before: cutoff)
             return (report.horizon, report.tombstones, report.entries)
         } catch let error as LedgerError {
             throw error
@@ -32,15 +36,30 @@ extension LedgerDirectory {
         }
     }
 
-    /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --compact-after`,
-    /// ``CompactionSchedule``): removes what changed before `cutoff`, `keepDays` only naming it in the log lines.
-    /// The work is queued behind what each ledger's thread already holds, so a request queued later sees the result;
-    /// `done` gets one line per ledger for the log.
-    public func compactOpenLedgers(before cutoff: Int64, keepDays: Int, done: @escaping @Sendable (String) -> Void) {
-        Self.compact(openLedgers(), before: cutoff, keepDays: keepDays, done: done)
+    /// Compacts every ledger (`expensed serve --compact-after`, ``CompactionSchedule``): removes what changed
+    /// before `cutoff`, `keepDays` only naming it in the log lines. An open ledger is compacted on its own
+    /// thread, between its group commits: the work is queued behind what the thread already holds, so a request
+    /// queued later sees the result. A ledger on disk that is not open is compacted through its file, one after
+    /// another on a Dispatch worker, as `expensed compact` does beside a daemon, unless a request opens it first
+    /// (``ClosedLedgerCompactions``): either way its first request sees it compacted. `done` gets one line per
+    /// ledger for the log.
+    public func compactLedgers(before cutoff: Int64, keepDays: Int, done: @escaping @Sendable (String) -> Void) {
+        let open = openLedgers()
+        Self.compact(open, before: cutoff, keepDays: keepDays, done: done)
+        let openNames = Set(open.map(\.name)), dataDirectory = dataDirectory
+        let closed: [String]
+        do {
+            closed = try Self.ledgerNames(in: dataDirectory).filter { !openNames.contains($0) }
+        } catch {
+            done("compaction could not list the ledgers: \(error)")
+            return
+        }
+        closedCompactions.begin(closed, .init(cutoff: cutoff, keepDays: keepDays, done: done)) { name, cutoff in
+            try Self.compact(dataDirectory: dataDirectory, ledger: name, before: cutoff)
+        }
     }
 
-    /// Compacts each of `ledgers` on its own thread (the rule of ``compactOpenLedgers(before:keepDays:done:)``,
+    /// Compacts each of `ledgers` on its own thread (the rule of ``compactLedgers(before:keepDays:done:)``,
     /// shared with ``PostgresLedgerDirectory``).
     static func compact(_ ledgers: [Ledger], before cutoff: Int64, keepDays: Int, done: @escaping @Sendable (String) -> Void) {
         for ledger in ledgers {
@@ -48,12 +67,17 @@ extension LedgerDirectory {
             ledger.compact(before: cutoff) { result in
                 switch result {
                 case .success(let report):
-                    done("compacted ledger \(DisplayText.quoted(name)): \(report.tombstones) tombstones purged and \(report.entries) "
-                         + "history entries removed, older than \(keepDays) days; purge horizon \(report.horizon)")
+                    done(compactedLine(name, (report.horizon, report.tombstones, report.entries), keepDays: keepDays))
                 case .failure(let error):
                     done("compaction of ledger \(DisplayText.quoted(name)) failed: \(error)")
                 }
             }
         }
+    }
+
+    /// The log line of a ledger compacted.
+    static func compactedLine(_ name: String, _ report: (horizon: Int64, tombstones: Int, entries: Int), keepDays: Int) -> String {
+        "compacted ledger \(DisplayText.quoted(name)): \(report.tombstones) tombstones purged and \(report.entries) "
+            + "history entries removed, older than \(keepDays) days; purge horizon \(report.horizon)"
     }
 }

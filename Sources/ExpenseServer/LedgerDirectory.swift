@@ -28,6 +28,11 @@ public final class LedgerDirectory: Sendable {
     private let decoyDigest = Token.digest(Token.generate())
     /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
     private let tokenWatch = TokenWatch()
+    /// The ledgers whose files failed to open as damaged (never tried again by this process: a restore replaces
+    /// a file only while no daemon serves the directory), and where failures to open are told.
+    /// The ledgers of a compaction round that were not open when it began (`LedgerDirectory+Compact.swift`).
+    let closedCompactions = ClosedLedgerCompactions()
+    private let openFailures = Mutex<(damaged: Set<String>, log: (@Sendable (String) -> Void)?)>(([], nil))
 
     /// What opening a data directory may create: `expensed` creates only what it was asked for.
     public enum Creation: Sendable {
@@ -36,8 +41,9 @@ public final class LedgerDirectory: Sendable {
         case nothing
         /// The directory (0700) if missing, but no ledger (`ledger add NAME` creates only NAME).
         case directory
-        /// Nothing yet, not even a read: ``openDeferred(defaultCurrency:)`` opens (and creates) everything
-        /// later (`serve`, once it knows it can listen and holds the directory's lock).
+        /// Nothing yet, not even a read: ``openDeferred(defaultCurrency:)`` creates what is missing later
+        /// (`serve`, once it knows it can listen and holds the directory's lock), and each ledger is opened when
+        /// first asked for.
         case later
         /// The directory if missing and, with no ledger at all, `default` in this currency (its token in
         /// `DIR/default.token`).
@@ -81,14 +87,17 @@ public final class LedgerDirectory: Sendable {
         entries.withLock { $0 = found }
     }
 
-    /// The work a `.later` directory deferred: creates the directory (0700) if missing, opens every ledger in
-    /// it, and with none at all creates `default` in `defaultCurrency`.
+    /// The work a `.later` directory deferred: creates the directory (0700) if missing and, with no ledger at
+    /// all, creates `default` in `defaultCurrency`. No other ledger is opened: each is opened (and its file
+    /// checked) when a request first names it, so the daemon starts in the same time and memory whatever the
+    /// number of ledgers on disk. `log` hears of a ledger whose file is damaged when it is asked for (it is not
+    /// served; the others are).
     /// - Returns: the new token file's path (`DIR/default.token`), or `nil` when there were ledgers already.
     /// - Throws: as ``init(dataDirectory:creating:)``.
-    public func openDeferred(defaultCurrency: Currency) throws -> String? {
+    public func openDeferred(defaultCurrency: Currency, log: (@Sendable (String) -> Void)? = nil) throws -> String? {
         try Self.makeDirectory(dataDirectory)
-        for name in try Self.ledgerNames(in: dataDirectory) { _ = try openAppeared(name) }
-        guard entries.withLock({ $0.isEmpty }) else { return nil }
+        if let log { openFailures.withLock { $0.log = log } }
+        guard entries.withLock({ $0.isEmpty }), try Self.ledgerNames(in: dataDirectory).isEmpty else { return nil }
         let entry: Entry
         do {
             entry = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory).entry
@@ -140,13 +149,25 @@ public final class LedgerDirectory: Sendable {
         return ledger.access.match(digest) == nil ? nil : ledger
     }
 
-    /// The open ledger named `name`, opening it when it appeared since the daemon started (`expensed ledger add`).
+    /// The open ledger named `name`, opening it when it is on disk and not open yet. A file that fails to open
+    /// as damaged is logged and refused from then on (each try would check the whole file again); any other
+    /// failure (out of descriptors, say) is logged and tried again next time.
     func ledger(named name: String) -> Ledger? {
         if let entry = entries.withLock({ $0[name] }) { return entry.ledger }
-        guard Self.isValid(name: name), FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory)) else {
+        guard Self.isValid(name: name), FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory)),
+              !openFailures.withLock({ $0.damaged.contains(name) }) else {
             return nil
         }
-        return (try? openAppeared(name))?.ledger
+        do {
+            return try openAppeared(name).ledger
+        } catch {
+            let log = openFailures.withLock { failures in
+                if case LedgerError.damagedDatabase = error { failures.damaged.insert(name) }
+                return failures.log
+            }
+            log?("ledger \(DisplayText.quoted(name)) is not served: \(error)")
+            return nil
+        }
     }
 
     /// Every `interval`, has each open ledger take in token changes made by another process (`expensed token
@@ -163,7 +184,7 @@ public final class LedgerDirectory: Sendable {
         TokenWatch.check(openLedgersForTokenCheck(), completion: completion)
     }
 
-    /// Whether `name` is a ledger created since the daemon started and not open yet (opening it may block).
+    /// Whether `name` is a ledger on disk not open yet (opening it may block).
     func needsOpening(_ name: String) -> Bool {
         entries.withLock { $0[name] } == nil && Self.isValid(name: name)
             && FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory))
@@ -182,7 +203,7 @@ public final class LedgerDirectory: Sendable {
     /// The open ledgers (for the compaction schedule, `LedgerDirectory+Compact.swift`).
     func openLedgers() -> [Ledger] { entries.withLock { $0.values.map(\.ledger) } }
 
-    /// Every ledger, sorted by name.
+    /// Every open ledger, sorted by name (a `.later` directory opens each when first asked for).
     public func ledgers() -> [(name: String, currency: Currency)] {
         entries.withLock { $0.values.map { ($0.ledger.name, $0.ledger.currency) } }.sorted { $0.name < $1.name }
     }
@@ -246,6 +267,10 @@ public final class LedgerDirectory: Sendable {
     private func openAppeared(_ name: String) throws -> Entry {
         LoopThread.assertNotCurrent()  // opening reads the whole file: never on the network loop
         let entry = try Self.open(name: name, in: dataDirectory)
+        // A compaction round that has not reached this ledger yet: queued first on its thread, before any request.
+        if let round = closedCompactions.opened(name) {
+            Self.compact([entry.ledger], before: round.cutoff, keepDays: round.keepDays, done: round.done)
+        }
         return entries.withLock { entries in
             if let existing = entries[name] { return existing }  // another caller opened it first
             entries[name] = entry

@@ -69,8 +69,12 @@ extension PostgresLedgerDirectory {
     /// Compacts `ledger` (``PostgresLedgerStore/compact(before:)``), whether or not daemons serve it.
     /// - Throws: ``LedgerError/unknownLedger(_:)`` or a storage error.
     package static func compact(conninfo: String, schema: String? = nil, ledger: String, keepDays: Int) throws -> (horizon: Int64, tombstones: Int, entries: Int) {
+        try compact(conninfo: conninfo, schema: schema, ledger: ledger, before: LedgerDirectory.cutoff(keepDays: keepDays))
+    }
+
+    static func compact(conninfo: String, schema: String?, ledger: String, before cutoff: Int64) throws -> (horizon: Int64, tombstones: Int, entries: Int) {
         let report = try withLedger(conninfo, schema, ledger) { connection in
-            try PostgresLedgerStore(connection: connection, name: ledger).compact(before: LedgerDirectory.cutoff(keepDays: keepDays))
+            try PostgresLedgerStore(connection: connection, name: ledger).compact(before: cutoff)
         }
         return (report.horizon, report.tombstones, report.entries)
     }

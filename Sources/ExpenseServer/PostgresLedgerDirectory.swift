@@ -24,8 +24,12 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     private let listener = Mutex<PostgresChangeListener?>(nil)
     /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
     private let tokenWatch = TokenWatch()
+    /// The ledgers of a compaction round that were not open when it began.
+    private let closedCompactions = ClosedLedgerCompactions()
 
-    /// Connects, creates or migrates the shared schema, and opens every ledger of the database.
+    /// Connects and creates or migrates the shared schema. No ledger is opened: each is opened (with a connection
+    /// of its own) when a request first names it, so the daemon starts in the same time and with the same
+    /// backends whatever the number of ledgers in the database.
     /// - Parameters:
     ///   - conninfo: a libpq keyword/value string or `postgresql://` URI (it may hold a password: it is never
     ///     logged or put in an error).
@@ -38,7 +42,6 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
         let connection = try Self.connect(conninfo, schema: schema)
         redactedDescription = connection.redactedDescription
         try PostgresLedgerStore.prepareSchema(connection)
-        for (name, _) in try PostgresLedgerStore.ledgers(connection) { _ = try open(name) }
         if listens {
             let listener = PostgresChangeListener(conninfo: conninfo, schema: schema) { [weak self] name in
                 self?.openLedgers(named: name) ?? []
@@ -116,10 +119,25 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
         TokenWatch.check(openLedgersForTokenCheck(), completion: completion)
     }
 
-    /// Compacts every open ledger on its own thread, between its group commits (`expensed serve --postgres
-    /// --compact-after`); `done` gets one line per ledger for the log.
-    public func compactOpenLedgers(before cutoff: Int64, keepDays: Int, done: @escaping @Sendable (String) -> Void) {
-        LedgerDirectory.compact(openLedgers(named: nil), before: cutoff, keepDays: keepDays, done: done)
+    /// Compacts every ledger of the database (`expensed serve --postgres --compact-after`): an open one on its
+    /// own thread, between its group commits; the others one after another on a Dispatch worker, on one
+    /// connection each, as `expensed compact --postgres` does, unless a request opens one first
+    /// (``ClosedLedgerCompactions``). `done` gets one line per ledger for the log.
+    public func compactLedgers(before cutoff: Int64, keepDays: Int, done: @escaping @Sendable (String) -> Void) {
+        let open = openLedgers(named: nil)
+        LedgerDirectory.compact(open, before: cutoff, keepDays: keepDays, done: done)
+        let openNames = Set(open.map(\.name)), conninfo = conninfo, schema = schema
+        let closed: [String]
+        do {
+            let connection = try PostgresLedgerStore.storage { try PostgresConnection(conninfo, schema: schema) }
+            closed = try PostgresLedgerStore.ledgers(connection).map(\.name).filter { !openNames.contains($0) }
+        } catch {
+            done("compaction could not list the ledgers: \(error)")
+            return
+        }
+        closedCompactions.begin(closed, .init(cutoff: cutoff, keepDays: keepDays, done: done)) { name, cutoff in
+            try Self.compact(conninfo: conninfo, schema: schema, ledger: name, before: cutoff)
+        }
     }
 
     /// Adds a ledger and returns its new token, the owner token `default` (shown once; the database keeps its
@@ -159,6 +177,10 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
         let store = try PostgresLedgerStore(connection: connection, name: name)
         store.announcesChanges = true
         let entry = Entry(ledger: Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity))
+        // A compaction round that has not reached this ledger yet: queued first on its thread, before any request.
+        if let round = closedCompactions.opened(name) {
+            LedgerDirectory.compact([entry.ledger], before: round.cutoff, keepDays: round.keepDays, done: round.done)
+        }
         return entries.withLock { entries in
             if let existing = entries[name] { return existing }
             entries[name] = entry

@@ -16,7 +16,7 @@ final class CompactionTimer: Sendable {
     private let state: Mutex<(schedule: CompactionSchedule, cancelled: Bool)>
 
     convenience init(directory: LedgerDirectory, keepDays: Int, log: ServerLog) {
-        self.init(keepDays: keepDays, log: log) { directory.compactOpenLedgers(before: $0, keepDays: $1, done: $2) }
+        self.init(keepDays: keepDays, log: log) { directory.compactLedgers(before: $0, keepDays: $1, done: $2) }
     }
 
     /// The same for any set of ledgers (``PostgresLedgerDirectory`` too): `compact` compacts every open ledger.

@@ -38,11 +38,10 @@ extension ServeCommand {
         // here within this.
         directory.watchTokens(every: ExpensedCommands.tokenPollInterval)
         let schedule = compactAfter.map { keepDays in
-            CompactionTimer(keepDays: keepDays, log: log) { directory.compactOpenLedgers(before: $0, keepDays: $1, done: $2) }
+            CompactionTimer(keepDays: keepDays, log: log) { directory.compactLedgers(before: $0, keepDays: $1, done: $2) }
         }
-        let ledgers = directory.ledgers().map { "\($0.name) (\($0.currency.code))" }.joined(separator: ", ")
-        log("expensed \(ServerConfiguration.version) serving \(ledgers.isEmpty ? "no ledger yet" : ledgers) "
-            + "from PostgreSQL \(directory.redactedDescription) on \(server.address)")
+        log("expensed \(ServerConfiguration.version) serving the ledgers of PostgreSQL \(directory.redactedDescription) "
+            + "(each opened when first asked for) on \(server.address)")
         ExpensedCLI.printOut("listening on \(server.address)\n")
         await server.waitUntilStopped()
         schedule?.cancel()

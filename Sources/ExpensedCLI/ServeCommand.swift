@@ -118,8 +118,8 @@ struct ServeCommand {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
         // Nothing is created before the socket is bound: the directory object reads nothing yet; once the
-        // address is ours (connections wait in the backlog until `start`), the directory's lock is taken, then
-        // the ledgers are opened (a damaged one is refused), and a fresh directory gets `default`.
+        // address is ours (connections wait in the backlog until `start`), the directory's lock is taken and a
+        // fresh directory gets `default`; each ledger is opened when first asked for (a damaged one is refused then).
         let directory: LedgerDirectory
         do {
             directory = try LedgerDirectory(dataDirectory: data, creating: .later)
@@ -139,7 +139,7 @@ struct ServeCommand {
         do {
             // One daemon per data directory, taken before any ledger is opened (see DataDirectoryLock).
             lock = try DataDirectoryLock(directory: data)
-            if let tokenPath = try directory.openDeferred(defaultCurrency: currency) {
+            if let tokenPath = try directory.openDeferred(defaultCurrency: currency, log: { log($0) }) {
                 log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
             }
             // `expensed token revoke` beside the daemon closes the token's idle connections within this.
@@ -160,8 +160,7 @@ struct ServeCommand {
         // The start run of `--compact-after` is queued on the ledgers' threads before the first request can be.
         let compaction = compactAfter.map { CompactionTimer(directory: directory, keepDays: $0, log: log) }
         server.start()
-        let ledgers = directory.ledgers().map { "\($0.name) (\($0.currency.code))" }.joined(separator: ", ")
-        log("expensed \(ServerConfiguration.version) serving \(ledgers) from \(data) on \(server.address)")
+        log("expensed \(ServerConfiguration.version) serving the ledgers of \(data) (each opened when first asked for) on \(server.address)")
         // The first stdout line, written in one unbuffered `write` once the listening socket accepts.
         ExpensedCLI.printOut("listening on \(server.address)\n")
         await server.waitUntilStopped()

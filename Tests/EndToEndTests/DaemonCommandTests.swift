@@ -174,12 +174,17 @@ import Glibc
         }
     }
 
-    @Test func aDamagedDatabaseIsRefusedAtStart() async throws {
+    /// Ledgers are opened when first asked for, not at start (start time and memory must not grow with the
+    /// number of ledgers on disk): a damaged file is refused then, named in the log once, never served, and the
+    /// daemon goes on serving the other ledgers.
+    @Test func aDamagedLedgerIsRefusedWhenAskedForAndTheOthersAreServed() async throws {
         try await onOwnThread {
             let scratch = try ExpenseProcess()
             let data = scratch.directory + "/data"
             let created = try scratch.run(["ledger", "add", "default", "--data", data], executable: Self.daemon)
             #expect(created.status == 0 && Self.isToken(created.stdout.trimmingCharacters(in: .newlines)), "\(created)")
+            let work = try scratch.run(["ledger", "add", "work", "--data", data], executable: Self.daemon)
+            let workToken = work.stdout.trimmingCharacters(in: .newlines)
             let database = data + "/default.sqlite"
             let size = try #require(try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
             var generator = SystemRandomNumberGenerator()
@@ -187,13 +192,18 @@ import Glibc
             try garbage.write(to: URL(fileURLWithPath: database))
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
 
-            let daemon = try DaemonProcess(["serve", "--listen", "127.0.0.1:0", "--data", data], scratch: scratch.directory)
-            #expect(daemon.firstLine == nil, "a damaged database was served")
-            let exit = daemon.waitForExit()
-            #expect(exit.reason == .exit && exit.status != 0)
-            #expect(exit.status == 74)
-            #expect(daemon.stderr.contains(database), "the error does not name the file: \(daemon.stderr)")
-            #expect(daemon.stderr.contains("damaged"))
+            let daemon = try DaemonProcess.serve(data: data, scratch: scratch.directory)
+            let client = try WireClient(try daemon.address())
+            #expect(try client.hello(token: workToken, ledger: "work").currency.code == "USD")
+            client.close()
+            for _ in 0..<2 {
+                let refused = try WireClient(try daemon.address())
+                #expect(throws: (any Error).self) { try refused.hello(token: try Self.token(data), ledger: "default") }
+                refused.close()
+            }
+            #expect(daemon.stop().status == 0)
+            let lines = daemon.stderr.split(separator: "\n").filter { $0.contains(database) }
+            #expect(lines.count == 1 && lines[0].contains("damaged") && lines[0].contains("not served"), "\(daemon.stderr)")
         }
     }
 

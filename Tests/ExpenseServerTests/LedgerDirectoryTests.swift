@@ -56,6 +56,9 @@ import Testing
         // A directory with a ledger gets no `default`, whichever way it is opened.
         let reopened = try LedgerDirectory(dataDirectory: fresh, creating: .later)
         #expect(try reopened.openDeferred(defaultCurrency: .usd) == nil)
+        // Nothing is opened until it is asked for (the daemon's start does not grow with the ledgers on disk).
+        #expect(reopened.ledgers().isEmpty)
+        #expect(reopened.ledger(named: "work")?.name == "work")
         #expect(reopened.ledgers().map(\.name) == ["work"])
         await reopened.close()
     }

@@ -46,7 +46,7 @@ package final class PostgresLedgerStore: LedgerStore {
     /// The ids of ``pendingRecords`` that no row of the database had when the transaction read them (under the
     /// ledger row's lock, so none can appear before it commits): written with a plain `INSERT`.
     var pendingCreates: Set<UUID> = []
-    var pendingDeltas: [AggregateKey: AggregateKey.Delta] = [:]
+    var pendingDeltas: [TotalsKey: TotalsDelta] = [:]
     var pendingLastMutationIds: [UUID: Int64] = [:]
     /// The outcomes the transaction keeps, one run per client (``PostgresLedgerStore+Outcomes.swift``).
     var pendingRuns = PendingOutcomeRuns()
@@ -175,8 +175,7 @@ package final class PostgresLedgerStore: LedgerStore {
 
     private func account(_ expense: Expense, sign: Int64) throws {
         totals[expense.currency] = try Self.checkedTotal(totals[expense.currency] ?? 0, adding: sign * expense.amount, currency: expense.currency)
-        let key = AggregateKey(day: expense.date.ordinal, category: expense.category,
-                                                 currency: expense.currency.code)
+        let key = TotalsKey(expense)
         pendingDeltas[key, default: .init()].amount += sign * expense.amount
         pendingDeltas[key, default: .init()].count += sign
     }

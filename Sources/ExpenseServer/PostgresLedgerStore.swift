@@ -48,10 +48,9 @@ package final class PostgresLedgerStore: LedgerStore {
     var pendingCreates: Set<UUID> = []
     var pendingDeltas: [TotalsKey: TotalsDelta] = [:]
     var pendingLastMutationIds: [UUID: Int64] = [:]
-    /// The outcomes the transaction keeps, one run per client (``PostgresLedgerStore+Outcomes.swift``).
-    var pendingRuns = PendingOutcomeRuns()
-    /// The committed runs the transaction read and decoded, the newest asked for per client.
-    var readRuns: [UUID: PendingOutcomeRun] = [:]
+    /// The outcomes the transaction keeps, one run per client, and the committed runs it read
+    /// (``PostgresLedgerStore+Outcomes.swift``).
+    var transactionRuns = TransactionOutcomeRuns()
     /// The history entries of the transaction, written in one statement before `COMMIT`.
     var pendingHistory: [PendingHistoryRow] = []
     /// The ledger row's `tokens_generation` as last read (``tokensMayHaveChanged()``); `nil` before the first read.
@@ -217,8 +216,7 @@ package final class PostgresLedgerStore: LedgerStore {
             pendingCreates.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
             pendingLastMutationIds.removeAll(keepingCapacity: true)
-            pendingRuns.removeAll()
-            readRuns.removeAll(keepingCapacity: true)
+            transactionRuns.removeAll()
             pendingHistory.removeAll(keepingCapacity: true)
             readAhead.removeAll()
         }

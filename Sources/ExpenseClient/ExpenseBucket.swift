@@ -18,12 +18,13 @@ package struct ExpenseBucket: Hashable, Sendable {
         self.count = count
     }
 
-    /// Buckets of `expenses`, summed in memory with overflow checks (the stores that hold their state in memory).
+    /// Buckets of `expenses`, summed in memory with overflow checks (the stores that hold their state in memory),
+    /// one per ``ExpenseCore/TotalsKey``: the category by its bytes, as SQLite's `GROUP BY` groups it.
     /// - Throws: `ValidationError.amountOverflow`.
     package static func summing<S: Sequence<Expense>>(_ expenses: S) throws -> [ExpenseBucket] {
-        var buckets: [BucketKey: ExpenseBucket] = [:]
+        var buckets: [TotalsKey: ExpenseBucket] = [:]
         for expense in expenses {
-            let key = BucketKey(date: expense.date, category: expense.category, currency: expense.currency)
+            let key = TotalsKey(expense)
             var bucket = buckets[key] ?? ExpenseBucket(date: expense.date, category: expense.category,
                                                        currency: expense.currency, amount: 0, count: 0)
             let (sum, overflow) = bucket.amount.addingReportingOverflow(expense.amount)
@@ -33,22 +34,5 @@ package struct ExpenseBucket: Hashable, Sendable {
             buckets[key] = bucket
         }
         return Array(buckets.values)
-    }
-}
-
-/// What a bucket is keyed by: the category by its bytes (``ExpenseCore/ExactText``), as SQLite groups it.
-private struct BucketKey: Hashable {
-    var date: CalendarDay
-    var category: String
-    var currency: Currency
-
-    static func == (lhs: BucketKey, rhs: BucketKey) -> Bool {
-        lhs.date == rhs.date && lhs.currency == rhs.currency && ExactText.same(lhs.category, rhs.category)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(date)
-        hasher.combine(currency)
-        ExactText.hash(category, into: &hasher)
     }
 }

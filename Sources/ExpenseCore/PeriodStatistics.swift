@@ -93,24 +93,9 @@ public struct PeriodStatisticsBuilder: Sendable {
     public let query: StatisticsQuery
     private let spans: [PeriodSpan]
     private let startNumbers: [Int]
-    private var cells: [Cell: Sum] = [:]
-
-    private struct Cell: Hashable {
-        var currency: Currency
-        /// The category by its bytes (``ExactText``); empty when the query is not `byCategory`.
-        var category: String
-        var period: Int
-
-        static func == (lhs: Cell, rhs: Cell) -> Bool {
-            lhs.currency == rhs.currency && lhs.period == rhs.period && ExactText.same(lhs.category, rhs.category)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(currency)
-            hasher.combine(period)
-            ExactText.hash(category, into: &hasher)
-        }
-    }
+    /// The sums by period (``TotalsKey/span``: the index of a span), category (empty unless the query is
+    /// `byCategory`) and currency.
+    private var cells: [TotalsKey: Sum] = [:]
 
     private struct Sum: Sendable {
         var amount: Int64 = 0
@@ -135,7 +120,7 @@ public struct PeriodStatisticsBuilder: Sendable {
             let middle = (low + high + 1) / 2
             if startNumbers[middle] <= number { low = middle } else { high = middle - 1 }
         }
-        let cell = Cell(currency: currency, category: query.byCategory ? category : "", period: low)
+        let cell = TotalsKey(span: low, category: query.byCategory ? category : "", currency: currency)
         var sum = cells[cell] ?? Sum()
         sum.amount = try Self.checked(sum.amount, amount, currency)
         sum.count = try Self.checked(sum.count, count, currency)
@@ -150,16 +135,16 @@ public struct PeriodStatisticsBuilder: Sendable {
     /// The tables: rows, row totals, column totals and averages, every sum overflow-checked.
     /// - Throws: ``StatisticsError/amountOverflow(_:)``.
     public func build() throws(StatisticsError) -> PeriodStatistics {
-        var byCurrency: [Currency: [Cell: Sum]] = [:]
+        var byCurrency: [Currency: [TotalsKey: Sum]] = [:]
         for (cell, sum) in cells { byCurrency[cell.currency, default: [:]][cell] = sum }
         var tables: [CurrencyStatistics] = []
         for currency in byCurrency.keys.sorted() {
             let currencyCells = byCurrency[currency] ?? [:]
             var categories: [String] = []
             if query.byCategory {
-                var seen = Set<Cell>()
+                var seen = Set<TotalsKey>()
                 for cell in currencyCells.keys
-                where seen.insert(Cell(currency: currency, category: cell.category, period: 0)).inserted {
+                where seen.insert(TotalsKey(span: 0, category: cell.category, currency: currency)).inserted {
                     categories.append(cell.category)
                 }
                 categories.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
@@ -172,7 +157,7 @@ public struct PeriodStatisticsBuilder: Sendable {
                 var amounts: [Int64] = []
                 var rowTotal: Int64 = 0, rowCount: Int64 = 0
                 for (column, category) in columns.enumerated() {
-                    let sum = currencyCells[Cell(currency: currency, category: category, period: period)] ?? Sum()
+                    let sum = currencyCells[TotalsKey(span: period, category: category, currency: currency)] ?? Sum()
                     amounts.append(sum.amount)
                     rowTotal = try Self.checked(rowTotal, sum.amount, currency)
                     rowCount = try Self.checked(rowCount, sum.count, currency)

@@ -30,4 +30,9 @@ package enum ConsumedOutcome: Hashable, Sendable {
     package static func isKept(_ mutationId: Int64, last: Int64, retention: Int64) -> Bool {
         mutationId <= last && mutationId > last - retention
     }
+
+    /// How many of the mutationIds `first … final` (one run's) are inside that window (``isKept(_:last:retention:)``).
+    package static func keptCount(from first: Int64, through final: Int64, last: Int64, retention: Int64) -> Int64 {
+        max(0, min(final, last) - max(first, last - retention + 1) + 1)
+    }
 }

@@ -5,7 +5,9 @@ extension LiveDayTotals {
     /// Builds ``LiveDayTotals`` from the live rows of `records` at open, one ``add(day:category:currency:amount:)``
     /// per row from SQLite's bytes: no `String` per row, one hash of the cell per row (into one flat dictionary;
     /// the months and their whole-month cells are made from it once at the end), the currency remembered from
-    /// the row before (ledgers hold few).
+    /// the row before (ledgers hold few). No ``ExpenseCore/TotalsKey`` is made per row (it needs a `String`): the
+    /// bytes are numbered as ``LiveDayTotals/cellKey(interning:)`` numbers an expense's texts, by the same table, so a
+    /// row lands in the cell its record's key names (`LiveDayTotalsTests` compares both with the records).
     struct Builder {
         /// A day cell while building: its month and its place in it.
         private struct Place: Hashable {

@@ -7,25 +7,26 @@ import PostgreSQL
 /// inserts one row per client that consumed mutations, keyed (ledger, client, first mutationId), holding that
 /// client's outcomes of the group packed by ``PackedOutcomeRun`` (one byte per create) — not one row per outcome.
 ///
-/// The window is applied when an outcome is read (``ConsumedOutcome/isKept(_:last:retention:)``), so what leaves it
-/// is forgotten in the transaction that moves the client's ids on, whatever rows are left. The rows of runs wholly
-/// outside their client's window are deleted in that same transaction (one index range per client that pushed),
-/// so a client keeps at most the runs that hold a mutationId of its window: never more rows than outcomes kept.
-/// Like every read of a write transaction, runs are read under the ledger row's lock and decoded runs are kept
-/// only until the transaction ends (docs/reliability.md §9b).
+/// The window is applied when an outcome is read (``TransactionOutcomeRuns``). The rows of runs wholly outside their
+/// client's window are deleted in the transaction that moves the client's ids on (one index range per client that
+/// pushed), so a client keeps at most the runs that hold a mutationId of its window: never more rows than outcomes
+/// kept. Like every read of a write transaction, runs are read under the ledger row's lock and decoded runs are
+/// kept only until the transaction ends (docs/reliability.md §9b).
 extension PostgresLedgerStore {
     package func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws {
-        pendingRuns.keep(outcome, clientId: clientId, mutationId: mutationId)
+        transactionRuns.keep(outcome, clientId: clientId, mutationId: mutationId)
     }
 
     package func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome? {
-        // A push sets the client's last consumed mutationId when it ends; its own outcomes move the window before.
-        let pending = pendingRuns[clientId]
-        let last = max(try lastMutationId(clientId: clientId), pending?.last ?? 0)
-        guard ConsumedOutcome.isKept(mutationId, last: last, retention: outcomeRetention) else { return nil }
-        if let outcome = pending?.outcome(mutationId) { return outcome }
-        // A push resending many mutations (after a lost answer) reads each run once.
-        if let outcome = readRuns[clientId]?.outcome(mutationId) { return outcome }
+        let last = try lastMutationId(clientId: clientId)
+        return try transactionRuns.outcome(clientId: clientId, mutationId: mutationId, last: last,
+                                           retention: outcomeRetention, keepsRead: inTransaction) {
+            try committedRun(clientId, holding: $0)
+        }
+    }
+
+    /// The committed run of `clientId` holding `mutationId`: the one starting last at or before it, if it reaches it.
+    private func committedRun(_ clientId: UUID, holding mutationId: Int64) throws -> PendingOutcomeRun? {
         if !inTransaction { try ensureConnected() }
         let row = try Self.storage {
             try connection.query("""
@@ -34,9 +35,7 @@ extension PostgresLedgerStore {
                 """, [.integer(number), .text(UUIDText.lowercased(clientId)), .integer(mutationId)]).first
         }
         guard let row, row.int64(1) >= mutationId else { return nil }
-        let run = try Self.decodeRun(row, from: 0)
-        if inTransaction { readRuns[clientId] = run }
-        return run.outcome(mutationId)
+        return try Self.decodeRun(row, from: 0)
     }
 
     /// The run in columns `first_mutation_id, last_mutation_id, encode(outcomes, 'hex')` from `column` on.
@@ -54,9 +53,9 @@ extension PostgresLedgerStore {
     /// its runs wholly outside it: in the same transaction as the effects and the last consumed mutationIds.
     func outcomeStatements() -> [PostgresStatement] {
         var statements: [PostgresStatement] = []
-        if !pendingRuns.isEmpty {
-            statements.append(Self.insertRunsStatement(pendingRuns.clients.compactMap { clientId in
-                pendingRuns[clientId].map { (clientId, $0) }
+        if !transactionRuns.pending.isEmpty {
+            statements.append(Self.insertRunsStatement(transactionRuns.pending.clients.compactMap { clientId in
+                transactionRuns.pending[clientId].map { (clientId, $0) }
             }, ledger: number))
         }
         let pruned = pendingLastMutationIds.filter { $0.value > outcomeRetention }
@@ -113,14 +112,16 @@ extension PostgresLedgerStore {
 
     /// Outcomes kept for `clientId`: those inside its window (tests of the retention window).
     package func keptOutcomeCount(clientId: UUID) throws -> Int {
-        let last = try lastMutationId(clientId: clientId), floor = last - outcomeRetention
+        let last = try lastMutationId(clientId: clientId)
         let rows = try Self.storage {
             try connection.query("""
                 SELECT first_mutation_id, last_mutation_id FROM outcome_runs
                 WHERE ledger = $1 AND client = $2 AND last_mutation_id > $3
-                """, [.integer(number), .text(UUIDText.lowercased(clientId)), .integer(floor)]).all
+                """, [.integer(number), .text(UUIDText.lowercased(clientId)), .integer(last - outcomeRetention)]).all
         }
-        return rows.reduce(0) { count, row in count + Int(max(0, min(row.int64(1), last) - max(row.int64(0), floor + 1) + 1)) }
+        return rows.reduce(0) { count, row in
+            count + Int(ConsumedOutcome.keptCount(from: row.int64(0), through: row.int64(1), last: last, retention: outcomeRetention))
+        }
     }
 
     /// Outcome rows of `ledger` (tests of the storage bound).

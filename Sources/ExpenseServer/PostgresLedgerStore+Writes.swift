@@ -57,30 +57,28 @@ extension PostgresLedgerStore {
 
     /// The transaction's aggregate changes, day and month, in two statements; rows whose count reached 0 go.
     private func aggregateStatements() -> [PostgresStatement] {
-        var monthly: [AggregateKey: AggregateKey.Delta] = [:]
-        var daily: [(AggregateKey, AggregateKey.Delta)] = []
+        var monthly: [TotalsKey: TotalsDelta] = [:]
+        var daily: [(TotalsKey, TotalsDelta)] = []
         for (key, delta) in pendingDeltas where delta.amount != 0 || delta.count != 0 {
             daily.append((key, delta))
-            var month = key
-            month.day = key.day / 100
-            monthly[month, default: .init()].amount += delta.amount
-            monthly[month, default: .init()].count += delta.count
+            monthly[key.month, default: .init()].amount += delta.amount
+            monthly[key.month, default: .init()].count += delta.count
         }
         return apply(daily, table: "daily_totals", column: "day")
             + apply(monthly.filter { $0.value.amount != 0 || $0.value.count != 0 }.map { ($0.key, $0.value) },
                     table: "monthly_totals", column: "month")
     }
 
-    private func apply(_ deltas: [(AggregateKey, AggregateKey.Delta)], table: String,
+    private func apply(_ deltas: [(TotalsKey, TotalsDelta)], table: String,
                        column: String) -> [PostgresStatement] {
         guard !deltas.isEmpty else { return [] }
         var days = PostgresBinaryArray(.int4, capacity: deltas.count), categories = PostgresBinaryArray(.text, capacity: deltas.count)
         var currencies = PostgresBinaryArray(.text, capacity: deltas.count)
         var amounts = PostgresBinaryArray(.int8, capacity: deltas.count), counts = PostgresBinaryArray(.int8, capacity: deltas.count)
         for (key, delta) in deltas {
-            days.append(Int64(key.day))
+            days.append(Int64(key.span))
             categories.append(key.category)
-            currencies.append(key.currency)
+            currencies.append(key.currency.code)
             amounts.append(delta.amount)
             counts.append(delta.count)
         }

@@ -46,12 +46,11 @@ package final class PostgresLedgerStore: LedgerStore {
     /// The ids of ``pendingRecords`` that no row of the database had when the transaction read them (under the
     /// ledger row's lock, so none can appear before it commits): written with a plain `INSERT`.
     var pendingCreates: Set<UUID> = []
-    var pendingDeltas: [AggregateKey: AggregateKey.Delta] = [:]
+    var pendingDeltas: [TotalsKey: TotalsDelta] = [:]
     var pendingLastMutationIds: [UUID: Int64] = [:]
-    /// The outcomes the transaction keeps, one run per client (``PostgresLedgerStore+Outcomes.swift``).
-    var pendingRuns = PendingOutcomeRuns()
-    /// The committed runs the transaction read and decoded, the newest asked for per client.
-    var readRuns: [UUID: PendingOutcomeRun] = [:]
+    /// The outcomes the transaction keeps, one run per client, and the committed runs it read
+    /// (``PostgresLedgerStore+Outcomes.swift``).
+    var transactionRuns = TransactionOutcomeRuns()
     /// The history entries of the transaction, written in one statement before `COMMIT`.
     var pendingHistory: [PendingHistoryRow] = []
     /// The ledger row's `tokens_generation` as last read (``tokensMayHaveChanged()``); `nil` before the first read.
@@ -174,8 +173,7 @@ package final class PostgresLedgerStore: LedgerStore {
 
     private func account(_ expense: Expense, sign: Int64) throws {
         totals[expense.currency] = try Self.checkedTotal(totals[expense.currency] ?? 0, adding: sign * expense.amount, currency: expense.currency)
-        let key = AggregateKey(day: expense.date.ordinal, category: expense.category,
-                                                 currency: expense.currency.code)
+        let key = TotalsKey(expense)
         pendingDeltas[key, default: .init()].amount += sign * expense.amount
         pendingDeltas[key, default: .init()].count += sign
     }
@@ -216,8 +214,7 @@ package final class PostgresLedgerStore: LedgerStore {
             pendingCreates.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
             pendingLastMutationIds.removeAll(keepingCapacity: true)
-            pendingRuns.removeAll()
-            readRuns.removeAll(keepingCapacity: true)
+            transactionRuns.removeAll()
             pendingHistory.removeAll(keepingCapacity: true)
             readAhead.removeAll()
         }

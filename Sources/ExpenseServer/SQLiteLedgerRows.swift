@@ -62,7 +62,7 @@ final class SQLiteLedgerRows {
 extension SQLiteLedgerStore {
     /// Forgets the rows a transaction collected: after it wrote them and committed, or when it failed.
     func clearPendingRows() {
-        pendingRuns.removeAll()
+        transactionRuns.removeAll()
         pendingClientRows.removeAll(keepingCapacity: true)
         pendingSweepCursor = nil
         pendingHistory.removeAll(keepingCapacity: true)

@@ -7,44 +7,43 @@ import SQLite
 /// a group commit appends one row per client that consumed mutations, holding that client's outcomes of the group
 /// packed (``PackedOutcomeRun``) and linked to the client's run before; `clients.newest_run` is the newest.
 ///
-/// The window (an outcome is answered exactly while `m > lastMutationId - outcomeRetention`) is applied when an
-/// outcome is read, so what leaves it is forgotten in the same transaction that moves the client's ids on, as
-/// before; the rows of runs wholly outside their client's window are deleted later, by the sweep
-/// (`SQLiteLedgerStore+OutcomeSweep.swift`), which bounds what is stored.
+/// The window is applied when an outcome is read (``TransactionOutcomeRuns``); the rows of runs wholly outside
+/// their client's window are deleted later, by the sweep (`SQLiteLedgerStore+OutcomeSweep.swift`), which bounds
+/// what is stored.
 extension SQLiteLedgerStore {
     package func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws {
-        pendingRuns.keep(outcome, clientId: clientId, mutationId: mutationId)
+        transactionRuns.keep(outcome, clientId: clientId, mutationId: mutationId)
     }
 
     package func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome? {
-        // A push sets the client's last consumed mutationId when it ends; its own outcomes move the window before.
-        let pending = pendingRuns[clientId]
-        let last = max(try lastMutationId(clientId: clientId), pending?.last ?? 0)
-        guard ConsumedOutcome.isKept(mutationId, last: last, retention: outcomeRetention) else { return nil }
-        if let outcome = pending?.outcome(mutationId) { return outcome }
+        let last = try lastMutationId(clientId: clientId)
+        // This store is the file's only writer and a committed run never changes: a run read stays true.
+        return try transactionRuns.outcome(clientId: clientId, mutationId: mutationId, last: last,
+                                           retention: outcomeRetention, keepsRead: true) { try committedRun(clientId, holding: $0) }
+    }
+
+    /// The committed run of `clientId` holding `mutationId`, found by walking the client's chain of runs back from
+    /// its newest (``runWalk``, kept from one lookup to the next while that newest run is the same).
+    private func committedRun(_ clientId: UUID, holding mutationId: Int64) throws -> PendingOutcomeRun? {
         let newest = try committedClient(clientId).newestRun
         var walk = runWalk.flatMap { $0.clientId == clientId && $0.newestRun == newest ? $0 : nil }
             ?? OutcomeRunWalk(clientId: clientId, newestRun: newest)
         defer { runWalk = walk }
         guard let header = try walk.header(holding: mutationId, reading: runHeader) else { return nil }
-        if walk.decoded?.run != header.run {
-            let count = try header.count()
-            let outcomes = try connection.cached(literal: "SELECT outcomes FROM outcome_runs WHERE run = ?1")
-                .first([.integer(header.run)]) { row in try row.withBlob(0) { try PackedOutcomeRun.decode($0, count: count) } }
-            guard let outcomes else { return nil }
-            walk.decoded = (header.run, outcomes)
-        }
-        guard let outcomes = walk.decoded?.outcomes else { return nil }
-        return outcomes[Int(mutationId - header.first)]
+        let count = try header.count()
+        let outcomes = try connection.cached(literal: "SELECT outcomes FROM outcome_runs WHERE run = ?1")
+            .first([.integer(header.run)]) { row in try row.withBlob(0) { try PackedOutcomeRun.decode($0, count: count) } }
+        return outcomes.map { PendingOutcomeRun(first: header.first, outcomes: $0) }
     }
 
     /// Outcomes kept for `clientId`: those inside its window (tests of the retention window).
     package func keptOutcomeCount(clientId: UUID) throws -> Int {
-        let last = try lastMutationId(clientId: clientId), floor = last - outcomeRetention
+        let last = try lastMutationId(clientId: clientId)
         var count: Int64 = 0
         var run = try committedClient(clientId).newestRun
-        while run != 0, let header = try runHeader(run, clientId), header.last > floor {
-            count += min(header.last, last) - max(header.first, floor + 1) + 1
+        while run != 0, let header = try runHeader(run, clientId), header.last > last - outcomeRetention {
+            count += ConsumedOutcome.keptCount(from: header.first, through: header.last, last: last,
+                                               retention: outcomeRetention)
             run = header.previous
         }
         return Int(count)
@@ -55,19 +54,19 @@ extension SQLiteLedgerStore {
     /// - Returns: the run each client appended (its new `clients.newest_run`).
     func flushOutcomeRuns() throws -> [UUID: Int64] {
         var newestRuns: [UUID: Int64] = [:]
-        newestRuns.reserveCapacity(pendingRuns.clients.count)
+        newestRuns.reserveCapacity(transactionRuns.pending.clients.count)
         var keys: [(run: Int64, previous: Int64)] = []
-        keys.reserveCapacity(pendingRuns.clients.count)
+        keys.reserveCapacity(transactionRuns.pending.clients.count)
         var position = outcomePosition
-        for clientId in pendingRuns.clients {
-            position += Int64(pendingRuns[clientId]?.outcomes.count ?? 0)
+        for clientId in transactionRuns.pending.clients {
+            position += Int64(transactionRuns.pending[clientId]?.outcomes.count ?? 0)
             newestRuns[clientId] = position
             keys.append((position, try committedClient(clientId).newestRun))
         }
         pendingOutcomePosition = position
-        try rows.outcomeRuns.run(count: pendingRuns.clients.count) { row, index in
-            let clientId = pendingRuns.clients[index]
-            guard let run = pendingRuns[clientId] else { preconditionFailure("every client in the order has its run") }
+        try rows.outcomeRuns.run(count: transactionRuns.pending.clients.count) { row, index in
+            let clientId = transactionRuns.pending.clients[index]
+            guard let run = transactionRuns.pending[clientId] else { preconditionFailure("every client in the order has its run") }
             try row.integer(keys[index].run)
             try Self.bind(clientId, to: &row)
             try row.integer(run.first)
@@ -102,10 +101,10 @@ extension SQLiteLedgerStore {
     }
 }
 
-/// The committed runs of one client as far as lookups walked them back from its newest, and the last run decoded:
-/// a push that resends many mutations (after a lost answer) walks the chain once, not once per mutation, and
-/// decodes each run once. Valid while the client's newest run is ``newestRun``: a commit that appends another
-/// starts a new walk; runs the sweep deletes are outside the window, which lookups check first.
+/// The committed runs of one client as far as lookups walked them back from its newest: a push that resends many
+/// mutations (after a lost answer) walks the chain once, not once per mutation (``TransactionOutcomeRuns`` keeps the
+/// run it decoded). Valid while the client's newest run is ``newestRun``: a commit that appends another starts a
+/// new walk; runs the sweep deletes are outside the window, which lookups check first.
 struct OutcomeRunWalk {
     /// A run without its outcomes.
     struct Header {
@@ -130,7 +129,6 @@ struct OutcomeRunWalk {
     var headers: [Header] = []
     /// Whether the chain ended after the last header.
     var ended = false
-    var decoded: (run: Int64, outcomes: [ConsumedOutcome])?
 
     init(clientId: UUID, newestRun: Int64) {
         self.clientId = clientId

@@ -58,8 +58,9 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// The transaction's `clients` rows as written before COMMIT, taken into ``committedClients`` after it.
     var pendingClientRows: [(id: UUID, row: ClientRow)] = []
     /// The transaction's newly consumed mutations' outcomes, one run per client, and the clients in the order
-    /// they first kept one (the order their runs are appended: `SQLiteLedgerStore+Outcomes.swift`).
-    var pendingRuns = PendingOutcomeRuns()
+    /// they first kept one (the order their runs are appended: `SQLiteLedgerStore+Outcomes.swift`); the committed
+    /// runs its lookups read.
+    var transactionRuns = TransactionOutcomeRuns()
     /// ``outcomePosition`` after the transaction's runs (``flushOutcomeRuns()``).
     var pendingOutcomePosition: Int64 = 0
     /// How many outcomes were ever appended to `outcome_runs` (at least): a run's key is this count after its
@@ -271,7 +272,7 @@ package final class SQLiteLedgerStore: LedgerStore {
                 let value = try body()
                 try flushRecords()
                 try flushClients(newestRuns: try flushOutcomeRuns())
-                try sweepOutcomeRuns(appended: pendingRuns.clients.count)
+                try sweepOutcomeRuns(appended: transactionRuns.pending.clients.count)
                 try flushHistory()
                 if let error = faultInjection?(.commit) { throw error }
                 return value

@@ -78,9 +78,10 @@ extension LocalLedger {
         if try tables.dataView(id: id) != view { try tables.putDataView(view) }
     }
 
-    /// The daemon applied `entry` at `version`: the server copy becomes the held copy with the change on top (the
-    /// pull brings the daemon's record itself), unless the copy held is newer.
-    func storeApplied(_ entry: PendingMutation, version: Int64, seq: Int64, in transaction: any StoreTransaction) throws {
+    /// The daemon applied `entry` at `version` and its answer carried no record (``storeApplied(_:version:seq:record:in:)``):
+    /// the server copy becomes the held copy with the change on top (the pull brings the daemon's record itself),
+    /// unless the copy held is newer.
+    func storeReplayedData(_ entry: PendingMutation, version: Int64, seq: Int64, in transaction: any StoreTransaction) throws {
         let tables = try dataTables(transaction)
         let copy = try tables.dataServerCopy(id: entry.id)
         guard (copy?.version ?? 0) <= version else { return }
@@ -138,9 +139,18 @@ extension LocalLedger {
     func applyPulled(_ record: DataRecord, in transaction: any StoreTransaction) throws -> Bool {
         guard let tables = transaction.dataTables else { return false }
         let copy = try tables.dataServerCopy(id: record.id)
+        guard try storeServerRecord(record, over: copy, in: tables) else { return false }
+        try refreshData(record.id, kind: record.kind, in: transaction)
+        return copy.map { $0.version != record.version || $0.deleted != record.deleted } ?? true
+    }
+
+    /// Stores a budget's, rule's or setting's record as the daemon sent it — pulled, or carried by an `applied`
+    /// answer — as the server copy, unless `copy`, the copy held, is newer; an open conflict's `theirs` follows it.
+    /// The caller refreshes the local view.
+    /// - Returns: whether it was stored.
+    func storeServerRecord(_ record: DataRecord, over copy: DataRecord?, in tables: any DataKindTables) throws -> Bool {
         if let copy, copy.version > record.version, copy.seq >= record.seq { return false }
         try tables.putDataServerCopy(record)
-        let newer = copy.map { $0.version != record.version || $0.deleted != record.deleted } ?? true
         if var conflict = try tables.dataConflict(id: record.id) {
             conflict.theirs = record
             if conflict.mine == nil && record.deleted {
@@ -149,8 +159,7 @@ extension LocalLedger {
                 try tables.putDataConflict(conflict)
             }
         }
-        try refreshData(record.id, kind: record.kind, in: transaction)
-        return newer
+        return true
     }
 
     /// The budget, rule and setting tables of `transaction`.

@@ -127,29 +127,14 @@ extension LocalLedger {
                 // A lost answer asked again: what the daemon decided then is the answer (Protocol.md §5.2).
                 if case .duplicate(let original?) = status { status = original.status }
                 switch status {
-                case .applied(let version, let seq) where entry.kind != .expense:
-                    outcome.applied += 1
-                    try transaction.removePending(position: entry.position)
-                    try storeApplied(entry, version: version, seq: seq, in: transaction)
-                    try rebase(after: entry, to: version, applied: true, in: transaction)
-                case .dataConflict(let current) where entry.kind != .expense:
-                    if try keepDataConflict(entry, theirs: current, in: transaction) { outcome.conflicts += 1 }
                 case .applied(let version, let seq):
                     outcome.applied += 1
                     try transaction.removePending(position: entry.position)
-                    let copy = try transaction.serverCopy(id: entry.id)
-                    // An occurrence's create applied to a record the daemon already held left it as it was: the
-                    // copy held (or the pull) is that record, not the create's fields.
-                    let leftAsItWas = entry.ifAbsent && (copy != nil || version > 1)
-                    if (copy?.version ?? 0) <= version, !leftAsItWas {
-                        var draft = copy?.expense.draft ?? ExpenseDraft(id: UUIDText.lowercased(entry.id))
-                        if entry.type == .put { draft = draft.merging(entry.fields) }
-                        if let expense = try? ExpenseValidator.validateStored(draft) {
-                            try transaction.putServerCopy(Record(expense: expense, version: version, seq: max(seq, copy?.seq ?? 0),
-                                                                 deleted: entry.type == .delete))
-                        }
-                    }
+                    // A fresh answer carries the record as stored; a `duplicate`'s original never does.
+                    try storeApplied(entry, version: version, seq: seq, record: result.record, in: transaction)
                     try rebase(after: entry, to: version, applied: true, in: transaction)
+                case .dataConflict(let current) where entry.kind != .expense:
+                    if try keepDataConflict(entry, theirs: current, in: transaction) { outcome.conflicts += 1 }
                 case .duplicate, .dataConflict:
                     // Consumed, but the daemon no longer keeps its outcome: settled against the pull. (A conflict
                     // of the other shape never answers a change of this kind; if one did, the pull settles it.)
@@ -265,26 +250,34 @@ extension LocalLedger {
                 try transaction.setMetaValue(String(cursor), for: .pullCursor)
                 return fromOthers + (produced.isEmpty ? changes.count : changes.count { !produced.contains($0.seq) })
             }
-            for record in changes {
-                let copy = try transaction.serverCopy(id: record.expense.id)
-                // Older than the copy held. Within a history a later seq is always newer: an id whose tombstone a
-                // compaction purged starts again at version 1 with a higher seq (Protocol.md §5.9).
-                if let copy, copy.version > record.version, copy.seq >= record.seq { continue }
+            for record in changes where try storeServerRecord(record, in: transaction) {
                 if !produced.contains(record.seq) { fromOthers += 1 }
-                try transaction.putServerCopy(record)
-                if var conflict = try transaction.conflict(id: record.expense.id) {
-                    conflict.theirs = record
-                    if conflict.kind == .deletedOnBothSides {
-                        try transaction.removeConflict(id: conflict.id)  // both sides agree: nothing to settle
-                    } else {
-                        try transaction.putConflict(conflict)
-                    }
-                }
                 try refresh(record.expense.id, kind: .expense, in: transaction)
             }
             try transaction.setMetaValue(String(cursor), for: .pullCursor)
             return fromOthers
         }
+    }
+
+    /// Stores an expense's record as the daemon sent it — pulled, or carried by an `applied` answer — as the
+    /// server copy, unless the copy held is newer; an open conflict's `theirs` follows it. The caller refreshes
+    /// the local view.
+    /// - Returns: whether it was stored.
+    func storeServerRecord(_ record: Record, in transaction: any StoreTransaction) throws -> Bool {
+        let copy = try transaction.serverCopy(id: record.expense.id)
+        // Older than the copy held. Within a history a later seq is always newer: an id whose tombstone a
+        // compaction purged starts again at version 1 with a higher seq (Protocol.md §5.9).
+        if let copy, copy.version > record.version, copy.seq >= record.seq { return false }
+        try transaction.putServerCopy(record)
+        if var conflict = try transaction.conflict(id: record.expense.id) {
+            conflict.theirs = record
+            if conflict.kind == .deletedOnBothSides {
+                try transaction.removeConflict(id: conflict.id)  // both sides agree: nothing to settle
+            } else {
+                try transaction.putConflict(conflict)
+            }
+        }
+        return true
     }
 
     /// After the pull: each entry whose answer was lost and whose outcome the daemon no longer keeps is dropped

@@ -138,9 +138,20 @@ public enum MutationOutcome: Hashable, Sendable {
 public struct MutationResult: Hashable, Sendable {
     public var mutationId: Int64
     public var status: MutationStatus
+    /// With an `applied` status, the record as the daemon stored it (Protocol.md §5.2): the client keeps it as its
+    /// server copy as it is. `nil` from a daemon that does not send it, and for every other status (a `duplicate`'s
+    /// `original` included: the outcomes a daemon keeps hold no record).
+    ///
+    /// - Important: Set only beside ``MutationStatus/applied(version:seq:)``, at that version and seq; the writer
+    ///   leaves it out of any other answer.
+    public var record: AppliedRecord?
 
-    public init(mutationId: Int64, status: MutationStatus) {
+    /// A result; `record` only for an `applied` status, the record that status describes.
+    public init(mutationId: Int64, status: MutationStatus, record: AppliedRecord? = nil) {
         self.mutationId = mutationId
         self.status = status
+        self.record = record
+        assert(record.map { record in status == .applied(version: record.version, seq: record.seq) } ?? true,
+               "a record goes only with the applied status at its version and seq")
     }
 }

@@ -12,7 +12,8 @@ extension MutationRejection {
 
 extension MutationResult {
     /// Writes one of (keys sorted):
-    /// `{"mutationId":…,"seq":…,"status":"applied","version":…}`,
+    /// `{"mutationId":…,"record"?:<record>,"seq":…,"status":"applied","version":…}` (`record` when ``record`` is
+    /// set),
     /// `{"mutationId":…,"original"?:<outcome>,"status":"duplicate"}`,
     /// `{"current":<Record>,"mutationId":…,"status":"conflict"}`,
     /// `{"error":{"field":…,"message":…,"reason":…},"mutationId":…,"status":"rejected"}`.
@@ -24,6 +25,10 @@ extension MutationResult {
             // writes (MutationResultBytesTests compares them on seeded values).
             writer.raw("\"mutationId\":")
             writer.int64(mutationId)
+            if let record {
+                writer.raw(",\"record\":")
+                record.write(to: &writer)
+            }
             writer.raw(",\"seq\":")
             writer.int64(seq)
             writer.raw(",\"status\":\"applied\",\"version\":")
@@ -55,12 +60,16 @@ extension MutationResult {
     }
 
     /// Reads one mutation result sent by the daemon. A `duplicate`'s `original` that cannot be read is taken
-    /// as absent (the client then falls back to pulling, Protocol.md §5.2).
+    /// as absent (the client then falls back to pulling, Protocol.md §5.2); so is an `applied` answer's `record`
+    /// that cannot be read, or that is not at the answer's version and seq (the client then works the record
+    /// out from its own change, as for a daemon that sends none). A `record` is read as a pulled one is
+    /// (``AppliedRecord/init(json:path:)``), and only beside `applied`.
     /// - Throws: ``ProtocolDecodingError``.
     public init(json: JSONValue, path: String = "result") throws(ProtocolDecodingError) {
         let reader = try ResultReader(json, path: path)
         let mutationId = try reader.int64("mutationId")
         let status: MutationStatus
+        var record: AppliedRecord?
         switch try reader.string("status") {
         case "duplicate":
             let original = reader.members["original"].flatMap { value in try? MutationOutcome(json: value, path: reader.sub("original")) }
@@ -70,8 +79,12 @@ extension MutationResult {
                 throw .invalidMember(path: reader.sub("status"), detail: "unknown status \(DisplayText.quoted(other))")
             }
             status = outcome.status
+            if case .applied(let version, let seq) = status, let sent = reader.members["record"],
+               let read = try? AppliedRecord(json: sent, path: reader.sub("record")), read.version == version, read.seq == seq {
+                record = read
+            }
         }
-        self.init(mutationId: mutationId, status: status)
+        self.init(mutationId: mutationId, status: status, record: record)
     }
 }
 

@@ -61,21 +61,30 @@ struct DataSchema<Store: LedgerStore>: RecordSchema {
 
     func conflict(_ existing: StoredDataRecord) -> MutationStatus { .dataConflict(current: existing.record) }
 
-    func write(_ values: LedgerDataFields?, of mutation: Mutation, prepared: PreparedPut?, version: Int64, seq: Int64,
-               changed: Set<String>, replacing old: StoredDataRecord?) throws {
-        var stored = old ?? StoredDataRecord(
-            record: DataRecord(kind: mutation.kind, id: mutation.id, fields: values ?? [:], version: version, seq: seq, deleted: false),
+    func answer(_ stored: StoredDataRecord) -> AppliedRecord { .data(stored.record) }
+
+    func create(_ values: LedgerDataFields, of mutation: Mutation, prepared: PreparedPut?, seq: Int64) throws -> StoredDataRecord {
+        let stored = StoredDataRecord(
+            record: DataRecord(kind: mutation.kind, id: mutation.id, fields: values, version: 1, seq: seq, deleted: false),
             fieldVersions: [:])
+        try writer.writeData(stored, replacing: nil, to: store)
+        return stored
+    }
+
+    func write(_ values: LedgerDataFields?, of mutation: Mutation, prepared: PreparedPut?, version: Int64, seq: Int64,
+               changed: Set<String>, replacing old: StoredDataRecord) throws -> StoredDataRecord {
+        var stored = old
         stored.record.version = version
         stored.record.seq = seq
         if let values {
             stored.record.fields = values
             stored.record.deleted = false
-            if old != nil { for field in changed { stored.fieldVersions[field] = version } }
+            for field in changed { stored.fieldVersions[field] = version }
         } else {
             stored.record.deleted = true
         }
         try writer.writeData(stored, replacing: old, to: store)
+        return stored
     }
 
     private func validated(_ fields: LedgerDataFields, of mutation: Mutation) -> Result<LedgerDataFields, MutationRejection> {

@@ -62,14 +62,17 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
 
     func conflict(_ existing: StoredRecord) -> MutationStatus { .conflict(current: existing.record) }
 
+    @inline(__always) func answer(_ stored: StoredRecord) -> AppliedRecord { .expense(stored.record) }
+
+    @inline(__always) func create(_ values: Expense, of mutation: Mutation, prepared: PreparedPut?, seq: Int64) throws -> StoredRecord {
+        let stored = StoredRecord(record: Record(expense: values, version: 1, seq: seq, deleted: false),
+                                  fieldVersions: FieldVersions(all: 1))
+        try writer.write(stored, replacing: nil, to: store, created: prepared?.creation)
+        return stored
+    }
+
     @inline(__always) func write(_ values: Expense?, of mutation: Mutation, prepared: PreparedPut?, version: Int64, seq: Int64,
-               changed: Set<ExpenseField>, replacing old: StoredRecord?) throws {
-        guard let old else {
-            guard let values else { return }
-            let stored = StoredRecord(record: Record(expense: values, version: version, seq: seq, deleted: false),
-                                      fieldVersions: FieldVersions(all: version))
-            return try writer.write(stored, replacing: nil, to: store, created: prepared?.creation)
-        }
+                                 changed: Set<ExpenseField>, replacing old: StoredRecord) throws -> StoredRecord {
         var stored = old
         stored.record.version = version
         stored.record.seq = seq
@@ -81,5 +84,6 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
             stored.record.deleted = true
         }
         try writer.write(stored, replacing: old, to: store)
+        return stored
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 /// Steps (2) to (6) of Protocol.md §7.1 for one well-formed mutation of any kind, written once over its
 /// ``RecordSchema``.
 extension MutationRules {
-    /// Decides `mutation` against the record `schema` finds, and writes what is applied.
+    /// Decides `mutation` against the record `schema` finds, and writes what is applied; an applied result
+    /// carries the record as it is then (written now, or left as it was).
     ///
     /// - Note: inlined into its caller, where the schema is a concrete type (and so are `ExpenseSchema`'s small
     ///   methods): left generic, every create paid about 5,000 instructions (11 %) for looking up its types at
@@ -13,34 +14,36 @@ extension MutationRules {
     ///   expenses alone did (22.63 M instructions per push against 22.53–22.72 M).
     @inline(__always)
     func decide<Schema: RecordSchema>(_ mutation: Mutation, prepared: PreparedPut?, schema: Schema,
-                                      in store: some LedgerStore) throws -> MutationStatus {
+                                      in store: some LedgerStore) throws -> MutationResult {
         let found = try schema.stored(mutation.id)
         if try schema.belongsToAnotherKind(mutation, stored: found) {
-            return .rejected(MutationRejection(reason: "invalid_id", field: "id",
-                                               message: "id \(UUIDText.lowercased(mutation.id)) belongs to a record of another kind"))
+            return MutationResult(mutation, .rejected(MutationRejection(
+                reason: "invalid_id", field: "id",
+                message: "id \(UUIDText.lowercased(mutation.id)) belongs to a record of another kind")))
         }
         guard let existing = found else {
             if mutation.type == .delete || mutation.baseVersion > 0 {
-                return .rejected(MutationRejection(reason: "not_found", field: "id",
-                                                   message: "no \(schema.noun(mutation)) has id \(UUIDText.lowercased(mutation.id))"))
+                return MutationResult(mutation, .rejected(MutationRejection(
+                    reason: "not_found", field: "id",
+                    message: "no \(schema.noun(mutation)) has id \(UUIDText.lowercased(mutation.id))")))
             }
             return try create(mutation, prepared: prepared, schema: schema, in: store)
         }
         // A materialised occurrence (Protocol.md §10.4): whatever became of the id, that stays.
-        if mutation.ifAbsent { return .applied(version: schema.version(of: existing), seq: schema.seq(of: existing)) }
+        if mutation.ifAbsent { return MutationResult(mutation, applied: existing, schema) }
         let version = schema.version(of: existing)
         if mutation.baseVersion > version {
-            return .rejected(MutationRejection(
+            return MutationResult(mutation, .rejected(MutationRejection(
                 reason: "invalid_base_version", field: "baseVersion",
-                message: "baseVersion \(mutation.baseVersion) is above the record's version \(version)"))
+                message: "baseVersion \(mutation.baseVersion) is above the record's version \(version)")))
         }
         switch mutation.type {
         case .delete:
-            if schema.isDeleted(existing) { return .applied(version: version, seq: schema.seq(of: existing)) }
-            guard mutation.baseVersion == version else { return schema.conflict(existing) }
-            let seq = store.head + 1
-            try schema.write(nil, of: mutation, prepared: prepared, version: version + 1, seq: seq, changed: [], replacing: existing)
-            return .applied(version: version + 1, seq: seq)
+            if schema.isDeleted(existing) { return MutationResult(mutation, applied: existing, schema) }
+            guard mutation.baseVersion == version else { return MutationResult(mutation, schema.conflict(existing)) }
+            let tombstone = try schema.write(nil, of: mutation, prepared: prepared, version: version + 1, seq: store.head + 1,
+                                             changed: [], replacing: existing)
+            return MutationResult(mutation, applied: tombstone, schema)
         case .put:
             return try put(mutation, prepared: prepared, existing: existing, schema: schema, in: store)
         }
@@ -48,21 +51,19 @@ extension MutationRules {
 
     @inline(__always)
     private func create<Schema: RecordSchema>(_ mutation: Mutation, prepared: PreparedPut?, schema: Schema,
-                                              in store: some LedgerStore) throws -> MutationStatus {
+                                              in store: some LedgerStore) throws -> MutationResult {
         let values: Schema.Values
         switch schema.completeValues(mutation, prepared: prepared) {
-        case .failure(let rejection): return .rejected(rejection)
+        case .failure(let rejection): return MutationResult(mutation, .rejected(rejection))
         case .success(let value): values = value
         }
-        if let rejection = try schema.refusal(storing: values, replacing: nil) { return .rejected(rejection) }
-        let seq = store.head + 1
-        try schema.write(values, of: mutation, prepared: prepared, version: 1, seq: seq, changed: [], replacing: nil)
-        return .applied(version: 1, seq: seq)
+        if let rejection = try schema.refusal(storing: values, replacing: nil) { return MutationResult(mutation, .rejected(rejection)) }
+        return MutationResult(mutation, applied: try schema.create(values, of: mutation, prepared: prepared, seq: store.head + 1), schema)
     }
 
     @inline(__always)
     private func put<Schema: RecordSchema>(_ mutation: Mutation, prepared: PreparedPut?, existing: Schema.Stored,
-                                           schema: Schema, in store: some LedgerStore) throws -> MutationStatus {
+                                           schema: Schema, in store: some LedgerStore) throws -> MutationResult {
         let version = schema.version(of: existing)
         // A create (baseVersion 0) and a restore (a tombstone at its version) send every required field; an edit
         // sends only what it changes, merged onto the stored values.
@@ -71,34 +72,47 @@ extension MutationRules {
         let values: Schema.Values
         switch isComplete ? schema.completeValues(mutation, prepared: prepared)
                           : schema.editedValues(mutation, prepared: prepared, existing: existing) {
-        case .failure(let rejection): return .rejected(rejection)
+        case .failure(let rejection): return MutationResult(mutation, .rejected(rejection))
         case .success(let value): values = value
         }
         let changed = schema.changedFields(from: existing, to: values)
 
         // (4) conflict
         if schema.isDeleted(existing) {
-            guard isRestore else { return schema.conflict(existing) }
+            guard isRestore else { return MutationResult(mutation, schema.conflict(existing)) }
         } else if mutation.baseVersion == 0 {
             // A create of an id that exists (two machines creating the same record): harmless only when it says
             // exactly what is stored.
-            return changed.isEmpty ? .applied(version: version, seq: schema.seq(of: existing)) : schema.conflict(existing)
+            return changed.isEmpty ? MutationResult(mutation, applied: existing, schema) : MutationResult(mutation, schema.conflict(existing))
         } else if mutation.baseVersion < version {
             // A field changed since the version the edit was made on, which the edit sends too.
             for field in changed where schema.version(of: field, in: existing) > mutation.baseVersion
                 && schema.sends(field, mutation, prepared: prepared) {
-                return schema.conflict(existing)
+                return MutationResult(mutation, schema.conflict(existing))
             }
         }
-        if !isRestore && changed.isEmpty { return .applied(version: version, seq: schema.seq(of: existing)) }
+        if !isRestore && changed.isEmpty { return MutationResult(mutation, applied: existing, schema) }
 
         // (5) refused beside the others, (6) applied
         if let rejection = try schema.refusal(storing: values, replacing: schema.isDeleted(existing) ? nil : existing) {
-            return .rejected(rejection)
+            return MutationResult(mutation, .rejected(rejection))
         }
-        let seq = store.head + 1
-        try schema.write(values, of: mutation, prepared: prepared, version: version + 1, seq: seq, changed: changed,
-                         replacing: existing)
-        return .applied(version: version + 1, seq: seq)
+        let written = try schema.write(values, of: mutation, prepared: prepared, version: version + 1, seq: store.head + 1,
+                                       changed: changed, replacing: existing)
+        return MutationResult(mutation, applied: written, schema)
+    }
+}
+
+extension MutationResult {
+    /// `mutation`'s answer when nothing of it applies: a rejection or a conflict.
+    @inline(__always) init(_ mutation: Mutation, _ status: MutationStatus) {
+        self.init(mutationId: mutation.mutationId, status: status)
+    }
+
+    /// `mutation` applied: `stored` is the record as it is now, written by the mutation or left as it was, which the
+    /// answer carries (`record`, Protocol.md §5.2); its version and seq are the answer's.
+    @inline(__always) init<Schema: RecordSchema>(_ mutation: Mutation, applied stored: Schema.Stored, _ schema: Schema) {
+        self.init(mutationId: mutation.mutationId, status: .applied(version: schema.version(of: stored), seq: schema.seq(of: stored)),
+                  record: schema.answer(stored))
     }
 }

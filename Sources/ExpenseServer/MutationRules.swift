@@ -24,8 +24,9 @@ package struct MutationRules: Sendable {
         self.fieldsConverter = fieldsConverter
     }
 
-    /// Decides and applies each item in order; returns one result per item. Each applied change is written
-    /// with its history entry (who: `author`) in the caller's transaction.
+    /// Decides and applies each item in order; returns one result per item, an applied one with the record as
+    /// stored (``MutationResult/record``). Each applied change is written with its history entry (who: `author`)
+    /// in the caller's transaction.
     /// - Throws: only what the store throws (the whole transaction must then be rolled back).
     package func apply(clientId: UUID, items: [PushItem], to store: some LedgerStore,
                        author: HistoryAuthor = HistoryAuthor(who: nil, time: HistoryAuthor.now())) throws -> [MutationResult] {
@@ -62,18 +63,19 @@ package struct MutationRules: Sendable {
                     continue
                 }
                 last = mutationId
-                let status: MutationStatus
+                let result: MutationResult
                 switch items[index].item.decoded {
-                case .failure(let rejection): status = .rejected(rejection)
+                case .failure(let rejection): result = MutationResult(mutationId: mutationId, status: .rejected(rejection))
                 case .success(let mutation) where mutation.kind == .expense:
-                    status = try decide(mutation, prepared: items[index].put, schema: expenses, in: store)
+                    result = try decide(mutation, prepared: items[index].put, schema: expenses, in: store)
                 case .success(let mutation):
-                    status = try decide(mutation, prepared: nil, schema: data, in: store)
+                    result = try decide(mutation, prepared: nil, schema: data, in: store)
                 }
-                if let outcome = ConsumedOutcome(status) {
+                // The outcome is kept without the record: a `duplicate` repeats the status alone (Protocol.md §5.2).
+                if let outcome = ConsumedOutcome(result.status) {
                     try store.keepOutcome(outcome, clientId: clientId, mutationId: mutationId)
                 }
-                results.append(MutationResult(mutationId: mutationId, status: status))
+                results.append(consume result)
             }
         }
         if last != firstLast { try store.setLastMutationId(clientId: clientId, last) }

@@ -45,7 +45,13 @@ protocol RecordSchema {
 
     /// The conflict answer that shows `existing`.
     func conflict(_ existing: Stored) -> MutationStatus
-    /// Writes `mutation`'s new record (`old` `nil`), a new version of one or a tombstone, with its history entry.
+    /// The record an applied answer carries: `stored` as the wire shows it (a pull page's shape).
+    func answer(_ stored: Stored) -> AppliedRecord
+    /// Writes `mutation`'s new record, at version 1 and `seq`, with its history entry.
+    /// - Returns: the record as stored.
+    func create(_ values: Values, of mutation: Mutation, prepared: PreparedPut?, seq: Int64) throws -> Stored
+    /// Writes a new version of `old` (`values`) or its tombstone (`values` `nil`), with its history entry.
+    /// - Returns: the record as stored.
     func write(_ values: Values?, of mutation: Mutation, prepared: PreparedPut?, version: Int64, seq: Int64,
-               changed: Set<Field>, replacing old: Stored?) throws
+               changed: Set<Field>, replacing old: Stored) throws -> Stored
 }

@@ -19,11 +19,8 @@ public final class LedgerDirectory: Sendable {
     /// The token file written at first start for the `default` ledger, or `nil` when none was created.
     public let createdDefaultTokenPath: String?
 
-    private struct Entry {
-        var ledger: Ledger
-    }
-
-    private let entries = Mutex<[String: Entry]>([:])
+    /// The ledgers open now: each opened when first asked for, closed again when unused (``closeUnusedLedgers(idle:maximum:)``).
+    let opened = OpenLedgers()
     /// Compared against when the ledger is unknown, so that case takes the time of a wrong token.
     private let decoyDigest = Token.digest(Token.generate())
     /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
@@ -63,7 +60,7 @@ public final class LedgerDirectory: Sendable {
     ///   or a storage error.
     public init(dataDirectory: String, creating: Creation) throws {
         self.dataDirectory = dataDirectory
-        var found: [String: Entry] = [:]
+        var found: [String: Ledger] = [:]
         switch creating {
         case .later:
             createdDefaultTokenPath = nil
@@ -79,12 +76,12 @@ public final class LedgerDirectory: Sendable {
             found[name] = try Self.open(name: name, in: dataDirectory)
         }
         if case .defaultLedger(let currency) = creating, found.isEmpty {
-            found["default"] = try Self.create(name: "default", currency: currency, in: dataDirectory).entry
+            found["default"] = try Self.create(name: "default", currency: currency, in: dataDirectory).ledger
             createdDefaultTokenPath = dataDirectory + "/default.token"
         } else {
             createdDefaultTokenPath = nil
         }
-        entries.withLock { $0 = found }
+        for (name, ledger) in found { _ = opened.insert(ledger, as: name) }
     }
 
     /// The work a `.later` directory deferred: creates the directory (0700) if missing and, with no ledger at
@@ -97,15 +94,15 @@ public final class LedgerDirectory: Sendable {
     public func openDeferred(defaultCurrency: Currency, log: (@Sendable (String) -> Void)? = nil) throws -> String? {
         try Self.makeDirectory(dataDirectory)
         if let log { openFailures.withLock { $0.log = log } }
-        guard entries.withLock({ $0.isEmpty }), try Self.ledgerNames(in: dataDirectory).isEmpty else { return nil }
-        let entry: Entry
+        guard opened.isEmpty, try Self.ledgerNames(in: dataDirectory).isEmpty else { return nil }
+        let ledger: Ledger
         do {
-            entry = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory).entry
+            ledger = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory).ledger
         } catch LedgerError.ledgerExists {  // made by `expensed ledger add default` meanwhile
             _ = try openAppeared("default")
             return nil
         }
-        entries.withLock { $0["default"] = $0["default"] ?? entry }
+        _ = opened.insert(ledger, as: "default")
         return dataDirectory + "/default.token"
     }
 
@@ -124,7 +121,15 @@ public final class LedgerDirectory: Sendable {
     }
 
     private func authenticateOpen(ledger name: String, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
-        guard let ledger = ledger(named: name) else {
+        // Pinned while the token is checked, so it is not closed for being unused before the connection holds it.
+        var found = opened[name]
+        if let ledger = found, !opened.pin(name, ledger) { found = nil }  // closed meanwhile
+        if found == nil, needsOpening(name), LoopThread.isCurrent {
+            DispatchQueue.global().async { self.authenticateOpen(ledger: name, token: token, completion: completion) }
+            return
+        }
+        if found == nil { found = ledger(named: name, pinned: true) }
+        guard let ledger = found else {
             let decoy = decoyDigest
             DispatchQueue.global().async {
                 _ = Token.sameDigest(Token.digest(token), decoy)
@@ -133,6 +138,7 @@ public final class LedgerDirectory: Sendable {
             return
         }
         ledger.authenticate(token: token) { credential in
+            self.opened.unpin(name)
             completion(credential.map { $0.map { Authentication(ledger: ledger, credential: $0) } })
         }
     }
@@ -152,14 +158,17 @@ public final class LedgerDirectory: Sendable {
     /// The open ledger named `name`, opening it when it is on disk and not open yet. A file that fails to open
     /// as damaged is logged and refused from then on (each try would check the whole file again); any other
     /// failure (out of descriptors, say) is logged and tried again next time.
-    func ledger(named name: String) -> Ledger? {
-        if let entry = entries.withLock({ $0[name] }) { return entry.ledger }
+    func ledger(named name: String) -> Ledger? { ledger(named: name, pinned: false) }
+
+    /// ``ledger(named:)``, with `pinned` the ledger returned pinned (``OpenLedgers/pin(_:_:)``) when it had to be opened.
+    private func ledger(named name: String, pinned: Bool) -> Ledger? {
+        if let ledger = opened[name], !pinned || opened.pin(name, ledger) { return ledger }
         guard Self.isValid(name: name), FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory)),
               !openFailures.withLock({ $0.damaged.contains(name) }) else {
             return nil
         }
         do {
-            return try openAppeared(name).ledger
+            return try openAppeared(name, pinned: pinned)
         } catch {
             let log = openFailures.withLock { failures in
                 if case LedgerError.damagedDatabase = error { failures.damaged.insert(name) }
@@ -170,6 +179,17 @@ public final class LedgerDirectory: Sendable {
         }
     }
 
+    /// Closes ledgers nobody uses (`expensed serve --idle-ledger-close`, `--max-open-ledgers`): each open ledger
+    /// unused for `idle` (no connection holds one of its tokens, no `hello` is being checked), and past `maximum`
+    /// open the least recently used unused ones, looked at every `idle / 4` (at most every 30 s). A ledger in use
+    /// is never closed, so more than `maximum` may be open while they all are. A closed ledger commits what it
+    /// has queued and is opened again when next asked for.
+    public func closeUnusedLedgers(idle: Duration?, maximum: Int?, log: (@Sendable (String) -> Void)? = nil) {
+        if let log { opened.log(to: log) }
+        opened.limits = OpenLedgers.Limits(idle: idle, maximum: maximum)
+        if let idle { opened.closeUnused(every: OpenLedgers.sweepInterval(idle: idle)) }
+    }
+
     /// Every `interval`, has each open ledger take in token changes made by another process (`expensed token
     /// revoke` beside the daemon: the revoked token's idle connections are closed within `interval`) and write
     /// its tokens' last uses. Runs on Dispatch timers until ``close()``.
@@ -177,7 +197,7 @@ public final class LedgerDirectory: Sendable {
         tokenWatch.start(every: interval) { [weak self] in self?.openLedgersForTokenCheck() ?? [] }
     }
 
-    private func openLedgersForTokenCheck() -> [Ledger] { entries.withLock { $0.values.map(\.ledger) } }
+    private func openLedgersForTokenCheck() -> [Ledger] { opened.all }
 
     /// One round of ``watchTokens(every:)`` now; `completion` runs once every open ledger has done it.
     package func checkTokens(completion: @escaping @Sendable () -> Void = {}) {
@@ -186,7 +206,7 @@ public final class LedgerDirectory: Sendable {
 
     /// Whether `name` is a ledger on disk not open yet (opening it may block).
     func needsOpening(_ name: String) -> Bool {
-        entries.withLock { $0[name] } == nil && Self.isValid(name: name)
+        opened[name] == nil && Self.isValid(name: name)
             && FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory))
     }
 
@@ -194,18 +214,18 @@ public final class LedgerDirectory: Sendable {
     /// mode 0600: the only copy; the ledger keeps its SHA-256).
     /// - Throws: ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/ledgerExists(_:)``, or a storage error.
     public func addLedger(name: String, currency: Currency) throws -> String {
-        guard entries.withLock({ $0[name] }) == nil else { throw LedgerError.ledgerExists(name) }
-        let (token, entry) = try Self.create(name: name, currency: currency, in: dataDirectory)
-        entries.withLock { $0[name] = entry }
+        guard opened[name] == nil else { throw LedgerError.ledgerExists(name) }
+        let (token, ledger) = try Self.create(name: name, currency: currency, in: dataDirectory)
+        _ = opened.insert(ledger, as: name)
         return token
     }
 
     /// The open ledgers (for the compaction schedule, `LedgerDirectory+Compact.swift`).
-    func openLedgers() -> [Ledger] { entries.withLock { $0.values.map(\.ledger) } }
+    func openLedgers() -> [Ledger] { opened.all }
 
     /// Every open ledger, sorted by name (a `.later` directory opens each when first asked for).
     public func ledgers() -> [(name: String, currency: Currency)] {
-        entries.withLock { $0.values.map { ($0.ledger.name, $0.ledger.currency) } }.sorted { $0.name < $1.name }
+        opened.all.map { ($0.name, $0.currency) }.sorted { $0.name < $1.name }
     }
 
     /// Copies a ledger consistently into a new file with SQLite's online backup API, while the daemon may be
@@ -245,8 +265,7 @@ public final class LedgerDirectory: Sendable {
     /// Commits what is queued in every ledger and closes them.
     public func close() async {
         tokenWatch.stop()
-        let ledgers = entries.withLock { $0.values.map(\.ledger) }
-        for ledger in ledgers { await ledger.close() }
+        await opened.close()
     }
 
     // MARK: - Files
@@ -264,27 +283,23 @@ public final class LedgerDirectory: Sendable {
 
     static func databasePath(_ name: String, in directory: String) -> String { directory + "/" + name + ".sqlite" }
 
-    private func openAppeared(_ name: String) throws -> Entry {
+    private func openAppeared(_ name: String, pinned: Bool = false) throws -> Ledger {
         LoopThread.assertNotCurrent()  // opening reads the whole file: never on the network loop
-        let entry = try Self.open(name: name, in: dataDirectory)
+        opened.waitUntilClosed(name)  // closed for being unused a moment ago: its last commit is in the file first
+        let ledger = try Self.open(name: name, in: dataDirectory)
         // A compaction round that has not reached this ledger yet: queued first on its thread, before any request.
         if let round = closedCompactions.opened(name) {
-            Self.compact([entry.ledger], before: round.cutoff, keepDays: round.keepDays, done: round.done)
+            Self.compact([ledger], before: round.cutoff, keepDays: round.keepDays, done: round.done)
         }
-        return entries.withLock { entries in
-            if let existing = entries[name] { return existing }  // another caller opened it first
-            entries[name] = entry
-            return entry
-        }
+        return opened.insert(ledger, as: name, pinned: pinned)
     }
 
-    private static func open(name: String, in directory: String) throws -> Entry {
+    private static func open(name: String, in directory: String) throws -> Ledger {
         let path = databasePath(name, in: directory)
         do {
             let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: true)
             store.checkpointInBackground(name: name)
-            let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
-            return Entry(ledger: ledger)
+            return Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
         } catch let error as LedgerError {
             throw error
         } catch {
@@ -292,7 +307,7 @@ public final class LedgerDirectory: Sendable {
         }
     }
 
-    private static func create(name: String, currency: Currency, in directory: String) throws -> (token: String, entry: Entry) {
+    private static func create(name: String, currency: Currency, in directory: String) throws -> (token: String, ledger: Ledger) {
         let token = try createFile(name: name, currency: currency, in: directory)
         return (token, try open(name: name, in: directory))
     }

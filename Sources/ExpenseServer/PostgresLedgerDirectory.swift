@@ -10,15 +10,12 @@ import Synchronization
 /// ledger's row in the database, and a ``PostgresChangeListener`` wakes this daemon's watchers when another
 /// daemon commits.
 public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
-    private struct Entry {
-        var ledger: Ledger
-    }
-
     private let conninfo: String
     private let schema: String?
     /// Where the database is, without its password (for logs).
     public let redactedDescription: String
-    private let entries = Mutex<[String: Entry]>([:])
+    /// The ledgers open now: each opened when first asked for, closed again when unused (``closeUnusedLedgers(idle:maximum:)``).
+    let opened = OpenLedgers()
     /// Compared against when the ledger is unknown, so that case takes the time of a wrong token.
     private let decoyDigest = Token.digest(Token.generate())
     private let listener = Mutex<PostgresChangeListener?>(nil)
@@ -60,15 +57,16 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     /// since this one started is opened here, once, on a Dispatch worker (never on the loop's thread); an
     /// unknown ledger costs the same hash and comparison as a wrong token.
     public func authenticate(ledger name: String, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
-        if let ledger = entries.withLock({ $0[name]?.ledger }) {
-            authenticate(ledger, token: token, completion: completion)
+        // Pinned while the token is checked, so it is not closed for being unused before the connection holds it.
+        if let ledger = opened[name], opened.pin(name, ledger) {
+            authenticate(ledger, token: token, name: name, completion: completion)
             return
         }
         DispatchQueue.global().async {
-            let entry: Entry
+            let ledger: Ledger
             do {
                 guard LedgerDirectory.isValid(name: name) else { throw LedgerError.unknownLedger(name) }
-                entry = try self.open(name)
+                ledger = try self.open(name, pinned: true)
             } catch LedgerError.storageUnavailable(let detail) {
                 completion(.failure(.storageUnavailable(detail)))  // not known to be unknown: the database is down
                 return
@@ -77,12 +75,14 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
                 completion(.success(nil))
                 return
             }
-            self.authenticate(entry.ledger, token: token, completion: completion)
+            self.authenticate(ledger, token: token, name: name, completion: completion)
         }
     }
 
-    private func authenticate(_ ledger: Ledger, token: String, completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
+    private func authenticate(_ ledger: Ledger, token: String, name: String,
+                              completion: @escaping @Sendable (Result<Authentication?, LedgerError>) -> Void) {
         ledger.authenticate(token: token) { credential in
+            self.opened.unpin(name)
             completion(credential.map { $0.map { Authentication(ledger: ledger, credential: $0) } })
         }
     }
@@ -96,9 +96,9 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     /// The ledger `name` when `token` is one of its tokens as last read (no credential registered: tests); a
     /// ledger added by another process since this one started is opened here, once.
     public func authenticatedLedger(name: String, token: String) -> Ledger? {
-        var entry = entries.withLock { $0[name] }
-        if entry == nil, LedgerDirectory.isValid(name: name) { entry = try? open(name) }
-        guard let ledger = entry?.ledger else {
+        var ledger = opened[name]
+        if ledger == nil, LedgerDirectory.isValid(name: name) { ledger = try? open(name) }
+        guard let ledger else {
             _ = Token.sameDigest(Token.digest(token), decoyDigest)
             return nil
         }
@@ -153,38 +153,40 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
 
     /// Every ledger this daemon has open, sorted by name.
     public func ledgers() -> [(name: String, currency: Currency)] {
-        entries.withLock { $0.values.map { ($0.ledger.name, $0.ledger.currency) } }.sorted { $0.name < $1.name }
+        opened.all.map { ($0.name, $0.currency) }.sorted { $0.name < $1.name }
     }
 
     /// Stops listening, commits what is queued in every ledger and closes them.
     public func close() async {
         listener.withLock { $0 }?.stop()
         tokenWatch.stop()
-        let ledgers = entries.withLock { $0.values.map(\.ledger) }
-        for ledger in ledgers { await ledger.close() }
+        await opened.close()
+    }
+
+    /// Closes ledgers nobody uses, as ``LedgerDirectory/closeUnusedLedgers(idle:maximum:)`` does; a closed
+    /// ledger also gives back its PostgreSQL connection.
+    public func closeUnusedLedgers(idle: Duration?, maximum: Int?, log: (@Sendable (String) -> Void)? = nil) {
+        if let log { opened.log(to: log) }
+        opened.limits = OpenLedgers.Limits(idle: idle, maximum: maximum)
+        if let idle { opened.closeUnused(every: OpenLedgers.sweepInterval(idle: idle)) }
     }
 
     /// The open ledger `name`, or every open ledger (`nil`).
     private func openLedgers(named name: String?) -> [Ledger] {
-        entries.withLock { entries in
-            if let name { return entries[name].map { [$0.ledger] } ?? [] }
-            return entries.values.map(\.ledger)
-        }
+        if let name { return opened[name].map { [$0] } ?? [] }
+        return opened.all
     }
 
-    private func open(_ name: String) throws -> Entry {
+    private func open(_ name: String, pinned: Bool = false) throws -> Ledger {
+        opened.waitUntilClosed(name)  // closed for being unused a moment ago: its last commit is in first
         let connection = try Self.connect(conninfo, schema: schema)
         let store = try PostgresLedgerStore(connection: connection, name: name)
         store.announcesChanges = true
-        let entry = Entry(ledger: Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity))
+        let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
         // A compaction round that has not reached this ledger yet: queued first on its thread, before any request.
         if let round = closedCompactions.opened(name) {
-            LedgerDirectory.compact([entry.ledger], before: round.cutoff, keepDays: round.keepDays, done: round.done)
+            LedgerDirectory.compact([ledger], before: round.cutoff, keepDays: round.keepDays, done: round.done)
         }
-        return entries.withLock { entries in
-            if let existing = entries[name] { return existing }
-            entries[name] = entry
-            return entry
-        }
+        return opened.insert(ledger, as: name, pinned: pinned)
     }
 }

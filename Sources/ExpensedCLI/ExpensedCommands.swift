@@ -55,6 +55,8 @@ enum ExpensedCommands {
             ExpensedOptions.trustNetwork.spec,
             ExpensedOptions.proxyProtocol.spec,
             ExpensedOptions.compactAfter.spec,
+            ExpensedOptions.idleLedgerClose.spec,
+            ExpensedOptions.maxOpenLedgers.spec,
             postgres,
         ])
 

@@ -91,6 +91,16 @@ enum ExpensedOptions {
         "compact-after", value: "days",
         help: "Compact every ledger at start and then daily, keeping N days (1 to 36500) of tombstones and history (default: never).",
         in: 1...36_500)
+    /// `serve --idle-ledger-close`, in seconds (0: never).
+    static let idleLedgerClose = TypedOption<Int>.integer(
+        "idle-ledger-close", value: "seconds",
+        help: "Close a ledger no connection has used for this many seconds, 0 to 86400 (0: never; default: 300); it opens again when next asked for.",
+        in: 0...86_400)
+    /// `serve --max-open-ledgers`.
+    static let maxOpenLedgers = TypedOption<Int>.integer(
+        "max-open-ledgers", value: "n",
+        help: "Keep at most N ledgers open, 1 to 1000000, closing the least recently used unused one to open another (default: 500; a ledger in use is never closed).",
+        in: 1...1_000_000)
     /// `compact --keep-days`.
     static let keepDays = TypedOption<Int>.integer(
         "keep-days", value: "n", help: "Keep what changed in the last N days, 0 to 36500.", in: 0...36_500, required: true)

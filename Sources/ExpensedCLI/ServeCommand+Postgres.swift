@@ -10,7 +10,7 @@ extension ServeCommand {
     /// `expensed serve --postgres CONNINFO`: every ledger of the database, beside any number of other daemons
     /// on it (no data-directory lock). The connection string is logged only without its password.
     static func servePostgres(configuration: ServerConfiguration, conninfo: String,
-                              compactAfter: Int?) async -> ExitCode {
+                              upkeep: LedgerUpkeep) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
         let directory: PostgresLedgerDirectory
@@ -37,7 +37,8 @@ extension ServeCommand {
         // A token revoked through any daemon or `expensed token revoke --postgres` closes its idle connections
         // here within this.
         directory.watchTokens(every: ExpensedCommands.tokenPollInterval)
-        let schedule = compactAfter.map { keepDays in
+        directory.closeUnusedLedgers(idle: upkeep.idle, maximum: upkeep.maximumOpen, log: { log($0) })
+        let schedule = upkeep.compactAfter.map { keepDays in
             CompactionTimer(keepDays: keepDays, log: log) { directory.compactLedgers(before: $0, keepDays: $1, done: $2) }
         }
         log("expensed \(ServerConfiguration.version) serving the ledgers of PostgreSQL \(directory.redactedDescription) "

@@ -44,13 +44,15 @@ struct ServeCommand {
         default:
             throw UsageError("--tls-cert and --tls-key go together", path: command.path)
         }
-        let compactAfter = try command.choice(ExpensedOptions.compactAfter)
+        let upkeep = LedgerUpkeep(compactAfter: try command.choice(ExpensedOptions.compactAfter),
+                                  idleClose: try command.choice(ExpensedOptions.idleLedgerClose) ?? LedgerUpkeep.defaultIdleClose,
+                                  maximumOpen: try command.choice(ExpensedOptions.maxOpenLedgers) ?? LedgerUpkeep.defaultMaximumOpen)
         if let conninfo = ExpensedCLI.postgresOption(command) {
-            return await Self.servePostgres(configuration: configuration, conninfo: conninfo, compactAfter: compactAfter)
+            return await Self.servePostgres(configuration: configuration, conninfo: conninfo, upkeep: upkeep)
         }
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]),
-                                trustNetwork: insecurePlaintext, compactAfter: compactAfter)
+                                trustNetwork: insecurePlaintext, upkeep: upkeep)
     }
 
     /// What both kinds of daemon log and arm once listening: TLS (and its SIGHUP reload), the plaintext warning
@@ -114,7 +116,7 @@ struct ServeCommand {
     }
 
     private static func serve(configuration: ServerConfiguration, currency: Currency, data: String,
-                              trustNetwork: Bool, compactAfter: Int?) async -> ExitCode {
+                              trustNetwork: Bool, upkeep: LedgerUpkeep) async -> ExitCode {
         let log = ServerLog.standardError
         signal(SIGPIPE, SIG_IGN)
         // Nothing is created before the socket is bound: the directory object reads nothing yet; once the
@@ -144,6 +146,7 @@ struct ServeCommand {
             }
             // `expensed token revoke` beside the daemon closes the token's idle connections within this.
             directory.watchTokens(every: ExpensedCommands.tokenPollInterval)
+            directory.closeUnusedLedgers(idle: upkeep.idle, maximum: upkeep.maximumOpen, log: { log($0) })
         } catch {
             // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
             log("cannot open the data directory \(data): \(error)")
@@ -158,7 +161,7 @@ struct ServeCommand {
             return .failure
         }
         // The start run of `--compact-after` is queued on the ledgers' threads before the first request can be.
-        let compaction = compactAfter.map { CompactionTimer(directory: directory, keepDays: $0, log: log) }
+        let compaction = upkeep.compactAfter.map { CompactionTimer(directory: directory, keepDays: $0, log: log) }
         server.start()
         log("expensed \(ServerConfiguration.version) serving the ledgers of \(data) (each opened when first asked for) on \(server.address)")
         // The first stdout line, written in one unbuffered `write` once the listening socket accepts.

@@ -32,8 +32,8 @@ import TestSupport
         }
         server.stop()
         await server.waitUntilStopped()
-        await directory.close()
         #expect(greeted)
         #expect(!directory.needsOpening("later"))
+        await directory.close()
     }
 }

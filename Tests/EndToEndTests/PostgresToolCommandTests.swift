@@ -6,6 +6,12 @@ import TestSupport
 /// `expensed token add|list|revoke --postgres` and `expensed compact --postgres` with the real binary, on a
 /// schema of its own in the test cluster (``TestSupport/PostgresTestCluster``).
 @Suite struct PostgresToolCommandTests {
+    /// Runs `expensed ARGUMENTS --postgres TARGET`.
+    private static func expensed(_ arguments: [String], on target: String) throws -> ExpenseProcess.Result {
+        try ExpenseProcess.run(ExpenseProcess.daemonExecutable, arguments + ["--postgres", target],
+                               environment: ProcessInfo.processInfo.environment, scratch: NSTemporaryDirectory())
+    }
+
     /// `ledger add` and `ledger list` use one connection whatever the number of ledgers: they used to open every
     /// ledger with a backend of its own, so past `max_connections` (200 in the test cluster) adding one more
     /// failed with "too many clients".
@@ -13,10 +19,7 @@ import TestSupport
     func ledgerAddAndListUseOneConnectionWithMoreLedgersThanBackends() async throws {
         try await onOwnThread {
             try withPostgresSchema { target, admin, schema in
-                func expensed(_ arguments: [String]) throws -> ExpenseProcess.Result {
-                    try ExpenseProcess.run(ExpenseProcess.daemonExecutable, arguments + ["--postgres", target],
-                                           environment: ProcessInfo.processInfo.environment, scratch: NSTemporaryDirectory())
-                }
+                func expensed(_ arguments: [String]) throws -> ExpenseProcess.Result { try Self.expensed(arguments, on: target) }
                 #expect(try expensed(["ledger", "add", "first"]).status == 0)
                 try admin.execute("""
                     INSERT INTO \(admin.quotedIdentifier(schema)).ledgers (name, currency, ledger_id, epoch)
@@ -36,10 +39,7 @@ import TestSupport
     func tokensAreAddedListedAndRevokedAsHashesAndALedgerIsCompactedInTheDatabase() async throws {
         try await onOwnThread {
             try withPostgresSchema { target, admin, schema in
-                func expensed(_ arguments: [String]) throws -> ExpenseProcess.Result {
-                    try ExpenseProcess.run(ExpenseProcess.daemonExecutable, arguments + ["--postgres", target],
-                                           environment: ProcessInfo.processInfo.environment, scratch: NSTemporaryDirectory())
-                }
+                func expensed(_ arguments: [String]) throws -> ExpenseProcess.Result { try Self.expensed(arguments, on: target) }
                 let added = try expensed(["ledger", "add", "shop"])
                 #expect(added.status == 0, "\(added)")
                 let owner = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

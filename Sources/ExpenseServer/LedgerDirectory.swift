@@ -25,11 +25,12 @@ public final class LedgerDirectory: Sendable {
     private let decoyDigest = Token.digest(Token.generate())
     /// Whether the token poll runs (``watchTokens(every:)``); cleared by ``close()``.
     private let tokenWatch = TokenWatch()
-    /// The ledgers whose files failed to open as damaged (never tried again by this process: a restore replaces
-    /// a file only while no daemon serves the directory), and where failures to open are told.
     /// The ledgers of a compaction round that were not open when it began (`LedgerDirectory+Compact.swift`).
     let closedCompactions = ClosedLedgerCompactions()
-    private let openFailures = Mutex<(damaged: Set<String>, log: (@Sendable (String) -> Void)?)>(([], nil))
+    /// What this process learnt of the ledgers' files (a restore replaces a file only while no daemon serves the
+    /// directory, so it stays true): those that failed to open as damaged (never tried again), those whose
+    /// structure was checked already (not checked again when reopened); and where failures to open are told.
+    private let fileChecks = Mutex<(damaged: Set<String>, verified: Set<String>, log: (@Sendable (String) -> Void)?)>(([], [], nil))
 
     /// What opening a data directory may create: `expensed` creates only what it was asked for.
     public enum Creation: Sendable {
@@ -93,7 +94,7 @@ public final class LedgerDirectory: Sendable {
     /// - Throws: as ``init(dataDirectory:creating:)``.
     public func openDeferred(defaultCurrency: Currency, log: (@Sendable (String) -> Void)? = nil) throws -> String? {
         try Self.makeDirectory(dataDirectory)
-        if let log { openFailures.withLock { $0.log = log } }
+        if let log { fileChecks.withLock { $0.log = log } }
         guard opened.isEmpty, try Self.ledgerNames(in: dataDirectory).isEmpty else { return nil }
         let ledger: Ledger
         do {
@@ -164,13 +165,13 @@ public final class LedgerDirectory: Sendable {
     private func ledger(named name: String, pinned: Bool) -> Ledger? {
         if let ledger = opened[name], !pinned || opened.pin(name, ledger) { return ledger }
         guard Self.isValid(name: name), FileManager.default.fileExists(atPath: Self.databasePath(name, in: dataDirectory)),
-              !openFailures.withLock({ $0.damaged.contains(name) }) else {
+              !fileChecks.withLock({ $0.damaged.contains(name) }) else {
             return nil
         }
         do {
             return try openAppeared(name, pinned: pinned)
         } catch {
-            let log = openFailures.withLock { failures in
+            let log = fileChecks.withLock { failures in
                 if case LedgerError.damagedDatabase = error { failures.damaged.insert(name) }
                 return failures.log
             }
@@ -286,7 +287,11 @@ public final class LedgerDirectory: Sendable {
     private func openAppeared(_ name: String, pinned: Bool = false) throws -> Ledger {
         LoopThread.assertNotCurrent()  // opening reads the whole file: never on the network loop
         opened.waitUntilClosed(name)  // closed for being unused a moment ago: its last commit is in the file first
-        let ledger = try Self.open(name: name, in: dataDirectory)
+        // Its file's structure is checked the first time this process opens it: after a close for being unused, the
+        // file is the one this process wrote and checked (a restore replaces a file only while no daemon runs).
+        let verify = !fileChecks.withLock { $0.verified.contains(name) }
+        let ledger = try Self.open(name: name, in: dataDirectory, verify: verify)
+        if verify { fileChecks.withLock { _ = $0.verified.insert(name) } }
         // A compaction round that has not reached this ledger yet: queued first on its thread, before any request.
         if let round = closedCompactions.opened(name) {
             Self.compact([ledger], before: round.cutoff, keepDays: round.keepDays, done: round.done)
@@ -294,10 +299,10 @@ public final class LedgerDirectory: Sendable {
         return opened.insert(ledger, as: name, pinned: pinned)
     }
 
-    private static func open(name: String, in directory: String) throws -> Ledger {
+    private static func open(name: String, in directory: String, verify: Bool = true) throws -> Ledger {
         let path = databasePath(name, in: directory)
         do {
-            let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: true)
+            let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: verify)
             store.checkpointInBackground(name: name)
             return Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
         } catch let error as LedgerError {

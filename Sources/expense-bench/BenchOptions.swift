@@ -18,8 +18,10 @@ struct BenchOptions {
     var seedDirectory: String?
     /// `--ledger-size N`: overrides the size of the large ledger.
     var ledgerSizeOverride: Int?
+    /// `--ledgers N`: run the hosted scenario on N ledgers (``HostedScenario``).
+    var hostedLedgers: Int?
 
-    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "history", "tls", "redis", "pg"]
+    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "history", "tls", "redis", "pg", "hosted"]
     /// Parts of the throughput section that `--only` may name alone (for profiling one figure).
     static let throughputFigures: Set<String> = ["ping", "push", "single"]
 
@@ -27,7 +29,7 @@ struct BenchOptions {
         OVERVIEW: Benchmarks expensed and the expense client (docs/benchmarks.md) and prints one table.
 
         USAGE: expense-bench [--quick] [--json] [--peers] [--runs N] [--expensed PATH] [--expense PATH]
-                             [--peers-dir DIR] [--only SECTION,...] [--ledger-size N]
+                             [--peers-dir DIR] [--only SECTION,...] [--ledger-size N] [--ledgers N]
                expense-bench --seed DIR [--ledger-size N] [--expensed PATH]
                expense-bench --ping-client PORT TOKEN PINGS [CONNECTIONS] [sha256:HEX]
 
@@ -39,12 +41,15 @@ struct BenchOptions {
           --expensed PATH   The daemon binary (default: next to this executable).
           --expense PATH    The client binary (default: next to this executable).
           --peers-dir DIR   The peer kit (default: ../shared/peers).
-          --only LIST       Comma-separated sections: throughput, idle, ledger, add, history, tls, redis, pg; or one
+          --only LIST       Comma-separated sections: throughput, idle, ledger, add, history, tls, redis, pg, hosted
+                            (with --ledgers N); or one
                             throughput figure alone: ping (figure 1), push (2), single (3). tls with
                             ledger adds the first sync over TLS; tls with idle the 5,000 idle TLS connections.
                             pg: the push figures on `expensed serve --postgres` and PostgreSQL's own
                             multi-row insert, on a durable cluster this run starts and removes.
           --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
+          --ledgers N       Also measure one daemon hosting N ledgers: N made with `expensed ledger add`, the
+                            daemon's start, two rounds of a hello and a push to each (not run without it).
           --pong-server     Only serve the trivial pong server of the headroom figures and print its port.
           --ping-client ... Only run the generator's unpipelined pings against a running expensed on
                             127.0.0.1:PORT (over TLS with a pinned fingerprint), to profile the generator.
@@ -89,6 +94,9 @@ struct BenchOptions {
                     throw .other("--ledger-size needs a positive integer")
                 }
                 ledgerSizeOverride = number
+            case "--ledgers":
+                guard let number = Int(try value(for: argument)), number >= 1 else { throw .other("--ledgers needs a positive integer") }
+                hostedLedgers = number
             case "--only":
                 let list = Set(try value(for: argument).split(separator: ",").map(String.init))
                 let unknown = list.subtracting(Self.sections).subtracting(Self.throughputFigures)

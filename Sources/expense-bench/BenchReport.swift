@@ -114,7 +114,7 @@ struct BenchReport {
                 members.append("\(Self.quote(figure.key)):null")
                 missing.append("\(Self.quote(figure.key)):\(Self.quote(reason))")
             case nil:
-                if figure.isPeer { continue }
+                if figure.isShownOnlyWhenRun { continue }
                 members.append("\(Self.quote(figure.key)):null")
                 missing.append("\(Self.quote(figure.key)):\(Self.quote("not run"))")
             }

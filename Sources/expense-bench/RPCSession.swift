@@ -4,8 +4,8 @@ import Foundation
 /// The few JSON-RPC exchanges the bench makes outside the load generator (`hello`, `summary`), over raw bytes.
 enum RPCSession {
     /// The `hello` request line for `clientId`, as Protocol.md §5.1 specifies it.
-    static func helloLine(token: String, clientId: String) -> [UInt8] {
-        let params: [String: Any] = ["protocol": 1, "ledger": "default", "token": token,
+    static func helloLine(token: String, clientId: String, ledger: String = "default") -> [UInt8] {
+        let params: [String: Any] = ["protocol": 1, "ledger": ledger, "token": token,
                                      "clientId": clientId, "clientName": "bench"]
         let object: [String: Any] = ["jsonrpc": "2.0", "id": 0, "method": "hello", "params": params]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
@@ -15,8 +15,8 @@ enum RPCSession {
     /// Says `hello` with a fresh clientId on `connection`.
     /// - Returns: the `lastMutationId` the daemon holds for that clientId (0 for a new one).
     /// - Throws: ``BenchError/unexpectedResponse(_:)`` for an error answer.
-    static func hello(_ connection: TCPConnection, token: String) throws(BenchError) -> Int {
-        try connection.send(helloLine(token: token, clientId: UUIDText.lowercased(UUID())))
+    static func hello(_ connection: TCPConnection, token: String, ledger: String = "default") throws(BenchError) -> Int {
+        try connection.send(helloLine(token: token, clientId: UUIDText.lowercased(UUID()), ledger: ledger))
         let result = try resultObject(try connection.readLine())
         guard let last = result["lastMutationId"] as? Int else {
             throw .unexpectedResponse("hello result without lastMutationId: \(result)")

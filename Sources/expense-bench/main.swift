@@ -67,6 +67,7 @@ if options.includes("idle") || BenchOptions.throughputFigures.contains(where: op
     ThroughputScenario(options: options, workspace: workspace).run(into: &report)
 }
 if options.includes("tls") { TLSScenario(options: options, workspace: workspace).run(into: &report) }
+if let ledgers = options.hostedLedgers, options.includes("hosted") { HostedScenario(options: options, workspace: workspace, ledgers: ledgers).run(into: &report) }
 let peerServers = PeerServers(stateDirectory: PeerServers.defaultStateDirectory)
 _ = BenchCleanup.add { peerServers.stopStarted() }
 let peers = PeerScenario(options: options, workspace: workspace, servers: peerServers)
@@ -97,7 +98,7 @@ report.context = [
         + "\(ProcessInfo.processInfo.physicalMemory / 1_048_576) MiB, Linux \(machine)"),
     ("wall", "\(BenchReport.format(MonotonicClock.now() - began, 1)) s"),
 ]
-let shown = Figure.all.filter { !$0.isPeer || report.entries[$0.key] != nil }
+let shown = Figure.all.filter { !$0.isShownOnlyWhenRun || report.entries[$0.key] != nil }
 if options.json {
     FileHandle.standardError.write(Data(report.table(figures: shown).utf8))
     print(report.json(figures: Figure.all))

@@ -136,6 +136,8 @@ final class OpenLedgers: Sendable {
             for name in chosen {
                 guard let entry = state.entries.removeValue(forKey: name) else { continue }
                 ledgers.append(entry.ledger)
+                // Entered before the lock is let go: an opener of the name waits from this moment on.
+                group.enter()
                 state.closing[name] = group
             }
             return (chosen, ledgers, group, state.log)
@@ -146,7 +148,6 @@ final class OpenLedgers: Sendable {
         }
         for ledger in ledgers {
             log?("closed ledger \(DisplayText.quoted(ledger.name)) (unused)")
-            group.enter()
             Task {
                 await ledger.close()
                 group.leave()

@@ -54,7 +54,7 @@ enum ExpenseFieldOptions {
                                   note: try command.value(note))
         if let amountText = try command.value(amount) {
             let currency = try command.value(currency) ?? currentCurrency
-            fields.currency = currency.code
+            fields.currency = .value(currency)
             fields.amount = try Money.parse(amountText, currency: currency)
         }
         return fields

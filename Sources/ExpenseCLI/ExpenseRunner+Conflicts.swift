@@ -16,13 +16,10 @@ extension ExpenseRunner {
         if command[ExpenseOptions.json] {
             let body = conflicts.map { conflict -> JSONValue in
                 let theirs = conflict.theirs.expense
-                var mine: [String: JSONValue] = ["type": .string(conflict.mine.rawValue), "baseVersion": .int(conflict.mineBaseVersion)]
-                let fields = conflict.mineFields
-                if let value = fields.amount { mine["amount"] = .int(value) }
-                if let value = fields.currency { mine["currency"] = .string(value) }
-                if let value = fields.category { mine["category"] = .string(value) }
-                if let value = fields.date { mine["date"] = .string(value) }
-                if let value = fields.note { mine["note"] = .string(value) }
+                // This machine's side: its fields as the wire writes them, with what it was.
+                var mine = ExpenseFields.json(from: conflict.mineFields)
+                mine["type"] = .string(conflict.mine.rawValue)
+                mine["baseVersion"] = .int(conflict.mineBaseVersion)
                 return .object(["id": .string(UUIDText.lowercased(conflict.id)), "kind": .string(conflictKind(conflict)),
                                 "mine": .object(mine),
                                 "theirs": .object(["amount": .int(theirs.amount), "currency": .string(theirs.currency.code),

@@ -8,10 +8,10 @@ extension ExpenseRunner {
         let ledger = try ledger()
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
+        let date = try command.value(ExpenseFieldOptions.date).map(DraftInput.text) ?? .value(CalendarDay.today())
         let expense = try ledger.journaledAdd(ExpenseDraft(
-            amount: amount, currency: currency.code, category: command[ExpenseArguments.category],
-            date: try command.value(ExpenseFieldOptions.date) ?? CalendarDay.today().description,
-            note: try command.value(ExpenseFieldOptions.note) ?? ""))
+            id: nil, amount: amount, currency: .value(currency), category: command[ExpenseArguments.category],
+            date: date, note: try command.value(ExpenseFieldOptions.note) ?? ""))
         console.out(expense.idString + "\n")
         warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
     }

@@ -67,13 +67,13 @@ package struct Conflict: Hashable, Sendable {
         case .editedHereDeletedThere: lines.append(("deleted", "no (edited)", "yes"))
         case .editedOnBothSides, .deletedOnBothSides: break
         }
-        let currency = mineFields.currency.flatMap(Currency.init(code:)) ?? expense.currency
+        let currency = mineFields.currency.flatMap { try? $0.resolved(ExpenseValidator.validateCurrency) } ?? expense.currency
         if let amount = mineFields.amount {
             lines.append(("amount", Money.format(amount, currency: currency, includeCode: true),
                           Money.format(expense.amount, currency: expense.currency, includeCode: true)))
         }
         if let value = mineFields.category { lines.append(("category", value, expense.category)) }
-        if let value = mineFields.date { lines.append(("date", value, expense.date.description)) }
+        if let value = mineFields.date { lines.append(("date", value.text, expense.date.description)) }
         if let value = mineFields.note { lines.append(("note", value, expense.note)) }
         return lines
     }

@@ -30,7 +30,8 @@ struct ImportRowBuilder {
         let given = !(id ?? "").isEmpty
         let placeholder = "00000000-0000-0000-0000-000000000000"
         let valid = try ExpenseValidator.validate(ExpenseDraft(
-            id: given ? id : placeholder, amount: amount, currency: currency.code, category: category, date: date, note: note))
+            id: .text(given ? id ?? placeholder : placeholder), amount: amount, currency: .value(currency), category: category,
+            date: .text(date), note: note))
         var expense = valid
         if !given {
             // The id is derived from the validated (trimmed) values, so "food" and " food " are one expense.

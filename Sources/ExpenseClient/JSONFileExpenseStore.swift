@@ -112,7 +112,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
     private struct Fields: Codable {
         var amount: Int64?, currency: String?, category: String?, date: String?, note: String?
         init(_ draft: ExpenseDraft) {
-            (amount, currency, category, date, note) = (draft.amount, draft.currency, draft.category, draft.date, draft.note)
+            (amount, currency, category, date, note) = (draft.amount, draft.currency?.text, draft.category, draft.date?.text, draft.note)
         }
         var draft: ExpenseDraft { ExpenseDraft(amount: amount, currency: currency, category: category, date: date, note: note) }
     }
@@ -156,8 +156,8 @@ package final class JSONFileExpenseStore: StateBackedStore {
                 let fields = mutation.fields
                 return MutationEntry(mutationId: mutation.mutationId, type: mutation.type.rawValue,
                                      id: UUIDText.lowercased(mutation.id), baseVersion: mutation.baseVersion,
-                                     amount: fields.amount, currency: fields.currency, category: fields.category,
-                                     date: fields.date, note: fields.note, position: mutation.position,
+                                     amount: fields.amount, currency: fields.currency?.text, category: fields.category,
+                                     date: fields.date?.text, note: fields.note, position: mutation.position,
                                      state: mutation.state.rawValue, rejectReason: mutation.rejection?.reason,
                                      rejectField: mutation.rejection?.field, rejectMessage: mutation.rejection?.message,
                                      ifAbsent: mutation.ifAbsent ? true : nil)

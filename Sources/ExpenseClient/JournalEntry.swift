@@ -71,7 +71,7 @@ package struct JournalEntry: Hashable, Sendable {
         guard let members = json?.objectValue, let deleted = members["deleted"]?.boolValue,
               let fields = members["fields"]?.objectValue,
               case .success(var draft) = ExpenseFields.draft(from: fields.filter { $0.key != "id" }) else { return nil }
-        draft.id = UUIDText.lowercased(id)
+        draft.id = .value(id)
         guard let expense = try? ExpenseValidator.validateStored(draft) else { return nil }
         return State(expense: expense, deleted: deleted)
     }

@@ -35,7 +35,7 @@ extension LocalLedger {
         // the pull) is that record, not the create's fields.
         let leftAsItWas = entry.ifAbsent && (copy != nil || version > 1)
         guard (copy?.version ?? 0) <= version, !leftAsItWas else { return }
-        var draft = copy?.expense.draft ?? ExpenseDraft(id: UUIDText.lowercased(entry.id))
+        var draft = copy?.expense.draft ?? ExpenseDraft(id: .value(entry.id), currency: nil, date: nil)
         if entry.type == .put { draft = draft.merging(entry.fields) }
         guard let expense = try? ExpenseValidator.validateStored(draft) else { return }
         try transaction.putServerCopy(Record(expense: expense, version: version, seq: max(seq, copy?.seq ?? 0),

@@ -47,7 +47,7 @@ extension LocalLedger {
     package func journaledAdd(_ draft: ExpenseDraft) throws -> Expense {
         try ensureWritable()
         var draft = draft
-        if draft.id == nil { draft.id = UUIDText.lowercased(UUID()) }
+        if draft.id == nil { draft.id = .value(UUID()) }
         let expense = try ExpenseValidator.validate(draft)
         try store.write { transaction in
             try insert([expense], in: transaction)

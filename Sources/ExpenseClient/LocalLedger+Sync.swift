@@ -325,9 +325,9 @@ extension LocalLedger {
             let expense = record.expense
             let fields = entry.fields
             return (fields.amount.map { $0 == expense.amount } ?? true)
-                && (fields.currency.map { $0 == expense.currency.code } ?? true)
+                && (fields.currency.map { $0 == .value(expense.currency) } ?? true)
                 && (fields.category.map { ExactText.same($0, expense.category) } ?? true)
-                && (fields.date.map { $0 == expense.date.description } ?? true)
+                && (fields.date.map { $0 == .value(expense.date) } ?? true)
                 && (fields.note.map { ExactText.same($0, expense.note) } ?? true)
         }
     }

@@ -41,9 +41,9 @@ package struct UndoPlan: Hashable, Sendable {
                 switch (change.field, change.from) {
                 case ("money", .money(let amount, let currency)?):
                     fields.amount = amount
-                    fields.currency = currency.code
+                    fields.currency = .value(currency)
                 case ("category", .text(let text)?): fields.category = text
-                case ("date", .text(let text)?): fields.date = text
+                case ("date", .text(let text)?): fields.date = .text(text)
                 case ("note", .text(let text)?): fields.note = text
                 default: break
                 }
@@ -94,7 +94,7 @@ extension LocalLedger {
         try ensureWritable()
         if plan.type == .put, plan.reverts == "delete" {
             var complete = plan.fields
-            complete.id = UUIDText.lowercased(plan.id)
+            complete.id = .value(plan.id)
             _ = try ExpenseValidator.validate(complete)
         }
         try store.write { transaction in

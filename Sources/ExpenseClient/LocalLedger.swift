@@ -66,7 +66,7 @@ package final class LocalLedger {
     package func add(_ drafts: [ExpenseDraft]) throws -> [Expense] {
         let expenses = try drafts.map { draft in
             var draft = draft
-            if draft.id == nil { draft.id = UUIDText.lowercased(UUID()) }
+            if draft.id == nil { draft.id = .value(UUID()) }
             return try ExpenseValidator.validate(draft)
         }
         try insert(expenses)
@@ -203,10 +203,10 @@ package final class LocalLedger {
     static func difference(from before: Expense, to after: Expense) -> ExpenseDraft {
         let moneyChanged = after.amount != before.amount || after.currency != before.currency
         return ExpenseDraft(
-            amount: moneyChanged ? after.amount : nil,
-            currency: moneyChanged ? after.currency.code : nil,
+            id: nil, amount: moneyChanged ? after.amount : nil,
+            currency: moneyChanged ? .value(after.currency) : nil,
             category: ExactText.same(after.category, before.category) ? nil : after.category,
-            date: after.date != before.date ? after.date.description : nil,
+            date: after.date != before.date ? .value(after.date) : nil,
             note: ExactText.same(after.note, before.note) ? nil : after.note)
     }
 
@@ -281,7 +281,7 @@ package final class LocalLedger {
         let copy = try transaction.serverCopy(id: id)
         let entries = try transaction.pending(for: id)
         let existing = try transaction.record(id: id)
-        var draft = copy?.expense.draft ?? existing?.expense.draft ?? ExpenseDraft(id: UUIDText.lowercased(id))
+        var draft = copy?.expense.draft ?? existing?.expense.draft ?? ExpenseDraft(id: .value(id), currency: nil, date: nil)
         var deleted = copy?.deleted ?? (entries.isEmpty ? true : false)
         for entry in entries {
             switch entry.type {

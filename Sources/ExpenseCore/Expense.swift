@@ -44,9 +44,10 @@ public struct Expense: Hashable, Sendable, Identifiable {
         ExactText.hash(note, into: &hasher)
     }
 
-    /// A draft holding these values, to change some of them and validate again.
+    /// A draft holding these values as values (never written out as text to be parsed back), to change some of
+    /// them and validate again.
     public var draft: ExpenseDraft {
-        ExpenseDraft(id: idString, amount: amount, currency: currency.code, category: category,
-                     date: date.description, note: note)
+        ExpenseDraft(id: .value(id), amount: amount, currency: .value(currency), category: category,
+                     date: .value(date), note: note)
     }
 }

@@ -55,9 +55,9 @@ package enum ExpenseColumns {
     /// Writes a draft's fields in ``draftNames``' order, a missing one as NULL.
     package static func write(_ draft: ExpenseDraft, to row: inout some ExpenseColumnWriter) throws {
         try row.integer(draft.amount)
-        try row.text(draft.currency)
+        try row.text(draft.currency?.text)
         try row.text(draft.category)
-        try row.text(draft.date)
+        try row.text(draft.date?.text)
         try row.text(draft.note)
     }
 

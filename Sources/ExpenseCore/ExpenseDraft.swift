@@ -1,16 +1,32 @@
+import Foundation
+
 /// Unvalidated expense input, from a command line, a CSV row, a wire message or a database row.
 /// `nil` means the field was not given.
+///
+/// The id, the currency and the date hold either a value already known (``DraftInput/value(_:)``: a stored
+/// expense's own, or one a decoder read straight from bytes) or the text as it was given
+/// (``DraftInput/text(_:)``), which ``ExpenseValidator`` parses in its place in the order of the checks. So a
+/// stored expense being edited is never written out as text only to be parsed back, and a wrong field in the
+/// input still gets the same error, in the same order, as before it was parsed.
 public struct ExpenseDraft: Hashable, Sendable {
-    public var id: String?
+    public var id: DraftInput<UUID>?
     /// Minor units; an amount typed by a person is first turned into minor units with ``Money/parse(_:currency:)``.
     public var amount: Int64?
-    public var currency: String?
+    public var currency: DraftInput<Currency>?
     public var category: String?
-    public var date: String?
+    public var date: DraftInput<CalendarDay>?
     public var note: String?
 
+    /// A draft of text as it was given.
     public init(id: String? = nil, amount: Int64? = nil, currency: String? = nil,
                 category: String? = nil, date: String? = nil, note: String? = nil) {
+        self.init(id: id.map(DraftInput.text), amount: amount, currency: currency.map(DraftInput.text),
+                  category: category, date: date.map(DraftInput.text), note: note)
+    }
+
+    /// A draft of inputs, each a value or text.
+    public init(id: DraftInput<UUID>?, amount: Int64? = nil, currency: DraftInput<Currency>?,
+                category: String? = nil, date: DraftInput<CalendarDay>?, note: String? = nil) {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -19,16 +35,17 @@ public struct ExpenseDraft: Hashable, Sendable {
         self.note = note
     }
 
-    /// Equal when every field is, text by its bytes (``ExactText``).
+    /// Equal when every field is, text by its bytes (``ExactText``) and a value by its text
+    /// (``DraftInput/text``): the draft of an expense equals the draft of its fields typed as text.
     public static func == (lhs: ExpenseDraft, rhs: ExpenseDraft) -> Bool {
-        lhs.amount == rhs.amount && ExactText.same(lhs.id, rhs.id) && ExactText.same(lhs.currency, rhs.currency)
-            && ExactText.same(lhs.category, rhs.category) && ExactText.same(lhs.date, rhs.date)
-            && ExactText.same(lhs.note, rhs.note)
+        lhs.amount == rhs.amount && ExactText.same(lhs.id?.text, rhs.id?.text)
+            && ExactText.same(lhs.currency?.text, rhs.currency?.text) && ExactText.same(lhs.category, rhs.category)
+            && ExactText.same(lhs.date?.text, rhs.date?.text) && ExactText.same(lhs.note, rhs.note)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(amount)
-        for text in [id, currency, category, date, note] { ExactText.hash(text, into: &hasher) }
+        for text in [id?.text, currency?.text, category, date?.text, note] { ExactText.hash(text, into: &hasher) }
     }
 
     /// This draft with every field that `changes` gives replacing the one here.
@@ -37,4 +54,55 @@ public struct ExpenseDraft: Hashable, Sendable {
                      currency: changes.currency ?? currency, category: changes.category ?? category,
                      date: changes.date ?? date, note: changes.note ?? note)
     }
+}
+
+/// One typed field of an ``ExpenseDraft``: a value already known, or text still to be validated.
+public enum DraftInput<Value: DraftValue>: Hashable, Sendable, ExpressibleByStringLiteral {
+    /// A value known to be valid (read from a stored expense, or decoded and checked already).
+    case value(Value)
+    /// Text as it was given, checked by ``ExpenseValidator`` in its turn.
+    case text(String)
+
+    public init(stringLiteral text: String) { self = .text(text) }
+
+    /// The text of the input: the given text, or the value's own (``DraftValue/draftText``).
+    public var text: String {
+        switch self {
+        case .value(let value): value.draftText
+        case .text(let text): text
+        }
+    }
+
+    /// The value, parsing the text with `parse` (which throws the field's ``ValidationError``).
+    public func resolved(_ parse: (String) throws -> Value) throws -> Value {
+        switch self {
+        case .value(let value): value
+        case .text(let text): try parse(text)
+        }
+    }
+
+    /// Equal when the texts are, by their bytes.
+    public static func == (lhs: DraftInput, rhs: DraftInput) -> Bool { ExactText.same(lhs.text, rhs.text) }
+    public func hash(into hasher: inout Hasher) { ExactText.hash(text, into: &hasher) }
+}
+
+/// A value a draft can hold as itself, with the text it is written as.
+public protocol DraftValue: Hashable, Sendable {
+    /// The value as the text it would be given as (and is written as everywhere).
+    var draftText: String { get }
+}
+
+extension UUID: DraftValue {
+    /// Lower-case UUID text.
+    public var draftText: String { UUIDText.lowercased(self) }
+}
+
+extension Currency: DraftValue {
+    /// The ISO 4217 code.
+    public var draftText: String { code }
+}
+
+extension CalendarDay: DraftValue {
+    /// `YYYY-MM-DD`.
+    public var draftText: String { description }
 }

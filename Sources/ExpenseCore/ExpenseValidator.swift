@@ -21,50 +21,16 @@ public enum ExpenseValidator {
         try validate(draft, byteLimits: false)
     }
 
-    /// ``validate(_:)`` of a draft whose id is already known as a UUID (the daemon's mutations carry it so, and
-    /// writing it as text only to parse it back cost every mutation two conversions); `draft.id` is not read.
-    /// Every other field is checked exactly as ``validate(_:)`` checks it, in the same order.
-    /// - Throws: ``ValidationError``.
-    public static func validate(_ draft: ExpenseDraft, id: UUID) throws -> Expense {
-        try validateFields(draft, id: id, byteLimits: true)
-    }
-
-    /// ``validate(_:id:)`` of a draft whose currency and date were already read as values, by
-    /// ``Currency/init(code:)`` and ``CalendarDay/init(utf8:)`` (a pull page holds thousands of records in one
-    /// currency); `draft.currency` and `draft.date` are not read. Every other field is checked exactly as
-    /// ``validate(_:)`` checks it, in the same order.
-    /// - Throws: ``ValidationError``.
-    public static func validate(_ draft: ExpenseDraft, id: UUID, currency: Currency, date: CalendarDay) throws -> Expense {
-        try validateFields(draft, id: id, currency: currency, date: date, byteLimits: true)
-    }
-
     private static func validate(_ draft: ExpenseDraft, byteLimits: Bool) throws -> Expense {
-        guard let idText = draft.id else { throw ValidationError.missingField(.id) }
-        return try validateFields(draft, id: try validateID(idText), byteLimits: byteLimits)
-    }
-
-    /// Every field after the id, in the order amount, currency, category, date, note; the currency and the date
-    /// from the draft's text unless given as values.
-    private static func validateFields(_ draft: ExpenseDraft, id: UUID, currency knownCurrency: Currency? = nil,
-                                       date knownDate: CalendarDay? = nil, byteLimits: Bool) throws -> Expense {
+        guard let id = try draft.id?.resolved(validateID) else { throw ValidationError.missingField(.id) }
         guard let amount = draft.amount else { throw ValidationError.missingField(.amount) }
         try Money.checkRange(amount)
-        let currency: Currency
-        if let knownCurrency {
-            currency = knownCurrency
-        } else {
-            guard let currencyText = draft.currency else { throw ValidationError.missingField(.currency) }
-            currency = try validateCurrency(currencyText)
+        guard let currency = try draft.currency?.resolved(validateCurrency) else {
+            throw ValidationError.missingField(.currency)
         }
         guard let categoryText = draft.category else { throw ValidationError.missingField(.category) }
         let category = try checkedCategory(categoryText, byteLimits: byteLimits)
-        let date: CalendarDay
-        if let knownDate {
-            date = knownDate
-        } else {
-            guard let dateText = draft.date else { throw ValidationError.missingField(.date) }
-            date = try validateDate(dateText)
-        }
+        guard let date = try draft.date?.resolved(validateDate) else { throw ValidationError.missingField(.date) }
         let note = try checkedNote(draft.note ?? "", byteLimits: byteLimits)
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note)
     }

@@ -37,7 +37,7 @@ public enum ExpenseFields {
         }
         if let value = fields.currency {
             guard let text = value.stringValue else { return .failure(MutationRejection(.invalidCurrency(value.jsonText))) }
-            draft.currency = text
+            draft.currency = .text(text)
         }
         if let value = fields.category {
             guard let text = value.stringValue else { return .failure(wrongType(.category, "a string")) }
@@ -45,7 +45,7 @@ public enum ExpenseFields {
         }
         if let value = fields.date {
             guard let text = value.stringValue else { return .failure(MutationRejection(.invalidDate(value.jsonText))) }
-            draft.date = text
+            draft.date = .text(text)
         }
         if let value = fields.note {
             guard let text = value.stringValue else { return .failure(wrongType(.note, "a string")) }
@@ -58,9 +58,9 @@ public enum ExpenseFields {
     public static func json(from draft: ExpenseDraft) -> [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
         if let amount = draft.amount { fields["amount"] = .number(JSONNumber(amount)) }
-        if let currency = draft.currency { fields["currency"] = .string(currency) }
+        if let currency = draft.currency { fields["currency"] = .string(currency.text) }
         if let category = draft.category { fields["category"] = .string(category) }
-        if let date = draft.date { fields["date"] = .string(date) }
+        if let date = draft.date { fields["date"] = .string(date.text) }
         if let note = draft.note { fields["note"] = .string(note) }
         return fields
     }

@@ -93,11 +93,9 @@ struct PullPageScanner {
     /// checked as ``memberwiseRecord()`` reads and checks them, so it returns that method's record or `nil`.
     ///
     /// The currency and the date, written without escapes, are read from the line's bytes as values (the
-    /// currency compared with the last one read: a page is mostly in one) and checked by
-    /// ``ExpenseCore/ExpenseValidator/validate(_:id:currency:date:)``; a record beyond the byte limits is left to
-    /// ``memberwiseRecord()``.
+    /// currency compared with the last one read: a page is mostly in one) and go into the draft as values, so
+    /// ``ExpenseCore/ExpenseValidator/validateStored(_:)`` does not parse them again.
     mutating func daemonLayoutRecord() -> Record? {
-        var draft = ExpenseDraft()
         guard fragment(#"{"amount":"#), let amount = integer(skippingWhitespace: false),
               fragment(#","category":"#), let category = string(),
               fragment(#","currency":"#), let code = plainString(), let currency = currency(code),
@@ -107,13 +105,11 @@ struct PullPageScanner {
               fragment(#","note":"#), let note = string(),
               fragment(#","seq":"#), let seq = integer(skippingWhitespace: false),
               fragment(#","version":"#), let version = integer(skippingWhitespace: false),
-              fragment("}"), version >= 1, seq >= 0,
-              category.utf8.count <= ExpenseRules.maximumCategoryBytes, note.utf8.count <= ExpenseRules.maximumNoteBytes
+              fragment("}"), version >= 1, seq >= 0
         else { return nil }
-        draft.amount = amount
-        draft.category = category
-        draft.note = note
-        guard let expense = try? ExpenseValidator.validate(draft, id: id, currency: currency, date: date) else { return nil }
+        let draft = ExpenseDraft(id: .value(id), amount: amount, currency: .value(currency), category: category,
+                                 date: .value(date), note: note)
+        guard let expense = try? ExpenseValidator.validateStored(draft) else { return nil }
         return Record(expense: expense, version: version, seq: seq, deleted: deleted)
     }
 
@@ -170,13 +166,13 @@ struct PullPageScanner {
                 draft.amount = value
             case .currency:
                 guard draft.currency == nil, let text = string() else { return nil }
-                draft.currency = text
+                draft.currency = .text(text)
             case .category:
                 guard draft.category == nil, let text = string() else { return nil }
                 draft.category = text
             case .date:
                 guard draft.date == nil, let text = string() else { return nil }
-                draft.date = text
+                draft.date = .text(text)
             case .note:
                 guard draft.note == nil, let text = string() else { return nil }
                 draft.note = text
@@ -200,23 +196,12 @@ struct PullPageScanner {
     }
 
     /// The record of members read, checked like ``Record/init(json:path:)``: a version of at least 1, a seq not
-    /// negative, and the expense through ``validateStored(_:id:category:note:)``.
+    /// negative, and the expense through ``ExpenseCore/ExpenseValidator/validateStored(_:)`` with the id the
+    /// scanner read as a UUID.
     private static func checkedRecord(_ draft: ExpenseDraft, id: UUID, version: Int64, seq: Int64, deleted: Bool) -> Record? {
-        guard version >= 1, seq >= 0, let category = draft.category, let note = draft.note,
-              let expense = try? validateStored(draft, id: id, category: category, note: note) else { return nil }
+        var draft = draft
+        draft.id = .value(id)
+        guard version >= 1, seq >= 0, let expense = try? ExpenseValidator.validateStored(draft) else { return nil }
         return Record(expense: expense, version: version, seq: seq, deleted: deleted)
-    }
-
-    /// ``ExpenseCore/ExpenseValidator/validateStored(_:)`` of `draft` with the id `id`, which the scanner read
-    /// as a UUID (no `String` to parse back): within the byte limits of category and note, the only rules
-    /// `validateStored` leaves out, it is ``ExpenseCore/ExpenseValidator/validate(_:id:)``; beyond them, the
-    /// id goes back into the draft as text.
-    private static func validateStored(_ draft: ExpenseDraft, id: UUID, category: String, note: String) throws -> Expense {
-        if category.utf8.count <= ExpenseRules.maximumCategoryBytes, note.utf8.count <= ExpenseRules.maximumNoteBytes {
-            return try ExpenseValidator.validate(draft, id: id)
-        }
-        var withId = draft
-        withId.id = UUIDText.lowercased(id)
-        return try ExpenseValidator.validateStored(withId)
     }
 }

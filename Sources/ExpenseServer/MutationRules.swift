@@ -10,7 +10,7 @@ package typealias FieldsConverter = @Sendable (MutationFields) -> Result<Expense
 ///
 /// Precedence for one mutation (Protocol.md §7.1): duplicate and gap first; then (1) malformed,
 /// (2) `not_found` / `invalid_base_version`, (3) field validation, (4) conflict, (5) overflow, (6) applied.
-/// Every value goes through ``ExpenseValidator/validate(_:id:)``, the same rules the client's ``ExpenseValidator/validate(_:)`` applies.
+/// Every value goes through ``ExpenseValidator/validate(_:)``, the same rules the client applies.
 ///
 /// - Important: Call ``apply(clientId:items:to:)`` inside the store's transaction, together with every other
 ///   push of the same commit: the effects and the client's last consumed mutationId must be durable together.
@@ -101,7 +101,7 @@ package struct MutationRules: Sendable {
         guard let fields = mutation.sentFields, mutation.type == .put else { return .failure(.putWithoutFields) }
         return convert(fields).flatMap { draft in
             var complete = draft
-            if complete.currency == nil { complete.currency = ledgerCurrency.code }
+            if complete.currency == nil { complete.currency = .value(ledgerCurrency) }
             if complete.note == nil { complete.note = "" }
             return validate(complete, id: mutation.id)
         }
@@ -115,10 +115,13 @@ package struct MutationRules: Sendable {
         }
     }
 
-    /// The one validation (``ExpenseValidator/validate(_:id:)``) of the record `id`'s values.
+    /// The one validation (``ExpenseValidator/validate(_:)``) of the record `id`'s values (the draft's own id,
+    /// if any, is replaced: a mutation carries its id beside its fields).
     func validate(_ draft: ExpenseDraft, id: UUID) -> Result<Expense, MutationRejection> {
+        var draft = draft
+        draft.id = .value(id)
         do {
-            return .success(try ExpenseValidator.validate(draft, id: id))
+            return .success(try ExpenseValidator.validate(draft))
         } catch let error as ValidationError {
             return .failure(MutationRejection(error))
         } catch {

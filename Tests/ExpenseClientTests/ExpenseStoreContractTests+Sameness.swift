@@ -18,7 +18,7 @@ extension ExpenseStoreContractTests {
                             _ draft: ExpenseDraft) throws -> (LocalLedger, Expense) {
         let ledger = LocalLedger(store: try kind.open(in: directory))
         var complete = draft
-        complete.id = UUID().uuidString.lowercased()
+        complete.id = .value(UUID())
         let expense = try ExpenseValidator.validate(complete)
         try ledger.apply(pulled: [Record(expense: expense, version: 1, seq: 1, deleted: false)], cursor: 1)
         try ledger.add(ExpenseDraft(amount: 1, currency: "USD", category: "other", date: "2026-01-01", note: ""))

@@ -110,7 +110,7 @@ import TestSupport
                     ExpenseDraft(amount: Self.amount(&random), currency: Self.currency(&random).code, category: "c",
                                  date: "2026-02-02")
                 }
-                let allowed = Self.fits(before.sums, adding: drafts.map { (Currency(code: $0.currency ?? "")!, $0.amount ?? 0) })
+                let allowed = Self.fits(before.sums, adding: drafts.map { (Currency(code: $0.currency?.text ?? "")!, $0.amount ?? 0) })
                 do {
                     try ledger.add(drafts)
                     #expect(allowed, "step \(step): an add past Int64 was allowed")

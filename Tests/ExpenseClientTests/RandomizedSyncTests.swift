@@ -58,7 +58,7 @@ import TestSupport
             .map { ($0.entry.id, $0) }, uniquingKeysWith: { $0.version >= $1.version ? $0 : $1 })
         for (id, record) in records where !record.deleted {
             let money = try #require(newestMoney[id], comment)
-            #expect(money.entry.fields.amount == record.expense.amount && money.entry.fields.currency == record.expense.currency.code,
+            #expect(money.entry.fields.amount == record.expense.amount && money.entry.fields.currency == .value(record.expense.currency),
                     "\(record.expense.amount) \(record.expense.currency.code) is not the newest pair entered; \(comment)")
         }
         for ack in acks {
@@ -76,13 +76,13 @@ import TestSupport
                 // Money is one value: a change carrying it is superseded only by a later change of money.
                 if fields.amount != nil || fields.currency != nil {
                     #expect(fields.amount != nil && fields.currency != nil, "a queued money change carries the pair; \(comment)")
-                    if fields.amount != expense.amount || fields.currency != expense.currency.code {
+                    if fields.amount != expense.amount || fields.currency != .value(expense.currency) {
                         #expect(superseded { $0.amount != nil || $0.currency != nil }, comment)
                     }
                 }
                 if let value = fields.category, !ExactText.same(value, expense.category) { #expect(superseded { $0.category != nil }, comment) }
                 if let value = fields.note, !ExactText.same(value, expense.note) { #expect(superseded { $0.note != nil }, comment) }
-                if let value = fields.date, value != expense.date.description { #expect(superseded { $0.date != nil }, comment) }
+                if let value = fields.date, value != .value(expense.date) { #expect(superseded { $0.date != nil }, comment) }
             }
         }
         await daemon.stop()
@@ -122,7 +122,7 @@ import TestSupport
                 case 2:
                     // As `edit --currency X --amount A` does; half the time with the same digits (only the
                     // currency differs, as in 5.00 EUR → 500 JPY).
-                    changes.currency = currencies[Int(random.next() % 3)]
+                    changes.currency = .text(currencies[Int(random.next() % 3)])
                     changes.amount = random.next() % 2 == 0 ? expense.amount : Int64(random.next() % 100_000) + 1
                 case 3: changes.category = Self.equivalent(of: expense.category, in: categories) ?? categories[Int(random.next() % 5)]
                 default: changes.category = categories[Int(random.next() % 5)]

@@ -26,8 +26,8 @@ import Testing
         #expect(key != TotalsKey(day: day, category: "food", currency: euro))
         #expect(key.month == TotalsKey(span: 202502, category: "food", currency: .usd))
         #expect(key.month == TotalsKey(day: other, category: "food", currency: .usd).month)
-        let expense = try ExpenseValidator.validate(ExpenseDraft(amount: 1, currency: "USD", category: "food",
-                                                                 date: "2025-02-28", note: ""), id: UUID())
+        let expense = try ExpenseValidator.validate(ExpenseDraft(id: .value(UUID()), amount: 1, currency: "USD",
+                                                                 category: "food", date: "2025-02-28", note: ""))
         #expect(TotalsKey(expense) == key)
     }
 }

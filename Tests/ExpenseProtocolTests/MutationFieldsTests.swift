@@ -60,9 +60,9 @@ import Testing
                 case ("amount", .number(let number)) where number.int64.map { (1...ExpenseRules.maximumAmount).contains($0) } == true:
                     draft.amount = number.int64
                 case ("amount", _): refusal = "amount"
-                case ("currency", .string(let text)): draft.currency = text
+                case ("currency", .string(let text)): draft.currency = .text(text)
                 case ("category", .string(let text)): draft.category = text
-                case ("date", .string(let text)): draft.date = text
+                case ("date", .string(let text)): draft.date = .text(text)
                 case ("note", .string(let text)): draft.note = text
                 default: refusal = name
                 }

@@ -96,8 +96,7 @@ extension ExpenseRunner {
     }
 
     private func fieldNames(_ fields: ExpenseDraft) -> String? {
-        let names = [("amount", fields.amount != nil), ("currency", fields.currency != nil), ("category", fields.category != nil),
-                     ("date", fields.date != nil), ("note", fields.note != nil)].filter(\.1).map(\.0)
+        let names = ExpenseFields.names(in: fields)
         return names.isEmpty ? nil : names.joined(separator: ", ")
     }
 }

@@ -82,13 +82,7 @@ package struct PendingMutation: Hashable, Sendable {
     package var setFieldNames: Set<String> {
         guard type == .put else { return [] }
         guard kind == .expense else { return Set(data.keys) }
-        var names: Set<String> = []
-        if fields.amount != nil { names.insert(ExpenseField.amount.rawValue) }
-        if fields.currency != nil { names.insert(ExpenseField.currency.rawValue) }
-        if fields.category != nil { names.insert(ExpenseField.category.rawValue) }
-        if fields.date != nil { names.insert(ExpenseField.date.rawValue) }
-        if fields.note != nil { names.insert(ExpenseField.note.rawValue) }
-        return names
+        return Set(ExpenseFields.names(in: fields))
     }
 
     /// Folds a later local change of the same record into this one: the later fields win, a later delete

@@ -1,4 +1,5 @@
 import ExpenseCore
+import Foundation
 
 /// The `fields` object of a `put`, both ways: wire JSON to a partial ``ExpenseCore/ExpenseDraft`` (daemon)
 /// and a draft to wire JSON (client).
@@ -7,8 +8,69 @@ import ExpenseCore
 /// (currency codes, dates, lengths, control characters, required fields) is the core's
 /// ``ExpenseCore/ExpenseValidator``, run by the ledger after merging the sent fields with the stored ones.
 public enum ExpenseFields {
+    /// The expense fields a `fields` object may hold, each declared once: its member name, how its JSON value
+    /// becomes a draft's field and back. Their order is the order their type checks run (the first failure wins).
+    public static let all: [WireField] = [
+        WireField(.amount, read: { value, draft in
+            switch amount(from: value) {
+            case .success(let minorUnits): draft.amount = minorUnits; return nil
+            case .failure(let rejection): return rejection
+            }
+        }, write: { draft in draft.amount.map { .number(JSONNumber($0)) } }),
+        WireField(.currency, read: { value, draft in
+            guard let text = value.stringValue else { return MutationRejection(.invalidCurrency(value.jsonText)) }
+            draft.currency = .text(text)
+            return nil
+        }, write: { draft in draft.currency.map { .string($0.text) } }),
+        WireField(.category, read: { value, draft in
+            guard let text = value.stringValue else { return wrongType(.category, "a string") }
+            draft.category = text
+            return nil
+        }, write: { draft in draft.category.map(JSONValue.string) }),
+        WireField(.date, read: { value, draft in
+            guard let text = value.stringValue else { return MutationRejection(.invalidDate(value.jsonText)) }
+            draft.date = .text(text)
+            return nil
+        }, write: { draft in draft.date.map { .string($0.text) } }),
+        WireField(.note, read: { value, draft in
+            guard let text = value.stringValue else { return wrongType(.note, "a string") }
+            draft.note = text
+            return nil
+        }, write: { draft in draft.note.map(JSONValue.string) }),
+    ]
+
+    /// The slots of ``MutationFields``, one per entry of ``all`` (`ExpenseFieldsTests` checks the count).
+    public typealias Slots = InlineArray<5, JSONValue?>
+
     /// The member names a `fields` object may hold.
-    public static let names: [String] = ["amount", "currency", "category", "date", "note"]
+    public static let names: [String] = all.map(\.name)
+
+    /// The index in ``all`` of the field named `name`.
+    ///
+    /// Compared with `==` one by one: a `switch` over string literals goes through the standard library's
+    /// string-switch table, which cost a mutation's decode about 2k instructions.
+    static func slot(named name: String) -> Int? {
+        for index in all.indices where all[index].name == name { return index }
+        return nil
+    }
+
+    /// The index in ``all`` of the field whose name is the bytes `key` (a member key read from a line).
+    static func slot(named key: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = key.baseAddress else { return nil }
+        for index in all.indices {
+            let found = all[index].utf8.withUnsafeBufferPointer { name in
+                guard name.count == key.count, let nameBase = name.baseAddress else { return false }
+                return memcmp(base, nameBase, key.count) == 0
+            }
+            if found { return index }
+        }
+        return nil
+    }
+
+    /// The index in ``all`` of `field`; `nil` for `id`, which is never among the fields sent.
+    static func slot(of field: ExpenseField) -> Int? {
+        all.firstIndex { $0.field == field }
+    }
 
     /// The partial draft holding exactly the fields sent (its `id` is nil: the mutation carries the id).
     ///
@@ -29,39 +91,24 @@ public enum ExpenseFields {
                                               message: "unknown field \(Self.quoted(first)); fields are \(names.joined(separator: ", "))"))
         }
         var draft = ExpenseDraft()
-        if let value = fields.amount {
-            switch amount(from: value) {
-            case .success(let minorUnits): draft.amount = minorUnits
-            case .failure(let rejection): return .failure(rejection)
-            }
-        }
-        if let value = fields.currency {
-            guard let text = value.stringValue else { return .failure(MutationRejection(.invalidCurrency(value.jsonText))) }
-            draft.currency = .text(text)
-        }
-        if let value = fields.category {
-            guard let text = value.stringValue else { return .failure(wrongType(.category, "a string")) }
-            draft.category = text
-        }
-        if let value = fields.date {
-            guard let text = value.stringValue else { return .failure(MutationRejection(.invalidDate(value.jsonText))) }
-            draft.date = .text(text)
-        }
-        if let value = fields.note {
-            guard let text = value.stringValue else { return .failure(wrongType(.note, "a string")) }
-            draft.note = text
+        for slot in fields.slots.indices {
+            guard let value = fields.slots[slot] else { continue }
+            if let rejection = all[slot].read(value, &draft) { return .failure(rejection) }
         }
         return .success(draft)
+    }
+
+    /// The names of the fields `draft` gives, in ``all``'s order (never `id`).
+    public static func names(in draft: ExpenseDraft) -> [String] {
+        all.filter { $0.write(draft) != nil }.map(\.name)
     }
 
     /// The wire `fields` of a draft: only its non-nil fields (never `id`).
     public static func json(from draft: ExpenseDraft) -> [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
-        if let amount = draft.amount { fields["amount"] = .number(JSONNumber(amount)) }
-        if let currency = draft.currency { fields["currency"] = .string(currency.text) }
-        if let category = draft.category { fields["category"] = .string(category) }
-        if let date = draft.date { fields["date"] = .string(date.text) }
-        if let note = draft.note { fields["note"] = .string(note) }
+        for field in all {
+            if let value = field.write(draft) { fields[field.name] = value }
+        }
         return fields
     }
 
@@ -103,4 +150,27 @@ public enum ExpenseFields {
     }
 
     private static func quoted(_ text: String) -> String { DisplayText.quoted(text, quote: "\"") }
+}
+
+/// One expense field as a `fields` member: its name, and its value read into a draft (only the JSON type is
+/// checked here, so that a wrong type gets that field's own reason) and written from one.
+public struct WireField: Sendable {
+    /// The field.
+    public let field: ExpenseField
+    /// Its member name (the field's name).
+    public var name: String { field.rawValue }
+    /// The name's bytes, compared with a member key read from a line.
+    let utf8: [UInt8]
+    /// Sets the draft's field from `value`, or the rejection of a value of the wrong type.
+    let read: @Sendable (_ value: JSONValue, _ draft: inout ExpenseDraft) -> MutationRejection?
+    /// The draft's field as a member value; `nil` when the draft does not give it.
+    let write: @Sendable (_ draft: ExpenseDraft) -> JSONValue?
+
+    init(_ field: ExpenseField, read: @escaping @Sendable (JSONValue, inout ExpenseDraft) -> MutationRejection?,
+         write: @escaping @Sendable (ExpenseDraft) -> JSONValue?) {
+        self.field = field
+        self.utf8 = Array(field.rawValue.utf8)
+        self.read = read
+        self.write = write
+    }
 }

@@ -5,8 +5,10 @@ import Foundation
 /// the daemon's layout, each read in place from the line's bytes.
 extension PullPageScanner {
     /// The member names this scanner knows; any other name is `nil` (and so the general path).
-    enum Name {
-        case jsonrpc, id, result, changes, cursor, more, amount, category, currency, date, deleted, note, seq, version
+    enum Name: Equatable {
+        case jsonrpc, id, result, changes, cursor, more, deleted, seq, version
+        /// An expense field: its index in ``ExpenseFields/all``.
+        case field(Int)
     }
 
     /// `"name"` then `:`. A name with an escape or a byte outside printable ASCII is not one of ours as written.
@@ -30,18 +32,13 @@ extension PullPageScanner {
         return Self.name(name)
     }
 
-    /// The one candidate a name's length and first byte (and, for the two 8-byte `c` names, its second byte)
-    /// allow, then compared in full: a record's nine names cost one comparison each, not a walk of the table.
+    /// The one candidate a name's length and first byte allow, then compared in full; any other name is looked
+    /// up among the expense fields (``ExpenseFields/slot(named:)-(UnsafeBufferPointer<UInt8>)``).
     private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
         guard bytes.count >= 2 else { return nil }
         let candidate: (text: StaticString, name: Name)
         switch (bytes.count, bytes[0]) {
         case (2, UInt8(ascii: "i")): candidate = ("id", .id)
-        case (6, UInt8(ascii: "a")): candidate = ("amount", .amount)
-        case (8, UInt8(ascii: "c")):
-            candidate = bytes[1] == UInt8(ascii: "u") ? ("currency", .currency) : ("category", .category)
-        case (4, UInt8(ascii: "d")): candidate = ("date", .date)
-        case (4, UInt8(ascii: "n")): candidate = ("note", .note)
         case (7, UInt8(ascii: "v")): candidate = ("version", .version)
         case (3, UInt8(ascii: "s")): candidate = ("seq", .seq)
         case (7, UInt8(ascii: "d")): candidate = ("deleted", .deleted)
@@ -50,10 +47,12 @@ extension PullPageScanner {
         case (4, UInt8(ascii: "m")): candidate = ("more", .more)
         case (7, UInt8(ascii: "j")): candidate = ("jsonrpc", .jsonrpc)
         case (6, UInt8(ascii: "r")): candidate = ("result", .result)
-        default: return nil
+        default: return ExpenseFields.slot(named: bytes).map(Name.field)
         }
         // memcmp: the generic `elementsEqual` is not specialised here and cost more than the table walk it replaced.
-        guard let start = bytes.baseAddress, memcmp(candidate.text.utf8Start, start, bytes.count) == 0 else { return nil }
+        guard let start = bytes.baseAddress, memcmp(candidate.text.utf8Start, start, bytes.count) == 0 else {
+            return ExpenseFields.slot(named: bytes).map(Name.field)
+        }
         return candidate.name
     }
 

@@ -147,10 +147,11 @@ struct PullPageScanner {
         return found
     }
 
-    /// ``record()`` member by member, in any order and with any whitespace.
+    /// ``record()`` member by member, in any order and with any whitespace; an expense field's value is read
+    /// as JSON and typed by its declaration (``ExpenseFields``), as a `put`'s fields are.
     mutating func memberwiseRecord() -> Record? {
         guard consume(UInt8(ascii: "{")) else { return nil }
-        var draft = ExpenseDraft()
+        var fields = MutationFields()
         var id: UUID?
         var version: Int64?
         var seq: Int64?
@@ -161,21 +162,10 @@ struct PullPageScanner {
             case .id:
                 guard id == nil, let value = uuid() else { return nil }
                 id = value
-            case .amount:
-                guard draft.amount == nil, let value = integer() else { return nil }
-                draft.amount = value
-            case .currency:
-                guard draft.currency == nil, let text = string() else { return nil }
-                draft.currency = .text(text)
-            case .category:
-                guard draft.category == nil, let text = string() else { return nil }
-                draft.category = text
-            case .date:
-                guard draft.date == nil, let text = string() else { return nil }
-                draft.date = .text(text)
-            case .note:
-                guard draft.note == nil, let text = string() else { return nil }
-                draft.note = text
+            case .field(let slot):
+                guard fields.slots[slot] == nil, let value = try? reader.parseValue() else { return nil }
+                reader.skipWhitespace()
+                fields.slots[slot] = value
             case .version:
                 guard version == nil, let value = integer() else { return nil }
                 version = value
@@ -190,8 +180,8 @@ struct PullPageScanner {
             }
         } while consume(UInt8(ascii: ","))
         // The general path requires every member (a missing note is an error there, not the empty note).
-        guard consume(UInt8(ascii: "}")), let id, draft.amount != nil, draft.currency != nil, draft.category != nil,
-              draft.date != nil, draft.note != nil, let version, let seq, let deleted else { return nil }
+        guard consume(UInt8(ascii: "}")), let id, fields.containsEveryField, let version, let seq, let deleted,
+              case .success(let draft) = ExpenseFields.draft(from: fields) else { return nil }
         return Self.checkedRecord(draft, id: id, version: version, seq: seq, deleted: deleted)
     }
 

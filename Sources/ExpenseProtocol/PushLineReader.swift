@@ -179,19 +179,14 @@ enum PushLineReader {
         return nil
     }
 
-    /// Puts `value` as the member `key` of `fields` (one of the five expense fields' slots, or ``MutationFields/others``
-    /// under the key as text); `false`, and nothing changed, when the object already has that member.
+    /// Puts `value` as the member `key` of `fields` (an expense field's slot, or ``MutationFields/others`` under
+    /// the key as text); `false`, and nothing changed, when the object already has that member.
     private static func setNew(_ value: JSONValue, forKey key: UnsafeBufferPointer<UInt8>, in fields: inout MutationFields) -> Bool {
-        func fill(_ slot: inout JSONValue?) -> Bool {
-            guard slot == nil else { return false }
-            slot = value
+        if let slot = ExpenseFields.slot(named: key) {
+            guard fields.slots[slot] == nil else { return false }
+            fields.slots[slot] = value
             return true
         }
-        if equal(key, "amount") { return fill(&fields.amount) }
-        if equal(key, "currency") { return fill(&fields.currency) }
-        if equal(key, "category") { return fill(&fields.category) }
-        if equal(key, "date") { return fill(&fields.date) }
-        if equal(key, "note") { return fill(&fields.note) }
         let name = String(decoding: key, as: UTF8.self)
         guard fields.others[name] == nil else { return false }
         fields.others[name] = value

@@ -56,9 +56,15 @@ extension Record {
     /// - Throws: ``ProtocolDecodingError`` naming the member under `path`.
     public init(json: JSONValue, path: String = "record") throws(ProtocolDecodingError) {
         let reader = try ResultReader(json, path: path)
-        let draft = ExpenseDraft(id: try reader.string("id"), amount: try reader.int64("amount"),
-                                 currency: try reader.string("currency"), category: try reader.string("category"),
-                                 date: try reader.string("date"), note: try reader.string("note"))
+        // Every expense field is required, each typed by its one declaration (``ExpenseFields``).
+        var fields = MutationFields()
+        for field in ExpenseFields.all { fields[field.name] = try reader.value(field.name) }
+        var draft: ExpenseDraft
+        switch ExpenseFields.draft(from: fields) {
+        case .success(let typed): draft = typed
+        case .failure(let rejection): throw .invalidMember(path: reader.sub(rejection.field ?? ""), detail: rejection.message)
+        }
+        draft.id = .text(try reader.string("id"))
         let expense: Expense
         do {
             // Stored before the byte limits, a record is still read as it is (Protocol.md §6).

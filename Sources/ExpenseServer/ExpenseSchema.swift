@@ -46,7 +46,7 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
         return changed
     }
 
-    /// A prepared put left its fields behind: it sent all five.
+    /// A prepared put left its fields behind: it sent every one.
     func sends(_ field: ExpenseField, _ mutation: Mutation, prepared: PreparedPut?) -> Bool {
         mutation.sentFields?.contains(field) ?? (field != .id)
     }

@@ -11,7 +11,7 @@ extension MutationRules {
     ///
     /// A prepared put leaves its `fields` behind (``Mutation/sentFields`` `nil`), so the ledger's thread neither
     /// copies nor frees them: its values are validated, and the only other use of them, which fields were sent
-    /// (the conflict rule of Protocol.md §7.4), is known: all five (a create's are not read).
+    /// (the conflict rule of Protocol.md §7.4), is known: every one (a create's are not read).
     package func prepare(_ items: [PushItem]) -> [PreparedItem] {
         // First every put's values, each create's history changes appended to one buffer; then the items, each
         // create with its slice of the buffer once it is complete.
@@ -50,14 +50,12 @@ extension MutationRules {
     /// Whether step (3) of an expense's put validates the same values whatever record it meets, so they can be
     /// validated before (``validateComplete(_:)``, what the one `decide` would run, ``ExpenseSchema``):
     /// - a create (baseVersion 0) is always validated so, whether or not the id exists;
-    /// - any other put sending all five fields is too: an edit's merge onto the stored values replaces every one
+    /// - any other put sending every field is too: an edit's merge onto the stored values replaces every one
     ///   of them, and a restore's defaults (the ledger's currency, the empty note) fill nothing.
     /// A put that leaves out a field takes it from the record (an edit) or from the defaults (a restore): not
     /// its own. A budget, rule or setting is never prepared.
     static func hasValuesOfItsOwn(_ mutation: Mutation) -> Bool {
         guard mutation.kind == .expense, mutation.type == .put, let fields = mutation.sentFields else { return false }
-        return mutation.baseVersion == 0
-            || (fields.amount != nil && fields.currency != nil && fields.category != nil && fields.date != nil
-                && fields.note != nil)
+        return mutation.baseVersion == 0 || fields.containsEveryField
     }
 }

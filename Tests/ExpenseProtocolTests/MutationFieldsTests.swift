@@ -24,6 +24,17 @@ import Testing
         return dictionaries
     }
 
+    /// Each expense field but the id is declared once on the wire, with a slot of its own.
+    @Test func everyFieldHasOneWireDeclarationAndASlot() {
+        #expect(ExpenseFields.all.map(\.field) == ExpenseField.allCases.filter { $0 != .id })
+        #expect(ExpenseFields.Slots.count == ExpenseFields.all.count)
+        for (index, field) in ExpenseFields.all.enumerated() {
+            #expect(ExpenseFields.slot(named: field.name) == index)
+            #expect(ExpenseFields.slot(of: field.field) == index)
+        }
+        #expect(ExpenseFields.slot(of: .id) == nil)
+    }
+
     @Test func theDictionaryRoundTripsAndEqualityIsTheDictionarys() {
         let dictionaries = Self.seededDictionaries()
         for (index, dictionary) in dictionaries.enumerated() {

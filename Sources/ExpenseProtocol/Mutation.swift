@@ -16,12 +16,17 @@ public struct Mutation: Hashable, Sendable {
     public var id: UUID
     /// The version the client last saw; 0 creates.
     public var baseVersion: Int64
-    /// For `put` only: the fields sent, exactly as they were on the wire, member by member.
-    public var sentFields: MutationFields?
+    /// For `put` only: its fields as sent, or the mark that the daemon prepared it; `nil` for a delete.
+    public var putFields: PutFields?
+    /// The fields sent, exactly as they were on the wire, member by member; `nil` for a delete and for a
+    /// prepared put.
+    public var sentFields: MutationFields? {
+        if case .sent(let fields)? = putFields { fields } else { nil }
+    }
     /// ``sentFields`` as the object's dictionary.
     public var fields: [String: JSONValue]? {
         get { sentFields?.dictionary }
-        set { sentFields = newValue.map(MutationFields.init) }
+        set { putFields = newValue.map { .sent(MutationFields($0)) } }
     }
     /// What kind of record it changes (Protocol.md §10); a mutation with no `kind` member changes an expense.
     public var kind: RecordKind
@@ -35,7 +40,7 @@ public struct Mutation: Hashable, Sendable {
         self.type = type
         self.id = id
         self.baseVersion = baseVersion
-        self.sentFields = fields.map(MutationFields.init)
+        self.putFields = fields.map { .sent(MutationFields($0)) }
         self.kind = kind
         self.ifAbsent = ifAbsent
     }
@@ -47,10 +52,20 @@ public struct Mutation: Hashable, Sendable {
         self.type = type
         self.id = id
         self.baseVersion = baseVersion
-        self.sentFields = sentFields
+        self.putFields = sentFields.map(PutFields.sent)
         self.kind = kind
         self.ifAbsent = ifAbsent
     }
+}
+
+/// What a `put` carries.
+public enum PutFields: Hashable, Sendable {
+    /// The fields as they were on the wire.
+    case sent(MutationFields)
+    /// A put the daemon validated before deciding (it sent every field, or it creates): its values travel beside
+    /// it (the server's prepared put), and its fields were left behind so that the ledger's thread neither copies
+    /// nor frees them. Which fields it sent, all of them, is all that is left to know.
+    case prepared
 }
 
 /// Why a mutation was rejected: a stable snake_case `reason` (`invalid_amount`, `invalid_mutation`,

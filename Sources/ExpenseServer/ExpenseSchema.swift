@@ -48,7 +48,11 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
 
     /// A prepared put left its fields behind: it sent every one.
     func sends(_ field: ExpenseField, _ mutation: Mutation, prepared: PreparedPut?) -> Bool {
-        mutation.sentFields?.contains(field) ?? (field != .id)
+        switch mutation.putFields {
+        case .sent(let fields)?: fields.contains(field)
+        case .prepared?: field != .id
+        case nil: false
+        }
     }
 
     /// `amount_overflow` when storing `expense` (instead of `existing`, if live) would take its currency's live

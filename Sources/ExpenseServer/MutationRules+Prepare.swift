@@ -9,7 +9,7 @@ extension MutationRules {
     /// history changes written. Pure: reads nothing but the items, the ledger's currency and the converter,
     /// so it may run on any thread.
     ///
-    /// A prepared put leaves its `fields` behind (``Mutation/sentFields`` `nil`), so the ledger's thread neither
+    /// A prepared put leaves its `fields` behind (``Mutation/putFields`` is `.prepared`), so the ledger's thread neither
     /// copies nor frees them: its values are validated, and the only other use of them, which fields were sent
     /// (the conflict rule of Protocol.md §7.4), is known: every one (a create's are not read).
     package func prepare(_ items: [PushItem]) -> [PreparedItem] {
@@ -41,7 +41,7 @@ extension MutationRules {
             guard let validated = values[index], case .success(var mutation) = items[index].decoded else {
                 return PreparedItem(items[index])
             }
-            mutation.sentFields = nil
+            mutation.putFields = .prepared
             let put = PreparedPut(values: validated, creation: creations[index].map { PreparedCreation(changesJSON: buffer[$0]) })
             return PreparedItem(PushItem(mutationId: items[index].mutationId, decoded: .success(mutation)), put: put)
         }

@@ -53,16 +53,20 @@ let package = Package(
         ),
 
         // Test targets declare every module they import (docs/modules.md). What several share (a seeded generator,
-        // onOwnThread, proxies) is in TestSupport; not part of any product.
+        // onOwnThread, proxies) is in TestSupport; not part of any product. LedgerTestSupport: `await` forms of a
+        // ledger's calls, for the server's and the client's tests (the daemon itself has only completion forms).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "LedgerTestSupport", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseServer"], path: "Tests/LedgerTestSupport"),
         .testTarget(name: "ExpenseCoreTests", dependencies: ["ExpenseCore", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["CSQLite", "SQLite", "TestSupport"]),  // reads a statement's bindings directly
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "ProcessSpawn", "TestSupport"]),
         .testTarget(name: "ExpenseProtocolTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "TestSupport"]),
         .testTarget(name: "ExpenseTransportTests", dependencies: ["ExpenseTransport", "TestSupport", "COpenSSL"]),  // TLSSessionTests reads OpenSSL directly
-        .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseServer", "ExpenseTransport", "SQLite", "SystemKit", "TestSupport", "PostgreSQL"]),
-        .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "ExpenseClient", "ExpenseServer", "TestSupport", "PostgreSQL"]),
+        .testTarget(name: "ExpenseServerTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseServer", "ExpenseTransport", "SQLite", "SystemKit", "TestSupport", "PostgreSQL",
+                                                         "LedgerTestSupport"]),
+        .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "ExpenseClient", "ExpenseServer", "TestSupport", "PostgreSQL",
+                                                         "LedgerTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "expense-bench", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "PostgreSQL", "ProcessSpawn", "SQLite", "TestSupport"]),
     ]
 )

@@ -47,9 +47,28 @@ final class ClientSession: LineSession {
         self.maximumLineLength = maximumLineLength
     }
 
-    func received(line: ArraySlice<UInt8>) -> LineDisposition {
-        LoopThread.assertCurrent()  // LineSession's contract: the loop calls it, so nothing here may block
-        // A plain push line is decoded straight from its bytes (PushLineReader.swift); every other as before.
+    /// Answers one line; called by the loop (``LineSession``'s contract), so nothing here may block.
+    ///
+    /// A `ping` in one of ``PingLine``'s forms on an established session is answered here, straight into the
+    /// connection's output from the ledger's head: the bytes the general path (``answer(_:)``, the machine,
+    /// ``RequestDispatcher/ping(_:id:)``) writes, without a request, a `String` or an array made for it, which
+    /// took pipelined pings from 0.48× to 0.95× of Redis's rate (`PingFastPathTests` compares the two). Every
+    /// other line goes the general way.
+    func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition {
+        LoopThread.assertCurrent()
+        let answered = line.withUnsafeBufferPointer { bytes in
+            guard let idRange = PingLine.idRange(in: bytes), let ledger = machine.withLock({ $0.pingLedger }) else {
+                return false
+            }
+            PingLine.appendAnswer(id: UnsafeBufferPointer(rebasing: bytes[idRange]), cursor: ledger.head, to: &output)
+            return true
+        }
+        return answered ? .reply([], .proceed) : answer(line)
+    }
+
+    /// The general path of ``received(line:appendingTo:)``: the line parsed (a plain push decoded straight from
+    /// its bytes, `PushLineReader.swift`), the machine's decision performed.
+    private func answer(_ line: ArraySlice<UInt8>) -> LineDisposition {
         let action = machine.withLock { $0.lineReceived(RPCRequest.parseDecodingPush(line)) }
         switch action {
         case .none: return .reply([], .proceed)
@@ -63,27 +82,10 @@ final class ClientSession: LineSession {
             startWatch(id: id, binding: binding)
             return .pending
         case .answerHead(let id, let binding):
-            answerHead(id: id, ledger: binding.ledger)
-            return .pending
+            return .reply(RPCResponse.success(id: id, result: CursorResult(cursor: binding.ledger.head)), .proceed)
         case .greet, .close, .stopWatch, .release:
             preconditionFailure("\(action) does not answer a line")
         }
-    }
-
-    /// A `ping` in one of ``PingLine``'s forms on an established session is answered here, straight into the
-    /// connection's output from the ledger's head snapshot: the bytes the general path (``received(line:)``, the
-    /// machine, ``RequestDispatcher/ping(_:id:)``) writes, without a request, a `String` or an array made for it,
-    /// which took pipelined pings from 0.48× to 0.95× of Redis's rate. Every other line, and a ping the snapshot
-    /// cannot answer, goes there.
-    func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition {
-        LoopThread.assertCurrent()
-        let answered = line.withUnsafeBufferPointer { bytes in
-            guard let idRange = PingLine.idRange(in: bytes), let ledger = machine.withLock({ $0.pingLedger }),
-                  let head = ledger.headSnapshot else { return false }
-            PingLine.appendAnswer(id: UnsafeBufferPointer(rebasing: bytes[idRange]), cursor: head, to: &output)
-            return true
-        }
-        return answered ? .reply([], .proceed) : received(line: line)
     }
 
     func lineTooLong() -> [UInt8] {
@@ -101,8 +103,8 @@ final class ClientSession: LineSession {
     private func perform(_ action: SessionStateMachine.Action, ledger: (any LedgerService)? = nil) {
         switch action {
         case .none: break
-        case .send(let bytes, let after): connection.complete(bytes, after: after)
-        case .sendError(let id, let error, let after): connection.complete(RPCResponse.error(id: id, error), after: after)
+        case .send(let bytes, let after): connection.complete(after: after) { bytes }
+        case .sendError(let id, let error, let after): connection.complete(after: after) { RPCResponse.error(id: id, error) }
         case .greet(let bytes, let binding): greet(bytes, binding: binding)
         case .close: connection.close()
         case .stopWatch(let watchID): ledger?.unwatch(watchID) {}
@@ -245,7 +247,7 @@ final class ClientSession: LineSession {
                 + "\(DisplayText.quoted(ledgerName)) was revoked; closing")
             self.perform(self.machine.withLock { $0.tokenRevoked() })
         }
-        connection.complete(response, after: .establish)
+        connection.complete(after: .establish) { response }
     }
 
     // MARK: Requests
@@ -258,12 +260,9 @@ final class ClientSession: LineSession {
         switch dispatcher.plan(request, id: id) {
         case .immediate(let bytes): return .reply(bytes, .proceed)
         case .deferred(let start):
-            start { bytes in self.perform(self.machine.withLock { $0.answered(id: id, bytes) }) }
-            return .pending
-        case .deferredEncoding(let start):
-            start { encode in
+            start { answer in
                 switch self.machine.withLock({ $0.answered(id: id) }) {
-                case .send(let after): self.connection.complete(encoding: encode, after: after)
+                case .send(let after): self.connection.complete(after: after, answer)
                 case .instead(let action): self.perform(action)
                 }
             }
@@ -277,16 +276,6 @@ final class ClientSession: LineSession {
         let connection = connection, ledger = binding.ledger
         ledger.watch({ head in connection.send(RPCResponse.changed(cursor: head)) }) { watchID, head in
             self.perform(self.machine.withLock { $0.watchStarted(id: id, watchID: watchID, head: head) }, ledger: ledger)
-        }
-    }
-
-    /// A second `watch` only answers the head.
-    private func answerHead(id: RequestID, ledger: any LedgerService) {
-        let connection = connection
-        if let head = ledger.headSnapshot {
-            connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: head)), after: .proceed)
-        } else {  // only test doubles have no snapshot (``Ledger/headSnapshot`` is never nil): the daemon never gets here
-            Task { connection.complete(RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head())), after: .proceed) }
         }
     }
 }

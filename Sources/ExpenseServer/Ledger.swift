@@ -9,9 +9,13 @@ import Synchronization
 /// The actor runs on a thread of its own (``LedgerExecutor``), never on the cooperative pool, because its
 /// SQLite work blocks.
 ///
-/// Group commit: ``push(clientId:items:)`` queues its mutations and suspends; one flush, scheduled behind the
-/// requests already waiting for the actor, applies every queued push in order inside ONE transaction and one
-/// fsync, then answers each of them.
+/// The network front reaches it through ``LedgerService``'s one form of each method: the work is queued on the
+/// ledger's thread and the method returns at once, calling its completion there (no `Task`, no suspension).
+/// What the daemon's tools call (the tokens, compaction, ``close()``) are the actor's own methods.
+///
+/// Group commit: ``push(clientId:items:credential:completion:)`` queues its mutations; one flush, scheduled
+/// behind the requests already waiting for the actor, applies every queued push in order inside ONE transaction
+/// and one fsync, then answers each of them.
 ///
 /// - Important: Durable before acknowledged. A push returns only after the transaction holding its effects and
 ///   its client's last consumed mutationId has committed. A failed commit answers every push of the group with
@@ -28,7 +32,7 @@ public actor Ledger {
     /// The ledger's tokens as last read and the credentials handed out for them (`Ledger+Tokens.swift`).
     nonisolated let access: LedgerAccess
     private let executor: LedgerExecutor
-    /// The head as of the latest commit, readable from any thread without a hop to the actor (``headSnapshot``).
+    /// The head as of the latest commit, readable from any thread without a hop to the actor (``head``).
     /// Stored after each commit and before that commit's pushes are answered, so a client that saw its push
     /// acknowledged and then pings never gets an older cursor.
     private nonisolated let committedHead: Atomic<Int64>
@@ -71,44 +75,29 @@ public actor Ledger {
         self.engine = engine
     }
 
-    /// The head of the latest commit, read without waiting for the actor (what `ping` answers).
-    public nonisolated var headSnapshot: Int64? { committedHead.load(ordering: .acquiring) }
+    /// The head of the latest commit, read without waiting for the actor (what `ping` answers). A ledger closed
+    /// keeps its last head here.
+    public nonisolated var head: Int64 { committedHead.load(ordering: .acquiring) }
 
-    /// The ledger's head and the highest mutationId consumed for `clientId` (0 for a new client).
-    public func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64) {
-        try openEngine().hello(clientId: clientId)
-    }
-
-    /// ``hello(clientId:)`` for the network front: runs on the ledger's thread and calls `completion` there.
+    /// The ledger's head and the highest mutationId consumed for `clientId` (0 for a new client), read on the
+    /// ledger's thread; `completion` runs there.
     public nonisolated func hello(clientId: UUID,
                                   completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void) {
         perform { ledger in completion(Result { try ledger.openEngine().hello(clientId: clientId) }) }
     }
 
-    /// Applies a push; returns once its effects and the client's last consumed mutationId are committed.
-    /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``, which
-    ///   answers a larger push `batch_too_large` before it reaches a ledger.
-    /// - Throws: ``LedgerError`` (`storage_full`, `storage_failed`, `ledger_failed`, …);
-    ///   then nothing of the push was acknowledged and, except after an I/O failure, none of its ids consumed.
-    public nonisolated func push(clientId: UUID, items: [PushItem]) async throws -> PushResult {
-        try await withCheckedThrowingContinuation { continuation in
-            push(clientId: clientId, items: items) { continuation.resume(with: $0) }
-        }
-    }
-
     /// Queues a push for the next group commit and returns at once; `completion` runs on the ledger's thread once
-    /// the push is committed (or failed). This is the network front's way in: no `Task`, no suspension.
-    /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``.
-    public nonisolated func push(clientId: UUID, items: [PushItem],
-                                 completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
-        push(clientId: clientId, items: items, credential: nil, completion: completion)
-    }
-
-    /// ``push(clientId:items:completion:)`` made with `credential` (the session's token): refused with −32001
-    /// if that token is revoked before the push is applied.
+    /// the push's effects and the client's last consumed mutationId are committed (or it failed). Made with
+    /// `credential` (the session's token), it is refused with −32001 if that token is revoked before the push is
+    /// applied; `nil` (a caller inside the daemon, a test) has no author and no check.
     ///
     /// The items are prepared here, on the caller's thread (the network front's loop thread, which decoded
     /// them), before the hand-over: the ledger's thread only decides and writes.
+    ///
+    /// A failure is a ``LedgerError`` (`storage_full`, `storage_failed`, `ledger_failed`, …): then nothing of
+    /// the push was acknowledged and, except after an I/O failure, none of its ids consumed.
+    /// - Precondition: at most ``PushRequest/maximumMutations`` items: already enforced by ``PushRequest``, which
+    ///   answers a larger push `batch_too_large` before it reaches a ledger.
     public nonisolated func push(clientId: UUID, items: [PushItem], credential: TokenCredential?,
                                  completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
         precondition(items.count <= PushRequest.maximumMutations, "already enforced by PushRequest")
@@ -145,12 +134,7 @@ public actor Ledger {
         }
     }
 
-    /// The changes after `params.since`, in seq order.
-    public func pull(_ params: PullRequest) async throws -> PullResult {
-        try openEngine().pull(params)
-    }
-
-    /// ``pull(_:)`` for the network front: runs on the ledger's thread and calls `completion` there.
+    /// The changes after `params.since`, in seq order: runs on the ledger's thread and calls `completion` there.
     public nonisolated func pull(_ params: PullRequest,
                                  completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
         perform { ledger in completion(Result { try ledger.openEngine().pull(params) }) }
@@ -165,19 +149,11 @@ public actor Ledger {
         }
     }
 
-    /// ``summary(_:)`` for the network front: runs on the ledger's thread and calls `completion` there.
+    /// Totals from the ledger's aggregates: runs on the ledger's thread and calls `completion` there.
     public nonisolated func summary(_ query: SummaryQuery,
                                     completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
         perform { ledger in completion(Result { try ledger.openEngine().summary(query) }) }
     }
-
-    /// Totals from the ledger's aggregates.
-    public func summary(_ query: SummaryQuery) async throws -> SummaryResult {
-        try openEngine().summary(query)
-    }
-
-    /// The seq of the latest committed change.
-    public func head() async -> Int64 { engine?.store.head ?? 0 }
 
     /// Reads the head again from a store that other daemons write too (a PostgreSQL notification, or the
     /// periodic re-check: ``PostgresChangeListener``), and wakes the watchers when it moved.
@@ -194,17 +170,8 @@ public actor Ledger {
     }
 
     /// Calls `onAdvance` with the new head after each commit that advances it (on the ledger's thread: keep it
-    /// short). Returns an id for ``unwatch(_:)``.
-    public func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int {
-        nextWatcherId += 1
-        watchers[nextWatcherId] = onAdvance
-        return nextWatcherId
-    }
-
-    public func unwatch(_ id: Int) async { watchers[id] = nil }
-
-    /// ``watch(_:)`` on the ledger's thread, for the network front: no `Task`, so a busy cooperative pool never
-    /// delays a `watch` answer.
+    /// short); `completion` gets the watcher's id, for ``unwatch(_:completion:)``, and the head. Registered on
+    /// the ledger's thread without a `Task`, so a busy cooperative pool never delays a `watch` answer.
     public nonisolated func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void,
                                   completion: @escaping @Sendable (_ id: Int, _ head: Int64) -> Void) {
         perform { ledger in
@@ -214,7 +181,7 @@ public actor Ledger {
         }
     }
 
-    /// ``unwatch(_:)`` on the ledger's thread.
+    /// Stops calling a watcher, on the ledger's thread.
     public nonisolated func unwatch(_ id: Int, completion: @escaping @Sendable () -> Void) {
         perform { ledger in
             ledger.watchers[id] = nil

@@ -4,11 +4,11 @@ import Foundation
 
 /// What the network front needs from one ledger. ``Ledger`` conforms; tests of the network layer use a double.
 ///
-/// Every method may be called from any task; the implementation serialises them (an actor).
-///
-/// The network front uses the completion-handler forms of `hello`, `push`, `pull` and `summary`, which must
-/// return at once: ``Ledger`` queues the work on its own thread (no `Task` per request, so a busy cooperative
-/// pool never delays an answer); the defaults in `LedgerService+Bridges.swift` wrap the `async` forms in a `Task`, for doubles.
+/// Every method may be called from any thread and returns at once: the work is queued (``Ledger`` runs it on its
+/// own thread, after what is queued already) and `completion` is called with its result, on whichever thread
+/// did the work. There is no `async` form: the front runs on its loop thread, and a `Task` per request would
+/// make every answer wait for a free thread of the cooperative pool. Tests that want to `await` a call wrap
+/// these forms themselves.
 public protocol LedgerService: Sendable {
     /// The ledger's name.
     var name: String { get }
@@ -16,47 +16,41 @@ public protocol LedgerService: Sendable {
     var currency: Currency { get }
     /// The ledger's id and history epoch (Protocol.md §5.7); `nil` leaves them out of `hello`.
     var identity: LedgerIdentity? { get }
-    /// The head cursor and the highest mutationId consumed for `clientId` (0 when new).
-    func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64)
-    /// Applies a push; returns only once its effects are durable.
-    func push(clientId: UUID, items: [PushItem]) async throws -> PushResult
-    /// Changes after `params.since`.
-    func pull(_ params: PullRequest) async throws -> PullResult
-    /// Totals computed from the ledger's own records.
-    func summary(_ query: SummaryQuery) async throws -> SummaryResult
-    /// Starts a `hello` and calls `completion` with the head and the client's last consumed mutationId; returns
-    /// at once.
+    /// The head cursor as of the latest commit.
+    ///
+    /// The one read of the head, and synchronous: it must not wait (an atomic in ``Ledger``), because `ping` and
+    /// a repeated `watch` are answered from it on the loop thread. A completion form would send every `ping`
+    /// through the ledger's thread and the mailbox for a number that is already at hand. It is stored after a
+    /// commit and before that commit's pushes are answered, so a client that saw its push acknowledged never
+    /// reads an older head.
+    var head: Int64 { get }
+    /// Starts a `hello` and calls `completion` with the head and the client's last consumed mutationId (0 when
+    /// new).
     func hello(clientId: UUID, completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void)
-    /// Starts a push and calls `completion` once it is durable (or failed); returns at once.
-    func push(clientId: UUID, items: [PushItem], completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void)
-    /// The same push made by the session holding `credential` (its token's name is the changes' author); a
-    /// ledger refuses it (−32001) when the token is revoked before the push is applied.
+    /// Starts a push made by the session holding `credential` and calls `completion` once its effects are
+    /// durable (or it failed).
+    ///
+    /// `credential`'s token name is the changes' author; a ledger refuses the push (−32001) when the token is
+    /// revoked before the push is applied. `nil`: a caller inside the daemon or a test, no author and no check.
     func push(clientId: UUID, items: [PushItem], credential: TokenCredential?,
               completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void)
-    /// Starts a pull and calls `completion` with its result; returns at once.
+    /// Starts a pull of the changes after `params.since` and calls `completion` with them as records.
     func pull(_ params: PullRequest, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void)
-    /// ``pull(_:completion:)`` with the page as the bytes to send (``EncodedPullPage``); returns at once.
+    /// ``pull(_:completion:)`` with the page as the bytes to send (``EncodedPullPage``): what the front answers
+    /// `pull` with.
     func pullPage(_ params: PullRequest, completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void)
-    /// Starts a summary and calls `completion` with its result; returns at once.
+    /// Starts a summary (totals computed from the ledger's own records) and calls `completion` with it.
     func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void)
-    /// Starts `stats` and calls `completion` with its result; returns at once (Protocol.md §5.10).
+    /// Starts `stats` and calls `completion` with its result (Protocol.md §5.10).
     func statistics(_ query: StatisticsQuery, completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void)
-    /// Starts a `history` read and calls `completion` with its page; returns at once (`LedgerService+History.swift`).
+    /// Starts a `history` read and calls `completion` with its page (`Ledger+History.swift`).
     func history(_ request: HistoryRequest, completion: @escaping @Sendable (Result<HistoryResult, any Error>) -> Void)
-    /// The ledger's head cursor.
-    func head() async -> Int64
-    /// Calls `onAdvance` with the new head each time the head moves; returns an id for ``unwatch(_:)``.
-    func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int
-    /// Stops calling a watcher.
-    func unwatch(_ id: Int) async
-    /// ``watch(_:)`` that calls `completion` with the watcher's id and the head at that moment; returns at once.
+    /// Registers `onAdvance`, called with the new head each time the head moves, and calls `completion` with the
+    /// watcher's id (for ``unwatch(_:completion:)``) and the head at that moment.
     func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void,
                completion: @escaping @Sendable (_ id: Int, _ head: Int64) -> Void)
-    /// ``unwatch(_:)`` that returns at once.
+    /// Stops calling a watcher, then calls `completion`.
     func unwatch(_ id: Int, completion: @escaping @Sendable () -> Void)
-    /// The head when it can be read without waiting (an atomic), so `ping` is answered on the loop thread;
-    /// `nil` sends `ping` through ``head()``.
-    var headSnapshot: Int64? { get }
 }
 
 extension Ledger: LedgerService {}

@@ -10,7 +10,9 @@ extension RequestDispatcher {
         return .deferred { reply in
             ledger.statistics(query) { result in
                 let line = Self.encode(result, id: id, log: log)
-                reply(line.count > limit ? RPCResponse.error(id: id, StatsRequest.resultTooLarge(bytes: line.count, limit: limit)) : line)
+                let answer = line.count > limit
+                    ? RPCResponse.error(id: id, StatsRequest.resultTooLarge(bytes: line.count, limit: limit)) : line
+                reply { answer }
             }
         }
     }

@@ -4,14 +4,14 @@ import Foundation
 
 /// Turns one request of an established session into its answer, through the ledger method of
 /// ``MethodRoute/table``: params are checked at once (a bad one is answered on the loop thread, as is `ping`
-/// from the ledger's head snapshot); the ledger's work is started with a function that receives the response
-/// line when it is ready.
+/// from the ledger's head); the ledger's work is started with a function that receives the response when it is
+/// ready.
 struct RequestDispatcher: Sendable {
-    /// Receives a response line, on whichever thread finished the work.
-    typealias Reply = @Sendable ([UInt8]) -> Void
-    /// Receives a function that makes the response line, on whichever thread finished the work; the
-    /// connection's loop thread calls it.
-    typealias EncodingReply = @Sendable (@escaping @Sendable () -> [UInt8]) -> Void
+    /// Receives, on whichever thread finished the work, a function that makes the response line; the
+    /// connection's loop thread calls it (``ConnectionHandle/complete(after:_:)``), so a ledger's thread hands
+    /// over its result and need not encode it (a push's answer, a line per mutation: the ledger's thread bounds
+    /// the push figures). A line made already is handed over as `reply { line }`.
+    typealias Reply = @Sendable (@escaping @Sendable () -> [UInt8]) -> Void
     /// How the ledger answers one method: decodes the params and plans the work.
     typealias Handler = @Sendable (RequestDispatcher, RPCRequest, RequestID) throws(RPCError) -> Plan
 
@@ -19,11 +19,8 @@ struct RequestDispatcher: Sendable {
     enum Plan {
         /// The full response line, ready now.
         case immediate([UInt8])
-        /// Work to start; it calls `reply` exactly once with the response line.
+        /// Work to start; it calls `reply` exactly once, with what makes the response line.
         case deferred(@Sendable (_ reply: @escaping Reply) -> Void)
-        /// ``deferred(_:)`` whose work hands over its result, not its line: the loop thread encodes it (a push's
-        /// answer, a line per mutation, is not written on the ledger's thread, whose time bounds the push figures).
-        case deferredEncoding(@Sendable (_ reply: @escaping EncodingReply) -> Void)
     }
 
     let ledger: any LedgerService
@@ -59,13 +56,7 @@ struct RequestDispatcher: Sendable {
 
     func ping(_ request: RPCRequest, id: RequestID) throws(RPCError) -> Plan {
         _ = try PingRequest(params: request.params)
-        let ledger = ledger
-        if let head = ledger.headSnapshot {
-            return .immediate(RPCResponse.success(id: id, result: CursorResult(cursor: head)))
-        }
-        return .deferred { reply in
-            Task { reply(RPCResponse.success(id: id, result: CursorResult(cursor: await ledger.head()))) }
-        }
+        return .immediate(RPCResponse.success(id: id, result: CursorResult(cursor: ledger.head)))
     }
 
     func push(_ request: RPCRequest, id: RequestID) throws(RPCError) -> Plan {
@@ -77,7 +68,7 @@ struct RequestDispatcher: Sendable {
         }
         let ledger = ledger, clientId = clientId, log = log, credential = credential
         let prefix = pushLogPrefix ?? Self.pushLogPrefix(logName: logName, ledgerName: ledger.name, clientId: clientId)
-        return .deferredEncoding { reply in
+        return .deferred { reply in
             ledger.push(clientId: clientId, items: push.items, credential: credential) { result in
                 switch result {
                 case .success(let pushed):
@@ -100,8 +91,12 @@ struct RequestDispatcher: Sendable {
         return .deferred { reply in
             ledger.pullPage(params) { result in
                 switch result {
-                case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
-                case .failure(let error): reply(RPCResponse.error(id: id, Self.rpcError(for: error, log: log)))
+                case .success(let page):
+                    let line = page.responseLine(id: id, maximumLineLength: maximumLineLength)
+                    reply { line }
+                case .failure(let error):
+                    let line = RPCResponse.error(id: id, Self.rpcError(for: error, log: log))
+                    reply { line }
                 }
             }
         }
@@ -111,7 +106,10 @@ struct RequestDispatcher: Sendable {
         let summary = try SummaryRequest(params: request.params)
         let ledger = ledger, log = log
         return .deferred { reply in
-            ledger.summary(summary.query) { reply(Self.encode($0, id: id, log: log)) }
+            ledger.summary(summary.query) { result in
+                let line = Self.encode(result, id: id, log: log)
+                reply { line }
+            }
         }
     }
 
@@ -122,8 +120,12 @@ struct RequestDispatcher: Sendable {
         return .deferred { reply in
             ledger.history(history) { result in
                 switch result {
-                case .success(let page): reply(page.responseLine(id: id, maximumLineLength: maximumLineLength))
-                case .failure: reply(Self.encode(result, id: id, log: log))
+                case .success(let page):
+                    let line = page.responseLine(id: id, maximumLineLength: maximumLineLength)
+                    reply { line }
+                case .failure:
+                    let line = Self.encode(result, id: id, log: log)
+                    reply { line }
                 }
             }
         }

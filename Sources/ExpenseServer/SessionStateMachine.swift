@@ -68,7 +68,7 @@ struct SessionStateMachine {
         /// Send the `hello` answer (connection established), and close the connection once the token is revoked.
         case greet([UInt8], SessionBinding)
         /// Hand the request to the ledger through ``RequestDispatcher``; its answer comes back as
-        /// ``SessionStateMachine/answered(id:_:)``.
+        /// ``SessionStateMachine/answered(id:)``.
         case dispatch(RPCRequest, RequestID, SessionBinding)
         /// Register the connection's watcher, then ``SessionStateMachine/watchStarted(id:watchID:head:)``.
         case startWatch(RequestID, SessionBinding)
@@ -186,22 +186,15 @@ struct SessionStateMachine {
         return .sendError(id, error, .close)
     }
 
-    /// The ledger answered a dispatched request with `response`.
-    mutating func answered(id: RequestID, _ response: [UInt8]) -> Action {
-        switch answered(id: id) {
-        case .send(let after): .send(response, after)
-        case .instead(let action): action
-        }
-    }
-
-    /// What becomes of a ledger's answer to `id` whose line is not made yet (the connection's loop thread makes
-    /// it: ``ClientSession``): sent, then `after`; or another action instead.
+    /// What becomes of a ledger's answer to `id`: sent, then `after`; or another action instead. The answer's
+    /// line is not part of it: the connection's loop thread makes the line once it is to be sent
+    /// (``ConnectionHandle/complete(after:_:)``), so the machine decides without it.
     enum Answering: Equatable {
         case send(AfterReply)
         case instead(Action)
     }
 
-    /// ``answered(id:_:)`` before the answer's line is made.
+    /// The ledger answered a dispatched request.
     mutating func answered(id: RequestID) -> Answering {
         switch state {
         case .established: return .send(.proceed)

@@ -7,8 +7,7 @@ extension EventLoop {
         for message in messages {
             guard let connection = lookup(message.target) else { continue }
             switch message.kind {
-            case .complete(let bytes, let after): complete(connection, with: bytes, after: after)
-            case .completeEncoding(let encode, let after): complete(connection, with: encode(), after: after)
+            case .complete(let answer, let after): complete(connection, with: answer(), after: after)
             case .send(let bytes):
                 guard case .open = connection.phase else { continue }
                 connection.enqueue(bytes)

@@ -10,9 +10,8 @@ import Glibc
 final class LoopMailbox: Sendable {
     struct Message: Sendable {
         enum Kind: Sendable {
-            case complete([UInt8], AfterReply)
-            /// ``complete`` of the line `encode` makes, on the loop thread.
-            case completeEncoding(@Sendable () -> [UInt8], AfterReply)
+            /// The answer of the request in flight: the line the closure makes, on the loop thread.
+            case complete(@Sendable () -> [UInt8], AfterReply)
             case send([UInt8])
             case close
         }

@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct ThrottledSyncTests {
     /// Answers every line with the throttle's refusal, then closes, as `expensed` does for a throttled `hello`.
     private final class ThrottlingSession: LineSession {
-        func received(line: ArraySlice<UInt8>) -> LineDisposition {
+        func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition {
             let id = (try? RPCRequest.parse(line).get().id).flatMap { $0 }?.description ?? "null"
             let answer = #"{"jsonrpc":"2.0","id":\#(id),"error":{"code":-32001,"data":{"reason":"throttled","retryAfter":42},"message":"too many failed attempts from this address for this ledger; try again in 42 s"}}"#
             return .reply(Array((answer + "\n").utf8), .close)

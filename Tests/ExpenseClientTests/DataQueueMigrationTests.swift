@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation

@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import TestSupport
 @testable import ExpenseClient
 import ExpenseCore

@@ -34,7 +34,7 @@ import Testing
         let second = try await onOwnThread { [engine] in try engine.sync() }
         #expect(second.pulled == 280)
         #expect(try reader.live() == writer.live())
-        let head = try await daemon.ledger.head()
+        let head = try daemon.ledger.head
         #expect(try reader.ledger.pullCursor() == head)
         await daemon.stop()
     }

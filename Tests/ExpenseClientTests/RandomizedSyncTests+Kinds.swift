@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import ExpenseClient
 import ExpenseCore
 import ExpenseProtocol

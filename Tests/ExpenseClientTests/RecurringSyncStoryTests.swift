@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import TestSupport
 import ExpenseClient
 import ExpenseCore

@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import TestSupport
 import ExpenseClient
 import ExpenseCore
@@ -166,7 +167,7 @@ import Testing
 /// A daemon from before `maxLine` with a 1,024-byte line: answers `hello` without it, and whatever else fits
 /// with an error; a longer line gets −32002 `line_too_long`, as `expensed` answers.
 private final class OlderDaemonSession: LineSession {
-    func received(line: ArraySlice<UInt8>) -> LineDisposition {
+    func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition {
         guard case .success(let request) = RPCRequest.parse(line), let id = request.id else { return .reply([], .proceed) }
         if request.method == HelloRequest.method {
             let hello = #"{"currency":"USD","cursor":0,"lastMutationId":0,"ledger":"default","protocol":1,"server":"expensed 0.0.9"}"#

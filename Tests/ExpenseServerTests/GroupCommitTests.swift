@@ -42,7 +42,7 @@ import TestSupport
 
         /// A push of one new expense `id` from a client of its own, its answer kept as `answers[index]`.
         func push(_ index: Int, _ id: UUID, to ledger: Ledger) {
-            ledger.push(clientId: UUID(), items: [putItem(1, id, base: 0, lunch())]) { result in
+            ledger.push(clientId: UUID(), items: [putItem(1, id, base: 0, lunch())], credential: nil) { result in
                 self.answers.withLock { $0[index] = Answer(commitsSeen: self.commits.withLock { $0 }, result: result) }
                 self.answered.signal()
             }
@@ -95,7 +95,7 @@ import TestSupport
         let perClient = 60
         for mutationId in 1...Int64(perClient) {
             for (index, client) in clients.enumerated() {
-                ledger.push(clientId: client, items: [putItem(mutationId, UUID(), base: 0, lunch())]) { result in
+                ledger.push(clientId: client, items: [putItem(mutationId, UUID(), base: 0, lunch())], credential: nil) { result in
                     let cursor = (try? result.get().cursor) ?? -1
                     order.withLock { $0.append((index, mutationId, cursor)) }
                 }

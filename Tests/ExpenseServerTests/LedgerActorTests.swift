@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import TestSupport
 import ExpenseCore
 import ExpenseProtocol
@@ -31,7 +32,7 @@ import Testing
         #expect(Set(seqs) == Set(1...100))
         let commits = await ledger.commitCount
         #expect(commits < 100, "100 concurrent pushes took \(commits) commits")
-        #expect(await ledger.head() == 100)
+        #expect(ledger.head == 100)
         await ledgers.close()
 
         let reopened = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
@@ -51,7 +52,7 @@ import Testing
         let results = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[[MutationStatus]], any Error>) in
             let collected = Mutex<[Int: [MutationStatus]]>([:])
             for (index, range) in [(0, 1...3), (1, 4...6)] {
-                ledger.push(clientId: clientId, items: range.map { putItem(Int64($0), UUID(), base: 0, lunch()) }) { result in
+                ledger.push(clientId: clientId, items: range.map { putItem(Int64($0), UUID(), base: 0, lunch()) }, credential: nil) { result in
                     switch result {
                     case .failure(let error): continuation.resume(throwing: error)
                     case .success(let pushed):
@@ -112,7 +113,7 @@ import Testing
         await #expect { try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())]) } throws: {
             ($0 as? LedgerError)?.reason == "storage_full"
         }
-        #expect(await ledger.head() == 0)
+        #expect(ledger.head == 0)
         await ledger.injectFault(nil)
         let retry = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
         #expect(retry.results[0].status == .applied(version: 1, seq: 1))
@@ -137,15 +138,16 @@ import Testing
         await #expect(throws: LedgerError.ledgerClosed) { try await ledger.pull(PullRequest()) }
     }
 
-    @Test func headSnapshotFollowsEveryCommit() async throws {
+    /// ``Ledger/head``, read without waiting for the ledger's thread, is the store's head once a push is answered.
+    @Test func theHeadFollowsEveryCommit() async throws {
         let ledger = Ledger(name: "t", currency: .usd, store: InMemoryLedgerStore())
-        #expect(ledger.headSnapshot == 0)
+        #expect(ledger.head == 0)
         let clientId = UUID()
         let pushed = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch()),
                                                                         putItem(2, UUID(), base: 0, lunch())])
         #expect(pushed.cursor == 2)
-        #expect(ledger.headSnapshot == 2, "the snapshot is stored before the push is answered")
-        #expect(await ledger.head() == 2)
+        #expect(ledger.head == 2, "the head is stored before the push is answered")
+        #expect(try await ledger.hello(clientId: clientId).cursor == 2)
         await ledger.close()
     }
 }

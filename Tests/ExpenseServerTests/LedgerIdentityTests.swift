@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import TestSupport
 import ExpenseCore
 import ExpenseProtocol
@@ -95,7 +96,7 @@ import Testing
         let reopened = try LedgerDirectory(dataDirectory: data, defaultCurrency: .usd)
         let restored = try #require(reopened.authenticate(ledger: "default", token: token))
         #expect(restored.identity == report.identity)
-        #expect(await restored.head() == 1)
+        #expect(restored.head == 1)
         #expect(reopened.ledgers().map(\.name) == ["default", "other"])
         await reopened.close()
     }

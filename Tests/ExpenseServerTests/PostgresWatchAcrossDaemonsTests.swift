@@ -1,3 +1,4 @@
+import LedgerTestSupport
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
@@ -41,7 +42,7 @@ struct PostgresWatchAcrossDaemonsTests {
         }
         #expect(woke?.0 == 1)
         #expect(try #require(woke).1 - acknowledged < .seconds(1))
-        #expect(watched.headSnapshot == 1)
+        #expect(watched.head == 1)
         // A ledger added through daemon two after daemon one started is served by daemon one.
         let euro = try #require(Currency(code: "EUR"))
         let served = try await onOwnThread {

@@ -9,12 +9,13 @@ import Testing
 
 /// A ledger double for the network layer: every put is applied, the head counts mutations.
 ///
-/// Every completion form answers inline and `headSnapshot` is set, as ``Ledger`` does it on its own thread: the
-/// network tests then never wait for a free thread of the cooperative pool, which the other tests of this
-/// process share.
+/// It implements ``LedgerService``'s one form of each method as ``Ledger`` does, answering inline where the
+/// ledger answers on its own thread: the network tests then never wait for a free thread of the cooperative pool,
+/// which the other tests of this process share. It keeps no history, no identity and no statistics.
 final class FakeLedger: LedgerService {
     let name: String
     let currency = Currency.usd
+    let identity: LedgerIdentity? = nil
     private struct State {
         var head: Int64 = 0
         var watchers: [Int: @Sendable (Int64) -> Void] = [:]
@@ -24,22 +25,16 @@ final class FakeLedger: LedgerService {
 
     init(name: String) { self.name = name }
 
-    var headSnapshot: Int64? { state.withLock { $0.head } }
-
-    func hello(clientId: UUID) async throws -> (cursor: Int64, lastMutationId: Int64) { (state.withLock { $0.head }, 0) }
+    var head: Int64 { state.withLock { $0.head } }
 
     func hello(clientId: UUID,
                completion: @escaping @Sendable (Result<(cursor: Int64, lastMutationId: Int64), any Error>) -> Void) {
-        completion(.success((state.withLock { $0.head }, 0)))
+        completion(.success((head, 0)))
     }
 
-    func push(clientId: UUID, items: [PushItem]) async throws -> PushResult { applyPush(items) }
-
-    func push(clientId: UUID, items: [PushItem], completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
-        completion(.success(applyPush(items)))
-    }
-
-    private func applyPush(_ items: [PushItem]) -> PushResult {
+    /// The credential is ignored: the double has no tokens.
+    func push(clientId: UUID, items: [PushItem], credential: TokenCredential?,
+              completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void) {
         let (results, head, watchers) = state.withLock { state in
             var results: [MutationResult] = []
             for item in items {
@@ -49,42 +44,37 @@ final class FakeLedger: LedgerService {
             return (results, state.head, Array(state.watchers.values))
         }
         for watcher in watchers { watcher(head) }
-        return PushResult(results: results, cursor: head)
+        completion(.success(PushResult(results: results, cursor: head)))
     }
-
-    func pull(_ params: PullRequest) async throws -> PullResult { try pulled(params) }
 
     func pull(_ params: PullRequest, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
         completion(Result { try pulled(params) })
     }
 
+    /// The page of ``pull(_:completion:)``, written record by record.
+    func pullPage(_ params: PullRequest, completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void) {
+        completion(Result { EncodedPullPage(try pulled(params)) })
+    }
+
     private func pulled(_ params: PullRequest) throws -> PullResult {
-        let head = state.withLock { $0.head }
+        let head = head
         guard params.since <= head else { throw RPCError.invalidCursor("since is beyond the head") }
         return PullResult(changes: [], cursor: head, more: false)
     }
 
-    func summary(_ query: SummaryQuery) async throws -> SummaryResult { summarised() }
-
     func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
-        completion(.success(summarised()))
+        completion(.success(SummaryResult(summary: Summary(totals: [], groups: []), cursor: head)))
     }
 
-    private func summarised() -> SummaryResult {
-        SummaryResult(summary: Summary(totals: [], groups: []), cursor: state.withLock { $0.head })
+    /// Answers −32601: the double computes no statistics.
+    func statistics(_ query: StatisticsQuery, completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void) {
+        completion(.failure(RPCError.methodNotFound(StatsRequest.method)))
     }
 
-    func head() async -> Int64 { state.withLock { $0.head } }
-
-    func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void) async -> Int {
-        state.withLock { state in
-            state.nextWatch += 1
-            state.watchers[state.nextWatch] = onAdvance
-            return state.nextWatch
-        }
+    /// An empty page: the double keeps no history.
+    func history(_ request: HistoryRequest, completion: @escaping @Sendable (Result<HistoryResult, any Error>) -> Void) {
+        completion(.success(HistoryResult(entries: [], cursor: head, more: false, horizon: 0)))
     }
-
-    func unwatch(_ id: Int) async { state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
 
     func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void, completion: @escaping @Sendable (_ id: Int, _ head: Int64) -> Void) {
         let (id, head) = state.withLock { state in

@@ -174,7 +174,7 @@ import TestSupport
             ledger.push(clientId: UUID(), items: [item], credential: credential) { continuation.resume(returning: $0) }
         }
         #expect(throws: RPCError.self) { try result.get() }
-        #expect(await ledger.head() == 0)
+        #expect(ledger.head == 0)
         await ledgers.close()
     }
 

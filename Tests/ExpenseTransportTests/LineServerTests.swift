@@ -16,7 +16,7 @@ final class EchoSession: LineSession {
         self.closedCounter = closedCounter
     }
 
-    func received(line: ArraySlice<UInt8>) -> LineDisposition {
+    func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition {
         let text = String(decoding: line, as: UTF8.self)
         let (command, argument) = text.firstIndex(of: " ").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) } ?? (text, "")
         switch command {
@@ -29,7 +29,8 @@ final class EchoSession: LineSession {
             // Answered later from a Dispatch worker, as the daemon's ledgers answer: not a `Task`, whose turn on
             // the test process's two-thread cooperative pool may not come while other suites hold it.
             DispatchQueue.global().async {
-                connection.complete(Array("\(argument)\n".utf8), after: .proceed)
+                let answer = Array("\(argument)\n".utf8)
+                connection.complete { answer }
             }
             return .pending
         case "flood":

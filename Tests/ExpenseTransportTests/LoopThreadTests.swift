@@ -17,7 +17,7 @@ import Testing
     final class RecordingSession: LineSession {
         let record: Record
         init(_ record: Record) { self.record = record }
-        func received(line: ArraySlice<UInt8>) -> LineDisposition {
+        func received(line: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) -> LineDisposition {
             record.seen.withLock { $0["received"] = LoopThread.isCurrent }
             return .reply(Array("ok\n".utf8), .proceed)
         }

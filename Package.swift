@@ -6,7 +6,7 @@ import PackageDescription
 // See docs/modules.md ("Where things live").
 // The load generator is built without Swift's dynamic exclusivity checks in release: it is a measuring tool, the same
 // for expensed, Redis and the pong server, and every check it makes is CPU the measured server does not get on two
-// cores (docs/benchmarks.md, "Round 6, ping"). The daemon's modules keep the checks in every build: a memory-safety
+// cores (about 400 instructions per ping). The daemon's modules keep the checks in every build: a memory-safety
 // guarantee is not traded for ~960 instructions per ping.
 let benchExclusivity: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 

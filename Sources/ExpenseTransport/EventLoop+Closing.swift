@@ -77,8 +77,8 @@ extension EventLoop {
     }
 
     /// After a sweep gave back the record buffers of at least this many quiet TLS sessions, the freed heap is
-    /// returned to the system (`malloc_trim`): a burst of connections that then go idle (the 5,000 idle TLS
-    /// connections of docs/benchmarks.md) would otherwise leave their buffers' pages resident as free heap.
+    /// returned to the system (`malloc_trim`): a burst of connections that then go idle (thousands of TLS clients
+    /// that connected and went quiet) would otherwise leave their buffers' pages resident as free heap.
     static let trimAfterReleasedTLSBuffers = 64
 
     private static func returnFreedTLSBuffers(_ released: Int) {

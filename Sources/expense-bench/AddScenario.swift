@@ -1,7 +1,7 @@
 import ProcessSpawn
 import Foundation
 
-/// The `add_100k_ms` figure of docs/benchmarks.md ("What is measured, and how"): `expense add 12.50 food` with `cacheSize` expenses (100,000) already in the local cache.
+/// The `add_100k_ms` figure: `expense add 12.50 food` with `cacheSize` expenses (100,000) already in the local cache.
 struct AddScenario {
     let options: BenchOptions
     let workspace: Workspace

@@ -4,7 +4,8 @@ import Synchronization
 import SystemKit
 
 /// What must be undone however the bench ends (servers it started): run at the normal end, and from a thread that
-/// turns SIGINT or SIGTERM into a clean exit (docs/benchmarks.md, "Peers").
+/// turns SIGINT or SIGTERM into a clean exit, so an interrupted run leaves no Redis, PostgreSQL or daemon of its own
+/// behind.
 enum BenchCleanup {
     private static let actions = Mutex<[Int: @Sendable () -> Void]>([:])
     private static let nextKey = Atomic<Int>(0)

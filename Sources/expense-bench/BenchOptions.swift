@@ -5,7 +5,8 @@ struct BenchOptions {
     var quick = false
     var json = false
     var peers = false
-    /// `--pong-server`: run only the trivial server of the headroom figures (docs/benchmarks.md, "Headroom").
+    /// `--pong-server`: run only the trivial server of the headroom figures (the generator's rate when the server
+    /// costs almost nothing).
     var pongServer = false
     var runs = 3
     var expensed: String
@@ -26,7 +27,7 @@ struct BenchOptions {
     static let throughputFigures: Set<String> = ["ping", "push", "single"]
 
     static let usage = """
-        OVERVIEW: Benchmarks expensed and the expense client (docs/benchmarks.md) and prints one table.
+        OVERVIEW: Benchmarks expensed and the expense client (docs/performance.md) and prints one table.
 
         USAGE: expense-bench [--quick] [--json] [--peers] [--runs N] [--expensed PATH] [--expense PATH]
                              [--peers-dir DIR] [--only SECTION,...] [--ledger-size N] [--ledgers N]

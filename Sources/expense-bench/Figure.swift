@@ -1,4 +1,4 @@
-/// One figure of docs/benchmarks.md ("What is measured, and how"): its JSON key, what the table calls it, its unit and its target.
+/// One figure of the bench's table: its JSON key, what the table calls it, its unit and its target.
 struct Figure: Sendable {
     /// What a figure is compared with.
     enum Target: Sendable {
@@ -23,8 +23,7 @@ struct Figure: Sendable {
     var decimals: Int
 
     /// Every figure in the order of the table in docs/performance.md, then the peers. The targets of the
-    /// ping, push and first-sync rows are those of the second performance round (the "target" column of
-    /// docs/benchmarks.md's quiet-box readings); the others are the first round's.
+    /// ping, push and first-sync rows are those of the second performance round; the others are the first round's.
     static let all: [Figure] = [
         Figure(key: "ping_rps", label: "ping, 50 conns, 1 in flight", unit: "req/s",
                target: .peerRatio(factor: 1.2, peerKey: "redis_ping_rps", anchor: 61_143, floor: nil), decimals: 0),

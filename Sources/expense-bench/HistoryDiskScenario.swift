@@ -2,7 +2,7 @@ import ProcessSpawn
 import Foundation
 import SQLite
 
-/// The `disk_history_bytes_per_expense` figure of docs/benchmarks.md ("Disk per expense with history"): through
+/// The `disk_history_bytes_per_expense` figure (what keeping every change's history costs on disk): through
 /// a real daemon, `historyExpenses` creates (100,000; 20,000 with --quick), then an edit of the note of every
 /// fifth expense (20%) and a delete of every twentieth (5%), each change keeping its history entry (Protocol.md
 /// §5.8); the ledger file copied and `VACUUM`ed, divided by the expenses created. The same copy with its

@@ -2,7 +2,7 @@ import ExpenseCore
 import Foundation
 import ProcessSpawn
 
-/// `Scripts/bench --ledgers N` (docs/benchmarks.md, "Many ledgers on one daemon"): N ledgers made one by one with
+/// `Scripts/bench --ledgers N` (docs/performance.md, "Many ledgers on one daemon"): N ledgers made one by one with
 /// `expensed ledger add` (the last adds, with about N present, show whether one more costs the same as the
 /// first), then a daemon with the default bounds started on them (its start time and memory), then two rounds of
 /// a `hello` and a 1-mutation push to every ledger, each over a fresh connection closed after it: per-push

@@ -2,7 +2,7 @@ import ProcessSpawn
 import Foundation
 import SQLite
 
-/// The ledger figures of docs/benchmarks.md ("What is measured, and how") on a ledger seeded with `ledgerSize` expenses (1,000,000; 50,000 with --quick):
+/// The ledger figures on a ledger seeded with `ledgerSize` expenses (1,000,000; 50,000 with --quick):
 /// summary latency, first sync into an empty client cache, daemon restart time and memory, bytes on disk.
 struct LargeLedgerScenario {
     let options: BenchOptions

@@ -41,8 +41,9 @@ struct LoopReport: Sendable {
     var error: String?
 }
 
-/// One epoll loop of the load generator (docs/benchmarks.md, "The load generator"): a thread driving its share of the
-/// connections with non-blocking sockets, registered edge-triggered for input and output once.
+/// One epoll loop of the load generator (the same for expensed, Redis and the pong server, so their figures compare): a
+/// thread driving its share of the connections with non-blocking sockets, registered edge-triggered for input and
+/// output once.
 ///
 /// Per round it sends the round's bytes (encrypted first over TLS), counts `\n` in what arrives, appends the answer to
 /// the connection's reused buffer, and once all lines are in checks the expected matches, records the latency in a

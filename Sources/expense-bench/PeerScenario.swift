@@ -1,8 +1,9 @@
 import ProcessSpawn
 import Foundation
 
-/// The peers of docs/benchmarks.md ("What is measured, and how"), started through `../shared/peers/setup-peers.sh` and driven by the same load
-/// generator as expensed (Redis). PostgreSQL is measured by the `pg` section on a cluster of its own (``PostgresStoreScenario``).
+/// The peers, started through `../shared/peers/setup-peers.sh` and driven by the same load generator as expensed
+/// (Redis), so a ratio in the table compares the servers, not two clients. PostgreSQL is measured by the `pg` section
+/// on a cluster of its own (``PostgresStoreScenario``).
 struct PeerScenario {
     let options: BenchOptions
     let workspace: Workspace

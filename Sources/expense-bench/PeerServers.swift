@@ -4,7 +4,8 @@ import ProcessSpawn
 import Synchronization
 
 /// The peer servers of `../shared/peers/setup-peers.sh` that this run started, found through the kit's pidfiles under
-/// `PEERS_STATE` (default `/tmp/peers`), and stopped by pid at the end (docs/benchmarks.md, "Peers").
+/// `PEERS_STATE` (default `/tmp/peers`), and stopped by pid at the end, so a run leaves the box's servers as it found
+/// them.
 ///
 /// A server counts as started by this run only if its pidfile names a process after the setup script ran that was not
 /// running before it (same pid and same start time in `/proc/PID/stat`). Servers that were already running, and

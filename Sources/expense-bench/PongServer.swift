@@ -3,10 +3,10 @@ import Foundation
 import Glibc
 import ProcessSpawn
 
-/// `expense-bench --pong-server`: the trivial server the generator's headroom is measured against (docs/benchmarks.md,
-/// "Headroom"). One epoll thread on a kernel-chosen loopback port; it answers every `\n` it receives with one fixed
-/// line, the daemon's own `ping` answer on an empty ledger, and does nothing else: no parsing, no `hello`.
-/// It prints `listening on 127.0.0.1:PORT` and runs until it is killed.
+/// `expense-bench --pong-server`: the trivial server the generator's headroom is measured against (how fast the
+/// generator goes when the server costs almost nothing). One epoll thread on a kernel-chosen loopback port; it answers
+/// every `\n` it receives with one fixed line, the daemon's own `ping` answer on an empty ledger, and does nothing
+/// else: no parsing, no `hello`. It prints `listening on 127.0.0.1:PORT` and runs until it is killed.
 enum PongServer {
     static let answer = Array(#"{"jsonrpc":"2.0","id":1,"result":{"cursor":0}}"#.utf8) + [UInt8(ascii: "\n")]
 

@@ -2,10 +2,10 @@ import ExpenseTransport
 import Foundation
 import ProcessSpawn
 
-/// The TLS figures of docs/benchmarks.md ("TLS"): a fresh daemon serving TLS (`expensed tls init`, then
-/// `serve --tls-cert/--tls-key`), measured with the same generator as plaintext: `ping` with 50 connections one in
-/// flight, full handshakes per second, and 5,000 idle TLS connections' daemon RSS. The generator's client is
-/// ExpenseTransport's ``TLSSession``, pinned to the certificate's fingerprint.
+/// The TLS figures, each compared with its plaintext figure of the same run: a fresh daemon serving TLS
+/// (`expensed tls init`, then `serve --tls-cert/--tls-key`), measured with the same generator as plaintext: `ping`
+/// with 50 connections one in flight, full handshakes per second, and 5,000 idle TLS connections' daemon RSS. The
+/// generator's client is ExpenseTransport's ``TLSSession``, pinned to the certificate's fingerprint.
 struct TLSScenario {
     let options: BenchOptions
     let workspace: Workspace

@@ -3,8 +3,8 @@ import Foundation
 import ProcessSpawn
 import SystemKit
 
-/// The throughput figures of docs/benchmarks.md ("What is measured, and how") on one fresh daemon: ping (1 in flight and 16 deep), 5,000 idle
-/// connections, durable pushes of 500 mutations, single-mutation pushes.
+/// The throughput figures on one fresh daemon, so their pushes leave the seeded ledger's size alone: ping (1 in
+/// flight and 16 deep), 5,000 idle connections, durable pushes of 500 mutations, single-mutation pushes.
 struct ThroughputScenario {
     let options: BenchOptions
     let workspace: Workspace
@@ -41,7 +41,8 @@ struct ThroughputScenario {
         }
     }
 
-    /// The generator against the bench's trivial pong server (docs/benchmarks.md, "Headroom"): the same two ping plans.
+    /// The generator against the bench's trivial pong server, the same two ping plans: the rate the generator reaches
+    /// when the server costs almost nothing, so a daemon figure close to it is bound by the client.
     private func measureHeadroom(into report: inout BenchReport) {
         let keys = ["pong_ping_rps", "pong_ping_pipelined_rps"]
         let server: PongProcess

@@ -2,7 +2,7 @@ import ProcessSpawn
 import Foundation
 import Glibc
 
-// expense-bench: the benchmark harness. docs/benchmarks.md gives the method and the figures.
+// expense-bench: the benchmark harness. docs/performance.md gives the method, the figures and their targets.
 
 if CommandLine.arguments.dropFirst().first == "--ping-client" {
     signal(SIGPIPE, SIG_IGN)

@@ -4,9 +4,10 @@ import ProcessSpawn
 import TestSupport
 import Testing
 
-/// `expense-bench --peers` (docs/benchmarks.md, "Peers"): it stops the peer servers it started, on every exit path, and
-/// never touches one it did not start. The peer kit is replaced by a fake one (same file names, same pidfiles under
-/// `PEERS_STATE`) whose "servers" are sleeping Python processes, so no Redis or PostgreSQL is needed.
+/// `expense-bench --peers`: it stops the peer servers it started, on every exit path, and never touches one it did not
+/// start (another PostgreSQL on the box may be a test cluster). The peer kit is replaced by a fake one (same file
+/// names, same pidfiles under `PEERS_STATE`) whose "servers" are sleeping Python processes, so no Redis or PostgreSQL
+/// is needed.
 @Suite("bench peers lifecycle")
 struct BenchPeersTests {
     /// A fake `setup-peers.sh`: starts what is not running (like the real one) and writes the real kit's pidfiles.

@@ -4,7 +4,8 @@ import Testing
 
 /// The load generator's own loop (`expense-bench --ping-client`, Sources/expense-bench/LoadLoop.swift) against the
 /// real daemon: every answer is checked (one `"result"` per ping) and the count is exact, so a change to the
-/// generator's per-round work (docs/benchmarks.md, "Round 6, ping") cannot drop or miscount requests.
+/// generator's per-round work, trimmed because its CPU is taken from the measured server, cannot drop or miscount
+/// requests.
 @Suite(.serialized) struct BenchPingClientTests {
     static let bench = ExpenseProcess.locate("expense-bench")
 

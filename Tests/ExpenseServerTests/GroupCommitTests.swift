@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// Group commit while a commit is in flight (docs/benchmarks.md, "Round 4, server push"): pushes that arrive
+/// Group commit while a commit is in flight (one fsync shared by every push that waited for it): pushes that arrive
 /// while the ledger's thread is committing (and fsyncing) a group are answered only after a commit of their own,
 /// and they share that next commit.
 @Suite(.offTheCooperativePool) struct GroupCommitTests {
@@ -82,9 +82,9 @@ import TestSupport
         #expect(Set(try allRecords(reopened).map(\.expense.id)) == Set([first] + late))
     }
 
-    /// The answers of a group come after its COMMIT (docs/benchmarks.md, "Round 6, single pushes"): each client's
-    /// answers come in the order of its pushes, cursors never go back between groups, and `close()` returns only
-    /// after every answer ran.
+    /// The answers of a group come after its COMMIT (what any change to how answers are handed over must keep): each
+    /// client's answers come in the order of its pushes, cursors never go back between groups, and `close()` returns
+    /// only after every answer ran.
     @Test func answersComeInPushOrderPerClientAndCloseWaitsForThem() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -5,8 +5,8 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// The SQLite store writes a group commit's rows in multi-row statements (docs/benchmarks.md, "Round 5, push
-/// rows"): many pushes from several clients in one group must give exactly the answers, records, totals,
+/// The SQLite store writes a group commit's rows in multi-row statements (a 500-row group steps about 10 statements
+/// per table, not 500): many pushes from several clients in one group must give exactly the answers, records, totals,
 /// outcomes and history that the same pushes give one per group, and that the in-memory reference gives.
 @Suite(.offTheCooperativePool) struct GroupedPushRowsTests {
     /// Small enough that the mixed corpus's long pushes drop outcomes out of the window.

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// The PostgreSQL store's group commit (docs/benchmarks.md, "Round 6, PostgreSQL push"): the read-ahead of a
+/// The PostgreSQL store's group commit (2 round trips per group, whatever its size): the read-ahead of a
 /// whole group goes with the row lock, and the group's rows go in one write pipeline. Many pushes from several
 /// clients in one transaction must give exactly the answers, records, totals, outcomes and history that the
 /// same pushes give one per transaction, and that the in-memory reference gives, rejected ones included.

@@ -6,9 +6,9 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// The PostgreSQL store's push reads ahead in one round trip and writes in one (docs/benchmarks.md, "Round 4,
-/// PostgreSQL"): its round trips do not grow with the mutations, and what it decides is what the one-by-one
-/// reads decide.
+/// The PostgreSQL store's push reads ahead in one round trip and writes in one (read one value at a time, a
+/// 500-mutation push once took 1,011 round trips): its round trips do not grow with the mutations, and what it decides
+/// is what the one-by-one reads decide.
 @Suite(.offTheCooperativePool) struct PostgresPushReadAheadTests {
     static let enabled = PostgresTestCluster.enabled
     static let reason = Comment(rawValue: PostgresTestCluster.skipReason)

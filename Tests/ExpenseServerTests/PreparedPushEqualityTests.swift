@@ -9,7 +9,8 @@ import TestSupport
 
 /// A push prepared on the thread that decoded it (``MutationRules/prepare(_:)``: a put's values validated and a
 /// create's history changes written before the ledger's thread takes it) is answered and stored exactly as the
-/// general path, which works all of it out on the ledger's thread (docs/benchmarks.md, "Round 7, ledger thread").
+/// general path, which works all of it out on the ledger's thread (that one thread bounds both push figures, so what
+/// depends on the mutations alone is done before it).
 @Suite(.offTheCooperativePool) struct PreparedPushEqualityTests {
     static let time: Int64 = 1_700_000_000
 

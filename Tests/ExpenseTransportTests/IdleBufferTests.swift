@@ -2,7 +2,8 @@ import Testing
 @testable import ExpenseTransport
 
 /// An idle connection keeps no large buffer: once a large line is consumed (framer) or a large answer is written
-/// (output), only ``LineFramer/retainedCapacity`` bytes of storage may stay (docs/benchmarks.md, "Round 4, memory").
+/// (output), only ``LineFramer/retainedCapacity`` bytes of storage may stay (with 64 KiB kept per buffer, 5,000 idle
+/// connections that had each carried a 60 KiB pull answer held up to 625 MiB).
 @Suite struct IdleBufferTests {
     /// A line well under the old 64 KiB keep-threshold, so the test fails when anything above a small size is kept.
     static let largeLine = [UInt8](repeating: UInt8(ascii: "x"), count: 32 * 1024) + [UInt8(ascii: "\n")]

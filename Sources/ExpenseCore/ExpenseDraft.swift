@@ -17,6 +17,9 @@ public struct ExpenseDraft: Hashable, Sendable {
     public var date: DraftInput<CalendarDay>?
     public var note: String?
 
+    /// No field given.
+    public init() {}
+
     /// A draft of text as it was given.
     public init(id: String? = nil, amount: Int64? = nil, currency: String? = nil,
                 category: String? = nil, date: String? = nil, note: String? = nil) {
@@ -74,6 +77,7 @@ public enum DraftInput<Value: DraftValue>: Hashable, Sendable, ExpressibleByStri
     }
 
     /// The value, parsing the text with `parse` (which throws the field's ``ValidationError``).
+    @inline(__always)
     public func resolved(_ parse: (String) throws -> Value) throws -> Value {
         switch self {
         case .value(let value): value

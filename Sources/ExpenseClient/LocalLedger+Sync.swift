@@ -322,13 +322,7 @@ extension LocalLedger {
         case .delete: return record.deleted
         case .put:
             guard !record.deleted else { return false }
-            let expense = record.expense
-            let fields = entry.fields
-            return (fields.amount.map { $0 == expense.amount } ?? true)
-                && (fields.currency.map { $0 == .value(expense.currency) } ?? true)
-                && (fields.category.map { ExactText.same($0, expense.category) } ?? true)
-                && (fields.date.map { $0 == .value(expense.date) } ?? true)
-                && (fields.note.map { ExactText.same($0, expense.note) } ?? true)
+            return ExpenseField.values.allSatisfy { $0.matches(entry.fields, record.expense) ?? true }
         }
     }
 

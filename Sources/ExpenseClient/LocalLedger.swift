@@ -201,13 +201,11 @@ package final class LocalLedger {
     /// queued fields over the server's copy, then never shows the server's digits with a local currency or
     /// the other way round, and `resolve --mine` re-submits the pair the person meant.
     static func difference(from before: Expense, to after: Expense) -> ExpenseDraft {
-        let moneyChanged = after.amount != before.amount || after.currency != before.currency
-        return ExpenseDraft(
-            id: nil, amount: moneyChanged ? after.amount : nil,
-            currency: moneyChanged ? .value(after.currency) : nil,
-            category: ExactText.same(after.category, before.category) ? nil : after.category,
-            date: after.date != before.date ? .value(after.date) : nil,
-            note: ExactText.same(after.note, before.note) ? nil : after.note)
+        var draft = ExpenseDraft()
+        for field in ExpenseField.values where !field.same(before, after) {
+            for member in field.conflictGroup { member.copy(from: after, to: &draft) }
+        }
+        return draft
     }
 
     /// Queues a local change of `change.id` (its `baseVersion` is ignored) and refreshes the local view.

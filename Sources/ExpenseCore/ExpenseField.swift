@@ -1,4 +1,56 @@
 /// The fields of an expense, named as they are on the wire and in the CLI.
+///
+/// What each field is made of is said here once, for code that compares, copies or groups fields without naming
+/// them (the client's queued differences and their check against a pulled record, the daemon's conflict rule).
 public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     case id, amount, currency, category, date, note
+
+    /// The fields that make up an expense's values (every one but the id), in the order they are validated.
+    public static let values: [ExpenseField] = allCases.filter { $0 != .id }
+
+    /// The fields that are one value with this one for versions and conflicts: money, the amount and the
+    /// currency together (Protocol.md §7.4); every other field alone.
+    public var conflictGroup: [ExpenseField] {
+        switch self {
+        case .amount, .currency: [.amount, .currency]
+        case .id, .category, .date, .note: [self]
+        }
+    }
+
+    /// Whether `a` and `b` hold the same value in this field (text by its bytes, ``ExactText``).
+    public func same(_ a: Expense, _ b: Expense) -> Bool {
+        switch self {
+        case .id: a.id == b.id
+        case .amount: a.amount == b.amount
+        case .currency: a.currency == b.currency
+        case .category: ExactText.same(a.category, b.category)
+        case .date: a.date == b.date
+        case .note: ExactText.same(a.note, b.note)
+        }
+    }
+
+    /// Sets this field of `draft` to `expense`'s value (as a value, never as text).
+    public func copy(from expense: Expense, to draft: inout ExpenseDraft) {
+        switch self {
+        case .id: draft.id = .value(expense.id)
+        case .amount: draft.amount = expense.amount
+        case .currency: draft.currency = .value(expense.currency)
+        case .category: draft.category = expense.category
+        case .date: draft.date = .value(expense.date)
+        case .note: draft.note = expense.note
+        }
+    }
+
+    /// Whether `draft` gives this field and its value is `expense`'s (a value by its text, ``DraftInput``);
+    /// `nil` when `draft` does not give it.
+    public func matches(_ draft: ExpenseDraft, _ expense: Expense) -> Bool? {
+        switch self {
+        case .id: draft.id.map { $0 == .value(expense.id) }
+        case .amount: draft.amount.map { $0 == expense.amount }
+        case .currency: draft.currency.map { $0 == .value(expense.currency) }
+        case .category: draft.category.map { ExactText.same($0, expense.category) }
+        case .date: draft.date.map { $0 == .value(expense.date) }
+        case .note: draft.note.map { ExactText.same($0, expense.note) }
+        }
+    }
 }

@@ -35,14 +35,10 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
     }
 
     func changedFields(from existing: StoredRecord, to new: Expense) -> Set<ExpenseField> {
-        let old = existing.expense
         var changed: Set<ExpenseField> = []
         // Money is one value (Protocol.md §7.4): when the pair changes, both of its fields did, so a put that
         // sends either one conflicts with any change of the other.
-        if old.amount != new.amount || old.currency != new.currency { changed.formUnion([.amount, .currency]) }
-        if !ExactText.same(old.category, new.category) { changed.insert(.category) }
-        if old.date != new.date { changed.insert(.date) }
-        if !ExactText.same(old.note, new.note) { changed.insert(.note) }
+        for field in ExpenseField.values where !field.same(existing.expense, new) { changed.formUnion(field.conflictGroup) }
         return changed
     }
 

@@ -50,6 +50,24 @@ import Testing
         try Self.expectExisting(paths)
     }
 
+    /// The expense-field checklist: its files exist, and no file outside it switches over the fields by name
+    /// (a `case .note` or `case .category` is a place the next field would have to be added).
+    @Test("the checklist for a new expense field names at most eighteen source files, each of which exists, and only they switch over the fields")
+    func expenseFieldChecklist() throws {
+        let paths = try Self.checklist("Adding a field to an expense")
+        #expect(!paths.isEmpty && paths.count <= 18, "\(paths)")
+        try Self.expectExisting(paths)
+        let sources = Self.root.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            // `Summary.swift` switches over its own grouping (`--by category`), not over an expense's fields.
+            guard text.contains("case .note:") || text.contains("case .note,"), !file.hasSuffix("Summary.swift") else { continue }
+            #expect(paths.contains("Sources/" + file), "Sources/\(file) switches over the expense fields but the checklist does not name it")
+        }
+    }
+
     /// Every file naming a budget or a setting by its `RecordKind` case is one the record-kind checklist names.
     /// (Recurring rules are left out: materialising their occurrences is a feature of that kind, not what every
     /// kind needs.) `ExpenseRunner+DataConflicts.swift` may name them too: its footer's optional command names.

@@ -32,6 +32,8 @@ final class LedgerExecutor: SerialExecutor, @unchecked Sendable {
     /// The thread running the queue now (`nil` between threads).
     private var thread: pthread_t?
     private let name: String
+    /// Run on the thread each time it runs out of work (``whenDrained(_:)``).
+    private var drained: (@Sendable () -> Void)?
 
     init(name: String) { self.name = name }
 
@@ -55,6 +57,15 @@ final class LedgerExecutor: SerialExecutor, @unchecked Sendable {
         guard let current, pthread_equal(current, pthread_self()) != 0 else {
             fatalError("not on the thread of \(name)")
         }
+    }
+
+    /// Runs `body` on the executor's thread each time its queue empties after running something, before it
+    /// waits (a ledger gives back what it holds only while it has work: its PostgreSQL connection). Set once,
+    /// before the first job.
+    func whenDrained(_ body: @escaping @Sendable () -> Void) {
+        condition.lock()
+        drained = body
+        condition.unlock()
     }
 
     /// Lets the thread end once its queue is empty.
@@ -83,8 +94,15 @@ final class LedgerExecutor: SerialExecutor, @unchecked Sendable {
         condition.lock()
         thread = pthread_self()
         condition.unlock()
+        var ranSinceDrained = false
         while true {
             condition.lock()
+            if nextItem == work.count, ranSinceDrained, let drained {
+                condition.unlock()
+                ranSinceDrained = false
+                drained()
+                continue
+            }
             while nextItem == work.count && !stopping { condition.wait() }
             if nextItem == work.count {
                 threadRunning = false
@@ -99,6 +117,7 @@ final class LedgerExecutor: SerialExecutor, @unchecked Sendable {
                 nextItem = 0
             }
             condition.unlock()
+            ranSinceDrained = true
             switch item {
             case .job(let job): job.runSynchronously(on: asUnownedSerialExecutor())
             case .closure(let body): body()

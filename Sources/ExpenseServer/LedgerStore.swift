@@ -132,6 +132,9 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// `summary`): a store that other processes write too (``PostgresLedgerStore``) reads it again; a store
     /// with one writer has nothing to do.
     func refresh() throws
+    /// The ledger's thread has no more work queued: a store that leases a shared resource while in use (a
+    /// connection of ``PostgresConnectionPool``) gives it back. Never called inside a transaction.
+    func becameIdle()
     /// Reads ahead, inside ``transaction(_:)`` and before the pushes are decided, what deciding them asks for
     /// one value at a time: these clients' last consumed mutationIds and the records (expenses and data
     /// records) with these ids. A hint only: every read after it answers exactly what it would have answered
@@ -146,6 +149,7 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
 
 extension LedgerStore {
     package func refresh() throws {}
+    package func becameIdle() {}
     package func prefetch(clientIds: [UUID], ids: [UUID]) throws {}
     package func transaction<T>(prefetching clientIds: [UUID], ids: [UUID], _ body: () throws -> T) throws -> T {
         try transaction {

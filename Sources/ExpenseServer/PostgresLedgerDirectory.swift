@@ -14,6 +14,8 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     private let schema: String?
     /// Where the database is, without its password (for logs).
     public let redactedDescription: String
+    /// The connections the open ledgers share (``PostgresConnectionPool``): a ledger holds one only while it has work.
+    let pool: PostgresConnectionPool
     /// The ledgers open now: each opened when first asked for, closed again when unused (``closeUnusedLedgers(idle:maximum:)``).
     let opened = OpenLedgers()
     /// Compared against when the ledger is unknown, so that case takes the time of a wrong token.
@@ -32,10 +34,12 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     ///     logged or put in an error).
     ///   - schema: the schema to use instead of the server's default `search_path` (tests).
     ///   - listens: whether to start the ``PostgresChangeListener`` (`serve`; not `ledger add`).
+    ///   - connections: the most PostgreSQL connections the open ledgers hold at once (`serve --postgres-connections`).
     /// - Throws: ``LedgerError/storageUnavailable(_:)`` when the database cannot be reached, or a storage error.
-    public init(conninfo: String, schema: String? = nil, listens: Bool = true) throws {
+    public init(conninfo: String, schema: String? = nil, listens: Bool = true, connections: Int = 16) throws {
         self.conninfo = conninfo
         self.schema = schema
+        pool = PostgresConnectionPool(size: connections) { try Self.connect(conninfo, schema: schema) }
         let connection = try Self.connect(conninfo, schema: schema)
         redactedDescription = connection.redactedDescription
         try PostgresLedgerStore.prepareSchema(connection)
@@ -161,6 +165,7 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
         listener.withLock { $0 }?.stop()
         tokenWatch.stop()
         await opened.close()
+        pool.close()
     }
 
     /// Closes ledgers nobody uses, as ``LedgerDirectory/closeUnusedLedgers(idle:maximum:)`` does; a closed
@@ -179,8 +184,7 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
 
     private func open(_ name: String, pinned: Bool = false) throws -> Ledger {
         opened.waitUntilClosed(name)  // closed for being unused a moment ago: its last commit is in first
-        let connection = try Self.connect(conninfo, schema: schema)
-        let store = try PostgresLedgerStore(connection: connection, name: name)
+        let store = try PostgresLedgerStore(pool: pool, name: name)
         store.announcesChanges = true
         let ledger = Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
         // A compaction round that has not reached this ledger yet: queued first on its thread, before any request.

@@ -13,12 +13,17 @@ import PostgreSQL
 /// consumed mutationIds and outcomes are read from the database inside the transaction; the per-currency
 /// totals cache is reloaded when the row's `generation` is not the one this store last committed.
 ///
-/// - Important: One serial owner (the ``Ledger`` actor's thread), one connection. Acknowledged means
+/// - Important: One serial owner (the ``Ledger`` actor's thread), one connection at a time: its own (tools and
+///   tests), or one leased from the daemon's ``PostgresConnectionPool`` at the first statement and given back when
+///   the ledger's thread runs out of work (``becameIdle()``), never inside a transaction. Acknowledged means
 ///   committed: ``transaction(_:)`` returns only after `COMMIT` returned. When the connection is lost
 ///   (PostgreSQL restarting, a failover) the transaction fails with ``LedgerError/storageUnavailable(_:)``
 ///   and nothing of it is acknowledged; the next transaction reconnects, at most once per backoff step.
 package final class PostgresLedgerStore: LedgerStore {
-    let connection: PostgresConnection
+    /// Where the connection comes from.
+    private let source: Source
+    /// The pool's connection this store holds now; `nil` between leases (and always with a connection of its own).
+    private var leased: PostgresConnection?
     package let name: String
     /// The ledger's number (`ledgers.number`, migration 6): the first column of the key of every row it owns, an
     /// integer so that PostgreSQL compares keys without a text comparison.
@@ -63,11 +68,29 @@ package final class PostgresLedgerStore: LedgerStore {
     /// Opens the ledger `name` of the database behind `connection` (whose schema is migrated already:
     /// ``prepareSchema(_:)``).
     /// - Throws: ``LedgerError/unknownLedger(_:)``, or a storage error.
-    package init(connection: PostgresConnection, name: String,
-                 outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
-        self.connection = connection
+    package convenience init(connection: PostgresConnection, name: String,
+                             outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
+        try self.init(source: .own(connection), name: name, outcomeRetention: outcomeRetention)
+    }
+
+    /// Opens the ledger `name` on connections leased from `pool` (the daemon's): one is held only while the
+    /// ledger has work (``becameIdle()``).
+    package convenience init(pool: PostgresConnectionPool, name: String,
+                             outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
+        try self.init(source: .pool(pool), name: name, outcomeRetention: outcomeRetention)
+        becameIdle()
+    }
+
+    private init(source: Source, name: String, outcomeRetention: Int64) throws {
+        self.source = source
         self.name = name
         self.outcomeRetention = outcomeRetention
+        let connection: PostgresConnection
+        switch source {
+        case .own(let own): connection = own
+        case .pool(let pool): connection = try Self.storage { try pool.lease() }
+        }
+        leased = source.isPooled ? connection : nil
         let row = try Self.storage {
             try connection.query("""
                 SELECT currency, ledger_id, epoch, epoch_cursor, head, number FROM ledgers WHERE name = $1
@@ -239,7 +262,7 @@ package final class PostgresLedgerStore: LedgerStore {
             generation = results[results.count - 2].first?.int64(0)
             return value
         } catch {
-            connection.rollbackIfOpen()
+            heldConnection?.rollbackIfOpen()
             // What the database holds now is unknown here (a lost COMMIT may have committed): the next
             // transaction reads head and totals again under the lock.
             generation = nil
@@ -285,10 +308,56 @@ package final class PostgresLedgerStore: LedgerStore {
 
     // MARK: - Connection
 
+    /// Where a store's connection comes from.
+    private enum Source {
+        /// A connection of its own, for the store's whole life (tools, tests, `expensed compact`).
+        case own(PostgresConnection)
+        /// The daemon's pool, leased while the ledger has work.
+        case pool(PostgresConnectionPool)
+
+        var isPooled: Bool { if case .pool = self { true } else { false } }
+    }
+
+    /// The connection to use now: its own, or the one leased (leasing one, which may wait for another ledger to
+    /// give one back, when none is held).
+    /// - Throws: ``LedgerError/storageUnavailable(_:)`` when no connection can be made.
+    var connection: PostgresConnection {
+        get throws {
+            switch source {
+            case .own(let own): return own
+            case .pool(let pool):
+                if let leased { return leased }
+                let connection = try Self.storage { try pool.lease() }
+                leased = connection
+                return connection
+            }
+        }
+    }
+
+    /// The connection held now, without leasing one.
+    private var heldConnection: PostgresConnection? {
+        switch source {
+        case .own(let own): own
+        case .pool: leased
+        }
+    }
+
+    /// Gives a leased connection back to the pool (the ledger's thread has no more work); nothing inside a
+    /// transaction, nor for a connection of its own.
+    package func becameIdle() {
+        guard case .pool(let pool) = source, !inTransaction, let held = leased else { return }
+        leased = nil
+        pool.giveBack(held)
+    }
+
+    deinit {
+        if case .pool(let pool) = source, let held = leased { pool.giveBack(held) }
+    }
+
     /// Reconnects a lost connection, at most once per backoff step (100 ms doubling to 5 s); meanwhile, and
     /// when reconnecting fails, ``LedgerError/storageUnavailable(_:)``.
     func ensureConnected() throws {
-        guard !connection.isConnected else { return }
+        guard try !connection.isConnected else { return }
         guard reconnect.mayTry(at: .now) else {
             throw LedgerError.storageUnavailable("PostgreSQL is unreachable; retrying with backoff")
         }

@@ -57,6 +57,7 @@ enum ExpensedCommands {
             ExpensedOptions.compactAfter.spec,
             ExpensedOptions.idleLedgerClose.spec,
             ExpensedOptions.maxOpenLedgers.spec,
+            ExpensedOptions.postgresConnections.spec,
             postgres,
         ])
 

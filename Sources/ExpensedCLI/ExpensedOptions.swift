@@ -101,6 +101,11 @@ enum ExpensedOptions {
         "max-open-ledgers", value: "n",
         help: "Keep at most N ledgers open, 1 to 1000000, closing the least recently used unused one to open another (default: 500; a ledger in use is never closed).",
         in: 1...1_000_000)
+    /// `serve --postgres-connections`.
+    static let postgresConnections = TypedOption<Int>.integer(
+        "postgres-connections", value: "n",
+        help: "With --postgres: share at most N PostgreSQL connections among the open ledgers, 1 to 10000 (default: 16); a ledger holds one only while it has work.",
+        in: 1...10_000)
     /// `compact --keep-days`.
     static let keepDays = TypedOption<Int>.integer(
         "keep-days", value: "n", help: "Keep what changed in the last N days, 0 to 36500.", in: 0...36_500, required: true)

@@ -7,11 +7,17 @@ struct LedgerUpkeep {
     /// a backend), so the bound keeps a host of many ledgers within its limits.
     static let defaultMaximumOpen = 500
 
+    /// `--postgres-connections` when not given: enough for as many ledgers busy at once as a small host serves,
+    /// well under PostgreSQL's default `max_connections` (100) even with several daemons on one database.
+    static let defaultPostgresConnections = 16
+
     /// Days of history kept by the compaction schedule, or `nil` for none.
     var compactAfter: Int?
     /// Seconds unused after which a ledger is closed; 0 for never.
     var idleClose: Int
     var maximumOpen: Int
+    /// The PostgreSQL connections the open ledgers share (`serve --postgres`).
+    var postgresConnections = defaultPostgresConnections
 
     var idle: Duration? { idleClose == 0 ? nil : .seconds(idleClose) }
 }

@@ -15,7 +15,7 @@ extension ServeCommand {
         signal(SIGPIPE, SIG_IGN)
         let directory: PostgresLedgerDirectory
         do {
-            directory = try PostgresLedgerDirectory(conninfo: conninfo)
+            directory = try PostgresLedgerDirectory(conninfo: conninfo, connections: upkeep.postgresConnections)
         } catch {
             log("cannot open the PostgreSQL database: \(error)")
             return DaemonFailure.exitCode(for: error)

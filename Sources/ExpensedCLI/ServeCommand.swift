@@ -44,9 +44,16 @@ struct ServeCommand {
         default:
             throw UsageError("--tls-cert and --tls-key go together", path: command.path)
         }
-        let upkeep = LedgerUpkeep(compactAfter: try command.choice(ExpensedOptions.compactAfter),
+        var upkeep = LedgerUpkeep(compactAfter: try command.choice(ExpensedOptions.compactAfter),
                                   idleClose: try command.choice(ExpensedOptions.idleLedgerClose) ?? LedgerUpkeep.defaultIdleClose,
                                   maximumOpen: try command.choice(ExpensedOptions.maxOpenLedgers) ?? LedgerUpkeep.defaultMaximumOpen)
+        if let connections = try command.choice(ExpensedOptions.postgresConnections) {
+            guard ExpensedCLI.postgresOption(command) != nil else {
+                throw UsageError("--postgres-connections goes with --postgres (a data directory's ledgers need no connections)",
+                                 path: command.path)
+            }
+            upkeep.postgresConnections = connections
+        }
         if let conninfo = ExpensedCLI.postgresOption(command) {
             return await Self.servePostgres(configuration: configuration, conninfo: conninfo, upkeep: upkeep)
         }

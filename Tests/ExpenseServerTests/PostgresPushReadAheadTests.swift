@@ -20,10 +20,10 @@ import TestSupport
         let engine = LedgerEngine(store: store, currency: .usd)
         let clientId = UUID()
         func roundTrips(_ items: [PushItem]) throws -> (roundTrips: Int, statements: Int) {
-            let before = store.connection.counters
+            let before = try store.connection.counters
             let result = try engine.push(clientId: clientId, items: items)
             #expect(result.results.allSatisfy { if case .applied = $0.status { true } else { false } })
-            let after = store.connection.counters
+            let after = try store.connection.counters
             return (after.roundTrips - before.roundTrips, after.statements - before.statements)
         }
         // The first push loads the totals, in the lock's round trip too.
@@ -58,9 +58,9 @@ import TestSupport
         let engine = LedgerEngine(store: store, currency: .usd)
         let clientId = UUID()
         for (index, items) in [[putItem(1, UUID(), base: 0, lunch())], [deleteItem(2, UUID(), base: 1)]].enumerated() {
-            let before = store.connection.counters.roundTrips
+            let before = try store.connection.counters.roundTrips
             _ = try engine.push(clientId: clientId, items: items)
-            #expect(store.connection.counters.roundTrips - before == 2)
+            #expect(try store.connection.counters.roundTrips - before == 2)
             func ours(timeout: Double) throws -> [String] { // not money: seconds
                 try listener.notifications(timeout: timeout).map(\.payload).filter { $0 == name }
             }

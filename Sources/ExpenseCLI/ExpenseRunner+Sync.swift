@@ -16,13 +16,15 @@ extension ExpenseRunner {
         // A first sync's pull pages: their buffers reused from the heap, not faulted in afresh for every page.
         HeapReturn.keepLargeBuffers()
         let ledger = try ledger()
-        var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
+        // The CLI's clock (`EXPENSE_NOW` for its tests) decides which recurring occurrences are due.
+        var engine = SyncEngine(ledger: ledger, remote: try remote(ledger),
+                                dependencies: SyncEngine.Dependencies(clock: { [self] in now() }))
         if environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) != nil {
             engine.attempts = environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) ?? engine.attempts
         }
         engine.log = { [console, verbose = ExpenseCLI.isVerbose(environment)] in if verbose { console.err($0) } }
         engine.connectTimeout = connectTimeout
-        engine.recurringClock = { [self] in now() }  // occurrences due go out with the sync (Protocol.md §10.4)
+        engine.materialisesRecurring = true  // occurrences due go out with the sync (Protocol.md §10.4)
         // On a terminal only: pipes, files and tests see nothing on standard error but errors.
         if let display = SyncProgressDisplay.forStandardError() { engine.progress = display.show }
         if command[ExpenseOptions.watch] {

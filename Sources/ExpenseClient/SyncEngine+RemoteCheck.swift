@@ -32,8 +32,9 @@ extension SyncEngine {
         for address in addresses {
             let connection: SyncConnection
             do {
-                connection = try SyncConnection(remote: remote, address: address, clientId: clientId, clientName: clientName,
-                                                timeout: .seconds(10), connectTimeout: connectTimeout)
+                connection = try SyncConnection(remote: remote, address: address, clientId: clientId,
+                                                clientName: configuration.clientName, timeout: .seconds(10),
+                                                connectTimeout: configuration.connectTimeout)
             } catch {
                 switch error {
                 case .unreachable(let reason), .unanswered(let reason), .unauthorized(let reason):

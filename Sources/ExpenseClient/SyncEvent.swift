@@ -1,4 +1,4 @@
-/// What a sync is doing, told to ``SyncEngine/progress`` as it happens (the CLI draws it on a terminal).
+/// What a sync is doing, told to ``SyncEngine/Configuration/progress`` as it happens (the CLI draws it on a terminal).
 package enum SyncEvent: Sendable, Equatable {
     /// Connecting to `server` and saying `hello`: attempt `attempt` of `attempts`.
     case connecting(server: String, attempt: Int, attempts: Int)

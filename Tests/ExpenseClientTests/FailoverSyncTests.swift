@@ -26,8 +26,9 @@ import Glibc
     }
 
     func engine(_ client: TestClient, _ daemon: TestDaemon, _ log: Log) -> SyncEngine {
-        var engine = client.engine(daemon)
-        engine.shuffle = { $0 }  // the order written
+        var dependencies = client.dependencies
+        dependencies.shuffle = { $0 }  // the order written
+        var engine = client.engine(daemon, dependencies: dependencies)
         engine.log = { log.append($0) }
         return engine
     }
@@ -151,7 +152,7 @@ import Glibc
         let ann = try TestClient("ann", persistent: true)
         ann.remote = RemoteConfiguration(server: "\(first.address),\(second.address)", ledger: "default", token: daemon.token)
         let applied = Applied()
-        ann.onApplied = { entry, _ in applied.counts.withLock { $0[entry.id, default: 0] += 1 } }
+        ann.dependencies.onApplied = { entry, _ in applied.counts.withLock { $0[entry.id, default: 0] += 1 } }
         let added = try (1...3).map { try ann.add(Int64($0) * 100, "food", note: "n\($0)") }
         first.dropNextPushAnswer()
         let log = Log()

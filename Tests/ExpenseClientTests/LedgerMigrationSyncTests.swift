@@ -46,12 +46,12 @@ struct LedgerMigrationSyncTests {
         let lost = try ann.add(800, "lost answer")
         let faults = Counter()
         ann.attempts = 1
-        ann.fault = { point, _ in
+        ann.dependencies.faultInjection = { point, _ in
             guard point == .pushAnswered, faults.increment() == 1 else { return }
             throw SyncError.unreachable("connection dropped by the test")
         }
         await #expect(throws: SyncError.self) { try await ann.sync(sqliteDaemon) }
-        ann.fault = nil
+        ann.dependencies.faultInjection = nil
         ann.attempts = nil
         #expect(try await sqliteDaemon.records()[lost.id] != nil)
         // Changes made while the ledger moves: pending, not yet pushed anywhere.

@@ -13,8 +13,10 @@ func serveOnLoopback(_ ledgers: any LedgerProvider) throws -> Server {
 }
 
 /// A sync engine of `client` for `server` (its addresses), with the generous timeouts of the loaded test machine.
-func loopbackEngine(_ client: TestClient, server: String, token: String) -> SyncEngine {
-    var engine = SyncEngine(ledger: client.ledger, remote: RemoteConfiguration(server: server, ledger: "default", token: token))
+func loopbackEngine(_ client: TestClient, server: String, token: String,
+                    dependencies: SyncEngine.Dependencies = .live) -> SyncEngine {
+    var engine = SyncEngine(ledger: client.ledger, remote: RemoteConfiguration(server: server, ledger: "default", token: token),
+                            dependencies: dependencies)
     engine.clientName = client.name
     engine.initialBackoff = .milliseconds(20)
     engine.timeout = .seconds(20)

@@ -15,14 +15,14 @@ import TestSupport
     private func cutNextPush(_ client: TestClient) {
         let faults = Counter()
         client.attempts = 1
-        client.fault = { point, _ in
+        client.dependencies.faultInjection = { point, _ in
             guard point == .pushAnswered, faults.increment() == 1 else { return }
             throw SyncError.unreachable("connection dropped by the test")
         }
     }
 
     private func reconnect(_ client: TestClient) {
-        client.fault = nil
+        client.dependencies.faultInjection = nil
         client.attempts = nil
     }
 

@@ -135,8 +135,8 @@ import Testing
         if queued {
             try bob.ledger.put(.setting, id: LedgerSetting.id(.timezone), fields: LedgerSetting(name: .timezone, value: "Europe/Berlin").fields)
         }
-        var engine = bob.engine(daemon)
-        engine.recurringClock = { Date(timeIntervalSince1970: 1_792_065_600) }
+        var engine = bob.engine(daemon, dependencies: SyncEngine.Dependencies(clock: { Date(timeIntervalSince1970: 1_792_065_600) }))
+        engine.materialisesRecurring = true
         let lines = LogLines()
         engine.log = { lines.append($0) }
         let clock = ContinuousClock()

@@ -44,10 +44,10 @@ struct PostgresFailoverSyncTests {
         let ann = try TestClient("ann", persistent: true)
         let added = try (1...3).map { try ann.add(Int64($0) * 100, "food", note: "n\($0)") }
         let applied = Counts(), lines = Lines()
-        var engine = loopbackEngine(ann, server: "\(proxy.address),\(secondAddress)", token: token)
-        engine.shuffle = { $0 }  // daemon 1 (through the proxy) first
+        let dependencies = SyncEngine.Dependencies(shuffle: { $0 },  // daemon 1 (through the proxy) first
+                                                   onApplied: { entry, _ in applied.value.withLock { $0[entry.id, default: 0] += 1 } })
+        var engine = loopbackEngine(ann, server: "\(proxy.address),\(secondAddress)", token: token, dependencies: dependencies)
         engine.log = { line in lines.value.withLock { $0.append(line) } }
-        engine.onApplied = { entry, _ in applied.value.withLock { $0[entry.id, default: 0] += 1 } }
         proxy.dropNextPushAnswer()
         let report = try await onOwnThread { [engine] in try engine.sync() }
 

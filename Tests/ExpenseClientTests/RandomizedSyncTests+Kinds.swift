@@ -29,7 +29,7 @@ extension RandomizedSyncTests {
     ///      daemon never had, removed before it was sent (neither is sent). At the end nothing is still wanted.
     ///   2. Kept: the daemon's record of each budget, rule and setting is exactly the replay, in the order the daemon
     ///      answered them (the machines sync one at a time), of the changes it acknowledged as applied
-    ///      (``SyncEngine/onApplied``): a put's fields over the record's (all of them for a create or a restore), a
+    ///      (``SyncEngine/Dependencies/onApplied``): a put's fields over the record's (all of them for a create or a restore), a
     ///      delete marking it deleted, and its version is that of the last one; and no acknowledged change replaced a
     ///      change it had not seen (a put changing a field last changed after its base version, money as one field; a
     ///      delete or a restore not based on the version it replaced). So an acknowledged change is undone only by a
@@ -47,7 +47,7 @@ extension RandomizedSyncTests {
             if index == viewer {
                 machine.remote = RemoteConfiguration(server: daemon.remote.server, ledger: "default", token: viewerToken)
             }
-            machine.onApplied = { entry, version in acknowledged.set(acknowledged.get() + [Acknowledged(entry: entry, version: version)]) }
+            machine.dependencies.onApplied = { entry, version in acknowledged.set(acknowledged.get() + [Acknowledged(entry: entry, version: version)]) }
             return machine
         }
         let engines = machines.map { $0.engine(daemon) }

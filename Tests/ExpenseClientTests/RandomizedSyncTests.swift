@@ -25,7 +25,7 @@ import TestSupport
         let acknowledged = LockedValue<[Acknowledged]>([])
         let clients = try (1...4).map { index in
             let client = try TestClient("client\(index)", persistent: index == 1)
-            client.onApplied = { entry, version in acknowledged.set(acknowledged.get() + [Acknowledged(entry: entry, version: version)]) }
+            client.dependencies.onApplied = { entry, version in acknowledged.set(acknowledged.get() + [Acknowledged(entry: entry, version: version)]) }
             return client
         }
         let engines = clients.map { $0.engine(daemon) }

@@ -11,9 +11,11 @@ extension TestClient {
     /// A sync that materialises the occurrences due on `today` (UTC noon of that day), as `expense sync` does.
     @discardableResult
     func sync(_ daemon: TestDaemon, on today: String) async throws -> SyncEngine.Report {
-        var engine = engine(daemon)
         let now = try RecurringSyncStoryTests.noon(today)
-        engine.recurringClock = { now }
+        var dependencies = self.dependencies
+        dependencies.clock = { now }
+        var engine = engine(daemon, dependencies: dependencies)
+        engine.materialisesRecurring = true
         return try await onOwnThread { [engine] in try engine.sync() }
     }
 

@@ -36,7 +36,7 @@ import Testing
         #expect(announced == maximumLineLength)
         try ann.ledger.add(Self.drafts(1000))
         let pushes = Counter()
-        ann.fault = { point, _ in if point == .pushWritten { _ = pushes.increment() } }
+        ann.dependencies.faultInjection = { point, _ in if point == .pushWritten { _ = pushes.increment() } }
         let report = try await ann.sync(daemon)
         #expect(report.pushed == 1000 && report.pending == 0 && report.openRejections == 0, "\(report)")
         // 1000 × ~1,100 bytes do not fit in one line of 1 MiB, so the queue went out in more than one push.

@@ -32,12 +32,12 @@ import Testing
         try ann.add(100, "food")
         let faults = Counter()
         ann.attempts = 1
-        ann.fault = { point, _ in
+        ann.dependencies.faultInjection = { point, _ in
             guard point == .pushAnswered, faults.increment() == 1 else { return }
             throw SyncError.unreachable("connection dropped by the test")
         }
         await #expect(throws: SyncError.self) { try await ann.sync(daemon) }
-        ann.fault = nil
+        ann.dependencies.faultInjection = nil
         let report = try await ann.sync(daemon)
         #expect(report.pushed == 1 && report.pulled == 0)
         await daemon.stop()

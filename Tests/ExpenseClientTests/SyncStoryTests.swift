@@ -149,7 +149,7 @@ import Testing
         let faults = Counter()
         let ledger = try daemon.ledger
         let clientId = try #require(try ann.ledger.store.clientId())
-        ann.fault = { point, batch in
+        ann.dependencies.faultInjection = { point, batch in
             guard point == fault, faults.increment() == 1 else { return }
             if point == .pushWritten {
                 // Wait until the daemon has applied the push, then lose the answer.
@@ -184,7 +184,7 @@ import Testing
         try await bob.sync(daemon)
         try ann.add(200, "b")
         let restarts = Counter()
-        ann.fault = { point, _ in
+        ann.dependencies.faultInjection = { point, _ in
             guard point == .pushWritten, restarts.increment() == 1 else { return }
             blocking { try? await daemon.restart() }
         }

@@ -120,8 +120,8 @@ final class TestClient: @unchecked Sendable {
     let name: String
     let ledger: LocalLedger
     private let directory: TemporaryDirectory?
-    var fault: ((SyncEngine.FaultPoint, [PendingMutation]) throws -> Void)?
-    var onApplied: ((PendingMutation, Int64) -> Void)?
+    /// What this client's engines run with: a test sets a fault point or an applied observer here.
+    var dependencies = SyncEngine.Dependencies.live
     /// Attempts per sync when set (1: a cut connection fails the sync, as an interrupted `expense sync` would).
     var attempts: Int?
     /// Where to sync instead of the daemon itself (a proxy in front of it).
@@ -139,16 +139,15 @@ final class TestClient: @unchecked Sendable {
         }
     }
 
-    func engine(_ daemon: TestDaemon) -> SyncEngine {
-        var engine = SyncEngine(ledger: ledger, remote: remote ?? daemon.remote)
+    /// - Parameter dependencies: instead of ``dependencies``, for one engine.
+    func engine(_ daemon: TestDaemon, dependencies: SyncEngine.Dependencies? = nil) -> SyncEngine {
+        var engine = SyncEngine(ledger: ledger, remote: remote ?? daemon.remote, dependencies: dependencies ?? self.dependencies)
         engine.clientName = name
         if let attempts { engine.attempts = attempts }
         engine.initialBackoff = .milliseconds(20)
         engine.timeout = .seconds(20)
         // As generous as `timeout`: the whole suite's in-process daemons share two loaded cores.
         engine.connectTimeout = .seconds(20)
-        engine.faultInjection = fault
-        engine.onApplied = onApplied
         return engine
     }
 

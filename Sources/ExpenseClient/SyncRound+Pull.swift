@@ -2,13 +2,13 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 
-/// The pulls of a sync: pages from the stored cursor, the catch-up of a kind newly served, and the heal of a
-/// cache whose daemon replaced its history.
-extension SyncEngine {
+/// The pulls of a round: pages from the stored cursor (healing when the daemon's history is not the one pulled),
+/// and the catch-up of a kind newly served.
+extension SyncRound {
     /// Pulls pages from the stored cursor until `more` is false.
     /// Into an empty cache the store may load in bulk (``ExpenseStore/beginBulkLoad()``) until the last page.
-    package func pull(on connection: SyncConnection, report: inout Report,
-                      produced: ProducedVersions = ProducedVersions()) throws {
+    func pull(on connection: SyncConnection, report: inout Report, produced: ProducedVersions) throws {
+        let (progress, log) = (configuration.progress, configuration.log)
         let bulk = try ledger.store.beginBulkLoad()
         let from = try ledger.pullCursor()
         let head = max(connection.hello.cursor, produced.cursor, from)
@@ -18,7 +18,7 @@ extension SyncEngine {
         progress?(.pulling(records: 0, from: from, cursor: from, head: head))
         // Pages are read and decoded on a thread of their own (one request in flight), so the daemon's
         // encoding, this side's decoding and the writes overlap. The stored cursor only moves with a stored page.
-        let pages = PullPrefetcher(connection: connection, since: from, limit: pullLimit)
+        let pages = PullPrefetcher(connection: connection, since: from, limit: configuration.pullLimit)
         defer { pages.finish() }
         var waited = Duration.zero
         while true {
@@ -40,15 +40,15 @@ extension SyncEngine {
         }
     }
 
-    /// ``pull(on:report:produced:)``, healing when the daemon's history is not the one pulled (Protocol.md §5.3,
-    /// §5.7): healing never fails the sync.
+    /// ``pull(on:report:produced:)``, healing (``SyncHealer``) when the daemon's history is not the one pulled
+    /// (Protocol.md §5.3, §5.7): healing never fails the sync.
     func pullHealing(on connection: SyncConnection, report: inout Report, produced: ProducedVersions) throws {
         do {
             try pull(on: connection, report: &report, produced: produced)
         } catch SyncError.historyReplaced(let reason) {
-            log("pull refused (\(reason)); healing from \(connection.hello.cursor)")
+            configuration.log("pull refused (\(reason)); healing from \(connection.hello.cursor)")
             try ledger.requireHeal(from: connection.hello.cursor)
-            try heal(on: connection, from: try ledger.healPoint() ?? 0, report: &report)
+            try healer.heal(on: connection, from: try ledger.healPoint() ?? 0, report: &report)
         }
     }
 
@@ -64,40 +64,13 @@ extension SyncEngine {
         if !kinds.isSubset(of: pulled), cursor > 0 {
             var since: Int64 = 0
             while since < cursor {
-                let page = try connection.call(PullRequest(since: since, limit: pullLimit, expenses: false))
+                let page = try connection.call(PullRequest(since: since, limit: configuration.pullLimit, expenses: false))
                 report.pulled += try ledger.apply(pulledData: page.dataChanges.filter { $0.seq <= cursor })
                 if !page.more || page.cursor <= since { break }
                 since = page.cursor
             }
-            log("pull: read \(kinds.subtracting(pulled).map(\.rawValue).sorted().joined(separator: ", ")) from the start up to \(cursor)")
+            configuration.log("pull: read \(kinds.subtracting(pulled).map(\.rawValue).sorted().joined(separator: ", ")) from the start up to \(cursor)")
         }
         if pulled != kinds { try ledger.setPulledKinds(kinds) }
-    }
-
-    /// Heals a cache whose daemon replaced its history (see `LocalLedger+Heal.swift`): pulls everything from 0,
-    /// reconciling each record with the server copies the daemon may have lost, then queues again what it lost.
-    /// The queue is pushed by the rounds that follow.
-    package func heal(on connection: SyncConnection, from point: Int64, report: inout Report) throws {
-        var lost = try ledger.lostCopies(above: point)
-        log("heal: the daemon's history was replaced at \(point); \(lost.count) records to check")
-        let pages = PullPrefetcher(connection: connection, since: 0, limit: pullLimit)
-        defer { pages.finish() }
-        var pulled = Set<UUID>()
-        while let page = try pages.next() {
-            report.newConflicts += try ledger.heal(pulled: page.changes, lost: &lost, point: point, cursor: page.cursor)
-            report.pulled += page.changes.count + (try ledger.apply(pulledData: page.dataChanges))
-            for record in page.changes { pulled.insert(record.expense.id) }
-            for record in page.dataChanges { pulled.insert(record.id) }
-        }
-        // Records whose tombstones a compaction purged (Protocol.md §5.9).
-        let purged = try ledger.dropPurged(pulled: pulled, point: point)
-        if purged > 0 { log("heal: \(purged) records are gone from the daemon (compacted tombstones)") }
-        try ledger.finishHeal(absent: lost)
-        // Only the kinds this session is served were pulled: the others are left for a session that is.
-        let served = Set(connection.hello.kinds ?? []).intersection(ledger.keptKinds)
-        let requeued = try ledger.healData(pulled: pulled, point: point, kinds: served)
-        try ledger.setPulledKinds(served)
-        if requeued > 0 { log("heal: \(requeued) budgets, rules or settings the daemon did not have are queued again") }
-        log("heal: done; \(lost.count) records the daemon did not have are queued again")
     }
 }

@@ -59,6 +59,8 @@ import Glibc
         (["serve", "--proxy-protocol", "127.0.0.1,,::1"], "Invalid value for '--proxy-protocol'", "expensed serve"),
         (["serve", "--proxy-protocol", "lb.example"], "Invalid value for '--proxy-protocol': invalid address range 'lb.example'", "expensed serve"),
         (["serve", "extra"], "Unexpected argument 'extra'", "expensed serve"),
+        (["serve", "--postgres-connections", "4"], "--postgres-connections goes with --postgres", "expensed serve"),
+        (["serve", "--postgres-connections", "0"], "Invalid value for '--postgres-connections'", "expensed serve"),
         (["frobnicate"], "Unknown subcommand 'frobnicate'", "expensed"),
         (["ledger", "nope"], "Unknown subcommand 'nope'", "expensed ledger"),
         (["ledger", "add"], "Missing expected argument '<name>'", "expensed ledger add"),

@@ -75,8 +75,10 @@ public actor Ledger {
         self.engine = engine
         // A store that holds a shared resource only while the ledger has work gives it back when the ledger's
         // thread runs out of work, and here, after the reads above (on the opener's thread, before any).
-        engine.store.becameIdle()
-        executor.whenDrained { [weak self] in self?.assumeIsolated { $0.engine?.store.becameIdle() } }
+        if engine.store.leasesWhileBusy {
+            engine.store.becameIdle()
+            executor.whenDrained { [weak self] in self?.assumeIsolated { $0.engine?.store.becameIdle() } }
+        }
     }
 
     /// The head of the latest commit, read without waiting for the actor (what `ping` answers). A ledger closed

@@ -135,6 +135,8 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// The ledger's thread has no more work queued: a store that leases a shared resource while in use (a
     /// connection of ``PostgresConnectionPool``) gives it back. Never called inside a transaction.
     func becameIdle()
+    /// Whether ``becameIdle()`` does anything (the ledger's thread calls it only then).
+    var leasesWhileBusy: Bool { get }
     /// Reads ahead, inside ``transaction(_:)`` and before the pushes are decided, what deciding them asks for
     /// one value at a time: these clients' last consumed mutationIds and the records (expenses and data
     /// records) with these ids. A hint only: every read after it answers exactly what it would have answered
@@ -150,6 +152,7 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
 extension LedgerStore {
     package func refresh() throws {}
     package func becameIdle() {}
+    package var leasesWhileBusy: Bool { false }
     package func prefetch(clientIds: [UUID], ids: [UUID]) throws {}
     package func transaction<T>(prefetching clientIds: [UUID], ids: [UUID], _ body: () throws -> T) throws -> T {
         try transaction {

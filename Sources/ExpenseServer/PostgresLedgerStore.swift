@@ -344,6 +344,8 @@ package final class PostgresLedgerStore: LedgerStore {
 
     /// Gives a leased connection back to the pool (the ledger's thread has no more work); nothing inside a
     /// transaction, nor for a connection of its own.
+    package var leasesWhileBusy: Bool { source.isPooled }
+
     package func becameIdle() {
         guard case .pool(let pool) = source, !inTransaction, let held = leased else { return }
         leased = nil

@@ -22,9 +22,10 @@ final class LedgerThreads: @unchecked Sendable {
     /// The most items of one ledger run before the others' turn.
     let batch: Int
 
-    /// The threads of this process's ledgers. 64: enough for that many ledgers blocked in a commit's fsync or a
-    /// database round trip at once, while the others' work waits only for a free thread, not for a disk.
-    static let shared = LedgerThreads(limit: 64, batch: 64)
+    /// The threads of this process's ledgers: four per core, at least eight, so that a few ledgers blocked in a
+    /// commit's fsync or a database round trip at once leave threads for the others' work, which otherwise waits
+    /// only for a free thread, never for another ledger's disk.
+    static let shared = LedgerThreads(limit: max(8, 4 * ProcessInfo.processInfo.activeProcessorCount), batch: 64)
 
     init(limit: Int, batch: Int) {
         self.limit = max(1, limit)

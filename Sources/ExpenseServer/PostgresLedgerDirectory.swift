@@ -34,9 +34,9 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     ///     logged or put in an error).
     ///   - schema: the schema to use instead of the server's default `search_path` (tests).
     ///   - listens: whether to start the ``PostgresChangeListener`` (`serve`; not `ledger add`).
-    ///   - connections: the most PostgreSQL connections the open ledgers hold at once (`serve --postgres-connections`).
+    ///   - connections: the most PostgreSQL connections the open ledgers hold at once (`serve --pg-connections`).
     /// - Throws: ``LedgerError/storageUnavailable(_:)`` when the database cannot be reached, or a storage error.
-    public init(conninfo: String, schema: String? = nil, listens: Bool = true, connections: Int = 16) throws {
+    public init(conninfo: String, schema: String? = nil, listens: Bool = true, connections: Int = 14) throws {
         self.conninfo = conninfo
         self.schema = schema
         pool = PostgresConnectionPool(size: connections) { try Self.connect(conninfo, schema: schema) }

@@ -101,10 +101,10 @@ enum ExpensedOptions {
         "max-open-ledgers", value: "n",
         help: "Keep at most N ledgers open, 1 to 1000000, closing the least recently used unused one to open another (default: 500; a ledger in use is never closed).",
         in: 1...1_000_000)
-    /// `serve --postgres-connections`.
+    /// `serve --pg-connections`.
     static let postgresConnections = TypedOption<Int>.integer(
-        "postgres-connections", value: "n",
-        help: "With --postgres: share at most N PostgreSQL connections among the open ledgers, 1 to 10000 (default: 16); a ledger holds one only while it has work.",
+        "pg-connections", value: "n",
+        help: "With --postgres: share at most N PostgreSQL connections among the open ledgers, 1 to 10000 (default: 14, so with its LISTEN and login-throttle connections a daemon holds at most 16); a ledger holds one only while it has work.",
         in: 1...10_000)
     /// `compact --keep-days`.
     static let keepDays = TypedOption<Int>.integer(

@@ -7,9 +7,9 @@ struct LedgerUpkeep {
     /// a backend), so the bound keeps a host of many ledgers within its limits.
     static let defaultMaximumOpen = 500
 
-    /// `--postgres-connections` when not given: enough for as many ledgers busy at once as a small host serves,
-    /// well under PostgreSQL's default `max_connections` (100) even with several daemons on one database.
-    static let defaultPostgresConnections = 16
+    /// `--pg-connections` when not given: with the daemon's two other connections (LISTEN, the login throttle),
+    /// 16 backends a daemon, so several daemons fit PostgreSQL's default `max_connections` (100) with room to spare.
+    static let defaultPostgresConnections = 14
 
     /// Days of history kept by the compaction schedule, or `nil` for none.
     var compactAfter: Int?

@@ -49,7 +49,7 @@ struct ServeCommand {
                                   maximumOpen: try command.choice(ExpensedOptions.maxOpenLedgers) ?? LedgerUpkeep.defaultMaximumOpen)
         if let connections = try command.choice(ExpensedOptions.postgresConnections) {
             guard ExpensedCLI.postgresOption(command) != nil else {
-                throw UsageError("--postgres-connections goes with --postgres (a data directory's ledgers need no connections)",
+                throw UsageError("--pg-connections goes with --postgres (a data directory's ledgers need no connections)",
                                  path: command.path)
             }
             upkeep.postgresConnections = connections

@@ -1,3 +1,4 @@
+import ExpenseProtocol
 import Foundation
 import Synchronization
 import Testing
@@ -63,5 +64,34 @@ import Testing
         done.wait()
         // Batches of two: the hook after the first two items, then after the last.
         #expect(events.withLock { $0 } == ["item 0", "item 1", "drained", "item 2", "drained"])
+    }
+
+    /// A ledger stuck in its commit (a slow fsync) holds one thread: another ledger's pushes are answered meanwhile.
+    @Test("one ledger's stalled commit does not stop another ledger's pushes")
+    func aStalledCommitHoldsOnlyItsLedger() {
+        let gate = DispatchSemaphore(value: 0)
+        let stalledStore = InMemoryLedgerStore()
+        stalledStore.beforeCommit = { gate.wait() }
+        let stalled = Ledger(name: "stalled", currency: .usd, store: stalledStore)
+        let other = Ledger(name: "other", currency: .usd, store: InMemoryLedgerStore())
+        let stalledDone = DispatchSemaphore(value: 0), otherDone = DispatchSemaphore(value: 0)
+        let stalledApplied = Atomic<Bool>(false)
+        stalled.push(clientId: UUID(), items: [putItem(1, UUID(), base: 0, lunch())], credential: nil) { result in
+            if case .success = result { stalledApplied.store(true, ordering: .sequentiallyConsistent) }
+            stalledDone.signal()
+        }
+        for number in 1...20 {  // more pushes than the ledger threads: each waits only for a free thread
+            other.push(clientId: UUID(), items: [putItem(1, UUID(), base: 0, lunch())], credential: nil) { result in
+                #expect(throws: Never.self) { try result.get() }
+                if number == 20 { otherDone.signal() }
+            }
+        }
+        otherDone.wait()
+        let appliedWhileStalled = stalledApplied.load(ordering: .sequentiallyConsistent)
+        #expect(!appliedWhileStalled, "the stalled ledger is still in its commit")
+        gate.signal()
+        stalledDone.wait()
+        let appliedAfter = stalledApplied.load(ordering: .sequentiallyConsistent)
+        #expect(appliedAfter)
     }
 }

@@ -78,7 +78,6 @@ package final class PostgresLedgerStore: LedgerStore {
     package convenience init(pool: PostgresConnectionPool, name: String,
                              outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
         try self.init(source: .pool(pool), name: name, outcomeRetention: outcomeRetention)
-        becameIdle()
     }
 
     private init(source: Source, name: String, outcomeRetention: Int64) throws {
@@ -90,7 +89,9 @@ package final class PostgresLedgerStore: LedgerStore {
         case .own(let own): connection = own
         case .pool(let pool): connection = try Self.storage { try pool.lease() }
         }
-        leased = source.isPooled ? connection : nil
+        // A leased connection goes back as soon as the row is read, whether or not the store opens: a failed
+        // initializer runs no deinit, and a connection kept by one would be gone from the pool for good.
+        defer { if case .pool(let pool) = source { pool.giveBack(connection) } }
         let row = try Self.storage {
             try connection.query("""
                 SELECT currency, ledger_id, epoch, epoch_cursor, head, number FROM ledgers WHERE name = $1

@@ -89,4 +89,23 @@ import TestSupport
         #expect(pool.connectionCount == 0)
         #expect(throws: LedgerError.self) { try pool.lease() }
     }
+
+    /// A store that fails to open (an unknown ledger, PostgreSQL going away) gives its connection back: a failed
+    /// initializer runs no deinit, and a connection kept by one was gone from the pool for good, until every
+    /// ledger waited for a connection forever (found by `Scripts/crash-test --postgres --evictions` with restarts).
+    @Test("a store that fails to open gives its connection back", .enabled(if: enabled, reason))
+    func aFailedOpenGivesTheConnectionBack() throws {
+        let schema = try PostgresTestSchema()
+        let conninfo = schema.conninfo, name = schema.schema
+        let pool = PostgresConnectionPool(size: 1) { try PostgresConnection(conninfo, schema: name) }
+        #expect(throws: LedgerError.self) { try PostgresLedgerStore(pool: pool, name: "no-such-ledger") }
+        let leased = DispatchSemaphore(value: 0)
+        Thread {
+            if let connection = try? pool.lease() { pool.giveBack(connection) }
+            leased.signal()
+        }.start()
+        #expect(leased.wait(timeout: .now() + 20) == .success, "the pool's one connection was kept by a failed open")
+        #expect(pool.waits == 0)
+        pool.close()
+    }
 }

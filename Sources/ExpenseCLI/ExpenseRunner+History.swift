@@ -24,8 +24,8 @@ extension ExpenseRunner {
     private func historyEngine(_ ledger: LocalLedger) throws -> SyncEngine? {
         guard let remote = try RemoteConfiguration.resolve(environment: environment, home: home, store: ledger.store) else { return nil }
         var engine = SyncEngine(ledger: ledger, remote: remote)
-        engine.attempts = 2
-        engine.connectTimeout = connectTimeout
+        engine.configuration.attempts = 2
+        engine.configuration.connectTimeout = connectTimeout
         return engine
     }
 

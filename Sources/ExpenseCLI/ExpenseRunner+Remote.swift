@@ -46,8 +46,8 @@ extension ExpenseRunner {
         // A cache holds one ledger: pointing it at another would mix the two ledgers' records. Any address that
         // serves the same ledger id is fine (Protocol.md §5.7).
         var engine = SyncEngine(ledger: LocalLedger(store: store), remote: configuration)
-        engine.attempts = 1
-        engine.connectTimeout = connectTimeout
+        engine.configuration.attempts = 1
+        engine.configuration.connectTimeout = connectTimeout
         if case .unverified(let reason) = try engine.checkRemote() {
             console.err("Warning: could not ask \(server) which ledger it serves (\(reason)); the next `expense sync` "
                         + "checks it before changing anything.")

@@ -33,7 +33,7 @@ extension ExpenseRunner {
         let summary: Summary
         if command[ExpenseOptions.server] {
             var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
-            engine.attempts = 2
+            engine.configuration.attempts = 2
             var result: Summary?
             try engine.retrying { _ in
                 let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),

@@ -47,7 +47,7 @@ extension ExpenseRunner {
     /// The daemon's figures for `query` (the authority), as `summary --server` asks for its totals.
     func serverStatistics(_ query: StatisticsQuery, ledger: LocalLedger) throws -> PeriodStatistics {
         var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
-        engine.attempts = 2
+        engine.configuration.attempts = 2
         var result: PeriodStatistics?
         try engine.retrying { _ in
             let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),

@@ -20,13 +20,13 @@ extension ExpenseRunner {
         var engine = SyncEngine(ledger: ledger, remote: try remote(ledger),
                                 dependencies: SyncEngine.Dependencies(clock: { [self] in now() }))
         if environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) != nil {
-            engine.attempts = environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) ?? engine.attempts
+            engine.configuration.attempts = environment["EXPENSE_SYNC_ATTEMPTS"].flatMap(Int.init) ?? engine.configuration.attempts
         }
-        engine.log = { [console, verbose = ExpenseCLI.isVerbose(environment)] in if verbose { console.err($0) } }
-        engine.connectTimeout = connectTimeout
-        engine.materialisesRecurring = true  // occurrences due go out with the sync (Protocol.md §10.4)
+        engine.configuration.log = { [console, verbose = ExpenseCLI.isVerbose(environment)] in if verbose { console.err($0) } }
+        engine.configuration.connectTimeout = connectTimeout
+        engine.configuration.materialisesRecurring = true  // occurrences due go out with the sync (Protocol.md §10.4)
         // On a terminal only: pipes, files and tests see nothing on standard error but errors.
-        if let display = SyncProgressDisplay.forStandardError() { engine.progress = display.show }
+        if let display = SyncProgressDisplay.forStandardError() { engine.configuration.progress = display.show }
         if command[ExpenseOptions.watch] {
             try watch(engine)
             return

@@ -17,13 +17,12 @@ import Foundation
 /// What a caller chooses is its ``Configuration``; what only a test replaces is its ``Dependencies``, given at init.
 ///
 /// - Important: blocking: run it on the main thread or a thread of its own.
-@dynamicMemberLookup
 package struct SyncEngine {
     /// The cache this engine syncs (the watcher reads its cursor and records failures in it).
     package let ledger: LocalLedger
     /// Where the daemon is: its addresses, ledger and token.
     package let remote: RemoteConfiguration
-    /// The options the caller chose; each is also read and set through the engine (`engine.attempts = 2`).
+    /// The options the caller chose (`engine.configuration.attempts = 2`).
     package var configuration = Configuration()
     /// What a test replaced, fixed for the engine's life; ``Dependencies/live`` otherwise.
     package let dependencies: Dependencies
@@ -36,14 +35,6 @@ package struct SyncEngine {
         self.ledger = ledger
         self.remote = remote
         self.dependencies = dependencies
-    }
-
-    /// `engine.attempts`, `engine.log`, …: an option of ``configuration`` read and set by its own name, so a caller
-    /// says which option it sets, not where the engine keeps it (and the callers written before there was a
-    /// ``Configuration`` read the same).
-    package subscript<Value>(dynamicMember option: WritableKeyPath<Configuration, Value>) -> Value {
-        get { configuration[keyPath: option] }
-        set { configuration[keyPath: option] = newValue }
     }
 
     /// Attempts and addresses, over the current configuration and this engine's shared current address.

@@ -62,7 +62,7 @@ package struct SyncWatcher {
                     guard let open = connection else { preconditionFailure("sync without a connection") }
                     var report = SyncEngine.Report()
                     try engine.run(on: open, report: &report)
-                    engine.progress?(.finished)
+                    engine.configuration.progress?(.finished)
                     var behind = false
                     if watch {
                         // A change that landed between that sync and `watch` gets no notification: the result tells it.
@@ -88,7 +88,7 @@ package struct SyncWatcher {
                     action = machine.timerFired(now: now())
                 }
             } catch let error as SyncError {
-                engine.progress?(.finished)
+                engine.configuration.progress?(.finished)
                 if error.showsInStatus { try? engine.ledger.recordSyncFailure(error.description) }
                 // One address that serves another ledger ends the watch (exit 64), as it ends a sync; in a list
                 // that address is passed over, never mixed.

@@ -251,10 +251,10 @@ private struct MigratedClient {
 
     func sync(_ daemon: TestDaemon) async throws -> SyncEngine.Report {
         var engine = SyncEngine(ledger: ledger, remote: daemon.remote)
-        engine.clientName = "bob"
-        engine.initialBackoff = .milliseconds(20)
-        engine.timeout = .seconds(20)
-        engine.connectTimeout = .seconds(20)
+        engine.configuration.clientName = "bob"
+        engine.configuration.initialBackoff = .milliseconds(20)
+        engine.configuration.timeout = .seconds(20)
+        engine.configuration.connectTimeout = .seconds(20)
         return try await onOwnThread { [engine] in try engine.sync() }
     }
 }

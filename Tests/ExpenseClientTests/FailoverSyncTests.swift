@@ -29,7 +29,7 @@ import Glibc
         var dependencies = client.dependencies
         dependencies.shuffle = { $0 }  // the order written
         var engine = client.engine(daemon, dependencies: dependencies)
-        engine.log = { log.append($0) }
+        engine.configuration.log = { log.append($0) }
         return engine
     }
 

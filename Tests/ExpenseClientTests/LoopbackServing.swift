@@ -17,9 +17,9 @@ func loopbackEngine(_ client: TestClient, server: String, token: String,
                     dependencies: SyncEngine.Dependencies = .live) -> SyncEngine {
     var engine = SyncEngine(ledger: client.ledger, remote: RemoteConfiguration(server: server, ledger: "default", token: token),
                             dependencies: dependencies)
-    engine.clientName = client.name
-    engine.initialBackoff = .milliseconds(20)
-    engine.timeout = .seconds(20)
-    engine.connectTimeout = .seconds(20)
+    engine.configuration.clientName = client.name
+    engine.configuration.initialBackoff = .milliseconds(20)
+    engine.configuration.timeout = .seconds(20)
+    engine.configuration.connectTimeout = .seconds(20)
     return engine
 }

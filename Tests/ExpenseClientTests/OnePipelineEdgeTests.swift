@@ -136,9 +136,9 @@ import Testing
             try bob.ledger.put(.setting, id: LedgerSetting.id(.timezone), fields: LedgerSetting(name: .timezone, value: "Europe/Berlin").fields)
         }
         var engine = bob.engine(daemon, dependencies: SyncEngine.Dependencies(clock: { Date(timeIntervalSince1970: 1_792_065_600) }))
-        engine.materialisesRecurring = true
+        engine.configuration.materialisesRecurring = true
         let lines = LogLines()
-        engine.log = { lines.append($0) }
+        engine.configuration.log = { lines.append($0) }
         let clock = ContinuousClock()
         let began = clock.now
         _ = try await onOwnThread { [engine] in try engine.sync() }
@@ -216,7 +216,7 @@ import Testing
         let store = try SQLiteExpenseStore(path: path)
         let upgraded = LocalLedger(store: store)
         var engine = SyncEngine(ledger: upgraded, remote: daemon.remote)
-        engine.initialBackoff = .milliseconds(20)
+        engine.configuration.initialBackoff = .milliseconds(20)
         let report = try await onOwnThread { [engine] in try engine.sync() }
         #expect(report.newConflicts == 0 && report.openConflicts == 0, "\(report)")
         await daemon.stop()

@@ -47,7 +47,7 @@ struct PostgresFailoverSyncTests {
         let dependencies = SyncEngine.Dependencies(shuffle: { $0 },  // daemon 1 (through the proxy) first
                                                    onApplied: { entry, _ in applied.value.withLock { $0[entry.id, default: 0] += 1 } })
         var engine = loopbackEngine(ann, server: "\(proxy.address),\(secondAddress)", token: token, dependencies: dependencies)
-        engine.log = { line in lines.value.withLock { $0.append(line) } }
+        engine.configuration.log = { line in lines.value.withLock { $0.append(line) } }
         proxy.dropNextPushAnswer()
         let report = try await onOwnThread { [engine] in try engine.sync() }
 

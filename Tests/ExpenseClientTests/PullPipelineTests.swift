@@ -23,7 +23,7 @@ import Testing
         try await writer.sync(daemon)
         let reader = try TestClient("reader", persistent: true)
         var engine = reader.engine(daemon)
-        engine.pullLimit = 100
+        engine.configuration.pullLimit = 100
         let first = try await onOwnThread { [engine] in try engine.sync() }
         #expect(first.pulled == 1_050)
         #expect(try reader.live() == writer.live())
@@ -67,8 +67,8 @@ import Testing
         let client = try TestClient("client", persistent: true)
         var engine = SyncEngine(ledger: client.ledger, remote: RemoteConfiguration(server: "127.0.0.1:\(daemon.port)",
                                                                                   ledger: "default", token: "t"))
-        engine.timeout = .seconds(20)
-        engine.connectTimeout = .seconds(20)
+        engine.configuration.timeout = .seconds(20)
+        engine.configuration.connectTimeout = .seconds(20)
         let report = try await onOwnThread { [engine] in try engine.sync() }
         #expect(report.pulled == 3)
         #expect(Set(try client.live().keys) == Set(records.map(\.expense.id)))

@@ -15,7 +15,7 @@ extension TestClient {
         var dependencies = self.dependencies
         dependencies.clock = { now }
         var engine = engine(daemon, dependencies: dependencies)
-        engine.materialisesRecurring = true
+        engine.configuration.materialisesRecurring = true
         return try await onOwnThread { [engine] in try engine.sync() }
     }
 

@@ -177,8 +177,8 @@ import Testing
     }
     var engine = SyncEngine(ledger: client.ledger, remote: RemoteConfiguration(server: "127.0.0.1:\(canned.port)", ledger: "default",
                                                                               token: "t"))
-    engine.timeout = .seconds(20)
-    engine.connectTimeout = .seconds(20)
+    engine.configuration.timeout = .seconds(20)
+    engine.configuration.connectTimeout = .seconds(20)
     let report = try await onOwnThread { [engine] in try engine.sync() }
     #expect(report.pending == 0 && report.openConflicts == 0)
     #expect(try client.live() == [kept.id: kept, newer.expense.id: newer.expense])

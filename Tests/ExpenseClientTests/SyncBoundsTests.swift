@@ -147,7 +147,7 @@ import Testing
         let big = try ann.add(200, "big", note: Self.japaneseNote)
         var engine = SyncEngine(ledger: ann.ledger, remote: RemoteConfiguration(server: "127.0.0.1:\(server.address.port)",
                                                                                  ledger: "default", token: "t"))
-        engine.attempts = 1
+        engine.configuration.attempts = 1
         let hello = try await onOwnThread { [engine] in
             let connection = try engine.connect()
             defer { connection.close() }

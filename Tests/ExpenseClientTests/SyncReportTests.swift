@@ -49,7 +49,7 @@ import Testing
         try addMany(2_500, to: ann)
         let events = EventLog()
         var engine = ann.engine(daemon)
-        engine.progress = { events.append($0) }
+        engine.configuration.progress = { events.append($0) }
         _ = try await onOwnThread { [engine] in try engine.sync() }
         let seen = events.all
         #expect(seen.first == .connecting(server: daemon.remote.server, attempt: 1, attempts: 4))
@@ -71,7 +71,7 @@ import Testing
         ann.attempts = 3
         let events = EventLog()
         var engine = ann.engine(daemon)
-        engine.progress = { events.append($0) }
+        engine.configuration.progress = { events.append($0) }
         await #expect(throws: SyncError.self) { try await onOwnThread { [engine] in try engine.sync() } }
         let kinds = events.all.map { event -> String in
             switch event {

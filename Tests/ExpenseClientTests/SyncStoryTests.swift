@@ -205,13 +205,13 @@ import Testing
         let ann = try TestClient("ann")
         try ann.add(100, "a")
         var engine = SyncEngine(ledger: ann.ledger, remote: RemoteConfiguration(server: daemon.remote.server, ledger: "default", token: "wrong"))
-        engine.attempts = 1
+        engine.configuration.attempts = 1
         #expect(throws: SyncError.self) { try engine.sync() }
         await daemon.stop()
         let unreachable = RemoteConfiguration(server: try LoopbackListener.deadAddress(), ledger: "default", token: daemon.token)
         engine = SyncEngine(ledger: ann.ledger, remote: unreachable)
-        engine.attempts = 2
-        engine.initialBackoff = .milliseconds(1)
+        engine.configuration.attempts = 2
+        engine.configuration.initialBackoff = .milliseconds(1)
         #expect {
             try engine.sync()
         } throws: { error in

@@ -142,12 +142,12 @@ final class TestClient: @unchecked Sendable {
     /// - Parameter dependencies: instead of ``dependencies``, for one engine.
     func engine(_ daemon: TestDaemon, dependencies: SyncEngine.Dependencies? = nil) -> SyncEngine {
         var engine = SyncEngine(ledger: ledger, remote: remote ?? daemon.remote, dependencies: dependencies ?? self.dependencies)
-        engine.clientName = name
-        if let attempts { engine.attempts = attempts }
-        engine.initialBackoff = .milliseconds(20)
-        engine.timeout = .seconds(20)
+        engine.configuration.clientName = name
+        if let attempts { engine.configuration.attempts = attempts }
+        engine.configuration.initialBackoff = .milliseconds(20)
+        engine.configuration.timeout = .seconds(20)
         // As generous as `timeout`: the whole suite's in-process daemons share two loaded cores.
-        engine.connectTimeout = .seconds(20)
+        engine.configuration.connectTimeout = .seconds(20)
         return engine
     }
 

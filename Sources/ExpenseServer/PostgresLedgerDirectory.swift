@@ -36,7 +36,7 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     ///   - listens: whether to start the ``PostgresChangeListener`` (`serve`; not `ledger add`).
     ///   - connections: the most PostgreSQL connections the open ledgers hold at once (`serve --pg-connections`).
     /// - Throws: ``LedgerError/storageUnavailable(_:)`` when the database cannot be reached, or a storage error.
-    public init(conninfo: String, schema: String? = nil, listens: Bool = true, connections: Int = 14) throws {
+    public init(conninfo: String, schema: String? = nil, listens: Bool = true, connections: Int = 15) throws {
         self.conninfo = conninfo
         self.schema = schema
         pool = PostgresConnectionPool(size: connections) { try Self.connect(conninfo, schema: schema) }
@@ -94,7 +94,7 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
     /// The login throttle's count in this database, shared with every daemon serving it (Protocol.md section 4),
     /// on a connection of its own.
     func loginThrottle(freeFailures: Int, interval: Duration, log: @escaping @Sendable (String) -> Void) -> PostgresLoginThrottle {
-        PostgresLoginThrottle(conninfo: conninfo, schema: schema, freeFailures: freeFailures, interval: interval, log: log)
+        PostgresLoginThrottle(pool: pool, freeFailures: freeFailures, interval: interval, log: log)
     }
 
     /// The ledger `name` when `token` is one of its tokens as last read (no credential registered: tests); a

@@ -1,26 +1,23 @@
 import Dispatch
 import PostgreSQL
-import Synchronization
 
 /// The login throttle's count in PostgreSQL (the `auth_failures` table): the same rule as ``AuthThrottle``
 /// (Protocol.md section 4), with the failures and the next turn of each (address, ledger) key kept in the
 /// database, so every daemon of the database spaces out the same key's attempts and N daemons do not allow N
 /// times the guesses.
 ///
-/// Every query runs on one serial Dispatch queue with its own connection (never the loop's thread, never the
-/// cooperative pool); times are the database's clock (`clock_timestamp()`), so the daemons' clocks need not
+/// Every query runs on one serial Dispatch queue (never the loop's thread, never the cooperative pool), on a
+/// connection leased from the daemon's pool for that query alone (``PostgresConnectionPool``: the throttle adds no
+/// backend of its own); times are the database's clock (`clock_timestamp()`), so the daemons' clocks need not
 /// agree. Keys are bounded as in memory: an invalid ledger name, or a 33rd name of one address, counts
 /// against the address's overflow key (ledger `''`); keys are forgotten 10 minutes after their last failure.
 /// When the database cannot be reached, the attempt is judged by the local throttle alone.
 final class PostgresLoginThrottle: SharedLoginThrottle {
-    private let conninfo: String
-    private let schema: String?
+    private let pool: PostgresConnectionPool
     private let freeFailures: Int
     /// The interval between turns, in microseconds.
     private let intervalMicroseconds: Int64
     private let queue = DispatchQueue(label: "expense.login-throttle")
-    /// Opened on first use; only touched on `queue`.
-    private let connection = Mutex<PostgresConnection?>(nil)
     private let log: @Sendable (String) -> Void
 
     private static let forgetAfterMicroseconds: Int64 = 600_000_000
@@ -28,9 +25,8 @@ final class PostgresLoginThrottle: SharedLoginThrottle {
     /// The key of an address's further and invalid ledger names.
     private static let overflowLedger = ""
 
-    init(conninfo: String, schema: String?, freeFailures: Int, interval: Duration, log: @escaping @Sendable (String) -> Void) {
-        self.conninfo = conninfo
-        self.schema = schema
+    init(pool: PostgresConnectionPool, freeFailures: Int, interval: Duration, log: @escaping @Sendable (String) -> Void) {
+        self.pool = pool
         self.freeFailures = freeFailures
         let (seconds, attoseconds) = interval.components
         intervalMicroseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
@@ -40,14 +36,14 @@ final class PostgresLoginThrottle: SharedLoginThrottle {
     func admit(_ address: String, ledger: String, completion: @escaping @Sendable (AuthThrottle.Decision) -> Void) {
         let rule = Rule(freeFailures: freeFailures, intervalMicroseconds: intervalMicroseconds)
         queue.async {
-            let decision = self.connection.withLock { connection -> AuthThrottle.Decision? in
-                do {
-                    let live = try Self.live(&connection, self.conninfo, self.schema)
-                    return try live.transaction { try Self.admit(address, ledger, rule, on: live) }
-                } catch {
-                    self.log("login throttle: could not check PostgreSQL (\(error)); the local throttle alone decides")
-                    return nil
+            let decision: AuthThrottle.Decision?
+            do {
+                decision = try self.withConnection { live in
+                    try live.transaction { try Self.admit(address, ledger, rule, on: live) }
                 }
+            } catch {
+                self.log("login throttle: could not check PostgreSQL (\(error)); the local throttle alone decides")
+                decision = nil
             }
             completion(decision ?? .evaluate(after: .zero))
         }
@@ -56,13 +52,12 @@ final class PostgresLoginThrottle: SharedLoginThrottle {
     func recordFailure(_ address: String, ledger: String, completion: @escaping @Sendable () -> Void) {
         let rule = Rule(freeFailures: freeFailures, intervalMicroseconds: intervalMicroseconds)
         queue.async {
-            self.connection.withLock { connection in
-                do {
-                    let live = try Self.live(&connection, self.conninfo, self.schema)
+            do {
+                try self.withConnection { live in
                     try live.transaction { try Self.recordFailure(address, ledger, rule, on: live) }
-                } catch {
-                    self.log("login throttle: could not count a failure in PostgreSQL (\(error)); the local throttle alone decides")
                 }
+            } catch {
+                self.log("login throttle: could not count a failure in PostgreSQL (\(error)); the local throttle alone decides")
             }
             completion()
         }
@@ -74,15 +69,12 @@ final class PostgresLoginThrottle: SharedLoginThrottle {
         var intervalMicroseconds: Int64
     }
 
-    /// The throttle's connection, opened or reconnected when needed (errors never hold the connection string).
-    private static func live(_ connection: inout PostgresConnection?, _ conninfo: String, _ schema: String?) throws -> PostgresConnection {
-        if let connection {
-            if !connection.isConnected { try connection.reconnect() }
-            return connection
-        }
-        let made = try PostgresConnection(conninfo, schema: schema)
-        connection = made
-        return made
+    /// Runs `body` on a connection leased from the pool (reconnected first when its link was lost) and gives it back.
+    private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try pool.lease()
+        defer { pool.giveBack(connection) }
+        if !connection.isConnected { try connection.reconnect() }
+        return try body(connection)
     }
 
     /// The key's row locked for the transaction: (failures, last failure, next turn, now), times in microseconds.

@@ -104,7 +104,7 @@ enum ExpensedOptions {
     /// `serve --pg-connections`.
     static let postgresConnections = TypedOption<Int>.integer(
         "pg-connections", value: "n",
-        help: "With --postgres: share at most N PostgreSQL connections among the open ledgers, 1 to 10000 (default: 14, so with its LISTEN and login-throttle connections a daemon holds at most 16); a ledger holds one only while it has work.",
+        help: "With --postgres: share at most N PostgreSQL connections among the open ledgers, 1 to 10000 (default: 15, so with its LISTEN connection a daemon holds at most 16); a ledger holds one only while it has work.",
         in: 1...10_000)
     /// `compact --keep-days`.
     static let keepDays = TypedOption<Int>.integer(

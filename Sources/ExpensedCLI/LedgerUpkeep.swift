@@ -7,9 +7,9 @@ struct LedgerUpkeep {
     /// a backend), so the bound keeps a host of many ledgers within its limits.
     static let defaultMaximumOpen = 500
 
-    /// `--pg-connections` when not given: with the daemon's two other connections (LISTEN, the login throttle),
-    /// 16 backends a daemon, so several daemons fit PostgreSQL's default `max_connections` (100) with room to spare.
-    static let defaultPostgresConnections = 14
+    /// `--pg-connections` when not given: with the daemon's LISTEN connection, 16 backends a daemon (the login
+    /// throttle leases from the pool too), so several daemons fit PostgreSQL's default `max_connections` (100).
+    static let defaultPostgresConnections = 15
 
     /// Days of history kept by the compaction schedule, or `nil` for none.
     var compactAfter: Int?

@@ -343,10 +343,11 @@ package final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    /// Gives a leased connection back to the pool (the ledger's thread has no more work); nothing inside a
-    /// transaction, nor for a connection of its own.
+    /// A store on the pool holds a connection only while its ledger has work.
     package var leasesWhileBusy: Bool { source.isPooled }
 
+    /// Gives a leased connection back to the pool (the ledger's thread has no more work); nothing inside a
+    /// transaction, nor for a connection of its own.
     package func becameIdle() {
         guard case .pool(let pool) = source, !inTransaction, let held = leased else { return }
         leased = nil

@@ -201,7 +201,6 @@ public actor Ledger {
         writeTokenUses()
         engine = nil
         watchers.removeAll()
-        executor.shutdown()
     }
 
     /// Test hook: makes the SQLite store fail at a point, as a full disk or a failed fsync would.

@@ -76,10 +76,6 @@ final class LedgerExecutor: SerialExecutor, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Nothing to stop: the executor holds no thread of its own. Kept so that a closed ledger says it is done;
-    /// work queued later still runs, so a closed ledger never leaves a caller hanging.
-    func shutdown() {}
-
     private func append(_ item: Item) {
         lock.lock()
         work.append(item)

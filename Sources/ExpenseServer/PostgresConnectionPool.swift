@@ -93,10 +93,10 @@ package final class PostgresConnectionPool: @unchecked Sendable {
         condition.lock()
         closed = true
         made -= idle.count
-        let closing = idle
-        idle.removeAll()
+        var closing: [PostgresConnection] = []
+        swap(&closing, &idle)
         condition.broadcast()
         condition.unlock()
-        _ = closing  // released here, outside the lock: each closes its backend as it goes
+        closing.removeAll()  // outside the lock: each connection closes its backend as it is released
     }
 }

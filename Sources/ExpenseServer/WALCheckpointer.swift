@@ -142,9 +142,8 @@ package final class WALCheckpointer: Sendable {
     }
 
     /// Waits for a running checkpoint, closes the second connection (before the ledger's own: the last one to
-    /// close folds the WAL into the file and deletes it), and lets the thread end.
+    /// close folds the WAL into the file and deletes it).
     package func close() {
         connection.withLock { $0 = .closed }
-        executor.shutdown()
     }
 }

@@ -11,7 +11,7 @@ extension ExpenseRunner {
         let date = try command.value(ExpenseFieldOptions.date).map(DraftInput.text) ?? .value(CalendarDay.today())
         let expense = try ledger.journaledAdd(ExpenseDraft(
             id: nil, amount: amount, currency: .value(currency), category: command[ExpenseArguments.category],
-            date: date, note: try command.value(ExpenseFieldOptions.note) ?? ""))
+            date: date, note: try command.value(ExpenseFieldOptions.note)).completingCreation(currency: currency))
         console.out(expense.idString + "\n")
         warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
     }

@@ -67,14 +67,16 @@ package struct Conflict: Hashable, Sendable {
         case .editedHereDeletedThere: lines.append(("deleted", "no (edited)", "yes"))
         case .editedOnBothSides, .deletedOnBothSides: break
         }
-        let currency = mineFields.currency.flatMap { try? $0.resolved(ExpenseValidator.validateCurrency) } ?? expense.currency
-        if let amount = mineFields.amount {
-            lines.append(("amount", Money.format(amount, currency: currency, includeCode: true),
-                          Money.format(expense.amount, currency: expense.currency, includeCode: true)))
+        // Each conflict group this side changed, both values read whole (money with its code, so a change of
+        // currency alone shows too). Mine are the fields sent over theirs; fields that no longer validate show
+        // as they were typed.
+        let mineExpense = try? ExpenseValidator.validate(expense.draft.merging(mineFields))
+        for group in ExpenseField.conflictGroups {
+            let sent = ExpenseFields.all.filter { group.conflictGroup.contains($0.field) }.compactMap { $0.write(mineFields) }
+            guard !sent.isEmpty else { continue }
+            let mine = mineExpense.map(group.text) ?? sent.map { $0.stringValue ?? $0.jsonText }.joined(separator: " ")
+            lines.append((group.rawValue, mine, group.text(of: expense)))
         }
-        if let value = mineFields.category { lines.append(("category", value, expense.category)) }
-        if let value = mineFields.date { lines.append(("date", value.text, expense.date.description)) }
-        if let value = mineFields.note { lines.append(("note", value, expense.note)) }
         return lines
     }
 }

@@ -103,36 +103,96 @@ package final class JSONFileExpenseStore: StateBackedStore {
         var conflicts: [ConflictEntry]?
     }
 
+    /// A record: its expense's fields as members of its own (``FieldMembers``) beside these.
     private struct Entry: Codable {
-        var id: String, amount: Int64, currency: String, category: String, date: String, note: String
-        var baseVersion: Int64, deleted: Bool, order: Int64
+        var id: String, baseVersion: Int64, deleted: Bool, order: Int64
         var seq: Int64?
-    }
+        var values: FieldMembers
 
-    private struct Fields: Codable {
-        var amount: Int64?, currency: String?, category: String?, date: String?, note: String?
-        init(_ draft: ExpenseDraft) {
-            (amount, currency, category, date, note) = (draft.amount, draft.currency?.text, draft.category, draft.date?.text, draft.note)
+        private enum CodingKeys: String, CodingKey { case id, baseVersion, deleted, order, seq }
+
+        init(_ expense: Expense, version: Int64, deleted: Bool, order: Int64, seq: Int64? = nil) {
+            (id, baseVersion, self.deleted, self.order, self.seq) = (expense.idString, version, deleted, order, seq)
+            values = FieldMembers(expense.draft)
         }
-        var draft: ExpenseDraft { ExpenseDraft(amount: amount, currency: currency, category: category, date: date, note: note) }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            baseVersion = try container.decode(Int64.self, forKey: .baseVersion)
+            deleted = try container.decode(Bool.self, forKey: .deleted)
+            order = try container.decode(Int64.self, forKey: .order)
+            seq = try container.decodeIfPresent(Int64.self, forKey: .seq)
+            values = try FieldMembers(from: decoder)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(baseVersion, forKey: .baseVersion)
+            try container.encode(deleted, forKey: .deleted)
+            try container.encode(order, forKey: .order)
+            try container.encodeIfPresent(seq, forKey: .seq)
+            try values.encode(to: encoder)
+        }
     }
 
+    /// A queued change: its sent fields as members of its own (``FieldMembers``) beside these.
     private struct MutationEntry: Codable {
         var mutationId: Int64?, type: String, id: String, baseVersion: Int64
-        var amount: Int64?, currency: String?, category: String?, date: String?, note: String?
+        var fields: FieldMembers
         var position: Int64?, state: String?
         var rejectReason: String?, rejectField: String?, rejectMessage: String?
         /// A materialised occurrence's create (``PendingMutation/ifAbsent``); absent: false.
         var ifAbsent: Bool?
+
+        private enum CodingKeys: String, CodingKey {
+            case mutationId, type, id, baseVersion, position, state, rejectReason, rejectField, rejectMessage, ifAbsent
+        }
+
+        init(_ mutation: PendingMutation) {
+            (mutationId, type, id, baseVersion) = (mutation.mutationId, mutation.type.rawValue, UUIDText.lowercased(mutation.id),
+                                                   mutation.baseVersion)
+            fields = FieldMembers(mutation.fields)
+            (position, state) = (mutation.position, mutation.state.rawValue)
+            (rejectReason, rejectField, rejectMessage) = (mutation.rejection?.reason, mutation.rejection?.field,
+                                                          mutation.rejection?.message)
+            ifAbsent = mutation.ifAbsent ? true : nil
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            mutationId = try container.decodeIfPresent(Int64.self, forKey: .mutationId)
+            type = try container.decode(String.self, forKey: .type)
+            id = try container.decode(String.self, forKey: .id)
+            baseVersion = try container.decode(Int64.self, forKey: .baseVersion)
+            fields = try FieldMembers(from: decoder)
+            position = try container.decodeIfPresent(Int64.self, forKey: .position)
+            state = try container.decodeIfPresent(String.self, forKey: .state)
+            rejectReason = try container.decodeIfPresent(String.self, forKey: .rejectReason)
+            rejectField = try container.decodeIfPresent(String.self, forKey: .rejectField)
+            rejectMessage = try container.decodeIfPresent(String.self, forKey: .rejectMessage)
+            ifAbsent = try container.decodeIfPresent(Bool.self, forKey: .ifAbsent)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(mutationId, forKey: .mutationId)
+            try container.encode(type, forKey: .type)
+            try container.encode(id, forKey: .id)
+            try container.encode(baseVersion, forKey: .baseVersion)
+            try fields.encode(to: encoder)
+            try container.encodeIfPresent(position, forKey: .position)
+            try container.encodeIfPresent(state, forKey: .state)
+            try container.encodeIfPresent(rejectReason, forKey: .rejectReason)
+            try container.encodeIfPresent(rejectField, forKey: .rejectField)
+            try container.encodeIfPresent(rejectMessage, forKey: .rejectMessage)
+            try container.encodeIfPresent(ifAbsent, forKey: .ifAbsent)
+        }
     }
 
     private struct ConflictEntry: Codable {
-        var id: String, mine: String, mineBaseVersion: Int64, mineFields: Fields, theirs: Entry
-    }
-
-    private static func entry(_ expense: Expense, version: Int64, deleted: Bool, order: Int64, seq: Int64? = nil) -> Entry {
-        Entry(id: expense.idString, amount: expense.amount, currency: expense.currency.code, category: expense.category,
-              date: expense.date.description, note: expense.note, baseVersion: version, deleted: deleted, order: order, seq: seq)
+        var id: String, mine: String, mineBaseVersion: Int64, mineFields: FieldMembers, theirs: Entry
     }
 
     private func save(_ state: StoreState) throws {
@@ -150,28 +210,19 @@ package final class JSONFileExpenseStore: StateBackedStore {
         let file = File(
             format: 2, nextOrder: state.nextOrder,
             expenses: state.rows.values.sorted { $0.order < $1.order }.map { row in
-                Self.entry(row.record.expense, version: row.record.baseVersion, deleted: row.record.deleted, order: row.order)
+                Entry(row.record.expense, version: row.record.baseVersion, deleted: row.record.deleted, order: row.order)
             },
-            pending: state.pending.map { mutation in
-                let fields = mutation.fields
-                return MutationEntry(mutationId: mutation.mutationId, type: mutation.type.rawValue,
-                                     id: UUIDText.lowercased(mutation.id), baseVersion: mutation.baseVersion,
-                                     amount: fields.amount, currency: fields.currency?.text, category: fields.category,
-                                     date: fields.date?.text, note: fields.note, position: mutation.position,
-                                     state: mutation.state.rawValue, rejectReason: mutation.rejection?.reason,
-                                     rejectField: mutation.rejection?.field, rejectMessage: mutation.rejection?.message,
-                                     ifAbsent: mutation.ifAbsent ? true : nil)
-            },
+            pending: state.pending.map(MutationEntry.init),
             meta: Dictionary(uniqueKeysWithValues: state.meta.map { ($0.key.rawValue, $0.value) }),
             nextPosition: state.nextPosition,
             serverCopies: state.serverCopies.values.sorted { $0.seq < $1.seq }.map {
-                Self.entry($0.expense, version: $0.version, deleted: $0.deleted, order: 0, seq: $0.seq)
+                Entry($0.expense, version: $0.version, deleted: $0.deleted, order: 0, seq: $0.seq)
             },
             conflicts: state.conflicts.map {
                 ConflictEntry(id: UUIDText.lowercased($0.id), mine: $0.mine.rawValue, mineBaseVersion: $0.mineBaseVersion,
-                              mineFields: Fields($0.mineFields),
-                              theirs: Self.entry($0.theirs.expense, version: $0.theirs.version, deleted: $0.theirs.deleted,
-                                                 order: 0, seq: $0.theirs.seq))
+                              mineFields: FieldMembers($0.mineFields),
+                              theirs: Entry($0.theirs.expense, version: $0.theirs.version, deleted: $0.theirs.deleted,
+                                            order: 0, seq: $0.theirs.seq))
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -190,9 +241,9 @@ package final class JSONFileExpenseStore: StateBackedStore {
         }
         func expense(_ entry: Entry) throws -> Expense {
             do {
-                return try ExpenseValidator.validateStored(ExpenseDraft(
-                    id: entry.id, amount: entry.amount, currency: entry.currency, category: entry.category,
-                    date: entry.date, note: entry.note))
+                var draft = entry.values.draft
+                draft.id = .text(entry.id)
+                return try ExpenseValidator.validateStored(draft)
             } catch {
                 throw StoreError.damaged(path: path, reason: "expense \(entry.id): \(error)")
             }
@@ -232,8 +283,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
             state.pending.append(PendingMutation(
                 position: position, mutationId: file.format == 1 ? nil : entry.mutationId, state: mutationState,
                 type: type, id: id, baseVersion: entry.baseVersion,
-                fields: ExpenseDraft(amount: entry.amount, currency: entry.currency, category: entry.category,
-                                     date: entry.date, note: entry.note),
+                fields: entry.fields.draft,
                 rejection: rejection, ifAbsent: entry.ifAbsent ?? false))
         }
         state.nextPosition = max(file.nextPosition ?? 1, position + 1)
@@ -253,5 +303,61 @@ package final class JSONFileExpenseStore: StateBackedStore {
             if let key = StoreMetaKey(rawValue: key) { state.meta[key] = value }
         }
         return state
+    }
+}
+
+/// An expense's fields as members of the object being coded, named and written as on the wire
+/// (``ExpenseProtocol/ExpenseFields``): only the fields the draft gives, an amount as an integer, everything
+/// else as text. A new expense field needs nothing here.
+private struct FieldMembers: Codable {
+    var draft: ExpenseDraft
+
+    init(_ draft: ExpenseDraft) {
+        self.draft = draft
+    }
+
+    private struct Member: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Member.self)
+        var fields: [String: JSONValue] = [:]
+        for name in ExpenseFields.names {
+            let key = Member(stringValue: name)
+            guard container.contains(key) else { continue }
+            if let integer = try? container.decode(Int64.self, forKey: key) {
+                fields[name] = .number(JSONNumber(integer))
+            } else {
+                fields[name] = .string(try container.decode(String.self, forKey: key))
+            }
+        }
+        switch ExpenseFields.draft(from: fields) {
+        case .success(let draft): self.draft = draft
+        case .failure(let rejection):
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: rejection.message))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Member.self)
+        for (name, value) in ExpenseFields.json(from: draft) {
+            let key = Member(stringValue: name)
+            switch value {
+            case .number(let number):
+                guard let integer = number.int64 else {
+                    throw EncodingError.invalidValue(number.text, .init(codingPath: encoder.codingPath + [key],
+                                                                        debugDescription: "not an integer"))
+                }
+                try container.encode(integer, forKey: key)
+            case .string(let text): try container.encode(text, forKey: key)
+            default:
+                throw EncodingError.invalidValue(name, .init(codingPath: encoder.codingPath + [key],
+                                                             debugDescription: "an expense field is an integer or text"))
+            }
+        }
     }
 }

@@ -38,15 +38,7 @@ package struct UndoPlan: Hashable, Sendable {
         case .edit:
             var fields = ExpenseDraft()
             for change in entry.changes {
-                switch (change.field, change.from) {
-                case ("money", .money(let amount, let currency)?):
-                    fields.amount = amount
-                    fields.currency = .value(currency)
-                case ("category", .text(let text)?): fields.category = text
-                case ("date", .text(let text)?): fields.date = .text(text)
-                case ("note", .text(let text)?): fields.note = text
-                default: break
-                }
+                if let from = change.from { _ = ExpenseFields.set(historyValue: from, named: change.field, in: &fields) }
             }
             self.init(id: entry.id, type: .put, fields: fields, baseVersion: entry.version, reverts: "edit")
         }

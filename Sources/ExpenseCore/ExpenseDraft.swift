@@ -51,6 +51,16 @@ public struct ExpenseDraft: Hashable, Sendable {
         for text in [id?.text, currency?.text, category, date?.text, note] { ExactText.hash(text, into: &hasher) }
     }
 
+    /// A creation's draft with what it may leave out filled in: `currency` (the ledger's) when it gives none,
+    /// an empty note. The daemon applies it to every create it receives, and `add` to what it was given, so a
+    /// field that a creation may leave out gets its default here, once.
+    public func completingCreation(currency ledgerCurrency: Currency) -> ExpenseDraft {
+        var complete = self
+        if complete.currency == nil { complete.currency = .value(ledgerCurrency) }
+        if complete.note == nil { complete.note = "" }
+        return complete
+    }
+
     /// This draft with every field that `changes` gives replacing the one here.
     public func merging(_ changes: ExpenseDraft) -> ExpenseDraft {
         ExpenseDraft(id: changes.id ?? id, amount: changes.amount ?? amount,

@@ -17,6 +17,31 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// One field of each conflict group, in field order: `amount` (money), `category`, `date`, `note`. A store
+    /// keeps one version per group (`FieldVersions`) and a history entry one change per group.
+    public static let conflictGroups: [ExpenseField] = values.filter { $0.conflictGroup.first == $0 }
+
+    /// Something held once per conflict group, in ``conflictGroups``' order (`ExpenseFieldTests` checks the count).
+    public typealias PerConflictGroup<Element> = InlineArray<4, Element>
+
+    /// Something held once per value field, in ``values``' order (`ExpenseFieldTests` checks the count).
+    public typealias PerValue<Element> = InlineArray<5, Element>
+
+    /// The position of this field's conflict group in ``conflictGroups``; `nil` for `id`, which never changes.
+    public var conflictGroupIndex: Int? {
+        guard self != .id, let first = conflictGroup.first else { return nil }
+        return Self.conflictGroups.firstIndex(of: first)
+    }
+
+    /// The conflict group's name, where versions and history name it: `money` for the amount and the currency,
+    /// else the field's own name.
+    public var conflictGroupName: String {
+        switch self {
+        case .amount, .currency: "money"
+        case .id, .category, .date, .note: rawValue
+        }
+    }
+
     /// Whether `a` and `b` hold the same value in this field (text by its bytes, ``ExactText``).
     public func same(_ a: Expense, _ b: Expense) -> Bool {
         switch self {
@@ -26,6 +51,18 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .category: ExactText.same(a.category, b.category)
         case .date: a.date == b.date
         case .note: ExactText.same(a.note, b.note)
+        }
+    }
+
+    /// This field's conflict group's value in `expense` as a person reads it, where two sides are shown: money
+    /// with its code (`12.50 EUR`), the date as `YYYY-MM-DD`, text as it is.
+    public func text(of expense: Expense) -> String {
+        switch self {
+        case .id: expense.idString
+        case .amount, .currency: Money.format(expense.amount, currency: expense.currency, includeCode: true)
+        case .category: expense.category
+        case .date: expense.date.description
+        case .note: expense.note
         }
     }
 

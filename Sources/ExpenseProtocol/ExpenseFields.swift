@@ -39,8 +39,37 @@ public enum ExpenseFields {
         }, write: { draft in draft.note.map(JSONValue.string) }),
     ]
 
-    /// The slots of ``MutationFields``, one per entry of ``all`` (`ExpenseFieldsTests` checks the count).
-    public typealias Slots = InlineArray<5, JSONValue?>
+    /// The slots of ``MutationFields``, one per entry of ``all`` (`MutationFieldsTests` checks the count).
+    public typealias Slots = ExpenseField.PerValue<JSONValue?>
+
+    /// A conflict group's value as a history entry holds it (Protocol.md §5.8): money as one value, the date as
+    /// its text, text as itself. `group` is one of ``ExpenseCore/ExpenseField/conflictGroups``.
+    public static func historyValue(of group: ExpenseField, in expense: Expense) -> HistoryEntry.Value {
+        switch group {
+        case .amount, .currency: .money(amount: expense.amount, currency: expense.currency)
+        case .category: .text(expense.category)
+        case .date: .text(expense.date.description)
+        case .note: .text(expense.note)
+        case .id: .text(UUIDText.lowercased(expense.id))
+        }
+    }
+
+    /// Sets the fields of the conflict group a history entry names `name` to `value` (the inverse of
+    /// ``historyValue(of:in:)``: an undo puts a change's `from` back); `false` when no group of an expense is
+    /// named so or `value` is not what that group holds.
+    public static func set(historyValue value: HistoryEntry.Value, named name: String, in draft: inout ExpenseDraft) -> Bool {
+        guard let group = ExpenseField.conflictGroups.first(where: { $0.conflictGroupName == name }) else { return false }
+        switch (group, value) {
+        case (.amount, .money(let amount, let currency)), (.currency, .money(let amount, let currency)):
+            draft.amount = amount
+            draft.currency = .value(currency)
+        case (.category, .text(let text)): draft.category = text
+        case (.date, .text(let text)): draft.date = .text(text)
+        case (.note, .text(let text)): draft.note = text
+        default: return false
+        }
+        return true
+    }
 
     /// The member names a `fields` object may hold.
     public static let names: [String] = all.map(\.name)
@@ -164,7 +193,7 @@ public struct WireField: Sendable {
     /// Sets the draft's field from `value`, or the rejection of a value of the wrong type.
     let read: @Sendable (_ value: JSONValue, _ draft: inout ExpenseDraft) -> MutationRejection?
     /// The draft's field as a member value; `nil` when the draft does not give it.
-    let write: @Sendable (_ draft: ExpenseDraft) -> JSONValue?
+    public let write: @Sendable (_ draft: ExpenseDraft) -> JSONValue?
 
     init(_ field: ExpenseField, read: @escaping @Sendable (JSONValue, inout ExpenseDraft) -> MutationRejection?,
          write: @escaping @Sendable (ExpenseDraft) -> JSONValue?) {

@@ -39,8 +39,9 @@ public struct HistoryEntry: Hashable, Sendable {
         }
     }
 
-    /// The fields a change can name, in the order entries list them.
-    public static let fieldNames = ["money", "category", "date", "note"]
+    /// The fields an expense's change can name, in the order entries list them: one per conflict group
+    /// (``ExpenseCore/ExpenseField/conflictGroups``), `money`, `category`, `date`, `note`.
+    public static let fieldNames = ExpenseField.conflictGroups.map(\.conflictGroupName)
 
     /// The kind of the record it changed (Protocol.md §10): `expense` unless it is a budget, rule or setting.
     public var kind: RecordKind = .expense
@@ -77,25 +78,10 @@ public struct HistoryEntry: Hashable, Sendable {
     /// by its bytes, money as one pair).
     public static func changes(from old: Expense?, to new: Expense) -> [Change] {
         var changes: [Change] = []
-        let newMoney = Value.money(amount: new.amount, currency: new.currency)
-        if let old {
-            if old.amount != new.amount || old.currency != new.currency {
-                changes.append(Change(field: "money", from: .money(amount: old.amount, currency: old.currency), to: newMoney))
-            }
-            if !ExactText.same(old.category, new.category) {
-                changes.append(Change(field: "category", from: .text(old.category), to: .text(new.category)))
-            }
-            if old.date != new.date {
-                changes.append(Change(field: "date", from: .text(old.date.description), to: .text(new.date.description)))
-            }
-            if !ExactText.same(old.note, new.note) {
-                changes.append(Change(field: "note", from: .text(old.note), to: .text(new.note)))
-            }
-        } else {
-            changes = [Change(field: "money", from: nil, to: newMoney),
-                       Change(field: "category", from: nil, to: .text(new.category)),
-                       Change(field: "date", from: nil, to: .text(new.date.description)),
-                       Change(field: "note", from: nil, to: .text(new.note))]
+        for group in ExpenseField.conflictGroups {
+            if let old, group.conflictGroup.allSatisfy({ $0.same(old, new) }) { continue }
+            changes.append(Change(field: group.conflictGroupName, from: old.map { ExpenseFields.historyValue(of: group, in: $0) },
+                                  to: ExpenseFields.historyValue(of: group, in: new)))
         }
         return changes
     }
@@ -167,8 +153,8 @@ extension HistoryEntry {
 
     /// ``changesJSON`` of the entry of `expense`'s creation, written straight from the expense: the bytes
     /// `changesJSON(of: changes(from: nil, to: expense))` writes (HistoryChangesOrderTests), without making the
-    /// changes first. A create changes every field from nothing; its members in byte order: category, date,
-    /// money, note. The daemon writes one per create, off the ledger's thread.
+    /// changes first. A create changes every field from nothing; its members in byte order (category, date,
+    /// money, note). The daemon writes one per create, off the ledger's thread.
     public static func creationChangesJSON(of expense: Expense) -> [UInt8] {
         var writer = JSONWriter(capacity: 96 + expense.category.utf8.count + expense.note.utf8.count)
         writeCreationChanges(of: expense, to: &writer)
@@ -177,19 +163,21 @@ extension HistoryEntry {
 
     /// Appends ``creationChangesJSON(of:)`` to what `writer` holds (a push's creations end to end, in one buffer).
     public static func writeCreationChanges(of expense: Expense, to writer: inout JSONWriter) {
-        // Fixed fragments: the bytes `writeName`, `write(_:to:)` and `Value.write(to:)` write for these changes.
-        writer.raw("{\"category\":{\"to\":")
-        writer.string(expense.category)
-        writer.raw("},\"date\":{\"to\":")
-        writer.string(expense.date.description)
-        writer.raw("},\"money\":{\"to\":{\"amount\":")
-        writer.int64(expense.amount)
-        writer.raw(",\"currency\":")
-        writer.string(expense.currency.code)
-        writer.raw("}},\"note\":{\"to\":")
-        writer.string(expense.note)
+        // Fragments made once: the bytes `writeName`, `write(_:to:)` and `Value.write(to:)` write for these changes.
+        for member in creationMembers {
+            writer.raw(bytes: member.opening)
+            ExpenseFields.historyValue(of: member.group, in: expense).write(to: &writer)
+        }
         writer.raw("}}")
     }
+
+    /// Each conflict group in byte order of its name, with what opens its member in a creation's `changes`:
+    /// `{"category":{"to":` for the first, `},"date":{"to":` for the others.
+    private static let creationMembers: [(group: ExpenseField, opening: [UInt8])] =
+        ExpenseField.conflictGroups.sorted { $0.conflictGroupName.utf8.lexicographicallyPrecedes($1.conflictGroupName.utf8) }
+            .enumerated().map { index, group in
+                (group, Array(((index == 0 ? "{" : "},") + JSONWriter.quoted(group.conflictGroupName) + #":{"to":"#).utf8))
+            }
 
     /// Writes the `changes` object, members in byte order.
     func writeChanges(to writer: inout JSONWriter) { Self.writeChanges(changes, to: &writer) }
@@ -244,21 +232,19 @@ extension HistoryEntry {
         writer.endObject()
     }
 
-    /// A change's field name as a member key: an expense's four names as fixed fragments (every applied change
+    /// A change's field name as a member key: an expense's names as fragments made once (every applied change
     /// writes them), any other through `key(_:)`; the same bytes either way.
     private static func writeName(_ field: String, to writer: inout JSONWriter) {
-        let fragment: StaticString
-        if field == "category" { fragment = "\"category\":"
-        } else if field == "date" { fragment = "\"date\":"
-        } else if field == "money" { fragment = "\"money\":"
-        } else if field == "note" { fragment = "\"note\":"
-        } else {
-            writer.key(field)
+        for (name, fragment) in nameFragments where name == field {
+            writer.separate()
+            writer.raw(bytes: fragment)
             return
         }
-        writer.separate()
-        writer.raw(fragment)
+        writer.key(field)
     }
+
+    /// Each of ``fieldNames`` with its key's bytes, `"money":`.
+    private static let nameFragments: [(String, [UInt8])] = fieldNames.map { ($0, Array((JSONWriter.quoted($0) + ":").utf8)) }
 
     /// The `changes` object as the general path writes it, sorted every time and every key through
     /// `key(_:)`, no fixed fragment (the reference of HistoryChangesOrderTests).

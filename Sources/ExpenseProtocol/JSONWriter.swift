@@ -46,6 +46,13 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes a fixed fragment made once at run time (a member's opening built from a declared name); as
+    /// ``raw(_:)-(StaticString)``, the value written next gets no comma before it.
+    public mutating func raw(bytes fragment: [UInt8]) {
+        bytes.append(contentsOf: fragment)
+        needsComma = false
+    }
+
     @inline(__always)
     private mutating func literal(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))

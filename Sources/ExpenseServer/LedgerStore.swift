@@ -7,47 +7,38 @@ import Foundation
 /// This is what lets an edit made against an older version still apply when it touches only fields nobody
 /// else changed since (disjoint edits merge) instead of being reported as a conflict.
 ///
-/// `amount` and `currency` are one field here, **money** (Protocol.md §7.4): the same digits are different
-/// money in another currency, so they share one version and a change of either is a change of both.
+/// One version per conflict group (``ExpenseCore/ExpenseField/conflictGroups``): `amount` and `currency` are one
+/// field here, **money** (Protocol.md §7.4): the same digits are different money in another currency, so they
+/// share one version and a change of either is a change of both.
 package struct FieldVersions: Hashable, Sendable {
-    /// When the (amount, currency) pair last changed.
-    package var money: Int64
-    package var category: Int64
-    package var date: Int64
-    package var note: Int64
-
-    package init(money: Int64, category: Int64, date: Int64, note: Int64) {
-        self.money = money
-        self.category = category
-        self.date = date
-        self.note = note
-    }
+    /// Each conflict group's version, in ``ExpenseCore/ExpenseField/conflictGroups``' order.
+    package var groups: ExpenseField.PerConflictGroup<Int64>
 
     /// Every field at `version` (a creation).
     package init(all version: Int64) {
-        self.init(money: version, category: version, date: version, note: version)
+        groups = .init(repeating: version)
+    }
+
+    /// The versions in ``ExpenseCore/ExpenseField/conflictGroups``' order, as a row holds them.
+    package init(groups: ExpenseField.PerConflictGroup<Int64>) {
+        self.groups = groups
     }
 
     /// The version at which `field` last changed (`id` never changes: 1; `amount` and `currency` are money).
     package subscript(field: ExpenseField) -> Int64 {
-        get {
-            switch field {
-            case .id: 1
-            case .amount, .currency: money
-            case .category: category
-            case .date: date
-            case .note: note
-            }
-        }
+        get { field.conflictGroupIndex.map { groups[$0] } ?? 1 }
         set {
-            switch field {
-            case .id: break
-            case .amount, .currency: money = newValue
-            case .category: category = newValue
-            case .date: date = newValue
-            case .note: note = newValue
-            }
+            guard let index = field.conflictGroupIndex else { return }
+            groups[index] = newValue
         }
+    }
+
+    package static func == (a: FieldVersions, b: FieldVersions) -> Bool {
+        a.groups.indices.allSatisfy { a.groups[$0] == b.groups[$0] }
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        for index in groups.indices { hasher.combine(groups[index]) }
     }
 }
 

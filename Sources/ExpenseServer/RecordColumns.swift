@@ -69,20 +69,19 @@ protocol RecordColumnReader: ExpenseColumnReader {
 }
 
 extension FieldVersions {
-    /// The field versions' columns, in order: one per conflict group of ``ExpenseSchema``.
-    static let columnNames = ["money_version", "category_version", "date_version", "note_version"]
+    /// The field versions' columns, in order: `<group>_version` for each conflict group
+    /// (``ExpenseCore/ExpenseField/conflictGroups``): `money_version`, `category_version`, `date_version`, `note_version`.
+    static let columnNames = ExpenseField.conflictGroups.map { $0.conflictGroupName + "_version" }
 
     @inline(__always)
     func write(to row: inout some RecordColumnWriter) throws {
-        try row.integer(money)
-        try row.integer(category)
-        try row.integer(date)
-        try row.integer(note)
+        for index in groups.indices { try row.integer(groups[index]) }
     }
 
     init(row: some RecordColumnReader, at first: Int32) {
-        self.init(money: row.int64(first), category: row.int64(first + 1), date: row.int64(first + 2),
-                  note: row.int64(first + 3))
+        var groups = ExpenseField.PerConflictGroup<Int64>(repeating: 1)
+        for index in groups.indices { groups[index] = row.int64(first + Int32(index)) }
+        self.init(groups: groups)
     }
 }
 

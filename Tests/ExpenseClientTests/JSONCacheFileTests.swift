@@ -1,4 +1,4 @@
-import ExpenseClient
+@testable import ExpenseClient
 import ExpenseCore
 import Foundation
 import Testing
@@ -37,5 +37,31 @@ import TestSupport
         let store = try JSONFileExpenseStore(path: path)
         try LocalLedger(store: store).add(.init(amount: 1250, currency: "USD", category: "food", date: "2026-12-04"))
         #expect(try store.pendingCount() == 1)
+    }
+
+    /// The file's members are unchanged now that an expense's fields are written from their one declaration: a
+    /// format-2 file as the store wrote it before is read whole and written back member for member.
+    @Test func aFileWrittenBeforeIsWrittenBackMemberForMember() throws {
+        let file = #"""
+        {"conflicts":[{"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","mine":"put","mineBaseVersion":1,
+          "mineFields":{"amount":900,"note":"mine"},
+          "theirs":{"amount":1250,"baseVersion":2,"category":"food","currency":"EUR","date":"2026-12-01",
+                    "deleted":false,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","note":"theirs","order":0,"seq":7}}],
+         "expenses":[{"amount":1250,"baseVersion":2,"category":"food","currency":"EUR","date":"2026-12-01",
+                      "deleted":false,"id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","note":"caf\u00e9","order":1}],
+         "format":2,"meta":{},"nextOrder":2,"nextPosition":3,
+         "pending":[{"baseVersion":2,"category":"home","currency":"usd","date":"2026-12-02","id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff",
+                     "mutationId":4,"position":1,"rejectField":"currency","rejectMessage":"unknown","rejectReason":"invalid_currency",
+                     "state":"rejected","type":"put"},
+                    {"baseVersion":0,"id":"7f9619ff-8b86-d011-b42d-00cf4fc964ff","ifAbsent":true,"position":2,"state":"unsent",
+                     "type":"delete"}],
+         "serverCopies":[{"amount":1250,"baseVersion":2,"category":"food","currency":"EUR","date":"2026-12-01","deleted":false,
+                          "id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","note":"","order":0,"seq":7}]}
+        """#
+        let state = try JSONFileExpenseStore.decode(Data(file.utf8), path: "cache.json")
+        let written = try JSONFileExpenseStore.encode(state)
+        let before = try JSONSerialization.jsonObject(with: Data(file.utf8)) as? NSDictionary
+        let after = try JSONSerialization.jsonObject(with: written) as? NSDictionary
+        #expect(before != nil && before == after)
     }
 }

@@ -53,6 +53,21 @@ import Testing
         await daemon.stop()
     }
 
+    /// A change of the currency alone shows as the whole money of each side, as a change of the amount does.
+    @Test func aConflictOverTheCurrencyAloneShowsBothSidesMoney() async throws {
+        let daemon = try TestDaemon()
+        let (ann, bob, id) = try await fiveEuros(daemon)
+        try ann.edit(id, ExpenseDraft(amount: 900))
+        try bob.edit(id, ExpenseDraft(currency: "GBP"))
+        try await ann.sync(daemon)
+        #expect(try await bob.sync(daemon).newConflicts == 1)
+        let conflict = try #require(try bob.ledger.store.conflicts().first)
+        #expect(conflict.differences.map(\.field) == ["amount"])
+        let line = try #require(conflict.differences.first)
+        #expect(line.mine == "5.00 GBP" && line.theirs == "9.00 EUR")
+        await daemon.stop()
+    }
+
     @Test func currencyAgainstCurrencyAndAmountAgainstAmountAreConflicts() async throws {
         let daemon = try TestDaemon()
         let (ann, bob, id) = try await fiveEuros(daemon)

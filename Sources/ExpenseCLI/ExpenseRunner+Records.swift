@@ -9,9 +9,10 @@ extension ExpenseRunner {
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
         let date = try command.value(ExpenseFieldOptions.date).map(DraftInput.text) ?? .value(CalendarDay.today())
-        let expense = try ledger.journaledAdd(ExpenseDraft(
-            id: nil, amount: amount, currency: .value(currency), category: command[ExpenseArguments.category],
-            date: date, note: try command.value(ExpenseFieldOptions.note)).completingCreation(currency: currency))
+        var draft = ExpenseDraft(id: nil, amount: amount, currency: .value(currency), category: command[ExpenseArguments.category],
+                                 date: date, note: try command.value(ExpenseFieldOptions.note))
+        draft.completeCreation(currency: currency)
+        let expense = try ledger.journaledAdd(draft)
         console.out(expense.idString + "\n")
         warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
     }

@@ -51,14 +51,12 @@ public struct ExpenseDraft: Hashable, Sendable {
         for text in [id?.text, currency?.text, category, date?.text, note] { ExactText.hash(text, into: &hasher) }
     }
 
-    /// A creation's draft with what it may leave out filled in: `currency` (the ledger's) when it gives none,
-    /// an empty note. The daemon applies it to every create it receives, and `add` to what it was given, so a
-    /// field that a creation may leave out gets its default here, once.
-    public func completingCreation(currency ledgerCurrency: Currency) -> ExpenseDraft {
-        var complete = self
-        if complete.currency == nil { complete.currency = .value(ledgerCurrency) }
-        if complete.note == nil { complete.note = "" }
-        return complete
+    /// Fills in what a creation may leave out: `currency` (the ledger's) when it gives none, an empty note. The
+    /// daemon applies it to every create it receives, and `add` to what it was given, so a field that a creation
+    /// may leave out gets its default here, once. In place: the daemon runs it for every create of a push.
+    public mutating func completeCreation(currency ledgerCurrency: Currency) {
+        if currency == nil { currency = .value(ledgerCurrency) }
+        if note == nil { note = "" }
     }
 
     /// This draft with every field that `changes` gives replacing the one here.

@@ -54,6 +54,18 @@ public enum ExpenseFields {
         }
     }
 
+    /// Writes ``historyValue(of:in:)`` as ``HistoryEntry/Value/write(to:)`` would, without making the value:
+    /// the daemon writes every group of every expense it creates.
+    static func writeHistoryValue(of group: ExpenseField, in expense: Expense, to writer: inout JSONWriter) {
+        switch group {
+        case .amount, .currency: HistoryEntry.Value.writeMoney(amount: expense.amount, currency: expense.currency, to: &writer)
+        case .category: writer.string(expense.category)
+        case .date: writer.string(expense.date.description)
+        case .note: writer.string(expense.note)
+        case .id: writer.uuid(expense.id)
+        }
+    }
+
     /// Sets the fields of the conflict group a history entry names `name` to `value` (the inverse of
     /// ``historyValue(of:in:)``: an undo puts a change's `from` back); `false` when no group of an expense is
     /// named so or `value` is not what that group holds.

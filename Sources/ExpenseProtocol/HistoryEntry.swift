@@ -92,13 +92,7 @@ extension HistoryEntry.Value {
     public func write(to writer: inout JSONWriter) {
         switch self {
         case .money(let amount, let currency):
-            // Keys as fixed fragments (the same bytes as `key(_:)` writes): this runs for every money change.
-            writer.beginObject()
-            writer.raw("\"amount\":")
-            writer.int64(amount)
-            writer.raw(",\"currency\":")
-            writer.string(currency.code)
-            writer.endObject()
+            Self.writeMoney(amount: amount, currency: currency, to: &writer)
         case .text(let text):
             writer.string(text)
         case .data(let value?):
@@ -106,6 +100,17 @@ extension HistoryEntry.Value {
         case .data(nil):
             writer.value(.null)
         }
+    }
+
+    /// `{"amount":…,"currency":…}`, keys as fixed fragments (the same bytes as `key(_:)` writes): this runs for
+    /// every money change.
+    static func writeMoney(amount: Int64, currency: Currency, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.raw("\"amount\":")
+        writer.int64(amount)
+        writer.raw(",\"currency\":")
+        writer.string(currency.code)
+        writer.endObject()
     }
 
     init(json: JSONValue, path: String) throws(ProtocolDecodingError) {
@@ -164,20 +169,37 @@ extension HistoryEntry {
     /// Appends ``creationChangesJSON(of:)`` to what `writer` holds (a push's creations end to end, in one buffer).
     public static func writeCreationChanges(of expense: Expense, to writer: inout JSONWriter) {
         // Fragments made once: the bytes `writeName`, `write(_:to:)` and `Value.write(to:)` write for these changes.
-        for member in creationMembers {
-            writer.raw(bytes: member.opening)
-            ExpenseFields.historyValue(of: member.group, in: expense).write(to: &writer)
+        // One buffer of openings and a layout of plain values: no reference counted per member.
+        creationOpenings.withUnsafeBufferPointer { openings in
+            var start = 0
+            for (group, end) in creationLayout {
+                writer.raw(bytes: UnsafeBufferPointer(rebasing: openings[start..<end]))
+                ExpenseFields.writeHistoryValue(of: group, in: expense, to: &writer)
+                start = end
+            }
         }
         writer.raw("}}")
     }
 
-    /// Each conflict group in byte order of its name, with what opens its member in a creation's `changes`:
-    /// `{"category":{"to":` for the first, `},"date":{"to":` for the others.
-    private static let creationMembers: [(group: ExpenseField, opening: [UInt8])] =
-        ExpenseField.conflictGroups.sorted { $0.conflictGroupName.utf8.lexicographicallyPrecedes($1.conflictGroupName.utf8) }
-            .enumerated().map { index, group in
-                (group, Array(((index == 0 ? "{" : "},") + JSONWriter.quoted(group.conflictGroupName) + #":{"to":"#).utf8))
-            }
+    /// The conflict groups in byte order of their names.
+    private static let groupsInByteOrder = ExpenseField.conflictGroups.sorted {
+        $0.conflictGroupName.utf8.lexicographicallyPrecedes($1.conflictGroupName.utf8)
+    }
+
+    /// What opens each group's member in a creation's `changes`, back to back: `{"category":{"to":` for the
+    /// first, `},"date":{"to":` for the others.
+    private static let creationOpenings: [UInt8] = groupsInByteOrder.enumerated().flatMap { index, group in
+        Array(((index == 0 ? "{" : "},") + JSONWriter.quoted(group.conflictGroupName) + #":{"to":"#).utf8)
+    }
+
+    /// Each group in ``groupsInByteOrder`` with where its opening ends in ``creationOpenings``.
+    private static let creationLayout: [(group: ExpenseField, end: Int)] = {
+        var end = 0
+        return groupsInByteOrder.enumerated().map { index, group in
+            end += ((index == 0 ? "{" : "},") + JSONWriter.quoted(group.conflictGroupName) + #":{"to":"#).utf8.count
+            return (group, end)
+        }
+    }()
 
     /// Writes the `changes` object, members in byte order.
     func writeChanges(to writer: inout JSONWriter) { Self.writeChanges(changes, to: &writer) }

@@ -53,6 +53,12 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// ``raw(bytes:)-([UInt8])`` of a fragment held elsewhere.
+    public mutating func raw(bytes fragment: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: fragment)
+        needsComma = false
+    }
+
     @inline(__always)
     private mutating func literal(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))

@@ -99,7 +99,11 @@ package struct MutationRules: Sendable {
     /// A mutation that is not a put with fields (PushRequest refuses those first) is refused as such.
     func validateComplete(_ mutation: Mutation) -> Result<Expense, MutationRejection> {
         guard let fields = mutation.sentFields, mutation.type == .put else { return .failure(.putWithoutFields) }
-        return convert(fields).flatMap { validate($0.completingCreation(currency: ledgerCurrency), id: mutation.id) }
+        return convert(fields).flatMap { draft in
+            var complete = draft
+            complete.completeCreation(currency: ledgerCurrency)
+            return validate(complete, id: mutation.id)
+        }
     }
 
     func convert(_ fields: MutationFields) -> Result<ExpenseDraft, MutationRejection> {

@@ -15,17 +15,16 @@ extension ExpenseRunner {
         let dataConflicts = try dataConflicts(reading)  // budgets, rules, settings: after the expenses
         if command[ExpenseOptions.json] {
             let body = conflicts.map { conflict -> JSONValue in
-                let theirs = conflict.theirs.expense
-                // This machine's side: its fields as the wire writes them, with what it was.
+                // Each side's fields as the wire writes them: this machine's with what it was, the daemon's
+                // record whole.
                 var mine = ExpenseFields.json(from: conflict.mineFields)
                 mine["type"] = .string(conflict.mine.rawValue)
                 mine["baseVersion"] = .int(conflict.mineBaseVersion)
+                var theirs = ExpenseFields.json(from: conflict.theirs.expense.draft)
+                theirs["version"] = .int(conflict.theirs.version)
+                theirs["deleted"] = .bool(conflict.theirs.deleted)
                 return .object(["id": .string(UUIDText.lowercased(conflict.id)), "kind": .string(conflictKind(conflict)),
-                                "mine": .object(mine),
-                                "theirs": .object(["amount": .int(theirs.amount), "currency": .string(theirs.currency.code),
-                                                   "category": .string(theirs.category), "date": .string(theirs.date.description),
-                                                   "note": .string(theirs.note), "version": .int(conflict.theirs.version),
-                                                   "deleted": .bool(conflict.theirs.deleted)])])
+                                "mine": .object(mine), "theirs": .object(theirs)])
             }
             console.out(JSONWriter.prettyText(.array(body + dataConflictJSON(dataConflicts))))
             return

@@ -35,19 +35,41 @@ struct ExpenseStream {
     mutating func write(_ expense: Expense) throws(CommandFailure) {
         switch format {
         case .csv:
-            append(CSV.row([expense.idString, expense.date.description, Money.format(expense.amount, currency: expense.currency),
-                            expense.currency.code, expense.category, expense.note]))
+            append(CSV.row(Self.csvFields(of: expense)))
         case .json:
             append(count == 0 ? "[\n  " : ",\n  ")
             var writer = JSONWriter(appendingTo: buffer)
             buffer = []
-            writer.pretty(.object(["amount": .int(expense.amount), "category": .string(expense.category),
-                                   "currency": .string(expense.currency.code), "date": .string(expense.date.description),
-                                   "id": .string(expense.idString), "note": .string(expense.note)]), depth: 1)
+            // The fields as the wire writes them (``ExpenseProtocol/ExpenseFields``), and the id.
+            var members = ExpenseFields.json(from: expense.draft)
+            members["id"] = .string(expense.idString)
+            writer.pretty(.object(members), depth: 1)
             buffer = writer.bytes
         }
         count += 1
         if buffer.count >= Self.flushSize { try flush() }
+    }
+
+    /// An expense's fields under ``ExpenseClient/CSVImporter/header``: the id, the date, the amount as decimal
+    /// text in its currency, the code, then every other field as its wire text.
+    private static func csvFields(of expense: Expense) -> [String] {
+        let draft = expense.draft
+        return csvColumns.map { column in
+            switch column {
+            case .id: expense.idString
+            case .amount: Money.format(expense.amount, currency: expense.currency)
+            case .wire(let field): field.write(draft).map { $0.stringValue ?? $0.jsonText } ?? ""
+            }
+        }
+    }
+
+    private enum CSVColumn { case id, amount, wire(WireField) }
+
+    /// What each column of ``ExpenseClient/CSVImporter/header`` holds, found once.
+    private static let csvColumns: [CSVColumn] = CSVImporter.header.map { name in
+        if name == "id" { return .id }
+        if name == "amount" { return .amount }
+        return ExpenseFields.all.first { $0.name == name }.map(CSVColumn.wire) ?? .id  // every other name is a field's
     }
 
     /// The closing bracket (JSON) and whatever is buffered.

@@ -1,5 +1,6 @@
 import Foundation
 import ExpenseCore
+import ExpenseProtocol
 
 /// Why an import file was refused. Nothing is imported from a refused file.
 package enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -52,8 +53,18 @@ package enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
 /// columns in any order, amounts as decimal text, formula guards removed), or a bank's export read through
 /// ``ImportOptions/columns`` (`--map`), where other columns are ignored.
 package enum CSVImporter {
-    /// The columns of our export, in the order `export` writes them; `id` may be left out on import.
-    package static let header = ["id", "date", "amount", "currency", "category", "note"]
+    /// The columns of our export, in the order `export` writes them: `id`, `date`, `amount`, `currency` (what a
+    /// reader looks at first), then every other field in ``ExpenseProtocol/ExpenseFields/all``'s order, each as
+    /// its wire text (`category`, `note`). `id` may be left out on import.
+    package static let header = ["id", "date", "amount", "currency"] + ExpenseFields.names.filter { !leading.contains($0) }
+
+    /// The fields whose columns lead the header, each read by a rule of its own (the amount as decimal text in
+    /// its currency, the date in `--date-format`, an empty currency as the default).
+    private static let leading = ["date", "amount", "currency"]
+
+    /// The columns an import of our export must find: those of the first export format. A column of a field
+    /// added since may be absent (a file written by an older version), and that field gets its default.
+    private static let requiredColumns = ["date", "amount", "currency", "category", "note"]
 
     /// Parses and validates every row with the core's validator (all of them, so the error can count them);
     /// an empty currency means `defaultCurrency`.
@@ -101,8 +112,16 @@ package enum CSVImporter {
                     }
                     date = iso
                 }
-                try builder.add(line: record.line, id: field(.id)?.trimmingWhitespace, amount: amount, currency: rowCurrency,
-                                category: field(.category) ?? "", date: date, note: field(.note) ?? "")
+                var fields = ExpenseDraft(id: nil, amount: amount, currency: .value(rowCurrency), category: nil, date: .text(date))
+                // Every other field's column as its wire text (``ExpenseFields``); the category's is always there
+                // (our header and `--map` both require it).
+                for wire in ExpenseFields.all where !Self.leading.contains(wire.name) {
+                    guard let text = field(wire.field) else { continue }
+                    if let rejection = wire.read(.string(text), &fields) {
+                        throw ImportError.RowProblem(line: record.line, code: rejection.reason, message: rejection.message)
+                    }
+                }
+                try builder.add(line: record.line, id: field(.id)?.trimmingWhitespace, fields: fields, currency: rowCurrency)
             } catch let error as ValidationError {
                 problem(error.code, error.message)
             } catch let error as ImportError.RowProblem {
@@ -137,7 +156,7 @@ package enum CSVImporter {
             }
             indexes[field] = index
         }
-        guard header.dropFirst().allSatisfy({ ExpenseField(rawValue: $0).flatMap { indexes[$0] } != nil }) else {
+        guard requiredColumns.allSatisfy({ ExpenseField(rawValue: $0).flatMap { indexes[$0] } != nil }) else {
             throw .badHeader(found: found, expected: expected)
         }
         return indexes

@@ -23,25 +23,25 @@ struct ImportRowBuilder {
     private var lineOfId: [UUID: Int] = [:]
     private(set) var rows: [ImportRow] = []
 
-    /// Validates one row's fields (an `id` of `nil` or empty: derived from the content and its occurrence).
+    /// Validates one row's fields (an `id` of `nil` or empty: derived from the content and its occurrence);
+    /// what a creation may leave out gets its default (``ExpenseCore/ExpenseDraft/completeCreation(currency:)``).
     /// - Throws: ``ExpenseCore/ValidationError``, or ``ImportError/RowProblem`` for an id given twice.
-    mutating func add(line: Int, id: String?, amount: Int64, currency: Currency, category: String, date: String,
-                      note: String) throws {
+    mutating func add(line: Int, id: String?, fields: ExpenseDraft, currency: Currency) throws {
         let given = !(id ?? "").isEmpty
         let placeholder = "00000000-0000-0000-0000-000000000000"
-        let valid = try ExpenseValidator.validate(ExpenseDraft(
-            id: .text(given ? id ?? placeholder : placeholder), amount: amount, currency: .value(currency), category: category,
-            date: .text(date), note: note))
+        var draft = fields
+        draft.id = .text(given ? id ?? placeholder : placeholder)
+        draft.completeCreation(currency: currency)
+        let valid = try ExpenseValidator.validate(draft)
         var expense = valid
         if !given {
-            // The id is derived from the validated (trimmed) values, so "food" and " food " are one expense.
+            // The id is derived from the validated (trimmed) values, so "food" and " food " are one expense. Only
+            // these five: a file imported again after a field was added must get the same ids.
             let key = [valid.date.description, String(valid.amount), valid.currency.code, valid.category, valid.note]
             let occurrence = occurrences[key, default: 0] + 1
             occurrences[key] = occurrence
-            expense = Expense(id: ImportIdentity.id(date: valid.date, amount: valid.amount, currency: valid.currency,
-                                                    category: valid.category, note: valid.note, occurrence: occurrence),
-                              amount: valid.amount, currency: valid.currency, category: valid.category, date: valid.date,
-                              note: valid.note)
+            expense = valid.with(id: ImportIdentity.id(date: valid.date, amount: valid.amount, currency: valid.currency,
+                                                       category: valid.category, note: valid.note, occurrence: occurrence))
         }
         if let earlier = lineOfId[expense.id] {
             throw ImportError.RowProblem(line: line, code: "duplicate_id", message: "the id \(expense.idString) is also on line \(earlier)")

@@ -32,9 +32,13 @@ package enum JSONImporter {
                 guard case .number(let number) = amountValue, let amount = number.int64 else {
                     throw problem(position, "amount must be an integer of minor units, such as 1250 for 12.50 USD")
                 }
-                try builder.add(line: position, id: try text("id", required: false), amount: amount, currency: currency,
-                                category: try text("category", required: true) ?? "", date: try text("date", required: true) ?? "",
-                                note: try text("note", required: false) ?? "")
+                var fields = ExpenseDraft(id: nil, amount: amount, currency: .value(currency), category: nil, date: nil)
+                // Every other field as the wire reads it (``ExpenseFields``); one left out is missing, or its default.
+                for field in ExpenseFields.all where field.field != .amount && field.field != .currency {
+                    guard let value = object[field.name], value != .null else { continue }
+                    if let rejection = field.read(value, &fields) { throw problem(position, rejection.message) }
+                }
+                try builder.add(line: position, id: try text("id", required: false), fields: fields, currency: currency)
             } catch let error as ValidationError {
                 total += 1
                 if problems.count < ImportError.shownProblems {

@@ -13,7 +13,7 @@ final class SQLiteCacheTables: StoreTransaction {
     /// On during a bulk load (``SQLiteExpenseStore/beginBulkLoad()``): the indexes are dropped, so
     /// ``putSettled(_:)`` appends rows without looking for an earlier copy (duplicates are settled at the end).
     var bulkLoading = false
-    /// The bulk load's append (``putSettled(_:)``), in ``appendSettledValues(of:to:)``'s column order.
+    /// The bulk load's append (``putSettled(_:)``), in ``settledColumns``' order.
     private lazy var bulkInsert = SQLiteRowStatement(
         connection: connection,
         head: "INSERT INTO expense(\(Self.settledColumns))", columns: ExpenseColumns.names.count + 4)
@@ -141,76 +141,25 @@ final class SQLiteCacheTables: StoreTransaction {
     }
 
     /// In a bulk load the rows are appended by one multi-row INSERT of up to ``SQLiteRowStatement/maximumRows``
-    /// rows, prepared once for the store and bound value by value (no array of values, no lookup of the
-    /// statement by its text per chunk); the ids and texts are bound without a copy from one buffer holding the
-    /// page's bytes (``SQLiteRowBinder/text(noCopy:)``), which lives until the rows are written, and the integers
-    /// from one array, both filled in one pass over the records (binding then touches no ``Record``: a record's
-    /// copy and its strings' UTF-8 views cost more than the binding itself). The live totals (whose triggers are
-    /// dropped meanwhile) get one addition per currency of the page. Otherwise one by one.
+    /// rows, prepared once for the store and bound value by value as ``ExpenseCore/ExpenseColumns`` writes an
+    /// expense (no array of values, no lookup of the statement by its text per chunk). The live totals (whose
+    /// triggers are dropped meanwhile) get one addition per currency of the page. Otherwise one by one.
     func putSettled(_ records: [Record]) throws {
         guard bulkLoading else {
             for record in records { try putSettled(record) }
             return
         }
-        // Each record's id, currency code, category and note, back to back; `ends[4 * i + k]` ends field k of
-        // record i. Reserved once, so the buffer does not move while the pointers into it are bound. Then each
-        // record's amount, day, version, deleted and seq at `integers[5 * i + k]`.
-        var total = 0
-        for record in records {
-            let expense = record.expense
-            total += 16 + expense.currency.code.utf8.count + expense.category.utf8.count + expense.note.utf8.count
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(total)
-        var ends: [Int] = []
-        ends.reserveCapacity(4 * records.count)
-        var integers: [Int64] = []
-        integers.reserveCapacity(5 * records.count)
-        for record in records {
-            let expense = record.expense
-            withUnsafeBytes(of: expense.id.uuid) { bytes.append(contentsOf: $0) }
-            ends.append(bytes.count)
-            Self.append(expense.currency.code, to: &bytes)
-            ends.append(bytes.count)
-            Self.append(expense.category, to: &bytes)
-            ends.append(bytes.count)
-            Self.append(expense.note, to: &bytes)
-            ends.append(bytes.count)
-            integers.append(expense.amount)
-            integers.append(Int64(expense.date.ordinal))
-            integers.append(record.version)
-            integers.append(record.deleted ? 1 : 0)
-            integers.append(record.seq)
-        }
-        precondition(bytes.count == total, "the page's bytes fill exactly what was reserved")
-        try bytes.withUnsafeBytes { buffer in
-            try ends.withUnsafeBufferPointer { ends in
-                try integers.withUnsafeBufferPointer { integers in
-                    func field(_ index: Int) -> UnsafeRawBufferPointer {
-                        UnsafeRawBufferPointer(rebasing: buffer[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
-                    }
-                    try bulkInsert.run(count: records.count) { binder, index in
-                        let number = 5 * index
-                        try binder.blob(noCopy: field(4 * index))
-                        try binder.integer(integers[number])
-                        try binder.text(noCopy: field(4 * index + 1))
-                        try binder.text(noCopy: field(4 * index + 2))
-                        try binder.integer(integers[number + 1])
-                        try binder.text(noCopy: field(4 * index + 3))
-                        try binder.integer(integers[number + 2])
-                        try binder.integer(integers[number + 3])
-                        try binder.integer(integers[number + 4])
-                    }
-                }
-            }
+        try bulkInsert.run(count: records.count) { binder, index in
+            let record = records[index]
+            var row = BulkRow(binder: binder)
+            try withUnsafeBytes(of: record.expense.id.uuid) { try row.binder.blob($0) }
+            try ExpenseColumns.write(record.expense, to: &row)
+            try row.integer(record.version)
+            try row.integer(record.deleted ? 1 : 0)
+            try row.integer(record.seq)
+            binder = row.binder
         }
         try addBulkTotals(of: records)
-    }
-
-    /// Appends the UTF-8 bytes of `text` as one copy (the generic append of a `String.UTF8View` walks it).
-    private static func append(_ text: String, to bytes: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// A server copy's values in ``settledColumns``' order (which ``serverCopyColumns`` shares).
@@ -365,4 +314,14 @@ final class SQLiteCacheTables: StoreTransaction {
             id: id, mine: mine, mineBaseVersion: row.int64(2), mineFields: ExpenseColumns.readDraft(from: row, at: Self.conflictMine),
             theirs: Record(expense: theirs, version: row.int64(after), seq: row.int64(after + 1), deleted: row.int64(after + 2) != 0))
     }
+}
+
+/// A bulk-load row bound as ``ExpenseCore/ExpenseColumns`` writes an expense (so the bulk load holds every
+/// column the cache's other statements do); texts are copied into the run's arena, which costs no allocation.
+private struct BulkRow: ExpenseColumnWriter {
+    var binder: SQLiteRowBinder
+
+    mutating func integer(_ value: Int64) throws { try binder.integer(value) }
+    mutating func text(_ value: String) throws { try binder.text(value) }
+    mutating func null() throws { try binder.null() }
 }

@@ -44,6 +44,11 @@ public struct Expense: Hashable, Sendable, Identifiable {
         ExactText.hash(note, into: &hasher)
     }
 
+    /// This expense's values under another id (an import's id derived from them).
+    public func with(id newId: UUID) -> Expense {
+        Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note)
+    }
+
     /// A draft holding these values as values (never written out as text to be parsed back), to change some of
     /// them and validate again.
     public var draft: ExpenseDraft {

@@ -203,7 +203,7 @@ public struct WireField: Sendable {
     /// The name's bytes, compared with a member key read from a line.
     let utf8: [UInt8]
     /// Sets the draft's field from `value`, or the rejection of a value of the wrong type.
-    let read: @Sendable (_ value: JSONValue, _ draft: inout ExpenseDraft) -> MutationRejection?
+    public let read: @Sendable (_ value: JSONValue, _ draft: inout ExpenseDraft) -> MutationRejection?
     /// The draft's field as a member value; `nil` when the draft does not give it.
     public let write: @Sendable (_ draft: ExpenseDraft) -> JSONValue?
 

@@ -137,16 +137,13 @@ extension ExpenseRunner {
         if stored.deleted { return "it is deleted here (an import does not restore it)" }
         let old = stored.expense
         var parts: [String] = []
-        if row.amount != old.amount || row.currency != old.currency {
-            parts.append("amount \(Money.format(row.amount, currency: row.currency, includeCode: true)) here, "
-                         + "\(Money.format(old.amount, currency: old.currency, includeCode: true)) stored")
-        }
-        if row.date != old.date { parts.append("date \(row.date) here, \(old.date) stored") }
-        if !row.category.utf8.elementsEqual(old.category.utf8) {
-            parts.append("category \(ExpenseTable.oneLine(row.category, width: 30)) here, \(ExpenseTable.oneLine(old.category, width: 30)) stored")
-        }
-        if !row.note.utf8.elementsEqual(old.note.utf8) {
-            parts.append("note '\(ExpenseTable.oneLine(row.note, width: 30))' here, '\(ExpenseTable.oneLine(old.note, width: 30))' stored")
+        // Each conflict group that differs, both values whole; text in quotes, money and dates as they read.
+        for group in ExpenseField.conflictGroups where !group.conflictGroup.allSatisfy({ $0.same(row, old) }) {
+            func shown(_ expense: Expense) -> String {
+                let text = ExpenseTable.oneLine(group.text(of: expense), width: 30)
+                return group == .amount || group == .date ? text : "'\(text)'"
+            }
+            parts.append("\(group.rawValue) \(shown(row)) here, \(shown(old)) stored")
         }
         return parts.joined(separator: "; ")
     }

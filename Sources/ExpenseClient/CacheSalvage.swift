@@ -44,9 +44,9 @@ package struct CacheSalvage: Sendable {
                 continue
             }
             guard !entry.deleted else { continue }
-            if let expense = try? ExpenseValidator.validateStored(ExpenseDraft(
-                id: entry.id, amount: entry.amount, currency: entry.currency, category: entry.category,
-                date: entry.date, note: entry.note)) {
+            var draft = entry.values.draft
+            draft.id = .text(entry.id)
+            if let expense = try? ExpenseValidator.validateStored(draft) {
                 salvage.expenses.append(expense)
             } else {
                 bad += 1
@@ -65,8 +65,17 @@ package struct CacheSalvage: Sendable {
 
     /// The fields of one expense entry of the JSON cache (the store's own format, read leniently).
     private struct JSONEntry: Decodable {
-        var id: String, amount: Int64, currency: String, category: String, date: String, note: String
-        var deleted: Bool
+        var id: String, deleted: Bool
+        var values: ExpenseFieldMembers
+
+        private enum CodingKeys: String, CodingKey { case id, deleted }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            deleted = try container.decode(Bool.self, forKey: .deleted)
+            values = try ExpenseFieldMembers(from: decoder)
+        }
     }
 }
 

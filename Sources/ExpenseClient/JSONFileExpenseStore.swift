@@ -103,17 +103,17 @@ package final class JSONFileExpenseStore: StateBackedStore {
         var conflicts: [ConflictEntry]?
     }
 
-    /// A record: its expense's fields as members of its own (``FieldMembers``) beside these.
+    /// A record: its expense's fields as members of its own (``ExpenseFieldMembers``) beside these.
     private struct Entry: Codable {
         var id: String, baseVersion: Int64, deleted: Bool, order: Int64
         var seq: Int64?
-        var values: FieldMembers
+        var values: ExpenseFieldMembers
 
         private enum CodingKeys: String, CodingKey { case id, baseVersion, deleted, order, seq }
 
         init(_ expense: Expense, version: Int64, deleted: Bool, order: Int64, seq: Int64? = nil) {
             (id, baseVersion, self.deleted, self.order, self.seq) = (expense.idString, version, deleted, order, seq)
-            values = FieldMembers(expense.draft)
+            values = ExpenseFieldMembers(expense.draft)
         }
 
         init(from decoder: any Decoder) throws {
@@ -123,7 +123,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
             deleted = try container.decode(Bool.self, forKey: .deleted)
             order = try container.decode(Int64.self, forKey: .order)
             seq = try container.decodeIfPresent(Int64.self, forKey: .seq)
-            values = try FieldMembers(from: decoder)
+            values = try ExpenseFieldMembers(from: decoder)
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -137,10 +137,10 @@ package final class JSONFileExpenseStore: StateBackedStore {
         }
     }
 
-    /// A queued change: its sent fields as members of its own (``FieldMembers``) beside these.
+    /// A queued change: its sent fields as members of its own (``ExpenseFieldMembers``) beside these.
     private struct MutationEntry: Codable {
         var mutationId: Int64?, type: String, id: String, baseVersion: Int64
-        var fields: FieldMembers
+        var fields: ExpenseFieldMembers
         var position: Int64?, state: String?
         var rejectReason: String?, rejectField: String?, rejectMessage: String?
         /// A materialised occurrence's create (``PendingMutation/ifAbsent``); absent: false.
@@ -153,7 +153,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
         init(_ mutation: PendingMutation) {
             (mutationId, type, id, baseVersion) = (mutation.mutationId, mutation.type.rawValue, UUIDText.lowercased(mutation.id),
                                                    mutation.baseVersion)
-            fields = FieldMembers(mutation.fields)
+            fields = ExpenseFieldMembers(mutation.fields)
             (position, state) = (mutation.position, mutation.state.rawValue)
             (rejectReason, rejectField, rejectMessage) = (mutation.rejection?.reason, mutation.rejection?.field,
                                                           mutation.rejection?.message)
@@ -166,7 +166,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
             type = try container.decode(String.self, forKey: .type)
             id = try container.decode(String.self, forKey: .id)
             baseVersion = try container.decode(Int64.self, forKey: .baseVersion)
-            fields = try FieldMembers(from: decoder)
+            fields = try ExpenseFieldMembers(from: decoder)
             position = try container.decodeIfPresent(Int64.self, forKey: .position)
             state = try container.decodeIfPresent(String.self, forKey: .state)
             rejectReason = try container.decodeIfPresent(String.self, forKey: .rejectReason)
@@ -192,7 +192,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
     }
 
     private struct ConflictEntry: Codable {
-        var id: String, mine: String, mineBaseVersion: Int64, mineFields: FieldMembers, theirs: Entry
+        var id: String, mine: String, mineBaseVersion: Int64, mineFields: ExpenseFieldMembers, theirs: Entry
     }
 
     private func save(_ state: StoreState) throws {
@@ -220,7 +220,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
             },
             conflicts: state.conflicts.map {
                 ConflictEntry(id: UUIDText.lowercased($0.id), mine: $0.mine.rawValue, mineBaseVersion: $0.mineBaseVersion,
-                              mineFields: FieldMembers($0.mineFields),
+                              mineFields: ExpenseFieldMembers($0.mineFields),
                               theirs: Entry($0.theirs.expense, version: $0.theirs.version, deleted: $0.theirs.deleted,
                                             order: 0, seq: $0.theirs.seq))
             })
@@ -303,61 +303,5 @@ package final class JSONFileExpenseStore: StateBackedStore {
             if let key = StoreMetaKey(rawValue: key) { state.meta[key] = value }
         }
         return state
-    }
-}
-
-/// An expense's fields as members of the object being coded, named and written as on the wire
-/// (``ExpenseProtocol/ExpenseFields``): only the fields the draft gives, an amount as an integer, everything
-/// else as text. A new expense field needs nothing here.
-private struct FieldMembers: Codable {
-    var draft: ExpenseDraft
-
-    init(_ draft: ExpenseDraft) {
-        self.draft = draft
-    }
-
-    private struct Member: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Member.self)
-        var fields: [String: JSONValue] = [:]
-        for name in ExpenseFields.names {
-            let key = Member(stringValue: name)
-            guard container.contains(key) else { continue }
-            if let integer = try? container.decode(Int64.self, forKey: key) {
-                fields[name] = .number(JSONNumber(integer))
-            } else {
-                fields[name] = .string(try container.decode(String.self, forKey: key))
-            }
-        }
-        switch ExpenseFields.draft(from: fields) {
-        case .success(let draft): self.draft = draft
-        case .failure(let rejection):
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: rejection.message))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Member.self)
-        for (name, value) in ExpenseFields.json(from: draft) {
-            let key = Member(stringValue: name)
-            switch value {
-            case .number(let number):
-                guard let integer = number.int64 else {
-                    throw EncodingError.invalidValue(number.text, .init(codingPath: encoder.codingPath + [key],
-                                                                        debugDescription: "not an integer"))
-                }
-                try container.encode(integer, forKey: key)
-            case .string(let text): try container.encode(text, forKey: key)
-            default:
-                throw EncodingError.invalidValue(name, .init(codingPath: encoder.codingPath + [key],
-                                                             debugDescription: "an expense field is an integer or text"))
-            }
-        }
     }
 }

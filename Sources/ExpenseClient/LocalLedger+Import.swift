@@ -51,7 +51,6 @@ extension LocalLedger {
 
     /// Whether two expenses hold the same values, text compared byte for byte (as the daemon compares them).
     static func sameValues(_ a: Expense, _ b: Expense) -> Bool {
-        a.amount == b.amount && a.currency == b.currency && a.date == b.date
-            && a.category.utf8.elementsEqual(b.category.utf8) && a.note.utf8.elementsEqual(b.note.utf8)
+        ExpenseField.values.allSatisfy { $0.same(a, b) }
     }
 }

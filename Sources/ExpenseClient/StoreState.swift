@@ -54,9 +54,7 @@ struct StoreState: Sendable, Equatable {
     /// Moves the row of `old` to the id `new`, keeping its order (and so the totals).
     mutating func rename(_ old: UUID, to new: UUID) {
         guard var row = rows.removeValue(forKey: old) else { return }
-        let expense = row.record.expense
-        row.record.expense = Expense(id: new, amount: expense.amount, currency: expense.currency, category: expense.category,
-                                     date: expense.date, note: expense.note)
+        row.record.expense = row.record.expense.with(id: new)
         rows[new] = row
     }
 

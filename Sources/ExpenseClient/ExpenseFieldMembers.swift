@@ -1,0 +1,59 @@
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+/// An expense's fields as members of the object being coded, named and written as on the wire
+/// (``ExpenseProtocol/ExpenseFields``): only the fields the draft gives, an amount as an integer, everything
+/// else as text. A new expense field needs nothing here.
+struct ExpenseFieldMembers: Codable {
+    var draft: ExpenseDraft
+
+    init(_ draft: ExpenseDraft) {
+        self.draft = draft
+    }
+
+    private struct Member: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Member.self)
+        var fields: [String: JSONValue] = [:]
+        for name in ExpenseFields.names {
+            let key = Member(stringValue: name)
+            guard container.contains(key) else { continue }
+            if let integer = try? container.decode(Int64.self, forKey: key) {
+                fields[name] = .number(JSONNumber(integer))
+            } else {
+                fields[name] = .string(try container.decode(String.self, forKey: key))
+            }
+        }
+        switch ExpenseFields.draft(from: fields) {
+        case .success(let draft): self.draft = draft
+        case .failure(let rejection):
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: rejection.message))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Member.self)
+        for (name, value) in ExpenseFields.json(from: draft) {
+            let key = Member(stringValue: name)
+            switch value {
+            case .number(let number):
+                guard let integer = number.int64 else {
+                    throw EncodingError.invalidValue(number.text, .init(codingPath: encoder.codingPath + [key],
+                                                                        debugDescription: "not an integer"))
+                }
+                try container.encode(integer, forKey: key)
+            case .string(let text): try container.encode(text, forKey: key)
+            default:
+                throw EncodingError.invalidValue(name, .init(codingPath: encoder.codingPath + [key],
+                                                             debugDescription: "an expense field is an integer or text"))
+            }
+        }
+    }
+}

@@ -24,9 +24,7 @@ enum ExpenseCommands {
         name: "add", abstract: "Record an expense and print its id.",
         arguments: [ExpenseArguments.amount.help("The amount, such as 12.50 (at most the currency's decimal places).").spec,
                     ExpenseArguments.category.help("The category, such as food (1 to 64 characters).").spec],
-        options: [ExpenseFieldOptions.date.help("The day of the expense, YYYY-MM-DD (default: today).").spec,
-                  ExpenseFieldOptions.note.help("A note (up to 300 characters).").spec,
-                  ExpenseFieldOptions.currency.help("An ISO 4217 code (default: the configured currency, else the synced ledger's, else USD).").spec])
+        options: ExpenseFieldOptions.addSpecs)
 
     static let list = CommandSpec(
         name: "list", abstract: "List expenses by date.",
@@ -38,10 +36,7 @@ enum ExpenseCommands {
     static let edit = CommandSpec(
         name: "edit", abstract: "Change fields of an expense.",
         arguments: [ExpenseArguments.id.spec],
-        options: ExpenseFieldOptions.specs(
-            amount: "The new amount.", category: "The new category.", date: "The new day, YYYY-MM-DD.",
-            note: "The new note (an empty text clears it).",
-            currency: "The new currency; needs --amount, since the same digits mean different money."))
+        options: ExpenseFieldOptions.editSpecs)
 
     static let delete = CommandSpec(
         name: "delete", abstract: "Delete an expense.",
@@ -191,9 +186,7 @@ enum ExpenseCommands {
         options: [ExpenseOptions.mine.spec,
                   ExpenseOptions.theirs.spec,
                   ExpenseOptions.edit.spec]
-            + ExpenseFieldOptions.specs(amount: "With --edit: the amount.", category: "With --edit: the category.",
-                                        date: "With --edit: the day, YYYY-MM-DD.", note: "With --edit: the note.",
-                                        currency: "With --edit: the currency (needs --amount)."),
+            + ExpenseFieldOptions.resolveSpecs,
         exclusiveGroups: [.exactlyOne(ExpenseOptions.mine.spec, ExpenseOptions.theirs.spec, ExpenseOptions.edit.spec)])
 
     static let completion = CompletionScript.command(program: "expense")

@@ -8,11 +8,8 @@ extension ExpenseRunner {
         let ledger = try ledger()
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
-        let date = try command.value(ExpenseFieldOptions.date).map(DraftInput.text) ?? .value(CalendarDay.today())
-        var draft = ExpenseDraft(id: nil, amount: amount, currency: .value(currency), category: command[ExpenseArguments.category],
-                                 date: date, note: try command.value(ExpenseFieldOptions.note))
-        draft.completeCreation(currency: currency)
-        let expense = try ledger.journaledAdd(draft)
+        let expense = try ledger.journaledAdd(try ExpenseFieldOptions.creation(
+            command, amount: amount, currency: currency, category: command[ExpenseArguments.category]))
         console.out(expense.idString + "\n")
         warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
     }

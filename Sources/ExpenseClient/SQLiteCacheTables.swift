@@ -149,15 +149,16 @@ final class SQLiteCacheTables: StoreTransaction {
             for record in records { try putSettled(record) }
             return
         }
-        try bulkInsert.run(count: records.count) { binder, index in
-            let record = records[index]
-            var row = BulkRow(binder: binder)
-            try withUnsafeBytes(of: record.expense.id.uuid) { try row.binder.blob($0) }
-            try ExpenseColumns.write(record.expense, to: &row)
-            try row.integer(record.version)
-            try row.integer(record.deleted ? 1 : 0)
-            try row.integer(record.seq)
-            binder = row.binder
+        // Each row read in place from the buffer (a copy of a record per row retains its strings) and bound
+        // through one writer that lives for the whole run.
+        try records.withUnsafeBufferPointer { records in
+            try bulkInsert.run(count: records.count) { binder, index in
+                try withUnsafeBytes(of: records[index].expense.id.uuid) { try binder.blob($0) }
+                try binder.expenseColumns { try ExpenseColumns.write(records[index].expense, to: &$0) }
+                try binder.integer(records[index].version)
+                try binder.integer(records[index].deleted ? 1 : 0)
+                try binder.integer(records[index].seq)
+            }
         }
         try addBulkTotals(of: records)
     }
@@ -321,7 +322,17 @@ final class SQLiteCacheTables: StoreTransaction {
 private struct BulkRow: ExpenseColumnWriter {
     var binder: SQLiteRowBinder
 
-    mutating func integer(_ value: Int64) throws { try binder.integer(value) }
-    mutating func text(_ value: String) throws { try binder.text(value) }
+    @inline(__always) mutating func integer(_ value: Int64) throws { try binder.integer(value) }
+    @inline(__always) mutating func text(_ value: String) throws { try binder.text(value) }
     mutating func null() throws { try binder.null() }
+}
+
+extension SQLiteRowBinder {
+    /// Runs `body` with a writer over this binder, which then continues where the writer left it.
+    @inline(__always)
+    fileprivate mutating func expenseColumns(_ body: (inout BulkRow) throws -> Void) throws {
+        var row = BulkRow(binder: self)
+        defer { self = row.binder }
+        try body(&row)
+    }
 }

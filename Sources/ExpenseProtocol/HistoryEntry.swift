@@ -161,7 +161,7 @@ extension HistoryEntry {
     /// changes first. A create changes every field from nothing; its members in byte order (category, date,
     /// money, note). The daemon writes one per create, off the ledger's thread.
     public static func creationChangesJSON(of expense: Expense) -> [UInt8] {
-        var writer = JSONWriter(capacity: 96 + expense.category.utf8.count + expense.note.utf8.count)
+        var writer = JSONWriter(capacity: 256)
         writeCreationChanges(of: expense, to: &writer)
         return writer.bytes
     }

@@ -1,6 +1,11 @@
 import CommandLineKit
 
 extension ExpenseCommands {
+    static let budgets = KindCommands(spec: budget, runs: [
+        "set": { try $0.budgetSet() }, "list": { try $0.budgetList() }, "remove": { try $0.budgetRemove() },
+        "status": { try $0.budgetStatus() },
+    ])
+
     static let budget = CommandSpec(
         name: "budget", abstract: "Set budgets per category and see what is left of them.",
         discussion: """

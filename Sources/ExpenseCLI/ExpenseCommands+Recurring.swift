@@ -1,6 +1,12 @@
 import CommandLineKit
 
 extension ExpenseCommands {
+    static let recurringRules = KindCommands(spec: recurring, runs: [
+        "add": { try $0.recurringAdd() }, "list": { try $0.recurringList() }, "remove": { try $0.recurringRemove() },
+        "skip": { try $0.recurringSkip() }, "keep-both": { try $0.recurringKeepBoth() }, "merge": { try $0.recurringMerge() },
+        "preview": { try $0.recurringPreview() }, "run": { try $0.recurringRun() },
+    ])
+
     static let recurring = CommandSpec(
         name: "recurring", abstract: "Rules for expenses that repeat (rent, subscriptions), synced like budgets.",
         discussion: """

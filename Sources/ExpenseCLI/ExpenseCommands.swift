@@ -18,7 +18,10 @@ enum ExpenseCommands {
           1234567.50 EUR); --json, export and import always use plain decimals and minor units.
         """,
         subcommands: [add, list, edit, delete, summary, stats, report, export, importing, config, remote, sync, status, conflicts, resolve,
-                      discard, budget, recurring, history, log, undo, completion, manual])
+                      discard] + kindGroups.map(\.spec) + [history, log, undo, completion, manual])
+
+    /// The command group of each record kind besides expenses and settings, in the order the help lists them.
+    static let kindGroups: [KindCommands] = [budgets, recurringRules]
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
@@ -231,4 +234,13 @@ enum ExpenseCommands {
                            (0, false, no, off or empty: off, the default)
           LC_ALL, LC_MONETARY, LANG  the locale tables and summaries write money in (C, POSIX: plain)
         """
+}
+
+/// A record kind's command group: its spec, and what runs each of its subcommands. The root lists each group
+/// once (``ExpenseCommands/kindGroups``) and ``ExpenseRunner`` runs a group's subcommands from ``runs``, so a
+/// kind's commands live in its own two files (`ExpenseCommands+<Kind>.swift`, `ExpenseRunner+<Kind>.swift`).
+struct KindCommands: Sendable {
+    let spec: CommandSpec
+    /// Each subcommand's name and what runs it.
+    let runs: [String: @Sendable (ExpenseRunner) throws -> Void]
 }

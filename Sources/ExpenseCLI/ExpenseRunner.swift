@@ -32,19 +32,11 @@ struct ExpenseRunner {
         case ["history"]: try history()
         case ["log"]: try activityLog()
         case ["undo"]: try undo()
-        case ["budget", "set"]: try budgetSet()
-        case ["budget", "list"]: try budgetList()
-        case ["budget", "remove"]: try budgetRemove()
-        case ["budget", "status"]: try budgetStatus()
-        case ["recurring", "add"]: try recurringAdd()
-        case ["recurring", "list"]: try recurringList()
-        case ["recurring", "remove"]: try recurringRemove()
-        case ["recurring", "skip"]: try recurringSkip()
-        case ["recurring", "keep-both"]: try recurringKeepBoth()
-        case ["recurring", "merge"]: try recurringMerge()
-        case ["recurring", "preview"]: try recurringPreview()
-        case ["recurring", "run"]: try recurringRun()
-        default: throw usage("Unknown command")
+        default:
+            // A record kind's commands, from its group (``ExpenseCommands/kindGroups``).
+            guard command.path.count == 2, let group = ExpenseCommands.kindGroups.first(where: { $0.spec.name == command.path[0] }),
+                  let run = group.runs[command.path[1]] else { throw usage("Unknown command") }
+            try run(self)
         }
     }
 

@@ -36,10 +36,10 @@ import Testing
         return path.hasPrefix(head) && path.hasSuffix(tail) && path.count > head.count + tail.count
     }
 
-    @Test("the checklist for a new record kind names at most seven source files, each of which exists")
+    @Test("the checklist for a new record kind names at most six source files, each of which exists")
     func recordKindChecklist() throws {
         let paths = try Self.checklist("Adding a record kind besides expenses")
-        #expect(!paths.isEmpty && paths.count <= 7, "\(paths)")
+        #expect(!paths.isEmpty && paths.count <= 6, "\(paths)")
         try Self.expectExisting(paths)
     }
 

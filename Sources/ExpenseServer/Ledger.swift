@@ -140,15 +140,10 @@ public actor Ledger {
         }
     }
 
-    /// The changes after `params.since`, in seq order: runs on the ledger's thread and calls `completion` there.
+    /// The page of changes after `params.since`, in seq order, as the bytes the front sends
+    /// (``LedgerEngine/pullPage(_:)``): runs on the ledger's thread and calls `completion` there.
     public nonisolated func pull(_ params: PullRequest,
-                                 completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
-        perform { ledger in completion(Result { try ledger.openEngine().pull(params) }) }
-    }
-
-    /// ``pullPage(_:completion:)`` on the ledger's thread (``LedgerEngine/pullPage(_:)``).
-    public nonisolated func pullPage(_ params: PullRequest,
-                                     completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void) {
+                                 completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void) {
         perform { ledger in
             completion(Result { try ledger.openEngine().pullPage(params) })
             HeapReturn.noteWork()  // the page's buffers are freed; the heap goes back once the pulls end

@@ -34,11 +34,9 @@ public protocol LedgerService: Sendable {
     /// revoked before the push is applied. `nil`: a caller inside the daemon or a test, no author and no check.
     func push(clientId: UUID, items: [PushItem], credential: TokenCredential?,
               completion: @escaping @Sendable (Result<PushResult, any Error>) -> Void)
-    /// Starts a pull of the changes after `params.since` and calls `completion` with them as records.
-    func pull(_ params: PullRequest, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void)
-    /// ``pull(_:completion:)`` with the page as the bytes to send (``EncodedPullPage``): what the front answers
-    /// `pull` with.
-    func pullPage(_ params: PullRequest, completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void)
+    /// Starts a pull of the changes after `params.since` and calls `completion` with the page as the bytes the
+    /// front answers `pull` with (``EncodedPullPage``).
+    func pull(_ params: PullRequest, completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void)
     /// Starts a summary (totals computed from the ledger's own records) and calls `completion` with it.
     func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void)
     /// Starts `stats` and calls `completion` with its result (Protocol.md §5.10).

@@ -89,7 +89,7 @@ struct RequestDispatcher: Sendable {
         pull.maximumLineLength = maximumLineLength
         let ledger = ledger, log = log, maximumLineLength = maximumLineLength, params = pull
         return .deferred { reply in
-            ledger.pullPage(params) { result in
+            ledger.pull(params) { result in
                 switch result {
                 case .success(let page):
                     let line = page.responseLine(id: id, maximumLineLength: maximumLineLength)

@@ -47,12 +47,8 @@ final class FakeLedger: LedgerService {
         completion(.success(PushResult(results: results, cursor: head)))
     }
 
-    func pull(_ params: PullRequest, completion: @escaping @Sendable (Result<PullResult, any Error>) -> Void) {
-        completion(Result { try pulled(params) })
-    }
-
-    /// The page of ``pull(_:completion:)``, written record by record.
-    func pullPage(_ params: PullRequest, completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void) {
+    /// The page, written record by record.
+    func pull(_ params: PullRequest, completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void) {
         completion(Result { EncodedPullPage(try pulled(params)) })
     }
 

@@ -23,11 +23,14 @@ extension LedgerService {
         }
     }
 
-    /// The changes after `params.since` as records (``LedgerService/pull(_:completion:)``).
+    /// The changes after `params.since` as records: the page ``LedgerService/pull(_:completion:)`` answers, read
+    /// back from the response line the front would send, as a client reads it.
     public func pull(_ params: PullRequest) async throws -> PullResult {
-        try await withCheckedThrowingContinuation { continuation in
+        let page: EncodedPullPage = try await withCheckedThrowingContinuation { continuation in
             pull(params) { continuation.resume(with: $0) }
         }
+        let line = try JSONParser.parse(page.responseLine(id: .number(JSONNumber(1)), maximumLineLength: params.maximumLineLength))
+        return try PullResult(json: line["result"] ?? .null)
     }
 
     /// Totals from the ledger's own records (``LedgerService/summary(_:completion:)``).

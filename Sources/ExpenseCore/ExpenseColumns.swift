@@ -14,7 +14,9 @@ package enum ExpenseColumns {
     /// A draft's columns (the outbox's and a conflict's own side), each nullable: `date` holds the text typed.
     package static let draftNames = ["amount", "currency", "category", "date", "note"]
     /// Each value column's type, in ``names``' order.
-    package static let types: [ExpenseColumnType] = [.integer, .text, .text, .day, .text]
+    package static let types: [ExpenseColumnType] = [.integer, .currency, .text, .day, .text]
+    /// Each value column's field, whose name it has on the wire, in ``names``' order.
+    package static let fields: [ExpenseField] = [.amount, .currency, .category, .date, .note]
     /// How many columns an expense takes.
     package static let count = Int32(names.count)
     /// Each value's position among the expense's columns (add the position of the first).
@@ -52,6 +54,29 @@ package enum ExpenseColumns {
                        note: row.text(first + Self.note))
     }
 
+    /// The integer `expense` holds in the value column at position `column` (an amount, a day's ordinal): its
+    /// values read as a row of these columns from column 0, for code that writes any row one way (a record's
+    /// JSON object, from a stored row or from an expense).
+    @inline(__always)
+    package static func int64(of expense: borrowing Expense, at column: Int32) -> Int64 {
+        switch column {
+        case amount: expense.amount
+        case day: Int64(expense.date.ordinal)
+        default: 0
+        }
+    }
+
+    /// The text `expense` holds in the value column at position `column`, as ``int64(of:at:)``.
+    @inline(__always)
+    package static func text(of expense: borrowing Expense, at column: Int32) -> String {
+        switch column {
+        case currency: expense.currency.code
+        case category: expense.category
+        case note: expense.note
+        default: ""
+        }
+    }
+
     /// Writes a draft's fields in ``draftNames``' order, a missing one as NULL.
     package static func write(_ draft: ExpenseDraft, to row: inout some ExpenseColumnWriter) throws {
         try row.integer(draft.amount)
@@ -75,6 +100,8 @@ package enum ExpenseColumnType: Sendable {
     case integer
     /// UTF-8 text.
     case text
+    /// A currency's ISO 4217 code, as text.
+    case currency
     /// A ``CalendarDay/ordinal``, which fits 32 bits.
     case day
 }

@@ -193,6 +193,56 @@ public enum ExpenseFields {
     private static func quoted(_ text: String) -> String { DisplayText.quoted(text, quote: "\"") }
 }
 
+extension ExpenseFields {
+    /// The one layout of a record's object, `{"amount","category","currency","date","deleted","id","note","seq",
+    /// "version"}` (sorted; id lower case): every field under its name, and the record's own four members.
+    /// ``Record/write(to:)`` writes a record through it, and a store its pull pages straight from its rows. `row`'s
+    /// values start at column `first` (``ExpenseCore/ExpenseColumns``' positions) and are read as stored: each text
+    /// valid UTF-8, the day a day (a store checks its row first); `id` as the UUID's 16 bytes, which a store reads
+    /// without making a `UUID`.
+    ///
+    /// A pull page writes 10,000 of these, so the member names are fixed fragments (`"name":`, with the comma
+    /// before it) rather than escaped one byte at a time like ``JSONWriter/key(_:)`` does, and the object is laid
+    /// out at a pointer and appended once.
+    @inline(__always)
+    package static func writeRecordObject(to writer: inout JSONWriter, row: some RecordValueRow, first: Int32,
+                                          deleted: Bool, id: uuid_t, seq: Int64, version: Int64) {
+        row.withText(first + ExpenseColumns.category) { category in
+            row.withText(first + ExpenseColumns.note) { note in
+                row.withText(first + ExpenseColumns.currency) { code in
+                    writer.separate()
+                    let maximum = maximumFixedObjectBytes
+                        + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
+                    writer.append(atMost: maximum) { out in
+                        out.raw(#"{"amount":"#); out.int64(row.int64(first + ExpenseColumns.amount))
+                        out.raw(#","category":"#); out.string(utf8: category)
+                        out.raw(#","currency":"#); out.string(utf8: code)
+                        out.raw(#","date":"#)
+                        if let date = row.day(first + ExpenseColumns.day) {
+                            out.day(year: date.year, month: date.month, day: date.day)
+                        } else {
+                            out.raw("null")  // never: a store checks its row's day first, an expense's is a day
+                        }
+                        out.raw(#","deleted":"#); out.bool(deleted)
+                        out.raw(#","id":"#); out.uuid(bytes: id)
+                        out.raw(#","note":"#); out.string(utf8: note)
+                        out.raw(#","seq":"#); out.int64(seq)
+                        out.raw(#","version":"#); out.int64(version)
+                        out.byte(UInt8(ascii: "}"))
+                    }
+                    writer.needsComma = true
+                }
+            }
+        }
+    }
+
+    /// The most bytes of a record's object besides what ``JSONByteCursor/maximumStringBytes(_:)`` counts for
+    /// its three strings together (their contents and one pair of quotes): the nine names with their
+    /// punctuation and braces (86), the other two pairs of quotes (4), three integers of at most 20 bytes, the
+    /// id (38), the day (12), `false` (5).
+    static let maximumFixedObjectBytes = 86 + 4 + 3 * 20 + 38 + 12 + 5
+}
+
 /// One expense field as a `fields` member: its name, and its value read into a draft (only the JSON type is
 /// checked here, so that a wrong type gets that field's own reason) and written from one.
 public struct WireField: Sendable {

@@ -79,7 +79,7 @@ struct PullPageScanner {
     }
 
     /// One record object: all nine members, each once, in any order; validated like ``Record/init(json:path:)``.
-    /// An object laid out as the daemon writes it (``Record/writeObject(to:amount:category:currency:date:deleted:id:note:seq:version:)``)
+    /// An object laid out as the daemon writes it (``ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``)
     /// is read by its fixed fragments (``daemonLayoutRecord()``); any other, or one that path refuses, member by member.
     mutating func record() -> Record? {
         let start = reader.index

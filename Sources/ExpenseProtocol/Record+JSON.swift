@@ -1,55 +1,41 @@
 import ExpenseCore
 import Foundation
 
+/// A row a record's object is written from: its expense's values by column (``ExpenseCore/ExpenseColumns``'
+/// positions), each text lent as UTF-8 bytes. A store's row (written straight from the database) and a
+/// ``Record`` are written the same way (``ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``).
+package protocol RecordValueRow {
+    func int64(_ column: Int32) -> Int64
+    /// The day in a `.day` column; `nil` when it is not one.
+    func day(_ column: Int32) -> CalendarDay?
+    func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result
+}
+
+/// A record is a row of its expense's values (``ExpenseCore/ExpenseColumns/int64(of:at:)``), read in place.
+extension Record: RecordValueRow {
+    @inline(__always)
+    package func int64(_ column: Int32) -> Int64 { ExpenseColumns.int64(of: expense, at: column) }
+
+    @inline(__always)
+    package func day(_ column: Int32) -> CalendarDay? { expense.date }
+
+    @inline(__always)
+    package func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        var text = ExpenseColumns.text(of: expense, at: column)
+        return try text.withUTF8(body)
+    }
+}
+
 extension Record {
     /// Writes `{"amount","category","currency","date","deleted","id","note","seq","version"}` (sorted; id lower case).
     ///
-    /// A pull page writes 10,000 of these, so the member names are written as fixed fragments (`"name":`, with
-    /// the comma before it) rather than escaped one byte at a time like ``JSONWriter/key(_:)`` does.
+    /// The one layout of a record's object, which a store's pull page written from its rows shares
+    /// (``ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``).
+    @inline(__always)
     public func write(to writer: inout JSONWriter) {
-        var category = expense.category, note = expense.note
-        category.withUTF8 { category in
-            note.withUTF8 { note in
-                Self.writeObject(to: &writer, amount: expense.amount, category: category, currency: expense.currency,
-                                 date: expense.date, deleted: deleted, id: expense.id.uuid, note: note, seq: seq, version: version)
-            }
-        }
+        ExpenseFields.writeRecordObject(to: &writer, row: self, first: 0, deleted: deleted, id: expense.id.uuid,
+                                        seq: seq, version: version)
     }
-
-    /// The one layout of a record's object, from its values: ``write(to:)``'s, and a store's that writes pull
-    /// pages straight from its rows (`category` and `note` as valid UTF-8, as a `String` holds them; `id` as the
-    /// UUID's 16 bytes, which a store reads without making a `UUID`).
-    public static func writeObject(to writer: inout JSONWriter, amount: Int64, category: UnsafeBufferPointer<UInt8>,
-                                   currency: Currency, date: CalendarDay, deleted: Bool, id: uuid_t,
-                                   note: UnsafeBufferPointer<UInt8>, seq: Int64, version: Int64) {
-        // One reservation for the whole object (the bytes are laid out at a pointer, then appended once): a
-        // first sync writes a million of these.
-        var code = currency.code
-        code.withUTF8 { code in
-            writer.separate()
-            let maximum = Self.maximumFixedObjectBytes
-                + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
-            writer.append(atMost: maximum) { out in
-                out.raw(#"{"amount":"#); out.int64(amount)
-                out.raw(#","category":"#); out.string(utf8: category)
-                out.raw(#","currency":"#); out.string(utf8: code)
-                out.raw(#","date":"#); out.day(year: date.year, month: date.month, day: date.day)
-                out.raw(#","deleted":"#); out.bool(deleted)
-                out.raw(#","id":"#); out.uuid(bytes: id)
-                out.raw(#","note":"#); out.string(utf8: note)
-                out.raw(#","seq":"#); out.int64(seq)
-                out.raw(#","version":"#); out.int64(version)
-                out.byte(UInt8(ascii: "}"))
-            }
-            writer.needsComma = true
-        }
-    }
-
-    /// The most bytes of a record's object besides what ``JSONByteCursor/maximumStringBytes(_:)`` counts for
-    /// its three strings together (their contents and one pair of quotes): the nine names with their
-    /// punctuation and braces (86), the other two pairs of quotes (4), three integers of at most 20 bytes, the
-    /// id (38), the day (12), `false` (5).
-    static let maximumFixedObjectBytes = 86 + 4 + 3 * 20 + 38 + 12 + 5
 
     /// Reads a record sent by the daemon; its expense goes through the core's validation like any outside input
     /// (``ExpenseValidator/validateStored(_:)``: a record stored before the byte limits is read as it is).

@@ -49,7 +49,7 @@ enum RecordColumnType {
     init(_ value: ExpenseColumnType) {
         switch value {
         case .integer: self = .integer
-        case .text: self = .text
+        case .text, .currency: self = .text
         case .day: self = .day
         }
     }

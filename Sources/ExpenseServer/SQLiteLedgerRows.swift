@@ -1,4 +1,5 @@
 import ExpenseCore
+import ExpenseProtocol
 import Foundation
 import SQLite
 
@@ -80,4 +81,8 @@ extension SQLiteRow: RecordColumnReader {
 extension SQLiteRowBinder: RecordColumnWriter {
     mutating func id(_ value: UUID) throws { try SQLiteLedgerStore.bind(value, to: &self) }
     mutating func flag(_ value: Bool) throws { try integer(value ? 1 : 0) }
+}
+/// A `records` row written straight into a pull page (``ExpenseProtocol/ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``).
+extension SQLiteRow: RecordValueRow {
+    package func day(_ column: Int32) -> CalendarDay? { CalendarDay(ordinal: int(column)) }
 }

@@ -6,37 +6,26 @@ import SQLite
 /// The SQLite store's pull pages written straight from the rows (a first sync reads a million records this way):
 /// no ``Record``, `String` or id array per row. Each object is byte for byte what ``Record/write(to:)`` writes for
 /// the record ``changes(since:limit:)`` reads from the same row (`PullPageEncodingTests`), through the one
-/// layout ``Record/writeObject(to:amount:category:currency:date:deleted:id:note:seq:version:)``.
+/// layout ``ExpenseProtocol/ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``.
 extension SQLiteLedgerStore {
     package func encodedChanges(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges {
         var page = EncodedChanges(capacity: min(limit, PullRequest.limitRange.upperBound + 1, maximumBytes / Self.encodedRecordBytes + 2)
                                   * Self.encodedRecordBytes)
         var currency = PageCurrency(self.currency)
         var regular = true
-        let values = RecordColumns.values
+        let types = ExpenseColumns.types  // read once, not once per row
         try connection.cached("SELECT \(RecordColumns.list) FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2")
             .forEachRow([.integer(since), .integer(Int64(limit)), .integer(Self.purgedCut(since: since, snapshot: snapshot))]) { row in
             guard let id = row.withBlob(RecordColumns.id, { $0.count == 16 ? $0.loadUnaligned(as: uuid_t.self) : nil }),
-                  let day = CalendarDay(ordinal: row.int(values + ExpenseColumns.day)),
-                  row.withText(values + ExpenseColumns.currency, { currency.resolve($0) }) else {
+                  Self.isRegular(row, types: types, currency: &currency) else {
                 regular = false
                 return false
             }
-            let written: Bool = row.withText(values + ExpenseColumns.category) { category in
-                row.withText(values + ExpenseColumns.note) { note in
-                    guard Self.isUTF8(category), Self.isUTF8(note) else { return false }
-                    let seq = row.int64(RecordColumns.seq)
-                    page.append(seq: seq) { writer in
-                        Record.writeObject(to: &writer, amount: row.int64(values + ExpenseColumns.amount), category: category,
-                                           currency: currency.value, date: day, deleted: row.flag(RecordColumns.deleted),
-                                           id: id, note: note, seq: seq, version: row.int64(RecordColumns.version))
-                    }
-                    return true
-                }
-            }
-            guard written else {
-                regular = false
-                return false
+            let seq = row.int64(RecordColumns.seq)
+            page.append(seq: seq) { writer in
+                ExpenseFields.writeRecordObject(to: &writer, row: row, first: RecordColumns.values,
+                                                deleted: row.flag(RecordColumns.deleted), id: id, seq: seq,
+                                                version: row.int64(RecordColumns.version))
             }
             // Past the line's bytes with two records or more: the line is cut at or before this record
             // (EncodedPullPage.responseLine), so the rows after it would never be sent.
@@ -46,6 +35,22 @@ extension SQLiteLedgerStore {
         // path gives its exact error or bytes.
         guard regular else { return EncodedChanges(try changes(since: since, limit: limit, snapshot: snapshot)) }
         return page
+    }
+
+    /// Whether the general path reads `row`'s values as they are, so the page may be written from the row: each
+    /// day a day, each currency known, each text valid UTF-8 (`String` would replace anything else).
+    @inline(__always)
+    private static func isRegular(_ row: SQLiteRow, types: [ExpenseColumnType], currency: inout PageCurrency) -> Bool {
+        for index in types.indices {
+            let column = RecordColumns.values + Int32(index)
+            switch types[index] {
+            case .integer: continue
+            case .day: guard CalendarDay(ordinal: row.int(column)) != nil else { return false }
+            case .currency: guard row.withText(column, { currency.resolve($0) }) else { return false }
+            case .text: guard row.withText(column, isUTF8) else { return false }
+            }
+        }
+        return true
     }
 
     /// Whether `bytes` are valid UTF-8, which the general path's `String` keeps as they are (it would replace

@@ -57,6 +57,11 @@ extension ExpenseRunner {
             if let rejection = entry.rejection { line += " (rejected: \(rejection.reason))" }
             console.err(line + ".")
         }
+        if change.dataAwaitsSync {
+            // The copy here was carried over when this cache was upgraded, from values that held the change.
+            console.err("This cache has not synced since it was upgraded: \(named) shows the daemon's values after the next `expense sync`.")
+            return
+        }
         switch change.dataAfter {
         case nil: console.err("The daemon never had it: it is gone.")
         case let shown? where shown.deleted: console.err("Now shown as the server has it: \(named), removed.")

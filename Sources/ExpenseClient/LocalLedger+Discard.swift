@@ -19,6 +19,11 @@ package struct DiscardedChange: Sendable {
     /// A budget's, rule's or setting's local view now: the server's copy (`nil` when the daemon never had it);
     /// `nil` for an expense.
     package var dataAfter: LocalDataRecord?
+    /// Whether a budget's, rule's or setting's server copy here is one this cache carried over from before its
+    /// one outbox (cache migration 12 made it from the local view, which held the queued values: the old cache
+    /// kept no copy of the daemon's) and no sync has confirmed yet: ``dataAfter`` may still show the discarded
+    /// change until the next sync brings the daemon's values.
+    package var dataAwaitsSync = false
 }
 
 /// Why nothing could be discarded.
@@ -102,10 +107,14 @@ extension LocalLedger {
         // The kind is taken from the entries first: an expense may hold the id of a budget, rule or setting the
         // daemon refused for that reason, and it is the budget's change that is dropped, the expense untouched.
         if let kind = try transaction.dataKind(of: id, entries: entries) {
+            // A daemon's copy always has a seq; the copies migration 12 carried over have 0 until a sync replaces them.
+            let carriedOver = try dataTables(transaction).dataServerCopy(id: id).map { $0.seq == 0 } ?? false
             for entry in entries { try transaction.removePending(position: entry.position) }
             try dataTables(transaction).removeDataConflict(id: id)  // this machine's side of it is a local change too
             try refresh(id, kind: kind, in: transaction)
-            return DiscardedChange(id: id, kind: kind, entries: entries, dataAfter: try dataTables(transaction).dataView(id: id))
+            var change = DiscardedChange(id: id, kind: kind, entries: entries, dataAfter: try dataTables(transaction).dataView(id: id))
+            change.dataAwaitsSync = carriedOver
+            return change
         }
         let before = try transaction.record(id: id)
         for entry in entries { try transaction.removePending(position: entry.position) }

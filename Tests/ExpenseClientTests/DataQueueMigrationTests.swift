@@ -67,6 +67,28 @@ import TestSupport
         await daemon.stop()
     }
 
+    /// The server copies migration 12 made from the old view hold this machine's queued values (the old cache
+    /// kept no copy of the daemon's): discarding such a change before the first sync says that the daemon's
+    /// values come with the next sync instead of claiming they show now, and that sync brings them.
+    @Test func discardingACarriedOverChangeBeforeTheFirstSyncWaitsForTheDaemonsValues() async throws {
+        let daemon = try TestDaemon()
+        let story = try await OldQueueStory.play(daemon)
+        let store = try SQLiteExpenseStore(path: story.path)
+        let ledger = LocalLedger(store: store)
+        let dropped = try ledger.discard(UUIDText.lowercased(story.food.id))
+        #expect(dropped.kind == .budget && dropped.entries.count == 2)
+        #expect(dropped.dataAwaitsSync)
+        let report = try await OldQueueStory.sync(ledger, with: daemon)
+        #expect(report.newConflicts == 0 && report.rejected == 0, "\(report)")
+        // The food budget is the daemon's again (neither of Bob's discarded changes reached it).
+        let onDaemon = try await story.daemonData(daemon)
+        let data = try LedgerDataCache(store: store)
+        #expect(onDaemon[story.food.id]?.version == 1)
+        #expect(try data.record(id: story.food.id)?.fields == onDaemon[story.food.id]?.fields)
+        #expect(try data.record(id: story.food.id)?.fields != story.lastFood.fields)
+        await daemon.stop()
+    }
+
     /// The old engine numbered its entries before sending them; a sync that died after the daemon consumed them
     /// (the first applied, the second refused as a conflict: the old engine sent both at the same base) left them
     /// queued. Sent again under the one client id, the first is applied without a change and the second on top.

@@ -44,7 +44,7 @@ package struct CacheSalvage: Sendable {
                 continue
             }
             guard !entry.deleted else { continue }
-            var draft = entry.values.draft
+            var draft = entry.fields.draft
             draft.id = .text(entry.id)
             if let expense = try? ExpenseValidator.validateStored(draft) {
                 salvage.expenses.append(expense)
@@ -64,18 +64,10 @@ package struct CacheSalvage: Sendable {
     }
 
     /// The fields of one expense entry of the JSON cache (the store's own format, read leniently).
-    private struct JSONEntry: Decodable {
+    private typealias JSONEntry = ExpenseFieldMembers.Beside<EntryMembers>
+
+    private struct EntryMembers: Codable {
         var id: String, deleted: Bool
-        var values: ExpenseFieldMembers
-
-        private enum CodingKeys: String, CodingKey { case id, deleted }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            id = try container.decode(String.self, forKey: .id)
-            deleted = try container.decode(Bool.self, forKey: .deleted)
-            values = try ExpenseFieldMembers(from: decoder)
-        }
     }
 }
 

@@ -57,3 +57,30 @@ struct ExpenseFieldMembers: Codable {
         }
     }
 }
+
+extension ExpenseFieldMembers {
+    /// An object holding `Own`'s members (its own `Codable`) and an expense's fields side by side, as the JSON
+    /// cache writes its records and queue entries; `Own`'s members read through it (`entry.id`).
+    @dynamicMemberLookup
+    struct Beside<Own: Codable>: Codable {
+        var own: Own
+        var fields: ExpenseFieldMembers
+
+        init(_ own: Own, fields: ExpenseDraft) {
+            self.own = own
+            self.fields = ExpenseFieldMembers(fields)
+        }
+
+        init(from decoder: any Decoder) throws {
+            own = try Own(from: decoder)
+            fields = try ExpenseFieldMembers(from: decoder)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try own.encode(to: encoder)
+            try fields.encode(to: encoder)
+        }
+
+        subscript<Value>(dynamicMember path: KeyPath<Own, Value>) -> Value { own[keyPath: path] }
+    }
+}

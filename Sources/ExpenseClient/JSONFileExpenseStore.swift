@@ -103,92 +103,37 @@ package final class JSONFileExpenseStore: StateBackedStore {
         var conflicts: [ConflictEntry]?
     }
 
-    /// A record: its expense's fields as members of its own (``ExpenseFieldMembers``) beside these.
-    private struct Entry: Codable {
+    /// A record: its own members beside its expense's fields (``ExpenseFieldMembers``).
+    private typealias Entry = ExpenseFieldMembers.Beside<RecordMembers>
+
+    private struct RecordMembers: Codable {
         var id: String, baseVersion: Int64, deleted: Bool, order: Int64
         var seq: Int64?
-        var values: ExpenseFieldMembers
-
-        private enum CodingKeys: String, CodingKey { case id, baseVersion, deleted, order, seq }
-
-        init(_ expense: Expense, version: Int64, deleted: Bool, order: Int64, seq: Int64? = nil) {
-            (id, baseVersion, self.deleted, self.order, self.seq) = (expense.idString, version, deleted, order, seq)
-            values = ExpenseFieldMembers(expense.draft)
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            id = try container.decode(String.self, forKey: .id)
-            baseVersion = try container.decode(Int64.self, forKey: .baseVersion)
-            deleted = try container.decode(Bool.self, forKey: .deleted)
-            order = try container.decode(Int64.self, forKey: .order)
-            seq = try container.decodeIfPresent(Int64.self, forKey: .seq)
-            values = try ExpenseFieldMembers(from: decoder)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(baseVersion, forKey: .baseVersion)
-            try container.encode(deleted, forKey: .deleted)
-            try container.encode(order, forKey: .order)
-            try container.encodeIfPresent(seq, forKey: .seq)
-            try values.encode(to: encoder)
-        }
     }
 
-    /// A queued change: its sent fields as members of its own (``ExpenseFieldMembers``) beside these.
-    private struct MutationEntry: Codable {
+    /// A queued change: its own members beside the fields it sends (``ExpenseFieldMembers``).
+    private typealias MutationEntry = ExpenseFieldMembers.Beside<MutationMembers>
+
+    private struct MutationMembers: Codable {
         var mutationId: Int64?, type: String, id: String, baseVersion: Int64
-        var fields: ExpenseFieldMembers
         var position: Int64?, state: String?
         var rejectReason: String?, rejectField: String?, rejectMessage: String?
         /// A materialised occurrence's create (``PendingMutation/ifAbsent``); absent: false.
         var ifAbsent: Bool?
+    }
 
-        private enum CodingKeys: String, CodingKey {
-            case mutationId, type, id, baseVersion, position, state, rejectReason, rejectField, rejectMessage, ifAbsent
-        }
+    private static func entry(_ expense: Expense, version: Int64, deleted: Bool, order: Int64, seq: Int64? = nil) -> Entry {
+        Entry(RecordMembers(id: expense.idString, baseVersion: version, deleted: deleted, order: order, seq: seq),
+              fields: expense.draft)
+    }
 
-        init(_ mutation: PendingMutation) {
-            (mutationId, type, id, baseVersion) = (mutation.mutationId, mutation.type.rawValue, UUIDText.lowercased(mutation.id),
-                                                   mutation.baseVersion)
-            fields = ExpenseFieldMembers(mutation.fields)
-            (position, state) = (mutation.position, mutation.state.rawValue)
-            (rejectReason, rejectField, rejectMessage) = (mutation.rejection?.reason, mutation.rejection?.field,
-                                                          mutation.rejection?.message)
-            ifAbsent = mutation.ifAbsent ? true : nil
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            mutationId = try container.decodeIfPresent(Int64.self, forKey: .mutationId)
-            type = try container.decode(String.self, forKey: .type)
-            id = try container.decode(String.self, forKey: .id)
-            baseVersion = try container.decode(Int64.self, forKey: .baseVersion)
-            fields = try ExpenseFieldMembers(from: decoder)
-            position = try container.decodeIfPresent(Int64.self, forKey: .position)
-            state = try container.decodeIfPresent(String.self, forKey: .state)
-            rejectReason = try container.decodeIfPresent(String.self, forKey: .rejectReason)
-            rejectField = try container.decodeIfPresent(String.self, forKey: .rejectField)
-            rejectMessage = try container.decodeIfPresent(String.self, forKey: .rejectMessage)
-            ifAbsent = try container.decodeIfPresent(Bool.self, forKey: .ifAbsent)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(mutationId, forKey: .mutationId)
-            try container.encode(type, forKey: .type)
-            try container.encode(id, forKey: .id)
-            try container.encode(baseVersion, forKey: .baseVersion)
-            try fields.encode(to: encoder)
-            try container.encodeIfPresent(position, forKey: .position)
-            try container.encodeIfPresent(state, forKey: .state)
-            try container.encodeIfPresent(rejectReason, forKey: .rejectReason)
-            try container.encodeIfPresent(rejectField, forKey: .rejectField)
-            try container.encodeIfPresent(rejectMessage, forKey: .rejectMessage)
-            try container.encodeIfPresent(ifAbsent, forKey: .ifAbsent)
-        }
+    private static func mutationEntry(_ mutation: PendingMutation) -> MutationEntry {
+        MutationEntry(MutationMembers(mutationId: mutation.mutationId, type: mutation.type.rawValue,
+                                      id: UUIDText.lowercased(mutation.id), baseVersion: mutation.baseVersion,
+                                      position: mutation.position, state: mutation.state.rawValue,
+                                      rejectReason: mutation.rejection?.reason, rejectField: mutation.rejection?.field,
+                                      rejectMessage: mutation.rejection?.message, ifAbsent: mutation.ifAbsent ? true : nil),
+                      fields: mutation.fields)
     }
 
     private struct ConflictEntry: Codable {
@@ -210,19 +155,19 @@ package final class JSONFileExpenseStore: StateBackedStore {
         let file = File(
             format: 2, nextOrder: state.nextOrder,
             expenses: state.rows.values.sorted { $0.order < $1.order }.map { row in
-                Entry(row.record.expense, version: row.record.baseVersion, deleted: row.record.deleted, order: row.order)
+                Self.entry(row.record.expense, version: row.record.baseVersion, deleted: row.record.deleted, order: row.order)
             },
-            pending: state.pending.map(MutationEntry.init),
+            pending: state.pending.map(Self.mutationEntry),
             meta: Dictionary(uniqueKeysWithValues: state.meta.map { ($0.key.rawValue, $0.value) }),
             nextPosition: state.nextPosition,
             serverCopies: state.serverCopies.values.sorted { $0.seq < $1.seq }.map {
-                Entry($0.expense, version: $0.version, deleted: $0.deleted, order: 0, seq: $0.seq)
+                Self.entry($0.expense, version: $0.version, deleted: $0.deleted, order: 0, seq: $0.seq)
             },
             conflicts: state.conflicts.map {
                 ConflictEntry(id: UUIDText.lowercased($0.id), mine: $0.mine.rawValue, mineBaseVersion: $0.mineBaseVersion,
                               mineFields: ExpenseFieldMembers($0.mineFields),
-                              theirs: Entry($0.theirs.expense, version: $0.theirs.version, deleted: $0.theirs.deleted,
-                                            order: 0, seq: $0.theirs.seq))
+                              theirs: Self.entry($0.theirs.expense, version: $0.theirs.version, deleted: $0.theirs.deleted,
+                                                 order: 0, seq: $0.theirs.seq))
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -241,7 +186,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
         }
         func expense(_ entry: Entry) throws -> Expense {
             do {
-                var draft = entry.values.draft
+                var draft = entry.fields.draft
                 draft.id = .text(entry.id)
                 return try ExpenseValidator.validateStored(draft)
             } catch {

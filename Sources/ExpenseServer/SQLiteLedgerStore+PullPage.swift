@@ -76,18 +76,16 @@ extension SQLiteLedgerStore {
     private static let encodedRecordBytes = 200
 }
 
-/// The currency of the rows being read: pages are mostly in one currency, so a row's code is compared with the
-/// last one's bytes and looked up only when it differs.
+/// The currency code of the rows being read: pages are mostly in one currency, so a row's code is compared with
+/// the last one's bytes and looked up only when it differs.
 private struct PageCurrency {
-    private(set) var value: Currency
     private var code: [UInt8]
 
     init(_ currency: Currency) {
-        value = currency
         code = Array(currency.code.utf8)
     }
 
-    /// Whether `bytes` spell a currency, which becomes ``value``.
+    /// Whether `bytes` are a known currency's code (the bytes the page writes, and the general path's code).
     mutating func resolve(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if bytes.count == code.count, code.withUnsafeBufferPointer({ known in
             guard let left = known.baseAddress, let right = bytes.baseAddress else { return bytes.isEmpty }
@@ -96,7 +94,6 @@ private struct PageCurrency {
             return true
         }
         guard let found = Currency(code: String(decoding: bytes, as: UTF8.self)) else { return false }
-        value = found
         code = Array(found.code.utf8)
         return true
     }

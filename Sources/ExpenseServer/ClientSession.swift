@@ -37,8 +37,6 @@ final class ClientSession: LineSession {
     private let machine = Mutex(SessionStateMachine())
     /// `connection.logName`, made once: building it per request cost a ping about a fifth of its instructions.
     private let logName: String
-    /// The start of this session's push log lines, made once at `hello` (``RequestDispatcher/pushLogPrefix``).
-    private let pushLogPrefix = Mutex<String?>(nil)
 
     init(connection: ConnectionHandle, context: SessionContext, maximumLineLength: Int) {
         self.connection = connection
@@ -74,7 +72,7 @@ final class ClientSession: LineSession {
         case .none: return .reply([], .proceed)
         case .send(let bytes, let after): return .reply(bytes, after)
         case .sendError(let id, let error, let after):
-            if error.code == RPCError.unsupportedProtocolCode { context.log("\(logName): unsupported protocol; closing") }
+            if error.code == RPCError.unsupportedProtocolCode { context.log(.warning, "\(logName): unsupported protocol; closing") }
             return .reply(RPCResponse.error(id: id, error), after)
         case .authenticate(let hello, let id): return admit(hello, id: id)
         case .dispatch(let request, let id, let binding): return dispatch(request, id: id, binding: binding)
@@ -159,7 +157,7 @@ final class ClientSession: LineSession {
     /// Logs a `hello` refused by a throttle and has the machine refuse it.
     private func throttled(_ hello: HelloRequest, id: RequestID, retryAfter: Duration) -> SessionStateMachine.Action {
         let seconds = Self.wholeSeconds(retryAfter)
-        context.log("\(logName): hello refused for ledger \(DisplayText.quoted(hello.ledger)), "
+        context.log(.warning, "\(logName): hello refused for ledger \(DisplayText.quoted(hello.ledger)), "
                     + "too many failed attempts; its turn is in \(seconds) s")
         return machine.withLock { $0.helloThrottled(id: id, retryAfter: seconds) }
     }
@@ -225,7 +223,7 @@ final class ClientSession: LineSession {
     /// that got its −32001 finds it counted on every daemon), and answered −32001 before the connection closes.
     private func refuse(_ hello: HelloRequest, id: RequestID) {
         context.throttle.recordFailure(connection.peerHost, ledger: hello.ledger)
-        context.log("\(logName): hello failed for ledger \(DisplayText.quoted(hello.ledger)) "
+        context.log(.warning, "\(logName): hello failed for ledger \(DisplayText.quoted(hello.ledger)) "
                     + "(unknown ledger or wrong token); closing")
         guard let shared = context.sharedThrottle else {
             perform(machine.withLock { $0.helloRefused(id: id) })
@@ -240,8 +238,6 @@ final class ClientSession: LineSession {
     /// connection after what is already queued for it.
     private func greet(_ response: [UInt8], binding: SessionBinding) {
         let logName = logName, log = context.log, credential = binding.credential, ledgerName = binding.ledger.name
-        let prefix = RequestDispatcher.pushLogPrefix(logName: logName, ledgerName: ledgerName, clientId: binding.clientId)
-        pushLogPrefix.withLock { $0 = prefix }
         credential.whenRevoked {
             log("\(logName): token \(DisplayText.quoted(credential.name)) of ledger "
                 + "\(DisplayText.quoted(ledgerName)) was revoked; closing")
@@ -255,8 +251,7 @@ final class ClientSession: LineSession {
     private func dispatch(_ request: RPCRequest, id: RequestID, binding: SessionBinding) -> LineDisposition {
         let dispatcher = RequestDispatcher(ledger: binding.ledger, clientId: binding.clientId, log: context.log,
                                            maximumLineLength: maximumLineLength, logName: logName,
-                                           credential: binding.credential, kinds: binding.kinds,
-                                           pushLogPrefix: pushLogPrefix.withLock { $0 })
+                                           credential: binding.credential, kinds: binding.kinds)
         switch dispatcher.plan(request, id: id) {
         case .immediate(let bytes): return .reply(bytes, .proceed)
         case .deferred(let start):

@@ -247,7 +247,7 @@ public actor Ledger {
         if head != headBefore { for watcher in watchers.values { watcher(head) } }
         if let failure = (engine.store as? SQLiteLedgerStore)?.takeCheckpointFailure() {
             // Nothing is lost (the synced WAL keeps every commit) and the next checkpoint tries again.
-            ServerLog.standardError("ledger \(name): \(failure); the WAL keeps every commit")
+            ServerLog.standardError(.warning, "ledger \(name): \(failure); the WAL keeps every commit")
         }
     }
 }

@@ -93,7 +93,7 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
 
     /// The login throttle's count in this database, shared with every daemon serving it (Protocol.md section 4),
     /// on a connection of its own.
-    func loginThrottle(freeFailures: Int, interval: Duration, log: @escaping @Sendable (String) -> Void) -> PostgresLoginThrottle {
+    func loginThrottle(freeFailures: Int, interval: Duration, log: ServerLog) -> PostgresLoginThrottle {
         PostgresLoginThrottle(pool: pool, freeFailures: freeFailures, interval: interval, log: log)
     }
 

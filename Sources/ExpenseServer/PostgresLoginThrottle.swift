@@ -18,14 +18,14 @@ final class PostgresLoginThrottle: SharedLoginThrottle {
     /// The interval between turns, in microseconds.
     private let intervalMicroseconds: Int64
     private let queue = DispatchQueue(label: "expense.login-throttle")
-    private let log: @Sendable (String) -> Void
+    private let log: ServerLog
 
     private static let forgetAfterMicroseconds: Int64 = 600_000_000
     private static let maximumWaitMicroseconds: Int64 = 30_000_000
     /// The key of an address's further and invalid ledger names.
     private static let overflowLedger = ""
 
-    init(pool: PostgresConnectionPool, freeFailures: Int, interval: Duration, log: @escaping @Sendable (String) -> Void) {
+    init(pool: PostgresConnectionPool, freeFailures: Int, interval: Duration, log: ServerLog) {
         self.pool = pool
         self.freeFailures = freeFailures
         let (seconds, attoseconds) = interval.components
@@ -42,7 +42,7 @@ final class PostgresLoginThrottle: SharedLoginThrottle {
                     try live.transaction { try Self.admit(address, ledger, rule, on: live) }
                 }
             } catch {
-                self.log("login throttle: could not check PostgreSQL (\(error)); the local throttle alone decides")
+                self.log(.warning, "login throttle: could not check PostgreSQL (\(error)); the local throttle alone decides")
                 decision = nil
             }
             completion(decision ?? .evaluate(after: .zero))
@@ -57,7 +57,7 @@ final class PostgresLoginThrottle: SharedLoginThrottle {
                     try live.transaction { try Self.recordFailure(address, ledger, rule, on: live) }
                 }
             } catch {
-                self.log("login throttle: could not count a failure in PostgreSQL (\(error)); the local throttle alone decides")
+                self.log(.warning, "login throttle: could not count a failure in PostgreSQL (\(error)); the local throttle alone decides")
             }
             completion()
         }

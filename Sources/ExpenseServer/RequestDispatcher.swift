@@ -35,9 +35,6 @@ struct RequestDispatcher: Sendable {
     var credential: TokenCredential?
     /// The kinds besides expenses this connection's `hello` asked for and is served (Protocol.md §10).
     var kinds: Set<RecordKind> = []
-    /// The start of this session's push log lines, ``pushLogPrefix(logName:ledgerName:clientId:)``, made once per
-    /// session by ``ClientSession``; `nil`: made per push (tests of the front).
-    var pushLogPrefix: String?
 
     /// The plan for `request`: its method's handler from ``MethodRoute/table``; a name the table does not give
     /// to the ledger is −32601 (the session answers `hello` and `watch` itself).
@@ -66,13 +63,13 @@ struct RequestDispatcher: Sendable {
                 "the token \(DisplayText.quoted(credential.name)) is a \(credential.role.rawValue)'s: it may read this ledger, "
                     + "not change it; nothing of this push was applied", field: "mutations")))
         }
-        let ledger = ledger, clientId = clientId, log = log, credential = credential
-        let prefix = pushLogPrefix ?? Self.pushLogPrefix(logName: logName, ledgerName: ledger.name, clientId: clientId)
+        let ledger = ledger, clientId = clientId, log = log, credential = credential, logName = logName
         return .deferred { reply in
             ledger.push(clientId: clientId, items: push.items, credential: credential) { result in
                 switch result {
                 case .success(let pushed):
-                    log(Self.pushLogLine(prefix: prefix, pushed))
+                    log(.debug, "\(logName): push to ledger \(DisplayText.quoted(ledger.name)) by \(UUIDText.lowercased(clientId)): "
+                        + Self.counts(pushed))
                     reply { RPCResponse.success(id: id, result: pushed) }
                 case .failure:
                     // An error is logged here, with the group's other lines (ServerLog.coalescingWrites).
@@ -133,23 +130,8 @@ struct RequestDispatcher: Sendable {
 
     // MARK: Encoding
 
-    /// `connection 7.1 from 127.0.0.1: push to ledger 'default' by <clientId>: `: what every push log line of a
-    /// session starts with (the same for all its pushes, so the session makes it once).
-    static func pushLogPrefix(logName: String, ledgerName: String, clientId: UUID) -> String {
-        "\(logName): push to ledger \(DisplayText.quoted(ledgerName)) by \(UUIDText.lowercased(clientId)): "
-    }
-
-    /// `prefix` and then ``counts(_:)``'s text, made as one string.
-    static func pushLogLine(prefix: String, _ result: PushResult) -> String {
-        counts(result, after: prefix)
-    }
-
     /// `3 applied, 0 duplicate, 1 conflict, 0 rejected`: what a push's answers were, for the log.
-    static func counts(_ result: PushResult) -> String { counts(result, after: "") }
-
-    /// ``counts(_:)`` after `prefix`, written as bytes into one buffer: string interpolation of the four numbers
-    /// cost a push about 4k instructions, and a string per part and their concatenation about 2k more.
-    private static func counts(_ result: PushResult, after prefix: String) -> String {
+    static func counts(_ result: PushResult) -> String {
         var applied = 0, duplicate = 0, conflict = 0, rejected = 0
         for item in result.results {
             switch item.status {
@@ -159,32 +141,7 @@ struct RequestDispatcher: Sendable {
             case .rejected: rejected += 1
             }
         }
-        var text: [UInt8] = []
-        text.reserveCapacity(prefix.utf8.count + 64)
-        text.append(contentsOf: prefix.utf8)
-        append(applied, " applied, ", to: &text)
-        append(duplicate, " duplicate, ", to: &text)
-        append(conflict, " conflict, ", to: &text)
-        append(rejected, " rejected", to: &text)
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    /// Appends the decimal digits of `count` and then `label` to `bytes`.
-    private static func append(_ count: Int, _ label: StaticString, to bytes: inout [UInt8]) {
-        appendDecimal(count, to: &bytes)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount))
-    }
-
-    /// Appends the decimal digits of `value` (0 or more) to `bytes`.
-    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        var divisor = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
+        return "\(applied) applied, \(duplicate) duplicate, \(conflict) conflict, \(rejected) rejected"
     }
 
     /// The response line for a ledger call's result, or for the error it failed with.
@@ -201,10 +158,10 @@ struct RequestDispatcher: Sendable {
         if let error = error as? any RPCErrorConvertible {
             let rpcError = error.rpcError
             // The daemon's own trouble (a full disk, a failed write or fsync) must reach the operator too.
-            if rpcError.code == RPCError.internalErrorCode { log("request failed: \(error)") }
+            if rpcError.code == RPCError.internalErrorCode { log(.error, "request failed: \(error)") }
             return rpcError
         }
-        log("internal error: \(error)")
+        log(.error, "internal error: \(error)")
         return .internalError("internal error; see the daemon's log")
     }
 }

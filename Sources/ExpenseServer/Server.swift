@@ -42,10 +42,11 @@ public final class Server: Sendable {
                                                             interval: configuration.authPenaltyInterval),
                                      sharedThrottle: (ledgers as? PostgresLedgerDirectory)?.loginThrottle(
                                          freeFailures: configuration.authFreeFailures, interval: configuration.authPenaltyInterval,
-                                         log: { log($0) }),
+                                         log: log),
                                      log: log, serverName: configuration.serverName)
         let maximumLineLength = configuration.maximumLineLength
-        lineServer = try LineServer(address: configuration.listen, configuration: transport, log: { log($0) }) { connection in
+        // The transport's lines (connections closed for their protocol, timeouts, accept failures) are `info`.
+        lineServer = try LineServer(address: configuration.listen, configuration: transport, log: { log(.info, $0) }) { connection in
             ClientSession(connection: connection, context: context, maximumLineLength: maximumLineLength)
         }
     }

@@ -58,6 +58,7 @@ enum ExpensedCommands {
             ExpensedOptions.idleLedgerClose.spec,
             ExpensedOptions.maxOpenLedgers.spec,
             ExpensedOptions.postgresConnections.spec,
+            ExpensedOptions.logLevel.spec,
             postgres,
         ])
 

@@ -1,6 +1,7 @@
 import CommandLineKit
 import ExpenseCore
 import ExpenseProtocol
+import ExpenseServer
 import ExpenseTransport
 import Foundation
 
@@ -85,6 +86,15 @@ enum ExpensedOptions {
         return try items.map { item in
             do { return try IPAddressRange(parsing: item) } catch { throw OptionValueError("Invalid value for '--proxy-protocol': \(error)") }
         }
+    }
+    /// `serve --log-level`.
+    static let logLevel = TypedOption<ServerLog.Level>(
+        "log-level", value: "level",
+        help: "Log lines of this level and above: debug (also one line per push), info (the default: hellos, ledgers opened and closed, start and stop), warning, error.") { text in
+        guard let level = ServerLog.Level(name: text) else {
+            throw OptionValueError("'\(text)' is not a log level: give debug, info, warning or error")
+        }
+        return level
     }
     /// `serve --compact-after`, in days.
     static let compactAfter = TypedOption<Int>.integer(

@@ -10,21 +10,20 @@ extension ServeCommand {
     /// `expensed serve --postgres CONNINFO`: every ledger of the database, beside any number of other daemons
     /// on it (no data-directory lock). The connection string is logged only without its password.
     static func servePostgres(configuration: ServerConfiguration, conninfo: String,
-                              upkeep: LedgerUpkeep) async -> ExitCode {
-        let log = ServerLog.standardError
+                              upkeep: LedgerUpkeep, log: ServerLog) async -> ExitCode {
         signal(SIGPIPE, SIG_IGN)
         let directory: PostgresLedgerDirectory
         do {
             directory = try PostgresLedgerDirectory(conninfo: conninfo, connections: upkeep.postgresConnections)
         } catch {
-            log("cannot open the PostgreSQL database: \(error)")
+            log(.error, "cannot open the PostgreSQL database: \(error)")
             return DaemonFailure.exitCode(for: error)
         }
         let server: Server
         do {
             server = try Server(configuration: configuration, ledgers: directory, log: log)
         } catch {
-            log("cannot listen on \(configuration.listen): \(error)")
+            log(.error, "cannot listen on \(configuration.listen): \(error)")
             await directory.close()
             return DaemonFailure.exitCode(for: error)
         }

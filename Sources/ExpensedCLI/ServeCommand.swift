@@ -54,12 +54,13 @@ struct ServeCommand {
             }
             upkeep.postgresConnections = connections
         }
+        let log = ServerLog.standardError(level: try command.choice(ExpensedOptions.logLevel) ?? .info)
         if let conninfo = ExpensedCLI.postgresOption(command) {
-            return await Self.servePostgres(configuration: configuration, conninfo: conninfo, upkeep: upkeep)
+            return await Self.servePostgres(configuration: configuration, conninfo: conninfo, upkeep: upkeep, log: log)
         }
         return await Self.serve(configuration: configuration, currency: currency,
                                 data: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]),
-                                trustNetwork: insecurePlaintext, upkeep: upkeep)
+                                trustNetwork: insecurePlaintext, upkeep: upkeep, log: log)
     }
 
     /// What both kinds of daemon log and arm once listening: TLS (and its SIGHUP reload), the plaintext warning
@@ -69,7 +70,7 @@ struct ServeCommand {
             log("serving TLS with \(identity.certificateFile) (\(identity.fingerprint.map { "\($0)" } ?? "fingerprint unknown"))")
             Self.reloadOnHangup(identity, log: log)
         } else if !server.address.isLoopback {
-            log("WARNING: listening on \(server.address), which is not a loopback address, in plaintext (--insecure-plaintext): "
+            log(.warning, "WARNING: listening on \(server.address), which is not a loopback address, in plaintext (--insecure-plaintext): "
                 + "tokens and expenses travel unencrypted. Use --tls-cert/--tls-key unless this network is trusted.")
         }
         if !configuration.proxyProtocolSources.isEmpty {
@@ -83,7 +84,7 @@ struct ServeCommand {
     private static func reloadOnHangup(_ identity: TLSServerIdentity, log: ServerLog) {
         let signals = cepoll_reload_signal_pipe()
         guard signals >= 0 else {
-            log("cannot install the SIGHUP handler: \(String(cString: strerror(errno))); the certificate is not reloadable")
+            log(.error, "cannot install the SIGHUP handler: \(String(cString: strerror(errno))); the certificate is not reloadable")
             return
         }
         let reloader = Thread {
@@ -94,7 +95,7 @@ struct ServeCommand {
                     try identity.reload()
                     log("received SIGHUP; reloaded \(identity.certificateFile) (\(identity.fingerprint.map { "\($0)" } ?? "?"))")
                 } catch {
-                    log("received SIGHUP; reload failed, still serving the previous certificate: \(error)")
+                    log(.warning, "received SIGHUP; reload failed, still serving the previous certificate: \(error)")
                 }
             }
         }
@@ -109,7 +110,7 @@ struct ServeCommand {
         do {
             try StopSignal.install()
         } catch {
-            log("cannot install the SIGINT/SIGTERM handler: \(error.reason)")
+            log(.error, "cannot install the SIGINT/SIGTERM handler: \(error.reason)")
             return false
         }
         let stopWaiter = Thread {
@@ -123,8 +124,7 @@ struct ServeCommand {
     }
 
     private static func serve(configuration: ServerConfiguration, currency: Currency, data: String,
-                              trustNetwork: Bool, upkeep: LedgerUpkeep) async -> ExitCode {
-        let log = ServerLog.standardError
+                              trustNetwork: Bool, upkeep: LedgerUpkeep, log: ServerLog) async -> ExitCode {
         signal(SIGPIPE, SIG_IGN)
         // Nothing is created before the socket is bound: the directory object reads nothing yet; once the
         // address is ours (connections wait in the backlog until `start`), the directory's lock is taken and a
@@ -133,14 +133,14 @@ struct ServeCommand {
         do {
             directory = try LedgerDirectory(dataDirectory: data, creating: .later)
         } catch {
-            log("cannot open the data directory \(data): \(error)")
+            log(.error, "cannot open the data directory \(data): \(error)")
             return DaemonFailure.exitCode(for: error)
         }
         let server: Server
         do {
             server = try Server(configuration: configuration, ledgers: directory, log: log)
         } catch {
-            log("cannot listen on \(configuration.listen): \(error)")
+            log(.error, "cannot listen on \(configuration.listen): \(error)")
             await directory.close()
             return DaemonFailure.exitCode(for: error)
         }
@@ -156,7 +156,7 @@ struct ServeCommand {
             directory.closeUnusedLedgers(idle: upkeep.idle, maximum: upkeep.maximumOpen, log: { log($0) })
         } catch {
             // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
-            log("cannot open the data directory \(data): \(error)")
+            log(.error, "cannot open the data directory \(data): \(error)")
             server.stop()
             await server.waitUntilStopped()
             await directory.close()

@@ -61,6 +61,7 @@ import Glibc
         (["serve", "extra"], "Unexpected argument 'extra'", "expensed serve"),
         (["serve", "--pg-connections", "4"], "--pg-connections goes with --postgres", "expensed serve"),
         (["serve", "--pg-connections", "0"], "Invalid value for '--pg-connections'", "expensed serve"),
+        (["serve", "--log-level", "loud"], "'loud' is not a log level: give debug, info, warning or error", "expensed serve"),
         (["frobnicate"], "Unknown subcommand 'frobnicate'", "expensed"),
         (["ledger", "nope"], "Unknown subcommand 'nope'", "expensed ledger"),
         (["ledger", "add"], "Missing expected argument '<name>'", "expensed ledger add"),

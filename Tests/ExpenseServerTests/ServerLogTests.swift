@@ -1,10 +1,11 @@
 import ExpenseCore
 import ExpenseProtocol
 import Foundation
+import Synchronization
 import Testing
 @testable import ExpenseServer
 
-/// The daemon's log: one line per successful `hello` and per push, client-supplied text escaped.
+/// The daemon's log: one line per successful `hello` and (at `debug`) per push, client-supplied text escaped.
 @Suite struct ServerLogTests {
     /// Whether `line` holds a control character or a line break (it would break "one line per event").
     private static func hasControl(_ line: String) -> Bool {
@@ -60,5 +61,20 @@ import Testing
             #expect(pushes.last?.contains("1 applied, 1 duplicate, 1 conflict, 1 rejected") == true, "\(pushes)")
             #expect(pushes.allSatisfy { $0.contains("'default'") && $0.contains("127.0.0.1") }, "\(pushes)")
         }
+    }
+
+    /// A push line is `debug`: at the daemon's default level it is never made, let alone written.
+    @Test func aPushIsNotLoggedAtInfoAndItsLineIsNeverMade() async throws {
+        let capture = LogCapture(level: .info)
+        let made = Mutex(0)
+        let log = capture.log
+        log(.debug, { made.withLock { $0 += 1 }; return "push" }())
+        log(.info, { made.withLock { $0 += 1 }; return "hello" }())
+        log(.error, "internal error")
+        #expect(made.withLock { $0 } == 1)
+        #expect(capture.all == ["hello", "internal error"])
+        #expect(!log.logs(.debug) && log.logs(.info) && log.logs(.warning))
+        #expect(ServerLog.Level.allCases.map(\.name) == ["debug", "info", "warning", "error"])
+        #expect(ServerLog.Level.allCases.allSatisfy { ServerLog.Level(name: $0.name) == $0 } && ServerLog.Level(name: "loud") == nil)
     }
 }

@@ -97,10 +97,12 @@ final class FakeLedgers: LedgerProvider {
     }
 }
 
-/// Collects log lines so tests can check that no token is ever logged.
+/// Collects log lines, every level's unless told, so tests can check that no token is ever logged.
 final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
-    var log: ServerLog { ServerLog { line in self.lines.withLock { $0.append(line) } } }
+    private let level: ServerLog.Level
+    init(level: ServerLog.Level = .debug) { self.level = level }
+    var log: ServerLog { ServerLog(level: level) { line in self.lines.withLock { $0.append(line) } } }
     var all: [String] { lines.withLock { $0 } }
 }
 

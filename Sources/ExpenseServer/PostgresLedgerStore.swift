@@ -21,9 +21,9 @@ import PostgreSQL
 ///   and nothing of it is acknowledged; the next transaction reconnects, at most once per backoff step.
 package final class PostgresLedgerStore: LedgerStore {
     /// Where the connection comes from.
-    private let source: Source
+    let source: Source
     /// The pool's connection this store holds now; `nil` between leases (and always with a connection of its own).
-    private var leased: PostgresConnection?
+    var leased: PostgresConnection?
     package let name: String
     /// The ledger's number (`ledgers.number`, migration 6): the first column of the key of every row it owns, an
     /// integer so that PostgreSQL compares keys without a text comparison.
@@ -45,7 +45,7 @@ package final class PostgresLedgerStore: LedgerStore {
 
     /// The `generation` of the ledger row as this store last committed or read it under the lock; `nil`
     /// when unknown (after a failure), which makes the next transaction reload the totals.
-    private var generation: Int64?
+    var generation: Int64?
     private var totals: [Currency: Int64] = [:]
     var pendingRecords: [UUID: StoredRecord] = [:]
     /// The ids of ``pendingRecords`` that no row of the database had when the transaction read them (under the
@@ -63,7 +63,7 @@ package final class PostgresLedgerStore: LedgerStore {
     private(set) var inTransaction = false
     /// What the transaction read ahead (``prefetch(clientIds:ids:)``); empty outside a transaction.
     var readAhead = PostgresReadAhead()
-    private var reconnect = ReconnectBackoff()
+    var reconnect = ReconnectBackoff()
 
     /// Opens the ledger `name` of the database behind `connection` (whose schema is migrated already:
     /// ``prepareSchema(_:)``).
@@ -307,100 +307,7 @@ package final class PostgresLedgerStore: LedgerStore {
         if let wanted { try takeReadAhead(results.dropFirst(3), wanted) }
     }
 
-    // MARK: - Connection
-
-    /// Where a store's connection comes from.
-    private enum Source {
-        /// A connection of its own, for the store's whole life (tools, tests, `expensed compact`).
-        case own(PostgresConnection)
-        /// The daemon's pool, leased while the ledger has work.
-        case pool(PostgresConnectionPool)
-
-        var isPooled: Bool { if case .pool = self { true } else { false } }
-    }
-
-    /// The connection to use now: its own, or the one leased (leasing one, which may wait for another ledger to
-    /// give one back, when none is held).
-    /// - Throws: ``LedgerError/storageUnavailable(_:)`` when no connection can be made.
-    var connection: PostgresConnection {
-        get throws {
-            switch source {
-            case .own(let own): return own
-            case .pool(let pool):
-                if let leased { return leased }
-                let connection = try Self.storage { try pool.lease() }
-                leased = connection
-                return connection
-            }
-        }
-    }
-
-    /// The connection held now, without leasing one.
-    private var heldConnection: PostgresConnection? {
-        switch source {
-        case .own(let own): own
-        case .pool: leased
-        }
-    }
-
-    /// A store on the pool holds a connection only while its ledger has work.
-    package var leasesWhileBusy: Bool { source.isPooled }
-
-    /// Gives a leased connection back to the pool (the ledger's thread has no more work); nothing inside a
-    /// transaction, nor for a connection of its own.
-    package func becameIdle() {
-        guard case .pool(let pool) = source, !inTransaction, let held = leased else { return }
-        leased = nil
-        pool.giveBack(held)
-    }
-
     deinit {
         if case .pool(let pool) = source, let held = leased { pool.giveBack(held) }
-    }
-
-    /// Reconnects a lost connection, at most once per backoff step (100 ms doubling to 5 s); meanwhile, and
-    /// when reconnecting fails, ``LedgerError/storageUnavailable(_:)``.
-    func ensureConnected() throws {
-        guard try !connection.isConnected else { return }
-        guard reconnect.mayTry(at: .now) else {
-            throw LedgerError.storageUnavailable("PostgreSQL is unreachable; retrying with backoff")
-        }
-        do {
-            try connection.reconnect()
-            reconnect.succeeded()
-            generation = nil
-        } catch {
-            reconnect.failed(at: .now)
-            throw Self.storageError(error)
-        }
-    }
-
-    /// Runs `body`, turning a ``PostgreSQL/PostgresError`` into the ledger's error.
-    static func storage<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw storageError(error) }
-    }
-
-    static func storageError(_ error: any Error) -> any Error {
-        guard let postgres = error as? PostgresError else { return error }
-        return postgres.isConnectionFailure ? LedgerError.storageUnavailable(postgres.message)
-                                            : LedgerError.storageFailed(postgres.description)
-    }
-}
-
-/// When to try reconnecting to PostgreSQL again: 100 ms after the first failure, doubling to 5 s.
-struct ReconnectBackoff {
-    private var delay: Duration = .zero
-    private var notBefore: ContinuousClock.Instant?
-
-    func mayTry(at now: ContinuousClock.Instant) -> Bool { notBefore.map { now >= $0 } ?? true }
-
-    mutating func failed(at now: ContinuousClock.Instant) {
-        delay = delay == .zero ? .milliseconds(100) : min(delay * 2, .seconds(5))
-        notBefore = now + delay
-    }
-
-    mutating func succeeded() {
-        delay = .zero
-        notBefore = nil
     }
 }

@@ -56,8 +56,7 @@ enum PushLineReader {
         guard case .success(var request) = RPCRequest.interpret(id: id, jsonrpc: jsonrpc, method: method, params: .object([:])) else {
             return nil
         }
-        request.params = nil
-        request.push = PushRequest(items: items)
+        request.payload = .decodedPush(PushRequest(items: items))
         return request
     }
 
@@ -276,7 +275,9 @@ extension RPCRequest {
     /// The push this request carries: the one the fast path decoded, or its `params` read now.
     /// - Throws: ``RPCError``, as ``PushRequest/init(params:)``.
     package func pushRequest() throws(RPCError) -> PushRequest {
-        if let push { return push }
-        return try PushRequest(params: params)
+        switch payload {
+        case .decodedPush(let push): return push
+        case .json(let params): return try PushRequest(params: params)
+        }
     }
 }

@@ -3,16 +3,28 @@ public struct RPCRequest: Hashable, Sendable {
     /// `nil` for a notification: the daemon neither executes nor answers it.
     public var id: RequestID?
     public var method: String
-    /// The params as sent; `nil` when omitted or `null`, or when ``push`` holds them decoded.
-    public var params: JSONValue?
-    /// A push's params already decoded from the line (``RPCRequest/parseDecodingPush(_:)``, the daemon's fast
-    /// path); `nil` for every other request and whenever `params` holds them.
-    package var push: PushRequest?
+    /// What follows the method: the params as sent, or a push's already decoded from the line.
+    public enum Payload: Hashable, Sendable {
+        /// The params as sent; `nil` when omitted or `null`.
+        case json(JSONValue?)
+        /// A push's params decoded straight from the line (``RPCRequest/parseDecodingPush(_:)``, the daemon's
+        /// fast path); the push handler reads them with ``RPCRequest/pushRequest()``.
+        case decodedPush(PushRequest)
+    }
+
+    public var payload: Payload
+
+    /// The params as sent (`nil` when omitted or `null`); a push decoded from the line has none here
+    /// (``Payload/decodedPush(_:)``: its handler reads it with ``pushRequest()``).
+    public var params: JSONValue? {
+        get { if case .json(let params) = payload { params } else { nil } }
+        set { payload = .json(newValue) }
+    }
 
     public init(id: RequestID?, method: String, params: JSONValue?) {
         self.id = id
         self.method = method
-        self.params = params
+        self.payload = .json(params)
     }
 
     /// Whether this is a notification (no `id`).

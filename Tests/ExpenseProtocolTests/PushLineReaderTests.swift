@@ -170,10 +170,13 @@ import Testing
         let fast = [0, 1, 2, 3, 4, 8, 9].map { Self.corpus[$0] } + [Self.corpus[Self.corpus.count - 2]]
         for line in fast {
             let request = Array(line.utf8).withUnsafeBufferPointer { PushLineReader.read($0) }
-            #expect(request?.push != nil && request?.params == nil, "\(line.prefix(200))")
+            guard case .decodedPush? = request?.payload else {
+                Issue.record("not decoded on the fast path: \(line.prefix(200))")
+                continue
+            }
         }
         let thousand = try #require(Array(Self.corpus[Self.corpus.count - 2].utf8).withUnsafeBufferPointer { PushLineReader.read($0) })
-        #expect(thousand.push?.items.count == PushRequest.maximumMutations)
+        #expect(try thousand.pushRequest().items.count == PushRequest.maximumMutations)
         for line in [#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, #"{"jsonrpc":"2.0","id":1,"method":"pull","params":{"since":0}}"#,
                      Self.corpus[Self.corpus.count - 1]] {
             #expect(Array(line.utf8).withUnsafeBufferPointer { PushLineReader.read($0) } == nil, "\(line.prefix(200))")

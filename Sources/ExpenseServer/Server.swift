@@ -45,8 +45,7 @@ public final class Server: Sendable {
                                          log: log),
                                      log: log, serverName: configuration.serverName)
         let maximumLineLength = configuration.maximumLineLength
-        // The transport's lines (connections closed for their protocol, timeouts, accept failures) are `info`.
-        lineServer = try LineServer(address: configuration.listen, configuration: transport, log: { log(.info, $0) }) { connection in
+        lineServer = try LineServer(address: configuration.listen, configuration: transport, log: { log($0, $1) }) { connection in
             ClientSession(connection: connection, context: context, maximumLineLength: maximumLineLength)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,29 +8,8 @@ import Glibc
 /// never made (its message is an autoclosure, as swift-log's are), so a hot path logs in plain interpolation and
 /// pays nothing when its level is off. Never given a token.
 public struct ServerLog: Sendable {
-    /// How much a line matters, least first (`serve --log-level`).
-    public enum Level: Int, Comparable, Sendable, CaseIterable {
-        /// Every request's outcome: one line per push.
-        case debug
-        /// What an operator follows: connections' hellos, ledgers opened, created and closed, start and stop.
-        case info
-        /// Something refused or degraded that the daemon carries on from: a failed hello, a connection closed
-        /// for its protocol, a WAL checkpoint that failed.
-        case warning
-        /// What stops a request or the daemon: an internal error, a socket that cannot be bound.
-        case error
-
-        /// The level's name, as `--log-level` takes it.
-        public var name: String { String(describing: self) }
-
-        /// The level named `name`, or `nil`.
-        public init?(name: String) {
-            guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
-            self = level
-        }
-
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
-    }
+    /// How much a line matters (``SystemKit/LogLevel``).
+    public typealias Level = LogLevel
 
     /// The least level logged.
     public let level: Level

@@ -21,7 +21,7 @@ extension EventLoop {
                     shedWithSpareDescriptor()
                     return
                 default:
-                    log("accept failed: \(TransportError.errnoText(error.errno))")
+                    log(.error, "accept failed: \(TransportError.errnoText(error.errno))")
                     return
                 }
             }
@@ -35,7 +35,7 @@ extension EventLoop {
             Socket.setNoDelay(fd)
             let tls: TLSSession?
             do { tls = try configuration.tls?.makeSession() } catch {
-                log("\(handle.logName): \(error); closing")
+                log(.info, "\(handle.logName): \(error); closing")
                 Glibc.close(fd)
                 continue
             }
@@ -70,7 +70,7 @@ extension EventLoop {
     /// Sends the busy message to a connection beyond the maximum and closes it (after a short drain while
     /// few are draining, at once otherwise, so refusals can never exhaust descriptors).
     private func refuse(fd: Int32, handle: ConnectionHandle) {
-        log("\(handle.logName): refused, \(configuration.maximumConnections) connections open (busy)")
+        log(.warning, "\(handle.logName): refused, \(configuration.maximumConnections) connections open (busy)")
         // On a TLS port the plaintext busy line would be garbage to the client's handshake: it just sees the close.
         if configuration.tls == nil { _ = configuration.busyMessage.withUnsafeBytes { Socket.send(fd, $0) } }
         guard refusedCount < Self.maximumRefusedDraining else {
@@ -87,7 +87,7 @@ extension EventLoop {
     /// Out of descriptors: free the spare one, accept and refuse one connection with it, take it back. Without
     /// this a level-triggered listener would report the same pending connection forever.
     private func shedWithSpareDescriptor() {
-        log("accept: out of file descriptors; refusing a connection")
+        log(.warning, "accept: out of file descriptors; refusing a connection")
         guard spareFD >= 0 else { return }
         Glibc.close(spareFD)
         let fd = cepoll_accept(listener.fileDescriptor)

@@ -96,7 +96,7 @@ extension EventLoop {
             guard let next = connection.framer.nextLine() else { return }
             switch next {
             case .tooLong:
-                log("\(connection.handle.logName): line longer than \(configuration.maximumLineLength) bytes; closing")
+                log(.info, "\(connection.handle.logName): line longer than \(configuration.maximumLineLength) bytes; closing")
                 connection.enqueue(session.lineTooLong())
                 connection.phase = .closing
                 return
@@ -124,7 +124,7 @@ extension EventLoop {
     /// Closes a connection whose unread output passed the limit. Returns whether it is still open.
     func checkOutputLimit(_ connection: LoopConnection) -> Bool {
         guard connection.pendingOutput > configuration.outputLimit else { return true }
-        log("\(connection.handle.logName): more than \(configuration.outputLimit) bytes of answers unread; closing")
+        log(.info, "\(connection.handle.logName): more than \(configuration.outputLimit) bytes of answers unread; closing")
         close(connection)
         return false
     }

@@ -58,16 +58,16 @@ extension EventLoop {
                 if !connection.established, now &- connection.openedAt >= handshake {
                     if connection.proxyHeaderBytes != nil {
                         counter.handshakeFailed()
-                        log("\(connection.handle.logName): no complete PROXY protocol header within \(configuration.handshakeTimeout); closing")
+                        log(.info, "\(connection.handle.logName): no complete PROXY protocol header within \(configuration.handshakeTimeout); closing")
                     } else if connection.tls?.isHandshaking == true {
                         counter.handshakeFailed()
-                        log("\(connection.handle.logName): TLS handshake not finished within \(configuration.handshakeTimeout); closing")
+                        log(.info, "\(connection.handle.logName): TLS handshake not finished within \(configuration.handshakeTimeout); closing")
                     } else {
-                        log("\(connection.handle.logName): no hello within \(configuration.handshakeTimeout); closing")
+                        log(.info, "\(connection.handle.logName): no hello within \(configuration.handshakeTimeout); closing")
                     }
                     close(connection)
                 } else if let idle, connection.established, now &- connection.lastActivity >= idle {
-                    log("\(connection.handle.logName): idle for \(configuration.idleTimeout ?? .zero); closing")
+                    log(.info, "\(connection.handle.logName): idle for \(configuration.idleTimeout ?? .zero); closing")
                     close(connection)
                 } else if now &- connection.lastActivity >= sweepInterval, connection.releaseQuietTLSBuffers() {
                     releasedTLSBuffers += 1
@@ -105,7 +105,7 @@ extension EventLoop {
         if let failure = connection.protocolFailure {
             // OpenSSL's reason or our own classification: never the peer's bytes.
             counter.handshakeFailed()
-            log("\(connection.handle.logName): \(failure.description) (\(failure.code)); closing")
+            log(.info, "\(connection.handle.logName): \(failure.description) (\(failure.code)); closing")
         }
         connections[Int(connection.id.fd)] = nil
         Glibc.close(connection.id.fd)

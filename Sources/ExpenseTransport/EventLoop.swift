@@ -31,7 +31,7 @@ final class EventLoop {
     let listener: ListeningSocket
     let mailbox: LoopMailbox
     let makeSession: @Sendable (ConnectionHandle) -> any LineSession
-    let log: @Sendable (String) -> Void
+    let log: @Sendable (LogLevel, String) -> Void
     let counter: ConnectionCounter
 
     var connections: [LoopConnection?] = []
@@ -53,7 +53,7 @@ final class EventLoop {
     private var nextSweep: UInt64 = 0
 
     init(configuration: LineServerConfiguration, epollFD: Int32, listener: ListeningSocket, mailbox: LoopMailbox,
-         counter: ConnectionCounter, log: @escaping @Sendable (String) -> Void,
+         counter: ConnectionCounter, log: @escaping @Sendable (LogLevel, String) -> Void,
          makeSession: @escaping @Sendable (ConnectionHandle) -> any LineSession) {
         self.configuration = configuration
         self.epollFD = epollFD
@@ -95,7 +95,7 @@ final class EventLoop {
             do throws(SystemCallError) {
                 count = try syscall(where: "epoll_wait") { cepoll_wait(epollFD, &events, &datas, 256, max(timeout, 1)) }
             } catch {
-                log("epoll_wait failed: \(TransportError.errnoText(error.errno)); stopping")
+                log(.error, "epoll_wait failed: \(TransportError.errnoText(error.errno)); stopping")
                 break
             }
             for index in 0..<Int(count) {

@@ -1,5 +1,6 @@
 import CEpoll
 import Foundation
+import SystemKit
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ public final class LineServer: Sendable {
     private let listener: ListeningSocket
     private let mailbox: LoopMailbox
     private let epollFD: Int32
-    private let log: @Sendable (String) -> Void
+    private let log: @Sendable (LogLevel, String) -> Void
     private let makeSession: @Sendable (ConnectionHandle) -> any LineSession
     private let counter = ConnectionCounter()
     private let lifecycle = Mutex(Lifecycle())
@@ -38,7 +39,7 @@ public final class LineServer: Sendable {
     ///   - makeSession: creates the session of each new connection (on the loop thread).
     /// - Throws: ``TransportError`` when binding fails.
     public init(address: SocketAddress, configuration: LineServerConfiguration,
-                log: @escaping @Sendable (String) -> Void,
+                log: @escaping @Sendable (LogLevel, String) -> Void,
                 makeSession: @escaping @Sendable (ConnectionHandle) -> any LineSession) throws(TransportError) {
         let listener = try ListeningSocket(address: address)
         let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -132,7 +133,7 @@ private struct LoopParts: Sendable {
     var listener: ListeningSocket
     var mailbox: LoopMailbox
     var counter: ConnectionCounter
-    var log: @Sendable (String) -> Void
+    var log: @Sendable (LogLevel, String) -> Void
     var makeSession: @Sendable (ConnectionHandle) -> any LineSession
 
     func makeLoop() -> EventLoop {

@@ -20,7 +20,7 @@ import Testing
 
     @Test func aThrottledSyncExits69AndSaysWhenToTryAgain() async throws {
         let server = try LineServer(address: SocketAddress(host: "127.0.0.1", port: 0), configuration: LineServerConfiguration(),
-                                    log: { _ in }) { _ in ThrottlingSession() }
+                                    log: { _, _ in }) { _ in ThrottlingSession() }
         server.start()
         let port = server.address.port
         try await onOwnThread {

@@ -140,7 +140,7 @@ import Testing
         var configuration = LineServerConfiguration()
         configuration.maximumLineLength = 1024
         let server = try LineServer(address: SocketAddress(host: "127.0.0.1", port: 0), configuration: configuration,
-                                    log: { _ in }, makeSession: { _ in OlderDaemonSession() })
+                                    log: { _, _ in }, makeSession: { _ in OlderDaemonSession() })
         server.start()
         defer { server.stop() }
         let ann = try TestClient("ann", persistent: true)

@@ -46,14 +46,14 @@ final class EchoSession: LineSession {
 }
 
 func withServer(_ configure: (inout LineServerConfiguration) -> Void = { _ in },
-                log: @escaping @Sendable (String) -> Void = { _ in },
+                log: @escaping @Sendable (String) -> Void = { _ in },  // each line, whatever its level
                 _ body: @escaping @Sendable (LineServer, EventCounter) throws -> Void) async throws {
     let closed = EventCounter()
     var configuration = LineServerConfiguration()
     configuration.busyMessage = Array("busy\n".utf8)
     configure(&configuration)
     let server = try LineServer(address: SocketAddress(host: "127.0.0.1", port: 0), configuration: configuration,
-                                log: log, makeSession: { EchoSession(connection: $0, closedCounter: closed) })
+                                log: { log($1) }, makeSession: { EchoSession(connection: $0, closedCounter: closed) })
     server.start()
     defer { server.stop() }
     try await onOwnThread { try body(server, closed) }
@@ -183,7 +183,7 @@ func withServer(_ configure: (inout LineServerConfiguration) -> Void = { _ in },
         var configuration = LineServerConfiguration()
         configuration.busyMessage = Array("busy\n".utf8)
         let server = try LineServer(address: SocketAddress(host: "127.0.0.1", port: 0), configuration: configuration,
-                                    log: { _ in }, makeSession: { EchoSession(connection: $0, closedCounter: EventCounter()) })
+                                    log: { _, _ in }, makeSession: { EchoSession(connection: $0, closedCounter: EventCounter()) })
         server.start()
         let client = try await onOwnThread {
             let client = try LineConnection(connectingTo: server.address)

@@ -36,7 +36,7 @@ import Testing
         var configuration = LineServerConfiguration()
         configuration.maximumLineLength = 64
         let server = try LineServer(address: SocketAddress(host: "127.0.0.1", port: 0), configuration: configuration,
-                                    log: { _ in }, makeSession: { _ in RecordingSession(record) })
+                                    log: { _, _ in }, makeSession: { _ in RecordingSession(record) })
         server.start()
         try await onOwnThread {
             #expect(!LoopThread.isCurrent, "a test's own thread is not a loop thread")

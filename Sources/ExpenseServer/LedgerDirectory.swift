@@ -95,7 +95,7 @@ public final class LedgerDirectory: Sendable {
     public func openDeferred(defaultCurrency: Currency, log: (@Sendable (String) -> Void)? = nil) throws -> String? {
         try Self.makeDirectory(dataDirectory)
         if let log { fileChecks.withLock { $0.log = log } }
-        guard opened.isEmpty, try Self.ledgerNames(in: dataDirectory).isEmpty else { return nil }
+        guard opened.isEmpty, try !Self.hasLedger(in: dataDirectory) else { return nil }
         let ledger: Ledger
         do {
             ledger = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory).ledger
@@ -380,6 +380,22 @@ public final class LedgerDirectory: Sendable {
         case .notADirectory(let path): LedgerError.dataDirectory(path: path, detail: "not a directory")
         case .failed(let path, let error): LedgerError.dataDirectory(path: path, detail: error.description)
         }
+    }
+
+    /// Whether `directory` holds a ledger file: read entry by entry and stopped at the first, so a daemon's start
+    /// reads one entry of a directory of 100,000 ledgers, not all of them (it took 0.13 s there).
+    static func hasLedger(in directory: String) throws -> Bool {
+        guard let stream = opendir(directory) else {
+            throw LedgerError.dataDirectory(path: directory, detail: String(cString: strerror(errno)))
+        }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasSuffix(".sqlite"), isValid(name: String(name.dropLast(".sqlite".count))) { return true }
+        }
+        return false
     }
 
     static func ledgerNames(in directory: String) throws -> [String] {

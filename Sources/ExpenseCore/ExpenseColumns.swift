@@ -15,8 +15,6 @@ package enum ExpenseColumns {
     package static let draftNames = ["amount", "currency", "category", "date", "note"]
     /// Each value column's type, in ``names``' order.
     package static let types: [ExpenseColumnType] = [.integer, .currency, .text, .day, .text]
-    /// Each value column's field, whose name it has on the wire, in ``names``' order.
-    package static let fields: [ExpenseField] = [.amount, .currency, .category, .date, .note]
     /// How many columns an expense takes.
     package static let count = Int32(names.count)
     /// Each value's position among the expense's columns (add the position of the first).

@@ -36,13 +36,6 @@ struct JSONByteCursor {
         copy(text.utf8Start, count: text.utf8CodeUnitCount)
     }
 
-    /// A fragment made once at run time, as it is.
-    @inline(__always)
-    mutating func raw(bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else { return }
-        copy(base, count: bytes.count)
-    }
-
     /// `true` or `false` (at most 5 bytes).
     mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }

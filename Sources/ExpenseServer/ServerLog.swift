@@ -49,9 +49,6 @@ public struct ServerLog: Sendable {
     @inline(__always)
     public func callAsFunction(_ message: @autoclosure () -> String) { self(.info, message()) }
 
-    /// This log's lines, at `level` and above.
-    public func at(_ level: Level) -> ServerLog { ServerLog(level: level, sink) }
-
     /// Runs `body`; the lines this thread logs to ``standardError`` meanwhile are written in one `write` when it
     /// returns, in the order logged (nested calls write when the outermost returns). Other sinks are unaffected.
     static func coalescingWrites(_ body: () throws -> Void) rethrows {

@@ -18,10 +18,10 @@ enum ExpenseCommands {
           1234567.50 EUR); --json, export and import always use plain decimals and minor units.
         """,
         subcommands: [add, list, edit, delete, summary, stats, report, export, importing, config, remote, sync, status, conflicts, resolve,
-                      discard] + kindGroups.map(\.spec) + [history, log, undo, completion, manual])
+                      discard] + kindGroups.map(\.spec) + [balances, history, log, undo, completion, manual])
 
     /// The command group of each record kind besides expenses and settings, in the order the help lists them.
-    static let kindGroups: [KindCommands] = [budgets, recurringRules]
+    static let kindGroups: [KindCommands] = [budgets, recurringRules, members, transfers]
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",

@@ -1,6 +1,7 @@
 import CommandLineKit
 import ExpenseClient
 import ExpenseCore
+import Foundation
 
 /// An expense's field options, `--amount`, `--category`, `--date`, `--note` and `--currency`, declared once
 /// with their one rule and their help on each command that offers them: `edit` and `resolve --edit` (all five)
@@ -12,6 +13,12 @@ enum ExpenseFieldOptions {
     static let category = TypedOption<String>.text("category", value: "category", help: "The category.")
     static let date = TypedOption<String>.text("date", value: "date", help: "The day, YYYY-MM-DD.")
     static let note = TypedOption<String>.text("note", value: "text", help: "The note.")
+    /// A member's name, resolved against the ledger's members (``MemberNames``).
+    static let paidBy = TypedOption<String>.text("paid-by", value: "name", help: "Who paid.")
+    /// A split as a person types it (``ExpenseCore/SplitSpec/parse(_:currency:member:everyone:)``).
+    static let split = TypedOption<String>.text("split", value: "spec", help: "How the amount is shared.")
+    /// `edit --no-split`: the expense is no longer shared.
+    static let noSplit = Flag("no-split", help: "Stop sharing the expense.")
     /// Validated by the core (exit 65, `invalid_currency`).
     static let currency = TypedOption<Currency>("currency", value: "code", help: "The currency.") {
         try ExpenseValidator.validateCurrency($0)
@@ -37,6 +44,13 @@ enum ExpenseFieldOptions {
             add: "An ISO 4217 code (default: the configured currency, else the synced ledger's, else USD).",
             edit: "The new currency; needs --amount, since the same digits mean different money.",
             resolve: "With --edit: the currency (needs --amount)."),
+        Use(spec: { paidBy.help($0).spec }, add: "Who paid, a member's name (default: `config set me`, else no one).",
+            edit: "Who paid, a member's name.", resolve: "With --edit: who paid."),
+        Use(spec: { split.help($0).spec },
+            add: "Share it: alice,bob (equal), all, alice=2,bob=1 (shares), alice=50%,bob=50% or alice=12.50,bob=7.50 (exact).",
+            edit: "Share it anew (forms as on add); with --amount, the shares follow the new amount.",
+            resolve: "With --edit: the split."),
+        Use(spec: { noSplit.help($0).spec }, add: nil, edit: "Stop sharing the expense.", resolve: "With --edit: no split."),
     ]
 
     /// The options of `add`, `edit` and `resolve`, each with that command's help.
@@ -65,16 +79,22 @@ enum ExpenseFieldOptions {
             throw UsageError("--currency needs --amount too, since the same digits mean different money in another currency",
                              path: command.path)
         }
+        if command.has(split), command.has(noSplit.spec) {
+            throw UsageError("--split and --no-split contradict each other; give one", path: command.path)
+        }
         return given(in: command)
     }
 
     /// The expense `add` makes: its arguments (`amount` parsed in `currency`, `category`) and every field option
     /// given, the day defaulting to today; what else a creation may leave out is completed by the core
     /// (``ExpenseCore/ExpenseDraft/completeCreation(currency:)``).
-    static func creation(_ command: ParsedCommand, amount: Int64, currency: Currency, category: String?) throws -> ExpenseDraft {
+    static func creation(_ command: ParsedCommand, amount: Int64, currency: Currency, category: String?,
+                         members: MemberNames) throws -> ExpenseDraft {
         var draft = ExpenseDraft(id: nil, amount: amount, currency: .value(currency), category: category,
                                  date: try command.value(date).map(DraftInput.text) ?? .value(CalendarDay.today()),
                                  note: try command.value(note))
+        draft.paidBy = try command.value(paidBy).map { try UUIDText.lowercased(members.payer($0)) } ?? members.defaultPayer
+        draft.split = try command.value(split).map { try members.split($0, currency: currency).text }
         draft.completeCreation(currency: currency)
         return draft
     }
@@ -82,15 +102,59 @@ enum ExpenseFieldOptions {
     /// The changes `command` gives, as a draft: the amount parsed in `--currency`, else in `currentCurrency`
     /// (the expense's own); category, date and note as given, validated where the draft is applied.
     /// - Throws: ``UsageError`` as ``checked(_:)``; the core's validation errors for the currency and amount.
-    static func changes(_ command: ParsedCommand, currentCurrency: Currency) throws -> ExpenseDraft {
+    static func changes(_ command: ParsedCommand, currentCurrency: Currency, members: MemberNames) throws -> ExpenseDraft {
         _ = try checked(command)
         var fields = ExpenseDraft(category: try command.value(category), date: try command.value(date),
                                   note: try command.value(note))
+        let currency = try command.value(currency) ?? currentCurrency
         if let amountText = try command.value(amount) {
-            let currency = try command.value(currency) ?? currentCurrency
             fields.currency = .value(currency)
             fields.amount = try Money.parse(amountText, currency: currency)
         }
+        if let name = try command.value(paidBy) { fields.paidBy = UUIDText.lowercased(try members.payer(name)) }
+        if let spec = try command.value(split) { fields.split = try members.split(spec, currency: currency).text }
+        if command[noSplit] { fields.split = "" }
         return fields
+    }
+}
+
+/// The ledger's members as `--paid-by`, `--split` and `config set me` name them: by name (trimmed, compared by
+/// its bytes), a member who left refused for anything new.
+struct MemberNames {
+    let members: [Member]
+    /// Who pays by default on this machine (`config set me`), when that member is still active.
+    let me: UUID?
+
+    /// The default payer of `add`: `me`'s id, else none.
+    var defaultPayer: String? { me.flatMap { id in members.first { $0.id == id && $0.isActive } }.map { UUIDText.lowercased($0.id) } }
+
+    /// The active member named `name`.
+    /// - Throws: ``ExpenseCore/ValidationError/invalidSplit(_:)`` with `unknown_member` or `member_left` (exit 65).
+    func payer(_ name: String) throws -> UUID {
+        do throws(SplitError) { return try active(name) } catch { throw ValidationError.invalidSplit(error) }
+    }
+
+    /// The member named `name`, one who left included (a transfer may pay them back).
+    /// - Throws: ``ExpenseCore/ValidationError/invalidSplit(_:)`` with `unknown_member` (exit 65).
+    func anyMember(_ name: String) throws -> UUID {
+        guard let member = Member.named(name, in: members) else { throw ValidationError.invalidSplit(.unknownMember(name)) }
+        return member.id
+    }
+
+    /// The split `typed` names (``ExpenseCore/SplitSpec/parse(_:currency:member:everyone:)``), `all` being the
+    /// active members.
+    func split(_ typed: String, currency: Currency) throws -> SplitSpec {
+        do throws(SplitError) {
+            return try SplitSpec.parse(typed, currency: currency, member: active,
+                                       everyone: { members.filter(\.isActive).map(\.id) })
+        } catch {
+            throw ValidationError.invalidSplit(error)
+        }
+    }
+
+    private func active(_ name: String) throws(SplitError) -> UUID {
+        guard let member = Member.named(name, in: members) else { throw .unknownMember(name) }
+        guard member.isActive else { throw .memberLeft(member.name) }
+        return member.id
     }
 }

@@ -78,7 +78,7 @@ extension ExpenseRunner {
         case .theirs: resolution = .theirs
         case .edit:
             guard !given.isEmpty else { throw usage("--edit needs at least one of " + ExpenseFieldOptions.listed) }
-            resolution = .edit(try ExpenseFieldOptions.changes(command, currentCurrency: conflict.theirs.expense.currency))
+            resolution = .edit(try ExpenseFieldOptions.changes(command, currentCurrency: conflict.theirs.expense.currency, members: memberNames(ledger)))
         }
         try ledger.resolve(conflict, resolution)
         console.out(UUIDText.lowercased(conflict.id) + "\n")

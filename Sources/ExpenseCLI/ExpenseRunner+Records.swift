@@ -9,7 +9,7 @@ extension ExpenseRunner {
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
         let expense = try ledger.journaledAdd(try ExpenseFieldOptions.creation(
-            command, amount: amount, currency: currency, category: command[ExpenseArguments.category]))
+            command, amount: amount, currency: currency, category: command[ExpenseArguments.category], members: memberNames(ledger)))
         console.out(expense.idString + "\n")
         warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
     }
@@ -22,7 +22,7 @@ extension ExpenseRunner {
         _ = try ExpenseFieldOptions.checked(command)
         let ledger = try ledger()
         let record = try ledger.find(command[ExpenseArguments.id] ?? "")
-        let changes = try ExpenseFieldOptions.changes(command, currentCurrency: record.expense.currency)
+        let changes = try ExpenseFieldOptions.changes(command, currentCurrency: record.expense.currency, members: memberNames(ledger))
         let updated = try ledger.journaledEdit(record, changes: changes)
         console.out(updated.idString + "\n")
     }
@@ -58,6 +58,8 @@ extension ExpenseRunner {
             }
         case "timezone":
             try setLedgerTimeZone(value)
+        case "me":
+            try setMe(value)
         case let key:
             throw usage("Unknown setting '\(key ?? "")'; the settings are: \(Self.settings.joined(separator: ", "))")
         }
@@ -74,12 +76,13 @@ extension ExpenseRunner {
         case "timezone": console.out((zone.flatMap { $0 } ?? "local") + "\n")
         case "currency": console.out(currency + "\n")
         case "locale": console.out(locale + "\n")
+        case "me": console.out((try meName(ledger)).map { DisplayText.escaped($0) + "\n" } ?? "")
         case let key?: throw usage("Unknown setting '\(key)'; the settings are: \(Self.settings.joined(separator: ", "))")
         }
     }
 
     /// The names `config set` and `config get` accept.
-    static let settings = ["currency", "locale", "timezone"]
+    static let settings = ["currency", "locale", "timezone", "me"]
 
     /// How this command shows money to people (see ``MoneyDisplay/resolve(environment:configured:)``).
     func moneyDisplay(_ ledger: LocalLedger) -> MoneyDisplay {

@@ -11,7 +11,8 @@ extension ExpenseRunner {
         let ledger = try readingLedger()
         defer { noteUnsynced(ledger) }
         if command[ExpenseOptions.json] {
-            var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: .json)
+            var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: .json,
+                                       members: MemberDirectory(members: try memberNames(ledger).members))
             stream.begin()
             try ledger.forEach(filter) { try stream.write($0) }
             try stream.end()
@@ -21,7 +22,7 @@ extension ExpenseRunner {
         if expenses.isEmpty {
             console.err("No expenses.")
         } else {
-            console.out(ExpenseTable.render(expenses, money: moneyDisplay(ledger)))
+            console.out(ExpenseTable.render(expenses, money: moneyDisplay(ledger), members: MemberDirectory(members: try memberNames(ledger).members)))
         }
     }
 

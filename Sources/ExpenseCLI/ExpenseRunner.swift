@@ -32,6 +32,7 @@ struct ExpenseRunner {
         case ["history"]: try history()
         case ["log"]: try activityLog()
         case ["undo"]: try undo()
+        case ["balances"]: try balances()
         default:
             // A record kind's commands, from its group (``ExpenseCommands/kindGroups``).
             guard command.path.count == 2, let group = ExpenseCommands.kindGroups.first(where: { $0.spec.name == command.path[0] }),

@@ -16,8 +16,11 @@ struct ExpenseStream {
     private var buffer: [UInt8] = []
     private(set) var count = 0
     private let format: Format
+    /// Names the members of a shared expense's `shares` (JSON).
+    private let members: MemberDirectory
 
-    init(descriptor: Int32, target: String, format: Format) {
+    init(descriptor: Int32, target: String, format: Format, members: MemberDirectory = MemberDirectory(members: [])) {
+        self.members = members
         self.descriptor = descriptor
         self.target = target
         self.format = format
@@ -41,9 +44,16 @@ struct ExpenseStream {
             var writer = JSONWriter(appendingTo: buffer)
             buffer = []
             // The fields as the wire writes them (``ExpenseProtocol/ExpenseFields``), and the id.
-            var members = ExpenseFields.json(from: expense.draft)
-            members["id"] = .string(expense.idString)
-            writer.pretty(.object(members), depth: 1)
+            var object = ExpenseFields.json(from: expense.draft, omittingEmpty: true)
+            object["id"] = .string(expense.idString)
+            // A shared expense also carries each member's exact share, which the split gives (never sent).
+            if expense.split != nil {
+                object["shares"] = .array(expense.shares.map { share in
+                    .object(["member": .string(UUIDText.lowercased(share.member)), "name": .string(members.name(share.member)),
+                             "amount": .int(share.amount)])
+                })
+            }
+            writer.pretty(.object(object), depth: 1)
             buffer = writer.bytes
         }
         count += 1
@@ -69,7 +79,7 @@ struct ExpenseStream {
     private static let csvColumns: [CSVColumn] = CSVImporter.header.map { name in
         if name == "id" { return .id }
         if name == "amount" { return .amount }
-        return ExpenseFields.all.first { $0.name == name }.map(CSVColumn.wire) ?? .id  // every other name is a field's
+        return ExpenseFields.all.first { CSVImporter.columnName($0.field) == name }.map(CSVColumn.wire) ?? .id  // every other name is a field's
     }
 
     /// The closing bracket (JSON) and whatever is buffered.

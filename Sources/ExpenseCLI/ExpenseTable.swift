@@ -6,13 +6,21 @@ import ExpenseCore
 enum ExpenseTable {
     static let noteWidth = 40
 
-    static func render(_ expenses: [Expense], money: MoneyDisplay = .plain) -> String {
+    /// The table; when an expense names a payer or a split, two more columns show who paid and each member's
+    /// share (`alice 60.00, bob 30.00`), named through `members`.
+    static func render(_ expenses: [Expense], money: MoneyDisplay = .plain, members: MemberDirectory = MemberDirectory(members: [])) -> String {
         let withCurrency = !money.showsCurrency
-        let header = withCurrency ? ["DATE", "AMOUNT", "CUR", "CATEGORY", "NOTE", "ID"] : ["DATE", "AMOUNT", "CATEGORY", "NOTE", "ID"]
+        let shared = expenses.contains { $0.paidBy != nil || $0.split != nil }
+        let header = (withCurrency ? ["DATE", "AMOUNT", "CUR", "CATEGORY", "NOTE"] : ["DATE", "AMOUNT", "CATEGORY", "NOTE"])
+            + (shared ? ["PAID BY", "SPLIT"] : []) + ["ID"]
         let rows = expenses.map { expense in
             [expense.date.description, money.figure(expense.amount, currency: expense.currency)]
                 + (withCurrency ? [expense.currency.code] : [])
-                + [oneLine(expense.category, width: 64), oneLine(expense.note, width: noteWidth), String(expense.idString.prefix(8))]
+                + [oneLine(expense.category, width: 64), oneLine(expense.note, width: noteWidth)]
+                + (shared ? [oneLine(expense.paidBy.map(members.name) ?? "", width: 20),
+                             oneLine(expense.shares.map { members.name($0.member) + " " + money.figure($0.amount, currency: expense.currency) }
+                                        .joined(separator: ", "), width: noteWidth)] : [])
+                + [String(expense.idString.prefix(8))]
         }
         // In terminal columns, not characters: CJK and emoji take two, a right-to-left mark none.
         let widths = header.indices.map { column in ([header] + rows).map { TerminalWidth.of($0[column]) }.max() ?? 0 }

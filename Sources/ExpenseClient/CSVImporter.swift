@@ -55,8 +55,19 @@ package enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
 package enum CSVImporter {
     /// The columns of our export, in the order `export` writes them: `id`, `date`, `amount`, `currency` (what a
     /// reader looks at first), then every other field in ``ExpenseProtocol/ExpenseFields/all``'s order, each as
-    /// its wire text (`category`, `note`). `id` may be left out on import.
-    package static let header = ["id", "date", "amount", "currency"] + ExpenseFields.names.filter { !leading.contains($0) }
+    /// its wire text (`category`, `note`, `paid_by`, `split`) under its ``columnName(_:)``. `id` may be left out on
+    /// import.
+    package static let header = ["id", "date", "amount", "currency"]
+        + ExpenseFields.all.map(\.field).filter { !leading.contains($0.rawValue) }.map(columnName)
+
+    /// A field's CSV column: its name in snake case, as spreadsheets and other tools' exports write columns
+    /// (`paid_by` for `paidBy`).
+    package static func columnName(_ field: ExpenseField) -> String {
+        String(field.rawValue.flatMap { $0.isUppercase ? ["_", Character($0.lowercased())] : [$0] })
+    }
+
+    /// The field whose CSV column is `name` (lower case).
+    private static let fieldsByColumn = Dictionary(uniqueKeysWithValues: ExpenseField.allCases.map { (columnName($0), $0) })
 
     /// The fields whose columns lead the header, each read by a rule of its own (the amount as decimal text in
     /// its currency, the date in `--date-format`, an empty currency as the default).
@@ -151,7 +162,7 @@ package enum CSVImporter {
         }
         let expected = "the header '\(header.joined(separator: ","))' (id optional, any order; or give --map)"
         for (index, name) in names.enumerated() {
-            guard let field = ExpenseField(rawValue: name), header.contains(name), indexes[field] == nil else {
+            guard let field = fieldsByColumn[name], header.contains(name), indexes[field] == nil else {
                 throw .badHeader(found: found, expected: expected)
             }
             indexes[field] = index

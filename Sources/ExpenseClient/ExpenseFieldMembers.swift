@@ -7,9 +7,13 @@ import Foundation
 /// else as text. A new expense field needs nothing here.
 struct ExpenseFieldMembers: Codable {
     var draft: ExpenseDraft
+    /// Whether an optional field that is empty is left out (a record's, where absent means empty; never a
+    /// queued change's, where an empty value clears the field and an absent one leaves it).
+    var omittingEmpty = false
 
-    init(_ draft: ExpenseDraft) {
+    init(_ draft: ExpenseDraft, omittingEmpty: Bool = false) {
         self.draft = draft
+        self.omittingEmpty = omittingEmpty
     }
 
     private struct Member: CodingKey {
@@ -40,7 +44,7 @@ struct ExpenseFieldMembers: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Member.self)
-        for (name, value) in ExpenseFields.json(from: draft) {
+        for (name, value) in ExpenseFields.json(from: draft, omittingEmpty: omittingEmpty) {
             let key = Member(stringValue: name)
             switch value {
             case .number(let number):
@@ -66,9 +70,9 @@ extension ExpenseFieldMembers {
         var own: Own
         var fields: ExpenseFieldMembers
 
-        init(_ own: Own, fields: ExpenseDraft) {
+        init(_ own: Own, fields: ExpenseDraft, omittingEmpty: Bool = false) {
             self.own = own
-            self.fields = ExpenseFieldMembers(fields)
+            self.fields = ExpenseFieldMembers(fields, omittingEmpty: omittingEmpty)
         }
 
         init(from decoder: any Decoder) throws {

@@ -124,7 +124,7 @@ package final class JSONFileExpenseStore: StateBackedStore {
 
     private static func entry(_ expense: Expense, version: Int64, deleted: Bool, order: Int64, seq: Int64? = nil) -> Entry {
         Entry(RecordMembers(id: expense.idString, baseVersion: version, deleted: deleted, order: order, seq: seq),
-              fields: expense.draft)
+              fields: expense.draft, omittingEmpty: true)
     }
 
     private static func mutationEntry(_ mutation: PendingMutation) -> MutationEntry {

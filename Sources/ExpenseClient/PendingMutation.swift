@@ -75,7 +75,7 @@ package struct PendingMutation: Hashable, Sendable {
                             fields: type == .put ? data.mapValues(LedgerDataJSON.json) : nil, kind: kind)
         }
         return Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion,
-                        fields: type == .put ? ExpenseFields.json(from: fields) : nil, ifAbsent: ifAbsent && type == .put && baseVersion == 0)
+                        fields: type == .put ? ExpenseFields.json(from: fields, omittingEmpty: baseVersion == 0) : nil, ifAbsent: ifAbsent && type == .put && baseVersion == 0)
     }
 
     /// The names of the fields a `put` sets (an expense's by ``ExpenseField`` name); empty for a delete.

@@ -203,6 +203,20 @@ extension SQLiteExpenseStore {
         INSERT INTO data_server_copy SELECT id, kind, fields, base_version, 0, deleted FROM data_record WHERE base_version > 0;
         DELETE FROM meta WHERE key = 'data_cursor';
         """,
+        // 13: shared expenses: who paid and the split, in every table that holds an expense (empty: none) or
+        // a draft of one (NULL: not changed).
+        """
+        ALTER TABLE expense ADD COLUMN paid_by TEXT NOT NULL DEFAULT '';
+        ALTER TABLE expense ADD COLUMN split TEXT NOT NULL DEFAULT '';
+        ALTER TABLE server_copy ADD COLUMN paid_by TEXT NOT NULL DEFAULT '';
+        ALTER TABLE server_copy ADD COLUMN split TEXT NOT NULL DEFAULT '';
+        ALTER TABLE outbox ADD COLUMN paid_by TEXT;
+        ALTER TABLE outbox ADD COLUMN split TEXT;
+        ALTER TABLE conflict ADD COLUMN mine_paid_by TEXT;
+        ALTER TABLE conflict ADD COLUMN mine_split TEXT;
+        ALTER TABLE conflict ADD COLUMN theirs_paid_by TEXT NOT NULL DEFAULT '';
+        ALTER TABLE conflict ADD COLUMN theirs_split TEXT NOT NULL DEFAULT '';
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

@@ -15,6 +15,8 @@ package enum StoreMetaKey: String, Sendable, Hashable, CaseIterable {
     case currency
     /// How money is shown to people (`expense config set locale de_DE`; absent: follow the environment).
     case displayLocale = "locale"
+    /// Who "I" am on this machine (`expense config set me NAME`): a member's id, the default payer of `add`.
+    case me
     /// The currency of the ledger this cache syncs with (`hello`'s `currency`), recorded by each sync: the default
     /// currency when the person set none.
     case ledgerCurrency = "ledger_currency"

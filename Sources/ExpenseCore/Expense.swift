@@ -13,17 +13,35 @@ public struct Expense: Hashable, Sendable, Identifiable {
     public let date: CalendarDay
     /// 0 to 300 characters; tab and newline allowed, no other control characters.
     public let note: String
+    /// The member who paid; `nil`: no one is named (an expense of the ledger's own, not shared).
+    public let paidBy: UUID?
+    /// How the amount is shared among members, its exact amounts matching ``amount``; `nil`: not shared.
+    public let split: SplitSpec?
 
     /// Made by ``ExpenseValidator`` after every check has passed. `package` so that a store re-reading rows it
     /// validated before writing (in a database this program owns) need not validate each again; anything read
     /// from outside input goes through ``ExpenseValidator/validate(_:)``.
-    package init(id: UUID, amount: Int64, currency: Currency, category: String, date: CalendarDay, note: String) {
+    package init(id: UUID, amount: Int64, currency: Currency, category: String, date: CalendarDay, note: String,
+                 paidBy: UUID? = nil, split: SplitSpec? = nil) {
         self.id = id
         self.amount = amount
         self.currency = currency
         self.category = category
         self.date = date
         self.note = note
+        self.paidBy = paidBy
+        self.split = split
+    }
+
+    /// The payer as it is stored and sent: the member's lower-case id, empty for none.
+    public var paidByText: String { paidBy.map(UUIDText.lowercased) ?? "" }
+
+    /// The split as it is stored and sent: its canonical text (``SplitSpec/text``), empty for none.
+    public var splitText: String { split?.text ?? "" }
+
+    /// Each member's share in minor units (``SplitSpec/shares(amount:currency:expenseId:)``); empty when not shared.
+    public var shares: [SplitSpec.Share] {
+        (try? split?.shares(amount: amount, currency: currency, expenseId: id)) ?? []
     }
 
     /// The id as it is written everywhere: lower-case UUID text.
@@ -33,6 +51,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
     public static func == (lhs: Expense, rhs: Expense) -> Bool {
         lhs.id == rhs.id && lhs.amount == rhs.amount && lhs.currency == rhs.currency && lhs.date == rhs.date
             && ExactText.same(lhs.category, rhs.category) && ExactText.same(lhs.note, rhs.note)
+            && lhs.paidBy == rhs.paidBy && lhs.split == rhs.split
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -42,17 +61,20 @@ public struct Expense: Hashable, Sendable, Identifiable {
         hasher.combine(date)
         ExactText.hash(category, into: &hasher)
         ExactText.hash(note, into: &hasher)
+        hasher.combine(paidBy)
+        hasher.combine(split)
     }
 
     /// This expense's values under another id (an import's id derived from them).
     public func with(id newId: UUID) -> Expense {
-        Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note)
+        Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
+                split: split)
     }
 
     /// A draft holding these values as values (never written out as text to be parsed back), to change some of
     /// them and validate again.
     public var draft: ExpenseDraft {
         ExpenseDraft(id: .value(id), amount: amount, currency: .value(currency), category: category,
-                     date: .value(date), note: note)
+                     date: .value(date), note: note, paidBy: paidByText, split: splitText)
     }
 }

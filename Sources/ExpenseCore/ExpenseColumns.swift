@@ -7,18 +7,20 @@ import Foundation
 /// every statement.
 ///
 /// In this order: `amount` (minor units), `currency` (its code), `category`, `day` (``CalendarDay/ordinal``),
-/// `note`. Drafts, whose fields may be missing, are the nullable ``draftNames`` (the date as its text).
+/// `note`, `paid_by` (the member's lower-case id, empty for none), `split` (``SplitSpec/text``, empty for none).
+/// Drafts, whose fields may be missing, are the nullable ``draftNames`` (the date as its text).
 package enum ExpenseColumns {
     /// The value columns' names, in their order.
-    package static let names = ["amount", "currency", "category", "day", "note"]
+    package static let names = ["amount", "currency", "category", "day", "note", "paid_by", "split"]
     /// A draft's columns (the outbox's and a conflict's own side), each nullable: `date` holds the text typed.
-    package static let draftNames = ["amount", "currency", "category", "date", "note"]
+    package static let draftNames = ["amount", "currency", "category", "date", "note", "paid_by", "split"]
     /// Each value column's type, in ``names``' order.
-    package static let types: [ExpenseColumnType] = [.integer, .currency, .text, .day, .text]
+    package static let types: [ExpenseColumnType] = [.integer, .currency, .text, .day, .text, .text, .text]
     /// How many columns an expense takes.
     package static let count = Int32(names.count)
     /// Each value's position among the expense's columns (add the position of the first).
-    package static let amount: Int32 = 0, currency: Int32 = 1, category: Int32 = 2, day: Int32 = 3, note: Int32 = 4
+    package static let amount: Int32 = 0, currency: Int32 = 1, category: Int32 = 2, day: Int32 = 3, note: Int32 = 4,
+                       paidBy: Int32 = 5, split: Int32 = 6
 
     /// The names as an SQL column list, each after `prefix` (`mine_`, `theirs_`, `excluded.`).
     package static func list(_ names: [String] = names, prefix: String = "") -> String {
@@ -39,6 +41,8 @@ package enum ExpenseColumns {
         try row.text(expense.category)
         try row.integer(Int64(expense.date.ordinal))
         try row.text(expense.note)
+        try row.text(expense.paidByText)
+        try row.text(expense.splitText)
     }
 
     /// The expense `id` whose values start at column `first`, or `nil` when a value does not decode (a row
@@ -48,8 +52,19 @@ package enum ExpenseColumns {
         let amount = row.int64(first + Self.amount)
         guard (1...ExpenseRules.maximumAmount).contains(amount), let currency = Currency(code: row.text(first + Self.currency)),
               let day = CalendarDay(ordinal: Int(row.int64(first + Self.day))) else { return nil }
+        // No payer and no split: the usual expense, read without parsing either.
+        let payerText = row.text(first + Self.paidBy), splitText = row.text(first + Self.split)
+        var paidBy: UUID?, split: SplitSpec?
+        if !payerText.isEmpty {
+            guard let payer = UUIDText.parse(payerText) else { return nil }
+            paidBy = payer
+        }
+        if !splitText.isEmpty {
+            guard let spec = try? SplitSpec(text: splitText) else { return nil }
+            split = spec
+        }
         return Expense(id: id, amount: amount, currency: currency, category: row.text(first + Self.category), date: day,
-                       note: row.text(first + Self.note))
+                       note: row.text(first + Self.note), paidBy: paidBy, split: split)
     }
 
     /// The integer `expense` holds in the value column at position `column` (an amount, a day's ordinal): its
@@ -71,6 +86,8 @@ package enum ExpenseColumns {
         case currency: expense.currency.code
         case category: expense.category
         case note: expense.note
+        case paidBy: expense.paidByText
+        case split: expense.splitText
         default: ""
         }
     }
@@ -82,13 +99,16 @@ package enum ExpenseColumns {
         try row.text(draft.category)
         try row.text(draft.date?.text)
         try row.text(draft.note)
+        try row.text(draft.paidBy)
+        try row.text(draft.split)
     }
 
     /// The draft whose fields start at column `first` (NULL: not given).
     package static func readDraft(from row: some ExpenseColumnReader, at first: Int32) -> ExpenseDraft {
         ExpenseDraft(amount: row.optionalInt64(first + amount), currency: row.optionalText(first + currency),
                      category: row.optionalText(first + category), date: row.optionalText(first + day),
-                     note: row.optionalText(first + note))
+                     note: row.optionalText(first + note), paidBy: row.optionalText(first + paidBy),
+                     split: row.optionalText(first + split))
     }
 }
 

@@ -16,54 +16,72 @@ public struct ExpenseDraft: Hashable, Sendable {
     public var category: String?
     public var date: DraftInput<CalendarDay>?
     public var note: String?
+    /// The payer's member id as text; empty: no payer.
+    public var paidBy: String?
+    /// The split's canonical text (``SplitSpec/text``); empty: not shared.
+    public var split: String?
 
     /// No field given.
     public init() {}
 
     /// A draft of text as it was given.
     public init(id: String? = nil, amount: Int64? = nil, currency: String? = nil,
-                category: String? = nil, date: String? = nil, note: String? = nil) {
+                category: String? = nil, date: String? = nil, note: String? = nil, paidBy: String? = nil, split: String? = nil) {
         self.init(id: id.map(DraftInput.text), amount: amount, currency: currency.map(DraftInput.text),
-                  category: category, date: date.map(DraftInput.text), note: note)
+                  category: category, date: date.map(DraftInput.text), note: note, paidBy: paidBy, split: split)
     }
 
     /// A draft of inputs, each a value or text.
     public init(id: DraftInput<UUID>?, amount: Int64? = nil, currency: DraftInput<Currency>?,
-                category: String? = nil, date: DraftInput<CalendarDay>?, note: String? = nil) {
+                category: String? = nil, date: DraftInput<CalendarDay>?, note: String? = nil, paidBy: String? = nil,
+                split: String? = nil) {
         self.id = id
         self.amount = amount
         self.currency = currency
         self.category = category
         self.date = date
         self.note = note
+        self.paidBy = paidBy
+        self.split = split
     }
 
     /// Equal when every field is, text by its bytes (``ExactText``) and a value by its text
     /// (``DraftInput/text``): the draft of an expense equals the draft of its fields typed as text.
     public static func == (lhs: ExpenseDraft, rhs: ExpenseDraft) -> Bool {
-        lhs.amount == rhs.amount && ExactText.same(lhs.id?.text, rhs.id?.text)
-            && ExactText.same(lhs.currency?.text, rhs.currency?.text) && ExactText.same(lhs.category, rhs.category)
-            && ExactText.same(lhs.date?.text, rhs.date?.text) && ExactText.same(lhs.note, rhs.note)
+        guard lhs.amount == rhs.amount, ExactText.same(lhs.id?.text, rhs.id?.text),
+              ExactText.same(lhs.currency?.text, rhs.currency?.text), ExactText.same(lhs.category, rhs.category),
+              ExactText.same(lhs.date?.text, rhs.date?.text), ExactText.same(lhs.note, rhs.note) else { return false }
+        return ExactText.same(lhs.paidBy, rhs.paidBy) && ExactText.same(lhs.split, rhs.split)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(amount)
-        for text in [id?.text, currency?.text, category, date?.text, note] { ExactText.hash(text, into: &hasher) }
+        for text in [id?.text, currency?.text, category, date?.text, note, paidBy, split] { ExactText.hash(text, into: &hasher) }
     }
 
-    /// Fills in what a creation may leave out: `currency` (the ledger's) when it gives none, an empty note. The
+    /// Fills in what a creation may leave out: `currency` (the ledger's) when it gives none, an empty note, no
+    /// payer and no split. The
     /// daemon applies it to every create it receives, and `add` to what it was given, so a field that a creation
     /// may leave out gets its default here, once. In place: the daemon runs it for every create of a push.
     public mutating func completeCreation(currency ledgerCurrency: Currency) {
         if currency == nil { currency = .value(ledgerCurrency) }
         if note == nil { note = "" }
+        if paidBy == nil { paidBy = "" }
+        if split == nil { split = "" }
     }
 
     /// This draft with every field that `changes` gives replacing the one here.
     public func merging(_ changes: ExpenseDraft) -> ExpenseDraft {
-        ExpenseDraft(id: changes.id ?? id, amount: changes.amount ?? amount,
-                     currency: changes.currency ?? currency, category: changes.category ?? category,
-                     date: changes.date ?? date, note: changes.note ?? note)
+        var merged = self
+        if let id = changes.id { merged.id = id }
+        if let amount = changes.amount { merged.amount = amount }
+        if let currency = changes.currency { merged.currency = currency }
+        if let category = changes.category { merged.category = category }
+        if let date = changes.date { merged.date = date }
+        if let note = changes.note { merged.note = note }
+        if let paidBy = changes.paidBy { merged.paidBy = paidBy }
+        if let split = changes.split { merged.split = split }
+        return merged
     }
 }
 

@@ -4,28 +4,33 @@
 /// them (the client's queued differences and their check against a pulled record, the daemon's conflict rule).
 public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     case id, amount, currency, category, date, note
+    /// Who paid: a member's id, or none (an expense no one is owed for).
+    case paidBy
+    /// How the amount is shared among members (``SplitSpec``), or not shared.
+    case split
 
     /// The fields that make up an expense's values (every one but the id), in the order they are validated.
     public static let values: [ExpenseField] = allCases.filter { $0 != .id }
 
-    /// The fields that are one value with this one for versions and conflicts: money, the amount and the
-    /// currency together (Protocol.md §7.4); every other field alone.
+    /// The fields that are one value with this one for versions and conflicts: money, the amount, the currency
+    /// and the split together (Protocol.md §7.4: shares never merge with an amount they were not made for); every
+    /// other field alone.
     public var conflictGroup: [ExpenseField] {
         switch self {
-        case .amount, .currency: [.amount, .currency]
-        case .id, .category, .date, .note: [self]
+        case .amount, .currency, .split: [.amount, .currency, .split]
+        case .id, .category, .date, .note, .paidBy: [self]
         }
     }
 
-    /// One field of each conflict group, in field order: `amount` (money), `category`, `date`, `note`. A store
+    /// One field of each conflict group, in field order: `amount` (money), `category`, `date`, `note`, `paidBy`. A store
     /// keeps one version per group (`FieldVersions`) and a history entry one change per group.
     public static let conflictGroups: [ExpenseField] = values.filter { $0.conflictGroup.first == $0 }
 
     /// Something held once per conflict group, in ``conflictGroups``' order (`ExpenseFieldTests` checks the count).
-    public typealias PerConflictGroup<Element> = InlineArray<4, Element>
+    public typealias PerConflictGroup<Element> = InlineArray<5, Element>
 
     /// Something held once per value field, in ``values``' order (`ExpenseFieldTests` checks the count).
-    public typealias PerValue<Element> = InlineArray<5, Element>
+    public typealias PerValue<Element> = InlineArray<7, Element>
 
     /// The position of this field's conflict group in ``conflictGroups``; `nil` for `id`, which never changes.
     public var conflictGroupIndex: Int? {
@@ -33,19 +38,20 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         // `ExpenseFieldTests` holds it to `conflictGroups`.
         switch self {
         case .id: nil
-        case .amount, .currency: 0
+        case .amount, .currency, .split: 0
         case .category: 1
         case .date: 2
         case .note: 3
+        case .paidBy: 4
         }
     }
 
-    /// The conflict group's name, where versions and history name it: `money` for the amount and the currency,
-    /// else the field's own name.
+    /// The conflict group's name, where versions and history name it: `money` for the amount, the currency and
+    /// the split, else the field's own name.
     public var conflictGroupName: String {
         switch self {
-        case .amount, .currency: "money"
-        case .id, .category, .date, .note: rawValue
+        case .amount, .currency, .split: "money"
+        case .id, .category, .date, .note, .paidBy: rawValue
         }
     }
 
@@ -58,18 +64,23 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .category: ExactText.same(a.category, b.category)
         case .date: a.date == b.date
         case .note: ExactText.same(a.note, b.note)
+        case .paidBy: a.paidBy == b.paidBy
+        case .split: a.split == b.split
         }
     }
 
     /// This field's conflict group's value in `expense` as a person reads it, where two sides are shown: money
-    /// with its code (`12.50 EUR`), the date as `YYYY-MM-DD`, text as it is.
+    /// with its code (`12.50 EUR`, and its split's canonical text when it has one), the date as `YYYY-MM-DD`,
+    /// the payer as the member's id (empty: none), text as it is.
     public func text(of expense: Expense) -> String {
         switch self {
         case .id: expense.idString
-        case .amount, .currency: Money.format(expense.amount, currency: expense.currency, includeCode: true)
+        case .amount, .currency, .split:
+            Money.format(expense.amount, currency: expense.currency, includeCode: true) + (expense.split.map { " split \($0.text)" } ?? "")
         case .category: expense.category
         case .date: expense.date.description
         case .note: expense.note
+        case .paidBy: expense.paidBy.map(UUIDText.lowercased) ?? ""
         }
     }
 
@@ -82,6 +93,8 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .category: draft.category = expense.category
         case .date: draft.date = .value(expense.date)
         case .note: draft.note = expense.note
+        case .paidBy: draft.paidBy = expense.paidByText
+        case .split: draft.split = expense.splitText
         }
     }
 
@@ -95,6 +108,8 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .category: draft.category.map { ExactText.same($0, expense.category) }
         case .date: draft.date.map { $0 == .value(expense.date) }
         case .note: draft.note.map { ExactText.same($0, expense.note) }
+        case .paidBy: draft.paidBy.map { ExactText.same($0, expense.paidByText) }
+        case .split: draft.split.map { ExactText.same($0, expense.splitText) }
         }
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 public enum ExpenseValidator {
     /// Turns a draft into a validated expense.
     ///
-    /// Fields are checked in the order id, amount, currency, category, date, note; the first problem is thrown.
+    /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split; the first problem
+    /// is thrown (a split without a payer is a missing `paidBy`).
     /// A missing `currency` is an error here: callers that have a default (the configured currency, the
     /// ledger's currency) fill it in first. A missing `note` is the empty note.
     /// - Throws: ``ValidationError``.
@@ -32,7 +33,31 @@ public enum ExpenseValidator {
         let category = try checkedCategory(categoryText, byteLimits: byteLimits)
         guard let date = try draft.date?.resolved(validateDate) else { throw ValidationError.missingField(.date) }
         let note = try checkedNote(draft.note ?? "", byteLimits: byteLimits)
-        return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note)
+        let paidBy = try validatePaidBy(draft.paidBy ?? "")
+        let split = try validateSplit(draft.split ?? "", amount: amount, currency: currency)
+        if split != nil && paidBy == nil { throw ValidationError.missingField(.paidBy) }
+        return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
+                       split: split)
+    }
+
+    /// A payer as stored and sent: a member's id in lower case, or empty for none. Whether that member exists and
+    /// has not left is a rule across records: the CLI checks it against its members and the daemon against its own.
+    public static func validatePaidBy(_ text: String) throws -> UUID? {
+        if text.isEmpty { return nil }
+        guard let id = UUIDText.parse(text), UUIDText.lowercased(id) == text else { throw ValidationError.invalidPaidBy(text) }
+        return id
+    }
+
+    /// A split as stored and sent (``SplitSpec/init(text:)``), its exact amounts adding up to `amount`; empty for none.
+    public static func validateSplit(_ text: String, amount: Int64, currency: Currency) throws -> SplitSpec? {
+        if text.isEmpty { return nil }
+        do throws(SplitError) {
+            let split = try SplitSpec(text: text)
+            try split.validate(amount: amount, currency: currency)
+            return split
+        } catch {
+            throw ValidationError.invalidSplit(error)
+        }
     }
 
     /// A UUID in either case.

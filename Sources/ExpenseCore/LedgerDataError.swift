@@ -16,6 +16,8 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
     case budgetIdMismatch
     /// The record kind is not one this program knows.
     case unknownKind(String)
+    /// Another member of the ledger already has this name (compared by its bytes once trimmed).
+    case memberExists(String)
 
     /// The stable snake_case code.
     public var code: String {
@@ -26,6 +28,7 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidValue: "invalid_value"
         case .budgetIdMismatch: "invalid_id"
         case .unknownKind: "unknown_kind"
+        case .memberExists: "member_exists"
         }
     }
 
@@ -35,6 +38,7 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
         case .value(_, let field), .missingField(let field), .unknownField(let field), .invalidValue(let field, _): field
         case .budgetIdMismatch: "id"
         case .unknownKind: "kind"
+        case .memberExists: "name"
         }
     }
 
@@ -47,6 +51,8 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidValue(let field, let detail): "invalid \(field): \(DisplayText.escaped(detail))"
         case .budgetIdMismatch: "a budget's id must be the one derived from its category and currency"
         case .unknownKind(let kind): "unknown record kind \(DisplayText.quoted(kind))"
+        case .memberExists(let name):
+            "the ledger already has a member named \(DisplayText.quoted(name)); choose another name or rename that member"
         }
     }
 

@@ -13,6 +13,10 @@ import Foundation
 ///   (a list of dates), optional `distinctFrom` (a list of at most 100 rule ids: rules that look the same and
 ///   are to be charged too), optional `created` (when it was entered, seconds since 1970).
 /// - setting: `name` (`timezone`) and `value` (an IANA zone); the id must be ``LedgerSetting/id(_:)``.
+/// - member: `name` (trimmed, 1 to 64 characters, at most 256 bytes, no control characters; unique among the
+///   ledger's members, which the daemon checks across records: `member_exists`) and `status` (`active|left`).
+/// - transfer: `from` and `to` (two different members' ids; the daemon checks they are members: `unknown_member`),
+///   `amount`, `currency`, `date`.
 public enum LedgerDataValidator {
     /// The fields of each kind, in the order they are checked.
     public static func fieldNames(_ kind: RecordKind) -> [String] {
@@ -22,6 +26,8 @@ public enum LedgerDataValidator {
         case .recurring: ["amount", "currency", "category", "note", "every", "unit", "start", "until", "count", "monthEnd", "skips",
                           "distinctFrom", "created"]
         case .setting: ["name", "value"]
+        case .member: ["name", "status"]
+        case .transfer: ["from", "to", "amount", "currency", "date"]
         }
     }
 
@@ -41,6 +47,8 @@ public enum LedgerDataValidator {
         case .budget: return try budget(id: id, fields: fields).fields
         case .recurring: return try recurring(id: id, fields: fields).fields
         case .setting: return try setting(id: id, fields: fields).fields
+        case .member: return try member(id: id, fields: fields).fields
+        case .transfer: return try transfer(id: id, fields: fields).fields
         }
     }
 
@@ -150,6 +158,43 @@ public enum LedgerDataValidator {
         return LedgerSetting(name: name, value: value)
     }
 
+    /// A member from its fields.
+    public static func member(id: UUID, fields: LedgerDataFields) throws(LedgerDataError) -> Member {
+        let reader = try Reader(fields, kind: .member)
+        let name = try memberName(reader.text("name"))
+        let status: Member.Status = try reader.choice("status")
+        return Member(id: id, name: name, status: status)
+    }
+
+    /// A transfer from its fields.
+    public static func transfer(id: UUID, fields: LedgerDataFields) throws(LedgerDataError) -> Transfer {
+        let reader = try Reader(fields, kind: .transfer)
+        let from = try reader.memberId("from")
+        let to = try reader.memberId("to")
+        guard from != to else { throw .invalidValue(field: "to", detail: "a member cannot pay themselves back") }
+        let amount = try reader.integer("amount")
+        do { try Money.checkRange(amount) } catch let error as ValidationError { throw .value(error, field: "amount") } catch {
+            throw .invalidValue(field: "amount", detail: "\(error)")
+        }
+        return Transfer(id: id, from: from, to: to, amount: amount, currency: try reader.currency("currency"), date: try reader.date("date"))
+    }
+
+    /// A member's name as stored: trimmed, 1 to 64 characters and 256 bytes, no control characters (a category's
+    /// rule, with the name's own messages).
+    public static func memberName(_ text: String) throws(LedgerDataError) -> String {
+        do {
+            return try ExpenseValidator.validateCategory(text)
+        } catch ValidationError.emptyCategory {
+            throw .invalidValue(field: "name", detail: "the name is empty; give 1 to \(Member.maximumNameLength) characters")
+        } catch ValidationError.categoryTooLong(let limit) {
+            throw .invalidValue(field: "name", detail: limit == .characters
+                ? "the name is longer than \(Member.maximumNameLength) characters"
+                : "the name is longer than \(ExpenseRules.maximumCategoryBytes) bytes of UTF-8")
+        } catch {
+            throw .invalidValue(field: "name", detail: "the name contains a control character")
+        }
+    }
+
     /// Typed reads of one record's fields.
     private struct Reader {
         let fields: LedgerDataFields
@@ -166,6 +211,15 @@ public enum LedgerDataValidator {
             guard let value = fields[name] else { throw .missingField(name) }
             guard case .text(let text) = value else { throw .invalidValue(field: name, detail: "expected a string") }
             return text
+        }
+
+        /// A member's id, in lower case as stored.
+        func memberId(_ name: String) throws(LedgerDataError) -> UUID {
+            let raw = try text(name)
+            guard let id = UUIDText.parse(raw), UUIDText.lowercased(id) == raw else {
+                throw .invalidValue(field: name, detail: "expected a member's id in lower case")
+            }
+            return id
         }
 
         func integer(_ name: String) throws(LedgerDataError) -> Int64 {

@@ -12,6 +12,10 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case recurring
     /// A ledger setting (the ledger's time zone): ``LedgerSetting``.
     case setting
+    /// A person the ledger's money is shared among: ``Member``.
+    case member
+    /// Money one member paid another back: ``Transfer``.
+    case transfer
 
     /// The kinds other than expenses, which a client must ask for.
     public static let additional: [RecordKind] = allCases.filter { $0 != .expense }

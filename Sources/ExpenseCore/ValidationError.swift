@@ -23,8 +23,12 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     case invalidCurrency(String)
     /// The id is not a UUID.
     case invalidId(String)
-    /// A required field was not given.
+    /// A required field was not given (a split without a payer misses `paidBy`).
     case missingField(ExpenseField)
+    /// The payer is not a member id (lower-case UUID text) or empty.
+    case invalidPaidBy(String)
+    /// The split was refused; its own code says why (``SplitError/code``: `invalid_split`, `unknown_member`, …).
+    case invalidSplit(SplitError)
 
     /// The stable snake_case code, such as `invalid_amount`.
     public var code: String {
@@ -39,6 +43,8 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidCurrency: "invalid_currency"
         case .invalidId: "invalid_id"
         case .missingField: "missing_field"
+        case .invalidPaidBy: "invalid_paid_by"
+        case .invalidSplit(let error): error.code
         }
     }
 
@@ -52,6 +58,8 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidDate: .date
         case .invalidCurrency: .currency
         case .invalidId: .id
+        case .invalidPaidBy: .paidBy
+        case .invalidSplit: .split
         }
     }
 
@@ -76,7 +84,10 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidDate(let text): "invalid date \(Self.quoted(text)): expected a real day YYYY-MM-DD from 1900-01-01 to 9999-12-31"
         case .invalidCurrency(let text): "invalid currency \(Self.quoted(text)): expected an active ISO 4217 code in upper case, such as USD"
         case .invalidId(let text): "invalid id \(Self.quoted(text)): expected a UUID"
+        case .missingField(.paidBy): "a shared expense needs a payer: give --paid-by NAME or set `expense config set me NAME`"
         case .missingField(let field): "the \(field.rawValue) is missing"
+        case .invalidPaidBy(let text): "invalid payer \(Self.quoted(text)): expected a member's id"
+        case .invalidSplit(let error): error.message
         }
     }
 

@@ -37,6 +37,16 @@ public enum ExpenseFields {
             draft.note = text
             return nil
         }, write: { draft in draft.note.map(JSONValue.string) }),
+        WireField(.paidBy, optional: true, read: { value, draft in
+            guard let text = value.stringValue else { return MutationRejection(.invalidPaidBy(value.jsonText)) }
+            draft.paidBy = text
+            return nil
+        }, write: { draft in draft.paidBy.map(JSONValue.string) }),
+        WireField(.split, optional: true, read: { value, draft in
+            guard let text = value.stringValue else { return wrongType(.split, "a string") }
+            draft.split = text
+            return nil
+        }, write: { draft in draft.split.map(JSONValue.string) }),
     ]
 
     /// The slots of ``MutationFields``, one per entry of ``all`` (`MutationFieldsTests` checks the count).
@@ -46,10 +56,11 @@ public enum ExpenseFields {
     /// its text, text as itself. `group` is one of ``ExpenseCore/ExpenseField/conflictGroups``.
     public static func historyValue(of group: ExpenseField, in expense: Expense) -> HistoryEntry.Value {
         switch group {
-        case .amount, .currency: .money(amount: expense.amount, currency: expense.currency)
+        case .amount, .currency, .split: .money(amount: expense.amount, currency: expense.currency, split: expense.splitText)
         case .category: .text(expense.category)
         case .date: .text(expense.date.description)
         case .note: .text(expense.note)
+        case .paidBy: .text(expense.paidByText)
         case .id: .text(UUIDText.lowercased(expense.id))
         }
     }
@@ -58,10 +69,12 @@ public enum ExpenseFields {
     /// the daemon writes every group of every expense it creates.
     static func writeHistoryValue(of group: ExpenseField, in expense: Expense, to writer: inout JSONWriter) {
         switch group {
-        case .amount, .currency: HistoryEntry.Value.writeMoney(amount: expense.amount, currency: expense.currency, to: &writer)
+        case .amount, .currency, .split:
+            HistoryEntry.Value.writeMoney(amount: expense.amount, currency: expense.currency, split: expense.splitText, to: &writer)
         case .category: writer.string(expense.category)
         case .date: writer.string(expense.date.description)
         case .note: writer.string(expense.note)
+        case .paidBy: writer.string(expense.paidByText)
         case .id: writer.uuid(expense.id)
         }
     }
@@ -72,12 +85,15 @@ public enum ExpenseFields {
     public static func set(historyValue value: HistoryEntry.Value, named name: String, in draft: inout ExpenseDraft) -> Bool {
         guard let group = ExpenseField.conflictGroups.first(where: { $0.conflictGroupName == name }) else { return false }
         switch (group, value) {
-        case (.amount, .money(let amount, let currency)), (.currency, .money(let amount, let currency)):
+        case (.amount, .money(let amount, let currency, let split)), (.currency, .money(let amount, let currency, let split)),
+             (.split, .money(let amount, let currency, let split)):
             draft.amount = amount
             draft.currency = .value(currency)
+            draft.split = split
         case (.category, .text(let text)): draft.category = text
         case (.date, .text(let text)): draft.date = .text(text)
         case (.note, .text(let text)): draft.note = text
+        case (.paidBy, .text(let text)): draft.paidBy = text
         default: return false
         }
         return true
@@ -144,11 +160,15 @@ public enum ExpenseFields {
         all.filter { $0.write(draft) != nil }.map(\.name)
     }
 
-    /// The wire `fields` of a draft: only its non-nil fields (never `id`).
-    public static func json(from draft: ExpenseDraft) -> [String: JSONValue] {
+    /// The wire `fields` of a draft: only its non-nil fields (never `id`). `omittingEmpty`: an optional field
+    /// that is empty is left out too, as a create sends it (so that a daemon older than the field takes a create
+    /// that does not use it).
+    public static func json(from draft: ExpenseDraft, omittingEmpty: Bool = false) -> [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
         for field in all {
-            if let value = field.write(draft) { fields[field.name] = value }
+            guard let value = field.write(draft) else { continue }
+            if omittingEmpty && field.optional, value.stringValue?.isEmpty == true { continue }
+            fields[field.name] = value
         }
         return fields
     }
@@ -194,8 +214,10 @@ public enum ExpenseFields {
 }
 
 extension ExpenseFields {
-    /// The one layout of a record's object, `{"amount","category","currency","date","deleted","id","note","seq",
-    /// "version"}` (sorted; id lower case): every field under its name, and the record's own four members.
+    /// The one layout of a record's object, `{"amount","category","currency","date","deleted","id","note",
+    /// "paidBy","seq","split","version"}` (sorted; id lower case): every field under its name, and the record's
+    /// own four members; `paidBy` and `split` only when not empty (a record that is not shared reads as it did
+    /// before they existed).
     /// ``Record/write(to:)`` writes a record through it, and a store its pull pages straight from its rows. `row`'s
     /// values start at column `first` (``ExpenseCore/ExpenseColumns``' positions) and are read as stored: each text
     /// valid UTF-8, the day a day (a store checks its row first); `id` as the UUID's 16 bytes, which a store reads
@@ -210,9 +232,12 @@ extension ExpenseFields {
         row.withText(first + ExpenseColumns.category) { category in
             row.withText(first + ExpenseColumns.note) { note in
                 row.withText(first + ExpenseColumns.currency) { code in
+                  row.withText(first + ExpenseColumns.paidBy) { paidBy in
+                    row.withText(first + ExpenseColumns.split) { split in
                     writer.separate()
                     let maximum = maximumFixedObjectBytes
                         + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
+                        + optionalMembersBytes + JSONByteCursor.maximumStringBytes(paidBy.count + split.count)
                     writer.append(atMost: maximum) { out in
                         out.raw(#"{"amount":"#); out.int64(row.int64(first + ExpenseColumns.amount))
                         out.raw(#","category":"#); out.string(utf8: category)
@@ -226,15 +251,23 @@ extension ExpenseFields {
                         out.raw(#","deleted":"#); out.bool(deleted)
                         out.raw(#","id":"#); out.uuid(bytes: id)
                         out.raw(#","note":"#); out.string(utf8: note)
+                        if !paidBy.isEmpty { out.raw(#","paidBy":"#); out.string(utf8: paidBy) }
                         out.raw(#","seq":"#); out.int64(seq)
+                        if !split.isEmpty { out.raw(#","split":"#); out.string(utf8: split) }
                         out.raw(#","version":"#); out.int64(version)
                         out.byte(UInt8(ascii: "}"))
                     }
                     writer.needsComma = true
+                    }
+                  }
                 }
             }
         }
     }
+
+    /// The most bytes of the two optional members besides their strings' contents: their names with punctuation
+    /// (`,"paidBy":` 10, `,"split":` 9) and two pairs of quotes.
+    static let optionalMembersBytes = 10 + 9 + 4
 
     /// The most bytes of a record's object besides what ``JSONByteCursor/maximumStringBytes(_:)`` counts for
     /// its three strings together (their contents and one pair of quotes): the nine names with their
@@ -250,6 +283,9 @@ public struct WireField: Sendable {
     public let field: ExpenseField
     /// Its member name (the field's name).
     public var name: String { field.rawValue }
+    /// Whether the field may be absent, meaning empty: from a record (written only when not empty) and from a
+    /// create; a text field (the payer, the split) that older programs do not know.
+    public let optional: Bool
     /// The name's bytes, compared with a member key read from a line.
     let utf8: [UInt8]
     /// Sets the draft's field from `value`, or the rejection of a value of the wrong type.
@@ -257,9 +293,10 @@ public struct WireField: Sendable {
     /// The draft's field as a member value; `nil` when the draft does not give it.
     public let write: @Sendable (_ draft: ExpenseDraft) -> JSONValue?
 
-    init(_ field: ExpenseField, read: @escaping @Sendable (JSONValue, inout ExpenseDraft) -> MutationRejection?,
+    init(_ field: ExpenseField, optional: Bool = false, read: @escaping @Sendable (JSONValue, inout ExpenseDraft) -> MutationRejection?,
          write: @escaping @Sendable (ExpenseDraft) -> JSONValue?) {
         self.field = field
+        self.optional = optional
         self.utf8 = Array(field.rawValue.utf8)
         self.read = read
         self.write = write

@@ -18,7 +18,8 @@ public struct HistoryEntry: Hashable, Sendable {
 
     /// A field's value in a history entry. Money is one value, amount and currency together (Protocol.md §7.4).
     public enum Value: Hashable, Sendable {
-        case money(amount: Int64, currency: Currency)
+        /// An expense's money: its amount and currency, and its split's canonical text (empty: not shared).
+        case money(amount: Int64, currency: Currency, split: String = "")
         case text(String)
         /// A budget's, rule's or setting's field as its record holds it (Protocol.md §10.2); `nil`: the field was
         /// removed (written as JSON `null`, a value those records never hold).
@@ -88,11 +89,11 @@ public struct HistoryEntry: Hashable, Sendable {
 }
 
 extension HistoryEntry.Value {
-    /// Writes `{"amount":…,"currency":…}` for money, a string otherwise.
+    /// Writes `{"amount":…,"currency":…,"split"?:…}` for money (`split` only when shared), a string otherwise.
     public func write(to writer: inout JSONWriter) {
         switch self {
-        case .money(let amount, let currency):
-            Self.writeMoney(amount: amount, currency: currency, to: &writer)
+        case .money(let amount, let currency, let split):
+            Self.writeMoney(amount: amount, currency: currency, split: split, to: &writer)
         case .text(let text):
             writer.string(text)
         case .data(let value?):
@@ -104,12 +105,16 @@ extension HistoryEntry.Value {
 
     /// `{"amount":…,"currency":…}`, keys as fixed fragments (the same bytes as `key(_:)` writes): this runs for
     /// every money change.
-    static func writeMoney(amount: Int64, currency: Currency, to writer: inout JSONWriter) {
+    static func writeMoney(amount: Int64, currency: Currency, split: String = "", to writer: inout JSONWriter) {
         writer.beginObject()
         writer.raw("\"amount\":")
         writer.int64(amount)
         writer.raw(",\"currency\":")
         writer.string(currency.code)
+        if !split.isEmpty {
+            writer.raw(",\"split\":")
+            writer.string(split)
+        }
         writer.endObject()
     }
 
@@ -121,7 +126,7 @@ extension HistoryEntry.Value {
         let reader = try ResultReader(json, path: path)
         let code = try reader.string("currency")
         guard let currency = Currency(code: code) else { throw .invalidMember(path: reader.sub("currency"), detail: "unknown currency") }
-        self = .money(amount: try reader.int64("amount"), currency: currency)
+        self = .money(amount: try reader.int64("amount"), currency: currency, split: try reader.optionalString("split") ?? "")
     }
 }
 
@@ -272,10 +277,11 @@ extension HistoryEntry {
     /// `key(_:)`, no fixed fragment (the reference of HistoryChangesOrderTests).
     func sortedChangesJSON() -> [UInt8] {
         func write(_ value: Value, to writer: inout JSONWriter) {
-            guard case .money(let amount, let currency) = value else { return value.write(to: &writer) }
+            guard case .money(let amount, let currency, let split) = value else { return value.write(to: &writer) }
             writer.object { writer in
                 writer.member("amount", amount)
                 writer.member("currency", currency.code)
+                if !split.isEmpty { writer.member("split", split) }
             }
         }
         var writer = JSONWriter()

@@ -37,9 +37,17 @@ public struct MutationFields: Hashable, Sendable {
     /// Whether the expense field `field` was sent (never for `id`).
     public func contains(_ field: ExpenseField) -> Bool { self[field] != nil }
 
-    /// Whether every expense field was sent.
+    /// Whether every expense field was sent, the optional ones too (an edit that sends them all replaces every
+    /// value).
     public var containsEveryField: Bool {
         for slot in slots.indices where slots[slot] == nil { return false }
+        return true
+    }
+
+    /// Whether every field a record must hold was sent: all but the optional ones (``WireField/optional``,
+    /// absent in a record that does not use them).
+    public var containsEveryRequiredField: Bool {
+        for slot in slots.indices where slots[slot] == nil && !ExpenseFields.all[slot].optional { return false }
         return true
     }
 

@@ -180,7 +180,7 @@ struct PullPageScanner {
             }
         } while consume(UInt8(ascii: ","))
         // The general path requires every member (a missing note is an error there, not the empty note).
-        guard consume(UInt8(ascii: "}")), let id, fields.containsEveryField, let version, let seq, let deleted,
+        guard consume(UInt8(ascii: "}")), let id, fields.containsEveryRequiredField, let version, let seq, let deleted,
               case .success(let draft) = ExpenseFields.draft(from: fields) else { return nil }
         return Self.checkedRecord(draft, id: id, version: version, seq: seq, deleted: deleted)
     }

@@ -42,9 +42,12 @@ extension Record {
     /// - Throws: ``ProtocolDecodingError`` naming the member under `path`.
     public init(json: JSONValue, path: String = "record") throws(ProtocolDecodingError) {
         let reader = try ResultReader(json, path: path)
-        // Every expense field is required, each typed by its one declaration (``ExpenseFields``).
+        // Every expense field is required but the optional ones (absent: empty), each typed by its one
+        // declaration (``ExpenseFields``).
         var fields = MutationFields()
-        for field in ExpenseFields.all { fields[field.name] = try reader.value(field.name) }
+        for field in ExpenseFields.all {
+            fields[field.name] = field.optional ? reader.members[field.name] : try reader.value(field.name)
+        }
         var draft: ExpenseDraft
         switch ExpenseFields.draft(from: fields) {
         case .success(let typed): draft = typed

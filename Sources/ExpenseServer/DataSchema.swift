@@ -57,7 +57,42 @@ struct DataSchema<Store: LedgerStore>: RecordSchema {
         mutation.fields?.keys.contains { LedgerDataValidator.conflictField($0) == field } ?? false
     }
 
-    func refusal(storing values: LedgerDataFields, replacing existing: StoredDataRecord?) throws -> MutationRejection? { nil }
+    /// A transfer's members must be member records (`unknown_member`); `member_exists` when another live member has
+    /// the name a member's values give (by its bytes). Read page by
+    /// page from every record of the ledger's other kinds: a member is added or renamed rarely, and a ledger has
+    /// few records besides expenses.
+    func refusal(storing values: LedgerDataFields, of mutation: Mutation, replacing existing: StoredDataRecord?) throws -> MutationRejection? {
+        if mutation.kind == .transfer { return try unknownMember(in: values, named: ["from", "to"]) }
+        guard mutation.kind == .member, case .text(let name)? = values["name"] else { return nil }
+        if let existing, case .text(let old)? = existing.record.fields["name"], ExactText.same(old, name) { return nil }
+        let pageSize = 1000
+        var since: Int64 = 0
+        while true {
+            let page = try store.dataChanges(since: since, limit: pageSize)
+            for record in page where record.kind == .member && !record.deleted && record.id != mutation.id {
+                if case .text(let other)? = record.fields["name"], ExactText.same(other, name) {
+                    let error = LedgerDataError.memberExists(name)
+                    return MutationRejection(reason: error.code, field: error.field, message: error.message)
+                }
+            }
+            guard page.count == pageSize, let last = page.last else { return nil }
+            since = last.seq
+        }
+    }
+
+    /// `unknown_member` when one of `fields` of `values` (a transfer's `from` and `to`) is not a member record's
+    /// id; a member who left may still pay or be paid back.
+    private func unknownMember(in values: LedgerDataFields, named fields: [String]) throws -> MutationRejection? {
+        for field in fields {
+            guard case .text(let text)? = values[field] else { continue }
+            guard let id = UUIDText.parse(text), let record = try store.dataRecord(id: id), record.record.kind == .member,
+                  !record.deleted else {
+                let error = SplitError.unknownMember(text)
+                return MutationRejection(reason: error.code, field: field, message: error.message)
+            }
+        }
+        return nil
+    }
 
     func conflict(_ existing: StoredDataRecord) -> MutationStatus { .dataConflict(current: existing.record) }
 

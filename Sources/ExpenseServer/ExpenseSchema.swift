@@ -52,12 +52,32 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
     }
 
     /// `amount_overflow` when storing `expense` (instead of `existing`, if live) would take its currency's live
-    /// total past `Int64.max`.
-    @inline(__always) func refusal(storing expense: Expense, replacing existing: StoredRecord?) throws -> MutationRejection? {
+    /// total past `Int64.max`; for a payer or a split that changes, a member that is not one of the ledger's
+    /// (`unknown_member`) or has left (`member_left`).
+    @inline(__always) func refusal(storing expense: Expense, of mutation: Mutation, replacing existing: StoredRecord?) throws -> MutationRejection? {
+        if expense.paidBy != nil || expense.split != nil, let rejection = try memberRefusal(expense, replacing: existing?.expense) {
+            return rejection
+        }
         var total = try store.liveTotal(currency: expense.currency)
         if let old = existing?.expense, old.currency == expense.currency { total -= old.amount }  // cannot overflow: the total includes it
         guard total.addingReportingOverflow(expense.amount).overflow else { return nil }
         return MutationRejection(ValidationError.amountOverflow)
+    }
+
+    /// The members a new payer or a new split names must be the ledger's and not have left; a split kept as it was
+    /// may name members who left since (they stay in past splits).
+    private func memberRefusal(_ expense: Expense, replacing old: Expense?) throws -> MutationRejection? {
+        var named: [UUID] = []
+        if let payer = expense.paidBy, payer != old?.paidBy { named.append(payer) }
+        if let split = expense.split, split != old?.split { named += split.parts.map(\.member) }
+        for id in named {
+            guard let record = try store.dataRecord(id: id), record.record.kind == .member, !record.deleted,
+                  let member = try? LedgerDataValidator.member(id: id, fields: record.record.fields) else {
+                return MutationRejection(ValidationError.invalidSplit(.unknownMember(UUIDText.lowercased(id))))
+            }
+            if !member.isActive { return MutationRejection(ValidationError.invalidSplit(.memberLeft(member.name))) }
+        }
+        return nil
     }
 
     func conflict(_ existing: StoredRecord) -> MutationStatus { .conflict(current: existing.record) }

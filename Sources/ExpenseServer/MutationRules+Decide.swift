@@ -57,7 +57,7 @@ extension MutationRules {
         case .failure(let rejection): return MutationResult(mutation, .rejected(rejection))
         case .success(let value): values = value
         }
-        if let rejection = try schema.refusal(storing: values, replacing: nil) { return MutationResult(mutation, .rejected(rejection)) }
+        if let rejection = try schema.refusal(storing: values, of: mutation, replacing: nil) { return MutationResult(mutation, .rejected(rejection)) }
         return MutationResult(mutation, applied: try schema.create(values, of: mutation, prepared: prepared, seq: store.head + 1), schema)
     }
 
@@ -94,7 +94,7 @@ extension MutationRules {
         if !isRestore && changed.isEmpty { return MutationResult(mutation, applied: existing, schema) }
 
         // (5) refused beside the others, (6) applied
-        if let rejection = try schema.refusal(storing: values, replacing: schema.isDeleted(existing) ? nil : existing) {
+        if let rejection = try schema.refusal(storing: values, of: mutation, replacing: schema.isDeleted(existing) ? nil : existing) {
             return MutationResult(mutation, .rejected(rejection))
         }
         let written = try schema.write(values, of: mutation, prepared: prepared, version: version + 1, seq: store.head + 1,

@@ -232,5 +232,12 @@ extension PostgresLedgerStore {
                 PRIMARY KEY (ledger, client, first_mutation_id)
             );
             """, step: convertOutcomeRows),
+        // 5: shared expenses: who paid (a member's id) and the split (its canonical text), empty for the
+        // expenses before them; the payer's version (the split is money's).
+        PostgresMigration("""
+            ALTER TABLE records ADD COLUMN paid_by text NOT NULL DEFAULT '';
+            ALTER TABLE records ADD COLUMN split text NOT NULL DEFAULT '';
+            ALTER TABLE records ADD COLUMN paidBy_version bigint NOT NULL DEFAULT 1;
+            """),
     ]
 }

@@ -40,8 +40,10 @@ protocol RecordSchema {
     func changedFields(from existing: Stored, to values: Values) -> Set<Field>
     /// Whether `mutation` sends `field` (read only for an edit based on an older version than the record's).
     func sends(_ field: Field, _ mutation: Mutation, prepared: PreparedPut?) -> Bool
-    /// A reason the values cannot be stored beside the others (an expense's live total past `Int64.max`).
-    func refusal(storing values: Values, replacing existing: Stored?) throws -> MutationRejection?
+    /// A reason `mutation`'s values cannot be stored beside the other records (an expense's live total past
+    /// `Int64.max`, a member's name another member has): the rules across records, which a kind's own
+    /// validation cannot see.
+    func refusal(storing values: Values, of mutation: Mutation, replacing existing: Stored?) throws -> MutationRejection?
 
     /// The conflict answer that shows `existing`.
     func conflict(_ existing: Stored) -> MutationStatus

@@ -167,6 +167,13 @@ extension SQLiteLedgerStore {
         """,
         // 8: the per-day and per-month totals are kept in memory, built from `records` at open (see above).
         "DROP TABLE daily_totals; DROP TABLE monthly_totals;",
+        // 9: shared expenses: who paid (a member's id) and the split (its canonical text), empty for the
+        // expenses before them; the payer's version (the split is money's). Constant defaults rewrite no row.
+        """
+        ALTER TABLE records ADD COLUMN paid_by TEXT NOT NULL DEFAULT '';
+        ALTER TABLE records ADD COLUMN split TEXT NOT NULL DEFAULT '';
+        ALTER TABLE records ADD COLUMN paidBy_version INTEGER NOT NULL DEFAULT 1;
+        """,
     ]
 
     /// The index of the migration that makes `outcome_runs`.

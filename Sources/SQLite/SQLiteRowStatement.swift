@@ -9,8 +9,9 @@ import CSQLite
 ///
 /// Not `Sendable`: it belongs to its connection and is used only by the connection's owner.
 public final class SQLiteRowStatement {
-    /// Rows per statement at most: 64 rows of up to 15 columns stay under 999 parameters, the lowest
-    /// `SQLITE_LIMIT_VARIABLE_NUMBER` any SQLite build has had (3.32 raised the default to 32,766).
+    /// Rows per statement at most. 64 rows of up to 15 columns stay under 999 parameters, the lowest
+    /// `SQLITE_LIMIT_VARIABLE_NUMBER` any SQLite build has had; wider rows need the connection's own limit to be
+    /// higher (3.32 raised the default to 32,766), which ``init(connection:head:row:tail:)`` checks.
     public static let maximumRows = 64
 
     unowned let connection: SQLiteConnection
@@ -28,7 +29,7 @@ public final class SQLiteRowStatement {
     ///   - head: the SQL before `VALUES`, e.g. `INSERT INTO t (a, b)`.
     ///   - columns: the parameters per row.
     ///   - tail: the SQL after the rows, e.g. `ON CONFLICT (a) DO UPDATE SET b = excluded.b` (may be empty).
-    /// - Precondition: `columns × maximumRows` ≤ 999.
+    /// - Precondition: `columns × maximumRows` ≤ the connection's `SQLITE_LIMIT_VARIABLE_NUMBER`.
     public convenience init(connection: SQLiteConnection, head: String, columns: Int, tail: String = "") {
         self.init(connection: connection, head: head, row: "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")",
                   tail: tail)
@@ -36,10 +37,12 @@ public final class SQLiteRowStatement {
 
     /// A statement whose rows are `row`, the values of one row with constants among its `?` parameters, such as
     /// `(?, ?, 1, 0, ?)`: each row binds only its parameters, and the constants cost no bind.
-    /// - Precondition: `row` has at least one `?`, and a chunk of them stays under 999 parameters.
+    /// - Precondition: `row` has at least one `?`, and a chunk of them stays within the connection's limit of
+    ///   parameters (a fixed statement of this program, never input).
     public init(connection: SQLiteConnection, head: String, row: String, tail: String = "") {
         let columns = row.utf8.reduce(0) { $1 == UInt8(ascii: "?") ? $0 + 1 : $0 }
-        precondition(columns > 0 && columns * Self.maximumRows <= 999, "a chunk must stay under 999 parameters")
+        let limit = Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        precondition(columns > 0 && columns * Self.maximumRows <= limit, "a chunk must stay within SQLite's limit of parameters")
         self.connection = connection
         self.head = head
         self.row = row

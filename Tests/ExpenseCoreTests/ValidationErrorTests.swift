@@ -46,6 +46,6 @@ struct ValidationErrorTests {
 
     @Test("field names are the wire names")
     func fieldNames() {
-        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note"])
+        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note", "paidBy", "split"])
     }
 }

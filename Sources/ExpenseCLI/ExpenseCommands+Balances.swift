@@ -1,0 +1,15 @@
+import CommandLineKit
+
+extension ExpenseCommands {
+    static let balances = CommandSpec(
+        name: "balances", abstract: "Who is owed and who owes, per member and currency, from the shared expenses.",
+        discussion: """
+          For each member and currency: what they paid for shared expenses (those with a --split), their share of
+          them, and the difference (positive: they are owed). Currencies are never converted; each member's
+          balances of one currency add up to zero. Shares are exact: each member gets the floor of their exact
+          share and the remaining minor units go one each by largest remainder, ties broken by member id starting at
+          a place the expense's id gives (so the extra cent moves between expenses, the same on every machine).
+        """,
+        options: [ExpenseFieldOptions.currency.help("Only this currency.").spec,
+                  ExpenseOptions.json.help("Print a JSON array of {member, name, currency, paid, share, net} (minor units).").spec])
+}

@@ -1,0 +1,83 @@
+import CommandLineKit
+import ExpenseClient
+import ExpenseCore
+import ExpenseProtocol
+import Foundation
+
+extension ExpenseRunner {
+    /// `expense settle [--currency C] [--json]`: the transfers that would settle everyone up.
+    func settleShow() throws {
+        let ledger = try readingLedger()
+        let (balances, names) = try sharedBalances(ledger)
+        let transfers = try chosenCurrencies(balances).flatMap { balances.settlement(in: $0) }
+        if command[ExpenseOptions.json] {
+            console.out(JSONWriter.prettyText(.array(transfers.map { transfer in
+                .object(["from": .string(names.name(transfer.from)), "to": .string(names.name(transfer.to)),
+                         "amount": .int(transfer.amount), "currency": .string(transfer.currency.code)])
+            })))
+            return
+        }
+        guard !transfers.isEmpty else { return console.err("Everyone is settled up.") }
+        let money = moneyDisplay(ledger)
+        for transfer in transfers {
+            console.out("\(DisplayText.escaped(names.name(transfer.from))) pays \(DisplayText.escaped(names.name(transfer.to))) "
+                        + money.text(transfer.amount, currency: transfer.currency) + "\n")
+        }
+    }
+
+    /// `expense settle record FROM TO AMOUNT [--currency C] [--date D]`: prints the transfer's id.
+    func settleRecord() throws {
+        let ledger = try ledger()
+        let members = try memberNames(ledger)
+        let from = try members.anyMember(command[ExpenseArguments.payingMember] ?? "")
+        let to = try members.anyMember(command[ExpenseArguments.paidMember] ?? "")
+        guard from != to else {
+            throw CommandFailure(.dataError, "Error: invalid_value: a member cannot pay themselves back; name two members")
+        }
+        let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
+        let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
+        let date = try command.value(ExpenseFieldOptions.date).map(ExpenseValidator.validateDate) ?? CalendarDay.today()
+        let transfer = Transfer(id: UUID(), from: from, to: to, amount: amount, currency: currency, date: date)
+        try ledger.put(.transfer, id: transfer.id, fields: transfer.fields)
+        console.out(UUIDText.lowercased(transfer.id) + "\n")
+    }
+
+    /// `expense settle list [--json]`.
+    func settleList() throws {
+        let ledger = try ledger(readOnly: true)
+        let transfers = try Self.transfers(LedgerDataCache(store: ledger.store))
+        let names = MemberDirectory(members: try memberNames(ledger).members)
+        if command[ExpenseOptions.json] {
+            console.out(JSONWriter.prettyText(.array(transfers.map { transfer in
+                .object(["id": .string(UUIDText.lowercased(transfer.id)), "from": .string(names.name(transfer.from)),
+                         "to": .string(names.name(transfer.to)), "amount": .int(transfer.amount),
+                         "currency": .string(transfer.currency.code), "date": .string(transfer.date.description)])
+            })))
+            return
+        }
+        guard !transfers.isEmpty else { return console.err("No transfers recorded.") }
+        let money = moneyDisplay(ledger)
+        for transfer in transfers {
+            console.out("\(transfer.date)  \(UUIDText.lowercased(transfer.id).prefix(8))  \(DisplayText.escaped(names.name(transfer.from))) "
+                        + "paid \(DisplayText.escaped(names.name(transfer.to))) \(money.text(transfer.amount, currency: transfer.currency))\n")
+        }
+    }
+
+    /// `expense settle remove ID`.
+    func settleRemove() throws {
+        let ledger = try ledger()
+        let prefix = (command[ExpenseArguments.id] ?? "").lowercased()
+        guard prefix.count >= LocalLedger.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
+        let matches = try Self.transfers(LedgerDataCache(store: ledger.store)).filter { UUIDText.lowercased($0.id).hasPrefix(prefix) }
+        guard let transfer = matches.first else { throw StoreError.unknownId(prefix) }
+        guard matches.count == 1 else { throw StoreError.ambiguousId(prefix, matches: matches.map { UUIDText.lowercased($0.id) }) }
+        _ = try ledger.deleteRecord(id: transfer.id)
+        console.err("Removed the transfer \(UUIDText.lowercased(transfer.id).prefix(8)).")
+    }
+
+    /// The recorded transfers, by date then id.
+    static func transfers(_ data: LedgerDataCache) throws -> [Transfer] {
+        try data.records(.transfer).compactMap { try? LedgerDataValidator.transfer(id: $0.id, fields: $0.fields) }
+            .sorted { ($0.date, UUIDText.lowercased($0.id)) < ($1.date, UUIDText.lowercased($1.id)) }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A person a ledger's money is shared among (`expense member add NAME`): who pays an expense and whom a split
+/// divides it among. Expenses name a member by id, so a rename changes nothing they hold.
+public struct Member: Hashable, Sendable, Identifiable {
+    /// Whether a member is offered for new splits.
+    public enum Status: String, Sendable, Hashable, CaseIterable {
+        /// In the ledger: may pay and be in new splits.
+        case active
+        /// Left the ledger: stays in past splits and in balances, but is not offered for new ones.
+        case left
+    }
+
+    /// The member's record id, made once by the machine that added them.
+    public let id: UUID
+    /// Trimmed, 1 to 64 characters and at most 256 bytes of UTF-8, no control characters; unique in the ledger
+    /// (compared by its bytes, ``ExactText``).
+    public var name: String
+    public var status: Status
+
+    public init(id: UUID, name: String, status: Status = .active) {
+        self.id = id
+        self.name = name
+        self.status = status
+    }
+
+    /// Whether the member may pay or be in a new split.
+    public var isActive: Bool { status == .active }
+
+    /// The most characters of a name (as a category's).
+    public static let maximumNameLength = ExpenseRules.maximumCategoryLength
+
+    /// The member as record fields (``LedgerDataValidator/member(id:fields:)`` reads them back).
+    public var fields: LedgerDataFields { ["name": .text(name), "status": .text(status.rawValue)] }
+
+    /// The live member among `members` whose name is `name` once trimmed, by its bytes; `nil` when none is.
+    public static func named(_ name: String, in members: some Sequence<Member>) -> Member? {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        return members.first { ExactText.same($0.name, trimmed) }
+    }
+}

@@ -1,0 +1,104 @@
+import TestSupport
+import Foundation
+import Testing
+
+/// Shared expenses through the real binaries and daemon: members, splits, balances and settle-up, and what two
+/// machines offline do to one shared expense.
+@Suite struct SharedExpenseCommandTests {
+    /// Two synced machines, with members alice, bob and carol known to both, and `me` set on each.
+    private static func household() throws -> (ExpenseProcess, ExpenseProcess, DaemonProcess) {
+        let ann = try ExpenseProcess(), bob = try ExpenseProcess()
+        let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann, bob])
+        for name in ["alice", "bob", "carol"] { try ann.succeed(["member", "add", name]) }
+        try ann.succeed(["config", "set", "me", "alice"])
+        try ann.succeed(["sync"])
+        try bob.succeed(["sync"])
+        try bob.succeed(["config", "set", "me", "bob"])
+        return (ann, bob, daemon)
+    }
+
+    @Test("balances and settle-up of shared expenses agree on both machines, exact to the cent")
+    func balancesAndSettle() async throws {
+        try await onOwnThread {
+            let (ann, bob, daemon) = try Self.household()
+            defer { _ = daemon.stop() }
+            try ann.succeed(["add", "100.00", "food", "--split", "all", "--date", "2026-11-01"])
+            try bob.succeed(["add", "90.00", "dinner", "--split", "alice=2,bob=1", "--date", "2026-11-02"])
+            try ann.succeed(["add", "1000", "train", "--currency", "JPY", "--split", "alice,bob,carol", "--date", "2026-11-03"])
+            try ann.succeed(["sync"]); try bob.succeed(["sync"]); try ann.succeed(["sync"])
+            let balances = try ann.succeed(["balances", "--json"])
+            #expect(try bob.succeed(["balances", "--json"]) == balances)
+            let rows = try #require(JSONSerialization.jsonObject(with: Data(balances.utf8)) as? [[String: Any]])
+            for currency in ["USD", "JPY"] {
+                let nets = rows.filter { $0["currency"] as? String == currency }.compactMap { $0["net"] as? Int }
+                #expect(nets.count == 3 && nets.reduce(0, +) == 0, "\(currency): \(nets)")
+            }
+            // 100.00 among three is 33.34/33.33/33.33; alice's 90.00 dinner share is 60.00.
+            let usdShares = rows.filter { $0["currency"] as? String == "USD" }.compactMap { $0["share"] as? Int }.sorted()
+            #expect(usdShares.reduce(0, +) == 19_000, "\(usdShares)")
+            let jpyShares = rows.filter { $0["currency"] as? String == "JPY" }.compactMap { $0["share"] as? Int }.sorted()
+            #expect(jpyShares == [333, 333, 334], "\(jpyShares)")
+            let settle = try ann.succeed(["settle", "--json"])
+            let transfers = try #require(JSONSerialization.jsonObject(with: Data(settle.utf8)) as? [[String: Any]])
+            #expect(transfers.count <= 4 && !transfers.isEmpty, "\(settle)")
+            let list = try ann.succeed(["list"], environment: ["LC_ALL": "C"])
+            #expect(list.contains("PAID BY") && list.contains("alice 60.00") && list.contains("bob 30.00"), "\(list)")
+        }
+    }
+
+    @Test("offline: an amount edited on one machine and the split on the other is a conflict; a payer change and an amount change are both kept")
+    func moneyAndSplitConflict() async throws {
+        try await onOwnThread {
+            let (ann, bob, daemon) = try Self.household()
+            defer { _ = daemon.stop() }
+            let id = try ann.succeed(["add", "60.00", "food", "--split", "alice,bob", "--date", "2026-11-01"])
+                .trimmingCharacters(in: .newlines)
+            try ann.succeed(["sync"]); try bob.succeed(["sync"])
+            try ann.succeed(["edit", String(id.prefix(8)), "--amount", "90.00"])
+            try bob.succeed(["edit", String(id.prefix(8)), "--split", "alice,bob,carol"])
+            try ann.succeed(["sync"])
+            let conflicted = try bob.run(["sync"])
+            #expect(conflicted.status == 3 && conflicted.stdout.contains("conflicts 1"), "\(conflicted)")
+            let conflicts = try bob.succeed(["conflicts"], environment: ["LC_ALL": "C"])
+            #expect(conflicts.contains("90.00 USD") && conflicts.contains("60.00 USD split equal:"), "\(conflicts)")
+            try bob.succeed(["resolve", String(id.prefix(8)), "--theirs"])
+
+            let other = try ann.succeed(["add", "30.00", "food", "--split", "alice,bob", "--date", "2026-11-02"])
+                .trimmingCharacters(in: .newlines)
+            try ann.succeed(["sync"]); try bob.succeed(["sync"])
+            try ann.succeed(["edit", String(other.prefix(8)), "--amount", "45.00"])
+            try bob.succeed(["edit", String(other.prefix(8)), "--paid-by", "bob"])
+            try ann.succeed(["sync"]); try bob.succeed(["sync"]); try ann.succeed(["sync"])
+            let listed = try ann.succeed(["list", "--json"])
+            let records = try #require(JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
+            let kept = try #require(records.first { $0["id"] as? String == other })
+            let members = try #require(JSONSerialization.jsonObject(with: Data(try ann.succeed(["member", "list", "--json"]).utf8)) as? [[String: Any]])
+            let bobId = members.first { $0["name"] as? String == "bob" }?["id"] as? String
+            #expect(kept["amount"] as? Int == 4500 && kept["paidBy"] as? String == bobId, "\(kept)")
+        }
+    }
+
+    @Test("a member renamed on one machine while used in a split on the other keeps the split; names stay unique, offline too")
+    func renameAndUniqueNames() async throws {
+        try await onOwnThread {
+            let (ann, bob, daemon) = try Self.household()
+            defer { _ = daemon.stop() }
+            try ann.succeed(["member", "rename", "carol", "caroline"])
+            let id = try bob.succeed(["add", "30.00", "taxi", "--split", "bob,carol", "--date", "2026-11-01"])
+                .trimmingCharacters(in: .newlines)
+            try ann.succeed(["sync"]); try bob.succeed(["sync"]); try ann.succeed(["sync"])
+            let list = try ann.succeed(["list"], environment: ["LC_ALL": "C"])
+            #expect(list.contains("caroline 15.00") && list.contains(String(id.prefix(8))), "\(list)")
+            // The same new name on both machines offline: the daemon refuses the second.
+            try ann.succeed(["member", "add", "dave"])
+            try bob.succeed(["member", "add", "dave"])
+            try ann.succeed(["sync"])
+            let refused = try bob.run(["sync"])
+            #expect(refused.status == 65, "\(refused)")
+            let status = try bob.run(["status"])
+            #expect((status.stdout + status.stderr).contains("member_exists"), "\(status)")
+            #expect(try ann.run(["member", "add", " dave "]).status == 65)
+            #expect(try ann.run(["add", "5", "x", "--split", "alice,zed"]).stderr.contains("unknown_member"))
+        }
+    }
+}

@@ -33,6 +33,7 @@ extension ExpenseCommands {
             CommandSpec(name: "status", abstract: "Budgeted, carried, spent and left for the period containing a day.",
                         discussion: "  In a terminal each budget gets a bar of what was spent; over-budget ones are marked OVER.",
                         options: [ExpenseOptions.on.help("The day (default: today).").spec,
+                                  ExpenseOptions.member.spec,
                                   ExpenseOptions.json.help("Print a JSON array (amounts as integers in minor units).").spec]),
         ])
 }

@@ -17,6 +17,7 @@ extension ExpenseCommands {
                   ExpenseOptions.to.help("The last day counted (default: the end of the current period).").spec,
                   ExpenseOptions.statisticsGrouping.spec,
                   ExpenseFieldOptions.currency.help("Only this currency's table.").spec,
+                  ExpenseOptions.member.spec,
                   ExpenseOptions.server.help("Ask the daemon for its figures (the authority) instead of the local copy.").spec,
                   ExpenseOptions.json.help("Print JSON (amounts as integers in minor units).").spec,
                   ExpenseOptions.csv.spec])
@@ -33,5 +34,6 @@ extension ExpenseCommands {
         options: [ExpenseOptions.output.help("The HTML file to write.").asRequired().spec,
                   ExpenseOptions.from.help("The first day covered (default: the 1st of the 12th month back).").spec,
                   ExpenseOptions.to.help("The last day covered (default: the end of this month).").spec,
-                  ExpenseFieldOptions.currency.help("Only this currency.").spec])
+                  ExpenseFieldOptions.currency.help("Only this currency.").spec,
+                  ExpenseOptions.member.spec])
 }

@@ -52,6 +52,7 @@ enum ExpenseCommands {
                   ExpenseOptions.from.help("Only expenses on or after this day.").spec,
                   ExpenseOptions.to.help("Only expenses on or before this day.").spec,
                   ExpenseOptions.categoryFilter.spec,
+                  ExpenseOptions.member.spec,
                   ExpenseOptions.server.help("Ask the daemon for its totals (the authority) instead of totalling the local copy.").spec,
                   ExpenseOptions.json.help("Print JSON (amounts as integers in minor units).").spec])
 

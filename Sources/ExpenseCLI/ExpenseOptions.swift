@@ -11,6 +11,10 @@ enum ExpenseOptions {
 
     /// `--json` of every command that prints JSON.
     static let json = Flag("json", help: "Print JSON.")
+    /// `summary`, `stats`, `budget status`, `report --member NAME`: one member's part of the spending.
+    static let member = TypedOption<String>.text(
+        "member", value: "name",
+        help: "Count only this member's part: their share of shared expenses, and what they paid that nobody shares.")
     /// `summary --server`, `stats --server`: ask the daemon.
     static let server = Flag("server", help: "Ask the daemon (the authority) instead of the local copy.")
     /// `stats --csv`.

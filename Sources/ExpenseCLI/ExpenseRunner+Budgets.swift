@@ -71,7 +71,7 @@ extension ExpenseRunner {
         let ledger = try readingLedger()
         let data = try LedgerDataCache(store: ledger.store)
         let on = try command.value(ExpenseOptions.on) ?? ledgerToday(data)
-        let statuses = try Self.statuses(Self.budgets(data), on: on, ledger: ledger)
+        let statuses = try Self.statuses(Self.budgets(data), on: on, ledger: ledger, member: chosenMember(ledger))
         if command[ExpenseOptions.json] {
             console.out(BudgetJSON.status(statuses))
             return
@@ -135,10 +135,12 @@ extension ExpenseRunner {
             .sorted { ($0.category, $0.currency.code) < ($1.category, $1.currency.code) }
     }
 
-    static func statuses(_ budgets: [Budget], on day: CalendarDay, ledger: LocalLedger) throws -> [BudgetReport.Entry] {
+    /// Each budget's status on `day`; with `member`, counting only their part (``ExpenseCore/Expense/part(of:)``).
+    static func statuses(_ budgets: [Budget], on day: CalendarDay, ledger: LocalLedger, member: UUID? = nil) throws -> [BudgetReport.Entry] {
         try budgets.compactMap { budget in
             guard let period = BudgetPeriods(budget).period(containing: day) else { return nil }
-            let expenses = try ledger.store.expenses(matching: ExpenseFilter(from: budget.start, to: period.end, category: budget.category))
+            var expenses = try ledger.store.expenses(matching: ExpenseFilter(from: budget.start, to: period.end, category: budget.category))
+            if let member { expenses = expenses.compactMap { $0.part(of: member) } }
             return try BudgetStatus.compute(budget, on: day, expenses: expenses).map { BudgetReport.Entry(budget: budget, status: $0) }
         }
     }

@@ -77,6 +77,25 @@ extension ExpenseRunner {
         return MemberNames(members: members, me: try ledger.store.metaValue(.me).flatMap(UUIDText.parse))
     }
 
+    /// The member `--member NAME` names (one who left included), `nil` without it; refused with `--server`, which
+    /// the daemon answers for the whole ledger only.
+    func chosenMember(_ ledger: LocalLedger) throws -> UUID? {
+        guard let name = try command.value(ExpenseOptions.member) else { return nil }
+        if command.declares(ExpenseOptions.server.spec), command[ExpenseOptions.server] {
+            throw usage("--member is counted from the local copy; leave out --server")
+        }
+        return try memberNames(ledger).anyMember(name)
+    }
+
+    /// `member`'s part of each local expense `filter` covers, in date order.
+    func memberParts(_ ledger: LocalLedger, _ member: UUID, _ filter: ExpenseFilter) throws -> [Expense] {
+        var parts: [Expense] = []
+        try ledger.forEach(filter) { expense in
+            if let part = expense.part(of: member) { parts.append(part) }
+        }
+        return parts
+    }
+
     /// The ledger's members (those who left included), by name's bytes.
     static func members(_ data: LedgerDataCache) throws -> [Member] {
         try data.records(.member).compactMap { try? LedgerDataValidator.member(id: $0.id, fields: $0.fields) }

@@ -41,17 +41,32 @@ extension ExpenseRunner {
     /// Per currency the numbers of `summary --by category` and `stats --period month` for the range, and its
     /// largest expenses.
     func currencyReports(_ ledger: LocalLedger, months: StatisticsQuery) throws -> [CurrencyReport] {
-        let summary = try ledger.summary(SummaryQuery(from: months.from, to: months.to, groupBy: .category))
+        let member = try chosenMember(ledger)
+        let summaryQuery = SummaryQuery(from: months.from, to: months.to, groupBy: .category)
+        let range = ExpenseFilter(from: months.from, to: months.to)
+        // With --member, every figure is of their parts (``ExpenseCore/Expense/part(of:)``), read once.
+        let parts = try member.map { try memberParts(ledger, $0, range) }
+        let summary: Summary
+        if let parts {
+            var aggregator = Aggregator(query: summaryQuery)
+            for part in parts { try aggregator.add(part) }
+            summary = aggregator.summary
+        } else {
+            summary = try ledger.summary(summaryQuery)
+        }
         // Budgets where the cache holds them (a SQLite cache): each for its period containing the report's last day.
         let budgets: [BudgetReport.Entry]
         if let data = try? LedgerDataCache(store: ledger.store) {
-            budgets = try Self.statuses(Self.budgets(data), on: min(months.to, months.today), ledger: ledger)
+            budgets = try Self.statuses(Self.budgets(data), on: min(months.to, months.today), ledger: ledger, member: member)
         } else {
             budgets = []
         }
-        let statistics = try ledger.statistics(months)
+        let statistics = try parts.map { try PeriodStatisticsBuilder.statistics($0, query: months) } ?? ledger.statistics(months)
         var largest: [Currency: [Expense]] = [:]
-        try ledger.forEach(ExpenseFilter(from: months.from, to: months.to)) { expense in
+        func each(_ body: (Expense) throws -> Void) throws {
+            if let parts { try parts.forEach(body) } else { try ledger.forEach(range, body) }
+        }
+        try each { expense in
             guard months.currency.map({ $0 == expense.currency }) ?? true else { return }
             var list = largest[expense.currency, default: []]
             guard list.count < Self.reportLargestCount || expense.amount > (list.last?.amount ?? 0) else { return }
@@ -60,6 +75,7 @@ extension ExpenseRunner {
             if list.count > Self.reportLargestCount { list.removeLast() }
             largest[expense.currency] = list
         }
+        let (balances, names) = try sharedBalances(ledger)
         return summary.totals.compactMap { total in
             guard months.currency.map({ $0 == total.currency }) ?? true,
                   let monthly = statistics.tables.first(where: { $0.currency == total.currency })
@@ -68,7 +84,13 @@ extension ExpenseRunner {
                 .sorted { $0.amount != $1.amount ? $0.amount > $1.amount : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             return CurrencyReport(currency: total.currency, total: total, categories: categories,
                                   months: statistics.periods, monthly: monthly, largest: largest[total.currency] ?? [],
-                                  budgets: budgets.filter { $0.budget.currency == total.currency })
+                                  budgets: budgets.filter { $0.budget.currency == total.currency },
+                                  balances: balances.balances(in: total.currency).map {
+                                      CurrencyReport.NamedBalance(name: names.name($0.member), balance: $0)
+                                  },
+                                  settlement: balances.settlement(in: total.currency).map {
+                                      CurrencyReport.NamedTransfer(from: names.name($0.from), to: names.name($0.to), amount: $0.amount)
+                                  })
         }
     }
 }

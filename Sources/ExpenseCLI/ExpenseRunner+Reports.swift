@@ -32,7 +32,13 @@ extension ExpenseRunner {
         let query = SummaryQuery(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command[ExpenseOptions.categoryFilter], groupBy: grouping)
         let ledger = try readingLedger()
         let summary: Summary
-        if command[ExpenseOptions.server] {
+        if let member = try chosenMember(ledger) {
+            var aggregator = Aggregator(query: query)
+            try ledger.forEach(ExpenseFilter(from: query.from, to: query.to, category: query.category)) { expense in
+                if let part = expense.part(of: member) { try aggregator.add(part) }
+            }
+            summary = aggregator.summary
+        } else if command[ExpenseOptions.server] {
             var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
             engine.configuration.attempts = 2
             var result: Summary?

@@ -11,7 +11,10 @@ extension ExpenseRunner {
         guard !(command[ExpenseOptions.json] && command[ExpenseOptions.csv]) else { throw usage("--json and --csv cannot be combined") }
         let ledger = try readingLedger()
         let statistics: PeriodStatistics
-        if command[ExpenseOptions.server] {
+        if let member = try chosenMember(ledger) {
+            statistics = try PeriodStatisticsBuilder.statistics(memberParts(ledger, member, ExpenseFilter(from: query.from, to: query.to)),
+                                                         query: query)
+        } else if command[ExpenseOptions.server] {
             statistics = try serverStatistics(query, ledger: ledger)
         } else {
             statistics = try ledger.statistics(query)

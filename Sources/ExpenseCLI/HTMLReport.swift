@@ -15,6 +15,9 @@ struct CurrencyReport: Sendable {
     var largest: [Expense]
     /// The currency's budgets, each with its period containing the report's last day (`expense budget status`).
     var budgets: [BudgetReport.Entry] = []
+    /// Each member's balance of this currency (`expense balances`), and the transfers that would settle them.
+    var balances: [NamedBalance] = []
+    var settlement: [NamedTransfer] = []
 }
 
 /// One part of a currency's report (a chart with its table). New parts are added to ``HTMLReport/sections``.
@@ -29,7 +32,8 @@ protocol ReportSection: Sendable {
 /// Content-Security-Policy forbids both), per currency a section per ``ReportSection``. Every text from the
 /// ledger goes through ``HTMLEscape/text(_:)``.
 enum HTMLReport {
-    static let sections: [any ReportSection] = [CategorySection(), TrendSection(), BudgetSection(), LargestSection()]
+    static let sections: [any ReportSection] = [CategorySection(), TrendSection(), BudgetSection(), LargestSection(),
+                                                BalancesSection()]
 
     static func document(from: CalendarDay, to: CalendarDay, generated: CalendarDay, currencies: [CurrencyReport],
                          money: MoneyDisplay) -> String {

@@ -65,6 +65,21 @@ public struct Expense: Hashable, Sendable, Identifiable {
         hasher.combine(split)
     }
 
+    /// This expense as `member`'s own spending (`--member`): their share of a shared expense, the whole of one
+    /// they paid that nobody shares; `nil` when none of it is theirs (or their share is 0).
+    public func part(of member: UUID) -> Expense? {
+        let amount: Int64
+        if split != nil {
+            guard let share = shares.first(where: { $0.member == member }), share.amount > 0 else { return nil }
+            amount = share.amount
+        } else {
+            guard paidBy == member else { return nil }
+            amount = self.amount
+        }
+        return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
+                       split: split)
+    }
+
     /// This expense's values under another id (an import's id derived from them).
     public func with(id newId: UUID) -> Expense {
         Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,

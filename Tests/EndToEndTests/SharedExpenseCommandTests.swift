@@ -46,6 +46,38 @@ import Testing
         }
     }
 
+    @Test("--member counts that member's part: shares of shared expenses, the whole of unshared ones they paid; transfers are never spending")
+    func memberViews() async throws {
+        try await onOwnThread {
+            let (ann, _, daemon) = try Self.household()
+            defer { _ = daemon.stop() }
+            try ann.succeed(["add", "90.00", "dinner", "--split", "alice=2,bob=1", "--date", "2026-11-02"])
+            try ann.succeed(["add", "12.00", "dinner", "--paid-by", "bob", "--date", "2026-11-03"])   // not shared: bob's own
+            try ann.succeed(["add", "5.00", "dinner", "--date", "2026-11-04"])                        // alice's own (me)
+            try ann.succeed(["settle", "record", "bob", "alice", "30.00", "--date", "2026-11-05"])
+            let whole = try ann.succeed(["summary", "--json"])
+            #expect(whole.contains("\"amount\" : 10700"), "\(whole)")   // the transfer is not spending
+            let bob = try ann.succeed(["summary", "--member", "bob", "--json"])
+            #expect(bob.contains("\"amount\" : 4200") && bob.contains("\"count\" : 2"), "\(bob)")
+            let alice = try ann.succeed(["summary", "--member", "alice", "--json"])
+            #expect(alice.contains("\"amount\" : 6500"), "\(alice)")
+            #expect(try ann.run(["summary", "--member", "bob", "--server"]).status == 64)
+            #expect(try ann.run(["summary", "--member", "zed"]).stderr.contains("unknown_member"))
+            let stats = try ann.succeed(["stats", "--member", "bob", "--from", "2026-11-01", "--to", "2026-11-30", "--json"])
+            #expect(stats.contains("4200"), "\(stats)")
+            try ann.succeed(["budget", "set", "dinner", "50", "--start", "2026-11-01"])
+            let status = try ann.succeed(["budget", "status", "--member", "bob", "--on", "2026-11-30", "--json"])
+            #expect(status.contains("\"spent\" : 4200"), "\(status)")
+            // Balances after bob paid alice 30.00 back: alice paid 95.00 (90 shared), her share 60.00; bob's 30.00 is settled.
+            let balances = try ann.succeed(["balances", "--json"])
+            #expect(balances.contains("\"net\" : 0"), "\(balances)")
+            let report = ann.home + "/report.html"
+            try ann.succeed(["report", "--output", report, "--from", "2026-11-01", "--to", "2026-11-30"])
+            let html = try String(contentsOfFile: report, encoding: .utf8)
+            #expect(html.contains("Who owes whom") && html.contains("Everyone is settled up."), "\(html)")
+        }
+    }
+
     @Test("offline: an amount edited on one machine and the split on the other is a conflict; a payer change and an amount change are both kept")
     func moneyAndSplitConflict() async throws {
         try await onOwnThread {

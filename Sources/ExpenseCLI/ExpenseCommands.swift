@@ -73,8 +73,9 @@ enum ExpenseCommands {
     static let importing = CommandSpec(
         name: "import", abstract: "Add the expenses of a CSV or JSON file that are not here yet; nothing if any row is invalid.",
         discussion: """
-          Reads our export: CSV with the header `id,date,amount,currency,category,note` (id optional, columns in
-          any order; an empty currency means --currency, else the configured one) or JSON (detected: the file
+          Reads our export: CSV with the header `id,date,amount,currency,category,note,paid_by,split` (id optional,
+          columns in any order, paid_by and split optional; an empty currency means --currency, else the configured
+          one) or JSON (detected: the file
           starts with `[`). A row whose id is stored already is skipped when identical and reported when it
           differs (the stored expense is kept); a row without an id gets one derived from its values and its
           occurrence among identical rows, so importing one file twice, or on two machines, adds it once.
@@ -84,6 +85,10 @@ enum ExpenseCommands {
           Bank exports: --map names the header of each field's column (other columns are ignored). Amounts of a
           mapped file (or with --decimal-comma) may carry a leading + and thousands separators (. or , whichever
           is not the decimal mark, a space, or '), grouped by three; a negative amount is a refund and is refused.
+
+          --format splitwise reads Splitwise's CSV export (English headers): its member columns are added as
+          members where the ledger has none of that name, each expense row becomes an expense paid by the member
+          whose value is positive with an exact split, each Payment row a transfer (`settle list`).
         """,
         arguments: [ExpenseArguments.file.spec],
         options: [ExpenseOptions.dryRun.spec,

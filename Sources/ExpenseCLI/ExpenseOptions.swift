@@ -116,8 +116,10 @@ enum ExpenseOptions {
     /// `export --format`.
     static let exportFormat = TypedOption<ImportOptions.Format>.choice(
         "format", help: "The format (default: csv).", [("csv", .csv), ("json", .json)])
-    /// `import --format`.
-    static let importFormat = exportFormat.help("The file's format (default: JSON if it starts with [, else CSV).")
+    /// `import --format`: the export's formats, or Splitwise's CSV export.
+    static let importFormat = TypedOption<ImportOptions.Format>.choice(
+        "format", help: "The file's format (default: JSON if it starts with [, else CSV); splitwise: Splitwise's CSV export.",
+        [("csv", .csv), ("json", .json), ("splitwise", .splitwise)])
 
     // The days (YYYY-MM-DD, validated by the core: exit 65 naming the date). Each command gives its own help.
 

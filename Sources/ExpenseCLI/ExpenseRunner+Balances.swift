@@ -5,40 +5,68 @@ import ExpenseProtocol
 import Foundation
 
 extension ExpenseRunner {
-    /// `expense balances [--currency C] [--json]`.
+    /// `expense balances [--currency C] [--server] [--json]`: from the local copy, or with `--server` as the daemon
+    /// computed them from its own records (the authority); printed alike, names from the local members.
     func balances() throws {
         let ledger = try readingLedger()
-        let (balances, names) = try sharedBalances(ledger)
-        let currencies = try chosenCurrencies(balances)
-        let rows = currencies.flatMap { currency in balances.balances(in: currency).map { (currency, $0) } }
+        let rows: [BalancesResult.Row], names: MemberDirectory
+        if command[ExpenseOptions.server] {
+            rows = try serverBalances(currency: try command.value(ExpenseFieldOptions.currency), ledger: ledger).balances
+            names = MemberDirectory(members: try memberNames(ledger).members)
+        } else {
+            let (balances, directory) = try sharedBalances(ledger, currency: try command.value(ExpenseFieldOptions.currency))
+            rows = BalancesResult(balances, currency: nil, cursor: 0).balances
+            names = directory
+        }
         if command[ExpenseOptions.json] {
-            console.out(JSONWriter.prettyText(.array(rows.map { currency, balance in
-                .object(["member": .string(UUIDText.lowercased(balance.member)), "name": .string(names.name(balance.member)),
-                         "currency": .string(currency.code), "paid": .int(balance.paid), "share": .int(balance.share),
-                         "net": .int(balance.net)])
+            console.out(JSONWriter.prettyText(.array(rows.map { row in
+                let balance = row.balance
+                return .object(["member": .string(UUIDText.lowercased(balance.member)), "name": .string(names.name(balance.member)),
+                                "currency": .string(row.currency.code), "paid": .int(balance.paid), "share": .int(balance.share),
+                                "net": .int(balance.net)])
             })))
             return
         }
         guard !rows.isEmpty else { return console.err("No shared expenses.") }
         let money = moneyDisplay(ledger)
         console.out("MEMBER                CUR         PAID        SHARE          NET\n")
-        for (currency, balance) in rows {
+        for row in rows {
+            let balance = row.balance
             console.out(TerminalWidth.padded(TerminalWidth.truncated(DisplayText.escaped(names.name(balance.member)), to: 20), to: 20)
-                        + "  " + currency.code + "  " + [balance.paid, balance.share, balance.net].map { value in
-                            let text = money.figure(value, currency: currency)
+                        + "  " + row.currency.code + "  " + [balance.paid, balance.share, balance.net].map { value in
+                            let text = money.figure(value, currency: row.currency)
                             return String(repeating: " ", count: max(0, 11 - text.count)) + text
                         }.joined(separator: "  ") + "\n")
         }
     }
 
-    /// The balances of every shared expense and recorded transfer of the local copy, and the members' names.
-    func sharedBalances(_ ledger: LocalLedger) throws -> (Balances, MemberDirectory) {
+    /// The daemon's balances (the authority), only `currency`'s when it is given, as `summary --server` asks for
+    /// its totals.
+    func serverBalances(currency: Currency?, ledger: LocalLedger) throws -> BalancesResult {
+        var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
+        engine.configuration.attempts = 2
+        var result: BalancesResult?
+        try engine.retrying { _ in
+            let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),
+                                                clientName: nil, connectTimeout: connectTimeout)
+            defer { connection.close() }
+            result = try connection.call(BalancesRequest(currency: currency))
+        }
+        guard let result else { throw CommandFailure(.failure, "Error: the daemon sent no balances") }
+        return result
+    }
+
+    /// The balances of every shared expense and recorded transfer of the local copy (only those in `currency`
+    /// when it is given, as the daemon reads them), and the members' names.
+    func sharedBalances(_ ledger: LocalLedger, currency: Currency? = nil) throws -> (Balances, MemberDirectory) {
         var entries: [BalanceEntry] = []
         try ledger.forEach { expense in
-            guard let payer = expense.paidBy, expense.split != nil else { return }
-            entries.append(BalanceEntry(payer: payer, currency: expense.currency, amount: expense.amount, shares: expense.shares))
+            guard currency == nil || expense.currency == currency, let entry = BalanceEntry(sharedExpense: expense) else { return }
+            entries.append(entry)
         }
-        if let data = try? LedgerDataCache(store: ledger.store) { entries += try Self.transfers(data).map(\.balanceEntry) }
+        if let data = try? LedgerDataCache(store: ledger.store) {
+            entries += try Self.transfers(data).filter { currency == nil || $0.currency == currency }.map(\.balanceEntry)
+        }
         let balances: Balances
         do throws(SplitError) { balances = try Balances(entries) } catch { throw ValidationError.invalidSplit(error) }
         return (balances, MemberDirectory(members: try memberNames(ledger).members))

@@ -92,6 +92,7 @@ extension ExpenseRunner {
         }
         let ledger = try ledger()
         let format = options.format(of: Substring(text))
+        if format == .splitwise { return try importSplitwise(text, into: ledger, options: options) }
         if format == .json, options.columns != nil || options.decimalComma || options.dateFormat != nil || options.delimiter != "," {
             throw usage("--map, --delimiter, --decimal-comma and --date-format are for CSV files, and \(path) is JSON")
         }
@@ -101,18 +102,81 @@ extension ExpenseRunner {
             : try CSVImporter.rows(from: text, options: options, defaultCurrency: defaultCurrency)
         let dryRun = command[ExpenseOptions.dryRun]
         let outcome = try ledger.importRows(rows, dryRun: dryRun)
-        for (row, stored) in outcome.differing.prefix(ImportError.shownProblems) {
-            console.err("\(format == .json ? "item" : "line") \(row.line): \(row.expense.idString.prefix(8)) differs from the stored expense: "
-                        + Self.differences(row.expense, stored))
-        }
-        if outcome.differing.count > ImportError.shownProblems {
-            console.err("… and \(outcome.differing.count - ImportError.shownProblems) more differing rows")
-        }
+        tellDiffering(outcome.differing.map { ($0.row.line, Self.differences($0.row.expense, $0.stored), $0.row.expense.idString) },
+                      unit: format == .json ? "item" : "line", kind: "expense")
         console.out(outcome.counts + "\n")
         if dryRun {
             console.err("Dry run: nothing stored.")
         } else if !outcome.differing.isEmpty {
             console.err("Rows that differ were not imported: the stored expenses are kept (edit them, or remove the rows).")
+        }
+    }
+
+    /// `expense import --format splitwise FILE [--dry-run]`: Splitwise's CSV export (``SplitwiseImporter``). Every
+    /// row is validated first, and a member who has left this ledger refused in a new expense, so that nothing is
+    /// stored when anything is refused. Then the members the file names that the ledger does not have are added
+    /// (each said on standard error), the new expenses imported as `import` imports rows (one journal entry), and
+    /// the new payments recorded as transfers. Ids are derived from the file, so a second import adds nothing.
+    /// Prints `N new, M already present, K differing; transfers: N new, M already present, K differing`.
+    ///
+    /// The three kinds are stored one after the other, not in one transaction: if storing fails midway, what was
+    /// stored is what the file holds, and importing the file again adds the rest.
+    private func importSplitwise(_ text: String, into ledger: LocalLedger, options: ImportOptions) throws {
+        if options.columns != nil || options.decimalComma || options.dateFormat != nil || options.delimiter != "," || options.currency != nil {
+            throw usage("--map, --delimiter, --decimal-comma, --date-format and --currency are for CSV files; "
+                        + "a Splitwise export names its own columns and currencies")
+        }
+        let data = try LedgerDataCache(store: ledger.store)
+        let plan = try SplitwiseImporter.read(text, members: Self.members(data))
+        let preview = try ledger.importRows(plan.expenses, dryRun: true)
+        let left = plan.leftMemberProblems(in: preview.new)
+        guard left.isEmpty else { throw ImportError.invalidRows(Array(left.prefix(ImportError.shownProblems)), total: left.count) }
+        var newTransfers: [SplitwiseTransfer] = []
+        var presentTransfers = 0
+        var differingTransfers: [(line: Int, text: String, id: String)] = []
+        for item in plan.transfers {
+            let id = UUIDText.lowercased(item.transfer.id)
+            guard let stored = try data.record(id: item.transfer.id) else { newTransfers.append(item); continue }
+            if stored.deleted {
+                differingTransfers.append((item.line, "it is deleted here (an import does not restore it)", id))
+            } else if let kept = try? LedgerDataValidator.transfer(id: stored.id, fields: stored.fields), kept == item.transfer {
+                presentTransfers += 1
+            } else {
+                differingTransfers.append((item.line, "the stored record holds other values", id))
+            }
+        }
+        for warning in plan.warnings { console.err("Warning: \(warning)") }
+        let dryRun = command[ExpenseOptions.dryRun]
+        var outcome = preview
+        if dryRun {
+            for member in plan.newMembers { console.err("Would add member \(DisplayText.quoted(member.name))") }
+        } else {
+            for member in plan.newMembers {
+                try ledger.put(.member, id: member.id, fields: member.fields)
+                console.err("Added member \(DisplayText.quoted(member.name))")
+            }
+            outcome = try ledger.importRows(plan.expenses)
+            for item in newTransfers { try ledger.put(.transfer, id: item.transfer.id, fields: item.transfer.fields) }
+        }
+        tellDiffering(outcome.differing.map { ($0.row.line, Self.differences($0.row.expense, $0.stored), $0.row.expense.idString) },
+                      unit: "line", kind: "expense")
+        tellDiffering(differingTransfers, unit: "line", kind: "transfer")
+        console.out(outcome.counts + "; transfers: \(newTransfers.count) new, \(presentTransfers) already present, "
+                    + "\(differingTransfers.count) differing\n")
+        if dryRun {
+            console.err("Dry run: nothing stored.")
+        } else if !outcome.differing.isEmpty || !differingTransfers.isEmpty {
+            console.err("Rows that differ were not imported: the stored records are kept (edit them, or remove the rows).")
+        }
+    }
+
+    /// Names each differing row (the first 50) on standard error: `line 4: 1a2b3c4d differs from the stored expense: …`.
+    private func tellDiffering(_ rows: [(line: Int, text: String, id: String)], unit: String, kind: String) {
+        for row in rows.prefix(ImportError.shownProblems) {
+            console.err("\(unit) \(row.line): \(row.id.prefix(8)) differs from the stored \(kind): \(row.text)")
+        }
+        if rows.count > ImportError.shownProblems {
+            console.err("… and \(rows.count - ImportError.shownProblems) more differing rows")
         }
     }
 

@@ -9,6 +9,9 @@ package struct ImportOptions: Hashable, Sendable {
         case csv
         /// Our JSON export: an array of objects.
         case json
+        /// Splitwise's "Export as spreadsheet" CSV (``SplitwiseImporter``): expenses, payments and members. Never
+        /// detected: given with `--format splitwise`.
+        case splitwise
     }
 
     /// `nil`: detected (a file whose first character, after white space, is `[` is JSON; anything else is CSV).

@@ -16,9 +16,9 @@ public struct ExpenseDraft: Hashable, Sendable {
     public var category: String?
     public var date: DraftInput<CalendarDay>?
     public var note: String?
-    /// The payer's member id as text; empty: no payer.
+    /// The payer's member id as text; empty: no payer (a creation that leaves it out has none).
     public var paidBy: String?
-    /// The split's canonical text (``SplitSpec/text``); empty: not shared.
+    /// The split's canonical text (``SplitSpec/text``); empty: not shared (a creation that leaves it out is not).
     public var split: String?
 
     /// No field given.
@@ -59,15 +59,13 @@ public struct ExpenseDraft: Hashable, Sendable {
         for text in [id?.text, currency?.text, category, date?.text, note, paidBy, split] { ExactText.hash(text, into: &hasher) }
     }
 
-    /// Fills in what a creation may leave out: `currency` (the ledger's) when it gives none, an empty note, no
-    /// payer and no split. The
+    /// Fills in what a creation may leave out: `currency` (the ledger's) when it gives none, an empty note. (No
+    /// payer and no split need nothing: absent, the validator reads them as none.) The
     /// daemon applies it to every create it receives, and `add` to what it was given, so a field that a creation
     /// may leave out gets its default here, once. In place: the daemon runs it for every create of a push.
     public mutating func completeCreation(currency ledgerCurrency: Currency) {
         if currency == nil { currency = .value(ledgerCurrency) }
         if note == nil { note = "" }
-        if paidBy == nil { paidBy = "" }
-        if split == nil { split = "" }
     }
 
     /// This draft with every field that `changes` gives replacing the one here.

@@ -76,11 +76,13 @@ public struct HistoryEntry: Hashable, Sendable {
     }
 
     /// The change from `old` (nil: a create) to `new`, fields compared as the conflict rules compare them (text
-    /// by its bytes, money as one pair).
+    /// by its bytes, money as one pair). A create lists every group but an optional one left empty
+    /// (``ExpenseFields/isEmptyOptional(_:in:)``: no payer), as a record leaves it out.
     public static func changes(from old: Expense?, to new: Expense) -> [Change] {
         var changes: [Change] = []
         for group in ExpenseField.conflictGroups {
             if let old, group.conflictGroup.allSatisfy({ $0.same(old, new) }) { continue }
+            if old == nil, ExpenseFields.isEmptyOptional(group, in: new) { continue }
             changes.append(Change(field: group.conflictGroupName, from: old.map { ExpenseFields.historyValue(of: group, in: $0) },
                                   to: ExpenseFields.historyValue(of: group, in: new)))
         }
@@ -177,10 +179,14 @@ extension HistoryEntry {
         // One buffer of openings and a layout of plain values: no reference counted per member.
         creationOpenings.withUnsafeBufferPointer { openings in
             var start = 0
+            var first = true
             for (group, end) in creationLayout {
+                defer { start = end }
+                if ExpenseFields.isEmptyOptional(group, in: expense) { continue }
+                writer.raw(first ? "{" : "},")
+                first = false
                 writer.raw(bytes: UnsafeBufferPointer(rebasing: openings[start..<end]))
                 ExpenseFields.writeHistoryValue(of: group, in: expense, to: &writer)
-                start = end
             }
         }
         writer.raw("}}")
@@ -191,17 +197,17 @@ extension HistoryEntry {
         $0.conflictGroupName.utf8.lexicographicallyPrecedes($1.conflictGroupName.utf8)
     }
 
-    /// What opens each group's member in a creation's `changes`, back to back: `{"category":{"to":` for the
-    /// first, `},"date":{"to":` for the others.
-    private static let creationOpenings: [UInt8] = groupsInByteOrder.enumerated().flatMap { index, group in
-        Array(((index == 0 ? "{" : "},") + JSONWriter.quoted(group.conflictGroupName) + #":{"to":"#).utf8)
+    /// What opens each group's member in a creation's `changes` after its separator (`{` or `},`), back to back:
+    /// `"category":{"to":`, `"date":{"to":`, ….
+    private static let creationOpenings: [UInt8] = groupsInByteOrder.flatMap { group in
+        Array((JSONWriter.quoted(group.conflictGroupName) + #":{"to":"#).utf8)
     }
 
     /// Each group in ``groupsInByteOrder`` with where its opening ends in ``creationOpenings``.
     private static let creationLayout: [(group: ExpenseField, end: Int)] = {
         var end = 0
-        return groupsInByteOrder.enumerated().map { index, group in
-            end += ((index == 0 ? "{" : "},") + JSONWriter.quoted(group.conflictGroupName) + #":{"to":"#).utf8.count
+        return groupsInByteOrder.map { group in
+            end += (JSONWriter.quoted(group.conflictGroupName) + #":{"to":"#).utf8.count
             return (group, end)
         }
     }()

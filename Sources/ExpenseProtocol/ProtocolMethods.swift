@@ -3,5 +3,6 @@
 /// `method_not_found`.
 public enum ProtocolMethods {
     public static let all: [String] = [HelloRequest.method, PushRequest.method, PullRequest.method, SummaryRequest.method,
-                                       PingRequest.method, WatchRequest.method, StatsRequest.method, HistoryRequest.method]
+                                       PingRequest.method, WatchRequest.method, StatsRequest.method, HistoryRequest.method,
+                                       BalancesRequest.method]
 }

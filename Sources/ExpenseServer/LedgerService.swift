@@ -43,6 +43,9 @@ public protocol LedgerService: Sendable {
     func statistics(_ query: StatisticsQuery, completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void)
     /// Starts a `history` read and calls `completion` with its page (`Ledger+History.swift`).
     func history(_ request: HistoryRequest, completion: @escaping @Sendable (Result<HistoryResult, any Error>) -> Void)
+    /// Starts `balances` (per member and currency, computed from the ledger's own records: Protocol.md §5.11) and
+    /// calls `completion` with them, only `currency`'s when it is given (`Ledger+Balances.swift`).
+    func balances(currency: Currency?, completion: @escaping @Sendable (Result<BalancesResult, any Error>) -> Void)
     /// Registers `onAdvance`, called with the new head each time the head moves, and calls `completion` with the
     /// watcher's id (for ``unwatch(_:completion:)``) and the head at that moment.
     func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void,

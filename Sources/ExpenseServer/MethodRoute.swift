@@ -21,5 +21,6 @@ enum MethodRoute: Sendable {
         SummaryRequest.method: .ledger { dispatcher, request, id throws(RPCError) in try dispatcher.summary(request, id: id) },
         StatsRequest.method: .ledger { dispatcher, request, id throws(RPCError) in try dispatcher.stats(request, id: id) },
         HistoryRequest.method: .ledger { dispatcher, request, id throws(RPCError) in try dispatcher.history(request, id: id) },
+        BalancesRequest.method: .ledger { dispatcher, request, id throws(RPCError) in try dispatcher.balances(request, id: id) },
     ]
 }

@@ -20,7 +20,7 @@ import Testing
                                   clientId: Self.client, time: 0)
         try checkResult(HistoryResult(entries: [create, Self.edit(seq: 2)], cursor: 2, more: false, horizon: 0), json: """
             {"cursor":2,"entries":[{"action":"create","changes":{"category":{"to":"food"},"date":{"to":"2026-11-30"},\
-            "money":{"to":{"amount":1250,"currency":"USD"}},"note":{"to":"lunch"},"paidBy":{"to":""}},"clientId":"3f2504e0-4f89-41d3-9a0c-0305e82c3301",\
+            "money":{"to":{"amount":1250,"currency":"USD"}},"note":{"to":"lunch"}},"clientId":"3f2504e0-4f89-41d3-9a0c-0305e82c3301",\
             "id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","seq":1,"time":0,"version":1},{"action":"edit","changes":{"note":{"from":"lunch","to":"team lunch"}},\
             "clientId":"3f2504e0-4f89-41d3-9a0c-0305e82c3301","id":"6f9619ff-8b86-d011-b42d-00cf4fc964ff","seq":2,"time":1764590460,\
             "version":2,"who":"laptop"}],"horizon":0,"more":false}

@@ -106,12 +106,13 @@ import Testing
         #expect(paramsError(PingRequest.self, "[]")?.code == RPCError.invalidParamsCode)
     }
 
-    /// The list the daemon's method table is checked against names every request type, `stats` and `history`
-    /// included (it once stopped at `watch`, while the daemon answered both).
+    /// The list the daemon's method table is checked against names every request type, `stats`, `history` and
+    /// `balances` included (it once stopped at `watch`, while the daemon answered both of the next).
     @Test func protocolMethodsNameEveryRequestType() {
         #expect(ProtocolMethods.all == [HelloRequest.method, PushRequest.method, PullRequest.method, SummaryRequest.method,
-                                        PingRequest.method, WatchRequest.method, StatsRequest.method, HistoryRequest.method])
-        #expect(ProtocolMethods.all == ["hello", "push", "pull", "summary", "ping", "watch", "stats", "history"])
+                                        PingRequest.method, WatchRequest.method, StatsRequest.method, HistoryRequest.method,
+                                        BalancesRequest.method])
+        #expect(ProtocolMethods.all == ["hello", "push", "pull", "summary", "ping", "watch", "stats", "history", "balances"])
     }
 
     @Test func recordDecodingValidates() throws {

@@ -26,6 +26,8 @@ import Testing
                     case "stats": #expect(throws: Never.self) { try StatsRequest(params: request.params) }
                     case "history" where !line.contains(#""limit":0"#):
                         #expect(throws: Never.self) { try HistoryRequest(params: request.params) }
+                    case "balances" where !line.contains(#""currency":"eur""#):
+                        #expect(throws: Never.self) { try BalancesRequest(params: request.params) }
                     default: break
                     }
                 case .failure(let failure):
@@ -50,6 +52,12 @@ import Testing
                 if case .response(let id, .success(let result)) = incoming, result["results"] != nil {
                     let pushed = try PushResult(json: result)
                     #expect(String(decoding: RPCResponse.success(id: id, result: pushed).dropLast(), as: UTF8.self)
+                        == String(line.dropFirst(2)))
+                }
+                // A `balances` answer read and written again is the document's line: the rows are what the daemon writes.
+                if case .response(let id, .success(let result)) = incoming, result["balances"] != nil {
+                    let balances = try BalancesResult(json: result)
+                    #expect(String(decoding: RPCResponse.success(id: id, result: balances).dropLast(), as: UTF8.self)
                         == String(line.dropFirst(2)))
                 }
                 if case .response(_, .success(let result)) = incoming, result["entries"] != nil {

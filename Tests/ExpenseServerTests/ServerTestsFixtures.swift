@@ -11,7 +11,7 @@ import Testing
 ///
 /// It implements ``LedgerService``'s one form of each method as ``Ledger`` does, answering inline where the
 /// ledger answers on its own thread: the network tests then never wait for a free thread of the cooperative pool,
-/// which the other tests of this process share. It keeps no history, no identity and no statistics.
+/// which the other tests of this process share. It keeps no history, no identity, no statistics and no balances.
 final class FakeLedger: LedgerService {
     let name: String
     let currency = Currency.usd
@@ -70,6 +70,11 @@ final class FakeLedger: LedgerService {
     /// An empty page: the double keeps no history.
     func history(_ request: HistoryRequest, completion: @escaping @Sendable (Result<HistoryResult, any Error>) -> Void) {
         completion(.success(HistoryResult(entries: [], cursor: head, more: false, horizon: 0)))
+    }
+
+    /// No balances: the double keeps no records.
+    func balances(currency: Currency?, completion: @escaping @Sendable (Result<BalancesResult, any Error>) -> Void) {
+        completion(.success(BalancesResult(balances: [], cursor: head)))
     }
 
     func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void, completion: @escaping @Sendable (_ id: Int, _ head: Int64) -> Void) {

@@ -31,7 +31,7 @@ import TestSupport
         #expect(all.map(\.action) == [.create, .edit, .edit, .delete, .create, .restore])
         let mine = try entries(ledger.engine, id: id)
         #expect(mine.map(\.version) == [1, 2, 3, 4, 5])
-        #expect(mine[0].changes.map(\.field) == ["money", "category", "date", "note", "paidBy"] && mine[0].changes.allSatisfy { $0.from == nil })
+        #expect(mine[0].changes.map(\.field) == ["money", "category", "date", "note"] && mine[0].changes.allSatisfy { $0.from == nil })
         #expect(mine[1].changes == [HistoryEntry.Change(field: "note", from: .text("lunch"), to: .text("team lunch"))])
         // Money is one field: a change of the currency alone shows the whole pair before and after.
         let eur = try #require(Currency(code: "EUR")), jpy = try #require(Currency(code: "JPY"))

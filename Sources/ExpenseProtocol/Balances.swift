@@ -1,0 +1,116 @@
+import ExpenseCore
+import Foundation
+
+/// `balances` `{"currency":…?}` (Protocol.md §5.11): per member and currency, what each paid for shared expenses,
+/// their share and the difference, computed by the daemon from its own records with the core's ``Balances``, the
+/// function a client runs over its local copy.
+public struct BalancesRequest: RPCMethodRequest, Hashable {
+    public typealias Response = BalancesResult
+    public static let method = "balances"
+
+    /// Only this currency's balances; `nil`: every currency.
+    public var currency: Currency?
+
+    public init(currency: Currency? = nil) { self.currency = currency }
+
+    /// Reads the params; `currency` is optional and `params` may be omitted.
+    ///
+    /// `currency` not a string, or not an active ISO 4217 code in upper case: −32602 `invalid_params`, field
+    /// `currency`.
+    /// - Throws: ``RPCError``.
+    public init(params: JSONValue?) throws(RPCError) {
+        let reader = try ParamsReader(params)
+        guard let code = try reader.optionalString("currency") else {
+            self.init()
+            return
+        }
+        guard let currency = Currency(code: code) else {
+            throw .invalidParams("currency must be an active ISO 4217 code in upper case", field: "currency")
+        }
+        self.init(currency: currency)
+    }
+
+    /// Writes `{"currency"?}`.
+    public func writeParams(to writer: inout JSONWriter) {
+        writer.beginObject()
+        if let currency { writer.member("currency", currency.code) }
+        writer.endObject()
+    }
+}
+
+/// The answer to `balances`: one row per member and currency, and the head they reflect.
+public struct BalancesResult: Hashable, Sendable {
+    /// One member's balance in one currency.
+    public struct Row: Hashable, Sendable {
+        public var currency: Currency
+        public var balance: MemberBalance
+
+        public init(currency: Currency, balance: MemberBalance) {
+            self.currency = currency
+            self.balance = balance
+        }
+    }
+
+    /// Sorted by currency code, then member id (as the daemon writes them).
+    public var balances: [Row]
+    public var cursor: Int64
+
+    public init(balances: [Row], cursor: Int64) {
+        self.balances = balances
+        self.cursor = cursor
+    }
+
+    /// The rows of `balances` in `currency` (in every currency when `nil`; none for a currency without shared
+    /// expenses), sorted by currency code, then member id: the order ``Balances`` gives them.
+    public init(_ balances: Balances, currency: Currency?, cursor: Int64) {
+        let currencies = currency.map { [$0] } ?? balances.currencies
+        self.init(balances: currencies.flatMap { currency in balances.balances(in: currency).map { Row(currency: currency, balance: $0) } },
+                  cursor: cursor)
+    }
+}
+
+extension BalancesResult: RPCResult {
+    /// About 120 bytes a row (a member id is 36 of them).
+    public var encodedSizeHint: Int { 64 + balances.count * 120 }
+
+    /// Writes `{"balances":[{"currency","member","net","paid","share"}…],"cursor"}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("balances")
+        writer.beginArray()
+        for row in balances {
+            writer.beginObject()
+            writer.member("currency", row.currency.code)
+            writer.key("member"); writer.uuid(row.balance.member)
+            writer.member("net", row.balance.net)
+            writer.member("paid", row.balance.paid)
+            writer.member("share", row.balance.share)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.member("cursor", cursor)
+        writer.endObject()
+    }
+
+    /// Reads the daemon's answer; a row whose `net` is not `paid - share` (or with a negative `paid` or `share`)
+    /// is refused, never shown.
+    public init(json: JSONValue) throws(ProtocolDecodingError) {
+        let reader = try ResultReader(json, path: "result")
+        var rows: [Row] = []
+        for (index, element) in try reader.array("balances").enumerated() {
+            let row = try ResultReader(element, path: "result.balances[\(index)]")
+            guard let currency = Currency(code: try row.string("currency")) else {
+                throw .invalidMember(path: row.sub("currency"), detail: "unknown currency")
+            }
+            guard let member = UUIDText.parse(try row.string("member")) else {
+                throw .invalidMember(path: row.sub("member"), detail: "expected a UUID")
+            }
+            guard let balance = MemberBalance.checked(member: member, paid: try row.int64("paid"), share: try row.int64("share"),
+                                              net: try row.int64("net")) else {
+                throw .invalidMember(path: row.sub("net"), detail: "paid and share must be at least 0 and net exactly paid - share")
+            }
+            rows.append(Row(currency: currency, balance: balance))
+        }
+        self.init(balances: rows, cursor: try reader.int64("cursor"))
+    }
+}

@@ -101,6 +101,15 @@ extension ExpenseRunner {
             ? try JSONImporter.rows(from: text, defaultCurrency: defaultCurrency)
             : try CSVImporter.rows(from: text, options: options, defaultCurrency: defaultCurrency)
         let dryRun = command[ExpenseOptions.dryRun]
+        // A shared row's members must be this ledger's, and not have left, when it is new (the daemon's rule).
+        if rows.contains(where: { $0.expense.paidBy != nil || $0.expense.split != nil }) {
+            let new = try ledger.importRows(rows, dryRun: true).new
+            let problems = ImportRow.memberProblems(in: new, members: try memberNames(ledger).members,
+                                                    unit: format == .json ? "item" : "line")
+            guard problems.isEmpty else {
+                throw ImportError.invalidRows(Array(problems.prefix(ImportError.shownProblems)), total: problems.count)
+            }
+        }
         let outcome = try ledger.importRows(rows, dryRun: dryRun)
         tellDiffering(outcome.differing.map { ($0.row.line, Self.differences($0.row.expense, $0.stored), $0.row.expense.idString) },
                       unit: format == .json ? "item" : "line", kind: "expense")

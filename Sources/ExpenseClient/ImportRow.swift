@@ -17,6 +17,32 @@ package struct ImportRow: Hashable, Sendable {
     }
 }
 
+extension ImportRow {
+    /// `unknown_member` or `member_left` for each of `rows` whose payer or split names a member `members` does not
+    /// have, or one who has left: the daemon refuses a new expense naming either, so an import refuses it before
+    /// anything is stored. Only new rows need this (``LocalLedger/importRows(_:dryRun:)``'s `new`): a row already
+    /// present was accepted when that member was still active.
+    package static func memberProblems(in rows: [ImportRow], members: [Member], unit: String = "line") -> [ImportError.RowProblem] {
+        let byId = Dictionary(members.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return rows.compactMap { row in
+            let named = (row.expense.paidBy.map { [$0] } ?? []) + (row.expense.split?.parts.map(\.member) ?? [])
+            for id in named {
+                let error: SplitError
+                if let member = byId[id] {
+                    guard !member.isActive else { continue }
+                    error = .memberLeft(member.name)
+                } else {
+                    error = .unknownMember(UUIDText.lowercased(id))
+                }
+                return ImportError.RowProblem(line: row.line, code: error.code,
+                                              message: error.message + "; leave the row out, or import into a ledger where they are a member",
+                                              unit: unit)
+            }
+            return nil
+        }
+    }
+}
+
 /// Gives each row its id and checks that no id is given twice, for either file format.
 struct ImportRowBuilder {
     private var occurrences: [[String]: Int] = [:]

@@ -99,15 +99,7 @@ package struct SplitwiseImport: Sendable {
     /// refuses a new expense naming one. Only rows that are new need this (``LocalLedger/importRows(_:dryRun:)``'s
     /// `new`): a row already present was accepted when that member was still active.
     package func leftMemberProblems(in rows: [ImportRow]) -> [ImportError.RowProblem] {
-        let left = Dictionary(members.filter { !$0.isActive }.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        guard !left.isEmpty else { return [] }
-        return rows.compactMap { row in
-            let named = (row.expense.paidBy.map { [$0] } ?? []) + (row.expense.split?.parts.map(\.member) ?? [])
-            guard let member = named.lazy.compactMap({ left[$0] }).first else { return nil }
-            return ImportError.RowProblem(line: row.line, code: SplitError.memberLeft(member.name).code,
-                                          message: SplitError.memberLeft(member.name).message
-                                              + "; leave the row out, or import into a ledger where they are a member")
-        }
+        ImportRow.memberProblems(in: rows, members: members)
     }
 }
 

@@ -78,6 +78,37 @@ import Testing
         }
     }
 
+    @Test("export and import keep the payer and the split; a file naming members this ledger lacks, or who left, is refused whole")
+    func exportImportRoundTrip() async throws {
+        try await onOwnThread {
+            let (ann, _, daemon) = try Self.household()
+            defer { _ = daemon.stop() }
+            try ann.succeed(["add", "90.00", "dinner", "--split", "alice=2,bob=1", "--date", "2026-11-02"])
+            try ann.succeed(["add", "4.00", "tea", "--date", "2026-11-03"])
+            for format in ["csv", "json"] {
+                let file = ann.home + "/export.\(format)"
+                try ann.succeed(["export", "--format", format, "--output", file])
+                #expect(try ann.succeed(["import", file]) == "0 new, 2 already present, 0 differing\n")
+                let stranger = try ExpenseProcess()
+                let refused = try stranger.run(["import", file])
+                #expect(refused.status == 65 && refused.stderr.contains("unknown_member"), "\(refused)")
+                #expect(try stranger.succeed(["list", "--json"]) == "[]\n")
+            }
+            // A member who left: a new row naming them is refused, the rows already present are not.
+            let file = ann.home + "/export.csv"
+            try ann.succeed(["member", "leave", "bob"])
+            #expect(try ann.succeed(["import", file]) == "0 new, 2 already present, 0 differing\n")
+            let csv = try String(contentsOfFile: file, encoding: .utf8)
+            let lines = csv.split(separator: "\n").map(String.init)
+            let shared = try #require(lines.first { $0.contains("dinner") })
+            // The same row without its id: a new expense, derived from its values, naming bob.
+            try (lines[0] + "\n" + shared.split(separator: ",", maxSplits: 1).dropFirst().joined().prefixed(",") + "\n")
+                .write(toFile: ann.home + "/again.csv", atomically: true, encoding: .utf8)
+            let again = try ann.run(["import", ann.home + "/again.csv"])
+            #expect(again.status == 65 && again.stderr.contains("member_left"), "\(again)")
+        }
+    }
+
     @Test("offline: an amount edited on one machine and the split on the other is a conflict; a payer change and an amount change are both kept")
     func moneyAndSplitConflict() async throws {
         try await onOwnThread {
@@ -133,4 +164,9 @@ import Testing
             #expect(try ann.run(["add", "5", "x", "--split", "alice,zed"]).stderr.contains("unknown_member"))
         }
     }
+}
+
+extension String {
+    /// This text after `prefix`.
+    fileprivate func prefixed(_ prefix: String) -> String { prefix + self }
 }

@@ -25,9 +25,34 @@ public struct Currency: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The currency with exactly this code (upper case), or `nil` if it is not an active ISO 4217 code.
     public init?(code: String) {
-        guard let found = Currency.byCode[code] else { return nil }
-        self = found
+        // Every code is three upper-case ASCII letters: their place in a table of all 26³ such words, not a hash
+        // of the string (the daemon reads a currency per mutation it validates).
+        guard let place = Self.place(of: code) else { return nil }
+        let index = Self.indexByPlace[place]
+        guard index > 0 else { return nil }
+        self = Self.all[Int(index) - 1]
     }
+
+    /// Where the three upper-case letters `code` sit among all 26³ such words; `nil` for any other text.
+    @inline(__always)
+    private static func place(of code: String) -> Int? {
+        var utf8 = code.utf8.makeIterator()
+        var place = 0
+        for _ in 0..<3 {
+            guard let byte = utf8.next(), (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) else { return nil }
+            place = place * 26 + Int(byte - UInt8(ascii: "A"))
+        }
+        return utf8.next() == nil ? place : nil
+    }
+
+    /// For each of the 26³ three-letter words, 1 + its currency's index in ``all``, or 0.
+    private static let indexByPlace: [UInt16] = {
+        var table = [UInt16](repeating: 0, count: 26 * 26 * 26)
+        for (index, currency) in all.enumerated() {
+            if let place = place(of: currency.code) { table[place] = UInt16(index + 1) }
+        }
+        return table
+    }()
 
     /// The dollar, the default when nothing else is configured.
     public static let usd = Currency(code: "USD", minorUnits: 2, name: "US Dollar")
@@ -36,7 +61,4 @@ public struct Currency: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     public static func < (lhs: Currency, rhs: Currency) -> Bool { lhs.code < rhs.code }
 
-    private static let byCode: [String: Currency] = Dictionary(
-        uniqueKeysWithValues: all.map { ($0.code, $0) }
-    )
 }

@@ -49,41 +49,8 @@ public enum ExpenseFields {
         }, write: { draft in draft.split.map(JSONValue.string) }),
     ]
 
-    /// The slots of ``MutationFields``, one per entry of ``all`` (`MutationFieldsTests` checks the count): the
-    /// required fields inline, the optional ones (``WireField/optional``, declared last) in an array made only
-    /// when one is sent. A push copies each mutation's fields several times on its way, and most never send
-    /// the optional ones: inline, they made every copy larger (2,000 instructions a mutation, `Scripts/push-profile`).
-    public struct Slots: Sendable {
-        /// The required fields' values, in ``all``'s order.
-        private var required = InlineArray<5, JSONValue?>(repeating: nil)
-        /// The optional fields' values, in ``all``'s order after the required ones; empty until one is set.
-        private var optional: [JSONValue?] = []
-
-        /// How many required fields ``all`` declares before the optional ones.
-        static let requiredCount = 5
-
-        init() {}
-
-        /// Every slot's index, in ``all``'s order.
-        var indices: Range<Int> { 0..<ExpenseFields.all.count }
-
-        subscript(index: Int) -> JSONValue? {
-            get {
-                if index < Self.requiredCount { return required[index] }
-                let offset = index - Self.requiredCount
-                return offset < optional.count ? optional[offset] : nil
-            }
-            set {
-                if index < Self.requiredCount { return required[index] = newValue }
-                let offset = index - Self.requiredCount
-                if optional.count <= offset {
-                    guard newValue != nil else { return }
-                    optional += Array(repeating: nil, count: offset + 1 - optional.count)
-                }
-                optional[offset] = newValue
-            }
-        }
-    }
+    /// The slots of ``MutationFields``, one per entry of ``all`` (`MutationFieldsTests` checks the count).
+    public typealias Slots = ExpenseField.PerValue<JSONValue?>
 
     /// A conflict group's value as a history entry holds it (Protocol.md §5.8): money as one value, the date as
     /// its text, text as itself. `group` is one of ``ExpenseCore/ExpenseField/conflictGroups``.

@@ -9,7 +9,7 @@ import ExpenseCore
 /// their dictionaries are.
 public struct MutationFields: Hashable, Sendable {
     /// The expense fields' values, in ``ExpenseFields/all``'s order; `nil`: not sent.
-    var slots = ExpenseFields.Slots()
+    var slots = ExpenseFields.Slots(repeating: nil)
     /// Every member that is not one of the expense fields, by name.
     public var others: [String: JSONValue] = [:]
 

@@ -4,6 +4,17 @@ import Testing
 
 @Suite("Currency table")
 struct CurrencyTests {
+    @Test("every table currency is found by its code, and nothing else is")
+    func lookupByCode() {
+        for currency in Currency.all {
+            #expect(Currency(code: currency.code) == currency, "\(currency.code)")
+            #expect(currency.code.utf8.count == 3 && currency.code.utf8.allSatisfy { (65...90).contains($0) })
+        }
+        for text in ["usd", "US", "USDD", "", "U\u{301}SD", "ÜSD", "XXXX", "AAA", "ZZZ", "US ", " USD"] {
+            #expect(Currency(code: text) == nil, "\(text)")
+        }
+    }
+
     /// `/work/shared/data/iso4217.tsv`, found relative to this file; CI has it at the same relative place.
     static let isoListURL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()

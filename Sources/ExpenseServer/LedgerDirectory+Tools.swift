@@ -21,10 +21,26 @@ extension LedgerDirectory {
     /// - Throws: ``LedgerError/dataDirectory(path:detail:)`` for a missing directory (nothing is created), or
     ///   ``LedgerError/damagedDatabase(path:report:)`` naming a file whose name and currency cannot be read.
     package static func ledgers(dataDirectory: String) throws -> [(name: String, currency: Currency)] {
+        var ledgers: [(name: String, currency: Currency)] = []
+        try forEachLedger(dataDirectory: dataDirectory) { ledgers.append(($0, $1)) }
+        return ledgers
+    }
+
+    /// The name of every ledger in `dataDirectory`, sorted: the directory's listing alone, no file opened (as
+    /// fast with a hundred thousand ledgers as the listing is).
+    /// - Throws: ``LedgerError/dataDirectory(path:detail:)`` for a missing directory (nothing is created).
+    package static func ledgerNames(dataDirectory: String) throws -> [String] {
         guard try directoryExists(dataDirectory) else {
             throw LedgerError.dataDirectory(path: dataDirectory, detail: "no such directory (nothing was created)")
         }
-        return try ledgerNames(in: dataDirectory).map { name in
+        return try ledgerNames(in: dataDirectory)
+    }
+
+    /// Calls `body` with each ledger of `dataDirectory` in name order and its currency, read from the file's `meta`
+    /// table as it goes (about 0.25 ms a ledger), so a caller can print the first before the last is read.
+    /// - Throws: as ``ledgers(dataDirectory:)``, and what `body` throws.
+    package static func forEachLedger(dataDirectory: String, _ body: (String, Currency) throws -> Void) throws {
+        for name in try ledgerNames(dataDirectory: dataDirectory) {
             let path = databasePath(name, in: dataDirectory)
             let code: String?
             do {
@@ -36,7 +52,7 @@ extension LedgerDirectory {
             guard let code, let currency = Currency(code: code) else {
                 throw LedgerError.damagedDatabase(path: path, report: "its meta table holds no valid currency")
             }
-            return (name, currency)
+            try body(name, currency)
         }
     }
 }

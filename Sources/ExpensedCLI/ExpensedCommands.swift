@@ -93,8 +93,14 @@ enum ExpensedCommands {
 
     static let ledgerList = CommandSpec(
         name: "list", abstract: "List the ledgers of the data directory (or database), one `NAME CURRENCY` per line.",
-        discussion: "  Creates nothing: a data directory that does not exist is an error (exit 74), not a new one.",
-        options: [data, ExpensedOptions.json.help("Print a JSON array of {\"name\",\"currency\"} objects.").spec, postgres])
+        discussion: """
+          Creates nothing: a data directory that does not exist is an error (exit 74), not a new one. Each currency is
+          read from its ledger's file (about 0.25 ms a ledger, printed as it goes); --names reads the directory's
+          listing alone.
+        """,
+        options: [data, ExpensedOptions.names.spec,
+                  ExpensedOptions.json.help("Print a JSON array of {\"name\",\"currency\"} objects ({\"name\"} with --names).").spec,
+                  postgres])
 
     /// How often `serve` looks for token changes made by `expensed token` beside it (it also looks before
     /// every request that reaches a ledger).

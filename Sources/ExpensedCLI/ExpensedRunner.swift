@@ -25,11 +25,33 @@ enum ExpensedRunner {
     }
 
     static func ledgerList(_ command: ParsedCommand) async -> ExitCode {
-        // Names and currencies only, no ledger opened; a mistyped `--data` is an error, not a new directory.
+        // Names and currencies only, no ledger opened as a ledger; a mistyped `--data` is an error, not a new
+        // directory. With --names no file is opened at all; the text form prints each line as it is read.
         reporting {
-            let ledgers = try ExpensedCLI.postgresOption(command).map { try PostgresLedgerDirectory.ledgers(conninfo: $0) }
-                ?? LedgerDirectory.ledgers(dataDirectory: ExpensedCLI.dataDirectory(command[ExpensedOptions.data]))
-            printLedgers(ledgers, json: command[ExpensedOptions.json])
+            let json = command[ExpensedOptions.json], namesOnly = command[ExpensedOptions.names]
+            if let conninfo = try ExpensedCLI.postgresOption(command) {
+                return printLedgers(try PostgresLedgerDirectory.ledgers(conninfo: conninfo), json: json, namesOnly: namesOnly)
+            }
+            let directory = ExpensedCLI.dataDirectory(command[ExpensedOptions.data])
+            if namesOnly {
+                let names = try LedgerDirectory.ledgerNames(dataDirectory: directory)
+                ExpensedCLI.printOut(json ? JSONWriter.prettyText(.array(names.map { .object(["name": .string($0)]) }))
+                                          : names.map { $0 + "\n" }.joined())
+            } else if json {
+                printLedgers(try LedgerDirectory.ledgers(dataDirectory: directory), json: true, namesOnly: false)
+            } else {
+                // Written in batches of 256 lines: the first soon, and not one write per ledger.
+                var batch = "", lines = 0
+                try LedgerDirectory.forEachLedger(dataDirectory: directory) { name, currency in
+                    batch += "\(name) \(currency.code)\n"
+                    lines += 1
+                    if lines % 256 == 0 {
+                        ExpensedCLI.printOut(batch)
+                        batch = ""
+                    }
+                }
+                ExpensedCLI.printOut(batch)
+            }
         }
     }
 
@@ -44,13 +66,13 @@ enum ExpensedRunner {
         }
     }
 
-    private static func printLedgers(_ ledgers: [(name: String, currency: Currency)], json: Bool) {
+    private static func printLedgers(_ ledgers: [(name: String, currency: Currency)], json: Bool, namesOnly: Bool) {
         if json {
             ExpensedCLI.printOut(JSONWriter.prettyText(.array(ledgers.map {
-                .object(["name": .string($0.name), "currency": .string($0.currency.code)])
+                .object(namesOnly ? ["name": .string($0.name)] : ["name": .string($0.name), "currency": .string($0.currency.code)])
             })))
         } else {
-            ExpensedCLI.printOut(ledgers.map { "\($0.name) \($0.currency.code)\n" }.joined())
+            ExpensedCLI.printOut(ledgers.map { namesOnly ? "\($0.name)\n" : "\($0.name) \($0.currency.code)\n" }.joined())
         }
     }
 

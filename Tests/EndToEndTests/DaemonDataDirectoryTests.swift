@@ -69,6 +69,13 @@ import Testing
 
             let list = try scratch.run(["ledger", "list", "--data", data], executable: Self.daemon)
             #expect(list.status == 74 && list.stderr.contains("broken.sqlite") && list.stderr.contains("damaged"), "\(list)")
+            // Names alone open no file: the damaged one is listed like any other.
+            let names = try scratch.run(["ledger", "list", "--data", data, "--names"], executable: Self.daemon)
+            #expect(names.status == 0 && names.stdout == "broken\ngood\nnew\n", "\(names)")
+            let namesJSON = try scratch.run(["ledger", "list", "--data", data, "--names", "--json"], executable: Self.daemon)
+            #expect(namesJSON.status == 0 && namesJSON.stdout.contains("\"name\" : \"broken\"")
+                    && !namesJSON.stdout.contains("currency"), "\(namesJSON)")
+            #expect(try scratch.run(["ledger", "list", "--data", data + "/TYPO", "--names"], executable: Self.daemon).status == 74)
             try FileManager.default.removeItem(atPath: data + "/broken.sqlite")
             let listed = try scratch.run(["ledger", "list", "--data", data, "--json"], executable: Self.daemon)
             #expect(listed.status == 0, "\(listed)")

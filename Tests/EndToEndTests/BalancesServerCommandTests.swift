@@ -5,16 +5,8 @@ import Testing
 /// `expense balances --server` through the real binaries and daemon: the daemon computes the balances from its own
 /// records (`balances`, Protocol.md §5.11) and, after a sync, prints exactly what the local copy computes.
 @Suite struct BalancesServerCommandTests {
-    /// Two synced machines with members alice, bob and carol known to both (as `SharedExpenseCommandTests` sets up).
     private static func household() throws -> (ExpenseProcess, ExpenseProcess, DaemonProcess) {
-        let ann = try ExpenseProcess(), bob = try ExpenseProcess()
-        let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann, bob])
-        for name in ["alice", "bob", "carol"] { try ann.succeed(["member", "add", name]) }
-        try ann.succeed(["config", "set", "me", "alice"])
-        try ann.succeed(["sync"])
-        try bob.succeed(["sync"])
-        try bob.succeed(["config", "set", "me", "bob"])
-        return (ann, bob, daemon)
+        try SharedExpenseCommandTests.household()
     }
 
     @Test("after a sync, balances --server prints what balances prints, as JSON and as a table, on both machines")

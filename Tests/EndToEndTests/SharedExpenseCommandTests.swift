@@ -5,8 +5,9 @@ import Testing
 /// Shared expenses through the real binaries and daemon: members, splits, balances and settle-up, and what two
 /// machines offline do to one shared expense.
 @Suite struct SharedExpenseCommandTests {
-    /// Two synced machines, with members alice, bob and carol known to both, and `me` set on each.
-    private static func household() throws -> (ExpenseProcess, ExpenseProcess, DaemonProcess) {
+    /// Two synced machines, with members alice, bob and carol known to both, and `me` set on each (alice on the
+    /// first, bob on the second).
+    static func household() throws -> (ExpenseProcess, ExpenseProcess, DaemonProcess) {
         let ann = try ExpenseProcess(), bob = try ExpenseProcess()
         let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann, bob])
         for name in ["alice", "bob", "carol"] { try ann.succeed(["member", "add", name]) }

@@ -9,8 +9,11 @@ extension ExpenseRunner {
     func memberAdd() throws {
         let ledger = try ledger()
         let name = try LedgerDataValidator.memberName(command[ExpenseArguments.memberName] ?? "")
-        try Self.checkNameFree(name, among: Self.members(LedgerDataCache(store: ledger.store)), except: nil)
-        let member = Member(id: UUID(), name: name)
+        let data = try LedgerDataCache(store: ledger.store)
+        try Self.checkNameFree(name, among: Self.members(data), except: nil)
+        // The id derived from the name, so that the same person added on two machines offline is one member.
+        let derived = Member.id(named: name)
+        let member = Member(id: try data.record(id: derived) == nil ? derived : UUID(), name: name)
         try ledger.put(.member, id: member.id, fields: member.fields)
         console.out(UUIDText.lowercased(member.id) + "\n")
     }

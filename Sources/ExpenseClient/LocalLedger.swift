@@ -234,7 +234,13 @@ package final class LocalLedger {
         }
         let entries = try transaction.pending(for: change.id)
         // A materialised occurrence's create absorbs nothing (PendingMutation.ifAbsent): the change goes after it.
-        if var last = entries.last, !last.ifAbsent, last.state == .unsent || last.state == .rejected {
+        // Nor does a member's create that other changes follow (they may name the member as it was then: a split
+        // made before the member left stays valid only if the daemon sees the leaving after it).
+        var keepsItsPlace = false
+        if change.kind == .member, let last = entries.last, last.type == .put, last.baseVersion == 0 {
+            keepsItsPlace = try !transaction.pending(after: last.position, limit: 1).isEmpty
+        }
+        if var last = entries.last, !last.ifAbsent, !keepsItsPlace, last.state == .unsent || last.state == .rejected {
             if last.type == .put, change.type == .delete, entries.count == 1, last.baseVersion == 0,
                try serverVersion(of: change, in: transaction) == nil {
                 // A create the daemon never received, deleted: neither is sent.
@@ -251,7 +257,8 @@ package final class LocalLedger {
             entry.reopen()
             // After an occurrence's create: version 1, the occurrence as the rule made it, which is what the person
             // changed; the daemon then checks the change against whatever another machine did to it since.
-            entry.baseVersion = try entries.last.map { $0.ifAbsent ? 1 : $0.baseVersion }
+            // After a create still queued, version 1 likewise: the version that create makes.
+            entry.baseVersion = try entries.last.map { $0.ifAbsent || (keepsItsPlace && $0.baseVersion == 0) ? 1 : $0.baseVersion }
                 ?? serverVersion(of: change, in: transaction) ?? 0
             try transaction.appendPending(entry)
         }

@@ -401,10 +401,7 @@ package enum SplitwiseImporter {
 
     /// The id of the member added for the column named `name` (trimmed): a name-based UUID of the name, so that
     /// an import again, or on another machine, finds or makes the same member.
-    package static func memberId(named name: String) -> UUID {
-        ImportIdentity.nameBased(namespace: ImportIdentity.namespace,
-                                 name: NameBasedUUID.name(["splitwise", "member", name.trimmingCharacters(in: .whitespacesAndNewlines)]))
-    }
+    package static func memberId(named name: String) -> UUID { Member.id(named: name) }
 
 
     /// Each column's member (the ledger's, or new) and the new ones, in the header's order.

@@ -33,6 +33,18 @@ public struct Member: Hashable, Sendable, Identifiable {
     /// The member as record fields (``LedgerDataValidator/member(id:fields:)`` reads them back).
     public var fields: LedgerDataFields { ["name": .text(name), "status": .text(status.rawValue)] }
 
+    /// The namespace of member ids (a random UUID chosen once for this program).
+    public static let namespace = UUID(uuid: (0x8e, 0x31, 0x5b, 0x0c, 0x27, 0xd4, 0x4f, 0x96,
+                                              0xa1, 0x6e, 0x3f, 0x70, 0xc2, 0x58, 0x19, 0xbd))
+
+    /// The id a member added as `name` gets: a name-based UUID of the trimmed name, so that two machines adding the
+    /// same person offline make one member (an identical create is one record), not two records of which the
+    /// daemon refuses the second (`member_exists`) and with it every expense that names it. A name whose id is
+    /// taken already (its member was renamed since) gets a random id instead.
+    public static func id(named name: String) -> UUID {
+        NameBasedUUID.make(namespace: namespace, name: NameBasedUUID.name([name.trimmingCharacters(in: .whitespacesAndNewlines)]))
+    }
+
     /// The live member among `members` whose name is `name` once trimmed, by its bytes; `nil` when none is.
     public static func named(_ name: String, in members: some Sequence<Member>) -> Member? {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)

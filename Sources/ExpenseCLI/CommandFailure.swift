@@ -24,6 +24,11 @@ struct CommandFailure: Error {
         case let failure as CommandFailure:
             return (failure.exitCode, failure.lines)
         case let error as ValidationError:
+            if error == .missingField(.paidBy) {
+                return (.dataError, ["Error: \(error.code): \(error.message)",
+                                     "Give --paid-by NAME, or say who you are on this machine with `expense config set me NAME` "
+                                     + "(the payer of what you add)."])
+            }
             return (.dataError, ["Error: \(error.code): \(error.message)"])
         case let error as StoreError:
             switch error {

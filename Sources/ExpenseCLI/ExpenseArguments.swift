@@ -10,8 +10,8 @@ enum ExpenseArguments {
     /// An id or a unique prefix of at least 4 characters.
     static let id = Argument("id", help: "The expense's id or a unique prefix of at least 4 characters.")
     /// `config set|get KEY`.
-    static let key = Argument("key", help: "The setting: currency, locale or timezone.",
-                              completion: .choices(["currency", "locale", "timezone"]))
+    static let key = Argument("key", help: "The setting: currency, locale, timezone or me.",
+                              completion: .choices(["currency", "locale", "timezone", "me"]))
     /// `config set KEY VALUE`.
     static let value = Argument("value", help: "The new value, such as EUR or de_DE.")
     /// `import FILE`.

@@ -102,13 +102,15 @@ enum ExpenseCommands {
     static let config = CommandSpec(
         name: "config", abstract: "Show or change settings.",
         subcommands: [
-            CommandSpec(name: "set", abstract: "Change a setting (currency, locale, timezone).",
+            CommandSpec(name: "set", abstract: "Change a setting (currency, locale, timezone, me).",
                         discussion: """
                           currency: the default currency of `add` and `import`, an ISO 4217 code in any case (eur is EUR).
                           locale: how tables and summaries write money, such as de_DE, en_IN or ja_JP; C or POSIX for the
                           plain form; auto (the default) follows LC_MONETARY and LANG. LC_ALL, when set, wins over it.
                           timezone: the ledger's time zone, such as Europe/Berlin, synced to every machine: which day is
                           "today" for budgets; local (the default) uses each machine's own zone.
+                          me: who you are on this machine, a member's name (`expense member add`): the payer of what
+                          you add when --paid-by is not given. Kept on this machine only.
                         """,
                         arguments: [ExpenseArguments.key.spec,
                                     ExpenseArguments.value.spec]),

@@ -19,6 +19,8 @@ enum ExpenseFieldOptions {
     static let split = TypedOption<String>.text("split", value: "spec", help: "How the amount is shared.")
     /// `edit --no-split`: the expense is no longer shared.
     static let noSplit = Flag("no-split", help: "Stop sharing the expense.")
+    /// `edit --no-paid-by`: no one is named as the payer (refused while the expense is shared).
+    static let noPaidBy = Flag("no-paid-by", help: "Name no payer.")
     /// Validated by the core (exit 65, `invalid_currency`).
     static let currency = TypedOption<Currency>("currency", value: "code", help: "The currency.") {
         try ExpenseValidator.validateCurrency($0)
@@ -51,6 +53,8 @@ enum ExpenseFieldOptions {
             edit: "Share it anew (forms as on add); with --amount, the shares follow the new amount.",
             resolve: "With --edit: the split."),
         Use(spec: { noSplit.help($0).spec }, add: nil, edit: "Stop sharing the expense.", resolve: "With --edit: no split."),
+        Use(spec: { noPaidBy.help($0).spec }, add: nil, edit: "Name no payer (an expense that is not shared).",
+            resolve: "With --edit: no payer."),
     ]
 
     /// The options of `add`, `edit` and `resolve`, each with that command's help.
@@ -81,6 +85,9 @@ enum ExpenseFieldOptions {
         }
         if command.has(split), command.has(noSplit.spec) {
             throw UsageError("--split and --no-split contradict each other; give one", path: command.path)
+        }
+        if command.has(paidBy), command.has(noPaidBy.spec) {
+            throw UsageError("--paid-by and --no-paid-by contradict each other; give one", path: command.path)
         }
         return given(in: command)
     }
@@ -114,6 +121,7 @@ enum ExpenseFieldOptions {
         if let name = try command.value(paidBy) { fields.paidBy = UUIDText.lowercased(try members.payer(name)) }
         if let spec = try command.value(split) { fields.split = try members.split(spec, currency: currency).text }
         if command[noSplit] { fields.split = "" }
+        if command[noPaidBy] { fields.paidBy = "" }
         return fields
     }
 }

@@ -64,9 +64,9 @@ extension ExpenseRunner {
             guard currency == nil || expense.currency == currency, let entry = BalanceEntry(sharedExpense: expense) else { return }
             entries.append(entry)
         }
-        if let data = try? LedgerDataCache(store: ledger.store) {
-            entries += try Self.transfers(data).filter { currency == nil || $0.currency == currency }.map(\.balanceEntry)
-        }
+        // Transfers live where members do: a cache that keeps neither (the JSON file) cannot tell balances.
+        let data = try LedgerDataCache(store: ledger.store)
+        entries += try Self.transfers(data).filter { currency == nil || $0.currency == currency }.map(\.balanceEntry)
         let balances: Balances
         do throws(SplitError) { balances = try Balances(entries) } catch { throw ValidationError.invalidSplit(error) }
         return (balances, MemberDirectory(members: try memberNames(ledger).members))

@@ -79,7 +79,8 @@ extension ExpenseRunner {
     /// The commands that change a record of each kind, named by the footer of `expense conflicts`.
     private static let changeCommands: [RecordKind: String] = [
         .budget: "`expense budget set`", .recurring: "`expense recurring add`, `skip` or `remove`",
-        .setting: "`expense config set timezone`",
+        .setting: "`expense config set timezone`", .member: "`expense member rename` or `leave`",
+        .transfer: "`expense settle remove` and `settle record`",
     ]
 
     /// A field's value as a person reads it: an amount as money, a budget's `amounts` as "from DATE: MONEY",

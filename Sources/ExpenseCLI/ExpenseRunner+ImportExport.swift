@@ -9,8 +9,10 @@ extension ExpenseRunner {
     /// saves what it can read (``CacheSalvage``, never writing to the cache) and says how many rows it could not.
     func export() throws {
         let kind: ExpenseStream.Format = try command.value(ExpenseOptions.exportFormat) == .json ? .json : .csv
+        // The members' names for a shared expense's `shares` (JSON); none from a cache that cannot be read.
+        let members = MemberDirectory(members: (try? ledger(readOnly: true)).flatMap { try? memberNames($0).members } ?? [])
         guard let output = command[ExpenseOptions.output] else {
-            var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: kind)
+            var stream = ExpenseStream(descriptor: STDOUT_FILENO, target: "standard output", format: kind, members: members)
             stream.begin()
             // What went out before damage was met, so that the salvage does not write it twice.
             var written: [UUID] = []
@@ -33,21 +35,24 @@ extension ExpenseRunner {
         }
         do {
             let ledger = try readingLedger()
-            let count = try exportFile(output, kind) { stream in try ledger.forEach { try stream.write($0) } }
+            let count = try exportFile(output, kind, members: members) { stream in try ledger.forEach { try stream.write($0) } }
             console.err("Exported \(count) expense\(count == 1 ? "" : "s") to \(output).")
         } catch StoreError.damaged(let path, let reason) {
             let salvage = CacheSalvage.read(home)
-            let count = try exportFile(output, kind) { stream in for expense in salvage.expenses { try stream.write(expense) } }
+            let count = try exportFile(output, kind, members: members) { stream in
+                for expense in salvage.expenses { try stream.write(expense) }
+            }
             try tell(salvage, exported: count, to: output, cache: path, damage: reason)
         }
     }
 
     /// Writes `body`'s expenses to `output`, whole or untouched, mode 0600 like the cache (an export holds the same
     /// data); returns how many were written.
-    private func exportFile(_ output: String, _ kind: ExpenseStream.Format, _ body: (inout ExpenseStream) throws -> Void) throws -> Int {
+    private func exportFile(_ output: String, _ kind: ExpenseStream.Format, members: MemberDirectory,
+                            _ body: (inout ExpenseStream) throws -> Void) throws -> Int {
         do {
             return try AtomicFile.replace(output) { descriptor in
-                var stream = ExpenseStream(descriptor: descriptor, target: output, format: kind)
+                var stream = ExpenseStream(descriptor: descriptor, target: output, format: kind, members: members)
                 stream.begin()
                 try body(&stream)
                 try stream.end()

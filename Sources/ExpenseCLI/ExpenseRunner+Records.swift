@@ -72,7 +72,9 @@ extension ExpenseRunner {
         let locale = try ledger.store.metaValue(.displayLocale) ?? MoneyDisplay.automatic
         let zone = try? ledgerTimeZoneSetting(ledger)
         switch command[ExpenseArguments.key] {
-        case nil: console.out("currency \(currency)\nlocale \(locale)\n" + (zone.flatMap { $0 }.map { "timezone \($0)\n" } ?? ""))
+        case nil:
+            console.out("currency \(currency)\nlocale \(locale)\n" + (zone.flatMap { $0 }.map { "timezone \($0)\n" } ?? "")
+                        + ((try? meName(ledger)).flatMap { $0 }.map { "me \(DisplayText.escaped($0))\n" } ?? ""))
         case "timezone": console.out((zone.flatMap { $0 } ?? "local") + "\n")
         case "currency": console.out(currency + "\n")
         case "locale": console.out(locale + "\n")

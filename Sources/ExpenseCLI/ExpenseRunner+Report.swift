@@ -75,8 +75,12 @@ extension ExpenseRunner {
             if list.count > Self.reportLargestCount { list.removeLast() }
             largest[expense.currency] = list
         }
-        let (balances, names) = try sharedBalances(ledger)
+        // Each currency's balances on their own, so that one that cannot be summed leaves the others; none where
+        // the cache keeps no members (the JSON file).
+        let names = MemberDirectory(members: try memberNames(ledger).members)
+        func balances(in currency: Currency) -> Balances? { try? sharedBalances(ledger, currency: currency).0 }
         return summary.totals.compactMap { total in
+            let shared = balances(in: total.currency)
             guard months.currency.map({ $0 == total.currency }) ?? true,
                   let monthly = statistics.tables.first(where: { $0.currency == total.currency })
             else { return nil }
@@ -85,10 +89,10 @@ extension ExpenseRunner {
             return CurrencyReport(currency: total.currency, total: total, categories: categories,
                                   months: statistics.periods, monthly: monthly, largest: largest[total.currency] ?? [],
                                   budgets: budgets.filter { $0.budget.currency == total.currency },
-                                  balances: balances.balances(in: total.currency).map {
+                                  balances: (shared?.balances(in: total.currency) ?? []).map {
                                       CurrencyReport.NamedBalance(name: names.name($0.member), balance: $0)
                                   },
-                                  settlement: balances.settlement(in: total.currency).map {
+                                  settlement: (shared?.settlement(in: total.currency) ?? []).map {
                                       CurrencyReport.NamedTransfer(from: names.name($0.from), to: names.name($0.to), amount: $0.amount)
                                   })
         }

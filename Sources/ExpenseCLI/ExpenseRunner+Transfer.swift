@@ -31,9 +31,6 @@ extension ExpenseRunner {
         let members = try memberNames(ledger)
         let from = try members.anyMember(command[ExpenseArguments.payingMember] ?? "")
         let to = try members.anyMember(command[ExpenseArguments.paidMember] ?? "")
-        guard from != to else {
-            throw CommandFailure(.dataError, "Error: invalid_value: a member cannot pay themselves back; name two members")
-        }
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
         let date = try command.value(ExpenseFieldOptions.date).map(ExpenseValidator.validateDate) ?? CalendarDay.today()
@@ -69,7 +66,10 @@ extension ExpenseRunner {
         let prefix = (command[ExpenseArguments.id] ?? "").lowercased()
         guard prefix.count >= LocalLedger.minimumPrefixLength else { throw StoreError.idPrefixTooShort(prefix) }
         let matches = try Self.transfers(LedgerDataCache(store: ledger.store)).filter { UUIDText.lowercased($0.id).hasPrefix(prefix) }
-        guard let transfer = matches.first else { throw StoreError.unknownId(prefix) }
+        guard let transfer = matches.first else {
+            throw CommandFailure(.failure, "Error: unknown_id: no transfer has an id starting with \(DisplayText.quoted(prefix)); "
+                                 + "see `expense settle list`")
+        }
         guard matches.count == 1 else { throw StoreError.ambiguousId(prefix, matches: matches.map { UUIDText.lowercased($0.id) }) }
         _ = try ledger.deleteRecord(id: transfer.id)
         console.err("Removed the transfer \(UUIDText.lowercased(transfer.id).prefix(8)).")

@@ -42,7 +42,7 @@ package enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
         case .malformed(let error): "invalid_csv: \(error)"
         case .malformedJSON(let reason): "invalid_json: \(reason)"
         case .badHeader(let found, let expected):
-            "invalid_header: line 1: expected \(expected), found '\(found)'"
+            "invalid_header: line 1: expected \(expected), found \(DisplayText.quoted(found))"
         case .invalidRows(let problems, _):
             problems.map(\.description).joined(separator: "\n")
         }

@@ -115,7 +115,8 @@ package enum LedgerDataCacheError: Error, Equatable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .unsupportedStore(let path):
-            "budgets, recurring rules and the ledger's time zone need the SQLite cache (cache.sqlite), not \(path); "
+            "budgets, recurring rules, the ledger's time zone, members, transfers and balances need the SQLite cache "
+                + "(cache.sqlite), not \(path); "
                 + "unset EXPENSE_STORE=json to use it"
         case .damaged(let detail): "the cache's budgets and rules are damaged: \(detail)"
         }

@@ -180,10 +180,16 @@ public enum LedgerDataValidator {
     }
 
     /// A member's name as stored: trimmed, 1 to 64 characters and 256 bytes, no control characters (a category's
-    /// rule, with the name's own messages).
+    /// rule, with the name's own messages), and one a split can name: no `,`, `=` or `:`, and not `all`.
     public static func memberName(_ text: String) throws(LedgerDataError) -> String {
         do {
-            return try ExpenseValidator.validateCategory(text)
+            let name = try ExpenseValidator.validateCategory(text)
+            if name.contains(where: { $0 == "," || $0 == "=" || $0 == ":" }) || ExactText.same(name, "all") {
+                throw LedgerDataError.invalidValue(field: "name", detail: "no ',', '=' or ':', and not 'all' (splits use them)")
+            }
+            return name
+        } catch let error as LedgerDataError {
+            throw error
         } catch ValidationError.emptyCategory {
             throw .invalidValue(field: "name", detail: "the name is empty; give 1 to \(Member.maximumNameLength) characters")
         } catch ValidationError.categoryTooLong(let limit) {

@@ -84,7 +84,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidDate(let text): "invalid date \(Self.quoted(text)): expected a real day YYYY-MM-DD from 1900-01-01 to 9999-12-31"
         case .invalidCurrency(let text): "invalid currency \(Self.quoted(text)): expected an active ISO 4217 code in upper case, such as USD"
         case .invalidId(let text): "invalid id \(Self.quoted(text)): expected a UUID"
-        case .missingField(.paidBy): "a shared expense needs a payer: give --paid-by NAME or set `expense config set me NAME`"
+        case .missingField(.paidBy): "a shared expense (one with a split) needs a payer: name the member who paid"
         case .missingField(let field): "the \(field.rawValue) is missing"
         case .invalidPaidBy(let text): "invalid payer \(Self.quoted(text)): expected a member's id"
         case .invalidSplit(let error): error.message

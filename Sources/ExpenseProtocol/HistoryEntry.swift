@@ -44,7 +44,7 @@ public struct HistoryEntry: Hashable, Sendable {
     /// (``ExpenseCore/ExpenseField/conflictGroups``), `money`, `category`, `date`, `note`.
     public static let fieldNames = ExpenseField.conflictGroups.map(\.conflictGroupName)
 
-    /// The kind of the record it changed (Protocol.md §10): `expense` unless it is a budget, rule or setting.
+    /// The kind of the record it changed (Protocol.md §10): `expense` unless it is one of the other kinds.
     public var kind: RecordKind = .expense
     /// The ledger-wide seq the change took.
     public var seq: Int64
@@ -134,7 +134,7 @@ extension HistoryEntry.Value {
 
 extension HistoryEntry {
     /// Writes `{"action","changes":{field:{"from"?,"to"}},"clientId","id","kind"?,"seq","time","version","who"?}`
-    /// (`kind` only for a budget, rule or setting, as records write it).
+    /// (`kind` only for a record other than an expense, as records write it).
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("action", action.rawValue)

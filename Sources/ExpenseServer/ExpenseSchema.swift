@@ -67,15 +67,19 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
     /// The members a new payer or a new split names must be the ledger's and not have left; a split kept as it was
     /// may name members who left since (they stay in past splits).
     private func memberRefusal(_ expense: Expense, replacing old: Expense?) throws -> MutationRejection? {
-        var named: [UUID] = []
-        if let payer = expense.paidBy, payer != old?.paidBy { named.append(payer) }
-        if let split = expense.split, split != old?.split { named += split.parts.map(\.member) }
-        for id in named {
-            guard let record = try store.dataRecord(id: id), record.record.kind == .member, !record.deleted,
-                  let member = try? LedgerDataValidator.member(id: id, fields: record.record.fields) else {
-                return MutationRejection(ValidationError.invalidSplit(.unknownMember(UUIDText.lowercased(id))))
+        var named: [(id: UUID, field: ExpenseField)] = []
+        if let payer = expense.paidBy, payer != old?.paidBy { named.append((payer, .paidBy)) }
+        if let split = expense.split, split != old?.split { named += split.parts.map { ($0.member, .split) } }
+        for (id, field) in named {
+            let error: SplitError
+            if let record = try store.dataRecord(id: id), record.record.kind == .member, !record.deleted,
+               let member = try? LedgerDataValidator.member(id: id, fields: record.record.fields) {
+                guard !member.isActive else { continue }
+                error = .memberLeft(member.name)
+            } else {
+                error = .unknownMember(UUIDText.lowercased(id))
             }
-            if !member.isActive { return MutationRejection(ValidationError.invalidSplit(.memberLeft(member.name))) }
+            return MutationRejection(reason: error.code, field: field.rawValue, message: error.message)
         }
         return nil
     }

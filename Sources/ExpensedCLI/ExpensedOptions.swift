@@ -39,7 +39,7 @@ enum ExpensedOptions {
     static let json = Flag("json", help: "Print JSON.")
     /// `ledger list --names`.
     static let names = Flag("names", help: "Names only, one per line: read from the directory's listing, no ledger file opened "
-                                           + "(instant with 100,000 ledgers, where reading each currency takes about 25 s).")
+                                           + "(instant with 100,000 ledgers, where reading each currency took 39 s).")
     /// `tls init --force`.
     static let force = Flag("force", help: "Replace existing tls.crt and tls.key.")
     /// `serve --insecure-plaintext`.

@@ -101,7 +101,7 @@ import Testing
                 """
             let result = try Self.run(fish, ["--no-config", "-c", program], in: scratch)
             #expect(result.status == 0 && result.stderr == "", "\(result)")
-            #expect(result.stdout == "list\tList expenses by date.\ncurrency\nlocale\ntimezone\n--currency\tThe ledger's currency (default: USD).\n",
+            #expect(result.stdout == "list\tList expenses by date.\ncurrency\nlocale\nme\ntimezone\n--currency\tThe ledger's currency (default: USD).\n",
                     "\(result)")
         }
     }

@@ -25,20 +25,10 @@ extension ImportRow {
     package static func memberProblems(in rows: [ImportRow], members: [Member], unit: String = "line") -> [ImportError.RowProblem] {
         let byId = Dictionary(members.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return rows.compactMap { row in
-            let named = (row.expense.paidBy.map { [$0] } ?? []) + (row.expense.split?.parts.map(\.member) ?? [])
-            for id in named {
-                let error: SplitError
-                if let member = byId[id] {
-                    guard !member.isActive else { continue }
-                    error = .memberLeft(member.name)
-                } else {
-                    error = .unknownMember(UUIDText.lowercased(id))
-                }
-                return ImportError.RowProblem(line: row.line, code: error.code,
-                                              message: error.message + "; leave the row out, or import into a ledger where they are a member",
-                                              unit: unit)
-            }
-            return nil
+            guard let (error, _) = Member.refusal(of: row.expense, replacing: nil, member: { byId[$0] }) else { return nil }
+            return ImportError.RowProblem(line: row.line, code: error.code,
+                                          message: error.message + "; leave the row out, or import into a ledger where they are a member",
+                                          unit: unit)
         }
     }
 }

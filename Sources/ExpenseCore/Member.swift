@@ -45,6 +45,22 @@ public struct Member: Hashable, Sendable, Identifiable {
         NameBasedUUID.make(namespace: namespace, name: NameBasedUUID.name([name.trimmingCharacters(in: .whitespacesAndNewlines)]))
     }
 
+    /// Why `expense` (replacing `old`, if it changes one) cannot be stored beside the ledger's members: a new
+    /// payer, or a member of a new split, that `member` does not find (`unknown_member`) or who has left
+    /// (`member_left`), with the field naming them; `nil` when every member is fine. A payer and a split kept as
+    /// they were may name members who left since. The one rule of the daemon and of the client's checks.
+    public static func refusal(of expense: Expense, replacing old: Expense?,
+                               member: (UUID) throws -> Member?) rethrows -> (error: SplitError, field: ExpenseField)? {
+        var named: [(id: UUID, field: ExpenseField)] = []
+        if let payer = expense.paidBy, payer != old?.paidBy { named.append((payer, .paidBy)) }
+        if let split = expense.split, split != old?.split { named += split.parts.map { ($0.member, .split) } }
+        for (id, field) in named {
+            guard let found = try member(id) else { return (.unknownMember(UUIDText.lowercased(id)), field) }
+            if !found.isActive { return (.memberLeft(found.name), field) }
+        }
+        return nil
+    }
+
     /// The live member among `members` whose name is `name` once trimmed, by its bytes; `nil` when none is.
     public static func named(_ name: String, in members: some Sequence<Member>) -> Member? {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)

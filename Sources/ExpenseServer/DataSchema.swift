@@ -57,6 +57,13 @@ struct DataSchema<Store: LedgerStore>: RecordSchema {
         mutation.fields?.keys.contains { LedgerDataValidator.conflictField($0) == field } ?? false
     }
 
+    func field(named name: String) -> String? { LedgerDataValidator.conflictField(name) }
+
+    /// ``sends(_:_:prepared:)`` already compares conflict fields.
+    func sendsGroup(of field: String, _ mutation: Mutation, prepared: PreparedPut?) -> Bool {
+        sends(field, mutation, prepared: prepared)
+    }
+
     /// A transfer's members must be member records (`unknown_member`); `member_exists` when another live member has
     /// the name a member's values give (by its bytes). Read page by
     /// page from every record of the ledger's other kinds: a member is added or renamed rarely, and a ledger has

@@ -51,6 +51,12 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
         }
     }
 
+    func field(named name: String) -> ExpenseField? { ExpenseField(rawValue: name) }
+
+    func sendsGroup(of field: ExpenseField, _ mutation: Mutation, prepared: PreparedPut?) -> Bool {
+        field.conflictGroup.contains { sends($0, mutation, prepared: prepared) }
+    }
+
     /// `amount_overflow` when storing `expense` (instead of `existing`, if live) would take its currency's live
     /// total past `Int64.max`; for a payer or a split that changes, a member that is not one of the ledger's
     /// (`unknown_member`) or has left (`member_left`).
@@ -67,21 +73,11 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
     /// The members a new payer or a new split names must be the ledger's and not have left; a split kept as it was
     /// may name members who left since (they stay in past splits).
     private func memberRefusal(_ expense: Expense, replacing old: Expense?) throws -> MutationRejection? {
-        var named: [(id: UUID, field: ExpenseField)] = []
-        if let payer = expense.paidBy, payer != old?.paidBy { named.append((payer, .paidBy)) }
-        if let split = expense.split, split != old?.split { named += split.parts.map { ($0.member, .split) } }
-        for (id, field) in named {
-            let error: SplitError
-            if let record = try store.dataRecord(id: id), record.record.kind == .member, !record.deleted,
-               let member = try? LedgerDataValidator.member(id: id, fields: record.record.fields) {
-                guard !member.isActive else { continue }
-                error = .memberLeft(member.name)
-            } else {
-                error = .unknownMember(UUIDText.lowercased(id))
-            }
-            return MutationRejection(reason: error.code, field: field.rawValue, message: error.message)
+        let refusal = try Member.refusal(of: expense, replacing: old) { id in
+            guard let record = try store.dataRecord(id: id), record.record.kind == .member, !record.deleted else { return nil }
+            return try? LedgerDataValidator.member(id: id, fields: record.record.fields)
         }
-        return nil
+        return refusal.map { MutationRejection(reason: $0.error.code, field: $0.field.rawValue, message: $0.error.message) }
     }
 
     func conflict(_ existing: StoredRecord) -> MutationStatus { .conflict(current: existing.record) }

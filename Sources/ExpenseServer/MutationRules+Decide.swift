@@ -72,7 +72,16 @@ extension MutationRules {
         let values: Schema.Values
         switch isComplete ? schema.completeValues(mutation, prepared: prepared)
                           : schema.editedValues(mutation, prepared: prepared, existing: existing) {
-        case .failure(let rejection): return MutationResult(mutation, .rejected(rejection))
+        case .failure(let rejection):
+            // A stale edit refused for a stored field it did not send, of a conflict group it sends that changed since
+            // its base (an amount sent over a split another machine made exact for the old amount): what it was made
+            // on is gone, so it is a conflict to show. A value refused for itself stays a rejection (7.1's order).
+            if !isComplete, !schema.isDeleted(existing), mutation.baseVersion < version,
+               let field = rejection.field.flatMap(schema.field(named:)), !schema.sends(field, mutation, prepared: prepared),
+               schema.version(of: field, in: existing) > mutation.baseVersion, schema.sendsGroup(of: field, mutation, prepared: prepared) {
+                return MutationResult(mutation, schema.conflict(existing))
+            }
+            return MutationResult(mutation, .rejected(rejection))
         case .success(let value): values = value
         }
         let changed = schema.changedFields(from: existing, to: values)

@@ -40,6 +40,10 @@ protocol RecordSchema {
     func changedFields(from existing: Stored, to values: Values) -> Set<Field>
     /// Whether `mutation` sends `field` (read only for an edit based on an older version than the record's).
     func sends(_ field: Field, _ mutation: Mutation, prepared: PreparedPut?) -> Bool
+    /// The conflict field a rejection's `field` names; `nil` for none (the id, a name no field has).
+    func field(named name: String) -> Field?
+    /// Whether `mutation` sends `field` or another field of its conflict group (money: any of its fields).
+    func sendsGroup(of field: Field, _ mutation: Mutation, prepared: PreparedPut?) -> Bool
     /// A reason `mutation`'s values cannot be stored beside the other records (an expense's live total past
     /// `Int64.max`, a member's name another member has): the rules across records, which a kind's own
     /// validation cannot see.

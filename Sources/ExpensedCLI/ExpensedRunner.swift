@@ -29,7 +29,7 @@ enum ExpensedRunner {
         // directory. With --names no file is opened at all; the text form prints each line as it is read.
         reporting {
             let json = command[ExpensedOptions.json], namesOnly = command[ExpensedOptions.names]
-            if let conninfo = try ExpensedCLI.postgresOption(command) {
+            if let conninfo = ExpensedCLI.postgresOption(command) {
                 return printLedgers(try PostgresLedgerDirectory.ledgers(conninfo: conninfo), json: json, namesOnly: namesOnly)
             }
             let directory = ExpensedCLI.dataDirectory(command[ExpensedOptions.data])

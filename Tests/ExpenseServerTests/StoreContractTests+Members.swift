@@ -100,6 +100,14 @@ import TestSupport
         #expect(try Self.push(&alice) { putItem($0, expense, base: 1, ["amount": .number(JSONNumber(2000))]) }.isApplied)
         #expect(try Self.push(&bob) { putItem($0, expense, base: 1, ["split": .string("shares:\(first)=2,\(second)=1")]) }.isConflict)
         #expect(try Self.push(&bob) { putItem($0, expense, base: 1, ["paidBy": .string(UUIDText.lowercased(ben))]) }.isApplied)
+        // An exact split made for the amount on one machine, the amount changed on the other from before it: the
+        // merged values would not add up, and that is a conflict to show, not a refusal of bob's amount.
+        #expect(try Self.push(&alice) { putItem($0, expense, base: 3, ["split": .string("exact:\(first)=1500,\(second)=500")]) }.isApplied)
+        #expect(try Self.push(&bob) { putItem($0, expense, base: 3, ["amount": .number(JSONNumber(3000))]) }.isConflict)
+        // The same amount sent on the current version is refused: the split is exact for another amount.
+        #expect(try Self.push(&bob) { putItem($0, expense, base: 4, ["amount": .number(JSONNumber(3000))]) }.reason == "invalid_split")
+        // A value refused for itself stays refused, stale or not (Protocol.md 7.1: a rejection before a conflict).
+        #expect(try Self.push(&bob) { putItem($0, expense, base: 3, ["amount": .number(JSONNumber(0))]) }.reason == "invalid_amount")
     }
 }
 

@@ -256,4 +256,18 @@ extension LocalLedger {
             }
         }
     }
+
+    /// Refuses `expense` (replacing `old`, if it changes one) when its new payer or a member of its new split is not
+    /// one of this cache's members or has left: the daemon's rule (``ExpenseCore/Member/refusal(of:replacing:member:)``),
+    /// checked before anything is queued, so that an add, an edit, an import or an undo is refused here rather than
+    /// rejected at the next sync. A cache that keeps no members (the JSON file) leaves it to the daemon.
+    /// - Throws: ``ExpenseCore/ValidationError/invalidSplit(_:)`` with `unknown_member` or `member_left`.
+    func checkMembers(of expense: Expense, replacing old: Expense?) throws {
+        guard expense.paidBy != nil || expense.split != nil, let data = try? LedgerDataCache(store: store) else { return }
+        let members = Dictionary(try data.records(.member).compactMap { try? LedgerDataValidator.member(id: $0.id, fields: $0.fields) }
+            .map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        if let (error, _) = Member.refusal(of: expense, replacing: old, member: { members[$0] }) {
+            throw ValidationError.invalidSplit(error)
+        }
+    }
 }

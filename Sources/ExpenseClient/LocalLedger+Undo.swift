@@ -93,6 +93,10 @@ extension LocalLedger {
             let before = try transaction.record(id: plan.id)
             try queueUndo(PendingMutation(type: plan.type, id: plan.id, baseVersion: plan.baseVersion, fields: plan.fields),
                           in: transaction)
+            // The reverted payer and split must still name members who have not left (the daemon's rule).
+            if let after = try transaction.record(id: plan.id), !after.deleted {
+                try checkMembers(of: after.expense, replacing: before.flatMap { $0.deleted ? nil : $0.expense })
+            }
             var entries = JournalEntry.decode(try transaction.metaValue(.undoJournal))
             if let journalIndex, entries.indices.contains(journalIndex) {
                 entries[journalIndex].undone = true

@@ -84,6 +84,7 @@ package final class LocalLedger {
     func insert(_ expenses: [Expense], in transaction: any StoreTransaction) throws {
         try checkTotals(adding: expenses)
         for expense in expenses {
+            try checkMembers(of: expense, replacing: nil)
             var fields = expense.draft
             fields.id = nil
             try transaction.putRecord(LocalRecord(expense: expense))
@@ -123,6 +124,7 @@ package final class LocalLedger {
         let changed = Self.difference(from: record.expense, to: updated)
         guard changed != ExpenseDraft() else { return record.expense }
         try ensureWritable()
+        try checkMembers(of: updated, replacing: record.expense)
         if changed.amount != nil || changed.currency != nil { try checkTotals(adding: [updated], removing: record.expense) }
         try store.write { transaction in
             try stage(PendingMutation(type: .put, id: record.id, baseVersion: 0, fields: changed), in: transaction)

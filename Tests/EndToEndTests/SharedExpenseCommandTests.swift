@@ -140,6 +140,23 @@ import Testing
         }
     }
 
+    @Test("undo that would bring back a member who left is refused here, before anything is queued, as the daemon would")
+    func undoRespectsMembers() async throws {
+        try await onOwnThread {
+            let (ann, _, daemon) = try Self.household()
+            defer { _ = daemon.stop() }
+            let id = try ann.succeed(["add", "30.00", "taxi", "--split", "alice,carol", "--date", "2026-11-01"])
+                .trimmingCharacters(in: .newlines)
+            try ann.succeed(["sync"])
+            try ann.succeed(["edit", String(id.prefix(8)), "--split", "alice,bob"])
+            try ann.succeed(["member", "leave", "carol"])
+            try ann.succeed(["sync"])
+            let undone = try ann.run(["undo", String(id.prefix(8))])
+            #expect(undone.status == 65 && undone.stderr.contains("member_left"), "\(undone)")
+            #expect(try ann.run(["sync"]).status == 0)
+        }
+    }
+
     @Test("offline: an amount edited on one machine and the split on the other is a conflict; a payer change and an amount change are both kept")
     func moneyAndSplitConflict() async throws {
         try await onOwnThread {

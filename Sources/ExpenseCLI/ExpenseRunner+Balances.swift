@@ -59,16 +59,18 @@ extension ExpenseRunner {
     /// The balances of every shared expense and recorded transfer of the local copy (only those in `currency`
     /// when it is given, as the daemon reads them), and the members' names.
     func sharedBalances(_ ledger: LocalLedger, currency: Currency? = nil) throws -> (Balances, MemberDirectory) {
-        var entries: [BalanceEntry] = []
+        var shared: [Expense] = []
         try ledger.forEach { expense in
-            guard currency == nil || expense.currency == currency, let entry = BalanceEntry(sharedExpense: expense) else { return }
-            entries.append(entry)
+            if expense.split != nil { shared.append(expense) }
         }
         // Transfers live where members do: a cache that keeps neither (the JSON file) cannot tell balances.
-        let data = try LedgerDataCache(store: ledger.store)
-        entries += try Self.transfers(data).filter { currency == nil || $0.currency == currency }.map(\.balanceEntry)
+        let transfers = try Self.transfers(LedgerDataCache(store: ledger.store))
         let balances: Balances
-        do throws(SplitError) { balances = try Balances(entries) } catch { throw ValidationError.invalidSplit(error) }
+        do throws(SplitError) {
+            balances = try Balances(expenses: shared, transfers: transfers, currency: currency)
+        } catch {
+            throw ValidationError.invalidSplit(error)
+        }
         return (balances, MemberDirectory(members: try memberNames(ledger).members))
     }
 

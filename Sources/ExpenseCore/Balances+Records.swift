@@ -12,6 +12,20 @@ extension BalanceEntry {
     }
 }
 
+extension Balances {
+    /// The balances of `expenses` (the shared ones count) and `transfers`, only those in `currency` when it is
+    /// given: the one selection of records the client and the daemon both make.
+    /// - Throws: ``SplitError/amountOverflow`` (and the checks of ``init(_:)``).
+    public init(expenses: some Sequence<Expense>, transfers: some Sequence<ExpenseCore.Transfer>, currency: Currency?) throws(SplitError) {
+        var entries: [BalanceEntry] = []
+        for expense in expenses where currency == nil || expense.currency == currency {
+            if let entry = BalanceEntry(sharedExpense: expense) { entries.append(entry) }
+        }
+        for transfer in transfers where currency == nil || transfer.currency == currency { entries.append(transfer.balanceEntry) }
+        try self.init(entries)
+    }
+}
+
 extension MemberBalance {
     /// A balance computed by another program (the daemon's `balances` answer, read by a client); `nil` unless
     /// `paid` and `share` are at least zero and `net` is exactly `paid - share`, as ``Balances`` makes them.

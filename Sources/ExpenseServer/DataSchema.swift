@@ -76,11 +76,12 @@ struct DataSchema<Store: LedgerStore>: RecordSchema {
         var since: Int64 = 0
         while true {
             let page = try store.dataChanges(since: since, limit: pageSize)
-            for record in page where record.kind == .member && !record.deleted && record.id != mutation.id {
-                if case .text(let other)? = record.fields["name"], ExactText.same(other, name) {
-                    let error = LedgerDataError.memberExists(name)
-                    return MutationRejection(reason: error.code, field: error.field, message: error.message)
-                }
+            let others = page.lazy.filter { $0.kind == .member && !$0.deleted && $0.id != mutation.id }
+                .compactMap { try? LedgerDataValidator.member(id: $0.id, fields: $0.fields) }
+            // The client's rule too (`member add`, `rename`): ``Member/named(_:in:)``.
+            if let other = Member.named(name, in: others) {
+                let error = LedgerDataError.memberExists(other.name)
+                return MutationRejection(reason: error.code, field: error.field, message: error.message)
             }
             guard page.count == pageSize, let last = page.last else { return nil }
             since = last.seq

@@ -22,7 +22,7 @@ extension LedgerEngine {
             throw LedgerError.storage(error)
         }
         do throws(SplitError) {
-            return BalancesResult(try Balances(records.entries(in: currency)), currency: currency, cursor: records.head)
+            return BalancesResult(try records.balances(in: currency), currency: currency, cursor: records.head)
         } catch {
             // Transfers are not in the overflow check of Protocol.md §7.5, so 1025 of the largest amount from one
             // member overflow what they paid; any other SplitError means a record changed behind the daemon's back.

@@ -17,21 +17,12 @@ package struct SharedRecords: Sendable {
         self.head = head
     }
 
-    /// The records as balance entries (only those in `currency` when it is given), by the core's one reading of
-    /// records (``ExpenseCore/BalanceEntry/init(sharedExpense:)``, ``ExpenseCore/Transfer/balanceEntry``). A
-    /// transfer whose fields do not read as one (validated when pushed, so only a record changed behind the
-    /// daemon's back) is left out, as a client leaves it out of its own balances.
-    package func entries(in currency: Currency?) -> [BalanceEntry] {
-        var entries: [BalanceEntry] = []
-        entries.reserveCapacity(expenses.count + transfers.count)
-        for expense in expenses where currency == nil || expense.currency == currency {
-            if let entry = BalanceEntry(sharedExpense: expense) { entries.append(entry) }
-        }
-        for record in transfers {
-            guard let transfer = try? LedgerDataValidator.transfer(id: record.id, fields: record.fields),
-                  currency == nil || transfer.currency == currency else { continue }
-            entries.append(transfer.balanceEntry)
-        }
-        return entries
+    /// The balances of these records (only those in `currency` when it is given), by the core's one selection
+    /// (``ExpenseCore/Balances/init(expenses:transfers:currency:)``). A transfer whose fields do not read as one
+    /// (validated when pushed, so only a record changed behind the daemon's back) is left out, as a client leaves
+    /// it out of its own balances.
+    package func balances(in currency: Currency?) throws(SplitError) -> Balances {
+        try Balances(expenses: expenses, transfers: transfers.compactMap { try? LedgerDataValidator.transfer(id: $0.id, fields: $0.fields) },
+                     currency: currency)
     }
 }

@@ -12,7 +12,7 @@ struct BenchOptions {
     var expensed: String
     var expense: String
     var peersDirectory: String
-    /// Sections to run (all by default): throughput, idle, ledger, add, history, tls, redis, pg; or single throughput
+    /// Sections to run (all by default): throughput, idle, ledger, add, history, tls, redis, pg, hosted, hosted-pg; or single throughput
     /// figures: ping, push, single.
     var only: Set<String>?
     /// `--seed DIR`: only seed a ledger into the data directory DIR (kept), for profiling the client by hand.
@@ -22,7 +22,7 @@ struct BenchOptions {
     /// `--ledgers N`: run the hosted scenario on N ledgers (``HostedScenario``).
     var hostedLedgers: Int?
 
-    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "history", "tls", "redis", "pg", "hosted"]
+    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "history", "tls", "redis", "pg", "hosted", "hosted-pg"]
     /// Parts of the throughput section that `--only` may name alone (for profiling one figure).
     static let throughputFigures: Set<String> = ["ping", "push", "single"]
 
@@ -43,7 +43,7 @@ struct BenchOptions {
           --expense PATH    The client binary (default: next to this executable).
           --peers-dir DIR   The peer kit (default: ../shared/peers).
           --only LIST       Comma-separated sections: throughput, idle, ledger, add, history, tls, redis, pg, hosted
-                            (with --ledgers N); or one
+                            and hosted-pg (both with --ledgers N); or one
                             throughput figure alone: ping (figure 1), push (2), single (3). tls with
                             ledger adds the first sync over TLS; tls with idle the 5,000 idle TLS connections.
                             pg: the push figures on `expensed serve --postgres` and PostgreSQL's own
@@ -51,6 +51,8 @@ struct BenchOptions {
           --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
           --ledgers N       Also measure one daemon hosting N ledgers: N made with `expensed ledger add`, the
                             daemon's start, two rounds of a hello and a push to each (not run without it).
+                            hosted-pg (with --peers or --only): the same on a throwaway PostgreSQL cluster of
+                            max_connections=100 served by two daemons, with the backends each holds.
           --pong-server     Only serve the trivial pong server of the headroom figures and print its port.
           --ping-client ... Only run the generator's unpipelined pings against a running expensed on
                             127.0.0.1:PORT (over TLS with a pinned fingerprint), to profile the generator.
@@ -113,7 +115,7 @@ struct BenchOptions {
     /// Whether `section` runs (peer sections need `--peers` unless named in `--only`).
     func includes(_ section: String) -> Bool {
         if let only { return only.contains(section) }
-        if section == "redis" || section == "pg" { return peers }
+        if section == "redis" || section == "pg" || section == "hosted-pg" { return peers }
         return true
     }
 

@@ -12,9 +12,9 @@ final class BenchPostgresCluster {
     private let bindir: String
     private var cleanup: Int?
 
-    /// initdb in a new `/tmp/expense-bench-pg.XXXXXX` and start on a free loopback port; as root, both as the
-    /// `postgres` user (initdb refuses root).
-    init() throws(BenchError) {
+    /// initdb in a new `/tmp/expense-bench-pg.XXXXXX` and start on a free loopback port with `max_connections`;
+    /// as root, both as the `postgres` user (initdb refuses root).
+    init(maxConnections: Int = 300) throws(BenchError) {
         guard let bindir = Self.binaryDirectory() else {
             throw .other("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql)")
         }
@@ -39,7 +39,7 @@ final class BenchPostgresCluster {
                                             "--locale=C.UTF-8"], log: directory + "/initdb.log")
             let port = try Self.freePort()
             try Self.run(bindir, "pg_ctl", ["-D", directory + "/data", "-l", log, "-w", "-t", "60", "start", "-o",
-                                            "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c max_connections=300"],
+                                            "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c max_connections=\(maxConnections)"],
                          log: directory + "/pg_ctl.log")
             conninfo = "host=127.0.0.1 port=\(port) user=expense dbname=postgres"
         } catch {

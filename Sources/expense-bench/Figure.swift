@@ -101,26 +101,38 @@ struct Figure: Sendable {
     var isShownOnlyWhenRun: Bool { isPeer || key.hasPrefix("hosted_") }
 
     /// `--ledgers N` (``HostedScenario``); the targets are the hosting targets for many ledgers.
-    static let hosted: [Figure] = [
-        Figure(key: "hosted_ledgers_per_s", label: "hosted: ledgers made (expensed ledger add)", unit: "ledgers/s",
-               target: .none, decimals: 1),
-        Figure(key: "hosted_first_adds_ms", label: "  a ledger add, the first 50 (median)", unit: "ms", target: .none,
-               decimals: 1),
-        Figure(key: "hosted_ledger_add_ms", label: "  a ledger add, the last 50 (median)", unit: "ms", target: .atMost(50),
-               decimals: 1),
-        Figure(key: "hosted_start_ms", label: "  daemon start on them", unit: "ms", target: .atMost(1000), decimals: 1),
-        Figure(key: "hosted_start_rss_mib", label: "  RSS after start", unit: "MiB", target: .atMost(64), decimals: 1),
-        Figure(key: "hosted_cold_round_s", label: "  round: hello + push to each (cold)", unit: "s", target: .none, decimals: 2),
-        Figure(key: "hosted_cold_p50_ms", label: "    per ledger p50", unit: "ms", target: .none, decimals: 2),
-        Figure(key: "hosted_cold_p99_ms", label: "    per ledger p99", unit: "ms", target: .atMost(50), decimals: 2),
-        Figure(key: "hosted_again_round_s", label: "  the same round again", unit: "s", target: .none, decimals: 2),
-        Figure(key: "hosted_again_p50_ms", label: "    per ledger p50", unit: "ms", target: .none, decimals: 2),
-        Figure(key: "hosted_again_p99_ms", label: "    per ledger p99", unit: "ms", target: .atMost(50), decimals: 2),
-        Figure(key: "hosted_rss_mib", label: "  RSS after the rounds", unit: "MiB", target: .atMost(512), decimals: 1),
-        Figure(key: "hosted_peak_rss_mib", label: "  peak RSS", unit: "MiB", target: .none, decimals: 1),
-        Figure(key: "hosted_threads", label: "  threads after the rounds", unit: "", target: .none, decimals: 0),
-        Figure(key: "hosted_descriptors", label: "  descriptors after the rounds", unit: "", target: .none, decimals: 0),
-    ]
+    static let hosted = hosted(.directory) + hosted(.postgres)
+
+    /// The hosted figures of one store: on PostgreSQL two daemons (their largest figure each) and the backends
+    /// the busier one held.
+    static func hosted(_ store: HostedScenario.Store) -> [Figure] {
+        let key = store.prefix
+        let title = store == .directory ? "hosted: ledgers made (expensed ledger add)"
+                                        : "hosted on PostgreSQL (2 daemons): ledgers made"
+        return [
+            Figure(key: key + "ledgers_per_s", label: title, unit: "ledgers/s", target: .none, decimals: 1),
+            Figure(key: key + "first_adds_ms", label: "  a ledger add, the first 50 (median)", unit: "ms", target: .none,
+                   decimals: 1),
+            Figure(key: key + "ledger_add_ms", label: "  a ledger add, the last 50 (median)", unit: "ms", target: .atMost(50),
+                   decimals: 1),
+            Figure(key: key + "start_ms", label: "  daemon start on them", unit: "ms", target: .atMost(1000), decimals: 1),
+            Figure(key: key + "start_rss_mib", label: "  RSS after start", unit: "MiB", target: .atMost(64), decimals: 1),
+            Figure(key: key + "cold_round_s", label: "  round: hello + push to each (cold)", unit: "s", target: .none,
+                   decimals: 2),
+            Figure(key: key + "cold_p50_ms", label: "    per ledger p50", unit: "ms", target: .none, decimals: 2),
+            Figure(key: key + "cold_p99_ms", label: "    per ledger p99", unit: "ms", target: .atMost(50), decimals: 2),
+            Figure(key: key + "again_round_s", label: "  the same round again", unit: "s", target: .none, decimals: 2),
+            Figure(key: key + "again_p50_ms", label: "    per ledger p50", unit: "ms", target: .none, decimals: 2),
+            Figure(key: key + "again_p99_ms", label: "    per ledger p99", unit: "ms", target: .atMost(50), decimals: 2),
+            Figure(key: key + "rss_mib", label: "  RSS after the rounds", unit: "MiB", target: .atMost(512), decimals: 1),
+            Figure(key: key + "peak_rss_mib", label: "  peak RSS", unit: "MiB", target: .none, decimals: 1),
+            Figure(key: key + "threads", label: "  threads after the rounds", unit: "", target: .none, decimals: 0),
+            Figure(key: key + "descriptors", label: "  descriptors after the rounds", unit: "", target: .none, decimals: 0),
+        ] + (store == .directory ? [] : [
+            Figure(key: key + "backends_peak", label: "  PostgreSQL backends a daemon held (peak)", unit: "",
+                   target: .atMost(16), decimals: 0),
+        ])
+    }
 
     /// Whether the target is a ratio to another figure (a peer's or one of ours), which JSON lists under `ratios`.
     var comparesWithAnotherFigure: Bool {

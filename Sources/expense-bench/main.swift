@@ -67,7 +67,11 @@ if options.includes("idle") || BenchOptions.throughputFigures.contains(where: op
     ThroughputScenario(options: options, workspace: workspace).run(into: &report)
 }
 if options.includes("tls") { TLSScenario(options: options, workspace: workspace).run(into: &report) }
-if let ledgers = options.hostedLedgers, options.includes("hosted") { HostedScenario(options: options, workspace: workspace, ledgers: ledgers).run(into: &report) }
+if let ledgers = options.hostedLedgers {
+    for (section, store) in [("hosted", HostedScenario.Store.directory), ("hosted-pg", .postgres)] where options.includes(section) {
+        HostedScenario(options: options, workspace: workspace, ledgers: ledgers, store: store).run(into: &report)
+    }
+}
 let peerServers = PeerServers(stateDirectory: PeerServers.defaultStateDirectory)
 _ = BenchCleanup.add { peerServers.stopStarted() }
 let peers = PeerScenario(options: options, workspace: workspace, servers: peerServers)

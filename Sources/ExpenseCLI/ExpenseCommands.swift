@@ -74,8 +74,8 @@ enum ExpenseCommands {
         name: "import", abstract: "Add the expenses of a CSV or JSON file that are not here yet; nothing if any row is invalid.",
         discussion: """
           Reads our export: CSV with the header `id,date,amount,currency,category,note,paid_by,split` (id optional,
-          columns in any order, paid_by and split optional; an empty currency means --currency, else the configured
-          one) or JSON (detected: the file
+          columns in any order, paid_by and split optional and naming members by name or id; an empty currency
+          means --currency, else the configured one) or JSON (detected: the file
           starts with `[`). A row whose id is stored already is skipped when identical and reported when it
           differs (the stored expense is kept); a row without an id gets one derived from its values and its
           occurrence among identical rows, so importing one file twice, or on two machines, adds it once.

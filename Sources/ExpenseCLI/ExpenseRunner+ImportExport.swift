@@ -83,7 +83,7 @@ extension ExpenseRunner {
     /// [--decimal-comma] [--date-format F]`: every valid row whose id is new, or nothing if any row is invalid.
     /// Prints `N new, M already present, K differing`; each differing row is named on standard error.
     func importFile() throws {
-        let options = try importOptions()
+        var options = try importOptions()
         let path = command[ExpenseArguments.file] ?? ""
         let data: Data?
         if path == "-" {
@@ -96,6 +96,7 @@ extension ExpenseRunner {
                 (data == nil ? "no such file or permission denied" : "it is not UTF-8 text"))
         }
         let ledger = try ledger()
+        options.members = try memberNames(ledger).members
         let format = options.format(of: Substring(text))
         if format == .splitwise { return try importSplitwise(text, into: ledger, options: options) }
         if format == .json, options.columns != nil || options.decimalComma || options.dateFormat != nil || options.delimiter != "," {
@@ -109,7 +110,7 @@ extension ExpenseRunner {
         // A shared row's members must be this ledger's, and not have left, when it is new (the daemon's rule).
         if rows.contains(where: { $0.expense.paidBy != nil || $0.expense.split != nil }) {
             let new = try ledger.importRows(rows, dryRun: true).new
-            let problems = ImportRow.memberProblems(in: new, members: try memberNames(ledger).members,
+            let problems = ImportRow.memberProblems(in: new, members: options.members,
                                                     unit: format == .json ? "item" : "line")
             guard problems.isEmpty else {
                 throw ImportError.invalidRows(Array(problems.prefix(ImportError.shownProblems)), total: problems.count)

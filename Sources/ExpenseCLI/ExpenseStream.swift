@@ -16,7 +16,7 @@ struct ExpenseStream {
     private var buffer: [UInt8] = []
     private(set) var count = 0
     private let format: Format
-    /// Names the members of a shared expense's `shares` (JSON).
+    /// Names the members of a shared expense's `shares` (JSON), its payer and split (CSV).
     private let members: MemberDirectory
 
     init(descriptor: Int32, target: String, format: Format, members: MemberDirectory = MemberDirectory(members: [])) {
@@ -38,7 +38,7 @@ struct ExpenseStream {
     mutating func write(_ expense: Expense) throws(CommandFailure) {
         switch format {
         case .csv:
-            append(CSV.row(Self.csvFields(of: expense)))
+            append(CSV.row(csvFields(of: expense)))
         case .json:
             append(count == 0 ? "[\n  " : ",\n  ")
             var writer = JSONWriter(appendingTo: buffer)
@@ -61,14 +61,19 @@ struct ExpenseStream {
     }
 
     /// An expense's fields under ``ExpenseClient/CSVImporter/header``: the id, the date, the amount as decimal
-    /// text in its currency, the code, then every other field as its wire text.
-    private static func csvFields(of expense: Expense) -> [String] {
+    /// text in its currency, the code, then every other field as its wire text, except that the payer and the
+    /// split name members as a person types them (``ExpenseCore/SplitSpec/typedText(currency:name:)``), which
+    /// `import` reads back by name (``ExpenseClient/CSVImporter``).
+    private func csvFields(of expense: Expense) -> [String] {
         let draft = expense.draft
-        return csvColumns.map { column in
+        return Self.csvColumns.map { column in
             switch column {
             case .id: expense.idString
             case .amount: Money.format(expense.amount, currency: expense.currency)
-            case .wire(let field): field.write(draft).map { $0.stringValue ?? $0.jsonText } ?? ""
+            case .wire(let wire) where wire.field == .paidBy: expense.paidBy.map(members.name) ?? ""
+            case .wire(let wire) where wire.field == .split:
+                expense.split?.typedText(currency: expense.currency, name: members.name) ?? ""
+            case .wire(let wire): wire.write(draft).map { $0.stringValue ?? $0.jsonText } ?? ""
             }
         }
     }

@@ -127,7 +127,8 @@ package enum CSVImporter {
                 // Every other field's column as its wire text (``ExpenseFields``); the category's is always there
                 // (our header and `--map` both require it).
                 for wire in ExpenseFields.all where !Self.leading.contains(wire.name) {
-                    guard let text = field(wire.field) else { continue }
+                    guard let cell = field(wire.field) else { continue }
+                    let text = try Self.namingMembers(cell, of: wire.field, members: options.members, currency: rowCurrency)
                     if let rejection = wire.read(.string(text), &fields) {
                         throw ImportError.RowProblem(line: record.line, code: rejection.reason, message: rejection.message)
                     }
@@ -143,6 +144,31 @@ package enum CSVImporter {
         }
         guard problems.isEmpty else { throw .invalidRows(problems, total: total) }
         return builder.rows
+    }
+
+    /// A `paid_by` or `split` cell as its wire text: `export` names members (`alice`,
+    /// `shares:alice=2,bob=1`, ``ExpenseCore/SplitSpec/typedText(currency:name:)``), read back by name among
+    /// `members` with the split forms `add --split` takes; an id, or a split's canonical text (what exports wrote
+    /// before they named members), is read as it is. Any other cell is returned unchanged. Whether a member
+    /// named may be used (one who left) is ``ImportRow/memberProblems(in:members:unit:)``'s to say.
+    /// - Throws: a problem coded `unknown_member` for a name no member has, or the split's own code.
+    private static func namingMembers(_ cell: String, of field: ExpenseField, members: [Member],
+                                      currency: Currency) throws(ImportError.RowProblem) -> String {
+        let trimmed = cell.trimmingWhitespace
+        guard field == .paidBy || field == .split, !trimmed.isEmpty else { return cell }
+        func member(_ name: String) throws(SplitError) -> UUID {
+            if let member = Member.named(name, in: members) { return member.id }
+            if let id = UUIDText.parse(name) { return id }
+            throw .unknownMember(name)
+        }
+        do throws(SplitError) {
+            if field == .paidBy { return UUIDText.lowercased(try member(trimmed)) }
+            if (try? SplitSpec(text: trimmed)) != nil { return trimmed }
+            return try SplitSpec.parse(trimmed, currency: currency, member: member,
+                                       everyone: { members.filter(\.isActive).map(\.id) }).text
+        } catch {
+            throw ImportError.RowProblem(line: 0, code: error.code, message: "\(columnName(field)): \(error.message)")
+        }
     }
 
     /// Where each field's column is. Our header: the names of ``header`` in any order, each at most once,

@@ -27,6 +27,9 @@ package struct ImportOptions: Hashable, Sendable {
     package var dateFormat: ImportDateFormat?
     /// `--currency`: the currency of rows with no (or an empty) currency column; else the configured one.
     package var currency: Currency?
+    /// The ledger's members, by whose names a CSV's `paid_by` and `split` columns name them (as `export` writes
+    /// them); an id is read as well.
+    package var members: [Member] = []
 
     package init() {}
 

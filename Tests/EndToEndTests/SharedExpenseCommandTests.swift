@@ -110,6 +110,47 @@ import Testing
         }
     }
 
+    @Test("CSV export names the payer and the split's members, as a person types them; another ledger whose members have other ids imports it by name, and a file of ids still imports")
+    func csvNamesMembers() async throws {
+        try await onOwnThread {
+            let (ann, _, daemon) = try Self.household()
+            defer { _ = daemon.stop() }
+            try ann.succeed(["add", "90.00", "dinner", "--split", "alice=2,bob=1", "--date", "2026-11-02"])
+            try ann.succeed(["add", "12.00", "taxi", "--paid-by", "bob", "--split", "alice=25%,bob=75%", "--date", "2026-11-03"])
+            try ann.succeed(["add", "7.50", "tea", "--split", "alice=2.50,carol=5", "--date", "2026-11-04"])
+            try ann.succeed(["add", "3.00", "bread", "--split", "all", "--date", "2026-11-05"])
+            let file = ann.home + "/export.csv"
+            try ann.succeed(["export", "--output", file])
+            let rows = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init)
+            let dinner = try #require(rows.first { $0.contains("dinner") })
+            #expect(dinner.contains(",alice,\"shares:") && dinner.contains("alice=2") && dinner.contains("bob=1"), "\(dinner)")
+            let taxi = try #require(rows.first { $0.contains("taxi") })
+            #expect(taxi.contains(",bob,\"percent:") && taxi.contains("alice=25%") && taxi.contains("bob=75%"), "\(taxi)")
+            let tea = try #require(rows.first { $0.contains("tea") })
+            #expect(tea.contains("exact:") && tea.contains("alice=2.50") && tea.contains("carol=5.00"), "\(tea)")
+            let bread = try #require(rows.first { $0.contains("bread") })
+            #expect(bread.contains("equal:") && bread.contains("alice") && bread.contains("carol"), "\(bread)")
+            // Another ledger: alice there was added under another name and renamed, so her id differs.
+            let other = try ExpenseProcess()
+            try other.succeed(["member", "add", "ally"])
+            try other.succeed(["member", "rename", "ally", "alice"])
+            for name in ["bob", "carol"] { try other.succeed(["member", "add", name]) }
+            #expect(try other.succeed(["import", file]) == "4 new, 0 already present, 0 differing\n")
+            #expect(try other.succeed(["balances", "--json"]) == ann.succeed(["balances", "--json"])
+                .replacingOccurrences(of: try ann.memberId("alice"), with: try other.memberId("alice")))
+            // A file written before exports named members (ids, the canonical split) still imports.
+            let aliceId = try ann.memberId("alice"), bobId = try ann.memberId("bob")
+            let header = "id,date,amount,currency,category,note,paid_by,split\n"
+            try (header + ",2026-11-06,6.00,USD,soup,,\(aliceId),\"equal:\([aliceId, bobId].sorted().joined(separator: ","))\"\n")
+                .write(toFile: ann.home + "/ids.csv", atomically: true, encoding: .utf8)
+            #expect(try ann.succeed(["import", ann.home + "/ids.csv"]) == "1 new, 0 already present, 0 differing\n")
+            // A name no member has is refused whole, naming it.
+            try (header + ",2026-11-07,6.00,USD,soup,,alice,\"equal:alice,zed\"\n").write(toFile: ann.home + "/zed.csv", atomically: true, encoding: .utf8)
+            let refused = try ann.run(["import", ann.home + "/zed.csv"])
+            #expect(refused.status == 65 && refused.stderr.contains("unknown_member") && refused.stderr.contains("zed"), "\(refused)")
+        }
+    }
+
     @Test("a member who leaves before the first sync stays in the split made while they were in; the same name added on two machines offline is one member")
     func leavingAndAddingOffline() async throws {
         try await onOwnThread {
@@ -220,4 +261,12 @@ import Testing
 extension String {
     /// This text after `prefix`.
     fileprivate func prefixed(_ prefix: String) -> String { prefix + self }
+}
+
+extension ExpenseProcess {
+    /// The id of the member this machine knows as `name` (`member list --json`).
+    fileprivate func memberId(_ name: String) throws -> String {
+        let members = try #require(JSONSerialization.jsonObject(with: Data(try succeed(["member", "list", "--json"]).utf8)) as? [[String: Any]])
+        return try #require(members.first { $0["name"] as? String == name }?["id"] as? String)
+    }
 }

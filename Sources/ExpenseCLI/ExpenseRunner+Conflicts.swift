@@ -35,10 +35,11 @@ extension ExpenseRunner {
             return
         }
         var text = ""
+        let members = conflicts.isEmpty ? MemberDirectory(members: []) : MemberDirectory(members: try memberNames(reading).members)
         for conflict in conflicts {
             text += "\(UUIDText.lowercased(conflict.id))  \(conflictKind(conflict))\n"
             text += "  FIELD     MINE                           THEIRS\n"
-            for line in conflict.differences {
+            for line in conflict.differences(names: members.name) {
                 text += "  " + line.field.padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
                     + TerminalWidth.padded(ExpenseTable.oneLine(line.mine, width: 30), to: 30) + " "
                     + ExpenseTable.oneLine(line.theirs, width: 30) + "\n"

@@ -13,6 +13,7 @@ extension ExpenseRunner {
         if command[ExpenseOptions.json] {
             console.out(JSONWriter.prettyText(.array(transfers.map { transfer in
                 .object(["from": .string(names.name(transfer.from)), "to": .string(names.name(transfer.to)),
+                         "fromId": .string(UUIDText.lowercased(transfer.from)), "toId": .string(UUIDText.lowercased(transfer.to)),
                          "amount": .int(transfer.amount), "currency": .string(transfer.currency.code)])
             })))
             return
@@ -47,7 +48,8 @@ extension ExpenseRunner {
         if command[ExpenseOptions.json] {
             console.out(JSONWriter.prettyText(.array(transfers.map { transfer in
                 .object(["id": .string(UUIDText.lowercased(transfer.id)), "from": .string(names.name(transfer.from)),
-                         "to": .string(names.name(transfer.to)), "amount": .int(transfer.amount),
+                         "to": .string(names.name(transfer.to)), "fromId": .string(UUIDText.lowercased(transfer.from)),
+                         "toId": .string(UUIDText.lowercased(transfer.to)), "amount": .int(transfer.amount),
                          "currency": .string(transfer.currency.code), "date": .string(transfer.date.description)])
             })))
             return

@@ -57,9 +57,12 @@ package struct Conflict: Hashable, Sendable {
         }
     }
 
-    /// The fields where the two sides differ: `(field, mine, theirs)`, values as text; for edit versus delete
-    /// a `deleted` line comes first.
-    package var differences: [(field: String, mine: String, theirs: String)] {
+    /// The fields where the two sides differ: `(field, mine, theirs)`, values as text, members by id; for edit
+    /// versus delete a `deleted` line comes first.
+    package var differences: [(field: String, mine: String, theirs: String)] { differences(names: { UUIDText.lowercased($0) }) }
+
+    /// ``differences``, members named by `names` (``ExpenseCore/ExpenseField/text(of:names:)``).
+    package func differences(names: (UUID) -> String) -> [(field: String, mine: String, theirs: String)] {
         var lines: [(String, String, String)] = []
         let expense = theirs.expense
         switch kind {
@@ -74,8 +77,8 @@ package struct Conflict: Hashable, Sendable {
         for group in ExpenseField.conflictGroups {
             let sent = ExpenseFields.all.filter { group.conflictGroup.contains($0.field) }.compactMap { $0.write(mineFields) }
             guard !sent.isEmpty else { continue }
-            let mine = mineExpense.map(group.text) ?? sent.map { $0.stringValue ?? $0.jsonText }.joined(separator: " ")
-            lines.append((group.rawValue, mine, group.text(of: expense)))
+            let mine = mineExpense.map { group.text(of: $0, names: names) } ?? sent.map { $0.stringValue ?? $0.jsonText }.joined(separator: " ")
+            lines.append((group.rawValue, mine, group.text(of: expense, names: names)))
         }
         return lines
     }

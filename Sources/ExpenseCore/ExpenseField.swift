@@ -1,3 +1,5 @@
+import Foundation
+
 /// The fields of an expense, named as they are on the wire and in the CLI.
 ///
 /// What each field is made of is said here once, for code that compares, copies or groups fields without naming
@@ -70,17 +72,19 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     }
 
     /// This field's conflict group's value in `expense` as a person reads it, where two sides are shown: money
-    /// with its code (`12.50 EUR`, and its split's canonical text when it has one), the date as `YYYY-MM-DD`,
-    /// the payer as the member's id (empty: none), text as it is.
-    public func text(of expense: Expense) -> String {
+    /// with its code (`12.50 EUR`, and its split as typed when it has one: `split shares:alice=2,bob=1`), the
+    /// date as `YYYY-MM-DD`, the payer's name (empty: none), text as it is. Members are named by `names`
+    /// (by default their ids, for a caller that knows no names).
+    public func text(of expense: Expense, names: (UUID) -> String = { UUIDText.lowercased($0) }) -> String {
         switch self {
         case .id: expense.idString
         case .amount, .currency, .split:
-            Money.format(expense.amount, currency: expense.currency, includeCode: true) + (expense.split.map { " split \($0.text)" } ?? "")
+            Money.format(expense.amount, currency: expense.currency, includeCode: true)
+                + (expense.split.map { " split " + $0.typedText(currency: expense.currency, name: names) } ?? "")
         case .category: expense.category
         case .date: expense.date.description
         case .note: expense.note
-        case .paidBy: expense.paidBy.map(UUIDText.lowercased) ?? ""
+        case .paidBy: expense.paidBy.map(names) ?? ""
         }
     }
 

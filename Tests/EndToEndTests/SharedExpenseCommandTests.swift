@@ -42,6 +42,11 @@ import Testing
             let settle = try ann.succeed(["settle", "--json"])
             let transfers = try #require(JSONSerialization.jsonObject(with: Data(settle.utf8)) as? [[String: Any]])
             #expect(transfers.count <= 4 && !transfers.isEmpty, "\(settle)")
+            // Each transfer names both members and gives their ids, as `balances --json` does.
+            let ids = try Dictionary(uniqueKeysWithValues: ["alice", "bob", "carol"].map { ($0, try ann.memberId($0)) })
+            #expect(transfers.allSatisfy { transfer in
+                ["from", "to"].allSatisfy { side in (transfer[side] as? String).flatMap { ids[$0] } == transfer[side + "Id"] as? String }
+            }, "\(settle)")
             let list = try ann.succeed(["list"], environment: ["LC_ALL": "C"])
             #expect(list.contains("PAID BY") && list.contains("alice 60.00") && list.contains("bob 30.00"), "\(list)")
         }
@@ -213,6 +218,8 @@ import Testing
             #expect(conflicted.status == 3 && conflicted.stdout.contains("conflicts 1"), "\(conflicted)")
             let conflicts = try bob.succeed(["conflicts"], environment: ["LC_ALL": "C"])
             #expect(conflicts.contains("90.00 USD") && conflicts.contains("60.00 USD split equal:"), "\(conflicts)")
+            // The split names members, as they were typed, not by id.
+            for name in ["alice", "bob", "carol"] { #expect(!conflicts.contains(String(try bob.memberId(name).prefix(8))), "\(conflicts)") }
             try bob.succeed(["resolve", String(id.prefix(8)), "--theirs"])
 
             let other = try ann.succeed(["add", "30.00", "food", "--split", "alice,bob", "--date", "2026-11-02"])

@@ -101,17 +101,24 @@ extension JournalExport {
     package func writeBeancount(names: JournalAccountNames, _ emit: (String) throws -> Void) rethrows {
         guard let firstDay else { return }
         let opened = accounts.map(names.name).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        try emit(opened.map { "\(firstDay) open \($0)\n" }.joined())
+        // A blank line between two sections, never before the first.
+        var separator = ""
+        if !opened.isEmpty {
+            try emit(opened.map { "\(firstDay) open \($0)\n" }.joined())
+            separator = "\n"
+        }
         if !prices.isEmpty {
-            try emit("\n" + prices.map { "\($0.date) price \($0.from.code) \($0.rate) \($0.to.code)\n" }.joined())
+            try emit(separator + prices.map { "\($0.date) price \($0.from.code) \($0.rate) \($0.to.code)\n" }.joined())
+            separator = "\n"
         }
         for transaction in transactions {
-            var text = "\n\(transaction.date) * \(Beancount.string(transaction.description))\n"
+            var text = "\(transaction.date) * \(Beancount.string(transaction.description))\n"
             text += "  id: \"\(UUIDText.lowercased(transaction.id))\"\n"
             for posting in transaction.postings {
                 text += "  \(names.name(posting.account))  \(Money.format(posting.amount, currency: posting.currency, includeCode: true))\n"
             }
-            try emit(text)
+            try emit(separator + text)
+            separator = "\n"
         }
     }
 }

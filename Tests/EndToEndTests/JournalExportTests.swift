@@ -236,6 +236,17 @@ import Testing
             """)
     }
 
+    @Test func pricesAloneAreWrittenWithoutABlankLineFirst() throws {
+        let price = try #require(JournalPrice(date: try Self.day("2026-12-04"), from: try Self.currency("EUR"), to: Self.usd, rate: "1.0534"))
+        let journal = try JournalExport(expenses: [], transfers: [], prices: [price], names: Self.name)
+        let names = JournalAccountNames(format: .beancount, expensesRoot: "Expenses", assets: "Assets:Cash", accounts: [], memberName: Self.name)
+        var hledger = "", beancount = ""
+        journal.writeHledger(names: names) { hledger += $0 }
+        journal.writeBeancount(names: names) { beancount += $0 }
+        #expect(hledger == "P 2026-12-04 EUR 1.0534 USD\n")
+        #expect(beancount == "2026-12-04 price EUR 1.0534 USD\n")
+    }
+
     @Test func nothingToExportIsAnEmptyJournal() throws {
         let journal = try JournalExport(expenses: [], transfers: [], prices: [], names: Self.name)
         let names = JournalAccountNames(format: .beancount, expensesRoot: "Expenses", assets: "Assets:Cash", accounts: [], memberName: Self.name)

@@ -48,20 +48,30 @@ import TestSupport
         return expense
     }
 
-    /// `expense summary`'s totals and `expense balances`' nets, keyed `Expenses CUR` and `Assets:Balances:NAME CUR`
-    /// (the member's name escaped by `format`), zeros left out.
+    /// `expense summary`'s totals (per currency, and per category as ``JournalAccountNames`` names its account)
+    /// and `expense balances`' nets (the member's name escaped by `format`), keyed `Expenses CUR`,
+    /// `Expenses:CATEGORY CUR` and `Assets:Balances:NAME CUR` (``key(_:)``), zeros left out.
     static func expected(_ expense: ExpenseProcess, _ format: JournalFormat) throws -> [String: Int64] {
         var expected: [String: Int64] = [:]
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(try expense.succeed(["summary", "--json"]).utf8)) as? [String: Any])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(try expense.succeed(["summary", "--by", "category", "--json"]).utf8))
+                                   as? [String: Any])
         for total in try #require(summary["totals"] as? [[String: Any]]) {
             expected["Expenses \(try #require(total["currency"] as? String))"] = Int64(try #require(total["amount"] as? Int))
+        }
+        let groups = try #require(summary["groups"] as? [[String: Any]])
+        let categories = try groups.map { try #require($0["key"] as? String) }
+        let names = JournalAccountNames(format: format, expensesRoot: "Expenses", assets: "Assets:Cash",
+                                        accounts: categories.map { .expenses(category: $0) }, memberName: { _ in "" })
+        for (group, category) in zip(groups, categories) {
+            let account = names.name(.expenses(category: category))
+            expected[key("\(account) \(try #require(group["currency"] as? String))")] = Int64(try #require(group["amount"] as? Int))
         }
         let balances = try #require(try JSONSerialization.jsonObject(with: Data(try expense.succeed(["balances", "--json"]).utf8)) as? [[String: Any]])
         for row in balances where row["net"] as? Int != 0 {
             let name = try #require(row["name"] as? String), currency = try #require(row["currency"] as? String)
-            expected["Assets:Balances:\(format.component(name)) \(currency)"] = Int64(try #require(row["net"] as? Int))
+            expected[key("Assets:Balances:\(format.component(name)) \(currency)")] = Int64(try #require(row["net"] as? Int))
         }
-        #expect(expected.count > 6, "\(expected)")
+        #expect(expected.count > 25, "\(expected)")
         return expected
     }
 
@@ -72,9 +82,17 @@ import TestSupport
             let currency = try #require(Currency(code: row.currency), "\(row)")
             let amount = try #require(minorUnits(row.amount, digits: currency.minorUnits), "\(row)")
             if row.account.hasPrefix("Expenses:") { sums["Expenses \(row.currency)", default: 0] += amount }
-            if row.account.hasPrefix("Assets:Balances:") { sums["\(row.account) \(row.currency)", default: 0] += amount }
+            if row.account.hasPrefix("Expenses:") || row.account.hasPrefix("Assets:Balances:") {
+                sums[key("\(row.account) \(row.currency)"), default: 0] += amount
+            }
         }
         return sums.filter { $0.value != 0 }
+    }
+
+    /// `text` with every scalar beyond ASCII written `\u{…}`, so that two spellings of one text (NFC, NFD) are two
+    /// keys, as they are two categories and two accounts.
+    static func key(_ text: String) -> String {
+        text.unicodeScalars.map { $0.isASCII ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
     }
 
     /// `-12.500` as minor units with `digits` decimals (more digits only when they are zeros).
@@ -184,6 +202,28 @@ import TestSupport
             #expect(narrations.count == 18)
             #expect(Set(narrations.values).isSuperset(of: ["lunch; with \"friends\" \\ and a newline and tab", "(x) y", "שלום  עולם  ",
                                                            "bob paid alice back"]), "\(narrations)")
+        }
+    }
+
+    @Test(.enabled(if: (hledger != nil && ledger != nil && beanCheck != nil) || isCI,
+                   "hledger, Ledger or Beancount is not installed: apt-get install hledger ledger; pip install beancount (required under CI=true)"))
+    func theToolsReadPriceDirectives() async throws {
+        try await onOwnThread {
+            let hledger = try #require(Self.hledger, "hledger is not installed, and CI=true")
+            let ledger = try #require(Self.ledger, "Ledger is not installed, and CI=true")
+            let beanCheck = try #require(Self.beanCheck, "bean-check is not installed, and CI=true")
+            let scratch = try ExpenseProcess()
+            let journal = scratch.directory + "/sample.journal", beancount = scratch.directory + "/sample.beancount"
+            try JournalExportTests.sample(.hledger).write(toFile: journal, atomically: true, encoding: .utf8)
+            try JournalExportTests.sample(.beancount).write(toFile: beancount, atomically: true, encoding: .utf8)
+            #expect(try Self.tool(hledger, ["-f", journal, "check"], in: scratch).status == 0)
+            let prices = try Self.tool(hledger, ["-f", journal, "prices"], in: scratch)
+            #expect(prices.stdout == "P 2026-12-03 EUR 1.0534 USD\nP 2026-12-04 KWD 3.25 USD\n", "\(prices)")
+            // Ledger converts the KWD expense to USD by the KWD price.
+            let converted = try Self.tool(ledger, ["-f", journal, "balance", "Expenses:طعام", "-X", "USD"], in: scratch)
+            #expect(converted.status == 0 && converted.stdout.contains("USD") && !converted.stdout.contains("KWD"), "\(converted)")
+            let check = try Self.tool(beanCheck, [beancount], in: scratch)
+            #expect(check.status == 0 && check.stderr == "", "\(check)")
         }
     }
 

@@ -57,7 +57,7 @@ enum ExpenseCommands {
                   ExpenseOptions.json.help("Print JSON (amounts as integers in minor units).").spec])
 
     static let export = CommandSpec(
-        name: "export", abstract: "Write every expense, with its id, as CSV or JSON.",
+        name: "export", abstract: "Write every expense, with its id, as CSV, JSON or an hledger or Beancount journal.",
         discussion: """
           CSV has the header `id,date,amount,currency,category,note` and amounts as decimal text; a cell starting
           with =, +, -, @, a tab or a carriage return gets a leading ' (after any 's already there) so that a
@@ -66,9 +66,19 @@ enum ExpenseCommands {
           replaced atomically and created with mode 0600. On a damaged cache it exports every row it can still
           read (from a private copy; the cache is never written) and exits 74 (partial_export) naming how many
           rows it could not read, or 0 with a warning when it read them all.
+
+          hledger (which Ledger reads too) and beancount write a journal: each expense a balanced transaction on
+          its date, Expenses:CATEGORY against --assets-account (a payer's cash below it when the expense names
+          one), the note as its description and the id as the tag or metadata `id`; a shared expense also moves
+          the members' Assets:Balances, and a recorded transfer too, so those equal `expense balances` and the
+          Expenses accounts `expense summary`, per currency. Sorted by date, then id. Categories and names are
+          escaped by the format's rules (see docs/usage.md); an account option the format cannot hold is refused
+          (exit 64). A journal is not saved from a damaged cache.
         """,
         options: [ExpenseOptions.exportFormat.spec,
-                  ExpenseOptions.output.spec])
+                  ExpenseOptions.output.spec,
+                  ExpenseOptions.expensesAccount.spec,
+                  ExpenseOptions.assetsAccount.spec])
 
     static let importing = CommandSpec(
         name: "import", abstract: "Add the expenses of a CSV or JSON file that are not here yet; nothing if any row is invalid.",

@@ -60,6 +60,14 @@ enum ExpenseOptions {
     static let categoryFilter = TypedOption<String>.text("category", value: "category", help: "Only expenses of this category.")
     /// `export --output`, `report --output` (required there).
     static let output = TypedOption<String>.text("output", value: "file", help: "Write to this file (mode 0600) instead of standard output.")
+    /// `export --expenses-account` (hledger, beancount; checked against the format where it is used).
+    static let expensesAccount = TypedOption<String>.text(
+        "expenses-account", value: "root",
+        help: "hledger and beancount: the account holding one account per category (default: Expenses).")
+    /// `export --assets-account` (hledger, beancount; checked against the format where it is used).
+    static let assetsAccount = TypedOption<String>.text(
+        "assets-account", value: "name",
+        help: "hledger and beancount: the account expenses are paid from, each payer's cash below it (default: Assets:Cash).")
     /// `import --map`.
     static let map = TypedOption<String>.text(
         "map", value: "field=Header,…",
@@ -113,9 +121,17 @@ enum ExpenseOptions {
         "period", help: "The period (default: month; unchanged when changing).")
     /// `budget set --rollover`.
     static let rollover = TypedOption<BudgetRollover>.choice("rollover", help: "What a period's left does to the next (default: none).")
+    /// What `export --format` writes.
+    enum ExportFormat: Sendable, Equatable {
+        case csv, json
+        /// A plain-text accounting journal (``JournalExport``).
+        case journal(JournalFormat)
+    }
+
     /// `export --format`.
-    static let exportFormat = TypedOption<ImportOptions.Format>.choice(
-        "format", help: "The format (default: csv).", [("csv", .csv), ("json", .json)])
+    static let exportFormat = TypedOption<ExportFormat>.choice(
+        "format", help: "The format (default: csv); hledger is read by Ledger too.",
+        [("csv", .csv), ("json", .json), ("hledger", .journal(.hledger)), ("beancount", .journal(.beancount))])
     /// `import --format`: the export's formats, or Splitwise's CSV export.
     static let importFormat = TypedOption<ImportOptions.Format>.choice(
         "format", help: "The file's format (default: JSON if it starts with [, else CSV); splitwise: Splitwise's CSV export.",

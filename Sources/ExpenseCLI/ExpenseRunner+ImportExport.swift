@@ -7,8 +7,14 @@ import SystemKit
 extension ExpenseRunner {
     /// `expense export [--format csv|json] [--output FILE]`: every live expense with its id. On a damaged cache it
     /// saves what it can read (``CacheSalvage``, never writing to the cache) and says how many rows it could not.
+    /// `--format hledger|beancount` writes a journal instead (``exportJournal(_:)``).
     func export() throws {
-        let kind: ExpenseStream.Format = try command.value(ExpenseOptions.exportFormat) == .json ? .json : .csv
+        let format = try command.value(ExpenseOptions.exportFormat) ?? .csv
+        if case .journal(let journal) = format { return try exportJournal(journal) }
+        if command.has(ExpenseOptions.expensesAccount) || command.has(ExpenseOptions.assetsAccount) {
+            throw usage("--expenses-account and --assets-account are for --format hledger or beancount")
+        }
+        let kind: ExpenseStream.Format = format == .json ? .json : .csv
         // The members' names for a shared expense's `shares` (JSON); none from a cache that cannot be read.
         let members = MemberDirectory(members: (try? ledger(readOnly: true)).flatMap { try? memberNames($0).members } ?? [])
         guard let output = command[ExpenseOptions.output] else {
@@ -50,14 +56,21 @@ extension ExpenseRunner {
     /// data); returns how many were written.
     private func exportFile(_ output: String, _ kind: ExpenseStream.Format, members: MemberDirectory,
                             _ body: (inout ExpenseStream) throws -> Void) throws -> Int {
+        try replaceExportFile(output) { descriptor in
+            var stream = ExpenseStream(descriptor: descriptor, target: output, format: kind, members: members)
+            stream.begin()
+            try body(&stream)
+            try stream.end()
+            return stream.count
+        }
+    }
+
+    /// Replaces `output` with what `body` writes to the descriptor it is given: whole, or not at all (the file is
+    /// untouched when anything fails), mode 0600 like the cache (an export holds the same data).
+    /// - Throws: `write_failed` (exit 74) when the file cannot be written; what `body` throws.
+    func replaceExportFile<Result>(_ output: String, _ body: (Int32) throws -> Result) throws -> Result {
         do {
-            return try AtomicFile.replace(output) { descriptor in
-                var stream = ExpenseStream(descriptor: descriptor, target: output, format: kind, members: members)
-                stream.begin()
-                try body(&stream)
-                try stream.end()
-                return stream.count
-            }
+            return try AtomicFile.replace(output, body)
         } catch let failure as AtomicFile.Failure {
             throw CommandFailure(.ioError, "Error: write_failed: \(failure)")
         }

@@ -63,14 +63,18 @@ public enum DisplayText {
         case "\r": return "\\r"
         case "\t": return "\\t"
         default:
-            switch scalar.properties.generalCategory {
-            case .control, .lineSeparator, .paragraphSeparator:
-                return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            case .format where isBidirectionalControl(scalar):
-                return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default:
-                return String(scalar)
-            }
+            return isHidden(scalar) ? "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" : String(scalar)
+        }
+    }
+
+    /// Whether `scalar` is one ``escaped(_:)`` never shows as it is: a control character (C0, DEL, C1), a line or
+    /// paragraph separator, or a bidirectional formatting character. Other writers of someone else's text (the
+    /// journal export) keep such characters out by this same rule.
+    public static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        case .format: isBidirectionalControl(scalar)
+        default: false
         }
     }
 

@@ -64,6 +64,7 @@ import Testing
         "Sources/ExpenseClient/LocalLedger+Conflicts.swift": "a resolution that changes nothing carries one field unchanged",
         "Sources/ExpenseClient/SyncRound.swift": "`produced.note(_:)`, another word",
         "Sources/ExpenseProtocol/PullPageScanner.swift": "the optional fast path for the daemon's own layout",
+        "Sources/ExpenseCLI/JournalExport.swift": "a journal's description is the note; it holds what a ledger tool has a place for, not every field",
     ]
 
     /// Where an expense is shown to a person: a field that should show is added there too (docs/modules.md

@@ -32,7 +32,7 @@ import Testing
         (["summary", "--by", "week"], "Error: --by must be category or month, not 'week'\n"),
         (["stats", "--by", "month"], "Error: --by must be category, not 'month'\n"),
         (["stats", "--period", "day"], "Error: --period must be week, month, quarter or year, not 'day'\n"),
-        (["export", "--format", "xml"], "Error: --format must be csv or json, not 'xml'\n"),
+        (["export", "--format", "xml"], "Error: --format must be csv, json, hledger or beancount, not 'xml'\n"),
         (["import", "-", "--format", "xml"], "Error: --format must be csv, json or splitwise, not 'xml'\n"),
         (["budget", "set", "food", "10", "--period", "day"], "Error: --period must be week, month, quarter or year, not 'day'\n"),
         (["budget", "set", "food", "10", "--rollover", "all"], "Error: --rollover must be none, positive or full, not 'all'\n"),

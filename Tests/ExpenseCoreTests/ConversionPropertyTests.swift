@@ -21,13 +21,13 @@ import TestSupport
     /// Reads `amount from-digits to-digits (rate inverted)…` lines; writes the rounded result, or `overflow`, per
     /// line, then `ties N`: how many exact values lay halfway between two minor units.
     static let script = """
-        import sys
+        from sys import argv
         from decimal import Decimal, getcontext, ROUND_HALF_EVEN
         getcontext().prec = 200
         limit = 2**53 - 1
         out = []
         ties = 0
-        for line in open(sys.argv[1]):
+        for line in open(argv[1]):
             parts = line.split()
             amount, source, target = int(parts[0]), int(parts[1]), int(parts[2])
             numerator, denominator = Decimal(amount), Decimal(1)
@@ -42,7 +42,7 @@ import TestSupport
                 ties += 1
             out.append("overflow" if abs(value) > limit else str(int(value)))
         out.append("ties %d" % ties)
-        open(sys.argv[2], "w").write("\\n".join(out) + "\\n")
+        open(argv[2], "w").write("\\n".join(out) + "\\n")
         """
 
     /// Currencies of each number of minor units.

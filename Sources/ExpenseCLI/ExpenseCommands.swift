@@ -21,7 +21,7 @@ enum ExpenseCommands {
                       discard] + kindGroups.map(\.spec) + [balances, history, log, undo, completion, manual])
 
     /// The command group of each record kind besides expenses and settings, in the order the help lists them.
-    static let kindGroups: [KindCommands] = [budgets, recurringRules, members, transfers]
+    static let kindGroups: [KindCommands] = [budgets, recurringRules, members, transfers, rates]
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",

@@ -80,7 +80,7 @@ extension ExpenseRunner {
     private static let changeCommands: [RecordKind: String] = [
         .budget: "`expense budget set`", .recurring: "`expense recurring add`, `skip` or `remove`",
         .setting: "`expense config set timezone`", .member: "`expense member rename` or `leave`",
-        .transfer: "`expense settle remove` and `settle record`",
+        .transfer: "`expense settle remove` and `settle record`", .rate: "`expense rate set` or `rate remove`",
     ]
 
     /// A field's value as a person reads it: an amount as money, a budget's `amounts` as "from DATE: MONEY",

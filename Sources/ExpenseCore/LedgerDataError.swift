@@ -14,6 +14,8 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
     case invalidValue(field: String, detail: String)
     /// A budget's id is not the one derived from its category and currency (``Budget/id(category:currency:)``).
     case budgetIdMismatch
+    /// An exchange rate's id is not the one derived from its date and currencies (``ExchangeRate/id(date:from:to:)``).
+    case rateIdMismatch
     /// The record kind is not one this program knows.
     case unknownKind(String)
     /// Another member of the ledger already has this name (compared by its bytes once trimmed).
@@ -26,7 +28,7 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
         case .unknownField: "unknown_field"
         case .missingField: "missing_field"
         case .invalidValue: "invalid_value"
-        case .budgetIdMismatch: "invalid_id"
+        case .budgetIdMismatch, .rateIdMismatch: "invalid_id"
         case .unknownKind: "unknown_kind"
         case .memberExists: "member_exists"
         }
@@ -36,7 +38,7 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
     public var field: String {
         switch self {
         case .value(_, let field), .missingField(let field), .unknownField(let field), .invalidValue(let field, _): field
-        case .budgetIdMismatch: "id"
+        case .budgetIdMismatch, .rateIdMismatch: "id"
         case .unknownKind: "kind"
         case .memberExists: "name"
         }
@@ -50,6 +52,7 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
         case .missingField(let name): "the \(name) is missing"
         case .invalidValue(let field, let detail): "invalid \(field): \(DisplayText.escaped(detail))"
         case .budgetIdMismatch: "a budget's id must be the one derived from its category and currency"
+        case .rateIdMismatch: "an exchange rate's id must be the one derived from its date and currencies"
         case .unknownKind(let kind): "unknown record kind \(DisplayText.quoted(kind))"
         case .memberExists(let name):
             "the ledger already has a member named \(DisplayText.quoted(name)); choose another name or rename that member"

@@ -17,6 +17,8 @@ import Foundation
 ///   ledger's members, which the daemon checks across records: `member_exists`) and `status` (`active|left`).
 /// - transfer: `from` and `to` (two different members' ids; the daemon checks they are members: `unknown_member`),
 ///   `amount`, `currency`, `date`.
+/// - rate: `date`, `from` and `to` (two different currency codes), `rate` (``Rate``'s canonical text: 1 `from` =
+///   `rate` `to` on `date`); the id must be ``ExchangeRate/id(date:from:to:)``.
 public enum LedgerDataValidator {
     /// The fields of each kind, in the order they are checked.
     public static func fieldNames(_ kind: RecordKind) -> [String] {
@@ -28,6 +30,7 @@ public enum LedgerDataValidator {
         case .setting: ["name", "value"]
         case .member: ["name", "status"]
         case .transfer: ["from", "to", "amount", "currency", "date"]
+        case .rate: ["date", "from", "to", "rate"]
         }
     }
 
@@ -49,6 +52,7 @@ public enum LedgerDataValidator {
         case .setting: return try setting(id: id, fields: fields).fields
         case .member: return try member(id: id, fields: fields).fields
         case .transfer: return try transfer(id: id, fields: fields).fields
+        case .rate: return try rate(id: id, fields: fields).fields
         }
     }
 
@@ -177,6 +181,22 @@ public enum LedgerDataValidator {
             throw .invalidValue(field: "amount", detail: "\(error)")
         }
         return Transfer(id: id, from: from, to: to, amount: amount, currency: try reader.currency("currency"), date: try reader.date("date"))
+    }
+
+    /// An exchange rate from its fields: a valid date, two different currencies, a ``Rate`` (stored in its
+    /// canonical text, so `1.50` and `1.5` are the same value), and the id derived from the date and the pair.
+    public static func rate(id: UUID, fields: LedgerDataFields) throws(LedgerDataError) -> ExchangeRate {
+        let reader = try Reader(fields, kind: .rate)
+        let date = try reader.date("date")
+        let from = try reader.currency("from")
+        let to = try reader.currency("to")
+        guard from != to else { throw .invalidValue(field: "to", detail: "the same currency as from; a rate is between two currencies") }
+        let text = try reader.text("rate")
+        let value: Rate
+        do throws(RateError) { value = try Rate(text) } catch { throw .invalidValue(field: "rate", detail: error.message) }
+        let rate = ExchangeRate(date: date, from: from, to: to, rate: value)
+        guard rate.id == id else { throw .rateIdMismatch }
+        return rate
     }
 
     /// A member's name as stored: trimmed, 1 to 64 characters and 256 bytes, no control characters (a category's

@@ -16,6 +16,8 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case member
     /// Money one member paid another back: ``Transfer``.
     case transfer
+    /// An exchange rate of one day between two currencies: ``ExchangeRate``.
+    case rate
 
     /// The kinds other than expenses, which a client must ask for.
     public static let additional: [RecordKind] = allCases.filter { $0 != .expense }

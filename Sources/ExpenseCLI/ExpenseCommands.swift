@@ -47,14 +47,23 @@ enum ExpenseCommands {
 
     static let summary = CommandSpec(
         name: "summary", abstract: "Total expenses per currency, optionally by category or month.",
-        discussion: "  Categories are listed largest first, months in date order, each with its share in percent; in a terminal each gets a bar.",
+        discussion: """
+          Categories are listed largest first, months in date order, each with its share in percent; in a terminal
+          each gets a bar. --in CODE converts every amount with the ledger's rates (`expense rate`): the latest rate
+          dated on or before the amount's valuation day, else the inverse of the latest reverse rate, else through
+          the ledger's currency; never a later rate, never 1. Each amount is converted and rounded once (half to
+          even), and a converted total is the sum of those amounts. An amount with no rate is not converted: it is
+          listed after the totals (`plus 120.00 CHF not converted: …`), and standard error says how many.
+        """,
         options: [ExpenseOptions.summaryGrouping.spec,
                   ExpenseOptions.from.help("Only expenses on or after this day.").spec,
                   ExpenseOptions.to.help("Only expenses on or before this day.").spec,
                   ExpenseOptions.categoryFilter.spec,
                   ExpenseOptions.member.spec,
+                  ExpenseOptions.inCurrency.spec,
+                  ExpenseOptions.valuation.spec,
                   ExpenseOptions.server.help("Ask the daemon for its totals (the authority) instead of totalling the local copy.").spec,
-                  ExpenseOptions.json.help("Print JSON (amounts as integers in minor units).").spec])
+                  ExpenseOptions.json.help("Print JSON (amounts as integers in minor units; with --in, in, at and unconverted).").spec])
 
     static let export = CommandSpec(
         name: "export", abstract: "Write every expense, with its id, as CSV, JSON or an hledger or Beancount journal.",

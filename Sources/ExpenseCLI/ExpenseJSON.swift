@@ -4,8 +4,8 @@ import ExpenseProtocol
 /// The JSON of `expense summary --json`: amounts are integers in minor units; keys are sorted so output is
 /// stable (``JSONWriter/prettyText(_:)``, the one layout of every `--json`).
 enum ExpenseJSON {
-    static func summary(_ summary: Summary, groupBy: SummaryGrouping) -> String {
-        JSONWriter.prettyText(.object([
+    static func summary(_ summary: Summary, groupBy: SummaryGrouping, converter: CurrencyConverter? = nil) -> JSONValue {
+        var object: [String: JSONValue] = [
             "groupBy": .string(groupBy.rawValue),
             "totals": .array(summary.totals.map {
                 .object(["currency": .string($0.currency.code), "amount": .int($0.amount), "count": .int($0.count)])
@@ -13,6 +13,13 @@ enum ExpenseJSON {
             "groups": .array(summary.groups.map {
                 .object(["key": .string($0.key), "currency": .string($0.currency.code), "amount": .int($0.amount), "count": .int($0.count)])
             }),
-        ]))
+        ]
+        // A converted summary: its currency, its valuation, and what it left out (never in the totals).
+        if let converter {
+            object["in"] = .string(converter.target.code)
+            object["at"] = .string(converter.valuation.description)
+            object["unconverted"] = ExpenseRunner.unconvertedJSON(converter)
+        }
+        return .object(object)
     }
 }

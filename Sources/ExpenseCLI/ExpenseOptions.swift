@@ -15,6 +15,21 @@ enum ExpenseOptions {
     static let member = TypedOption<String>.text(
         "member", value: "name",
         help: "Count only this member's part: their share of shared expenses, and what they paid that nobody shares.")
+    /// `summary --in` and the other converted views: every amount in this currency, with the ledger's rates.
+    static let inCurrency = TypedOption<Currency>(
+        "in", value: "code",
+        help: "Convert every amount into this currency with the ledger's rates (expense rate); amounts with no rate are listed apart, never converted at 1."
+    ) { try ExpenseValidator.validateCurrency($0) }
+    /// `--at` of a converted view: the day each amount is valued on.
+    static let valuation = TypedOption<Valuation>(
+        "at", value: "when",
+        help: "With --in: value each amount at then (its own date, the default), end (the end of its period) or a YYYY-MM-DD."
+    ) { text in
+        guard let valuation = Valuation(text) else {
+            throw OptionValueError("--at must be then, end or a date YYYY-MM-DD, not \(DisplayText.quoted(text))")
+        }
+        return valuation
+    }
     /// `summary --server`, `stats --server`: ask the daemon.
     static let server = Flag("server", help: "Ask the daemon (the authority) instead of the local copy.")
     /// `stats --csv`.

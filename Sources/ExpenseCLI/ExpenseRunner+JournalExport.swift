@@ -21,8 +21,11 @@ extension ExpenseRunner {
         // Transfers and members live in the SQLite cache only; the JSON file keeps neither.
         let transfers = try ledger.dataCache.map(Self.transfers) ?? []
         let members = MemberDirectory(members: try memberNames(ledger).members)
-        // The exchange rates become price directives once they are records of the ledger; none until then.
-        let journal = try JournalExport(expenses: expenses, transfers: transfers, prices: [], names: members.name)
+        // The ledger's exchange rates, as price directives (P in hledger, price in Beancount).
+        let prices = try ledger.dataCache.map(Self.exchangeRates)?.compactMap { rate in
+            JournalPrice(date: rate.date, from: rate.from, to: rate.to, rate: rate.rate.description)
+        } ?? []
+        let journal = try JournalExport(expenses: expenses, transfers: transfers, prices: prices, names: members.name)
         let names = JournalAccountNames(format: format, expensesRoot: expensesRoot, assets: assets,
                                         accounts: journal.accounts, memberName: members.name)
         func write(to descriptor: Int32, target: String) throws {

@@ -32,10 +32,21 @@ extension ExpenseRunner {
         let query = SummaryQuery(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command[ExpenseOptions.categoryFilter], groupBy: grouping)
         let ledger = try readingLedger()
         let summary: Summary
-        if let member = try chosenMember(ledger) {
+        var converter = try currencyConverter(ledger)
+        let member = try chosenMember(ledger)
+        if converter != nil && command[ExpenseOptions.server] {
+            throw usage("--in converts the local copy's amounts; the daemon's summary (--server) does not convert yet")
+        }
+        if member != nil || converter != nil {
+            // Expense by expense: one member's part, then converted (each amount rounded once).
             var aggregator = Aggregator(query: query)
+            let today = CalendarDay.today()
             try ledger.forEach(ExpenseFilter(from: query.from, to: query.to, category: query.category)) { expense in
-                if let part = expense.part(of: member) { try aggregator.add(part) }
+                guard let part = member.map(expense.part) ?? expense else { return }
+                guard converter != nil else { return try aggregator.add(part) }
+                // --at end: a month's last day when grouped by month, else the end of the range (or today).
+                let end = grouping == .month ? part.date.monthEnd : (query.to ?? today)
+                if let converted = converter?.convert(part, periodEnd: end) { try aggregator.add(converted) }
             }
             summary = aggregator.summary
         } else if command[ExpenseOptions.server] {
@@ -54,12 +65,17 @@ extension ExpenseRunner {
             noteUnsynced(ledger)
         }
         if command[ExpenseOptions.json] {
-            console.out(ExpenseJSON.summary(summary, groupBy: grouping))
-        } else if summary.totals.isEmpty {
+            console.out(JSONWriter.prettyText(ExpenseJSON.summary(summary, groupBy: grouping, converter: converter)))
+        } else if summary.totals.isEmpty && (converter?.unconverted.isEmpty ?? true) {
             console.err("No expenses.")
         } else {
-            console.out(SummaryReport.render(summary, chart: console.isTerminal, grouping: grouping, money: moneyDisplay(ledger)))
+            let money = moneyDisplay(ledger)
+            if !summary.totals.isEmpty {
+                console.out(SummaryReport.render(summary, chart: console.isTerminal, grouping: grouping, money: money))
+            }
+            if let converter { for line in unconvertedLines(converter, money: money) { console.out(line + "\n") } }
         }
+        if let converter { tellUnconverted(converter) }
     }
 
     /// Says on standard error (so `--json` output stays clean) when local totals include changes the daemon

@@ -54,6 +54,9 @@ extension CalendarDay {
     /// The number of days in this day's month.
     public var daysInMonth: Int { CalendarDay.daysIn(month: month, year: year) }
 
+    /// The last day of this day's month.
+    public var monthEnd: CalendarDay { CalendarDay(uncheckedYear: year, month: month, day: daysInMonth) }
+
     /// The ISO 8601 week-numbering year and week (1…53) of this day: the week belongs to the year that holds
     /// its Thursday, so 2027-01-01 (a Friday) is in week 53 of 2026, and 2024-12-30 (a Monday) in week 1 of 2025.
     public var isoWeek: (year: Int, week: Int) {

@@ -1,0 +1,126 @@
+import Foundation
+
+/// The day a converted view values an amount on (`--at`).
+public enum Valuation: Hashable, Sendable, CustomStringConvertible {
+    /// Each expense at its own date (`--at then`, the default).
+    case then
+    /// Each amount at the end of the period it is reported in (`--at end`): a month's last day, or the end of the
+    /// whole range when the view has no periods.
+    case periodEnd
+    /// Everything at one day (`--at YYYY-MM-DD`).
+    case on(CalendarDay)
+
+    /// `then`, `end` or a date, as `--at` takes it; `nil` for anything else.
+    public init?(_ text: String) {
+        switch text {
+        case "then": self = .then
+        case "end": self = .periodEnd
+        default:
+            guard let day = CalendarDay(text) else { return nil }
+            self = .on(day)
+        }
+    }
+
+    /// `then`, `end` or the date.
+    public var description: String {
+        switch self {
+        case .then: "then"
+        case .periodEnd: "end"
+        case .on(let day): day.description
+        }
+    }
+}
+
+/// What a converted view could not convert, per currency: never added to a converted total, listed beside it.
+public struct UnconvertedTotal: Hashable, Sendable {
+    /// Why an amount stayed as it was.
+    public enum Reason: String, Hashable, Sendable {
+        /// No rate (direct, inverse or through the ledger's currency) dated on or before its valuation day.
+        case noRate = "no_rate"
+        /// Converted, its magnitude would exceed the largest amount.
+        case overflow
+    }
+
+    public let currency: Currency
+    public let reason: Reason
+    /// The sum of the amounts, in minor units of ``currency``; `nil` when that sum itself overflows.
+    public internal(set) var amount: Int64?
+    /// How many amounts.
+    public internal(set) var count: Int64
+    /// The earliest and the latest valuation day among them: a rate dated on or before ``firstDay`` converts all
+    /// of those left out for ``Reason/noRate``.
+    public internal(set) var firstDay: CalendarDay
+    public internal(set) var lastDay: CalendarDay
+}
+
+/// Converts a view's expenses into one currency with a ledger's rates (``RateTable``), one expense at a time,
+/// and keeps what it could not convert. Each amount is converted and rounded once (``Conversion``); a converted
+/// total is the sum of its converted amounts, so it may differ by a few minor units from converting the
+/// per-currency totals.
+public struct CurrencyConverter: Sendable {
+    public let table: RateTable
+    /// The currency everything is converted into (`--in`).
+    public let target: Currency
+    public let valuation: Valuation
+    private var left: [Key: UnconvertedTotal] = [:]
+
+    private struct Key: Hashable, Sendable {
+        let currency: Currency
+        let reason: UnconvertedTotal.Reason
+    }
+
+    public init(table: RateTable, target: Currency, valuation: Valuation) {
+        self.table = table
+        self.target = target
+        self.valuation = valuation
+    }
+
+    /// `expense` with its amount in ``target`` (valued on its date, `periodEnd`, or the fixed day, as
+    /// ``valuation`` says), its payer and split dropped (a converted amount no longer matches an exact split);
+    /// `nil` when it cannot be converted, which ``unconverted`` then counts.
+    /// - Parameter periodEnd: the last day of the period the expense is reported in, for ``Valuation/periodEnd``
+    ///   (its own date when `nil`).
+    public mutating func convert(_ expense: Expense, periodEnd: CalendarDay? = nil) -> Expense? {
+        let day: CalendarDay
+        switch valuation {
+        case .then: day = expense.date
+        case .periodEnd: day = periodEnd ?? expense.date
+        case .on(let fixed): day = fixed
+        }
+        switch table.convert(expense.amount, expense.currency, on: day, into: target) {
+        case .converted(let amount, _):
+            return Expense(id: expense.id, amount: amount, currency: target, category: expense.category, date: expense.date,
+                           note: expense.note, paidBy: nil, split: nil)
+        case .noRate:
+            leave(expense, on: day, because: .noRate)
+        case .overflow:
+            leave(expense, on: day, because: .overflow)
+        }
+        return nil
+    }
+
+    /// What was left unconverted, by currency code then reason.
+    public var unconverted: [UnconvertedTotal] {
+        left.values.sorted { ($0.currency.code, $0.reason.rawValue) < ($1.currency.code, $1.reason.rawValue) }
+    }
+
+    /// How many amounts were left unconverted.
+    public var unconvertedCount: Int64 { left.values.reduce(0) { $0 + $1.count } }
+
+    private mutating func leave(_ expense: Expense, on day: CalendarDay, because reason: UnconvertedTotal.Reason) {
+        let key = Key(currency: expense.currency, reason: reason)
+        guard var total = left[key] else {
+            left[key] = UnconvertedTotal(currency: expense.currency, reason: reason, amount: expense.amount, count: 1,
+                                         firstDay: day, lastDay: day)
+            return
+        }
+        total.amount = total.amount.flatMap { sum in
+            let (added, overflow) = sum.addingReportingOverflow(expense.amount)
+            return overflow ? nil : added
+        }
+        total.count += 1
+        total.firstDay = min(total.firstDay, day)
+        total.lastDay = max(total.lastDay, day)
+        left[key] = total
+    }
+}

@@ -4,7 +4,8 @@ import ExpenseProtocol
 /// The JSON of `expense summary --json`: amounts are integers in minor units; keys are sorted so output is
 /// stable (``JSONWriter/prettyText(_:)``, the one layout of every `--json`).
 enum ExpenseJSON {
-    static func summary(_ summary: Summary, groupBy: SummaryGrouping, converter: CurrencyConverter? = nil) -> JSONValue {
+    static func summary(_ summary: Summary, groupBy: SummaryGrouping, conversion: ViewConversion? = nil,
+                        unconverted: [UnconvertedTotal] = []) -> JSONValue {
         var object: [String: JSONValue] = [
             "groupBy": .string(groupBy.rawValue),
             "totals": .array(summary.totals.map {
@@ -15,10 +16,10 @@ enum ExpenseJSON {
             }),
         ]
         // A converted summary: its currency, its valuation, and what it left out (never in the totals).
-        if let converter {
-            object["in"] = .string(converter.target.code)
-            object["at"] = .string(converter.valuation.description)
-            object["unconverted"] = ExpenseRunner.unconvertedJSON(converter)
+        if let conversion {
+            object["in"] = .string(conversion.target.code)
+            object["at"] = .string(conversion.valuation.description)
+            object["unconverted"] = ExpenseRunner.unconvertedJSON(unconverted)
         }
         return .object(object)
     }

@@ -33,11 +33,10 @@ extension ExpenseRunner {
         let ledger = try readingLedger()
         let summary: Summary
         var converter = try currencyConverter(ledger)
+        // What the conversion left out: the local converter's, or the daemon's answer's.
+        var unconverted: [UnconvertedTotal] = []
         let member = try chosenMember(ledger)
-        if converter != nil && command[ExpenseOptions.server] {
-            throw usage("--in converts the local copy's amounts; the daemon's summary (--server) does not convert yet")
-        }
-        if member != nil || converter != nil {
+        if member != nil || (converter != nil && !command[ExpenseOptions.server]) {
             // Expense by expense: one member's part, then converted (each amount rounded once).
             var aggregator = Aggregator(query: query)
             let today = CalendarDay.today()
@@ -49,33 +48,36 @@ extension ExpenseRunner {
                 if let converted = converter?.convert(part, periodEnd: end) { try aggregator.add(converted) }
             }
             summary = aggregator.summary
+            unconverted = converter?.unconverted ?? []
         } else if command[ExpenseOptions.server] {
             var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
             engine.configuration.attempts = 2
-            var result: Summary?
+            var result: SummaryResult?
             try engine.retrying { _ in
                 let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),
                                                     clientName: nil, connectTimeout: connectTimeout)
                 defer { connection.close() }
-                result = try connection.call(SummaryRequest(query: query)).summary
+                result = try connection.call(SummaryRequest(query: query, conversion: converter?.conversion))
             }
-            summary = result ?? Summary(totals: [], groups: [])
+            summary = result?.summary ?? Summary(totals: [], groups: [])
+            unconverted = result?.unconverted ?? []
         } else {
             summary = try ledger.summary(query)
             noteUnsynced(ledger)
         }
+        let conversion = converter?.conversion
         if command[ExpenseOptions.json] {
-            console.out(JSONWriter.prettyText(ExpenseJSON.summary(summary, groupBy: grouping, converter: converter)))
-        } else if summary.totals.isEmpty && (converter?.unconverted.isEmpty ?? true) {
+            console.out(JSONWriter.prettyText(ExpenseJSON.summary(summary, groupBy: grouping, conversion: conversion, unconverted: unconverted)))
+        } else if summary.totals.isEmpty && unconverted.isEmpty {
             console.err("No expenses.")
         } else {
             let money = moneyDisplay(ledger)
             if !summary.totals.isEmpty {
                 console.out(SummaryReport.render(summary, chart: console.isTerminal, grouping: grouping, money: money))
             }
-            if let converter { for line in unconvertedLines(converter, money: money) { console.out(line + "\n") } }
+            if let conversion { for line in unconvertedLines(unconverted, into: conversion.target, money: money) { console.out(line + "\n") } }
         }
-        if let converter { tellUnconverted(converter) }
+        if let conversion { tellUnconverted(unconverted, into: conversion.target) }
     }
 
     /// Says on standard error (so `--json` output stays clean) when local totals include changes the daemon

@@ -49,6 +49,14 @@ package final class LocalLedger {
         return .fallback
     }
 
+    /// The ledger's own currency, the one a conversion may go through (``ExpenseCore/RateTable``): the synced
+    /// ledger's (`hello`'s `currency`), as the daemon converts, else the default currency of a copy that never
+    /// synced.
+    package func ledgerCurrency() throws -> Currency {
+        if let ledger = try store.metaValue(.ledgerCurrency).flatMap({ Currency(code: $0) }) { return ledger }
+        return try defaultCurrency()
+    }
+
     /// Sets the default currency.
     package func setDefaultCurrency(_ currency: Currency) throws {
         try store.setMetaValue(currency.code, for: .currency)

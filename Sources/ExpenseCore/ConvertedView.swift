@@ -51,6 +51,28 @@ public struct UnconvertedTotal: Hashable, Sendable {
     /// of those left out for ``Reason/noRate``.
     public internal(set) var firstDay: CalendarDay
     public internal(set) var lastDay: CalendarDay
+
+    /// What a daemon's answer says was left out (``CurrencyConverter/unconverted`` makes them otherwise).
+    public init(currency: Currency, reason: Reason, amount: Int64?, count: Int64, firstDay: CalendarDay, lastDay: CalendarDay) {
+        self.currency = currency
+        self.reason = reason
+        self.amount = amount
+        self.count = count
+        self.firstDay = firstDay
+        self.lastDay = lastDay
+    }
+}
+
+/// A view converted into one currency (`--in`), valued as `valuation` says (`--at`).
+public struct ViewConversion: Hashable, Sendable {
+    /// The currency every amount is converted into.
+    public var target: Currency
+    public var valuation: Valuation
+
+    public init(target: Currency, valuation: Valuation = .then) {
+        self.target = target
+        self.valuation = valuation
+    }
 }
 
 /// Converts a view's expenses into one currency with a ledger's rates (``RateTable``), one expense at a time,
@@ -74,6 +96,14 @@ public struct CurrencyConverter: Sendable {
         self.target = target
         self.valuation = valuation
     }
+
+    /// A converter of `conversion` over `table`.
+    public init(table: RateTable, _ conversion: ViewConversion) {
+        self.init(table: table, target: conversion.target, valuation: conversion.valuation)
+    }
+
+    /// Its target and valuation.
+    public var conversion: ViewConversion { ViewConversion(target: target, valuation: valuation) }
 
     /// `expense` with its amount in ``target`` (valued on its date, `periodEnd`, or the fixed day, as
     /// ``valuation`` says), its payer and split dropped (a converted amount no longer matches an exact split);

@@ -6,8 +6,14 @@ public struct SummaryRequest: RPCMethodRequest, Hashable {
     public static let method = "summary"
 
     public var query: SummaryQuery
+    /// `in` and `at`: every amount converted into one currency with the ledger's rates (section 5.4); `nil`: per
+    /// currency, from the daemon's aggregates.
+    public var conversion: ViewConversion?
 
-    public init(query: SummaryQuery = SummaryQuery()) { self.query = query }
+    public init(query: SummaryQuery = SummaryQuery(), conversion: ViewConversion? = nil) {
+        self.query = query
+        self.conversion = conversion
+    }
 
     /// Reads the params; every member is optional and `params` may be omitted.
     ///
@@ -25,14 +31,26 @@ public struct SummaryRequest: RPCMethodRequest, Hashable {
             grouping = parsed
         }
         query = SummaryQuery(from: try reader.optionalDay("from"), to: try reader.optionalDay("to"), category: try reader.optionalString("category"), groupBy: grouping)
+        let valuation = try reader.optionalString("at").map { text throws(RPCError) -> Valuation in
+            guard let valuation = Valuation(text) else { throw .invalidParams("at must be then, end or YYYY-MM-DD", field: "at") }
+            return valuation
+        }
+        if let code = try reader.optionalString("in") {
+            guard let target = Currency(code: code) else { throw .invalidParams("in must be an active ISO 4217 code", field: "in") }
+            conversion = ViewConversion(target: target, valuation: valuation ?? .then)
+        } else if valuation != nil {
+            throw .invalidParams("at values amounts for in; give in too", field: "at")
+        }
     }
 
-    /// Writes `{"category"?,"from"?,"groupBy","to"?}`.
+    /// Writes `{"at"?,"category"?,"from"?,"groupBy","in"?,"to"?}`.
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
+        if let conversion { writer.member("at", conversion.valuation.description) }
         if let category = query.category { writer.member("category", category) }
         if let from = query.from { writer.member("from", from.description) }
         writer.member("groupBy", query.groupBy.rawValue)
+        if let conversion { writer.member("in", conversion.target.code) }
         if let to = query.to { writer.member("to", to.description) }
         writer.endObject()
     }
@@ -42,17 +60,25 @@ public struct SummaryRequest: RPCMethodRequest, Hashable {
 public struct SummaryResult: Hashable, Sendable {
     public var summary: Summary
     public var cursor: Int64
+    /// The request's conversion, when it asked for one: the totals are then all in its currency.
+    public var conversion: ViewConversion?
+    /// What that conversion left out, by currency then reason (never in the totals).
+    public var unconverted: [UnconvertedTotal]
 
-    public init(summary: Summary, cursor: Int64) {
+    public init(summary: Summary, cursor: Int64, conversion: ViewConversion? = nil, unconverted: [UnconvertedTotal] = []) {
         self.summary = summary
         self.cursor = cursor
+        self.conversion = conversion
+        self.unconverted = unconverted
     }
 }
 
 extension SummaryResult: RPCResult {
-    /// Writes `{"cursor":…,"groups":[{"amount","count","currency","key"}…],"totals":[{"amount","count","currency"}…]}`.
+    /// Writes `{"at"?,"cursor":…,"groups":[{"amount","count","currency","key"}…],"in"?,"totals":[{"amount","count","currency"}…],
+    /// "unconverted"?:[{"amount","count","currency","firstDay","lastDay","reason"}…]}`.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        if let conversion { writer.member("at", conversion.valuation.description) }
         writer.member("cursor", cursor)
         writer.key("groups")
         writer.beginArray()
@@ -65,6 +91,7 @@ extension SummaryResult: RPCResult {
             writer.endObject()
         }
         writer.endArray()
+        if let conversion { writer.member("in", conversion.target.code) }
         writer.key("totals")
         writer.beginArray()
         for total in summary.totals {
@@ -75,6 +102,21 @@ extension SummaryResult: RPCResult {
             writer.endObject()
         }
         writer.endArray()
+        if conversion != nil {
+            writer.key("unconverted")
+            writer.beginArray()
+            for left in unconverted {
+                writer.beginObject()
+                writer.member("amount", left.amount.map { JSONValue.number(JSONNumber($0)) } ?? .null)
+                writer.member("count", left.count)
+                writer.member("currency", left.currency.code)
+                writer.member("firstDay", left.firstDay.description)
+                writer.member("lastDay", left.lastDay.description)
+                writer.member("reason", left.reason.rawValue)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
         writer.endObject()
     }
 
@@ -96,6 +138,29 @@ extension SummaryResult: RPCResult {
             groups.append(GroupTotal(key: try group.string("key"), currency: try currency(group),
                                      amount: try group.int64("amount"), count: try group.int64("count")))
         }
-        self.init(summary: Summary(totals: totals, groups: groups), cursor: try reader.int64("cursor"))
+        var conversion: ViewConversion?
+        var unconverted: [UnconvertedTotal] = []
+        if let code = try reader.optionalString("in") {
+            guard let target = Currency(code: code) else { throw .invalidMember(path: reader.sub("in"), detail: "unknown currency") }
+            guard let valuation = Valuation(try reader.string("at")) else {
+                throw .invalidMember(path: reader.sub("at"), detail: "expected then, end or YYYY-MM-DD")
+            }
+            conversion = ViewConversion(target: target, valuation: valuation)
+            for (index, element) in try reader.array("unconverted").enumerated() {
+                let left = try ResultReader(element, path: "result.unconverted[\(index)]")
+                func day(_ key: String) throws(ProtocolDecodingError) -> CalendarDay {
+                    guard let day = CalendarDay(try left.string(key)) else { throw .invalidMember(path: left.sub(key), detail: "expected YYYY-MM-DD") }
+                    return day
+                }
+                guard let reason = UnconvertedTotal.Reason(rawValue: try left.string("reason")) else {
+                    throw .invalidMember(path: left.sub("reason"), detail: "expected no_rate or overflow")
+                }
+                let amount = try left.value("amount").isNull ? nil : try left.int64("amount")
+                unconverted.append(UnconvertedTotal(currency: try currency(left), reason: reason, amount: amount,
+                                                    count: try left.int64("count"), firstDay: try day("firstDay"), lastDay: try day("lastDay")))
+            }
+        }
+        self.init(summary: Summary(totals: totals, groups: groups), cursor: try reader.int64("cursor"), conversion: conversion,
+                  unconverted: unconverted)
     }
 }

@@ -150,10 +150,11 @@ public actor Ledger {
         }
     }
 
-    /// Totals from the ledger's aggregates: runs on the ledger's thread and calls `completion` there.
-    public nonisolated func summary(_ query: SummaryQuery,
+    /// Totals from the ledger's aggregates, or converted from its records and rates: runs on the ledger's thread
+    /// and calls `completion` there.
+    public nonisolated func summary(_ request: SummaryRequest,
                                     completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
-        perform { ledger in completion(Result { try ledger.openEngine().summary(query) }) }
+        perform { ledger in completion(Result { try ledger.openEngine().summary(request.query, conversion: request.conversion) }) }
     }
 
     /// Reads the head again from a store that other daemons write too (a PostgreSQL notification, or the

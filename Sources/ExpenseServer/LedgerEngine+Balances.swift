@@ -3,7 +3,7 @@ import ExpenseProtocol
 
 extension LedgerEngine {
     /// `balances` (Protocol.md §5.11): per member and currency, from the ledger's own shared expenses and transfers
-    /// (``LedgerStore/sharedRecords()``, one state of the ledger), through the core's ``ExpenseCore/Balances``, the
+    /// (``LedgerStore/records(_:)``, one state of the ledger), through the core's ``ExpenseCore/Balances``, the
     /// same function a client runs over its local copy. With `currency`, only that currency's records are read
     /// into the figures, so another currency's never change them.
     ///
@@ -15,9 +15,9 @@ extension LedgerEngine {
     /// - Throws: ``LedgerError/storage(_:)``; a member's total that does not fit in 64 bits is −32603 with reason
     ///   `amount_overflow` (the core's code, as `stats` answers an overflow), never a wrong number.
     package func balances(currency: Currency?) throws -> BalancesResult {
-        let records: SharedRecords
+        let records: SelectedRecords
         do {
-            records = try store.sharedRecords()
+            records = try store.records(.balances)
         } catch {
             throw LedgerError.storage(error)
         }

@@ -144,8 +144,10 @@ package final class LedgerEngine {
                           cursor: cursor, more: more)
     }
 
-    /// The summary of the live records the query covers, from the store's aggregates.
-    package func summary(_ query: SummaryQuery) throws -> SummaryResult {
+    /// The summary of the live records the query covers: from the store's aggregates, or, with a `conversion`,
+    /// converted (``summary(_:converting:)``).
+    package func summary(_ query: SummaryQuery, conversion: ViewConversion? = nil) throws -> SummaryResult {
+        if let conversion { return try summary(query, converting: conversion) }
         do {
             try store.refresh()
             return SummaryResult(summary: try store.summary(query), cursor: store.head)

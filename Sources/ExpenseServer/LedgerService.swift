@@ -37,8 +37,9 @@ public protocol LedgerService: Sendable {
     /// Starts a pull of the changes after `params.since` and calls `completion` with the page as the bytes the
     /// front answers `pull` with (``EncodedPullPage``).
     func pull(_ params: PullRequest, completion: @escaping @Sendable (Result<EncodedPullPage, any Error>) -> Void)
-    /// Starts a summary (totals computed from the ledger's own records) and calls `completion` with it.
-    func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void)
+    /// Starts a summary (totals computed from the ledger's own records, converted when the request asks) and
+    /// calls `completion` with it.
+    func summary(_ request: SummaryRequest, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void)
     /// Starts `stats` and calls `completion` with its result (Protocol.md §5.10).
     func statistics(_ query: StatisticsQuery, completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void)
     /// Starts a `history` read and calls `completion` with its page (`Ledger+History.swift`).

@@ -117,11 +117,12 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     /// (`stats`, Protocol.md §5.10). A default reads every record; the SQLite store answers from its totals in
     /// memory (``LiveDayTotals``), the PostgreSQL store from its `daily_totals`.
     func forEachDayTotal(from: CalendarDay, to: CalendarDay, _ body: (DayTotal) throws -> Void) throws
-    /// Every live expense with both a payer and a split, every live transfer, and the head, read as one state of
-    /// the ledger (`balances`, Protocol.md §5.11): the SQLite store in two statements on its one connection, the
-    /// PostgreSQL store in one `REPEATABLE READ` transaction (another daemon's commit is wholly in it or wholly
-    /// out), never a page at a time. Brings the head up to what is committed first, as ``refresh()`` does.
-    func sharedRecords() throws -> SharedRecords
+    /// The live expenses and other records `selection` names, and the head, read as one state of the ledger
+    /// (`balances`, Protocol.md §5.11; a converted `summary`, §5.4): the SQLite store in a statement per part on its
+    /// one connection, the PostgreSQL store in one `REPEATABLE READ` transaction (another daemon's commit is wholly
+    /// in it or wholly out), never a page at a time. Brings the head up to what is committed first, as
+    /// ``refresh()`` does.
+    func records(_ selection: RecordSelection) throws -> SelectedRecords
     /// Runs `body` as one atomic, durable transaction.
     func transaction<T>(_ body: () throws -> T) throws -> T
     /// Brings ``head`` up to what is committed, before a read outside a transaction (`hello`, `pull`,

@@ -103,7 +103,7 @@ struct RequestDispatcher: Sendable {
         let summary = try SummaryRequest(params: request.params)
         let ledger = ledger, log = log
         return .deferred { reply in
-            ledger.summary(summary.query) { result in
+            ledger.summary(summary) { result in
                 let line = Self.encode(result, id: id, log: log)
                 reply { line }
             }

@@ -3,21 +3,35 @@ import ExpenseProtocol
 import SQLite
 
 extension SQLiteLedgerStore {
-    /// The shared expenses (a payer and a split, both stored as non-empty text) and the transfers, each in one
-    /// statement that skips every other row without decoding it. The two statements see one state: this store is
-    /// the file's only writer (``DataDirectoryLock``) and runs on the ledger's thread, between transactions.
-    package func sharedRecords() throws -> SharedRecords {
-        let expenses = try connection.cached("""
-            SELECT \(RecordColumns.list) FROM records
-            WHERE deleted = 0 AND \(Self.paidByColumn) <> '' AND \(Self.splitColumn) <> ''
-            """).map { try StoredRecord(row: $0).record.expense }
-        let transfers = try connection.cached(literal: """
-            SELECT seq, id, kind, version, deleted, fields, field_versions FROM data_records WHERE kind = ?1 AND deleted = 0
-            """).map([.text(RecordKind.transfer.rawValue)]) { try Self.decodeData($0).record }
-        return SharedRecords(expenses: expenses, transfers: transfers, head: head)
+    /// The selected expenses in one statement that skips every other row without decoding it (the shared ones by
+    /// their payer and split, stored as non-empty text; the dated ones by their `day`), then each kind's records in
+    /// one statement. The statements see one state: this store is the file's only writer (``DataDirectoryLock``)
+    /// and runs on the ledger's thread, between transactions.
+    package func records(_ selection: RecordSelection) throws -> SelectedRecords {
+        let expenses: [Expense]
+        switch selection.expenses {
+        case .shared:
+            expenses = try connection.cached("""
+                SELECT \(RecordColumns.list) FROM records
+                WHERE deleted = 0 AND \(Self.paidByColumn) <> '' AND \(Self.splitColumn) <> ''
+                """).map { try StoredRecord(row: $0).record.expense }
+        case .dated:
+            let days = selection.dayOrdinals
+            expenses = try connection.cached("""
+                SELECT \(RecordColumns.list) FROM records WHERE deleted = 0 AND \(Self.dayColumn) BETWEEN ?1 AND ?2
+                """).map([.integer(days.lowerBound), .integer(days.upperBound)]) { try StoredRecord(row: $0).record.expense }
+        }
+        var data: [DataRecord] = []
+        for kind in selection.kinds {
+            data += try connection.cached(literal: """
+                SELECT seq, id, kind, version, deleted, fields, field_versions FROM data_records WHERE kind = ?1 AND deleted = 0
+                """).map([.text(kind.rawValue)]) { try Self.decodeData($0).record }
+        }
+        return SelectedRecords(expenses: expenses, data: data, head: head)
     }
 
-    /// The columns of an expense's payer and split, named by ``ExpenseCore/ExpenseColumns``.
+    /// The columns of an expense's payer, split and day, named by ``ExpenseCore/ExpenseColumns``.
     static let paidByColumn = ExpenseColumns.names[Int(ExpenseColumns.paidBy)]
     static let splitColumn = ExpenseColumns.names[Int(ExpenseColumns.split)]
+    static let dayColumn = ExpenseColumns.names[Int(ExpenseColumns.day)]
 }

@@ -72,6 +72,29 @@ import Testing
         }
     }
 
+    @Test("--server: the daemon converts its own records with its rates and its ledger's currency, as the client does over its copy")
+    func serverConverts() async throws {
+        try await onOwnThread {
+            let ann = try Self.ledger()
+            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann])
+            defer { _ = daemon.stop() }
+            try ann.succeed(["sync"])
+            for arguments in [["--in", "EUR", "--by", "category"], ["--in", "USD"], ["--in", "JPY", "--at", "end", "--by", "month"],
+                              ["--in", "EUR", "--at", "2026-05-01", "--from", "2026-02-01"]] {
+                let local = try ann.run(["summary"] + arguments, environment: Self.environment)
+                let server = try ann.run(["summary", "--server"] + arguments, environment: Self.environment)
+                #expect(server.status == 0 && server.stdout == local.stdout && server.stderr == local.stderr, "\(arguments): \(server) vs \(local)")
+                let json = try ann.succeed(["summary", "--server", "--json"] + arguments)
+                #expect(json == (try ann.succeed(["summary", "--json"] + arguments)), "\(arguments)")
+            }
+            #expect(try ann.succeed(["summary", "--server", "--in", "EUR"], environment: Self.environment).contains("plus 120.00 CHF not converted"))
+            // Not synced yet: 10.00 USD × 0.92 = 9.20 more here, the daemon's figure unchanged.
+            try ann.succeed(["add", "10.00", "food", "--currency", "USD", "--date", "2026-03-07"])
+            #expect(try ann.succeed(["summary", "--in", "EUR"], environment: Self.environment).hasPrefix("EUR  30.03  (4 expenses)"))
+            #expect(try ann.succeed(["summary", "--server", "--in", "EUR"], environment: Self.environment).hasPrefix("EUR  20.83  (3 expenses)"))
+        }
+    }
+
     @Test("--at without --in, a bad --at and an unknown --in are usage or validation errors; nothing converts at 1")
     func refusals() async throws {
         try await onOwnThread {

@@ -58,7 +58,7 @@ final class FakeLedger: LedgerService {
         return PullResult(changes: [], cursor: head, more: false)
     }
 
-    func summary(_ query: SummaryQuery, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
+    func summary(_ request: SummaryRequest, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void) {
         completion(.success(SummaryResult(summary: Summary(totals: [], groups: []), cursor: head)))
     }
 

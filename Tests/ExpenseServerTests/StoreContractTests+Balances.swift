@@ -7,7 +7,7 @@ import TestSupport
 
 /// `balances` (Protocol.md §5.11) against every store: the daemon's figures are the core's ``Balances`` over the
 /// ledger's live records as a client pulls them, and each store's one read of its shared records
-/// (``LedgerStore/sharedRecords()``) is exactly what paging through every change from 0 gives.
+/// (``LedgerStore/records(_:)``) is exactly what paging through every change from 0 gives.
 @Suite(.offTheCooperativePool) struct StoreBalancesContractTests {
     private static func member(_ name: String) -> [String: JSONValue] { ["name": .string(name), "status": "active"] }
 
@@ -78,9 +78,9 @@ import TestSupport
         #expect(try client.push { kindItem($0, .budget, food, base: 0, budgetFields()) }.isApplied)
 
         let pulled = try Self.pulledSharedRecords(engine)
-        let read = try engine.store.sharedRecords()
+        let read = try engine.store.records(.balances)
         #expect(Set(read.expenses) == Set(pulled.expenses) && read.expenses.count == 4)
-        #expect(Set(read.transfers) == Set(pulled.transfers) && read.transfers.map(\.id) == [refunded])
+        #expect(Set(read.data) == Set(pulled.transfers) && read.data.map(\.id) == [refunded])
         #expect(read.head == engine.store.head)
 
         let answer = try engine.balances(currency: nil)

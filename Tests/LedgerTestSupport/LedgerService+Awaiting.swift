@@ -36,7 +36,7 @@ extension LedgerService {
     /// Totals from the ledger's own records (``LedgerService/summary(_:completion:)``).
     public func summary(_ query: SummaryQuery) async throws -> SummaryResult {
         try await withCheckedThrowingContinuation { continuation in
-            summary(query) { continuation.resume(with: $0) }
+            summary(SummaryRequest(query: query)) { continuation.resume(with: $0) }
         }
     }
 

@@ -106,7 +106,7 @@ public struct CurrencyConverter: Sendable {
     public var conversion: ViewConversion { ViewConversion(target: target, valuation: valuation) }
 
     /// `expense` with its amount in ``target`` (valued on its date, `periodEnd`, or the fixed day, as
-    /// ``valuation`` says), its payer and split dropped (a converted amount no longer matches an exact split);
+    /// ``valuation`` says; ``ExpenseCore/Expense/converted(amount:currency:)``);
     /// `nil` when it cannot be converted, which ``unconverted`` then counts.
     /// - Parameter periodEnd: the last day of the period the expense is reported in, for ``Valuation/periodEnd``
     ///   (its own date when `nil`).
@@ -119,8 +119,7 @@ public struct CurrencyConverter: Sendable {
         }
         switch table.convert(expense.amount, expense.currency, on: day, into: target) {
         case .converted(let amount, _):
-            return Expense(id: expense.id, amount: amount, currency: target, category: expense.category, date: expense.date,
-                           note: expense.note, paidBy: nil, split: nil)
+            return expense.converted(amount: amount, currency: target)
         case .noRate:
             leave(expense, on: day, because: .noRate)
         case .overflow:

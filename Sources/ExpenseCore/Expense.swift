@@ -80,6 +80,14 @@ public struct Expense: Hashable, Sendable, Identifiable {
                        split: split)
     }
 
+    /// This expense with its amount in another currency, for a converted view (``CurrencyConverter``): every
+    /// other field kept but the split, whose exact amounts would no longer add up (a view that counts members'
+    /// parts takes them before converting).
+    public func converted(amount newAmount: Int64, currency newCurrency: Currency) -> Expense {
+        Expense(id: id, amount: newAmount, currency: newCurrency, category: category, date: date, note: note, paidBy: paidBy,
+                split: nil)
+    }
+
     /// This expense's values under another id (an import's id derived from them).
     public func with(id newId: UUID) -> Expense {
         Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,

@@ -83,7 +83,7 @@ import Testing
                 """
             let result = try Self.run(zsh, ["-f", "-c", program], in: scratch)
             #expect(result.status == 0 && result.stderr == "", "\(result)")
-            #expect(result.stdout == "_expense\ndescribe summary\nwords csv json\n", "\(result)")
+            #expect(result.stdout == "_expense\ndescribe summary\nwords csv json hledger beancount\n", "\(result)")
         }
     }
 

@@ -10,7 +10,12 @@ extension ExpenseCommands {
           period of each column. Periods without expenses are shown as 0 and count in the average. A period
           marked * is partial: the current one (so far), or cut by --from/--to. Without --from and --to: the
           current period and the 11 before it. At most 1000 periods. In a terminal a trend line draws one bar per
-          period. --json gives the same numbers in minor units; --csv plain decimals.
+          period. --json gives the same numbers in minor units; --csv plain decimals. --in CODE converts every
+          amount into CODE with the ledger's rates (as `summary --in`), so there is one table: --at then values
+          each at its own date, --at end at the last day of its row's period (the whole week, month, quarter or
+          year), --at DATE at that day. --currency then keeps the expenses in that currency before converting
+          them. An amount with no rate is not converted: it is listed after the table (left out of --csv), and
+          standard error says how many.
         """,
         options: [ExpenseOptions.statisticsPeriod.spec,
                   ExpenseOptions.from.help("The first day counted (default: the start of the 12th period back).").spec,
@@ -18,8 +23,10 @@ extension ExpenseCommands {
                   ExpenseOptions.statisticsGrouping.spec,
                   ExpenseFieldOptions.currency.help("Only this currency's table.").spec,
                   ExpenseOptions.member.spec,
+                  ExpenseOptions.inCurrency.spec,
+                  ExpenseOptions.valuation.spec,
                   ExpenseOptions.server.help("Ask the daemon for its figures (the authority) instead of the local copy.").spec,
-                  ExpenseOptions.json.help("Print JSON (amounts as integers in minor units).").spec,
+                  ExpenseOptions.json.help("Print JSON (amounts as integers in minor units; with --in, in, at and unconverted).").spec,
                   ExpenseOptions.csv.spec])
 
     static let report = CommandSpec(

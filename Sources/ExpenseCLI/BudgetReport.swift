@@ -10,6 +10,10 @@ enum BudgetReport {
         var status: BudgetStatus
         /// The budget's own currency when its figures were converted into ``budget``'s (`--in`), else `nil`.
         var source: Currency? = nil
+
+        /// The budget's category, and its own currency when converted (`food (USD budget)`): two budgets of one
+        /// category in two currencies both show in the one currency of a converted report.
+        var name: String { budget.category + (source.map { " (\($0.code) budget)" } ?? "") }
     }
 
     static func render(_ entries: [Entry], chart: Bool, money: MoneyDisplay = .plain) -> String {

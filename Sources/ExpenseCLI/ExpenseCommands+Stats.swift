@@ -37,10 +37,16 @@ extension ExpenseCommands {
           (where budgets exist), the largest expenses, and under each chart a table of its numbers. Light or dark as the reader's system prefers; printable.
           The numbers are those of `expense summary --by category` and `expense stats --period month`. Without
           --from and --to: the last 12 months. The file is replaced atomically and created with mode 0600.
+          --in CODE makes one report in CODE (as `summary --in`): every total, month, largest expense, budget
+          (as `budget status --in`) and balance converted with the ledger's rates; --at end values the amounts
+          on the range's end (--to, or today). What has no rate is listed in a last section, "Not converted",
+          and standard error says how many amounts were left out.
         """,
         options: [ExpenseOptions.output.help("The HTML file to write.").asRequired().spec,
                   ExpenseOptions.from.help("The first day covered (default: the 1st of the 12th month back).").spec,
                   ExpenseOptions.to.help("The last day covered (default: the end of this month).").spec,
-                  ExpenseFieldOptions.currency.help("Only this currency.").spec,
-                  ExpenseOptions.member.spec])
+                  ExpenseFieldOptions.currency.help("Only this currency (with --in: only expenses in it, converted).").spec,
+                  ExpenseOptions.member.spec,
+                  ExpenseOptions.inCurrency.spec,
+                  ExpenseOptions.valuation.spec])
 }

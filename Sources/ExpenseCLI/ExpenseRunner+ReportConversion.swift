@@ -4,8 +4,8 @@ import Foundation
 
 /// What `report --in` says about its conversion: the line under the title, and what was left out.
 struct ReportConversion: Sendable {
-    /// The currency everything was converted into, and how amounts were valued.
-    var note: String
+    /// The line under the title: the currency everything was converted into, and how amounts were valued.
+    var subtitle: String
     /// One line per currency and reason of what was not converted, then the budgets and balances left out.
     var unconverted: [String]
 }
@@ -60,7 +60,7 @@ extension ExpenseRunner {
         case .periodEnd: "all at \(periodEnd), the end of the range"
         case .on(let day): "all at \(day)"
         }
-        let conversion = ReportConversion(note: "Every amount converted into \(target.code) with the ledger's rates, valued \(valued).",
+        let conversion = ReportConversion(subtitle: "Every amount converted into \(target.code) with the ledger's rates, valued \(valued).",
                                           unconverted: unconverted)
         guard let total = summary.totals.first(where: { $0.currency == target }),
               let table = statistics.tables.first(where: { $0.currency == target }) else { return ([], conversion) }

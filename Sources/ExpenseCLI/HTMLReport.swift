@@ -35,7 +35,7 @@ enum HTMLReport {
     static let sections: [any ReportSection] = [CategorySection(), TrendSection(), BudgetSection(), LargestSection(),
                                                 BalancesSection()]
 
-    /// The document; with `conversion` (`report --in`), its note under the title instead of "never added
+    /// The document; with `conversion` (`report --in`), its subtitle under the title instead of "never added
     /// together", and a last section listing what was not converted.
     static func document(from: CalendarDay, to: CalendarDay, generated: CalendarDay, currencies: [CurrencyReport],
                          money: MoneyDisplay, conversion: ReportConversion? = nil) -> String {
@@ -54,7 +54,7 @@ enum HTMLReport {
             <body>
             <main>
             <h1>\(HTMLEscape.text(title))</h1>
-            <p class="meta">Written by <code>expense report</code> on \(generated). \(HTMLEscape.text(conversion?.note ?? "Currencies are never added together."))</p>
+            <p class="meta">Written by <code>expense report</code> on \(generated). \(HTMLEscape.text(conversion?.subtitle ?? "Currencies are never added together."))</p>
 
             """
         if currencies.isEmpty { html += "<p>No expenses in this range.</p>\n" }

@@ -82,8 +82,7 @@ public struct CurrencyConverter: Sendable {
     ///   (its own date when `nil`).
     public mutating func convert(_ expense: Expense, periodEnd: CalendarDay? = nil) -> Expense? {
         guard let amount = convert(expense.amount, expense.currency, dated: expense.date, periodEnd: periodEnd) else { return nil }
-        return Expense(id: expense.id, amount: amount, currency: target, category: expense.category, date: expense.date,
-                       note: expense.note, paidBy: nil, split: nil)
+        return expense.converted(amount: amount, currency: target)
     }
 
     /// `amount` minor units of `currency`, dated `date`, in minor units of ``target``, valued as

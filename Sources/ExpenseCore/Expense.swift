@@ -80,6 +80,14 @@ public struct Expense: Hashable, Sendable, Identifiable {
                        split: split)
     }
 
+    /// This expense with its amount in another currency (a converted view, ``CurrencyConverter``), every other
+    /// field kept but the payer and split, which no longer match a converted amount (an exact split's amounts
+    /// are in the old currency).
+    public func converted(amount newAmount: Int64, currency newCurrency: Currency) -> Expense {
+        Expense(id: id, amount: newAmount, currency: newCurrency, category: category, date: date, note: note, paidBy: nil,
+                split: nil)
+    }
+
     /// This expense's values under another id (an import's id derived from them).
     public func with(id newId: UUID) -> Expense {
         Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,

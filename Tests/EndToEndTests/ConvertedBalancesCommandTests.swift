@@ -103,4 +103,24 @@ import Testing
             #expect(server.status == 64 && server.stderr.contains("do not convert yet"), "\(server)")
         }
     }
+
+    @Test("settle --in EUR settles the converted balances in one currency; what has no rate is listed")
+    func settleConverted() async throws {
+        try await onOwnThread {
+            let ann = try Self.household()
+            // The nets at then (see convertedThen): alice +579, bob +4537, carol −5116. Carol owes most and pays the
+            // largest creditor, bob, 45.37, then alice 5.79.
+            let text = try ann.run(["settle", "--in", "EUR"], environment: ConvertedViewFixture.environment)
+            #expect(text.status == 0 && text.stderr == ConvertedViewFixture.note(1, into: "EUR"), "\(text)")
+            #expect(text.stdout == "carol pays bob 45.37 EUR\ncarol pays alice 5.79 EUR\n"
+                    + "plus 30.00 CHF not converted: no CHF rate into EUR on or before 2026-02-10\n", "\(text)")
+            let object = try ConvertedViewFixture.object(try ann.succeed(["settle", "--in", "EUR", "--at", "2026-01-31", "--json"]))
+            let transfers = try #require(object["transfers"] as? [[String: Any]])
+            // At 2026-01-31: alice +539, bob +4577, carol −5116.
+            #expect(transfers.map { "\($0["from"] ?? "") \($0["to"] ?? "") \($0["amount"] ?? "") \($0["currency"] ?? "")" }
+                    == ["carol bob 4577 EUR", "carol alice 539 EUR"], "\(object)")
+            #expect(object["in"] as? String == "EUR" && object["at"] as? String == "2026-01-31"
+                    && (object["unconverted"] as? [[String: Any]])?.count == 1)
+        }
+    }
 }

@@ -8,6 +8,12 @@ enum BudgetReport {
     struct Entry {
         var budget: Budget
         var status: BudgetStatus
+        /// The budget's own currency when its figures were converted into ``budget``'s (`--in`), else `nil`.
+        var source: Currency? = nil
+
+        /// The budget's category, and its own currency when converted (`food (USD budget)`): two budgets of one
+        /// category in two currencies both show in the one currency of a converted report.
+        var name: String { budget.category + (source.map { " (\($0.code) budget)" } ?? "") }
     }
 
     static func render(_ entries: [Entry], chart: Bool, money: MoneyDisplay = .plain) -> String {
@@ -16,7 +22,8 @@ enum BudgetReport {
         for entry in entries {
             let status = entry.status, currency = entry.budget.currency
             var line = TerminalWidth.padded(TerminalWidth.truncated(entry.budget.category, to: width), to: width)
-                + "  \(currency.code)  \(status.period.start) to \(status.period.end)"
+                + "  \(currency.code)" + (entry.source.map { " (a \($0.code) budget)" } ?? "")
+                + "  \(status.period.start) to \(status.period.end)"
             if chart {
                 // The bar is the share of budgeted + carried spent, full when over (or nothing was available).
                 let available = max(0, status.budgeted.addingReportingOverflow(status.carried).partialValue)
@@ -46,12 +53,32 @@ enum BudgetJSON {
     }
 
     static func status(_ entries: [BudgetReport.Entry]) -> String {
-        JSONWriter.prettyText(.array(entries.map { entry in
+        JSONWriter.prettyText(statusArray(entries))
+    }
+
+    /// `budget status --in --json`: `{in, at, budgets, unconverted, unconvertedBudgets}`; each budget as without
+    /// `--in`, its figures in `in`, with its own currency as `budgetCurrency`.
+    static func status(_ budgets: ConvertedBudgets, converter: CurrencyConverter) -> String {
+        JSONWriter.prettyText(.object([
+            "in": .string(converter.target.code), "at": .string(converter.valuation.description),
+            "budgets": statusArray(budgets.entries), "unconverted": ExpenseRunner.unconvertedJSON(converter),
+            "unconvertedBudgets": .array(budgets.unconverted.map { budget, day in
+                .object(["category": .string(budget.category), "currency": .string(budget.currency.code), "day": .string(day.description)])
+            }),
+        ]))
+    }
+
+    private static func statusArray(_ entries: [BudgetReport.Entry]) -> JSONValue {
+        .array(entries.map { entry in
             let status = entry.status
-            return .object(["category": .string(entry.budget.category), "currency": .string(entry.budget.currency.code),
-                            "start": .string(status.period.start.description), "end": .string(status.period.end.description),
-                            "budgeted": .int(status.budgeted), "carried": .int(status.carried), "spent": .int(status.spent),
-                            "left": .int(status.left), "over": .bool(status.isOver)])
-        }))
+            var object: [String: JSONValue] = [
+                "category": .string(entry.budget.category), "currency": .string(entry.budget.currency.code),
+                "start": .string(status.period.start.description), "end": .string(status.period.end.description),
+                "budgeted": .int(status.budgeted), "carried": .int(status.carried), "spent": .int(status.spent),
+                "left": .int(status.left), "over": .bool(status.isOver),
+            ]
+            if let source = entry.source { object["budgetCurrency"] = .string(source.code) }
+            return .object(object)
+        })
     }
 }

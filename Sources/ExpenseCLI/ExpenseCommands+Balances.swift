@@ -11,7 +11,14 @@ extension ExpenseCommands {
           a place the expense's id gives (so the extra cent moves between expenses, the same on every machine).
           With --server the daemon computes them from its own records with the same function; after a sync both
           agree (names come from this copy's members, ids for members it has not pulled yet).
+          --in CODE converts with the ledger's rates (as `summary --in`): each shared expense's whole amount once,
+          then divided among its members by its own split (an exact split in proportion to its amounts, by the
+          same largest-remainder rule), and each transfer once, so the converted nets still add up to zero. --at
+          end values them all on today. A shared expense or transfer with no rate is left out of the converted
+          balances entirely and listed after them; standard error says how many. --currency then keeps the
+          records in that currency before converting them.
         """,
-        options: [ExpenseFieldOptions.currency.help("Only this currency.").spec, ExpenseOptions.server.spec,
-                  ExpenseOptions.json.help("Print a JSON array of {member, name, currency, paid, share, net} (minor units).").spec])
+        options: [ExpenseFieldOptions.currency.help("Only this currency (with --in: only records in it, converted).").spec,
+                  ExpenseOptions.inCurrency.spec, ExpenseOptions.valuation.spec, ExpenseOptions.server.spec,
+                  ExpenseOptions.json.help("Print a JSON array of {member, name, currency, paid, share, net} (minor units); with --in, an object {in, at, balances: that array, unconverted}.").spec])
 }

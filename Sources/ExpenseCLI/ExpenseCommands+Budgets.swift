@@ -31,9 +31,20 @@ extension ExpenseCommands {
                         arguments: [ExpenseArguments.category.help("The budget's category.").spec],
                         options: [ExpenseFieldOptions.currency.help("The budget's currency (default: the configured currency).").spec]),
             CommandSpec(name: "status", abstract: "Budgeted, carried, spent and left for the period containing a day.",
-                        discussion: "  In a terminal each budget gets a bar of what was spent; over-budget ones are marked OVER.",
+                        discussion: """
+                          In a terminal each budget gets a bar of what was spent; over-budget ones are marked OVER.
+                          A budget counts only the expenses of its own currency, unless --in CODE is given: then
+                          every budget counts every expense of its category, whatever its currency, each converted
+                          into CODE with the ledger's rates (as `summary --in`), against its limit (and what it
+                          carries) converted on its period's end, or on --at DATE. --at end values the expenses on
+                          the end of the budget's period containing --on too. An expense with no rate is left out
+                          and listed after the budgets, and a budget whose limit has no rate is not shown but named;
+                          standard error says how many of each.
+                        """,
                         options: [ExpenseOptions.on.help("The day (default: today).").spec,
                                   ExpenseOptions.member.spec,
-                                  ExpenseOptions.json.help("Print a JSON array (amounts as integers in minor units).").spec]),
+                                  ExpenseOptions.inCurrency.spec,
+                                  ExpenseOptions.valuation.spec,
+                                  ExpenseOptions.json.help("Print a JSON array (amounts as integers in minor units); with --in, an object {in, at, budgets: that array, unconverted, unconvertedBudgets}.").spec]),
         ])
 }

@@ -10,7 +10,12 @@ extension ExpenseCommands {
           period of each column. Periods without expenses are shown as 0 and count in the average. A period
           marked * is partial: the current one (so far), or cut by --from/--to. Without --from and --to: the
           current period and the 11 before it. At most 1000 periods. In a terminal a trend line draws one bar per
-          period. --json gives the same numbers in minor units; --csv plain decimals.
+          period. --json gives the same numbers in minor units; --csv plain decimals. --in CODE converts every
+          amount into CODE with the ledger's rates (as `summary --in`), so there is one table: --at then values
+          each at its own date, --at end at the last day of its row's period (the whole week, month, quarter or
+          year), --at DATE at that day. --currency then keeps the expenses in that currency before converting
+          them. An amount with no rate is not converted: it is listed after the table (left out of --csv), and
+          standard error says how many.
         """,
         options: [ExpenseOptions.statisticsPeriod.spec,
                   ExpenseOptions.from.help("The first day counted (default: the start of the 12th period back).").spec,
@@ -18,8 +23,10 @@ extension ExpenseCommands {
                   ExpenseOptions.statisticsGrouping.spec,
                   ExpenseFieldOptions.currency.help("Only this currency's table.").spec,
                   ExpenseOptions.member.spec,
+                  ExpenseOptions.inCurrency.spec,
+                  ExpenseOptions.valuation.spec,
                   ExpenseOptions.server.help("Ask the daemon for its figures (the authority) instead of the local copy.").spec,
-                  ExpenseOptions.json.help("Print JSON (amounts as integers in minor units).").spec,
+                  ExpenseOptions.json.help("Print JSON (amounts as integers in minor units; with --in, in, at and unconverted).").spec,
                   ExpenseOptions.csv.spec])
 
     static let report = CommandSpec(
@@ -30,10 +37,16 @@ extension ExpenseCommands {
           (where budgets exist), the largest expenses, and under each chart a table of its numbers. Light or dark as the reader's system prefers; printable.
           The numbers are those of `expense summary --by category` and `expense stats --period month`. Without
           --from and --to: the last 12 months. The file is replaced atomically and created with mode 0600.
+          --in CODE makes one report in CODE (as `summary --in`): every total, month, largest expense, budget
+          (as `budget status --in`) and balance converted with the ledger's rates; --at end values the amounts
+          on the range's end (--to, or today). What has no rate is listed in a last section, "Not converted",
+          and standard error says how many amounts were left out.
         """,
         options: [ExpenseOptions.output.help("The HTML file to write.").asRequired().spec,
                   ExpenseOptions.from.help("The first day covered (default: the 1st of the 12th month back).").spec,
                   ExpenseOptions.to.help("The last day covered (default: the end of this month).").spec,
-                  ExpenseFieldOptions.currency.help("Only this currency.").spec,
-                  ExpenseOptions.member.spec])
+                  ExpenseFieldOptions.currency.help("Only this currency (with --in: only expenses in it, converted).").spec,
+                  ExpenseOptions.member.spec,
+                  ExpenseOptions.inCurrency.spec,
+                  ExpenseOptions.valuation.spec])
 }

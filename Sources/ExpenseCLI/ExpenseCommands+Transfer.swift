@@ -18,8 +18,14 @@ extension ExpenseCommands {
         """,
         subcommands: [
             CommandSpec(name: "show", abstract: "The transfers that would settle everyone up (the default).",
-                        options: [ExpenseFieldOptions.currency.help("Only this currency.").spec,
-                                  ExpenseOptions.json.help("Print a JSON array of {from, to, fromId, toId, amount, currency} (names, then member ids; minor units).").spec]),
+                        discussion: """
+                          --in CODE settles the converted balances of `balances --in` (every shared expense and
+                          transfer converted once into CODE, nets adding up to zero): one currency to pay in. What
+                          has no rate is left out and listed after the transfers; standard error says how many.
+                        """,
+                        options: [ExpenseFieldOptions.currency.help("Only this currency (with --in: only records in it, converted).").spec,
+                                  ExpenseOptions.inCurrency.spec, ExpenseOptions.valuation.spec,
+                                  ExpenseOptions.json.help("Print a JSON array of {from, to, fromId, toId, amount, currency} (names, then member ids; minor units); with --in, an object {in, at, transfers: that array, unconverted}.").spec]),
             CommandSpec(name: "record", abstract: "Record that FROM paid TO back; prints its id.",
                         arguments: [ExpenseArguments.payingMember.spec, ExpenseArguments.paidMember.spec,
                                     ExpenseArguments.amount.help("The amount, such as 26.67.").spec],

@@ -5,31 +5,42 @@ import ExpenseProtocol
 import Foundation
 
 extension ExpenseRunner {
-    /// `expense balances [--currency C] [--server] [--json]`: from the local copy, or with `--server` as the daemon
-    /// computed them from its own records (the authority); printed alike, names from the local members.
+    /// `expense balances [--currency C] [--in CODE [--at W]] [--server] [--json]`: from the local copy, or with
+    /// `--server` as the daemon computed them from its own records (the authority); printed alike, names from the
+    /// local members. With `--in`, every shared expense and transfer converted once, into one currency.
     func balances() throws {
         let ledger = try readingLedger()
         let rows: [BalancesResult.Row], names: MemberDirectory
+        var converter = try currencyConverter(ledger)
+        if converter != nil && command[ExpenseOptions.server] {
+            throw usage("--in converts the local copy's amounts; the daemon's balances (--server) do not convert yet")
+        }
         if command[ExpenseOptions.server] {
             rows = try serverBalances(currency: try command.value(ExpenseFieldOptions.currency), ledger: ledger).balances
             names = MemberDirectory(members: try memberNames(ledger).members)
         } else {
-            let (balances, directory) = try sharedBalances(ledger, currency: try command.value(ExpenseFieldOptions.currency))
+            let (balances, directory) = try sharedBalances(ledger, currency: try command.value(ExpenseFieldOptions.currency),
+                                                           converting: &converter)
             rows = BalancesResult(balances, currency: nil, cursor: 0).balances
             names = directory
         }
         if command[ExpenseOptions.json] {
-            console.out(JSONWriter.prettyText(.array(rows.map { row in
+            let array = JSONValue.array(rows.map { row in
                 let balance = row.balance
                 return .object(["member": .string(UUIDText.lowercased(balance.member)), "name": .string(names.name(balance.member)),
                                 "currency": .string(row.currency.code), "paid": .int(balance.paid), "share": .int(balance.share),
                                 "net": .int(balance.net)])
-            })))
-            return
+            })
+            guard let converter else { return console.out(JSONWriter.prettyText(array)) }
+            // Converted: an object, so that the currency, the valuation and what was left out can go with the rows.
+            console.out(JSONWriter.prettyText(.object(["in": .string(converter.target.code), "at": .string(converter.valuation.description),
+                                                       "balances": array, "unconverted": Self.unconvertedJSON(converter)])))
+            return tellUnconverted(converter)
         }
-        guard !rows.isEmpty else { return console.err("No shared expenses.") }
         let money = moneyDisplay(ledger)
-        console.out("MEMBER                CUR         PAID        SHARE          NET\n")
+        let unconverted = converter.map { unconvertedLines($0, money: money) } ?? []
+        guard !rows.isEmpty || !unconverted.isEmpty else { return console.err("No shared expenses.") }
+        if !rows.isEmpty { console.out("MEMBER                CUR         PAID        SHARE          NET\n") }
         for row in rows {
             let balance = row.balance
             console.out(TerminalWidth.padded(TerminalWidth.truncated(DisplayText.escaped(names.name(balance.member)), to: 20), to: 20)
@@ -38,6 +49,8 @@ extension ExpenseRunner {
                             return String(repeating: " ", count: max(0, 11 - text.count)) + text
                         }.joined(separator: "  ") + "\n")
         }
+        for line in unconverted { console.out(line + "\n") }
+        if let converter { tellUnconverted(converter) }
     }
 
     /// The daemon's balances (the authority), only `currency`'s when it is given, as `summary --server` asks for
@@ -59,15 +72,33 @@ extension ExpenseRunner {
     /// The balances of every shared expense and recorded transfer of the local copy (only those in `currency`
     /// when it is given, as the daemon reads them), and the members' names.
     func sharedBalances(_ ledger: LocalLedger, currency: Currency? = nil) throws -> (Balances, MemberDirectory) {
+        var none: CurrencyConverter?
+        return try sharedBalances(ledger, currency: currency, converting: &none)
+    }
+
+    /// ``sharedBalances(_:currency:)``, and with a `converter` (`--in`) every shared expense's amount and every
+    /// transfer converted once into its target, then divided by the expense's own split
+    /// (``ExpenseCore/Balances/init(expenses:transfers:currency:converting:periodEnd:)``); `--at end` values them
+    /// on the ledger's today (balances have no range).
+    func sharedBalances(_ ledger: LocalLedger, currency: Currency? = nil,
+                        converting converter: inout CurrencyConverter?) throws -> (Balances, MemberDirectory) {
         var shared: [Expense] = []
         try ledger.forEach { expense in
             if expense.split != nil { shared.append(expense) }
         }
         // Transfers live where members do: a cache that keeps neither (the JSON file) cannot tell balances.
-        let transfers = try Self.transfers(LedgerDataCache(store: ledger.store))
+        let data = try LedgerDataCache(store: ledger.store)
+        let transfers = try Self.transfers(data)
         let balances: Balances
         do throws(SplitError) {
-            balances = try Balances(expenses: shared, transfers: transfers, currency: currency)
+            if var converting = converter {
+                let today = (try? ledgerToday(data)) ?? CalendarDay.today()
+                balances = try Balances(expenses: shared, transfers: transfers, currency: currency, converting: &converting,
+                                        periodEnd: today)
+                converter = converting
+            } else {
+                balances = try Balances(expenses: shared, transfers: transfers, currency: currency)
+            }
         } catch {
             throw ValidationError.invalidSplit(error)
         }

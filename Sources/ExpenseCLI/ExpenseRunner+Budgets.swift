@@ -66,11 +66,28 @@ extension ExpenseRunner {
         console.err("Removed the budget for \(DisplayText.quoted(category)) in \(currency.code).")
     }
 
-    /// `expense budget status [--on DATE] [--json]`.
+    /// `expense budget status [--on DATE] [--member M] [--in CODE [--at W]] [--json]`.
     func budgetStatus() throws {
         let ledger = try readingLedger()
         let data = try LedgerDataCache(store: ledger.store)
         let on = try command.value(ExpenseOptions.on) ?? ledgerToday(data)
+        if var converter = try currencyConverter(ledger) {
+            let budgets = try Self.convertedStatuses(Self.budgets(data), on: on, ledger: ledger, member: chosenMember(ledger),
+                                                     converter: &converter)
+            if command[ExpenseOptions.json] {
+                console.out(BudgetJSON.status(budgets, converter: converter))
+            } else if budgets.entries.isEmpty && budgets.unconverted.isEmpty {
+                console.err("No budget covers \(on).")
+            } else {
+                let money = moneyDisplay(ledger)
+                console.out(BudgetReport.render(budgets.entries, chart: console.isTerminal, money: money))
+                for line in unconvertedLines(converter, money: money) + unconvertedBudgetLines(budgets, into: converter.target) {
+                    console.out(line + "\n")
+                }
+            }
+            tellUnconverted(converter)
+            return tellUnconvertedBudgets(budgets, into: converter.target)
+        }
         let statuses = try Self.statuses(Self.budgets(data), on: on, ledger: ledger, member: chosenMember(ledger))
         if command[ExpenseOptions.json] {
             console.out(BudgetJSON.status(statuses))

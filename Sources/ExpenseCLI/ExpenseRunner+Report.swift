@@ -8,7 +8,7 @@ extension ExpenseRunner {
     /// How many of the largest expenses the report lists per currency.
     static let reportLargestCount = 10
 
-    /// `expense report --output FILE.html [--from D] [--to D] [--currency C]`.
+    /// `expense report --output FILE.html [--from D] [--to D] [--currency C] [--member M] [--in CODE [--at W]]`.
     func report() throws {
         guard let output = command[ExpenseOptions.output] else { throw usage("--output FILE.html is required") }
         let currency = try command.value(ExpenseFieldOptions.currency)
@@ -21,9 +21,17 @@ extension ExpenseRunner {
             throw usage(error.message)
         }
         let ledger = try readingLedger()
-        let reports = try currencyReports(ledger, months: months)
+        var converter = try currencyConverter(ledger)
+        let reports: [CurrencyReport]
+        var conversion: ReportConversion?
+        if var converting = converter {
+            (reports, conversion) = try convertedReport(ledger, months: months, periodEnd: to ?? months.today, converter: &converting)
+            converter = converting
+        } else {
+            reports = try currencyReports(ledger, months: months)
+        }
         let html = HTMLReport.document(from: months.from, to: months.to, generated: months.today, currencies: reports,
-                                       money: moneyDisplay(ledger))
+                                       money: moneyDisplay(ledger), conversion: conversion)
         do {
             // Whole or untouched, and 0600 like the cache and exports: the report holds the same data.
             try AtomicFile.replace(output) { descriptor in
@@ -36,6 +44,7 @@ extension ExpenseRunner {
         }
         noteUnsynced(ledger)
         console.err("Wrote \(output) (\(reports.count) currenc\(reports.count == 1 ? "y" : "ies"), \(months.from) to \(months.to)).")
+        if let converter { tellUnconverted(converter) }
     }
 
     /// Per currency the numbers of `summary --by category` and `stats --period month` for the range, and its

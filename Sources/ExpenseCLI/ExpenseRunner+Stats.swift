@@ -5,13 +5,21 @@ import ExpenseProtocol
 import Foundation
 
 extension ExpenseRunner {
-    /// `expense stats [--period P] [--from D] [--to D] [--by category] [--currency C] [--server] [--json|--csv]`.
+    /// `expense stats [--period P] [--from D] [--to D] [--by category] [--currency C] [--member M] [--in CODE [--at W]]
+    /// [--server] [--json|--csv]`.
     func stats() throws {
         let query = try statisticsQuery()
         guard !(command[ExpenseOptions.json] && command[ExpenseOptions.csv]) else { throw usage("--json and --csv cannot be combined") }
         let ledger = try readingLedger()
-        let statistics: PeriodStatistics
-        if let member = try chosenMember(ledger) {
+        var statistics: PeriodStatistics
+        var converter = try currencyConverter(ledger)
+        let member = try chosenMember(ledger)
+        if converter != nil && command[ExpenseOptions.server] {
+            throw usage("--in converts the local copy's amounts; the daemon's stats (--server) does not convert yet")
+        }
+        if converter != nil {
+            statistics = try convertedStatistics(ledger, query: query, member: member, converter: &converter)
+        } else if let member {
             statistics = try PeriodStatisticsBuilder.statistics(memberParts(ledger, member, ExpenseFilter(from: query.from, to: query.to)),
                                                          query: query)
         } else if command[ExpenseOptions.server] {
@@ -21,14 +29,38 @@ extension ExpenseRunner {
             noteUnsynced(ledger)
         }
         if command[ExpenseOptions.json] {
-            console.out(StatsReport.json(statistics))
+            console.out(StatsReport.json(statistics, converter: converter))
         } else if command[ExpenseOptions.csv] {
+            // CSV is one rectangular table: what was not converted is left out of it (standard error says so).
             console.out(StatsReport.csv(statistics))
-        } else if statistics.tables.isEmpty {
+        } else if statistics.tables.isEmpty && (converter?.unconverted.isEmpty ?? true) {
             console.err("No expenses from \(query.from) to \(query.to).")
         } else {
-            console.out(StatsReport.render(statistics, chart: console.isTerminal, money: moneyDisplay(ledger)))
+            let money = moneyDisplay(ledger)
+            if !statistics.tables.isEmpty {
+                console.out(StatsReport.render(statistics, chart: console.isTerminal, money: money))
+            }
+            if let converter { for line in unconvertedLines(converter, money: money) { console.out(line + "\n") } }
         }
+        if let converter { tellUnconverted(converter) }
+    }
+
+    /// The statistics of `query` with every amount (or `member`'s part of it) converted by `converter`, expense by
+    /// expense. `--currency` keeps the expenses in that currency, before they are converted; `--at end` values
+    /// each amount on the last day of its row's period (a whole week, month, quarter or year).
+    func convertedStatistics(_ ledger: LocalLedger, query: StatisticsQuery, member: UUID?,
+                             converter: inout CurrencyConverter?) throws -> PeriodStatistics {
+        var converted = query
+        converted.currency = nil
+        var builder = PeriodStatisticsBuilder(query: converted)
+        try ledger.forEach(ExpenseFilter(from: query.from, to: query.to)) { expense in
+            guard let part = member.map(expense.part) ?? expense, query.currency.map({ $0 == part.currency }) ?? true else { return }
+            let end = query.period.end(startingOn: query.period.start(containing: part.date))
+            if let amount = converter?.convert(part, periodEnd: end) { try builder.add(amount) }
+        }
+        var statistics = try builder.build()
+        statistics.query = query
+        return statistics
     }
 
     /// The query of `--period`, `--from`, `--to`, `--by` and `--currency`; the range left out is resolved by

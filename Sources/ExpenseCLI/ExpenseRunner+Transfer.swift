@@ -8,21 +8,38 @@ extension ExpenseRunner {
     /// `expense settle [--currency C] [--json]`: the transfers that would settle everyone up.
     func settleShow() throws {
         let ledger = try readingLedger()
-        let (balances, names) = try sharedBalances(ledger)
-        let transfers = try chosenCurrencies(balances).flatMap { balances.settlement(in: $0) }
+        var converter = try currencyConverter(ledger)
+        let balances: Balances, names: MemberDirectory, transfers: [Balances.Transfer]
+        if converter != nil {
+            // Converted (`--in`): the balances of `balances --in`, one currency; --currency picked the records.
+            (balances, names) = try sharedBalances(ledger, currency: try command.value(ExpenseFieldOptions.currency), converting: &converter)
+            transfers = balances.currencies.flatMap { balances.settlement(in: $0) }
+        } else {
+            (balances, names) = try sharedBalances(ledger)
+            transfers = try chosenCurrencies(balances).flatMap { balances.settlement(in: $0) }
+        }
         if command[ExpenseOptions.json] {
-            console.out(JSONWriter.prettyText(.array(transfers.map { transfer in
+            let array = JSONValue.array(transfers.map { transfer in
                 .object(["from": .string(names.name(transfer.from)), "to": .string(names.name(transfer.to)),
                          "fromId": .string(UUIDText.lowercased(transfer.from)), "toId": .string(UUIDText.lowercased(transfer.to)),
                          "amount": .int(transfer.amount), "currency": .string(transfer.currency.code)])
-            })))
-            return
+            })
+            guard let converter else { return console.out(JSONWriter.prettyText(array)) }
+            console.out(JSONWriter.prettyText(.object(["in": .string(converter.target.code), "at": .string(converter.valuation.description),
+                                                       "transfers": array, "unconverted": Self.unconvertedJSON(converter)])))
+            return tellUnconverted(converter)
         }
-        guard !transfers.isEmpty else { return console.err("Everyone is settled up.") }
         let money = moneyDisplay(ledger)
+        if transfers.isEmpty {
+            console.err("Everyone is settled up.")
+        }
         for transfer in transfers {
             console.out("\(DisplayText.escaped(names.name(transfer.from))) pays \(DisplayText.escaped(names.name(transfer.to))) "
                         + money.text(transfer.amount, currency: transfer.currency) + "\n")
+        }
+        if let converter {
+            for line in unconvertedLines(converter, money: money) { console.out(line + "\n") }
+            tellUnconverted(converter)
         }
     }
 

@@ -18,10 +18,10 @@ struct BudgetSection: ReportSection {
             let y = index * rowHeight
             let budgetWidth = Int(SummaryReport.scaled(available, of: largest, to: Int64(width - labelWidth)))
             let spentWidth = Int(SummaryReport.scaled(max(0, status.spent), of: largest, to: Int64(width - labelWidth)))
-            let label = "\(entry.budget.category): \(money.text(status.spent, currency: report.currency)) of "
+            let label = "\(entry.name): \(money.text(status.spent, currency: report.currency)) of "
                 + "\(money.text(available, currency: report.currency))\(status.isOver ? " (over)" : "")"
             bars += "<g><title>\(HTMLEscape.text(label))</title>"
-                + "<text x=\"0\" y=\"\(y + 17)\" class=\"label\">\(HTMLEscape.text(entry.budget.category))</text>"
+                + "<text x=\"0\" y=\"\(y + 17)\" class=\"label\">\(HTMLEscape.text(entry.name))</text>"
                 + "<rect class=\"bar budgeted\" x=\"\(labelWidth)\" y=\"\(y + 4)\" width=\"\(max(budgetWidth, 1))\" height=\"18\"/>"
                 + "<rect class=\"bar spent\(status.isOver ? " over" : "")\" x=\"\(labelWidth)\" y=\"\(y + 8)\" "
                 + "width=\"\(max(spentWidth, 1))\" height=\"10\"/></g>\n"
@@ -36,7 +36,7 @@ struct BudgetSection: ReportSection {
             + "<th scope=\"col\" class=\"number\">Left</th></tr></thead>\n<tbody>\n"
         for entry in report.budgets {
             let status = entry.status
-            html += "<tr\(status.isOver ? " class=\"over\"" : "")><td><bdi>\(HTMLEscape.text(entry.budget.category))</bdi></td>"
+            html += "<tr\(status.isOver ? " class=\"over\"" : "")><td><bdi>\(HTMLEscape.text(entry.name))</bdi></td>"
                 + "<td class=\"number\">\(status.period.start) to \(status.period.end)</td>"
                 + [status.budgeted, status.carried, status.spent, status.left].map {
                     "<td class=\"number\">\(HTMLEscape.text(money.text($0, currency: report.currency)))</td>"

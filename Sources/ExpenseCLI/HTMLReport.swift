@@ -35,8 +35,10 @@ enum HTMLReport {
     static let sections: [any ReportSection] = [CategorySection(), TrendSection(), BudgetSection(), LargestSection(),
                                                 BalancesSection()]
 
+    /// The document; with `conversion` (`report --in`), its subtitle under the title instead of "never added
+    /// together", and a last section listing what was not converted.
     static func document(from: CalendarDay, to: CalendarDay, generated: CalendarDay, currencies: [CurrencyReport],
-                         money: MoneyDisplay) -> String {
+                         money: MoneyDisplay, conversion: ReportConversion? = nil) -> String {
         let title = "Expenses \(from) to \(to)"
         var html = """
             <!DOCTYPE html>
@@ -52,7 +54,7 @@ enum HTMLReport {
             <body>
             <main>
             <h1>\(HTMLEscape.text(title))</h1>
-            <p class="meta">Written by <code>expense report</code> on \(generated). Currencies are never added together.</p>
+            <p class="meta">Written by <code>expense report</code> on \(generated). \(HTMLEscape.text(conversion?.subtitle ?? "Currencies are never added together."))</p>
 
             """
         if currencies.isEmpty { html += "<p>No expenses in this range.</p>\n" }
@@ -69,6 +71,10 @@ enum HTMLReport {
                 html += "<section class=\"part\">\n<h3>\(HTMLEscape.text(section.title))</h3>\n\(body)</section>\n"
             }
             html += "</section>\n"
+        }
+        if let conversion, !conversion.unconverted.isEmpty {
+            html += "<section class=\"unconverted\" id=\"unconverted\">\n<h2>Not converted</h2>\n<ul>\n"
+                + conversion.unconverted.map { "<li>\(HTMLEscape.text($0))</li>\n" }.joined() + "</ul>\n</section>\n"
         }
         html += "</main>\n</body>\n</html>\n"
         return html

@@ -67,8 +67,8 @@ enum StatsReport {
     // MARK: JSON and CSV
 
     /// The same numbers in minor units; `amounts` and `columnTotals`/`columnAverages` follow `categories`;
-    /// `currency` only when the query names one.
-    static func json(_ statistics: PeriodStatistics) -> String {
+    /// `currency` only when the query names one; with `converter` (`--in`), `in`, `at` and `unconverted`.
+    static func json(_ statistics: PeriodStatistics, converter: CurrencyConverter? = nil) -> String {
         let query = statistics.query
         let amounts = { (values: [Int64]) in JSONValue.array(values.map { .int($0) }) }
         var body: [String: JSONValue] = [
@@ -89,6 +89,11 @@ enum StatsReport {
             }),
         ]
         if let currency = query.currency { body["currency"] = .string(currency.code) }
+        if let converter {
+            body["in"] = .string(converter.target.code)
+            body["at"] = .string(converter.valuation.description)
+            body["unconverted"] = ExpenseRunner.unconvertedJSON(converter)
+        }
         return JSONWriter.prettyText(.object(body))
     }
 

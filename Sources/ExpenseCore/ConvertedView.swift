@@ -111,21 +111,33 @@ public struct CurrencyConverter: Sendable {
     /// - Parameter periodEnd: the last day of the period the expense is reported in, for ``Valuation/periodEnd``
     ///   (its own date when `nil`).
     public mutating func convert(_ expense: Expense, periodEnd: CalendarDay? = nil) -> Expense? {
-        let day: CalendarDay
-        switch valuation {
-        case .then: day = expense.date
-        case .periodEnd: day = periodEnd ?? expense.date
-        case .on(let fixed): day = fixed
-        }
-        switch table.convert(expense.amount, expense.currency, on: day, into: target) {
-        case .converted(let amount, _):
-            return expense.converted(amount: amount, currency: target)
+        guard let amount = convert(expense.amount, expense.currency, dated: expense.date, periodEnd: periodEnd) else { return nil }
+        return expense.converted(amount: amount, currency: target)
+    }
+
+    /// `amount` minor units of `currency`, dated `date`, in minor units of ``target``, valued as
+    /// ``convert(_:periodEnd:)`` values an expense (a shared expense's amount before it is divided, a transfer);
+    /// `nil` when it cannot be converted, which ``unconverted`` then counts.
+    public mutating func convert(_ amount: Int64, _ currency: Currency, dated date: CalendarDay, periodEnd: CalendarDay? = nil) -> Int64? {
+        let day = valuationDay(dated: date, periodEnd: periodEnd)
+        switch table.convert(amount, currency, on: day, into: target) {
+        case .converted(let converted, _):
+            return converted
         case .noRate:
-            leave(expense, on: day, because: .noRate)
+            leave(amount, currency, on: day, because: .noRate)
         case .overflow:
-            leave(expense, on: day, because: .overflow)
+            leave(amount, currency, on: day, because: .overflow)
         }
         return nil
+    }
+
+    /// The day an amount dated `date` is valued on: its date, `periodEnd` (its date when `nil`), or the fixed day.
+    public func valuationDay(dated date: CalendarDay, periodEnd: CalendarDay?) -> CalendarDay {
+        switch valuation {
+        case .then: date
+        case .periodEnd: periodEnd ?? date
+        case .on(let fixed): fixed
+        }
     }
 
     /// What was left unconverted, by currency code then reason.
@@ -136,15 +148,15 @@ public struct CurrencyConverter: Sendable {
     /// How many amounts were left unconverted.
     public var unconvertedCount: Int64 { left.values.reduce(0) { $0 + $1.count } }
 
-    private mutating func leave(_ expense: Expense, on day: CalendarDay, because reason: UnconvertedTotal.Reason) {
-        let key = Key(currency: expense.currency, reason: reason)
+    private mutating func leave(_ amount: Int64, _ currency: Currency, on day: CalendarDay, because reason: UnconvertedTotal.Reason) {
+        let key = Key(currency: currency, reason: reason)
         guard var total = left[key] else {
-            left[key] = UnconvertedTotal(currency: expense.currency, reason: reason, amount: expense.amount, count: 1,
+            left[key] = UnconvertedTotal(currency: currency, reason: reason, amount: amount, count: 1,
                                          firstDay: day, lastDay: day)
             return
         }
         total.amount = total.amount.flatMap { sum in
-            let (added, overflow) = sum.addingReportingOverflow(expense.amount)
+            let (added, overflow) = sum.addingReportingOverflow(amount)
             return overflow ? nil : added
         }
         total.count += 1

@@ -80,11 +80,11 @@ public struct Expense: Hashable, Sendable, Identifiable {
                        split: split)
     }
 
-    /// This expense with its amount in another currency, for a converted view (``CurrencyConverter``): every
-    /// other field kept but the split, whose exact amounts would no longer add up (a view that counts members'
-    /// parts takes them before converting).
+    /// This expense with its amount in another currency (a converted view, ``CurrencyConverter``), every other
+    /// field kept but the payer and split, which no longer match a converted amount (an exact split's amounts
+    /// are in the old currency).
     public func converted(amount newAmount: Int64, currency newCurrency: Currency) -> Expense {
-        Expense(id: id, amount: newAmount, currency: newCurrency, category: category, date: date, note: note, paidBy: paidBy,
+        Expense(id: id, amount: newAmount, currency: newCurrency, category: category, date: date, note: note, paidBy: nil,
                 split: nil)
     }
 

@@ -195,7 +195,29 @@ public struct SplitSpec: Hashable, Sendable {
     public func shares(amount: Int64, currency: Currency, expenseId: UUID) throws(SplitError) -> [Share] {
         try validate(amount: amount, currency: currency)
         if method == .exact { return parts.map { Share(member: $0.member, amount: $0.weight) } }
-        // Products in Int128: an amount below 2^53 times a weight below 2^20 (a total below 2^26) cannot overflow.
+        return try proportionalShares(amount: amount, expenseId: expenseId)
+    }
+
+    /// The shares of `amount`, an expense's amount converted into another currency (`balances --in`): the same
+    /// division as ``shares(amount:currency:expenseId:)``, with an exact split's amounts read as weights (so the
+    /// converted amount is divided in proportion to the original exact shares, by the same largest-remainder
+    /// rule). They add up to `amount` exactly.
+    /// - Parameters:
+    ///   - amount: the converted amount in minor units, 0 to ``ExpenseRules/maximumAmount``.
+    ///   - expenseId: the expense's id, which picks where the rotation starts.
+    /// - Throws: `invalid_split` for an amount outside that range.
+    public func convertedShares(amount: Int64, expenseId: UUID) throws(SplitError) -> [Share] {
+        guard (0...ExpenseRules.maximumAmount).contains(amount) else {
+            throw .invalidSplit("the amount to split must be from 0 to \(ExpenseRules.maximumAmount) minor units, not \(amount)")
+        }
+        return try proportionalShares(amount: amount, expenseId: expenseId)
+    }
+
+    /// `amount` divided in proportion to the weights: floors, then the units left over by largest remainder,
+    /// ties by the rotation the expense id starts (``shares(amount:currency:expenseId:)``).
+    private func proportionalShares(amount: Int64, expenseId: UUID) throws(SplitError) -> [Share] {
+        // Products in Int128: an amount below 2^53 times a weight below 2^53 (an exact split's; the others' are
+        // below 2^20), with a total below 2^59, cannot overflow.
         let total = parts.reduce(Int128(0)) { $0 + Int128($1.weight) }
         var amounts: [Int64] = []
         var remainders: [Int128] = []

@@ -61,7 +61,7 @@ enum BudgetJSON {
     static func status(_ budgets: ConvertedBudgets, converter: CurrencyConverter) -> String {
         JSONWriter.prettyText(.object([
             "in": .string(converter.target.code), "at": .string(converter.valuation.description),
-            "budgets": statusArray(budgets.entries), "unconverted": ExpenseRunner.unconvertedJSON(converter),
+            "budgets": statusArray(budgets.entries), "unconverted": ExpenseRunner.unconvertedJSON(converter.unconverted),
             "unconvertedBudgets": .array(budgets.unconverted.map { budget, day in
                 .object(["category": .string(budget.category), "currency": .string(budget.currency.code), "day": .string(day.description)])
             }),

@@ -34,11 +34,11 @@ extension ExpenseRunner {
             guard let converter else { return console.out(JSONWriter.prettyText(array)) }
             // Converted: an object, so that the currency, the valuation and what was left out can go with the rows.
             console.out(JSONWriter.prettyText(.object(["in": .string(converter.target.code), "at": .string(converter.valuation.description),
-                                                       "balances": array, "unconverted": Self.unconvertedJSON(converter)])))
-            return tellUnconverted(converter)
+                                                       "balances": array, "unconverted": Self.unconvertedJSON(converter.unconverted)])))
+            return tellUnconverted(converter.unconverted, into: converter.target)
         }
         let money = moneyDisplay(ledger)
-        let unconverted = converter.map { unconvertedLines($0, money: money) } ?? []
+        let unconverted = converter.map { unconvertedLines($0.unconverted, into: $0.target, money: money) } ?? []
         guard !rows.isEmpty || !unconverted.isEmpty else { return console.err("No shared expenses.") }
         if !rows.isEmpty { console.out("MEMBER                CUR         PAID        SHARE          NET\n") }
         for row in rows {
@@ -50,7 +50,7 @@ extension ExpenseRunner {
                         }.joined(separator: "  ") + "\n")
         }
         for line in unconverted { console.out(line + "\n") }
-        if let converter { tellUnconverted(converter) }
+        if let converter { tellUnconverted(converter.unconverted, into: converter.target) }
     }
 
     /// The daemon's balances (the authority), only `currency`'s when it is given, as `summary --server` asks for

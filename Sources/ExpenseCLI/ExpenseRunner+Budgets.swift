@@ -81,11 +81,11 @@ extension ExpenseRunner {
             } else {
                 let money = moneyDisplay(ledger)
                 console.out(BudgetReport.render(budgets.entries, chart: console.isTerminal, money: money))
-                for line in unconvertedLines(converter, money: money) + unconvertedBudgetLines(budgets, into: converter.target) {
+                for line in unconvertedLines(converter.unconverted, into: converter.target, money: money) + unconvertedBudgetLines(budgets, into: converter.target) {
                     console.out(line + "\n")
                 }
             }
-            tellUnconverted(converter)
+            tellUnconverted(converter.unconverted, into: converter.target)
             return tellUnconvertedBudgets(budgets, into: converter.target)
         }
         let statuses = try Self.statuses(Self.budgets(data), on: on, ledger: ledger, member: chosenMember(ledger))

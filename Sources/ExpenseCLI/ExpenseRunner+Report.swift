@@ -44,7 +44,7 @@ extension ExpenseRunner {
         }
         noteUnsynced(ledger)
         console.err("Wrote \(output) (\(reports.count) currenc\(reports.count == 1 ? "y" : "ies"), \(months.from) to \(months.to)).")
-        if let converter { tellUnconverted(converter) }
+        if let converter { tellUnconverted(converter.unconverted, into: converter.target) }
     }
 
     /// Per currency the numbers of `summary --by category` and `stats --period month` for the range, and its

@@ -39,7 +39,7 @@ extension ExpenseRunner {
         var statistics = try builder.build()
         statistics.query = months
         let money = moneyDisplay(ledger)
-        var unconverted = unconvertedLines(converter, money: money)
+        var unconverted = unconvertedLines(converter.unconverted, into: converter.target, money: money)
         // Budgets and balances reach other records (earlier periods, every shared expense): their own converters,
         // so that an expense is listed once; what they leave out is named in a line of its own.
         var budgets = ConvertedBudgets()

@@ -40,9 +40,9 @@ extension ExpenseRunner {
             if !statistics.tables.isEmpty {
                 console.out(StatsReport.render(statistics, chart: console.isTerminal, money: money))
             }
-            if let converter { for line in unconvertedLines(converter, money: money) { console.out(line + "\n") } }
+            if let converter { for line in unconvertedLines(converter.unconverted, into: converter.target, money: money) { console.out(line + "\n") } }
         }
-        if let converter { tellUnconverted(converter) }
+        if let converter { tellUnconverted(converter.unconverted, into: converter.target) }
     }
 
     /// The statistics of `query` with every amount (or `member`'s part of it) converted by `converter`, expense by

@@ -26,8 +26,8 @@ extension ExpenseRunner {
             })
             guard let converter else { return console.out(JSONWriter.prettyText(array)) }
             console.out(JSONWriter.prettyText(.object(["in": .string(converter.target.code), "at": .string(converter.valuation.description),
-                                                       "transfers": array, "unconverted": Self.unconvertedJSON(converter)])))
-            return tellUnconverted(converter)
+                                                       "transfers": array, "unconverted": Self.unconvertedJSON(converter.unconverted)])))
+            return tellUnconverted(converter.unconverted, into: converter.target)
         }
         let money = moneyDisplay(ledger)
         if transfers.isEmpty {
@@ -38,8 +38,8 @@ extension ExpenseRunner {
                         + money.text(transfer.amount, currency: transfer.currency) + "\n")
         }
         if let converter {
-            for line in unconvertedLines(converter, money: money) { console.out(line + "\n") }
-            tellUnconverted(converter)
+            for line in unconvertedLines(converter.unconverted, into: converter.target, money: money) { console.out(line + "\n") }
+            tellUnconverted(converter.unconverted, into: converter.target)
         }
     }
 

@@ -92,7 +92,7 @@ enum StatsReport {
         if let converter {
             body["in"] = .string(converter.target.code)
             body["at"] = .string(converter.valuation.description)
-            body["unconverted"] = ExpenseRunner.unconvertedJSON(converter)
+            body["unconverted"] = ExpenseRunner.unconvertedJSON(converter.unconverted)
         }
         return JSONWriter.prettyText(.object(body))
     }

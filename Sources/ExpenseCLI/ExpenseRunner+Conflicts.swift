@@ -79,7 +79,11 @@ extension ExpenseRunner {
         case .theirs: resolution = .theirs
         case .edit:
             guard !given.isEmpty else { throw usage("--edit needs at least one of " + ExpenseFieldOptions.listed) }
-            resolution = .edit(try ExpenseFieldOptions.changes(command, currentCurrency: conflict.theirs.expense.currency, members: memberNames(ledger)))
+            let ledgerCurrency = try ledger.ledgerCurrency()
+            let changes = try ExpenseFieldOptions.changes(command, currentCurrency: conflict.theirs.expense.currency,
+                                                          members: memberNames(ledger), ledgerCurrency: ledgerCurrency)
+            try ExpenseFieldOptions.checkCharged(conflict.theirs.expense.draft.merging(changes), ledgerCurrency: ledgerCurrency)
+            resolution = .edit(changes)
         }
         try ledger.resolve(conflict, resolution)
         console.out(UUIDText.lowercased(conflict.id) + "\n")

@@ -213,7 +213,7 @@ extension ExpenseRunner {
     /// A budget's, rule's or setting's field is shown as its JSON (escaped: it is someone else's text).
     static func valueText(_ value: HistoryEntry.Value, money: MoneyDisplay) -> String {
         switch value {
-        case .money(let amount, let currency, _): return money.text(amount, currency: currency)
+        case .money(let amount, let currency, _, _): return money.text(amount, currency: currency)
         case .text(let text): return DisplayText.quoted(text)
         case .data(let value?):
             var writer = JSONWriter()

@@ -121,7 +121,7 @@ enum ExpenseFieldOptions {
         draft.paidBy = try command.value(paidBy).map { try UUIDText.lowercased(members.payer($0)) } ?? members.defaultPayer
         draft.split = try command.value(split).map { try members.split($0, currency: currency).text }
         draft.charged = try command.value(paid).map { try charged($0, ledgerCurrency: ledgerCurrency) }
-        try checkCharged(draft, ledgerCurrency: ledgerCurrency)
+        try checkCharged(draft, changes: draft, ledgerCurrency: ledgerCurrency)
         draft.completeCreation(currency: currency)
         return draft
     }
@@ -129,7 +129,8 @@ enum ExpenseFieldOptions {
     /// The changes `command` gives, as a draft: the amount parsed in `--currency`, else in `currentCurrency`
     /// (the expense's own); category, date and note as given, validated where the draft is applied.
     /// - Throws: ``UsageError`` as ``checked(_:)``; the core's validation errors for the currency and amount.
-    /// `--paid` is parsed in `ledgerCurrency`; whether the edited expense may have it is ``checkCharged(_:ledgerCurrency:)``'s.
+    /// `--paid` is parsed in `ledgerCurrency`; whether the edited expense may have it is
+    /// ``checkCharged(_:changes:ledgerCurrency:)``'s.
     static func changes(_ command: ParsedCommand, currentCurrency: Currency, members: MemberNames,
                         ledgerCurrency: Currency) throws -> ExpenseDraft {
         _ = try checked(command)
@@ -160,11 +161,13 @@ enum ExpenseFieldOptions {
     }
 
     /// Refuses an amount charged on an expense already in the ledger's currency: there it is the amount itself, and
-    /// a second figure would only disagree with it. `draft` is the expense as it will be (an edit's changes merged
-    /// with the expense: an edit that moves an expense with an amount charged into the ledger's currency must
-    /// drop it with `--no-paid`).
+    /// a second figure would only disagree with it. `draft` is the expense as it will be (an edit's `changes`
+    /// merged with the expense: an edit that moves an expense with an amount charged into the ledger's currency
+    /// must drop it with `--no-paid`). Only a change that sets an amount charged or the currency is checked, so
+    /// that such an expense another program made (the daemon takes it) can still have its note changed.
     /// - Throws: ``ExpenseCore/ValidationError/invalidCharged(_:)`` (exit 65).
-    static func checkCharged(_ draft: ExpenseDraft, ledgerCurrency: Currency) throws {
+    static func checkCharged(_ draft: ExpenseDraft, changes: ExpenseDraft, ledgerCurrency: Currency) throws {
+        guard changes.charged.map({ $0 != 0 }) == true || changes.currency != nil else { return }
         guard let charged = draft.charged, charged != 0, draft.currency?.text == ledgerCurrency.code else { return }
         throw ValidationError.invalidCharged("--paid is for an expense in another currency than the ledger's; this one is in "
                                              + "\(ledgerCurrency.code), the ledger's own, so its amount is what was charged "

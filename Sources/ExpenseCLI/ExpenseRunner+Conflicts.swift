@@ -39,7 +39,7 @@ extension ExpenseRunner {
         for conflict in conflicts {
             text += "\(UUIDText.lowercased(conflict.id))  \(conflictKind(conflict))\n"
             text += "  FIELD     MINE                           THEIRS\n"
-            for line in conflict.differences(names: members.name) {
+            for line in conflict.differences(names: members.name, ledgerCurrency: try? reading.ledgerCurrency()) {
                 text += "  " + line.field.padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
                     + TerminalWidth.padded(ExpenseTable.oneLine(line.mine, width: 30), to: 30) + " "
                     + ExpenseTable.oneLine(line.theirs, width: 30) + "\n"
@@ -82,7 +82,8 @@ extension ExpenseRunner {
             let ledgerCurrency = try ledger.ledgerCurrency()
             let changes = try ExpenseFieldOptions.changes(command, currentCurrency: conflict.theirs.expense.currency,
                                                           members: memberNames(ledger), ledgerCurrency: ledgerCurrency)
-            try ExpenseFieldOptions.checkCharged(conflict.theirs.expense.draft.merging(changes), ledgerCurrency: ledgerCurrency)
+            try ExpenseFieldOptions.checkCharged(conflict.theirs.expense.draft.merging(changes), changes: changes,
+                                                 ledgerCurrency: ledgerCurrency)
             resolution = .edit(changes)
         }
         try ledger.resolve(conflict, resolution)

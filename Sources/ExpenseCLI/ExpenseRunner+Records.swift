@@ -4,7 +4,7 @@ import ExpenseCore
 
 extension ExpenseRunner {
     /// `expense add AMOUNT CATEGORY [--date D] [--note N] [--currency C] [--paid AMOUNT] …`: prints the new id.
-    /// `--paid` is refused on an expense in the ledger's currency (``ExpenseFieldOptions/checkCharged(_:ledgerCurrency:)``).
+    /// `--paid` is refused on an expense in the ledger's currency (``ExpenseFieldOptions/checkCharged(_:changes:ledgerCurrency:)``).
     func add() throws {
         let ledger = try ledger()
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
@@ -28,7 +28,7 @@ extension ExpenseRunner {
         let ledgerCurrency = try ledger.ledgerCurrency()
         let changes = try ExpenseFieldOptions.changes(command, currentCurrency: record.expense.currency, members: memberNames(ledger),
                                                       ledgerCurrency: ledgerCurrency)
-        try ExpenseFieldOptions.checkCharged(record.expense.draft.merging(changes), ledgerCurrency: ledgerCurrency)
+        try ExpenseFieldOptions.checkCharged(record.expense.draft.merging(changes), changes: changes, ledgerCurrency: ledgerCurrency)
         let updated = try ledger.journaledEdit(record, changes: changes)
         console.out(updated.idString + "\n")
     }

@@ -77,16 +77,18 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
 
     /// This field's conflict group's value in `expense` as a person reads it, where two sides are shown: money
     /// with its code (`12.50 EUR`, its split as typed when it has one: `split shares:alice=2,bob=1`, and the
-    /// amount charged in minor units of the ledger's currency when there is one, `charged 12840`), the
-    /// date as `YYYY-MM-DD`, the payer's name (empty: none), text as it is. Members are named by `names`
-    /// (by default their ids, for a caller that knows no names).
-    public func text(of expense: Expense, names: (UUID) -> String = { UUIDText.lowercased($0) }) -> String {
+    /// amount charged when there is one: `charged 128.40 EUR` in `ledgerCurrency`, or in minor units, `charged
+    /// 12840`, for a caller that does not know it), the date as `YYYY-MM-DD`, the payer's name (empty: none),
+    /// text as it is. Members are named by `names` (by default their ids, for a caller that knows no names).
+    public func text(of expense: Expense, names: (UUID) -> String = { UUIDText.lowercased($0) }, ledgerCurrency: Currency? = nil) -> String {
         switch self {
         case .id: expense.idString
         case .amount, .currency, .split, .charged:
             Money.format(expense.amount, currency: expense.currency, includeCode: true)
                 + (expense.split.map { " split " + $0.typedText(currency: expense.currency, name: names) } ?? "")
-                + (expense.charged.map { " charged \($0)" } ?? "")
+                + (expense.charged.map { charged in
+                    " charged " + (ledgerCurrency.map { Money.format(charged, currency: $0, includeCode: true) } ?? "\(charged)")
+                } ?? "")
         case .category: expense.category
         case .date: expense.date.description
         case .note: expense.note

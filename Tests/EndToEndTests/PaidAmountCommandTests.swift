@@ -116,6 +116,9 @@ import Testing
             try ann.succeed(["sync"])
             let conflicted = try bob.run(["sync"])
             #expect(conflicted.status == 3 && conflicted.stdout.contains("conflicts 1"), "\(conflicted)")
+            // Both sides whole: money with the amount charged in the ledger's currency.
+            let conflicts = try bob.succeed(["conflicts"], environment: Self.environment)
+            #expect(conflicts.contains("120.00 CHF charged 131.00 EUR") && conflicts.contains("125.00 CHF charged 128.40 EUR"), "\(conflicts)")
             try bob.succeed(["resolve", String(id.prefix(8)), "--theirs"])
 
             let other = try ann.succeed(["add", "30", "food", "--currency", "CHF", "--date", "2026-03-06"]).trimmingCharacters(in: .newlines)
@@ -128,6 +131,9 @@ import Testing
                 let kept = try #require(listed.first { $0["id"] as? String == other })
                 #expect(kept["note"] as? String == "lunch" && kept["charged"] as? Int == 3210, "\(kept)")
             }
+            // The daemon's history shows it with money.
+            let history = try ann.succeed(["history", String(other.prefix(8))], environment: Self.environment)
+            #expect(history.contains("money 30.00 CHF → 30.00 CHF charged 32.10 EUR"), "\(history)")
         }
     }
 }

@@ -58,6 +58,8 @@ import Testing
         #expect(ExpenseField.charged.matches(draft, some) == true && ExpenseField.charged.matches(draft, none) == false)
         #expect(ExpenseField.charged.matches(ExpenseDraft(), some) == nil)
         #expect(ExpenseField.charged.text(of: some) == "120.00 CHF charged 12840")
+        #expect(ExpenseField.amount.text(of: some, ledgerCurrency: Self.eur) == "120.00 CHF charged 128.40 EUR")
+        #expect(ExpenseField.amount.text(of: none, ledgerCurrency: Self.eur) == "120.00 CHF")
     }
 
     @Test("into the ledger's currency the amount charged is the converted amount exactly, with a rate, without one, on any day")

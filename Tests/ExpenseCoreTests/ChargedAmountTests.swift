@@ -77,6 +77,21 @@ import Testing
         #expect(converter.convert(some)?.charged == nil)
     }
 
+    @Test("a member's part of a shared expense has their part of the amount charged, divided as a converted amount is")
+    func partOfTheAmountCharged() throws {
+        let first = "10000000-0000-4000-8000-000000000001", second = "20000000-0000-4000-8000-000000000002"
+        let shared = try ExpenseValidator.validate(ExpenseDraft(id: "3f2504e0-4f89-41d3-9a0c-0305e82c3301", amount: 12_000, currency: "CHF",
+                                                                category: "food", date: "2026-03-04", note: "", paidBy: first,
+                                                                split: "equal:\(first),\(second)", charged: 12_841))
+        let members = [first, second].compactMap(UUID.init(uuidString:))
+        let parts = members.compactMap { shared.part(of: $0) }
+        #expect(members.count == 2 && parts.count == 2)
+        #expect(parts.map(\.amount) == [6_000, 6_000])
+        #expect(parts.compactMap(\.charged).reduce(0, +) == 12_841 && parts.allSatisfy { [6_420, 6_421].contains($0.charged ?? 0) })
+        var converter = CurrencyConverter(table: RateTable([], ledgerCurrency: Self.eur), target: Self.eur, valuation: .then)
+        #expect(parts.compactMap { converter.convert($0)?.amount }.reduce(0, +) == 12_841)
+    }
+
     @Test("into any other currency the amount charged plays no part: the rates convert the original amount")
     func chargedIgnoredIntoAnotherCurrency() throws {
         let some = try Self.expense(charged: 12_840)

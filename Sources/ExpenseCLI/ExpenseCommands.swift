@@ -25,6 +25,11 @@ enum ExpenseCommands {
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
+        discussion: """
+          --paid AMOUNT records what a payment in another currency was charged in the ledger's currency, as on a
+          card statement (`expense add 120 food --currency CHF --paid 128.40` in a EUR ledger): every conversion
+          into the ledger's currency (--in) counts that amount instead of a rate.
+        """,
         arguments: [ExpenseArguments.amount.help("The amount, such as 12.50 (at most the currency's decimal places).").spec,
                     ExpenseArguments.category.help("The category, such as food (1 to 64 characters).").spec],
         options: ExpenseFieldOptions.addSpecs)
@@ -53,7 +58,8 @@ enum ExpenseCommands {
           dated on or before the amount's valuation day, else the inverse of the latest reverse rate, else through
           the ledger's currency; never a later rate, never 1. Each amount is converted and rounded once (half to
           even), and a converted total is the sum of those amounts. An amount with no rate is not converted: it is
-          listed after the totals (`plus 120.00 CHF not converted: …`), and standard error says how many.
+          listed after the totals (`plus 120.00 CHF not converted: …`), and standard error says how many. An
+          expense with an amount charged (`add … --paid`) counts that amount, exactly, in the ledger's currency.
         """,
         options: [ExpenseOptions.summaryGrouping.spec,
                   ExpenseOptions.from.help("Only expenses on or after this day.").spec,

@@ -3,11 +3,13 @@ import ExpenseClient
 import ExpenseCore
 import Foundation
 
-/// An expense's field options, `--amount`, `--category`, `--date`, `--note` and `--currency`, declared once
+/// An expense's field options, `--amount`, `--category`, `--date`, `--note`, `--currency`, `--paid-by`, `--split`,
+/// `--paid` and their `--no-…` forms, declared once
 /// with their one rule and their help on each command that offers them: `edit` and `resolve --edit` (all five)
 /// and `add` (`--date`, `--note`, `--currency`; its amount and category are arguments). A new field's option
 /// is one more here: `add`, `edit` and `resolve` take their options from ``addSpecs``, ``editSpecs`` and
-/// ``resolveSpecs``, and their drafts from ``creation(_:amount:currency:category:)`` and ``changes(_:currentCurrency:)``.
+/// ``resolveSpecs``, and their drafts from ``creation(_:amount:currency:category:members:ledgerCurrency:)`` and
+/// ``changes(_:currentCurrency:members:ledgerCurrency:)``.
 enum ExpenseFieldOptions {
     static let amount = TypedOption<String>.text("amount", value: "amount", help: "The amount.")
     static let category = TypedOption<String>.text("category", value: "category", help: "The category.")
@@ -21,6 +23,10 @@ enum ExpenseFieldOptions {
     static let noSplit = Flag("no-split", help: "Stop sharing the expense.")
     /// `edit --no-paid-by`: no one is named as the payer (refused while the expense is shared).
     static let noPaidBy = Flag("no-paid-by", help: "Name no payer.")
+    /// The amount charged in the ledger's currency, parsed in that currency (``ExpenseCore/Money/parse(_:currency:)``).
+    static let paid = TypedOption<String>.text("paid", value: "amount", help: "The amount charged in the ledger's currency.")
+    /// `edit --no-paid`: no amount charged; conversions into the ledger's currency use the rates again.
+    static let noPaid = Flag("no-paid", help: "Forget the amount charged.")
     /// Validated by the core (exit 65, `invalid_currency`).
     static let currency = TypedOption<Currency>("currency", value: "code", help: "The currency.") {
         try ExpenseValidator.validateCurrency($0)
@@ -55,6 +61,13 @@ enum ExpenseFieldOptions {
         Use(spec: { noSplit.help($0).spec }, add: nil, edit: "Stop sharing the expense.", resolve: "With --edit: no split."),
         Use(spec: { noPaidBy.help($0).spec }, add: nil, edit: "Name no payer (an expense that is not shared).",
             resolve: "With --edit: no payer."),
+        Use(spec: { paid.help($0).spec },
+            add: "The amount charged in the ledger's currency, as on a card statement (an expense in another currency); "
+                + "converting into the ledger's currency then uses it instead of a rate.",
+            edit: "The amount charged in the ledger's currency (an expense in another currency).",
+            resolve: "With --edit: the amount charged in the ledger's currency."),
+        Use(spec: { noPaid.help($0).spec }, add: nil, edit: "Forget the amount charged (conversions use the rates again).",
+            resolve: "With --edit: no amount charged."),
     ]
 
     /// The options of `add`, `edit` and `resolve`, each with that command's help.
@@ -89,19 +102,26 @@ enum ExpenseFieldOptions {
         if command.has(paidBy), command.has(noPaidBy.spec) {
             throw UsageError("--paid-by and --no-paid-by contradict each other; give one", path: command.path)
         }
+        if command.has(paid), command.has(noPaid.spec) {
+            throw UsageError("--paid and --no-paid contradict each other; give one", path: command.path)
+        }
         return given(in: command)
     }
 
     /// The expense `add` makes: its arguments (`amount` parsed in `currency`, `category`) and every field option
     /// given, the day defaulting to today; what else a creation may leave out is completed by the core
     /// (``ExpenseCore/ExpenseDraft/completeCreation(currency:)``).
+    /// - Parameter ledgerCurrency: the ledger's currency (``ExpenseClient/LocalLedger/ledgerCurrency()``), in which
+    ///   `--paid` is parsed.
     static func creation(_ command: ParsedCommand, amount: Int64, currency: Currency, category: String?,
-                         members: MemberNames) throws -> ExpenseDraft {
+                         members: MemberNames, ledgerCurrency: Currency) throws -> ExpenseDraft {
         var draft = ExpenseDraft(id: nil, amount: amount, currency: .value(currency), category: category,
                                  date: try command.value(date).map(DraftInput.text) ?? .value(CalendarDay.today()),
                                  note: try command.value(note))
         draft.paidBy = try command.value(paidBy).map { try UUIDText.lowercased(members.payer($0)) } ?? members.defaultPayer
         draft.split = try command.value(split).map { try members.split($0, currency: currency).text }
+        draft.charged = try command.value(paid).map { try charged($0, ledgerCurrency: ledgerCurrency) }
+        try checkCharged(draft, changes: draft, ledgerCurrency: ledgerCurrency)
         draft.completeCreation(currency: currency)
         return draft
     }
@@ -109,7 +129,10 @@ enum ExpenseFieldOptions {
     /// The changes `command` gives, as a draft: the amount parsed in `--currency`, else in `currentCurrency`
     /// (the expense's own); category, date and note as given, validated where the draft is applied.
     /// - Throws: ``UsageError`` as ``checked(_:)``; the core's validation errors for the currency and amount.
-    static func changes(_ command: ParsedCommand, currentCurrency: Currency, members: MemberNames) throws -> ExpenseDraft {
+    /// `--paid` is parsed in `ledgerCurrency`; whether the edited expense may have it is
+    /// ``checkCharged(_:changes:ledgerCurrency:)``'s.
+    static func changes(_ command: ParsedCommand, currentCurrency: Currency, members: MemberNames,
+                        ledgerCurrency: Currency) throws -> ExpenseDraft {
         _ = try checked(command)
         var fields = ExpenseDraft(category: try command.value(category), date: try command.value(date),
                                   note: try command.value(note))
@@ -122,7 +145,33 @@ enum ExpenseFieldOptions {
         if let spec = try command.value(split) { fields.split = try members.split(spec, currency: currency).text }
         if command[noSplit] { fields.split = "" }
         if command[noPaidBy] { fields.paidBy = "" }
+        if let text = try command.value(paid) { fields.charged = try charged(text, ledgerCurrency: ledgerCurrency) }
+        if command[noPaid] { fields.charged = 0 }
         return fields
+    }
+
+    /// `--paid`'s text as minor units of the ledger's currency.
+    /// - Throws: ``ExpenseCore/ValidationError/invalidCharged(_:)`` for text that is not an amount of it.
+    static func charged(_ text: String, ledgerCurrency: Currency) throws -> Int64 {
+        do {
+            return try Money.parse(text, currency: ledgerCurrency)
+        } catch ValidationError.invalidAmount(let detail) {
+            throw ValidationError.invalidCharged("--paid takes an amount in the ledger's currency, \(ledgerCurrency.code): \(detail)")
+        }
+    }
+
+    /// Refuses an amount charged on an expense already in the ledger's currency: there it is the amount itself, and
+    /// a second figure would only disagree with it. `draft` is the expense as it will be (an edit's `changes`
+    /// merged with the expense: an edit that moves an expense with an amount charged into the ledger's currency
+    /// must drop it with `--no-paid`). Only a change that sets an amount charged or the currency is checked, so
+    /// that such an expense another program made (the daemon takes it) can still have its note changed.
+    /// - Throws: ``ExpenseCore/ValidationError/invalidCharged(_:)`` (exit 65).
+    static func checkCharged(_ draft: ExpenseDraft, changes: ExpenseDraft, ledgerCurrency: Currency) throws {
+        guard changes.charged.map({ $0 != 0 }) == true || changes.currency != nil else { return }
+        guard let charged = draft.charged, charged != 0, draft.currency?.text == ledgerCurrency.code else { return }
+        throw ValidationError.invalidCharged("--paid is for an expense in another currency than the ledger's; this one is in "
+                                             + "\(ledgerCurrency.code), the ledger's own, so its amount is what was charged "
+                                             + "(give --no-paid to drop an amount charged)")
     }
 }
 

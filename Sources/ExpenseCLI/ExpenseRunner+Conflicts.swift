@@ -39,7 +39,7 @@ extension ExpenseRunner {
         for conflict in conflicts {
             text += "\(UUIDText.lowercased(conflict.id))  \(conflictKind(conflict))\n"
             text += "  FIELD     MINE                           THEIRS\n"
-            for line in conflict.differences(names: members.name) {
+            for line in conflict.differences(names: members.name, ledgerCurrency: try? reading.ledgerCurrency()) {
                 text += "  " + line.field.padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
                     + TerminalWidth.padded(ExpenseTable.oneLine(line.mine, width: 30), to: 30) + " "
                     + ExpenseTable.oneLine(line.theirs, width: 30) + "\n"
@@ -79,7 +79,12 @@ extension ExpenseRunner {
         case .theirs: resolution = .theirs
         case .edit:
             guard !given.isEmpty else { throw usage("--edit needs at least one of " + ExpenseFieldOptions.listed) }
-            resolution = .edit(try ExpenseFieldOptions.changes(command, currentCurrency: conflict.theirs.expense.currency, members: memberNames(ledger)))
+            let ledgerCurrency = try ledger.ledgerCurrency()
+            let changes = try ExpenseFieldOptions.changes(command, currentCurrency: conflict.theirs.expense.currency,
+                                                          members: memberNames(ledger), ledgerCurrency: ledgerCurrency)
+            try ExpenseFieldOptions.checkCharged(conflict.theirs.expense.draft.merging(changes), changes: changes,
+                                                 ledgerCurrency: ledgerCurrency)
+            resolution = .edit(changes)
         }
         try ledger.resolve(conflict, resolution)
         console.out(UUIDText.lowercased(conflict.id) + "\n")

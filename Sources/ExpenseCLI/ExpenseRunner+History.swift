@@ -45,7 +45,7 @@ extension ExpenseRunner {
                                 + (horizon > 0 ? " (changes older than its compaction horizon are gone)." : "."))
                 } else {
                     console.out("history of \(UUIDText.lowercased(id)) (from the daemon)\n")
-                    for entry in entries { console.out(Self.line(entry, money: money, showId: false) + "\n") }
+                    for entry in entries { console.out(Self.line(entry, money: money, showId: false, ledgerCurrency: try? ledger.ledgerCurrency()) + "\n") }
                 }
                 return
             } catch let error as SyncError {
@@ -85,7 +85,7 @@ extension ExpenseRunner {
                 } else if entries.isEmpty {
                     console.err("No changes.")
                 } else {
-                    for entry in entries { console.out(Self.line(entry, money: money, showId: true) + "\n") }
+                    for entry in entries { console.out(Self.line(entry, money: money, showId: true, ledgerCurrency: try? ledger.ledgerCurrency()) + "\n") }
                 }
                 return
             } catch let error as SyncError {
@@ -210,10 +210,15 @@ extension ExpenseRunner {
             + (expense.note.isEmpty ? "" : " \(DisplayText.quoted(expense.note))")
     }
 
-    /// A budget's, rule's or setting's field is shown as its JSON (escaped: it is someone else's text).
-    static func valueText(_ value: HistoryEntry.Value, money: MoneyDisplay) -> String {
+    /// A budget's, rule's or setting's field is shown as its JSON (escaped: it is someone else's text). Money
+    /// shows its amount charged when it has one (`120.00 CHF charged 128.40 EUR`, in `ledgerCurrency`; in minor
+    /// units without it).
+    static func valueText(_ value: HistoryEntry.Value, money: MoneyDisplay, ledgerCurrency: Currency? = nil) -> String {
         switch value {
-        case .money(let amount, let currency, _): return money.text(amount, currency: currency)
+        case .money(let amount, let currency, _, let charged):
+            let text = money.text(amount, currency: currency)
+            guard charged != 0 else { return text }
+            return text + " charged " + (ledgerCurrency.map { money.text(charged, currency: $0) } ?? "\(charged)")
         case .text(let text): return DisplayText.quoted(text)
         case .data(let value?):
             var writer = JSONWriter()
@@ -224,12 +229,12 @@ extension ExpenseRunner {
     }
 
     /// One entry as a line: `v2  2026-12-01 12:00:00Z  laptop  edit  note "lunch" → "team lunch"`.
-    static func line(_ entry: HistoryEntry, money: MoneyDisplay, showId: Bool) -> String {
+    static func line(_ entry: HistoryEntry, money: MoneyDisplay, showId: Bool, ledgerCurrency: Currency? = nil) -> String {
         var parts: [String] = []
         for change in entry.changes {
-            let to = valueText(change.to, money: money)
+            let to = valueText(change.to, money: money, ledgerCurrency: ledgerCurrency)
             if let from = change.from {
-                parts.append(change.field + " " + valueText(from, money: money) + " → " + to)
+                parts.append(change.field + " " + valueText(from, money: money, ledgerCurrency: ledgerCurrency) + " → " + to)
             } else {
                 parts.append(change.field + " " + to)
             }

@@ -130,7 +130,9 @@ extension ExpenseRunner {
             }
         }
         let outcome = try ledger.importRows(rows, dryRun: dryRun)
-        tellDiffering(outcome.differing.map { ($0.row.line, Self.differences($0.row.expense, $0.stored, names: MemberDirectory(members: options.members)), $0.row.expense.idString) },
+        let ledgerCurrency = try? ledger.ledgerCurrency()
+        tellDiffering(outcome.differing.map { ($0.row.line, Self.differences($0.row.expense, $0.stored, names: MemberDirectory(members: options.members),
+                                                                              ledgerCurrency: ledgerCurrency), $0.row.expense.idString) },
                       unit: format == .json ? "item" : "line", kind: "expense")
         console.out(outcome.counts + "\n")
         if dryRun {
@@ -186,7 +188,9 @@ extension ExpenseRunner {
             outcome = try ledger.importRows(plan.expenses)
             for item in newTransfers { try ledger.put(.transfer, id: item.transfer.id, fields: item.transfer.fields) }
         }
-        tellDiffering(outcome.differing.map { ($0.row.line, Self.differences($0.row.expense, $0.stored, names: MemberDirectory(members: options.members)), $0.row.expense.idString) },
+        let ledgerCurrency = try? ledger.ledgerCurrency()
+        tellDiffering(outcome.differing.map { ($0.row.line, Self.differences($0.row.expense, $0.stored, names: MemberDirectory(members: options.members),
+                                                                              ledgerCurrency: ledgerCurrency), $0.row.expense.idString) },
                       unit: "line", kind: "expense")
         tellDiffering(differingTransfers, unit: "line", kind: "transfer")
         console.out(outcome.counts + "; transfers: \(newTransfers.count) new, \(presentTransfers) already present, "
@@ -225,14 +229,14 @@ extension ExpenseRunner {
     }
 
     /// `amount 12.50 USD here, 13.00 USD stored; note 'a' here, 'b' stored`, or `deleted here`.
-    static func differences(_ row: Expense, _ stored: LocalRecord, names: MemberDirectory) -> String {
+    static func differences(_ row: Expense, _ stored: LocalRecord, names: MemberDirectory, ledgerCurrency: Currency? = nil) -> String {
         if stored.deleted { return "it is deleted here (an import does not restore it)" }
         let old = stored.expense
         var parts: [String] = []
         // Each conflict group that differs, both values whole; text in quotes, money and dates as they read.
         for group in ExpenseField.conflictGroups where !group.conflictGroup.allSatisfy({ $0.same(row, old) }) {
             func shown(_ expense: Expense) -> String {
-                let text = ExpenseTable.oneLine(group.text(of: expense, names: names.name), width: 30)
+                let text = ExpenseTable.oneLine(group.text(of: expense, names: names.name, ledgerCurrency: ledgerCurrency), width: 30)
                 return group == .amount || group == .date ? text : "'\(text)'"
             }
             parts.append("\(group.rawValue) \(shown(row)) here, \(shown(old)) stored")

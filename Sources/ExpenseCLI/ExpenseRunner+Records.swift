@@ -3,18 +3,21 @@ import ExpenseClient
 import ExpenseCore
 
 extension ExpenseRunner {
-    /// `expense add AMOUNT CATEGORY [--date D] [--note N] [--currency C]`: prints the new id.
+    /// `expense add AMOUNT CATEGORY [--date D] [--note N] [--currency C] [--paid AMOUNT] …`: prints the new id.
+    /// `--paid` is refused on an expense in the ledger's currency (``ExpenseFieldOptions/checkCharged(_:changes:ledgerCurrency:)``).
     func add() throws {
         let ledger = try ledger()
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
         let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
         let expense = try ledger.journaledAdd(try ExpenseFieldOptions.creation(
-            command, amount: amount, currency: currency, category: command[ExpenseArguments.category], members: memberNames(ledger)))
+            command, amount: amount, currency: currency, category: command[ExpenseArguments.category], members: memberNames(ledger),
+            ledgerCurrency: try ledger.ledgerCurrency()))
         console.out(expense.idString + "\n")
         warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
     }
 
-    /// `expense edit ID [--amount A] [--category C] [--date D] [--note N] [--currency X]`: prints the id.
+    /// `expense edit ID [--amount A] [--category C] [--date D] [--note N] [--currency X] [--paid A | --no-paid] …`:
+    /// prints the id.
     func edit() throws {
         guard !ExpenseFieldOptions.given(in: command).isEmpty else {
             throw usage("Nothing to change: give at least one of " + ExpenseFieldOptions.listed)
@@ -22,7 +25,10 @@ extension ExpenseRunner {
         _ = try ExpenseFieldOptions.checked(command)
         let ledger = try ledger()
         let record = try ledger.find(command[ExpenseArguments.id] ?? "")
-        let changes = try ExpenseFieldOptions.changes(command, currentCurrency: record.expense.currency, members: memberNames(ledger))
+        let ledgerCurrency = try ledger.ledgerCurrency()
+        let changes = try ExpenseFieldOptions.changes(command, currentCurrency: record.expense.currency, members: memberNames(ledger),
+                                                      ledgerCurrency: ledgerCurrency)
+        try ExpenseFieldOptions.checkCharged(record.expense.draft.merging(changes), changes: changes, ledgerCurrency: ledgerCurrency)
         let updated = try ledger.journaledEdit(record, changes: changes)
         console.out(updated.idString + "\n")
     }

@@ -22,7 +22,8 @@ extension ExpenseRunner {
         if expenses.isEmpty {
             console.err("No expenses.")
         } else {
-            console.out(ExpenseTable.render(expenses, money: moneyDisplay(ledger), members: MemberDirectory(members: try memberNames(ledger).members)))
+            console.out(ExpenseTable.render(expenses, money: moneyDisplay(ledger), members: MemberDirectory(members: try memberNames(ledger).members),
+                                            ledgerCurrency: try ledger.ledgerCurrency()))
         }
     }
 

@@ -7,20 +7,26 @@ enum ExpenseTable {
     static let noteWidth = 40
 
     /// The table; when an expense names a payer or a split, two more columns show who paid and each member's
-    /// share (`alice 60.00, bob 30.00`), named through `members`.
-    static func render(_ expenses: [Expense], money: MoneyDisplay = .plain, members: MemberDirectory = MemberDirectory(members: [])) -> String {
+    /// share (`alice 60.00, bob 30.00`), named through `members`; when one has an amount charged (`--paid`), a
+    /// column shows it in `ledgerCurrency` (`128.40 EUR`).
+    static func render(_ expenses: [Expense], money: MoneyDisplay = .plain, members: MemberDirectory = MemberDirectory(members: []),
+                       ledgerCurrency: Currency? = nil) -> String {
         let withCurrency = !money.showsCurrency
         let shared = expenses.contains { $0.paidBy != nil || $0.split != nil }
+        let charged = ledgerCurrency.flatMap { currency in expenses.contains { $0.charged != nil } ? currency : nil }
         let header = (withCurrency ? ["DATE", "AMOUNT", "CUR", "CATEGORY", "NOTE"] : ["DATE", "AMOUNT", "CATEGORY", "NOTE"])
-            + (shared ? ["PAID BY", "SPLIT"] : []) + ["ID"]
-        let rows = expenses.map { expense in
-            [expense.date.description, money.figure(expense.amount, currency: expense.currency)]
-                + (withCurrency ? [expense.currency.code] : [])
-                + [oneLine(expense.category, width: 64), oneLine(expense.note, width: noteWidth)]
-                + (shared ? [oneLine(expense.paidBy.map(members.name) ?? "", width: 20),
-                             oneLine(expense.shares.map { members.name($0.member) + " " + money.figure($0.amount, currency: expense.currency) }
-                                        .joined(separator: ", "), width: noteWidth)] : [])
-                + [String(expense.idString.prefix(8))]
+            + (shared ? ["PAID BY", "SPLIT"] : []) + (charged != nil ? ["CHARGED"] : []) + ["ID"]
+        let rows = expenses.map { expense -> [String] in
+            var row = [expense.date.description, money.figure(expense.amount, currency: expense.currency)]
+            if withCurrency { row.append(expense.currency.code) }
+            row += [oneLine(expense.category, width: 64), oneLine(expense.note, width: noteWidth)]
+            if shared {
+                let shares = expense.shares.map { members.name($0.member) + " " + money.figure($0.amount, currency: expense.currency) }
+                row += [oneLine(expense.paidBy.map(members.name) ?? "", width: 20), oneLine(shares.joined(separator: ", "), width: noteWidth)]
+            }
+            if let charged { row.append(expense.charged.map { money.text($0, currency: charged) } ?? "") }
+            row.append(String(expense.idString.prefix(8)))
+            return row
         }
         // In terminal columns, not characters: CJK and emoji take two, a right-to-left mark none.
         let widths = header.indices.map { column in ([header] + rows).map { TerminalWidth.of($0[column]) }.max() ?? 0 }

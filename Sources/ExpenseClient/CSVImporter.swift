@@ -55,7 +55,8 @@ package enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
 package enum CSVImporter {
     /// The columns of our export, in the order `export` writes them: `id`, `date`, `amount`, `currency` (what a
     /// reader looks at first), then every other field in ``ExpenseProtocol/ExpenseFields/all``'s order, each as
-    /// its wire text (`category`, `note`, `paid_by`, `split`) under its ``columnName(_:)``. `id` may be left out on
+    /// its wire text (`category`, `note`, `paid_by`, `split`, `charged` in minor units of the ledger's currency) under
+    /// its ``columnName(_:)``. `id` may be left out on
     /// import.
     package static let header = ["id", "date", "amount", "currency"]
         + ExpenseFields.all.map(\.field).filter { !leading.contains($0.rawValue) }.map(columnName)
@@ -129,7 +130,12 @@ package enum CSVImporter {
                 for wire in ExpenseFields.all where !Self.leading.contains(wire.name) {
                     guard let cell = field(wire.field) else { continue }
                     let text = try Self.namingMembers(cell, of: wire.field, members: options.members, currency: rowCurrency)
-                    if let rejection = wire.read(.string(text), &fields) {
+                    // An integer field's cell (the amount charged, in minor units) is its JSON number; an empty
+                    // cell of an optional one is the field left out (none).
+                    let trimmed = text.trimmingWhitespace
+                    if wire.integer && wire.optional && trimmed.isEmpty { continue }
+                    let value: JSONValue = wire.integer && Int64(trimmed) != nil ? .number(JSONNumber(text: trimmed)) : .string(text)
+                    if let rejection = wire.read(value, &fields) {
                         throw ImportError.RowProblem(line: record.line, code: rejection.reason, message: rejection.message)
                     }
                 }

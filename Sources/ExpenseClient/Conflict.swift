@@ -61,8 +61,9 @@ package struct Conflict: Hashable, Sendable {
     /// versus delete a `deleted` line comes first.
     package var differences: [(field: String, mine: String, theirs: String)] { differences(names: { UUIDText.lowercased($0) }) }
 
-    /// ``differences``, members named by `names` (``ExpenseCore/ExpenseField/text(of:names:)``).
-    package func differences(names: (UUID) -> String) -> [(field: String, mine: String, theirs: String)] {
+    /// ``differences``, members named by `names`, an amount charged in `ledgerCurrency` when it is given
+    /// (``ExpenseCore/ExpenseField/text(of:names:ledgerCurrency:)``).
+    package func differences(names: (UUID) -> String, ledgerCurrency: Currency? = nil) -> [(field: String, mine: String, theirs: String)] {
         var lines: [(String, String, String)] = []
         let expense = theirs.expense
         switch kind {
@@ -77,8 +78,9 @@ package struct Conflict: Hashable, Sendable {
         for group in ExpenseField.conflictGroups {
             let sent = ExpenseFields.all.filter { group.conflictGroup.contains($0.field) }.compactMap { $0.write(mineFields) }
             guard !sent.isEmpty else { continue }
-            let mine = mineExpense.map { group.text(of: $0, names: names) } ?? sent.map { $0.stringValue ?? $0.jsonText }.joined(separator: " ")
-            lines.append((group.rawValue, mine, group.text(of: expense, names: names)))
+            let mine = mineExpense.map { group.text(of: $0, names: names, ledgerCurrency: ledgerCurrency) }
+                ?? sent.map { $0.stringValue ?? $0.jsonText }.joined(separator: " ")
+            lines.append((group.rawValue, mine, group.text(of: expense, names: names, ledgerCurrency: ledgerCurrency)))
         }
         return lines
     }

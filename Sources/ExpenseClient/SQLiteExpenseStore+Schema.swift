@@ -217,6 +217,15 @@ extension SQLiteExpenseStore {
         ALTER TABLE conflict ADD COLUMN theirs_paid_by TEXT NOT NULL DEFAULT '';
         ALTER TABLE conflict ADD COLUMN theirs_split TEXT NOT NULL DEFAULT '';
         """,
+        // 14: the amount charged in the ledger's currency (`--paid`, minor units), in every table that holds an
+        // expense (0: none) or a draft of one (NULL: not changed).
+        """
+        ALTER TABLE expense ADD COLUMN charged INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE server_copy ADD COLUMN charged INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE outbox ADD COLUMN charged INTEGER;
+        ALTER TABLE conflict ADD COLUMN mine_charged INTEGER;
+        ALTER TABLE conflict ADD COLUMN theirs_charged INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

@@ -107,12 +107,24 @@ public struct CurrencyConverter: Sendable {
 
     /// `expense` with its amount in ``target`` (valued on its date, `periodEnd`, or the fixed day, as
     /// ``valuation`` says; ``ExpenseCore/Expense/converted(amount:currency:)``);
-    /// `nil` when it cannot be converted, which ``unconverted`` then counts.
+    /// `nil` when it cannot be converted, which ``unconverted`` then counts. Its amount is ``amount(of:periodEnd:)``.
     /// - Parameter periodEnd: the last day of the period the expense is reported in, for ``Valuation/periodEnd``
     ///   (its own date when `nil`).
     public mutating func convert(_ expense: Expense, periodEnd: CalendarDay? = nil) -> Expense? {
-        guard let amount = convert(expense.amount, expense.currency, dated: expense.date, periodEnd: periodEnd) else { return nil }
+        guard let amount = amount(of: expense, periodEnd: periodEnd) else { return nil }
         return expense.converted(amount: amount, currency: target)
+    }
+
+    /// `expense`'s whole amount in minor units of ``target`` (a shared expense's before it is divided), the one
+    /// rule of every converted view: an expense already in ``target`` is its own amount; one with an amount
+    /// charged (``ExpenseCore/Expense/charged``, `--paid`) converted into the table's
+    /// ``RateTable/ledgerCurrency`` is that amount exactly, whatever the rates and the valuation day (no rate is
+    /// needed, so it is never left unconverted); anything else goes through the rates
+    /// (``convert(_:_:dated:periodEnd:)``). Into another currency the amount charged plays no part.
+    /// - Returns: the amount, or `nil` when it cannot be converted, which ``unconverted`` then counts.
+    public mutating func amount(of expense: Expense, periodEnd: CalendarDay? = nil) -> Int64? {
+        if let charged = expense.charged, target == table.ledgerCurrency, expense.currency != target { return charged }
+        return convert(expense.amount, expense.currency, dated: expense.date, periodEnd: periodEnd)
     }
 
     /// `amount` minor units of `currency`, dated `date`, in minor units of ``target``, valued as

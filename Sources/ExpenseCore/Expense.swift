@@ -17,12 +17,15 @@ public struct Expense: Hashable, Sendable, Identifiable {
     public let paidBy: UUID?
     /// How the amount is shared among members, its exact amounts matching ``amount``; `nil`: not shared.
     public let split: SplitSpec?
+    /// The amount actually charged in the ledger's currency (`--paid`), in its minor units, 1 … 2^53−1; `nil`:
+    /// none. It overrides the rate of a conversion into the ledger's currency (``CurrencyConverter``).
+    public let charged: Int64?
 
     /// Made by ``ExpenseValidator`` after every check has passed. `package` so that a store re-reading rows it
     /// validated before writing (in a database this program owns) need not validate each again; anything read
     /// from outside input goes through ``ExpenseValidator/validate(_:)``.
     package init(id: UUID, amount: Int64, currency: Currency, category: String, date: CalendarDay, note: String,
-                 paidBy: UUID? = nil, split: SplitSpec? = nil) {
+                 paidBy: UUID? = nil, split: SplitSpec? = nil, charged: Int64? = nil) {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -31,6 +34,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
         self.note = note
         self.paidBy = paidBy
         self.split = split
+        self.charged = charged
     }
 
     /// The payer as it is stored and sent: the member's lower-case id, empty for none.
@@ -38,6 +42,9 @@ public struct Expense: Hashable, Sendable, Identifiable {
 
     /// The split as it is stored and sent: its canonical text (``SplitSpec/text``), empty for none.
     public var splitText: String { split?.text ?? "" }
+
+    /// The amount charged as it is stored and sent: its minor units, 0 for none.
+    public var chargedValue: Int64 { charged ?? 0 }
 
     /// Each member's share in minor units (``SplitSpec/shares(amount:currency:expenseId:)``); empty when not shared.
     public var shares: [SplitSpec.Share] {
@@ -51,7 +58,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
     public static func == (lhs: Expense, rhs: Expense) -> Bool {
         lhs.id == rhs.id && lhs.amount == rhs.amount && lhs.currency == rhs.currency && lhs.date == rhs.date
             && ExactText.same(lhs.category, rhs.category) && ExactText.same(lhs.note, rhs.note)
-            && lhs.paidBy == rhs.paidBy && lhs.split == rhs.split
+            && lhs.paidBy == rhs.paidBy && lhs.split == rhs.split && lhs.charged == rhs.charged
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -63,26 +70,33 @@ public struct Expense: Hashable, Sendable, Identifiable {
         ExactText.hash(note, into: &hasher)
         hasher.combine(paidBy)
         hasher.combine(split)
+        hasher.combine(charged)
     }
 
     /// This expense as `member`'s own spending (`--member`): their share of a shared expense, the whole of one
-    /// they paid that nobody shares; `nil` when none of it is theirs (or their share is 0).
+    /// they paid that nobody shares; `nil` when none of it is theirs (or their share is 0). The amount charged
+    /// is divided as a converted amount is (``SplitSpec/convertedShares(amount:expenseId:)``): their part of it
+    /// (none when that part is 0, so the rate converts their share).
     public func part(of member: UUID) -> Expense? {
         let amount: Int64
-        if split != nil {
+        var charged = self.charged
+        if let split {
             guard let share = shares.first(where: { $0.member == member }), share.amount > 0 else { return nil }
             amount = share.amount
+            charged = self.charged.flatMap { whole in
+                (try? split.convertedShares(amount: whole, expenseId: id))?.first { $0.member == member }?.amount
+            }.flatMap { $0 > 0 ? $0 : nil }
         } else {
             guard paidBy == member else { return nil }
             amount = self.amount
         }
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                       split: split)
+                       split: split, charged: charged)
     }
 
     /// This expense with its amount in another currency (a converted view, ``CurrencyConverter``), every other
-    /// field kept but the payer and split, which no longer match a converted amount (an exact split's amounts
-    /// are in the old currency).
+    /// field kept but the payer, split and amount charged, which no longer match a converted amount (an exact
+    /// split's amounts are in the old currency; the amount charged was the conversion's).
     public func converted(amount newAmount: Int64, currency newCurrency: Currency) -> Expense {
         Expense(id: id, amount: newAmount, currency: newCurrency, category: category, date: date, note: note, paidBy: nil,
                 split: nil)
@@ -91,13 +105,13 @@ public struct Expense: Hashable, Sendable, Identifiable {
     /// This expense's values under another id (an import's id derived from them).
     public func with(id newId: UUID) -> Expense {
         Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                split: split)
+                split: split, charged: charged)
     }
 
     /// A draft holding these values as values (never written out as text to be parsed back), to change some of
     /// them and validate again.
     public var draft: ExpenseDraft {
         ExpenseDraft(id: .value(id), amount: amount, currency: .value(currency), category: category,
-                     date: .value(date), note: note, paidBy: paidByText, split: splitText)
+                     date: .value(date), note: note, paidBy: paidByText, split: splitText, charged: chargedValue)
     }
 }

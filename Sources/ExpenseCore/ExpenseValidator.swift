@@ -4,8 +4,8 @@ import Foundation
 public enum ExpenseValidator {
     /// Turns a draft into a validated expense.
     ///
-    /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split; the first problem
-    /// is thrown (a split without a payer is a missing `paidBy`).
+    /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split, charged; the first
+    /// problem is thrown (a split without a payer is a missing `paidBy`).
     /// A missing `currency` is an error here: callers that have a default (the configured currency, the
     /// ledger's currency) fill it in first. A missing `note` is the empty note.
     /// - Throws: ``ValidationError``.
@@ -36,8 +36,21 @@ public enum ExpenseValidator {
         let paidBy = try validatePaidBy(draft.paidBy ?? "")
         let split = try validateSplit(draft.split ?? "", amount: amount, currency: currency)
         if split != nil && paidBy == nil { throw ValidationError.missingField(.paidBy) }
+        let charged = try validateCharged(draft.charged ?? 0)
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                       split: split)
+                       split: split, charged: charged)
+    }
+
+    /// The amount charged as stored and sent: minor units of the ledger's currency, 1 … ``ExpenseRules/maximumAmount``,
+    /// or 0 for none. Which currency that is the validator cannot know (the ledger's); whether it differs from the
+    /// expense's own is the CLI's rule (`--paid` on an expense in the ledger's currency is refused there).
+    public static func validateCharged(_ minorUnits: Int64) throws -> Int64? {
+        if minorUnits == 0 { return nil }
+        guard (1...ExpenseRules.maximumAmount).contains(minorUnits) else {
+            throw ValidationError.invalidCharged("\(minorUnits) is out of range: an amount charged is 1 to "
+                                                 + "\(ExpenseRules.maximumAmount) minor units of the ledger's currency, or 0 for none")
+        }
+        return minorUnits
     }
 
     /// A payer as stored and sent: a member's id in lower case, or empty for none. Whether that member exists and

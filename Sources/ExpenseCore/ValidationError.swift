@@ -29,6 +29,9 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     case invalidPaidBy(String)
     /// The split was refused; its own code says why (``SplitError/code``: `invalid_split`, `unknown_member`, …).
     case invalidSplit(SplitError)
+    /// The amount charged (`--paid`) is not 0 (none) nor 1 … 9007199254740991 minor units of the ledger's currency,
+    /// or is given for an expense already in the ledger's currency.
+    case invalidCharged(String)
 
     /// The stable snake_case code, such as `invalid_amount`.
     public var code: String {
@@ -45,6 +48,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .missingField: "missing_field"
         case .invalidPaidBy: "invalid_paid_by"
         case .invalidSplit(let error): error.code
+        case .invalidCharged: "invalid_charged"
         }
     }
 
@@ -60,6 +64,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidId: .id
         case .invalidPaidBy: .paidBy
         case .invalidSplit: .split
+        case .invalidCharged: .charged
         }
     }
 
@@ -88,6 +93,8 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .missingField(let field): "the \(field.rawValue) is missing"
         case .invalidPaidBy(let text): "invalid payer \(Self.quoted(text)): expected a member's id"
         case .invalidSplit(let error): error.message
+        // Whole, not cut at 64 characters: every detail is this program's own sentence, any input in it cut already.
+        case .invalidCharged(let detail): "invalid amount charged: \(DisplayText.escapedWhole(detail))"
         }
     }
 

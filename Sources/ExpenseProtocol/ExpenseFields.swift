@@ -11,7 +11,7 @@ public enum ExpenseFields {
     /// The expense fields a `fields` object may hold, each declared once: its member name, how its JSON value
     /// becomes a draft's field and back. Their order is the order their type checks run (the first failure wins).
     public static let all: [WireField] = [
-        WireField(.amount, read: { value, draft in
+        WireField(.amount, integer: true, read: { value, draft in
             switch amount(from: value) {
             case .success(let minorUnits): draft.amount = minorUnits; return nil
             case .failure(let rejection): return rejection
@@ -47,6 +47,14 @@ public enum ExpenseFields {
             draft.split = text
             return nil
         }, write: { draft in draft.split.map(JSONValue.string) }),
+        WireField(.charged, optional: true, integer: true, read: { value, draft in
+            guard case .number(let number) = value, let minorUnits = number.int64 else {
+                return MutationRejection(.invalidCharged(
+                    "it must be a JSON integer of minor units of the ledger's currency, such as 12840, not \(Self.describe(value))"))
+            }
+            draft.charged = minorUnits
+            return nil
+        }, write: { draft in draft.charged.map { .number(JSONNumber($0)) } }),
     ]
 
     /// The slots of ``MutationFields``, one per entry of ``all`` (`MutationFieldsTests` checks the count).
@@ -56,7 +64,8 @@ public enum ExpenseFields {
     /// its text, text as itself. `group` is one of ``ExpenseCore/ExpenseField/conflictGroups``.
     public static func historyValue(of group: ExpenseField, in expense: Expense) -> HistoryEntry.Value {
         switch group {
-        case .amount, .currency, .split: .money(amount: expense.amount, currency: expense.currency, split: expense.splitText)
+        case .amount, .currency, .split, .charged:
+            .money(amount: expense.amount, currency: expense.currency, split: expense.splitText, charged: expense.chargedValue)
         case .category: .text(expense.category)
         case .date: .text(expense.date.description)
         case .note: .text(expense.note)
@@ -69,8 +78,9 @@ public enum ExpenseFields {
     /// the daemon writes every group of every expense it creates.
     static func writeHistoryValue(of group: ExpenseField, in expense: Expense, to writer: inout JSONWriter) {
         switch group {
-        case .amount, .currency, .split:
-            HistoryEntry.Value.writeMoney(amount: expense.amount, currency: expense.currency, split: expense.splitText, to: &writer)
+        case .amount, .currency, .split, .charged:
+            HistoryEntry.Value.writeMoney(amount: expense.amount, currency: expense.currency, split: expense.splitText,
+                                          charged: expense.chargedValue, to: &writer)
         case .category: writer.string(expense.category)
         case .date: writer.string(expense.date.description)
         case .note: writer.string(expense.note)
@@ -85,11 +95,14 @@ public enum ExpenseFields {
     public static func set(historyValue value: HistoryEntry.Value, named name: String, in draft: inout ExpenseDraft) -> Bool {
         guard let group = ExpenseField.conflictGroups.first(where: { $0.conflictGroupName == name }) else { return false }
         switch (group, value) {
-        case (.amount, .money(let amount, let currency, let split)), (.currency, .money(let amount, let currency, let split)),
-             (.split, .money(let amount, let currency, let split)):
+        case (.amount, .money(let amount, let currency, let split, let charged)),
+             (.currency, .money(let amount, let currency, let split, let charged)),
+             (.split, .money(let amount, let currency, let split, let charged)),
+             (.charged, .money(let amount, let currency, let split, let charged)):
             draft.amount = amount
             draft.currency = .value(currency)
             draft.split = split
+            draft.charged = charged
         case (.category, .text(let text)): draft.category = text
         case (.date, .text(let text)): draft.date = .text(text)
         case (.note, .text(let text)): draft.note = text
@@ -105,7 +118,7 @@ public enum ExpenseFields {
     public static func isEmptyOptional(_ group: ExpenseField, in expense: Expense) -> Bool {
         switch group {
         case .paidBy: expense.paidBy == nil
-        case .id, .amount, .currency, .category, .date, .note, .split: false
+        case .id, .amount, .currency, .category, .date, .note, .split, .charged: false
         }
     }
 
@@ -177,10 +190,16 @@ public enum ExpenseFields {
         var fields: [String: JSONValue] = [:]
         for field in all {
             guard let value = field.write(draft) else { continue }
-            if omittingEmpty && field.optional, value.stringValue?.isEmpty == true { continue }
+            if omittingEmpty && field.optional, Self.isEmpty(value) { continue }
             fields[field.name] = value
         }
         return fields
+    }
+
+    /// Whether an optional field's value means none: the empty text, or 0 (an amount charged).
+    public static func isEmpty(_ value: JSONValue) -> Bool {
+        if case .number(let number) = value { return number.int64 == 0 }
+        return value.stringValue?.isEmpty == true
     }
 
     /// An amount: a JSON integer whose range the core checks (``ExpenseCore/Money/checkRange(_:)``).
@@ -224,10 +243,10 @@ public enum ExpenseFields {
 }
 
 extension ExpenseFields {
-    /// The one layout of a record's object, `{"amount","category","currency","date","deleted","id","note",
+    /// The one layout of a record's object, `{"amount","category","charged","currency","date","deleted","id","note",
     /// "paidBy","seq","split","version"}` (sorted; id lower case): every field under its name, and the record's
-    /// own four members; `paidBy` and `split` only when not empty (a record that is not shared reads as it did
-    /// before they existed).
+    /// own four members; `paidBy` and `split` only when not empty, `charged` only when not 0 (a record that is
+    /// not shared and has no amount charged reads as it did before they existed).
     /// ``Record/write(to:)`` writes a record through it, and a store its pull pages straight from its rows. `row`'s
     /// values start at column `first` (``ExpenseCore/ExpenseColumns``' positions) and are read as stored: each text
     /// valid UTF-8, the day a day (a store checks its row first); `id` as the UUID's 16 bytes, which a store reads
@@ -251,6 +270,8 @@ extension ExpenseFields {
                     writer.append(atMost: maximum) { out in
                         out.raw(#"{"amount":"#); out.int64(row.int64(first + ExpenseColumns.amount))
                         out.raw(#","category":"#); out.string(utf8: category)
+                        let charged = row.int64(first + ExpenseColumns.charged)
+                        if charged != 0 { out.raw(#","charged":"#); out.int64(charged) }
                         out.raw(#","currency":"#); out.string(utf8: code)
                         out.raw(#","date":"#)
                         if let date = row.day(first + ExpenseColumns.day) {
@@ -275,9 +296,9 @@ extension ExpenseFields {
         }
     }
 
-    /// The most bytes of the two optional members besides their strings' contents: their names with punctuation
-    /// (`,"paidBy":` 10, `,"split":` 9) and two pairs of quotes.
-    static let optionalMembersBytes = 10 + 9 + 4
+    /// The most bytes of the optional members besides their strings' contents: their names with punctuation
+    /// (`,"paidBy":` 10, `,"split":` 9, `,"charged":` 11), two pairs of quotes and an integer of at most 20 bytes.
+    static let optionalMembersBytes = 10 + 9 + 11 + 4 + 20
 
     /// The most bytes of a record's object besides what ``JSONByteCursor/maximumStringBytes(_:)`` counts for
     /// its three strings together (their contents and one pair of quotes): the nine names with their
@@ -294,8 +315,11 @@ public struct WireField: Sendable {
     /// Its member name (the field's name).
     public var name: String { field.rawValue }
     /// Whether the field may be absent, meaning empty: from a record (written only when not empty) and from a
-    /// create; a text field (the payer, the split) that older programs do not know.
+    /// create; a field (the payer, the split, the amount charged) that older programs do not know.
     public let optional: Bool
+    /// Whether its value is a JSON integer (the amount, the amount charged), not a string: a CSV cell of it is read
+    /// as one.
+    public let integer: Bool
     /// The name's bytes, compared with a member key read from a line.
     let utf8: [UInt8]
     /// Sets the draft's field from `value`, or the rejection of a value of the wrong type.
@@ -303,10 +327,11 @@ public struct WireField: Sendable {
     /// The draft's field as a member value; `nil` when the draft does not give it.
     public let write: @Sendable (_ draft: ExpenseDraft) -> JSONValue?
 
-    init(_ field: ExpenseField, optional: Bool = false, read: @escaping @Sendable (JSONValue, inout ExpenseDraft) -> MutationRejection?,
+    init(_ field: ExpenseField, optional: Bool = false, integer: Bool = false, read: @escaping @Sendable (JSONValue, inout ExpenseDraft) -> MutationRejection?,
          write: @escaping @Sendable (ExpenseDraft) -> JSONValue?) {
         self.field = field
         self.optional = optional
+        self.integer = integer
         self.utf8 = Array(field.rawValue.utf8)
         self.read = read
         self.write = write

@@ -18,8 +18,9 @@ public struct HistoryEntry: Hashable, Sendable {
 
     /// A field's value in a history entry. Money is one value, amount and currency together (Protocol.md §7.4).
     public enum Value: Hashable, Sendable {
-        /// An expense's money: its amount and currency, and its split's canonical text (empty: not shared).
-        case money(amount: Int64, currency: Currency, split: String = "")
+        /// An expense's money: its amount and currency, its split's canonical text (empty: not shared), and the
+        /// amount charged in minor units of the ledger's currency (0: none).
+        case money(amount: Int64, currency: Currency, split: String = "", charged: Int64 = 0)
         case text(String)
         /// A budget's, rule's or setting's field as its record holds it (Protocol.md §10.2); `nil`: the field was
         /// removed (written as JSON `null`, a value those records never hold).
@@ -91,11 +92,12 @@ public struct HistoryEntry: Hashable, Sendable {
 }
 
 extension HistoryEntry.Value {
-    /// Writes `{"amount":…,"currency":…,"split"?:…}` for money (`split` only when shared), a string otherwise.
+    /// Writes `{"amount":…,"charged"?:…,"currency":…,"split"?:…}` for money (`charged` only when there is an amount
+    /// charged, `split` only when shared), a string otherwise.
     public func write(to writer: inout JSONWriter) {
         switch self {
-        case .money(let amount, let currency, let split):
-            Self.writeMoney(amount: amount, currency: currency, split: split, to: &writer)
+        case .money(let amount, let currency, let split, let charged):
+            Self.writeMoney(amount: amount, currency: currency, split: split, charged: charged, to: &writer)
         case .text(let text):
             writer.string(text)
         case .data(let value?):
@@ -107,10 +109,14 @@ extension HistoryEntry.Value {
 
     /// `{"amount":…,"currency":…}`, keys as fixed fragments (the same bytes as `key(_:)` writes): this runs for
     /// every money change.
-    static func writeMoney(amount: Int64, currency: Currency, split: String = "", to writer: inout JSONWriter) {
+    static func writeMoney(amount: Int64, currency: Currency, split: String = "", charged: Int64 = 0, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.raw("\"amount\":")
         writer.int64(amount)
+        if charged != 0 {
+            writer.raw(",\"charged\":")
+            writer.int64(charged)
+        }
         writer.raw(",\"currency\":")
         writer.string(currency.code)
         if !split.isEmpty {
@@ -128,7 +134,9 @@ extension HistoryEntry.Value {
         let reader = try ResultReader(json, path: path)
         let code = try reader.string("currency")
         guard let currency = Currency(code: code) else { throw .invalidMember(path: reader.sub("currency"), detail: "unknown currency") }
-        self = .money(amount: try reader.int64("amount"), currency: currency, split: try reader.optionalString("split") ?? "")
+        let charged = reader.members["charged"] == nil ? 0 : try reader.int64("charged")
+        self = .money(amount: try reader.int64("amount"), currency: currency, split: try reader.optionalString("split") ?? "",
+                      charged: charged)
     }
 }
 
@@ -283,9 +291,10 @@ extension HistoryEntry {
     /// `key(_:)`, no fixed fragment (the reference of HistoryChangesOrderTests).
     func sortedChangesJSON() -> [UInt8] {
         func write(_ value: Value, to writer: inout JSONWriter) {
-            guard case .money(let amount, let currency, let split) = value else { return value.write(to: &writer) }
+            guard case .money(let amount, let currency, let split, let charged) = value else { return value.write(to: &writer) }
             writer.object { writer in
                 writer.member("amount", amount)
+                if charged != 0 { writer.member("charged", charged) }
                 writer.member("currency", currency.code)
                 if !split.isEmpty { writer.member("split", split) }
             }

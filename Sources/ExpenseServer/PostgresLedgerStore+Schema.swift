@@ -239,5 +239,8 @@ extension PostgresLedgerStore {
             ALTER TABLE records ADD COLUMN split text NOT NULL DEFAULT '';
             ALTER TABLE records ADD COLUMN paidBy_version bigint NOT NULL DEFAULT 1;
             """),
+        // 6: the amount charged in the ledger's currency (`--paid`, minor units), 0 for none and for the expenses
+        // before it; money's, so no version of its own.
+        PostgresMigration("ALTER TABLE records ADD COLUMN charged bigint NOT NULL DEFAULT 0;"),
     ]
 }

@@ -174,6 +174,9 @@ extension SQLiteLedgerStore {
         ALTER TABLE records ADD COLUMN split TEXT NOT NULL DEFAULT '';
         ALTER TABLE records ADD COLUMN paidBy_version INTEGER NOT NULL DEFAULT 1;
         """,
+        // 10: the amount charged in the ledger's currency (`--paid`, minor units), 0 for none and for the expenses
+        // before it; money's, so no version of its own. A constant default rewrites no row.
+        "ALTER TABLE records ADD COLUMN charged INTEGER NOT NULL DEFAULT 0;",
     ]
 
     /// The index of the migration that makes `outcome_runs`.

@@ -19,6 +19,7 @@ struct ValidationErrorTests {
         (.invalidId("nope"), "invalid_id", .id),
         (.missingField(.id), "missing_field", .id),
         (.missingField(.note), "missing_field", .note),
+        (.invalidCharged("x"), "invalid_charged", .charged),
     ])
     func codeAndField(error: ValidationError, code: String, field: ExpenseField) {
         #expect(error.code == code)
@@ -42,10 +43,12 @@ struct ValidationErrorTests {
         #expect(!message.unicodeScalars.contains { $0.properties.generalCategory == .control })
         let long = ValidationError.invalidId(String(repeating: "a", count: 1_000)).message
         #expect(long.count < 200)
+        // The amount charged's detail is the program's own sentence, shown whole, its control characters escaped.
+        #expect(!ValidationError.invalidCharged("a\u{7}b").message.unicodeScalars.contains { $0.properties.generalCategory == .control })
     }
 
     @Test("field names are the wire names")
     func fieldNames() {
-        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note", "paidBy", "split"])
+        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note", "paidBy", "split", "charged"])
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// `add … --paid AMOUNT` and `edit --paid | --no-paid` through the real binaries (docs/usage.md, "Rates"): the
-/// amount charged in the ledger's currency overrides the rate of any conversion into that currency, locally and on the daemon, and
-/// travels as money with the amount.
+/// amount charged in the ledger's currency overrides the rate of any conversion into that currency, locally and
+/// on the daemon, and travels as money with the amount.
 @Suite struct PaidAmountCommandTests {
     static let environment = ["LC_ALL": "C"]
 

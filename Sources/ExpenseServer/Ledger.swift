@@ -26,6 +26,8 @@ import Synchronization
 public actor Ledger {
     public nonisolated let name: String
     public nonisolated let currency: Currency
+    /// Where this ledger's own lines go (a failed WAL checkpoint): the daemon's log, at its level.
+    nonisolated let log: ServerLog
     /// The ledger's id and history epoch, as `hello` reports them.
     public nonisolated let identity: LedgerIdentity?
 
@@ -63,8 +65,9 @@ public actor Ledger {
     /// A ledger over `store`, which it owns from now on.
     package init(name: String, currency: Currency, store: sending any LedgerStore,
                  identity: LedgerIdentity? = LedgerIdentity(ledgerId: UUID(), epoch: UUID(), epochCursor: 0),
-                 fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
+                 fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:), log: ServerLog = .none) {
         self.name = name
+        self.log = log
         self.currency = currency
         self.identity = identity
         self.executor = LedgerExecutor(name: "ledger-" + name)
@@ -248,7 +251,7 @@ public actor Ledger {
         if head != headBefore { for watcher in watchers.values { watcher(head) } }
         if let failure = (engine.store as? SQLiteLedgerStore)?.takeCheckpointFailure() {
             // Nothing is lost (the synced WAL keeps every commit) and the next checkpoint tries again.
-            ServerLog.standardError(.warning, "ledger \(name): \(failure); the WAL keeps every commit")
+            log(.warning, "ledger \(name): \(failure); the WAL keeps every commit")
         }
     }
 }

@@ -30,7 +30,9 @@ public final class LedgerDirectory: Sendable {
     /// What this process learnt of the ledgers' files (a restore replaces a file only while no daemon serves the
     /// directory, so it stays true): those that failed to open as damaged (never tried again), those whose
     /// structure was checked already (not checked again when reopened); and where failures to open are told.
-    private let fileChecks = Mutex<(damaged: Set<String>, verified: Set<String>, log: (@Sendable (String) -> Void)?)>(([], [], nil))
+    private let fileChecks = Mutex<(damaged: Set<String>, verified: Set<String>)>(([], []))
+    /// Where the daemon's lines go (``openDeferred(defaultCurrency:log:)``); each ledger opened here logs there too.
+    private let log = Mutex(ServerLog.none)
 
     /// What opening a data directory may create: `expensed` creates only what it was asked for.
     public enum Creation: Sendable {
@@ -92,13 +94,13 @@ public final class LedgerDirectory: Sendable {
     /// served; the others are).
     /// - Returns: the new token file's path (`DIR/default.token`), or `nil` when there were ledgers already.
     /// - Throws: as ``init(dataDirectory:creating:)``.
-    public func openDeferred(defaultCurrency: Currency, log: (@Sendable (String) -> Void)? = nil) throws -> String? {
+    public func openDeferred(defaultCurrency: Currency, log: ServerLog = .none) throws -> String? {
         try Self.makeDirectory(dataDirectory)
-        if let log { fileChecks.withLock { $0.log = log } }
+        self.log.withLock { $0 = log }
         guard opened.isEmpty, try !Self.hasLedger(in: dataDirectory) else { return nil }
         let ledger: Ledger
         do {
-            ledger = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory).ledger
+            ledger = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory, log: log).ledger
         } catch LedgerError.ledgerExists {  // made by `expensed ledger add default` meanwhile
             _ = try openAppeared("default")
             return nil
@@ -171,11 +173,8 @@ public final class LedgerDirectory: Sendable {
         do {
             return try openAppeared(name, pinned: pinned)
         } catch {
-            let log = fileChecks.withLock { failures in
-                if case LedgerError.damagedDatabase = error { failures.damaged.insert(name) }
-                return failures.log
-            }
-            log?("ledger \(DisplayText.quoted(name)) is not served: \(error)")
+            if case LedgerError.damagedDatabase = error { fileChecks.withLock { _ = $0.damaged.insert(name) } }
+            log.withLock { $0 }(.warning, "ledger \(DisplayText.quoted(name)) is not served: \(error)")
             return nil
         }
     }
@@ -185,8 +184,8 @@ public final class LedgerDirectory: Sendable {
     /// open the least recently used unused ones, looked at every `idle / 4` (at most every 30 s). A ledger in use
     /// is never closed, so more than `maximum` may be open while they all are. A closed ledger commits what it
     /// has queued and is opened again when next asked for.
-    public func closeUnusedLedgers(idle: Duration?, maximum: Int?, log: (@Sendable (String) -> Void)? = nil) {
-        if let log { opened.log(to: log) }
+    public func closeUnusedLedgers(idle: Duration?, maximum: Int?, log: ServerLog = .none) {
+        opened.log(to: log)
         opened.limits = OpenLedgers.Limits(idle: idle, maximum: maximum)
         if let idle { opened.closeUnused(every: OpenLedgers.sweepInterval(idle: idle)) }
     }
@@ -290,7 +289,7 @@ public final class LedgerDirectory: Sendable {
         // Its file's structure is checked the first time this process opens it: after a close for being unused, the
         // file is the one this process wrote and checked (a restore replaces a file only while no daemon runs).
         let verify = !fileChecks.withLock { $0.verified.contains(name) }
-        let ledger = try Self.open(name: name, in: dataDirectory, verify: verify)
+        let ledger = try Self.open(name: name, in: dataDirectory, verify: verify, log: log.withLock { $0 })
         if verify { fileChecks.withLock { _ = $0.verified.insert(name) } }
         // A compaction round that has not reached this ledger yet: queued first on its thread, before any request.
         if let round = closedCompactions.opened(name) {
@@ -299,12 +298,12 @@ public final class LedgerDirectory: Sendable {
         return opened.insert(ledger, as: name, pinned: pinned)
     }
 
-    private static func open(name: String, in directory: String, verify: Bool = true) throws -> Ledger {
+    private static func open(name: String, in directory: String, verify: Bool = true, log: ServerLog = .none) throws -> Ledger {
         let path = databasePath(name, in: directory)
         do {
             let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: verify)
             store.checkpointInBackground(name: name)
-            return Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity)
+            return Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity, log: log)
         } catch let error as LedgerError {
             throw error
         } catch {
@@ -312,99 +311,8 @@ public final class LedgerDirectory: Sendable {
         }
     }
 
-    private static func create(name: String, currency: Currency, in directory: String) throws -> (token: String, ledger: Ledger) {
+    private static func create(name: String, currency: Currency, in directory: String, log: ServerLog = .none) throws -> (token: String, ledger: Ledger) {
         let token = try createFile(name: name, currency: currency, in: directory)
-        return (token, try open(name: name, in: directory))
-    }
-
-    /// Creates ledger `name`'s file (and its token file) without opening it; returns the owner token `default`.
-    /// - Throws: ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/ledgerExists(_:)``, or a storage error.
-    static func createFile(name: String, currency: Currency, in directory: String) throws -> String {
-        guard isValid(name: name) else { throw LedgerError.invalidLedgerName(name) }
-        let path = databasePath(name, in: directory)
-        guard !FileManager.default.fileExists(atPath: path) else { throw LedgerError.ledgerExists(name) }
-        let token = Token.generate()
-        let temporary = directory + "/." + name + "-" + UUIDText.lowercased(UUID()) + ".sqlite"
-        defer { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
-        do {
-            // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database's mode.
-            let descriptor = Glibc.open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw LedgerError.dataDirectory(path: directory, detail: String(cString: strerror(errno))) }
-            Glibc.close(descriptor)
-            do {
-                _ = try SQLiteLedgerStore(path: temporary, name: name, currency: currency, token: token)
-            }  // closed here: the WAL is checkpointed into the file
-            try writeTokenFile(token, to: directory + "/" + name + ".token", directory: directory, onlyIfLinked: {
-                // link(2) fails when the name exists: an existing ledger is never replaced.
-                guard link(temporary, path) == 0 else {
-                    throw errno == EEXIST ? LedgerError.ledgerExists(name)
-                                          : LedgerError.dataDirectory(path: directory, detail: String(cString: strerror(errno)))
-                }
-            })
-        }
-        return token
-    }
-
-    /// Writes `token` to a temporary file (0600), fsyncs it, runs `onlyIfLinked` (which puts the ledger in
-    /// place), then renames the token file into place and fsyncs the directory.
-    /// (``AtomicFile``, the one atomic replacement, with `onlyIfLinked` as its step before the rename.)
-    static func writeTokenFile(_ token: String, to path: String, directory: String, onlyIfLinked: () throws -> Void) throws {
-        do {
-            try AtomicFile.write(Array((token + "\n").utf8), to: path, beforeRename: onlyIfLinked)
-        } catch let failure as AtomicFile.Failure {
-            throw LedgerError.dataDirectory(path: directory, detail: failure.description)
-        }
-    }
-
-    /// Whether `path` is a directory; `false` when nothing is there.
-    /// - Throws: ``LedgerError/dataDirectory(path:detail:)`` when something other than a directory is there.
-    static func directoryExists(_ path: String) throws -> Bool {
-        do throws(PrivateDirectory.Failure) {
-            return try PrivateDirectory.isDirectory(path)
-        } catch {
-            throw directoryError(error)
-        }
-    }
-
-    /// Creates the data directory (0700) if missing (``PrivateDirectory``, the one maker).
-    static func makeDirectory(_ path: String) throws {
-        do throws(PrivateDirectory.Failure) {
-            try PrivateDirectory.make(path)
-        } catch {
-            throw directoryError(error)
-        }
-    }
-
-    private static func directoryError(_ failure: PrivateDirectory.Failure) -> LedgerError {
-        switch failure {
-        case .notADirectory(let path): LedgerError.dataDirectory(path: path, detail: "not a directory")
-        case .failed(let path, let error): LedgerError.dataDirectory(path: path, detail: error.description)
-        }
-    }
-
-    /// Whether `directory` holds a ledger file: read entry by entry and stopped at the first, so a daemon's start
-    /// reads one entry of a directory of 100,000 ledgers, not all of them (it took 0.13 s there).
-    static func hasLedger(in directory: String) throws -> Bool {
-        guard let stream = opendir(directory) else {
-            throw LedgerError.dataDirectory(path: directory, detail: String(cString: strerror(errno)))
-        }
-        defer { closedir(stream) }
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasSuffix(".sqlite"), isValid(name: String(name.dropLast(".sqlite".count))) { return true }
-        }
-        return false
-    }
-
-    static func ledgerNames(in directory: String) throws -> [String] {
-        let files: [String]
-        do {
-            files = try FileManager.default.contentsOfDirectory(atPath: directory)
-        } catch {
-            throw LedgerError.dataDirectory(path: directory, detail: "\(error)")
-        }
-        return files.filter { $0.hasSuffix(".sqlite") }.map { String($0.dropLast(".sqlite".count)) }.filter(isValid).sorted()
+        return (token, try open(name: name, in: directory, log: log))
     }
 }

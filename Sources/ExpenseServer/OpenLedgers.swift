@@ -40,7 +40,7 @@ final class OpenLedgers: Sendable {
         var closing: [String: DispatchGroup] = [:]
         var limits = Limits.none
         /// Told of each ledger closed here.
-        var log: (@Sendable (String) -> Void)?
+        var log = ServerLog.none
     }
 
     private let state = Mutex(State())
@@ -53,7 +53,7 @@ final class OpenLedgers: Sendable {
     }
 
     /// Where each ledger closed for being unused is told (`closed ledger 'NAME' (unused)`).
-    func log(to log: @escaping @Sendable (String) -> Void) { state.withLock { $0.log = log } }
+    func log(to log: ServerLog) { state.withLock { $0.log = log } }
 
     subscript(name: String) -> Ledger? { state.withLock { $0.entries[name]?.ledger } }
 
@@ -110,7 +110,7 @@ final class OpenLedgers: Sendable {
     /// on its own thread (what it has queued is committed first), and `closed` runs once all have.
     @discardableResult
     func closeUnused(now: ContinuousClock.Instant = .now, closed: @escaping @Sendable () -> Void = {}) -> [String] {
-        let (names, ledgers, group, log) = state.withLock { state -> ([String], [Ledger], DispatchGroup, (@Sendable (String) -> Void)?) in
+        let (names, ledgers, group, log) = state.withLock { state -> ([String], [Ledger], DispatchGroup, ServerLog) in
             var chosen: [String] = []
             // First see who is unused now: idleness counts from the moment a ledger is first seen unused.
             for (name, entry) in state.entries where entry.pins == 0 && entry.ledger.access.credentialCount == 0 {
@@ -147,7 +147,7 @@ final class OpenLedgers: Sendable {
             return []
         }
         for ledger in ledgers {
-            log?("closed ledger \(DisplayText.quoted(ledger.name)) (unused)")
+            log("closed ledger \(DisplayText.quoted(ledger.name)) (unused)")
             Task {
                 await ledger.close()
                 group.leave()

@@ -170,8 +170,8 @@ public final class PostgresLedgerDirectory: LedgerProvider, Sendable {
 
     /// Closes ledgers nobody uses, as ``LedgerDirectory/closeUnusedLedgers(idle:maximum:)`` does; a closed
     /// ledger also gives back its PostgreSQL connection.
-    public func closeUnusedLedgers(idle: Duration?, maximum: Int?, log: (@Sendable (String) -> Void)? = nil) {
-        if let log { opened.log(to: log) }
+    public func closeUnusedLedgers(idle: Duration?, maximum: Int?, log: ServerLog = .none) {
+        opened.log(to: log)
         opened.limits = OpenLedgers.Limits(idle: idle, maximum: maximum)
         if let idle { opened.closeUnused(every: OpenLedgers.sweepInterval(idle: idle)) }
     }

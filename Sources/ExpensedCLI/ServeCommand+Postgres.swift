@@ -36,7 +36,7 @@ extension ServeCommand {
         // A token revoked through any daemon or `expensed token revoke --postgres` closes its idle connections
         // here within this.
         directory.watchTokens(every: ExpensedCommands.tokenPollInterval)
-        directory.closeUnusedLedgers(idle: upkeep.idle, maximum: upkeep.maximumOpen, log: { log($0) })
+        directory.closeUnusedLedgers(idle: upkeep.idle, maximum: upkeep.maximumOpen, log: log)
         let schedule = upkeep.compactAfter.map { keepDays in
             CompactionTimer(keepDays: keepDays, log: log) { directory.compactLedgers(before: $0, keepDays: $1, done: $2) }
         }

@@ -148,12 +148,12 @@ struct ServeCommand {
         do {
             // One daemon per data directory, taken before any ledger is opened (see DataDirectoryLock).
             lock = try DataDirectoryLock(directory: data)
-            if let tokenPath = try directory.openDeferred(defaultCurrency: currency, log: { log($0) }) {
+            if let tokenPath = try directory.openDeferred(defaultCurrency: currency, log: log) {
                 log("created ledger 'default' (\(currency.code)); its token is in \(tokenPath)")
             }
             // `expensed token revoke` beside the daemon closes the token's idle connections within this.
             directory.watchTokens(every: ExpensedCommands.tokenPollInterval)
-            directory.closeUnusedLedgers(idle: upkeep.idle, maximum: upkeep.maximumOpen, log: { log($0) })
+            directory.closeUnusedLedgers(idle: upkeep.idle, maximum: upkeep.maximumOpen, log: log)
         } catch {
             // A damaged database is named by the error itself (`the database DIR/NAME.sqlite is damaged …`).
             log(.error, "cannot open the data directory \(data): \(error)")

@@ -4,18 +4,16 @@ import PackageDescription
 // Imports flow one way: ExpenseCore <- ExpenseProtocol, and ExpenseTransport (bytes and lines only) <- ExpenseServer /
 // ExpenseClient <- CLIs <- executables.
 // See docs/modules.md ("Where things live").
-// The load generator is built without Swift's dynamic exclusivity checks in release: it is a measuring tool, the same
-// for expensed, Redis and the pong server, and every check it makes is CPU the measured server does not get on two
-// cores (about 400 instructions per ping). The daemon's modules keep the checks in every build: a memory-safety
-// guarantee is not traded for ~960 instructions per ping.
-let benchExclusivity: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+// The benchmark (`expense-bench`) is a package of its own in Benchmarks/, built on the library product below.
 
 let package = Package(
     name: "expense",
     products: [
         .executable(name: "expense", targets: ["expense"]),
         .executable(name: "expensed", targets: ["expensed"]),
-        .executable(name: "expense-bench", targets: ["expense-bench"]),
+        // The modules Benchmarks/Package.swift builds its load generator on; not an API for anyone else.
+        .library(name: "ExpenseBenchSupport", targets: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "PostgreSQL",
+                                                        "SystemKit", "ProcessSpawn", "CEpoll"]),
     ],
     targets: [
         // C: the system's libsqlite3, and a tiny header exposing epoll/accept4 (absent from Glibc's module map).
@@ -31,7 +29,7 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
         .target(name: "CommandLineKit"),
-        // posix_spawn children for the bench and the end-to-end tests (Foundation's Process crashes now and then).
+        // posix_spawn children for the end-to-end tests and the bench (Foundation's Process crashes now and then).
         .target(name: "ProcessSpawn", dependencies: ["SystemKit"]),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
         .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit", "COpenSSL"]),  // TLS
@@ -44,13 +42,6 @@ let package = Package(
 
         .executableTarget(name: "expense", dependencies: ["ExpenseCLI"]),
         .executableTarget(name: "expensed", dependencies: ["ExpensedCLI"]),
-        .executableTarget(
-            name: "expense-bench",
-            dependencies: ["ExpenseCore", "ExpenseProtocol", "SQLite", "ProcessSpawn",
-                           "CEpoll", "ExpenseTransport", "SystemKit",  // the generator's epoll loops; its TLS client is TLSSession
-                           "PostgreSQL"],  // the `pg` section's own multi-row insert, through libpq's pipeline mode
-            swiftSettings: benchExclusivity
-        ),
 
         // Test targets declare every module they import (docs/modules.md). What several share (a seeded generator,
         // onOwnThread, proxies) is in TestSupport; not part of any product. LedgerTestSupport: `await` forms of a
@@ -67,6 +58,6 @@ let package = Package(
                                                          "LedgerTestSupport"]),
         .testTarget(name: "ExpenseClientTests", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "ExpenseClient", "ExpenseServer", "TestSupport", "PostgreSQL",
                                                          "LedgerTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "expense-bench", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "PostgreSQL", "ProcessSpawn", "SQLite", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["expense", "expensed", "ExpenseCLI", "ExpenseClient", "ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "PostgreSQL", "ProcessSpawn", "SQLite", "TestSupport"]),
     ]
 )

@@ -188,7 +188,7 @@ extension PushResult: RPCResult {
 
     /// An applied answer with its record takes about 240 bytes (a record with short texts and the applied
     /// members): reserved once, a 500-mutation answer (about 120 kB) is not copied as its buffer doubles, which
-    /// cost about 60,000 instructions a push (`Scripts/push-profile`).
+    /// cost about 60,000 instructions a push (`Benchmarks/push-profile`).
     public var encodedSizeHint: Int { 64 + results.count * 256 }
 
     public init(json: JSONValue) throws(ProtocolDecodingError) {

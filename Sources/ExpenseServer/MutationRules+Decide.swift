@@ -10,7 +10,7 @@ extension MutationRules {
     ///
     /// - Note: inlined into its caller, where the schema is a concrete type (and so are `ExpenseSchema`'s small
     ///   methods): left generic, every create paid about 5,000 instructions (11 %) for looking up its types at
-    ///   run time (`Scripts/push-profile`, 500-mutation pushes); inlined, it costs what the code written for
+    ///   run time (`Benchmarks/push-profile`, 500-mutation pushes); inlined, it costs what the code written for
     ///   expenses alone did (22.63 M instructions per push against 22.53–22.72 M).
     @inline(__always)
     func decide<Schema: RecordSchema>(_ mutation: Mutation, prepared: PreparedPut?, schema: Schema,

@@ -8,7 +8,7 @@ import Foundation
 /// once, for every kind; a kind only describes itself.
 ///
 /// A schema is made once per push and handed each mutation (never a copy of one per mutation: the create path of
-/// a push is measured in instructions, `Scripts/push-profile`). Two descriptions exist: ``ExpenseSchema`` (typed expenses, with their prepared values and live totals) and
+/// a push is measured in instructions, `Benchmarks/push-profile`). Two descriptions exist: ``ExpenseSchema`` (typed expenses, with their prepared values and live totals) and
 /// ``DataSchema`` (budgets, recurring rules and settings, whose fields ``LedgerDataValidator`` describes per
 /// kind; a new kind of that shape needs no code here).
 protocol RecordSchema {

@@ -11,9 +11,9 @@ import Glibc
 // @unchecked Sendable: the SSL_CTX is fully configured in the initialiser and never changed afterwards; OpenSSL
 // documents `SSL_new` on a shared, unmodified SSL_CTX as thread-safe, and the context is reference counted, so a
 // session created from it keeps it alive after this object is released.
-package final class TLSContext: @unchecked Sendable {
+public final class TLSContext: @unchecked Sendable {
     let pointer: OpaquePointer
-    package let role: TLSSession.Role
+    public let role: TLSSession.Role
     /// For a client: how the server's certificate is checked.
     let verification: TLSVerification?
 
@@ -34,7 +34,7 @@ package final class TLSContext: @unchecked Sendable {
     /// A server context from a PEM certificate chain and a PEM private key.
     /// - Throws: ``TLSError/keyReadableByOthers(path:mode:)`` when the key file's mode lets its group or others
     ///   read it; ``TLSError/unreadableFile(path:reason:)``; ``TLSError/keyMismatch(certificate:key:)``.
-    package static func server(certificateFile: String, keyFile: String) throws(TLSError) -> TLSContext {
+    public static func server(certificateFile: String, keyFile: String) throws(TLSError) -> TLSContext {
         var status = stat()
         guard stat(keyFile, &status) == 0 else {
             throw .unreadableFile(path: keyFile, reason: String(cString: strerror(errno)))
@@ -67,7 +67,7 @@ package final class TLSContext: @unchecked Sendable {
 
     /// A client context verifying the server as `verification` says.
     /// - Throws: ``TLSError/unreadableFile(path:reason:)`` for an unreadable CA file.
-    package static func client(_ verification: TLSVerification) throws(TLSError) -> TLSContext {
+    public static func client(_ verification: TLSVerification) throws(TLSError) -> TLSContext {
         let context = try TLSContext(role: .client, verification: verification)
         switch verification {
         case .authority(let caFile):

@@ -13,12 +13,12 @@ import Glibc
 /// sessions can be tested against each other with no sockets at all.
 ///
 /// - Important: Not thread-safe: one owner (a loop connection or a blocking client) uses it at a time.
-package final class TLSSession {
+public final class TLSSession {
     /// Which end of the handshake.
-    package enum Role: Sendable { case server, client }
+    public enum Role: Sendable { case server, client }
 
     /// Where the session is in its life.
-    package enum State: Hashable, Sendable {
+    public enum State: Hashable, Sendable {
         /// The handshake has not finished; plaintext is neither delivered nor accepted.
         case handshaking
         /// Application data flows both ways.
@@ -29,10 +29,10 @@ package final class TLSSession {
         case failed(TLSError)
     }
 
-    package private(set) var state = State.handshaking
-    package let role: TLSSession.Role
+    public private(set) var state = State.handshaking
+    public let role: TLSSession.Role
     /// The peer's certificate fingerprint, once the handshake has finished (a client always sees one).
-    package private(set) var peerFingerprint: CertificateFingerprint?
+    public private(set) var peerFingerprint: CertificateFingerprint?
 
     private let context: TLSContext
     private let ssl: OpaquePointer
@@ -47,13 +47,13 @@ package final class TLSSession {
     private var closeNotifyQueued = false
     /// Whether OpenSSL may hold this session's two record buffers (about 17 KiB each): set by every call that reads
     /// or writes a record, cleared when ``releaseRecordBuffers()`` gave them back.
-    package private(set) var mayHoldRecordBuffers = false
+    public private(set) var mayHoldRecordBuffers = false
     /// The name verified (client): for the error message of a mismatch.
     private let serverName: String?
 
     /// A session on `context`; a client verifies `serverName` (a host name, sent as SNI, or an IP address).
     /// - Throws: ``TLSError/setupFailed(reason:)``.
-    package init(context: TLSContext, serverName: String? = nil) throws(TLSError) {
+    public init(context: TLSContext, serverName: String? = nil) throws(TLSError) {
         ERR_clear_error()
         guard let ssl = SSL_new(context.pointer) else { throw .setupFailed(reason: TLSContext.takeErrorText()) }
         let input = Self.makeMemoryBIO(), output = Self.makeMemoryBIO()
@@ -92,15 +92,15 @@ package final class TLSSession {
     deinit { SSL_free(ssl) }
 
     /// Ciphertext bytes waiting to be sent to the peer.
-    package var pendingCiphertext: Int { outgoing.count - outgoingOffset }
+    public var pendingCiphertext: Int { outgoing.count - outgoingOffset }
 
     /// Whether the handshake is still running.
-    package var isHandshaking: Bool { state == .handshaking }
+    public var isHandshaking: Bool { state == .handshaking }
 
     /// Takes bytes the peer sent. The first byte of a TLS peer opens a handshake or alert record; anything else
     /// is a plaintext peer, and the session fails at once (``TLSError/plaintextClient`` or
     /// ``TLSError/plaintextServer``) without showing the bytes anywhere.
-    package func receive(_ ciphertext: UnsafeRawBufferPointer) {
+    public func receive(_ ciphertext: UnsafeRawBufferPointer) {
         guard !ciphertext.isEmpty, !isFailed else { return }
         if !receivedAny {
             receivedAny = true
@@ -115,14 +115,14 @@ package final class TLSSession {
     }
 
     /// The peer closed the TCP connection: during the handshake that is a failure.
-    package func receiveEndOfStream() {
+    public func receiveEndOfStream() {
         if state == .handshaking { state = .failed(.closedDuringHandshake) }
     }
 
     /// Runs the handshake as far as the received bytes allow, then decrypts all complete records, handing each
     /// piece of plaintext to `deliver`. Afterwards ``state`` says whether the session is established, finished or
     /// failed, and ``pendingCiphertext`` may hold handshake messages to send.
-    package func advance(deliver: (UnsafeRawBufferPointer) -> Void) {
+    public func advance(deliver: (UnsafeRawBufferPointer) -> Void) {
         defer { collectOutgoing() }
         mayHoldRecordBuffers = true
         if state == .handshaking {
@@ -164,7 +164,7 @@ package final class TLSSession {
     /// Encrypts as much of `plaintext` as OpenSSL takes (all of it, unless it fails); nothing before the
     /// handshake finishes.
     /// - Returns: the number of plaintext bytes consumed.
-    package func encrypt(_ plaintext: UnsafeRawBufferPointer) -> Int {
+    public func encrypt(_ plaintext: UnsafeRawBufferPointer) -> Int {
         guard state == .established, let base = plaintext.baseAddress, !plaintext.isEmpty else { return 0 }
         defer { collectOutgoing() }
         mayHoldRecordBuffers = true
@@ -181,7 +181,7 @@ package final class TLSSession {
     /// Queues `close_notify` once (the peer reads a clean end of stream).
     /// - Returns: whether it was queued now.
     @discardableResult
-    package func close() -> Bool {
+    public func close() -> Bool {
         guard !closeNotifyQueued, state == .established || state == .finished else { return false }
         closeNotifyQueued = true
         ERR_clear_error()
@@ -200,7 +200,7 @@ package final class TLSSession {
     /// Nothing is freed while a record is partly received or not yet fully decrypted.
     /// - Returns: whether buffers were given back now.
     @discardableResult
-    package func releaseRecordBuffers() -> Bool {
+    public func releaseRecordBuffers() -> Bool {
         guard mayHoldRecordBuffers, state == .established, SSL_has_pending(ssl) == 0,
               BIO_ctrl_pending(networkIn) == 0 else { return false }
         guard SSL_free_buffers(ssl) == 1 else { return false }
@@ -231,14 +231,14 @@ package final class TLSSession {
     }
 
     /// Calls `body` with the ciphertext waiting to be sent.
-    package func withPendingCiphertext<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    public func withPendingCiphertext<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         outgoing.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[outgoingOffset...])) }
     }
 
     /// Marks `count` bytes of the pending ciphertext sent.
     /// Once all is sent, the buffer is given back (an idle session holds none; the next record takes a new one
     /// of its own size).
-    package func consumeCiphertext(_ count: Int) {
+    public func consumeCiphertext(_ count: Int) {
         outgoingOffset = min(outgoingOffset + count, outgoing.count)
         if outgoingOffset == outgoing.count {
             outgoing = []
@@ -249,18 +249,18 @@ package final class TLSSession {
     /// Whether this (client) session holds a session ticket from the peer: a TLS 1.3 `NewSessionTicket` (stateless
     /// or stateful) or a TLS 1.2 ticket, which would let it resume. The daemon sends none (``TLSContext/server(certificateFile:keyFile:)``,
     /// docs/reliability.md "TLS"); tests read this after a round trip, when the client has processed what followed the handshake.
-    package var holdsSessionTicket: Bool {
+    public var holdsSessionTicket: Bool {
         guard let session = SSL_get_session(ssl) else { return false }
         return SSL_SESSION_has_ticket(session) == 1
     }
 
     /// Bytes the two memory BIOs have allocated (0 once a quiet session was released).
-    package var memoryBIOCapacity: Int {
+    public var memoryBIOCapacity: Int {
         Int(copenssl_bio_mem_capacity(networkIn)) + Int(copenssl_bio_mem_capacity(networkOut))
     }
 
     /// Bytes of ciphertext buffer the session holds outside OpenSSL (0 when idle).
-    package var ciphertextBufferCapacity: Int { outgoing.capacity }
+    public var ciphertextBufferCapacity: Int { outgoing.capacity }
 
     /// Moves what OpenSSL wrote into the output BIO to ``outgoing``: into a new array of that size when nothing
     /// else waits (one copy, no zero-filling), else appended. A memory BIO hands over everything it holds in one

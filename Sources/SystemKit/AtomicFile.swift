@@ -8,18 +8,18 @@ import Glibc
 /// survives a crash. A reader sees the old file or the new one, never half of one.
 ///
 /// Used for the client's JSON cache and token, `expense export --output`, and the daemon's ledger token files.
-package enum AtomicFile {
+public enum AtomicFile {
     /// Why the file could not be written.
-    package struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
         /// The file (or directory) the failing call was about.
-        package var path: String
+        public var path: String
         /// The system's description of the error.
-        package var reason: String
+        public var reason: String
         /// The failing call's `errno` (0 when the failure was not a system call's).
-        package var errno: Int32
-        package var description: String { "cannot write \(path): \(reason)" }
+        public var errno: Int32
+        public var description: String { "cannot write \(path): \(reason)" }
 
-        package init(path: String, _ error: SystemCallError) {
+        public init(path: String, _ error: SystemCallError) {
             self.path = path
             self.reason = error.reason
             self.errno = error.errno
@@ -34,7 +34,7 @@ package enum AtomicFile {
     /// - Returns: what `body` returns.
     /// - Throws: ``Failure``, or what `body` or `beforeRename` throws (the temporary file is then removed, `path`
     ///   untouched).
-    package static func replace<T>(_ path: String, beforeRename: () throws -> Void = {},
+    public static func replace<T>(_ path: String, beforeRename: () throws -> Void = {},
                                    _ body: (Int32) throws -> T) throws -> T {
         let temporary = path + ".tmp-\(getpid())"
         unlink(temporary) // a leftover of a killed run with the same pid; ours to remove
@@ -73,7 +73,7 @@ package enum AtomicFile {
 
     /// Replaces `path` with `bytes` (see ``replace(_:beforeRename:_:)``).
     /// - Throws: ``Failure``, or what `beforeRename` throws.
-    package static func write(_ bytes: some Sequence<UInt8>, to path: String, beforeRename: () throws -> Void = {}) throws {
+    public static func write(_ bytes: some Sequence<UInt8>, to path: String, beforeRename: () throws -> Void = {}) throws {
         try replace(path, beforeRename: beforeRename) { descriptor in
             do throws(SystemCallError) {
                 try writeAll(descriptor, bytes)
@@ -85,7 +85,7 @@ package enum AtomicFile {
 
     /// Fsyncs the directory that holds `path`, so a rename or a link there survives a crash.
     /// - Throws: ``Failure`` when the directory cannot be synced (one that cannot be opened is passed over).
-    package static func syncDirectory(containing path: String) throws(Failure) {
+    public static func syncDirectory(containing path: String) throws(Failure) {
         let directory = Self.directory(of: path)
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directoryDescriptor >= 0 else { return }

@@ -3,9 +3,9 @@ import Glibc
 #endif
 
 /// The one 0700-directory maker: the client's home, the daemon's data directory.
-package enum PrivateDirectory {
+public enum PrivateDirectory {
     /// Why the directory could not be made.
-    package enum Failure: Error, Hashable, Sendable {
+    public enum Failure: Error, Hashable, Sendable {
         /// Something other than a directory is at `path`.
         case notADirectory(path: String)
         /// `mkdir` (or `stat`) failed at `path`, one of the directories on the way.
@@ -15,7 +15,7 @@ package enum PrivateDirectory {
     /// Creates `path` and its missing parents with mode 0700 (the umask can only narrow it), the way
     /// `mkdir -p -m 0700` does; an existing directory is left as it is.
     /// - Throws: ``Failure``.
-    package static func make(_ path: String) throws(Failure) {
+    public static func make(_ path: String) throws(Failure) {
         if try isDirectory(path) { return }
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
@@ -35,7 +35,7 @@ package enum PrivateDirectory {
 
     /// Whether `path` is a directory; `false` when nothing is there.
     /// - Throws: ``Failure/notADirectory(path:)`` when something else is there.
-    package static func isDirectory(_ path: String) throws(Failure) -> Bool {
+    public static func isDirectory(_ path: String) throws(Failure) -> Bool {
         var status = stat()
         guard stat(path, &status) == 0 else {
             if errno == ENOENT { return false }

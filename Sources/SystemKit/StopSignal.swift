@@ -12,13 +12,13 @@ import Glibc
 /// which is async-signal-safe; from the moment ``install()`` returns no stop signal is lost or kills the process.
 /// ``wait()`` blocks on the pipe (the daemon's stop thread), ``pause(_:)`` sleeps but wakes at once on a signal,
 /// and ``requested`` looks without blocking (the watch loop, between two steps).
-package enum StopSignal {
+public enum StopSignal {
     /// The pipe's reading end (-1 before ``install()``) and the signal read from it (0 while none).
     private static let state = Mutex<(pipe: Int32, received: Int32)>((-1, 0))
 
     /// Installs the handler for SIGINT and SIGTERM (once; later calls do nothing).
     /// - Throws: ``SystemCallError`` when the pipe or the handler cannot be set up.
-    package static func install() throws(SystemCallError) {
+    public static func install() throws(SystemCallError) {
         let failure: Int32? = state.withLock { state in
             guard state.pipe < 0 else { return nil }
             let pipe = cepoll_stop_signal_pipe()
@@ -30,18 +30,18 @@ package enum StopSignal {
     }
 
     /// The signal that asked to stop, if one did (without blocking).
-    package static var requested: Int32? { waitForSignal(milliseconds: 0) }
+    public static var requested: Int32? { waitForSignal(milliseconds: 0) }
 
     /// Blocks until a stop signal arrives.
     /// - Returns: its number (`SIGINT` or `SIGTERM`).
-    package static func wait() -> Int32 {
+    public static func wait() -> Int32 {
         while true {
             if let number = waitForSignal(milliseconds: -1) { return number }
         }
     }
 
     /// Blocks the calling thread for `duration`, or less when a stop is requested meanwhile.
-    package static func pause(_ duration: Duration) {
+    public static func pause(_ duration: Duration) {
         let clock = ContinuousClock()
         let end = clock.now + duration
         while requested == nil {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// What a system call on a descriptor did: its result, or "it would block" on a non-blocking descriptor.
-package enum IOResult<Value: Sendable>: Sendable {
+public enum IOResult<Value: Sendable>: Sendable {
     /// The call succeeded and returned `value` (a byte count, a descriptor, …).
     case processed(Value)
     /// The descriptor is non-blocking and the call would have blocked (`EAGAIN`/`EWOULDBLOCK`).
@@ -11,21 +11,21 @@ package enum IOResult<Value: Sendable>: Sendable {
 }
 
 /// A system call that failed with an `errno` other than `EINTR` (and, for a non-blocking call, `EAGAIN`).
-package struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The call that failed (`read`, `send`, `fsync`, …).
-    package var call: String
+    public var call: String
     /// Its `errno`.
-    package var errno: Int32
+    public var errno: Int32
 
-    package init(call: String, errno: Int32) {
+    public init(call: String, errno: Int32) {
         self.call = call
         self.errno = errno
     }
 
     /// The system's description of ``errno``.
-    package var reason: String { String(cString: strerror(errno)) }
+    public var reason: String { String(cString: strerror(errno)) }
 
-    package var description: String { "\(call): \(reason)" }
+    public var description: String { "\(call): \(reason)" }
 }
 
 /// Runs `body`, a system call returning -1 and setting `errno` on failure, the one way every module does:
@@ -37,7 +37,7 @@ package struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertib
 ///   - function: the call's name, for the error.
 /// - Throws: ``SystemCallError``.
 @inline(__always)
-package func syscall<T: FixedWidthInteger & Sendable>(blocking: Bool, where function: String,
+public func syscall<T: FixedWidthInteger & Sendable>(blocking: Bool, where function: String,
                                                       _ body: () -> T) throws(SystemCallError) -> IOResult<T> {
     while true {
         let result = body()
@@ -52,7 +52,7 @@ package func syscall<T: FixedWidthInteger & Sendable>(blocking: Bool, where func
 /// ``syscall(blocking:where:_:)`` for a call on a blocking descriptor or a path: its result.
 /// - Throws: ``SystemCallError``.
 @inline(__always)
-package func syscall<T: FixedWidthInteger & Sendable>(where function: String, _ body: () -> T) throws(SystemCallError) -> T {
+public func syscall<T: FixedWidthInteger & Sendable>(where function: String, _ body: () -> T) throws(SystemCallError) -> T {
     // A blocking call never answers `.wouldBlock`: EAGAIN is thrown.
     guard case .processed(let value) = try syscall(blocking: true, where: function, body) else {
         throw SystemCallError(call: function, errno: EAGAIN)
@@ -65,7 +65,7 @@ package func syscall<T: FixedWidthInteger & Sendable>(where function: String, _ 
 /// - Parameter function: the call's name, for the error.
 /// - Throws: ``SystemCallError`` from the first failed write (including `EAGAIN`: use it on blocking
 ///   descriptors only); a write that takes 0 bytes of a non-empty rest is `EIO`, never an endless loop.
-package func writeAll(_ bytes: UnsafeRawBufferPointer, where function: String = "write",
+public func writeAll(_ bytes: UnsafeRawBufferPointer, where function: String = "write",
                       using write: (UnsafeRawBufferPointer) -> Int) throws(SystemCallError) {
     var offset = 0
     while offset < bytes.count {
@@ -78,7 +78,7 @@ package func writeAll(_ bytes: UnsafeRawBufferPointer, where function: String = 
 
 /// ``writeAll(_:where:using:)`` with `write(2)` on a blocking descriptor (a file, standard output).
 /// - Throws: ``SystemCallError``.
-package func writeAll(_ descriptor: Int32, _ bytes: some Sequence<UInt8>) throws(SystemCallError) {
+public func writeAll(_ descriptor: Int32, _ bytes: some Sequence<UInt8>) throws(SystemCallError) {
     let array = Array(bytes)
     // `withUnsafeBytes` rethrows untyped: the error crosses it in a `Result`.
     let written = array.withUnsafeBytes { buffer in

@@ -5,7 +5,7 @@ import Glibc
 /// The one plain sleep of the calling thread: `nanosleep(2)`, resumed for the time left after a signal
 /// interrupts it, so it never ends early. For a sleep that a stop signal must cut short, ``StopSignal/pause(_:)``.
 /// Never call it on the cooperative pool: it blocks the thread.
-package func sleepThread(for duration: Duration) {
+public func sleepThread(for duration: Duration) {
     guard duration > .zero else { return }
     let (seconds, attoseconds) = duration.components
     var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))

@@ -8,7 +8,7 @@ import Testing
 /// start (another PostgreSQL on the box may be a test cluster). The peer kit is replaced by a fake one (same file
 /// names, same pidfiles under `PEERS_STATE`) whose "servers" are sleeping Python processes, so no Redis or PostgreSQL
 /// is needed.
-@Suite("bench peers lifecycle")
+@Suite("bench peers lifecycle", .enabled(if: BenchExecutable.enabled, BenchExecutable.skipReason))
 struct BenchPeersTests {
     /// A fake `setup-peers.sh`: starts what is not running (like the real one) and writes the real kit's pidfiles.
     static let setupScript = #"""
@@ -98,7 +98,7 @@ struct BenchPeersTests {
         let kit = try Kit()
         defer { Self.killLeftovers(kit) }
         let result = try await onOwnThread {
-            try ExpenseProcess.run(ExpenseProcess.locate("expense-bench"), Self.benchArguments(kit),
+            try ExpenseProcess.run(try BenchExecutable.required(), Self.benchArguments(kit),
                                    environment: Self.environment(kit), scratch: kit.root)
         }
         #expect(result.status == 0, "\(result)")
@@ -123,7 +123,7 @@ struct BenchPeersTests {
         try "\(foreign.pid)\n\(kit.state)/pg/data\n".write(toFile: kit.state + "/pg/data/postmaster.pid",
                                                           atomically: true, encoding: .utf8)
         let result = try await onOwnThread {
-            try ExpenseProcess.run(ExpenseProcess.locate("expense-bench"), Self.benchArguments(kit),
+            try ExpenseProcess.run(try BenchExecutable.required(), Self.benchArguments(kit),
                                    environment: Self.environment(kit), scratch: kit.root)
         }
         #expect(result.status == 0, "\(result)")
@@ -145,7 +145,7 @@ struct BenchPeersTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         let exit = try await onOwnThread { () throws -> ChildProcess.Exit in
             let log = kit.root + "/bench.log"
-            let (bench, _, _) = try ChildProcess.spawn(ExpenseProcess.locate("expense-bench"), Self.benchArguments(kit),
+            let (bench, _, _) = try ChildProcess.spawn(try BenchExecutable.required(), Self.benchArguments(kit),
                                                        environment: Self.environment(kit, extra: [stage: fifo]),
                                                        stdout: .file(log), stderr: .file(log))
             // The FIFO becomes readable once the fake script wrote to it: the bench is at that stage.

@@ -10,8 +10,8 @@ import Testing
 func everyTargetDeclaresExactlyTheModulesItImports() async throws {
     try await onOwnThread {
         let python = try #require(ProtocolDocumentClient.python, "python3 is needed under CI=true")
-        let script = URL(fileURLWithPath: ProtocolDocumentClient.script).deletingLastPathComponent()
-            .appendingPathComponent("module-imports").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scripts/module-imports").path
         let scratch = try ExpenseProcess()
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONDONTWRITEBYTECODE"] = "1"

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Protocol.md is meant to be complete: a client written from it alone, in another language, interoperates with
-/// the daemon. `Scripts/protocol-check` is such a client (Python 3, standard library only, written from the
+/// the daemon. `Tests/Tools/protocol-check` is such a client (Python 3, standard library only, written from the
 /// document without reading the Swift sources); it starts the built `expensed` on port 0 in a temporary directory
 /// and checks every answer against the document. A failure here means the daemon and Protocol.md disagree: its
 /// output names the section and both sides.
@@ -19,9 +19,9 @@ enum ProtocolDocumentClient {
         return nil
     }()
 
-    /// `Scripts/protocol-check` of this package.
+    /// `Tests/Tools/protocol-check` of this package.
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Scripts/protocol-check").path
+        .deletingLastPathComponent().appendingPathComponent("Tests/Tools/protocol-check").path
 }
 
 @Test(.enabled(if: ProtocolDocumentClient.python != nil, "python3 not found (/usr/bin/python3 or on PATH)"))

@@ -11,7 +11,7 @@ import TestSupport
         .first { FileManager.default.isExecutableFile(atPath: $0) }
     static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Scripts/check-report-render").path
+        .deletingLastPathComponent().appendingPathComponent("Tests/Tools/check-report-render").path
 
     /// A ledger with hostile text: markup, quotes, ampersands, bidi controls, a long unbroken word.
     static let categories = ["food", "<script>alert(1)</script>", "rent & \"bills\" 'n' more", "\u{202E}lanigiro",

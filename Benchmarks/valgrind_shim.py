@@ -1,4 +1,4 @@
-"""The one LD_PRELOAD shim that lets valgrind run a Swift daemon here (used by Scripts/push-profile).
+"""The one LD_PRELOAD shim that lets valgrind run a Swift daemon here (used by Benchmarks/push-profile).
 
 Valgrind 3.19 (Debian 12) writes into the mask given to rt_sigsuspend, and libdispatch's signal thread passes
 one in read-only memory: valgrind dies at once. Preloaded under valgrind only, this copies the mask first.

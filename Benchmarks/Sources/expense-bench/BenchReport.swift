@@ -9,6 +9,8 @@ struct BenchReport {
         case missing(String)
     }
 
+    /// What each figure is judged against.
+    var thresholds: Thresholds
     var entries: [String: Entry] = [:]
     /// Facts about the run printed with it (sizes, runs, quick).
     var context: [(String, String)] = []
@@ -27,39 +29,43 @@ struct BenchReport {
     }
 
     /// The target as the table shows it.
-    static func targetText(_ target: Figure.Target) -> String {
+    static func targetText(_ target: Threshold?) -> String {
         switch target {
-        case .none: return ""
-        case .atLeast(let bound): return "≥ \(format(bound, bound < 10 ? 2 : 0))"
-        case .atMost(let bound): return "≤ \(format(bound, bound < 10 ? 2 : 0))"
-        case .peerRatio(let factor, let peerKey, _, let floor):
-            return "≥ \(format(factor, 1))× \(peerKey)" + (floor.map { " and ≥ \(format($0, 0))" } ?? "")
-        case .relative(let factor, let key, let atMost):
-            return "\(atMost ? "≤" : "≥") \(format(factor, 1))× \(key)"
+        case nil: return ""
+        case .atLeast(let bound)?: return "≥ \(format(bound, bound < 10 ? 2 : 0))"
+        case .atMost(let bound)?: return "≤ \(format(bound, bound < 10 ? 2 : 0))"
+        case .ratio(let factor, let of, let atMost, _, let floor)?:
+            return "\(atMost ? "≤" : "≥") \(format(factor, 1))× \(of)" + (floor.map { " and ≥ \(format($0, 0))" } ?? "")
         }
     }
 
     /// Target text, ratio to the target's reference, verdict, and a note on what the ratio compares with.
     func judge(_ figure: Figure) -> (target: String, ratio: Double?, pass: Bool?, note: String) {
-        let target = Self.targetText(figure.target)
-        guard let value = value(figure.key) else { return (target, nil, nil, "") }
-        switch figure.target {
-        case .none:
-            return (target, nil, nil, "")
+        let threshold = thresholds.targets[figure.key]
+        let target = Self.targetText(threshold)
+        guard let value = value(figure.key), let threshold else { return (target, nil, nil, "") }
+        switch threshold {
         case .atLeast(let bound):
             return (target, value / bound, value >= bound, "")
         case .atMost(let bound):
             return (target, value / bound, value <= bound, "")
-        case .peerRatio(let factor, let peerKey, let anchor, let floor):
-            let measured = self.value(peerKey)
-            let ratio = value / (measured ?? anchor)
-            let pass = ratio >= factor && value >= (floor ?? 0)
-            let note = measured == nil ? "vs results.md anchor \(Self.format(anchor, 0))" : "vs this run"
-            return (target, ratio, pass, note)
-        case .relative(let factor, let key, let atMost):
-            guard let reference = self.value(key), reference > 0 else { return (target, nil, nil, "") }
+        case .ratio(let factor, let of, let atMost, let anchor, let floor):
+            let measured = self.value(of)
+            guard let reference = measured ?? anchor, reference > 0 else { return (target, nil, nil, "") }
             let ratio = value / reference
-            return (target, ratio, atMost ? ratio <= factor : ratio >= factor, "vs \(key)")
+            let pass = (atMost ? ratio <= factor : ratio >= factor) && value >= (floor ?? 0)
+            let note = measured == nil ? "vs results.md anchor \(Self.format(reference, 0))" : "vs \(of), this run"
+            return (target, ratio, pass, note)
+        }
+    }
+
+    /// The figures among `figures` that were measured and miss their target, one line each (`bench --check`).
+    func failures(figures: [Figure]) -> [String] {
+        figures.compactMap { figure in
+            let (target, _, pass, note) = judge(figure)
+            guard pass == false, let value = value(figure.key) else { return nil }
+            return "\(figure.key) = \(Self.format(value, figure.decimals)) \(figure.unit) misses \(target)"
+                + (note.isEmpty ? "" : " (\(note))")
         }
     }
 
@@ -119,7 +125,7 @@ struct BenchReport {
                 missing.append("\(Self.quote(figure.key)):\(Self.quote("not run"))")
             }
             let (_, ratio, pass, _) = judge(figure)
-            if let ratio, figure.comparesWithAnotherFigure {
+            if let ratio, case .ratio? = thresholds.targets[figure.key] {
                 ratios.append("\(Self.quote(figure.key)):\(Self.format(ratio, 3))")
             }
             if let pass { passes.append("\(Self.quote(figure.key)):\(pass)") }

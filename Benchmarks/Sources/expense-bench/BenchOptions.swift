@@ -4,6 +4,10 @@ import Foundation
 struct BenchOptions {
     var quick = false
     var json = false
+    /// `--check`: exit 1 when a measured figure misses its target (``Thresholds``).
+    var check = false
+    /// `--thresholds FILE`: the targets (default: Benchmarks/thresholds.json of this checkout).
+    var thresholdsPath = Thresholds.defaultPath
     var peers = false
     /// `--pong-server`: run only the trivial server of the headroom figures (the generator's rate when the server
     /// costs almost nothing).
@@ -29,7 +33,7 @@ struct BenchOptions {
     static let usage = """
         OVERVIEW: Benchmarks expensed and the expense client (docs/performance.md) and prints one table.
 
-        USAGE: expense-bench [--quick] [--json] [--peers] [--runs N] [--expensed PATH] [--expense PATH]
+        USAGE: expense-bench [--quick] [--json] [--check] [--thresholds FILE] [--peers] [--runs N] [--expensed PATH] [--expense PATH]
                              [--peers-dir DIR] [--only SECTION,...] [--ledger-size N] [--ledgers N]
                expense-bench --seed DIR [--ledger-size N] [--expensed PATH]
                expense-bench --ping-client PORT TOKEN PINGS [CONNECTIONS] [sha256:HEX]
@@ -37,6 +41,8 @@ struct BenchOptions {
         OPTIONS:
           --quick           Smaller sizes (50k-expense ledger, 10k cache), one run, 1 s windows.
           --json            Print one JSON object on stdout (the table goes to stderr).
+          --check           Exit 1 when a measured figure misses its target, naming each (after the table).
+          --thresholds FILE The targets (default: Benchmarks/thresholds.json beside this package).
           --peers           Start Redis with DIR/setup-peers.sh and measure it too; also run the pg section.
           --runs N          Runs per figure; the median is reported (default 3; 1 with --quick).
           --expensed PATH   The daemon binary (default: next to this executable).
@@ -81,6 +87,8 @@ struct BenchOptions {
             switch argument {
             case "--quick": quick = true
             case "--json": json = true
+            case "--check": check = true
+            case "--thresholds": thresholdsPath = try value(for: argument)
             case "--peers": peers = true
             case "--pong-server": pongServer = true
             case "--runs":

@@ -17,7 +17,7 @@ do {
         print(BenchOptions.usage)
         exit(0)
     }
-    FileHandle.standardError.write(Data("Error: \(error)\nUsage: expense-bench [--quick] [--json] [--peers] [--runs N]\nSee 'expense-bench --help' for more information.\n".utf8))
+    FileHandle.standardError.write(Data("Error: \(error)\nUsage: expense-bench [--quick] [--json] [--check] [--peers] [--runs N]\nSee 'expense-bench --help' for more information.\n".utf8))
     exit(64)
 }
 
@@ -55,7 +55,18 @@ if let directory = options.seedDirectory {
     }
 }
 
-var report = BenchReport()
+let thresholds: Thresholds
+do {
+    thresholds = try Thresholds(contentsOf: options.thresholdsPath)
+    let unknown = thresholds.unknownKeys(figures: Figure.all)
+    if !unknown.isEmpty { throw Thresholds.Invalid(key: unknown.joined(separator: ", "), reason: "no figure has this key") }
+} catch {
+    workspace.removeAll()
+    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+    exit(1)
+}
+
+var report = BenchReport(thresholds: thresholds)
 let began = MonotonicClock.now()
 progress("workspace \(workspace.path); runs \(options.runs)\(options.quick ? " (quick)" : "")")
 
@@ -108,4 +119,9 @@ if options.json {
     print(report.json(figures: Figure.all))
 } else {
     print(report.table(figures: shown), terminator: "")
+}
+if options.check {
+    let failures = report.failures(figures: Figure.all)
+    for failure in failures { FileHandle.standardError.write(Data("check: \(failure)\n".utf8)) }
+    exit(failures.isEmpty ? 0 : 1)
 }

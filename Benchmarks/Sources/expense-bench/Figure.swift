@@ -1,0 +1,104 @@
+/// One figure of the bench's table: its JSON key, what the table calls it and its unit. Its target, when it has one, is
+/// data: Benchmarks/thresholds.json (``Thresholds``).
+struct Figure: Sendable {
+    var key: String
+    var label: String
+    var unit: String
+    /// Decimal places in the table and JSON.
+    var decimals: Int
+
+    /// Every figure in the order of the table in docs/performance.md, then the peers.
+    static let all: [Figure] = [
+        Figure(key: "ping_rps", label: "ping, 50 conns, 1 in flight", unit: "req/s", decimals: 0),
+        Figure(key: "ping_pipelined_rps", label: "ping, 50 conns, pipelined 16", unit: "req/s",
+               decimals: 0),
+        Figure(key: "push_mutations_per_s", label: "push 500/push, 16 conns", unit: "mut/s",
+               decimals: 0),
+        Figure(key: "push_p50_ms", label: "  push latency p50", unit: "ms", decimals: 2),
+        Figure(key: "push_p99_ms", label: "  push latency p99", unit: "ms", decimals: 2),
+        Figure(key: "single_push_per_s", label: "1-mutation push, 100 conns", unit: "push/s",
+               decimals: 0),
+        Figure(key: "single_push_p99_ms", label: "  1-mutation push p99", unit: "ms", decimals: 2),
+        Figure(key: "first_sync_1m_s", label: "first sync of 1M", unit: "s", decimals: 2),
+        Figure(key: "first_sync_1m_peak_mib", label: "  client peak RSS", unit: "MiB",
+               decimals: 1),
+        Figure(key: "start_1m_s", label: "daemon start with 1M", unit: "s", decimals: 3),
+        Figure(key: "start_1m_rss_mib", label: "  daemon RSS after start", unit: "MiB",
+               decimals: 1),
+        Figure(key: "disk_bytes_per_expense", label: "disk per expense (VACUUM)", unit: "B",
+               decimals: 1),
+        Figure(key: "disk_history_bytes_per_expense", label: "  with history, +20% edits, 5% deletes", unit: "B", decimals: 1),
+        Figure(key: "disk_history_stripped_bytes_per_expense", label: "  the same without history", unit: "B", decimals: 1),
+        Figure(key: "summary_1m_ms", label: "summary by category, 1M", unit: "ms", decimals: 3),
+        Figure(key: "add_100k_ms", label: "expense add, 100k cached", unit: "ms", decimals: 1),
+        Figure(key: "idle_5000_rss_mib", label: "5000 idle conns: daemon RSS", unit: "MiB",
+               decimals: 1),
+        Figure(key: "idle_5000_ping_p99_ms", label: "  ping p99 meanwhile", unit: "ms",
+               decimals: 3),
+        Figure(key: "tls_ping_rps", label: "ping over TLS, 50 conns, 1 in flight", unit: "req/s", decimals: 0),
+        Figure(key: "tls_handshakes_per_s", label: "TLS full handshakes, 16 conns", unit: "/s", decimals: 0),
+        Figure(key: "tls_handshake_p50_ms", label: "  handshake p50", unit: "ms", decimals: 2),
+        Figure(key: "tls_idle_5000_rss_mib", label: "5000 idle TLS conns: daemon RSS", unit: "MiB", decimals: 1),
+        Figure(key: "first_sync_1m_tls_s", label: "first sync of 1M over TLS", unit: "s", decimals: 2),
+        Figure(key: "pong_ping_rps", label: "generator vs pong server, 1 in flight", unit: "req/s",
+               decimals: 0),
+        Figure(key: "pong_ping_pipelined_rps", label: "generator vs pong server, pipelined 16", unit: "req/s", decimals: 0),
+        Figure(key: "ping_generator_cores", label: "  generator CPU during ping", unit: "cores",
+               decimals: 2),
+        Figure(key: "ping_daemon_cores", label: "  daemon CPU during ping", unit: "cores", decimals: 2),
+        Figure(key: "redis_ping_rps", label: "peer: Redis PING, 50 conns", unit: "req/s", decimals: 0),
+        Figure(key: "redis_ping_pipelined_rps", label: "peer: Redis PING, pipelined 16", unit: "req/s", decimals: 0),
+        Figure(key: "redis_aof_set_rps", label: "peer: Redis SET, fsync always", unit: "req/s",
+               decimals: 0),
+        // The `pg` section: the push figures on the PostgreSQL store, against PostgreSQL's own multi-row insert.
+        Figure(key: "pg_store_push_mutations_per_s", label: "PG store: push 500/push, 16 conns", unit: "mut/s", decimals: 0),
+        Figure(key: "pg_store_push_p50_ms", label: "  push latency p50", unit: "ms", decimals: 2),
+        Figure(key: "pg_store_push_p99_ms", label: "  push latency p99", unit: "ms", decimals: 2),
+        Figure(key: "pg_store_single_push_per_s", label: "PG store: 1-mutation push, 100 conns", unit: "push/s", decimals: 0),
+        Figure(key: "pg_store_single_push_p99_ms", label: "  1-mutation push p99", unit: "ms", decimals: 2),
+        Figure(key: "pg_insert_rows_per_s", label: "peer: PostgreSQL 500-row INSERT txns, 16 conns", unit: "rows/s", decimals: 0),
+        Figure(key: "pg_insert_p50_ms", label: "  500-row txn p50", unit: "ms", decimals: 2),
+        Figure(key: "pg_insert_single_per_s", label: "peer: PostgreSQL 1-row INSERT txns, 100 conns", unit: "txn/s", decimals: 0),
+        Figure(key: "pg_insert_single_p99_ms", label: "  1-row txn p99", unit: "ms", decimals: 2),
+        Figure(key: "pg_insert_driver_cores", label: "  insert driver CPU (500-row)", unit: "cores",
+               decimals: 2),
+    ] + hosted
+
+    /// Whether the figure comes from a peer (measured only with `--peers`).
+    var isPeer: Bool { key.hasPrefix("redis_") || key.hasPrefix("pg_") }
+    /// Shown only when measured: the peers, and the hosted scenario (`--ledgers N`).
+    var isShownOnlyWhenRun: Bool { isPeer || key.hasPrefix("hosted_") }
+
+    /// `--ledgers N` (``HostedScenario``).
+    static let hosted = hosted(.directory) + hosted(.postgres)
+
+    /// The hosted figures of one store: on PostgreSQL two daemons (their largest figure each) and the backends
+    /// the busier one held.
+    static func hosted(_ store: HostedScenario.Store) -> [Figure] {
+        let key = store.prefix
+        let title = store == .directory ? "hosted: ledgers made (expensed ledger add)"
+                                        : "hosted on PostgreSQL (2 daemons): ledgers made"
+        return [
+            Figure(key: key + "ledgers_per_s", label: title, unit: "ledgers/s", decimals: 1),
+            Figure(key: key + "first_adds_ms", label: "  a ledger add, the first 50 (median)", unit: "ms",
+                   decimals: 1),
+            Figure(key: key + "ledger_add_ms", label: "  a ledger add, the last 50 (median)", unit: "ms",
+                   decimals: 1),
+            Figure(key: key + "start_ms", label: "  daemon start on them", unit: "ms", decimals: 1),
+            Figure(key: key + "start_rss_mib", label: "  RSS after start", unit: "MiB", decimals: 1),
+            Figure(key: key + "cold_round_s", label: "  round: hello + push to each (cold)", unit: "s",
+                   decimals: 2),
+            Figure(key: key + "cold_p50_ms", label: "    per ledger p50", unit: "ms", decimals: 2),
+            Figure(key: key + "cold_p99_ms", label: "    per ledger p99", unit: "ms", decimals: 2),
+            Figure(key: key + "again_round_s", label: "  the same round again", unit: "s", decimals: 2),
+            Figure(key: key + "again_p50_ms", label: "    per ledger p50", unit: "ms", decimals: 2),
+            Figure(key: key + "again_p99_ms", label: "    per ledger p99", unit: "ms", decimals: 2),
+            Figure(key: key + "rss_mib", label: "  RSS after the rounds", unit: "MiB", decimals: 1),
+            Figure(key: key + "peak_rss_mib", label: "  peak RSS", unit: "MiB", decimals: 1),
+            Figure(key: key + "threads", label: "  threads after the rounds", unit: "", decimals: 0),
+            Figure(key: key + "descriptors", label: "  descriptors after the rounds", unit: "", decimals: 0),
+        ] + (store == .directory ? [] : [
+            Figure(key: key + "backends_peak", label: "  PostgreSQL backends a daemon held (peak)", unit: "", decimals: 0),
+        ])
+    }
+}

@@ -61,11 +61,9 @@ final class SQLiteLedgerRows {
 }
 
 extension SQLiteLedgerStore {
-    /// Forgets the rows a transaction collected: after it wrote them and committed, or when it failed.
+    /// Forgets the history rows and record versions a transaction collected: after it wrote them and committed, or
+    /// when it failed (the clients' rows and outcome runs are ``SQLiteClientLog``'s).
     func clearPendingRows() {
-        transactionRuns.removeAll()
-        pendingClientRows.removeAll(keepingCapacity: true)
-        pendingSweepCursor = nil
         pendingHistory.removeAll(keepingCapacity: true)
         pendingVersions.reset(firstSeq: pendingVersions.firstSeq)
     }

@@ -11,9 +11,9 @@ import SQLite
 /// deleting the expired ones, in the group's transaction.
 ///
 /// Only runs that may have expired are examined. A run's key is the number of outcomes ever appended through its
-/// last one (``SQLiteLedgerStore/outcomePosition``), and its client must keep `outcomeRetention` more outcomes
+/// last one (``SQLiteClientLog/position``), and its client must keep `outcomeRetention` more outcomes
 /// (each appended after it, so at higher positions) before the run leaves the window: runs keyed above
-/// `outcomePosition - outcomeRetention` cannot have expired. The cursor goes up to there and then starts again
+/// `clientLog.position - outcomeRetention` cannot have expired. The cursor goes up to there and then starts again
 /// from the first run. (A daemon that has kept fewer outcomes than one window never sweeps.)
 ///
 /// Why that bounds the table: the cursor covers the table faster than groups grow it (two runs examined per run
@@ -29,18 +29,18 @@ extension SQLiteLedgerStore {
     /// window; sets the transaction's new cursor (taken when it commits). Call after ``flushOutcomeRuns()`` and
     /// with the group's last consumed mutationIds set.
     func sweepOutcomeRuns(appended: Int) throws {
-        let horizon = pendingOutcomePosition - outcomeRetention
+        let horizon = clientLog.pendingPosition - outcomeRetention
         guard appended > 0, horizon > 0 else { return }
-        guard sweepCursor < horizon else {
-            pendingSweepCursor = 0
+        guard clientLog.sweepCursor < horizon else {
+            clientLog.pendingSweepCursor = 0
             return
         }
         let limit = max(2 * appended, Self.minimumSweep)
-        var examined = 0, cursor = sweepCursor
+        var examined = 0, cursor = clientLog.sweepCursor
         var expired: [Int64] = []
         try connection.cached(literal: """
             SELECT run, client, last_mutation_id FROM outcome_runs WHERE run > ?1 AND run <= ?2 ORDER BY run LIMIT ?3
-            """).forEach([.integer(sweepCursor), .integer(horizon), .integer(Int64(limit))]) { row in
+            """).forEach([.integer(clientLog.sweepCursor), .integer(horizon), .integer(Int64(limit))]) { row in
             examined += 1
             cursor = row.int64(0)
             guard let clientId = row.withBlob(1, Self.uuid(raw:)) else {
@@ -49,6 +49,6 @@ extension SQLiteLedgerStore {
             if row.int64(2) <= (try lastMutationId(clientId: clientId)) - outcomeRetention { expired.append(cursor) }
         }
         try rows.outcomeRunDeletes.run(count: expired.count) { row, index in try row.integer(expired[index]) }
-        pendingSweepCursor = examined < limit ? 0 : cursor
+        clientLog.pendingSweepCursor = examined < limit ? 0 : cursor
     }
 }

@@ -12,23 +12,23 @@ import SQLite
 /// what is stored.
 extension SQLiteLedgerStore {
     package func keepOutcome(_ outcome: ConsumedOutcome, clientId: UUID, mutationId: Int64) throws {
-        transactionRuns.keep(outcome, clientId: clientId, mutationId: mutationId)
+        clientLog.runs.keep(outcome, clientId: clientId, mutationId: mutationId)
     }
 
     package func outcome(clientId: UUID, mutationId: Int64) throws -> ConsumedOutcome? {
         let last = try lastMutationId(clientId: clientId)
         // This store is the file's only writer and a committed run never changes: a run read stays true.
-        return try transactionRuns.outcome(clientId: clientId, mutationId: mutationId, last: last,
+        return try clientLog.runs.outcome(clientId: clientId, mutationId: mutationId, last: last,
                                            retention: outcomeRetention, keepsRead: true) { try committedRun(clientId, holding: $0) }
     }
 
     /// The committed run of `clientId` holding `mutationId`, found by walking the client's chain of runs back from
-    /// its newest (``runWalk``, kept from one lookup to the next while that newest run is the same).
+    /// its newest (``SQLiteClientLog/runWalk``, kept from one lookup to the next while that newest run is the same).
     private func committedRun(_ clientId: UUID, holding mutationId: Int64) throws -> PendingOutcomeRun? {
         let newest = try committedClient(clientId).newestRun
-        var walk = runWalk.flatMap { $0.clientId == clientId && $0.newestRun == newest ? $0 : nil }
+        var walk = clientLog.runWalk.flatMap { $0.clientId == clientId && $0.newestRun == newest ? $0 : nil }
             ?? OutcomeRunWalk(clientId: clientId, newestRun: newest)
-        defer { runWalk = walk }
+        defer { clientLog.runWalk = walk }
         guard let header = try walk.header(holding: mutationId, reading: runHeader) else { return nil }
         let count = try header.count()
         let outcomes = try connection.cached(literal: "SELECT outcomes FROM outcome_runs WHERE run = ?1")
@@ -50,23 +50,23 @@ extension SQLiteLedgerStore {
     }
 
     /// Appends the transaction's runs, one per client that kept outcomes, each linked to the client's committed
-    /// newest run, in the same transaction as the effects; sets ``pendingOutcomePosition``.
+    /// newest run, in the same transaction as the effects; sets ``SQLiteClientLog/pendingPosition``.
     /// - Returns: the run each client appended (its new `clients.newest_run`).
     func flushOutcomeRuns() throws -> [UUID: Int64] {
         var newestRuns: [UUID: Int64] = [:]
-        newestRuns.reserveCapacity(transactionRuns.pending.clients.count)
+        newestRuns.reserveCapacity(clientLog.runs.pending.clients.count)
         var keys: [(run: Int64, previous: Int64)] = []
-        keys.reserveCapacity(transactionRuns.pending.clients.count)
-        var position = outcomePosition
-        for clientId in transactionRuns.pending.clients {
-            position += Int64(transactionRuns.pending[clientId]?.outcomes.count ?? 0)
+        keys.reserveCapacity(clientLog.runs.pending.clients.count)
+        var position = clientLog.position
+        for clientId in clientLog.runs.pending.clients {
+            position += Int64(clientLog.runs.pending[clientId]?.outcomes.count ?? 0)
             newestRuns[clientId] = position
             keys.append((position, try committedClient(clientId).newestRun))
         }
-        pendingOutcomePosition = position
-        try rows.outcomeRuns.run(count: transactionRuns.pending.clients.count) { row, index in
-            let clientId = transactionRuns.pending.clients[index]
-            guard let run = transactionRuns.pending[clientId] else { preconditionFailure("every client in the order has its run") }
+        clientLog.pendingPosition = position
+        try rows.outcomeRuns.run(count: clientLog.runs.pending.clients.count) { row, index in
+            let clientId = clientLog.runs.pending.clients[index]
+            guard let run = clientLog.runs.pending[clientId] else { preconditionFailure("every client in the order has its run") }
             try row.integer(keys[index].run)
             try Self.bind(clientId, to: &row)
             try row.integer(run.first)
@@ -93,7 +93,7 @@ extension SQLiteLedgerStore {
     }
 
     /// The highest run key in the file, or that a `clients` row names (the run may have been deleted): the
-    /// ``outcomePosition`` a store opening the file continues from, so no key is used twice.
+    /// ``SQLiteClientLog/position`` a store opening the file continues from, so no key is used twice.
     static func lastOutcomePosition(_ connection: SQLiteConnection) throws -> Int64 {
         let runs = try connection.prepare("SELECT coalesce(max(run), 0) FROM outcome_runs").first { $0.int64(0) } ?? 0
         let named = try connection.prepare("SELECT coalesce(max(newest_run), 0) FROM clients").first { $0.int64(0) } ?? 0

@@ -48,31 +48,8 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// The budget, rule or setting the last ``writeData(_:replacing:)`` wrote and its seq before, for the
     /// `previous` link of its history entry (data ids never enter `seqById`).
     var lastDataWrite: (id: UUID, previous: Int64)?
-    /// Each client's `clients` row as committed (last consumed mutationId, newest outcome run), read through from
-    /// the table (this store is the file's only writer, so the copy cannot go stale). Updated only after a commit
-    /// succeeds.
-    var committedClients: [UUID: ClientRow] = [:]
-    /// The transaction's new last consumed mutationIds, written once per client when it commits (a client that
-    /// pushes several times in one group commit costs one row write, not one per push).
-    var pendingLastMutationIds: [UUID: Int64] = [:]
-    /// The transaction's `clients` rows as written before COMMIT, taken into ``committedClients`` after it.
-    var pendingClientRows: [(id: UUID, row: ClientRow)] = []
-    /// The transaction's newly consumed mutations' outcomes, one run per client, and the clients in the order
-    /// they first kept one (the order their runs are appended: `SQLiteLedgerStore+Outcomes.swift`); the committed
-    /// runs its lookups read.
-    var transactionRuns = TransactionOutcomeRuns()
-    /// ``outcomePosition`` after the transaction's runs (``flushOutcomeRuns()``).
-    var pendingOutcomePosition: Int64 = 0
-    /// How many outcomes were ever appended to `outcome_runs` (at least): a run's key is this count after its
-    /// last outcome, so keys increase, are never reused, and tell the sweep which runs cannot have expired yet
-    /// (`SQLiteLedgerStore+OutcomeSweep.swift`). Taken from the file at open; advanced after a commit.
-    var outcomePosition: Int64 = 0
-    /// The last run the sweep examined (0: start from the first), as committed, and the transaction's new one
-    /// (`SQLiteLedgerStore+OutcomeSweep.swift`).
-    var sweepCursor: Int64 = 0
-    var pendingSweepCursor: Int64?
-    /// The committed runs of the client whose outcome was last looked up (`SQLiteLedgerStore+Outcomes.swift`).
-    var runWalk: OutcomeRunWalk?
+    /// The clients' committed rows, the transaction's changes to them and the outcome log (``SQLiteClientLog``).
+    let clientLog = SQLiteClientLog()
     /// The transaction's history rows, written when it commits (`SQLiteLedgerStore+History.swift`; nothing reads
     /// the history inside a push's transaction).
     var pendingHistory: [PendingHistoryRow] = []
@@ -139,7 +116,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             let currencyTotals: [Currency: Int64]
             (seqById, dayTotals, currencyTotals) = try Self.loadRecords(connection)
             for (currency, total) in currencyTotals { totals[dayTotals.number(of: currency)] = total }
-            outcomePosition = try Self.lastOutcomePosition(connection)
+            clientLog.position = try Self.lastOutcomePosition(connection)
             dataVersion = try connection.prepare("PRAGMA data_version").first { $0.int64(0) } ?? 0
         } catch let error as SQLiteError where error.isCorruption {
             throw LedgerError.damagedDatabase(path: path, report: error.message)
@@ -157,43 +134,37 @@ package final class SQLiteLedgerStore: LedgerStore {
     package func liveTotal(currency: Currency) throws -> Int64 { totals[dayTotals.number(of: currency)] }
 
     package func lastMutationId(clientId: UUID) throws -> Int64 {
-        if let pending = pendingLastMutationIds[clientId] { return pending }
+        if let pending = clientLog.pendingLastMutationIds[clientId] { return pending }
         return try committedClient(clientId).lastMutationId
     }
 
-    /// One row of `clients`: a client's last consumed mutationId and its newest outcome run (0: none).
-    struct ClientRow {
-        var lastMutationId: Int64 = 0
-        var newestRun: Int64 = 0
-    }
-
-    /// The client's committed `clients` row (zeros for a client never seen), read through ``committedClients``.
-    func committedClient(_ clientId: UUID) throws -> ClientRow {
-        if let committed = committedClients[clientId] { return committed }
+    /// The client's committed `clients` row (zeros for a client never seen), read through ``SQLiteClientLog/committed``.
+    func committedClient(_ clientId: UUID) throws -> SQLiteClientLog.Row {
+        if let committed = clientLog.committed[clientId] { return committed }
         let stored = try connection.cached(literal: "SELECT last_mutation_id, newest_run FROM clients WHERE id = ?1")
-            .first([Self.blob(clientId)]) { ClientRow(lastMutationId: $0.int64(0), newestRun: $0.int64(1)) } ?? ClientRow()
-        committedClients[clientId] = stored
+            .first([Self.blob(clientId)]) { SQLiteClientLog.Row(lastMutationId: $0.int64(0), newestRun: $0.int64(1)) } ?? SQLiteClientLog.Row()
+        clientLog.committed[clientId] = stored
         return stored
     }
 
     package func setLastMutationId(clientId: UUID, _ mutationId: Int64) throws {
-        pendingLastMutationIds[clientId] = mutationId
+        clientLog.pendingLastMutationIds[clientId] = mutationId
     }
 
     /// Writes the `clients` row of each client that consumed mutations or appended an outcome run (its last
     /// consumed mutationId and newest run, ``flushOutcomeRuns()``'s), in the same transaction as the effects they
     /// account for.
     private func flushClients(newestRuns: [UUID: Int64]) throws {
-        pendingClientRows.removeAll(keepingCapacity: true)
-        for (clientId, last) in pendingLastMutationIds {
+        clientLog.pendingRows.removeAll(keepingCapacity: true)
+        for (clientId, last) in clientLog.pendingLastMutationIds {
             let newest = try newestRuns[clientId] ?? committedClient(clientId).newestRun
-            pendingClientRows.append((clientId, ClientRow(lastMutationId: last, newestRun: newest)))
+            clientLog.pendingRows.append((clientId, SQLiteClientLog.Row(lastMutationId: last, newestRun: newest)))
         }
-        for (clientId, newest) in newestRuns where pendingLastMutationIds[clientId] == nil {
-            pendingClientRows.append((clientId, ClientRow(lastMutationId: try committedClient(clientId).lastMutationId, newestRun: newest)))
+        for (clientId, newest) in newestRuns where clientLog.pendingLastMutationIds[clientId] == nil {
+            clientLog.pendingRows.append((clientId, SQLiteClientLog.Row(lastMutationId: try committedClient(clientId).lastMutationId, newestRun: newest)))
         }
-        try rows.clients.run(count: pendingClientRows.count) { row, index in
-            let (clientId, client) = pendingClientRows[index]
+        try rows.clients.run(count: clientLog.pendingRows.count) { row, index in
+            let (clientId, client) = clientLog.pendingRows[index]
             try Self.bind(clientId, to: &row)
             try row.integer(client.lastMutationId)
             try row.integer(client.newestRun)
@@ -263,7 +234,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         let savedHead = head
         let savedTotals = totals
         dayTotals.commit()
-        pendingLastMutationIds.removeAll(keepingCapacity: true)
+        clientLog.begin()
         clearPendingRows()
         pendingVersions.reset(firstSeq: head + 1)
         undo.removeAll(keepingCapacity: true)
@@ -272,16 +243,13 @@ package final class SQLiteLedgerStore: LedgerStore {
                 let value = try body()
                 try flushRecords()
                 try flushClients(newestRuns: try flushOutcomeRuns())
-                try sweepOutcomeRuns(appended: transactionRuns.pending.clients.count)
+                try sweepOutcomeRuns(appended: clientLog.runs.pending.clients.count)
                 try flushHistory()
                 if let error = faultInjection?(.commit) { throw error }
                 return value
             }
             dayTotals.commit()
-            for (clientId, row) in pendingClientRows { committedClients[clientId] = row }
-            outcomePosition = pendingOutcomePosition
-            if let cursor = pendingSweepCursor { sweepCursor = cursor }
-            pendingLastMutationIds.removeAll(keepingCapacity: true)
+            clientLog.commit()
             clearPendingRows()
             if let checkpointer { checkpointAfterCommit(checkpointer) }
             return value
@@ -291,7 +259,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             for (id, seq) in undo.reversed() { seqById[id] = seq }
             undo.removeAll(keepingCapacity: true)
             dayTotals.rollBack()
-            pendingLastMutationIds.removeAll(keepingCapacity: true)
+            clientLog.rollBack()
             clearPendingRows()
             throw error
         }

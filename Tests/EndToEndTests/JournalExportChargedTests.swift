@@ -93,14 +93,14 @@ import TestSupport
     /// Sums the weight of every `Expenses` posting (its total price when it has one), each converted into
     /// `argv[2]` by the file's prices on its day; prints the sum.
     static let beancountScript = """
-        import sys
         from decimal import Decimal
+        from sys import argv, exit, stderr
         from beancount import loader
         from beancount.core import convert, data, prices
-        entries, errors, options = loader.load_file(sys.argv[1])
+        entries, errors, options = loader.load_file(argv[1])
         if errors:
-            print(errors, file=sys.stderr)
-            sys.exit(1)
+            print(errors, file=stderr)
+            exit(1)
         price_map = prices.build_price_map(entries)
         total = Decimal(0)
         for entry in entries:
@@ -108,11 +108,11 @@ import TestSupport
                 for posting in entry.postings:
                     if posting.account.startswith("Expenses:"):
                         weight = convert.get_weight(posting)
-                        if weight.currency != sys.argv[2]:
-                            weight = convert.convert_amount(weight, sys.argv[2], price_map, date=entry.date)
-                        if weight.currency != sys.argv[2]:
-                            print("not converted:", weight, file=sys.stderr)
-                            sys.exit(1)
+                        if weight.currency != argv[2]:
+                            weight = convert.convert_amount(weight, argv[2], price_map, date=entry.date)
+                        if weight.currency != argv[2]:
+                            print("not converted:", weight, file=stderr)
+                            exit(1)
                         total += weight.number
         print(total.quantize(Decimal("0.01")))
         """

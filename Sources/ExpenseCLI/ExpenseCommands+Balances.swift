@@ -16,7 +16,8 @@ extension ExpenseCommands {
           same largest-remainder rule), and each transfer once, so the converted nets still add up to zero. --at
           end values them all on today. A shared expense or transfer with no rate is left out of the converted
           balances entirely and listed after them; standard error says how many. --currency then keeps the
-          records in that currency before converting them.
+          records in that currency before converting them. With --server the daemon converts its own records
+          with its rates, on this copy's today for --at end.
         """,
         options: [ExpenseFieldOptions.currency.help("Only this currency (with --in: only records in it, converted).").spec,
                   ExpenseOptions.inCurrency.spec, ExpenseOptions.valuation.spec, ExpenseOptions.server.spec,

@@ -15,7 +15,7 @@ extension ExpenseCommands {
           each at its own date, --at end at the last day of its row's period (the whole week, month, quarter or
           year), --at DATE at that day. --currency then keeps the expenses in that currency before converting
           them. An amount with no rate is not converted: it is listed after the table (left out of --csv), and
-          standard error says how many.
+          standard error says how many. With --server the daemon converts its own records with its rates.
         """,
         options: [ExpenseOptions.statisticsPeriod.spec,
                   ExpenseOptions.from.help("The first day counted (default: the start of the 12th period back).").spec,

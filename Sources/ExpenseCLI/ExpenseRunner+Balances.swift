@@ -12,16 +12,21 @@ extension ExpenseRunner {
         let ledger = try readingLedger()
         let rows: [BalancesResult.Row], names: MemberDirectory
         var converter = try currencyConverter(ledger)
-        if converter != nil && command[ExpenseOptions.server] {
-            throw usage("--in converts the local copy's amounts; the daemon's balances (--server) do not convert yet")
-        }
+        // What the conversion left out: the local converter's, or the daemon's answer's.
+        let unconverted: [UnconvertedTotal]
         if command[ExpenseOptions.server] {
-            rows = try serverBalances(currency: try command.value(ExpenseFieldOptions.currency), ledger: ledger).balances
+            // `--at end` is the ledger's today here, sent so that the daemon values amounts on the same day.
+            let today = converter.map { _ in balancesToday(ledger) }
+            let result = try serverBalances(currency: try command.value(ExpenseFieldOptions.currency), conversion: converter?.conversion,
+                                            today: today, ledger: ledger)
+            rows = result.balances
+            unconverted = result.unconverted
             names = MemberDirectory(members: try memberNames(ledger).members)
         } else {
             let (balances, directory) = try sharedBalances(ledger, currency: try command.value(ExpenseFieldOptions.currency),
                                                            converting: &converter)
             rows = BalancesResult(balances, currency: nil, cursor: 0).balances
+            unconverted = converter?.unconverted ?? []
             names = directory
         }
         if command[ExpenseOptions.json] {
@@ -34,12 +39,12 @@ extension ExpenseRunner {
             guard let converter else { return console.out(JSONWriter.prettyText(array)) }
             // Converted: an object, so that the currency, the valuation and what was left out can go with the rows.
             console.out(JSONWriter.prettyText(.object(["in": .string(converter.target.code), "at": .string(converter.valuation.description),
-                                                       "balances": array, "unconverted": Self.unconvertedJSON(converter.unconverted)])))
-            return tellUnconverted(converter.unconverted, into: converter.target)
+                                                       "balances": array, "unconverted": Self.unconvertedJSON(unconverted)])))
+            return tellUnconverted(unconverted, into: converter.target)
         }
         let money = moneyDisplay(ledger)
-        let unconverted = converter.map { unconvertedLines($0.unconverted, into: $0.target, money: money) } ?? []
-        guard !rows.isEmpty || !unconverted.isEmpty else { return console.err("No shared expenses.") }
+        let leftOut = converter.map { unconvertedLines(unconverted, into: $0.target, money: money) } ?? []
+        guard !rows.isEmpty || !leftOut.isEmpty else { return console.err("No shared expenses.") }
         if !rows.isEmpty { console.out("MEMBER                CUR         PAID        SHARE          NET\n") }
         for row in rows {
             let balance = row.balance
@@ -49,13 +54,14 @@ extension ExpenseRunner {
                             return String(repeating: " ", count: max(0, 11 - text.count)) + text
                         }.joined(separator: "  ") + "\n")
         }
-        for line in unconverted { console.out(line + "\n") }
-        if let converter { tellUnconverted(converter.unconverted, into: converter.target) }
+        for line in leftOut { console.out(line + "\n") }
+        if let converter { tellUnconverted(unconverted, into: converter.target) }
     }
 
-    /// The daemon's balances (the authority), only `currency`'s when it is given, as `summary --server` asks for
-    /// its totals.
-    func serverBalances(currency: Currency?, ledger: LocalLedger) throws -> BalancesResult {
+    /// The daemon's balances (the authority), only `currency`'s records when it is given, converted as
+    /// `conversion` says (`--in`, `--at end` on `today`), as `summary --server` asks for its totals.
+    func serverBalances(currency: Currency?, conversion: ViewConversion? = nil, today: CalendarDay? = nil,
+                        ledger: LocalLedger) throws -> BalancesResult {
         var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
         engine.configuration.attempts = 2
         var result: BalancesResult?
@@ -63,7 +69,7 @@ extension ExpenseRunner {
             let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),
                                                 clientName: nil, connectTimeout: connectTimeout)
             defer { connection.close() }
-            result = try connection.call(BalancesRequest(currency: currency))
+            result = try connection.call(BalancesRequest(currency: currency, conversion: conversion, today: today))
         }
         guard let result else { throw CommandFailure(.failure, "Error: the daemon sent no balances") }
         return result
@@ -92,9 +98,8 @@ extension ExpenseRunner {
         let balances: Balances
         do throws(SplitError) {
             if var converting = converter {
-                let today = (try? ledgerToday(data)) ?? CalendarDay.today()
                 balances = try Balances(expenses: shared, transfers: transfers, currency: currency, converting: &converting,
-                                        periodEnd: today)
+                                        periodEnd: balancesToday(ledger))
                 converter = converting
             } else {
                 balances = try Balances(expenses: shared, transfers: transfers, currency: currency)
@@ -103,6 +108,12 @@ extension ExpenseRunner {
             throw ValidationError.invalidSplit(error)
         }
         return (balances, MemberDirectory(members: try memberNames(ledger).members))
+    }
+
+    /// The day `balances --in … --at end` values amounts on (balances have no range): the ledger's today, else
+    /// the local one; the daemon is sent it, so both value on the same day.
+    func balancesToday(_ ledger: LocalLedger) -> CalendarDay {
+        (try? ledgerToday(try LedgerDataCache(store: ledger.store))) ?? CalendarDay.today()
     }
 
     /// `--currency`'s currency, or every currency with shared expenses.

@@ -25,7 +25,8 @@ extension ExpenseRunner {
         let prices = try ledger.dataCache.map(Self.exchangeRates)?.compactMap { rate in
             JournalPrice(date: rate.date, from: rate.from, to: rate.to, rate: rate.rate.description)
         } ?? []
-        let journal = try JournalExport(expenses: expenses, transfers: transfers, prices: prices, names: members.name)
+        let journal = try JournalExport(expenses: expenses, transfers: transfers, prices: prices, ledgerCurrency: try ledger.ledgerCurrency(),
+                                        names: members.name)
         let names = JournalAccountNames(format: format, expensesRoot: expensesRoot, assets: assets,
                                         accounts: journal.accounts, memberName: members.name)
         func write(to descriptor: Int32, target: String) throws {

@@ -87,6 +87,7 @@ extension ExpenseRunner {
         // Each currency's balances on their own, so that one that cannot be summed leaves the others; none where
         // the cache keeps no members (the JSON file).
         let names = MemberDirectory(members: try memberNames(ledger).members)
+        let ledgerCurrency = try ledger.ledgerCurrency()
         func balances(in currency: Currency) -> Balances? { try? sharedBalances(ledger, currency: currency).0 }
         return summary.totals.compactMap { total in
             let shared = balances(in: total.currency)
@@ -95,8 +96,12 @@ extension ExpenseRunner {
             else { return nil }
             let categories = summary.groups.filter { $0.currency == total.currency }
                 .sorted { $0.amount != $1.amount ? $0.amount > $1.amount : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let listed = largest[total.currency] ?? []
             return CurrencyReport(currency: total.currency, total: total, categories: categories,
-                                  months: statistics.periods, monthly: monthly, largest: largest[total.currency] ?? [],
+                                  months: statistics.periods, monthly: monthly, largest: listed,
+                                  charged: Dictionary(listed.compactMap { expense in expense.charged.map { (expense.id, $0) } },
+                                                      uniquingKeysWith: { first, _ in first }),
+                                  ledgerCurrency: ledgerCurrency,
                                   budgets: budgets.filter { $0.budget.currency == total.currency },
                                   balances: (shared?.balances(in: total.currency) ?? []).map {
                                       CurrencyReport.NamedBalance(name: names.name($0.member), balance: $0)

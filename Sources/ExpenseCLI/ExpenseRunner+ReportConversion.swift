@@ -25,11 +25,14 @@ extension ExpenseRunner {
         monthly.currency = nil
         var builder = PeriodStatisticsBuilder(query: monthly)
         var largest: [Expense] = []
+        // The amount charged of each converted expense (which no longer carries it), for the list of the largest.
+        var charged: [UUID: Int64] = [:]
         try ledger.forEach(ExpenseFilter(from: months.from, to: months.to)) { expense in
             guard let part = member.map(expense.part) ?? expense, months.currency.map({ $0 == part.currency }) ?? true,
                   let converted = converter.convert(part, periodEnd: periodEnd) else { return }
             try aggregator.add(converted)
             try builder.add(converted)
+            if let amount = part.charged { charged[part.id] = amount }
             guard largest.count < Self.reportLargestCount || converted.amount > (largest.last?.amount ?? 0) else { return }
             largest.append(converted)
             largest.sort { ($0.amount, $1.date) > ($1.amount, $0.date) }
@@ -68,6 +71,7 @@ extension ExpenseRunner {
             .sorted { $0.amount != $1.amount ? $0.amount > $1.amount : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         let report = CurrencyReport(
             currency: target, total: total, categories: categories, months: statistics.periods, monthly: table, largest: largest,
+            charged: charged.filter { id, _ in largest.contains { $0.id == id } }, ledgerCurrency: try ledger.ledgerCurrency(),
             budgets: budgets.entries,
             balances: (shared?.balances(in: target) ?? []).map { CurrencyReport.NamedBalance(name: names.name($0.member), balance: $0) },
             settlement: (shared?.settlement(in: target) ?? []).map {

@@ -12,55 +12,51 @@ extension ExpenseRunner {
         guard !(command[ExpenseOptions.json] && command[ExpenseOptions.csv]) else { throw usage("--json and --csv cannot be combined") }
         let ledger = try readingLedger()
         var statistics: PeriodStatistics
-        var converter = try currencyConverter(ledger)
+        let converter = try currencyConverter(ledger)
+        // What the conversion left out: the local converter's, or the daemon's answer's.
+        var unconverted: [UnconvertedTotal] = []
         let member = try chosenMember(ledger)
-        if converter != nil && command[ExpenseOptions.server] {
-            throw usage("--in converts the local copy's amounts; the daemon's stats (--server) does not convert yet")
-        }
-        if converter != nil {
-            statistics = try convertedStatistics(ledger, query: query, member: member, converter: &converter)
+        if let converter, member != nil || !command[ExpenseOptions.server] {
+            (statistics, unconverted) = try convertedStatistics(ledger, query: query, member: member, converter: converter)
         } else if let member {
             statistics = try PeriodStatisticsBuilder.statistics(memberParts(ledger, member, ExpenseFilter(from: query.from, to: query.to)),
                                                          query: query)
         } else if command[ExpenseOptions.server] {
-            statistics = try serverStatistics(query, ledger: ledger)
+            let result = try serverStatistics(query, conversion: converter?.conversion, ledger: ledger)
+            statistics = result.statistics
+            unconverted = result.unconverted
         } else {
             statistics = try ledger.statistics(query)
             noteUnsynced(ledger)
         }
         if command[ExpenseOptions.json] {
-            console.out(StatsReport.json(statistics, converter: converter))
+            console.out(StatsReport.json(statistics, conversion: converter?.conversion, unconverted: unconverted))
         } else if command[ExpenseOptions.csv] {
             // CSV is one rectangular table: what was not converted is left out of it (standard error says so).
             console.out(StatsReport.csv(statistics))
-        } else if statistics.tables.isEmpty && (converter?.unconverted.isEmpty ?? true) {
+        } else if statistics.tables.isEmpty && unconverted.isEmpty {
             console.err("No expenses from \(query.from) to \(query.to).")
         } else {
             let money = moneyDisplay(ledger)
             if !statistics.tables.isEmpty {
                 console.out(StatsReport.render(statistics, chart: console.isTerminal, money: money))
             }
-            if let converter { for line in unconvertedLines(converter.unconverted, into: converter.target, money: money) { console.out(line + "\n") } }
+            if let converter { for line in unconvertedLines(unconverted, into: converter.target, money: money) { console.out(line + "\n") } }
         }
-        if let converter { tellUnconverted(converter.unconverted, into: converter.target) }
+        if let converter { tellUnconverted(unconverted, into: converter.target) }
     }
 
     /// The statistics of `query` with every amount (or `member`'s part of it) converted by `converter`, expense by
-    /// expense. `--currency` keeps the expenses in that currency, before they are converted; `--at end` values
-    /// each amount on the last day of its row's period (a whole week, month, quarter or year).
+    /// expense, through the core's ``ExpenseCore/ConvertedStatisticsBuilder`` (the daemon's too), and what it left
+    /// out. `--currency` keeps the expenses in that currency, before they are converted; `--at end` values each
+    /// amount on the last day of its row's period (a whole week, month, quarter or year).
     func convertedStatistics(_ ledger: LocalLedger, query: StatisticsQuery, member: UUID?,
-                             converter: inout CurrencyConverter?) throws -> PeriodStatistics {
-        var converted = query
-        converted.currency = nil
-        var builder = PeriodStatisticsBuilder(query: converted)
+                             converter: CurrencyConverter) throws -> (PeriodStatistics, [UnconvertedTotal]) {
+        var builder = ConvertedStatisticsBuilder(query: query, converter: converter)
         try ledger.forEach(ExpenseFilter(from: query.from, to: query.to)) { expense in
-            guard let part = member.map(expense.part) ?? expense, query.currency.map({ $0 == part.currency }) ?? true else { return }
-            let end = query.period.end(startingOn: query.period.start(containing: part.date))
-            if let amount = converter?.convert(part, periodEnd: end) { try builder.add(amount) }
+            if let part = member.map(expense.part) ?? expense { try builder.add(part) }
         }
-        var statistics = try builder.build()
-        statistics.query = query
-        return statistics
+        return (try builder.build(), builder.converter.unconverted)
     }
 
     /// The query of `--period`, `--from`, `--to`, `--by` and `--currency`; the range left out is resolved by
@@ -79,16 +75,17 @@ extension ExpenseRunner {
         }
     }
 
-    /// The daemon's figures for `query` (the authority), as `summary --server` asks for its totals.
-    func serverStatistics(_ query: StatisticsQuery, ledger: LocalLedger) throws -> PeriodStatistics {
+    /// The daemon's figures for `query` (the authority), converted as `conversion` says (`--in`), as
+    /// `summary --server` asks for its totals.
+    func serverStatistics(_ query: StatisticsQuery, conversion: ViewConversion? = nil, ledger: LocalLedger) throws -> StatsResult {
         var engine = SyncEngine(ledger: ledger, remote: try remote(ledger))
         engine.configuration.attempts = 2
-        var result: PeriodStatistics?
+        var result: StatsResult?
         try engine.retrying { _ in
             let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),
                                                 clientName: nil, connectTimeout: connectTimeout)
             defer { connection.close() }
-            result = try connection.call(StatsRequest(query: query)).statistics
+            result = try connection.call(StatsRequest(query: query, conversion: conversion))
         }
         guard let result else { throw CommandFailure(.failure, "Error: the daemon sent no statistics") }
         return result

@@ -1,4 +1,5 @@
 import ExpenseCore
+import Foundation
 
 /// The numbers of one currency in the report, gathered by `expense report` with the same code as `summary`
 /// and `stats` (``ExpenseClient/LocalLedger/summary(_:)`` and ``ExpenseClient/LocalLedger/statistics(_:)``).
@@ -11,8 +12,13 @@ struct CurrencyReport: Sendable {
     /// The months of the range and this currency's row for each.
     var months: [PeriodSpan]
     var monthly: CurrencyStatistics
-    /// The largest expenses of the range, largest first.
+    /// The largest expenses of the range, largest first (converted with `--in`).
     var largest: [Expense]
+    /// The amount charged (`--paid`, in minor units of ``ledgerCurrency``) of those of ``largest`` that have one,
+    /// by id: a converted expense no longer carries its own.
+    var charged: [UUID: Int64] = [:]
+    /// The ledger's currency, which an amount charged is in.
+    var ledgerCurrency: Currency?
     /// The currency's budgets, each with its period containing the report's last day (`expense budget status`).
     var budgets: [BudgetReport.Entry] = []
     /// Each member's balance of this currency (`expense balances`), and the transfers that would settle them.
@@ -236,13 +242,21 @@ struct LargestSection: ReportSection {
 
     func html(_ report: CurrencyReport, money: MoneyDisplay, id: String) -> String? {
         guard !report.largest.isEmpty else { return nil }
+        // The amount charged in the ledger's currency, as on a card statement: a column only when one is listed.
+        let anyCharged = report.largest.contains { (expense: Expense) in report.charged[expense.id] != nil }
+        let charged: Currency? = anyCharged ? report.ledgerCurrency : nil
         var html = "<table>\n<caption>The \(report.largest.count) largest \(report.currency.code) expenses</caption>\n"
             + "<thead><tr><th scope=\"col\">Date</th><th scope=\"col\">Category</th><th scope=\"col\">Note</th>"
-            + "<th scope=\"col\" class=\"number\">Amount</th></tr></thead>\n<tbody>\n"
+            + "<th scope=\"col\" class=\"number\">Amount</th>"
+            + (charged.map { "<th scope=\"col\" class=\"number\">Charged in \($0.code)</th>" } ?? "") + "</tr></thead>\n<tbody>\n"
         for expense in report.largest {
             html += "<tr><td class=\"number\">\(expense.date)</td><td><bdi>\(HTMLEscape.text(expense.category))</bdi></td>"
                 + "<td><bdi>\(HTMLEscape.text(expense.note))</bdi></td>"
-                + "<td class=\"number\">\(HTMLEscape.text(money.text(expense.amount, currency: report.currency)))</td></tr>\n"
+                + "<td class=\"number\">\(HTMLEscape.text(money.text(expense.amount, currency: report.currency)))</td>"
+            if let charged {
+                html += "<td class=\"number\">" + (report.charged[expense.id].map { HTMLEscape.text(money.text($0, currency: charged)) } ?? "") + "</td>"
+            }
+            html += "</tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }

@@ -115,7 +115,7 @@ extension JournalExport {
             var text = "\(transaction.date) * \(Beancount.string(transaction.description))\n"
             text += "  id: \"\(UUIDText.lowercased(transaction.id))\"\n"
             for posting in transaction.postings {
-                text += "  \(names.name(posting.account))  \(Money.format(posting.amount, currency: posting.currency, includeCode: true))\n"
+                text += "  \(names.name(posting.account))  \(Self.amount(posting))\n"
             }
             try emit(separator + text)
             separator = "\n"

@@ -80,7 +80,7 @@ extension JournalExport {
             var text = index == 0 && prices.isEmpty ? "" : "\n"
             text += "\(transaction.date) *\(header)\n    ; id: \(UUIDText.lowercased(transaction.id))\n"
             for posting in transaction.postings {
-                text += "    \(names.name(posting.account))  \(Money.format(posting.amount, currency: posting.currency, includeCode: true))\n"
+                text += "    \(names.name(posting.account))  \(Self.amount(posting))\n"
             }
             try emit(text)
         }

@@ -16,6 +16,13 @@ import Foundation
 /// So each member's `Assets:Balances` is their net in `expense balances`, and `Expenses` totals `expense summary`
 /// per currency (a transfer posts nothing there).
 ///
+/// An expense with an amount charged in the ledger's currency (``ExpenseCore/Expense/charged``, `--paid`) keeps
+/// its `Expenses` posting in its own currency with that amount as its total price (`120.00 CHF @@ 128.40 EUR`),
+/// and the cash or assets posting that paid it is the amount charged (`-128.40 EUR`): what left the account. Its
+/// `Assets:Balances` postings stay in its own currency, as `expense balances` counts them. At cost (hledger and
+/// Ledger `-B`, Beancount's weights) the `Expenses` totals in the ledger's currency are then what
+/// `expense summary --in` counts for those expenses.
+///
 /// - Important: every transaction's postings add up to exactly zero (``init(expenses:transfers:prices:names:)``
 ///   checks it), and ``transactions`` are sorted by date, then by id, so the same records always give the same text.
 package struct JournalExport: Sendable {
@@ -56,9 +63,30 @@ package struct JournalExport: Sendable {
         package let account: Account
         package let amount: Int64
         package let currency: Currency
+        /// What the whole amount cost in another currency (`@@`): an expense's amount charged, above 0.
+        package let totalPrice: TotalPrice?
 
-        package init(account: Account, amount: Int64, currency: Currency) {
+        package init(account: Account, amount: Int64, currency: Currency, totalPrice: TotalPrice? = nil) {
             self.account = account
+            self.amount = amount
+            self.currency = currency
+            self.totalPrice = totalPrice
+        }
+
+        /// What the posting weighs when a transaction is balanced: its total price, with the amount's sign, when
+        /// it has one (as the three tools weigh it), else its amount.
+        var weight: (amount: Int64, currency: Currency) {
+            guard let totalPrice else { return (amount, currency) }
+            return (amount < 0 ? -totalPrice.amount : totalPrice.amount, totalPrice.currency)
+        }
+    }
+
+    /// A posting's total price: minor units (above 0) of a currency.
+    package struct TotalPrice: Hashable, Sendable {
+        package let amount: Int64
+        package let currency: Currency
+
+        package init(amount: Int64, currency: Currency) {
             self.amount = amount
             self.currency = currency
         }
@@ -84,20 +112,30 @@ package struct JournalExport: Sendable {
     package let prices: [JournalPrice]
 
     /// The journal of `expenses` (live ones) and `transfers`.
-    /// - Parameter names: a member's name (a category's text is the expense's own).
+    /// - Parameters:
+    ///   - ledgerCurrency: the currency an expense's amount charged is in.
+    ///   - names: a member's name (a category's text is the expense's own).
     /// - Throws: ``ExpenseCore/ValidationError/invalidSplit(_:)`` for a split whose shares cannot be computed (a
     ///   cache holding what no program stores), `amount_overflow` should a transaction's sum not fit (never with
     ///   amounts within ``ExpenseCore/ExpenseRules/maximumAmount``).
     package init(expenses: some Sequence<Expense>, transfers: some Sequence<Transfer>, prices: [JournalPrice],
-                 names: (UUID) -> String) throws {
+                 ledgerCurrency: Currency, names: (UUID) -> String) throws {
         var transactions: [Transaction] = []
-        for expense in expenses { transactions.append(try Self.transaction(expense)) }
+        for expense in expenses { transactions.append(try Self.transaction(expense, ledgerCurrency: ledgerCurrency)) }
         for transfer in transfers { transactions.append(Self.transaction(transfer, names: names)) }
         for transaction in transactions { try Self.checkBalanced(transaction) }
         self.transactions = transactions.sorted {
             ($0.date, UUIDText.lowercased($0.id)) < ($1.date, UUIDText.lowercased($1.id))
         }
         self.prices = prices.sorted { ($0.date, $0.from.code, $0.to.code) < ($1.date, $1.from.code, $1.to.code) }
+    }
+
+    /// A posting's amount as both formats write it: with its currency's minor-unit digits and the code after it,
+    /// then its total price the same way after `@@` (`120.00 CHF @@ 128.40 EUR`).
+    static func amount(_ posting: Posting) -> String {
+        let amount = Money.format(posting.amount, currency: posting.currency, includeCode: true)
+        guard let price = posting.totalPrice else { return amount }
+        return amount + " @@ " + Money.format(price.amount, currency: price.currency, includeCode: true)
     }
 
     /// Every account some posting uses, each once, in order of first use.
@@ -116,9 +154,15 @@ package struct JournalExport: Sendable {
     }
 
     /// An expense's postings (see the type's summary).
-    static func transaction(_ expense: Expense) throws -> Transaction {
+    static func transaction(_ expense: Expense, ledgerCurrency: Currency) throws -> Transaction {
         let amount = expense.amount, currency = expense.currency
-        var postings = [Posting(account: .expenses(category: expense.category), amount: amount, currency: currency)]
+        // Charged in the ledger's currency: the expense costs that, and that is what its payer's account paid.
+        let charged = expense.charged.flatMap { $0 > 0 && currency != ledgerCurrency ? TotalPrice(amount: $0, currency: ledgerCurrency) : nil }
+        func paid(from account: Account) -> Posting {
+            charged.map { Posting(account: account, amount: -$0.amount, currency: $0.currency) }
+                ?? Posting(account: account, amount: -amount, currency: currency)
+        }
+        var postings = [Posting(account: .expenses(category: expense.category), amount: amount, currency: currency, totalPrice: charged)]
         if let payer = expense.paidBy, let split = expense.split {
             let shares: [SplitSpec.Share]
             do throws(SplitError) {
@@ -126,7 +170,7 @@ package struct JournalExport: Sendable {
             } catch {
                 throw ValidationError.invalidSplit(error)
             }
-            postings.append(Posting(account: .cash(member: payer), amount: -amount, currency: currency))
+            postings.append(paid(from: .cash(member: payer)))
             // The payer is owed what the others' shares add up to: the amount less their own share.
             let payerShare = shares.first { $0.member == payer }?.amount ?? 0
             if amount != payerShare {
@@ -139,7 +183,7 @@ package struct JournalExport: Sendable {
             // Unshared (a split without a payer moves no balance, as in `expense balances`): paid from the payer's
             // cash when the expense names them, else from the assets account.
             let account: Account = expense.paidBy.map { .cash(member: $0) } ?? .assets
-            postings.append(Posting(account: account, amount: -amount, currency: currency))
+            postings.append(paid(from: account))
         }
         return Transaction(kind: .expense, date: expense.date, id: expense.id, description: expense.note, postings: postings)
     }
@@ -156,16 +200,17 @@ package struct JournalExport: Sendable {
                            ])
     }
 
-    /// Checks that `transaction`'s postings add up to zero in each currency (each record has one), with checked
-    /// arithmetic.
+    /// Checks that `transaction`'s postings add up to zero in each currency, each weighed as the tools weigh it
+    /// (``Posting/weight``), with checked arithmetic.
     /// - Throws: ``ExpenseCore/ValidationError/invalidSplit(_:)`` when they do not (shares that do not add up to
     ///   the amount), ``ExpenseCore/SplitError/amountOverflow`` wrapped the same way when the sum does not fit.
     static func checkBalanced(_ transaction: Transaction) throws {
         var sums: [Currency: Int64] = [:]
         for posting in transaction.postings {
-            let (sum, overflow) = (sums[posting.currency] ?? 0).addingReportingOverflow(posting.amount)
+            let weight = posting.weight
+            let (sum, overflow) = (sums[weight.currency] ?? 0).addingReportingOverflow(weight.amount)
             guard !overflow else { throw ValidationError.invalidSplit(.amountOverflow) }
-            sums[posting.currency] = sum
+            sums[weight.currency] = sum
         }
         guard sums.values.allSatisfy({ $0 == 0 }) else {
             throw ValidationError.invalidSplit(.invalidSplit(

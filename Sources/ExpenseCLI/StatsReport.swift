@@ -67,8 +67,8 @@ enum StatsReport {
     // MARK: JSON and CSV
 
     /// The same numbers in minor units; `amounts` and `columnTotals`/`columnAverages` follow `categories`;
-    /// `currency` only when the query names one; with `converter` (`--in`), `in`, `at` and `unconverted`.
-    static func json(_ statistics: PeriodStatistics, converter: CurrencyConverter? = nil) -> String {
+    /// `currency` only when the query names one; with `conversion` (`--in`), `in`, `at` and `unconverted`.
+    static func json(_ statistics: PeriodStatistics, conversion: ViewConversion? = nil, unconverted: [UnconvertedTotal] = []) -> String {
         let query = statistics.query
         let amounts = { (values: [Int64]) in JSONValue.array(values.map { .int($0) }) }
         var body: [String: JSONValue] = [
@@ -89,10 +89,10 @@ enum StatsReport {
             }),
         ]
         if let currency = query.currency { body["currency"] = .string(currency.code) }
-        if let converter {
-            body["in"] = .string(converter.target.code)
-            body["at"] = .string(converter.valuation.description)
-            body["unconverted"] = ExpenseRunner.unconvertedJSON(converter.unconverted)
+        if let conversion {
+            body["in"] = .string(conversion.target.code)
+            body["at"] = .string(conversion.valuation.description)
+            body["unconverted"] = ExpenseRunner.unconvertedJSON(unconverted)
         }
         return JSONWriter.prettyText(.object(body))
     }

@@ -1,39 +1,52 @@
 import ExpenseCore
 import Foundation
 
-/// `balances` `{"currency":…?}` (Protocol.md §5.11): per member and currency, what each paid for shared expenses,
-/// their share and the difference, computed by the daemon from its own records with the core's ``Balances``, the
-/// function a client runs over its local copy.
+/// `balances` `{"currency":…?,"in":…?,"at":…?,"today":…?}` (Protocol.md §5.11): per member and currency (or in one
+/// currency with `in`), what each paid for shared expenses, their share and the difference, computed by the daemon
+/// from its own records with the core's ``Balances``, the function a client runs over its local copy.
 public struct BalancesRequest: RPCMethodRequest, Hashable {
     public typealias Response = BalancesResult
     public static let method = "balances"
 
-    /// Only this currency's balances; `nil`: every currency.
+    /// Only this currency's balances; `nil`: every currency. With ``conversion``, only the records in this
+    /// currency, before they are converted.
     public var currency: Currency?
+    /// `in` and `at`: every shared expense and transfer converted once into one currency with the ledger's rates
+    /// (a shared expense's amount before it is divided); `nil`: per currency.
+    public var conversion: ViewConversion?
+    /// `today`: the day `at: end` values amounts on (balances have no range); `nil`: the daemon's local day.
+    public var today: CalendarDay?
 
-    public init(currency: Currency? = nil) { self.currency = currency }
+    public init(currency: Currency? = nil, conversion: ViewConversion? = nil, today: CalendarDay? = nil) {
+        self.currency = currency
+        self.conversion = conversion
+        self.today = today
+    }
 
-    /// Reads the params; `currency` is optional and `params` may be omitted.
+    /// Reads the params; every member is optional and `params` may be omitted.
     ///
     /// `currency` not a string, or not an active ISO 4217 code in upper case: −32602 `invalid_params`, field
-    /// `currency`.
+    /// `currency`; a bad `in`, `at` or `today`, or `at` without `in`, names that member.
     /// - Throws: ``RPCError``.
     public init(params: JSONValue?) throws(RPCError) {
         let reader = try ParamsReader(params)
-        guard let code = try reader.optionalString("currency") else {
-            self.init()
-            return
+        var currency: Currency?
+        if let code = try reader.optionalString("currency") {
+            guard let parsed = Currency(code: code) else {
+                throw .invalidParams("currency must be an active ISO 4217 code in upper case", field: "currency")
+            }
+            currency = parsed
         }
-        guard let currency = Currency(code: code) else {
-            throw .invalidParams("currency must be an active ISO 4217 code in upper case", field: "currency")
-        }
-        self.init(currency: currency)
+        self.init(currency: currency, conversion: try reader.conversion(), today: try reader.optionalDay("today"))
     }
 
-    /// Writes `{"currency"?}`.
+    /// Writes `{"at"?,"currency"?,"in"?,"today"?}`.
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
+        if let conversion { writer.member("at", conversion.valuation.description) }
         if let currency { writer.member("currency", currency.code) }
+        if let conversion { writer.member("in", conversion.target.code) }
+        if let today { writer.member("today", today.description) }
         writer.endObject()
     }
 }
@@ -54,28 +67,36 @@ public struct BalancesResult: Hashable, Sendable {
     /// Sorted by currency code, then member id (as the daemon writes them).
     public var balances: [Row]
     public var cursor: Int64
+    /// The request's conversion, when it asked for one: every row is then in its currency.
+    public var conversion: ViewConversion?
+    /// What that conversion left out, by currency then reason (never in the figures).
+    public var unconverted: [UnconvertedTotal]
 
-    public init(balances: [Row], cursor: Int64) {
+    public init(balances: [Row], cursor: Int64, conversion: ViewConversion? = nil, unconverted: [UnconvertedTotal] = []) {
         self.balances = balances
         self.cursor = cursor
+        self.conversion = conversion
+        self.unconverted = unconverted
     }
 
     /// The rows of `balances` in `currency` (in every currency when `nil`; none for a currency without shared
     /// expenses), sorted by currency code, then member id: the order ``Balances`` gives them.
-    public init(_ balances: Balances, currency: Currency?, cursor: Int64) {
+    public init(_ balances: Balances, currency: Currency?, cursor: Int64, conversion: ViewConversion? = nil,
+                unconverted: [UnconvertedTotal] = []) {
         let currencies = currency.map { [$0] } ?? balances.currencies
         self.init(balances: currencies.flatMap { currency in balances.balances(in: currency).map { Row(currency: currency, balance: $0) } },
-                  cursor: cursor)
+                  cursor: cursor, conversion: conversion, unconverted: unconverted)
     }
 }
 
 extension BalancesResult: RPCResult {
     /// About 120 bytes a row (a member id is 36 of them).
-    public var encodedSizeHint: Int { 64 + balances.count * 120 }
+    public var encodedSizeHint: Int { 64 + balances.count * 120 + unconverted.count * 128 }
 
-    /// Writes `{"balances":[{"currency","member","net","paid","share"}…],"cursor"}`.
+    /// Writes `{"at"?,"balances":[{"currency","member","net","paid","share"}…],"cursor","in"?,"unconverted"?:[…]}`.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        if let conversion { writer.member("at", conversion.valuation.description) }
         writer.key("balances")
         writer.beginArray()
         for row in balances {
@@ -89,6 +110,10 @@ extension BalancesResult: RPCResult {
         }
         writer.endArray()
         writer.member("cursor", cursor)
+        if let conversion {
+            writer.member("in", conversion.target.code)
+            writer.unconverted(unconverted)
+        }
         writer.endObject()
     }
 
@@ -111,6 +136,7 @@ extension BalancesResult: RPCResult {
             }
             rows.append(Row(currency: currency, balance: balance))
         }
-        self.init(balances: rows, cursor: try reader.int64("cursor"))
+        let (conversion, unconverted) = try reader.conversion()
+        self.init(balances: rows, cursor: try reader.int64("cursor"), conversion: conversion, unconverted: unconverted)
     }
 }

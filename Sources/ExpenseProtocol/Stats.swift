@@ -1,7 +1,8 @@
 import ExpenseCore
 
-/// `stats` `{"period":"week"|"month"|"quarter"|"year"?,"from":…?,"to":…?,"byCategory":bool?,"currency":…?,"today":…?}`
-/// (Protocol.md §5.10): the daemon's ``PeriodStatistics``, computed by the same core code as the client's.
+/// `stats` `{"period":"week"|"month"|"quarter"|"year"?,"from":…?,"to":…?,"byCategory":bool?,"currency":…?,"today":…?,
+/// "in":…?,"at":…?}` (Protocol.md §5.10): the daemon's ``PeriodStatistics``, computed by the same core code as the
+/// client's, converted into one currency with `in`.
 public struct StatsRequest: RPCMethodRequest, Hashable {
     public typealias Response = StatsResult
     public static let method = "stats"
@@ -15,21 +16,27 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
     public var currency: Currency?
     /// The day the client calls today (which period is the current one); `nil`: the daemon's local day.
     public var today: CalendarDay?
+    /// `in` and `at`: every amount converted into one currency with the ledger's rates, expense by expense
+    /// (`currency` then picks the expenses' own currency); `nil`: one table per currency, from the aggregates.
+    public var conversion: ViewConversion?
 
     public init(period: StatisticsPeriod = .month, from: CalendarDay? = nil, to: CalendarDay? = nil,
-                byCategory: Bool = false, currency: Currency? = nil, today: CalendarDay? = nil) {
+                byCategory: Bool = false, currency: Currency? = nil, today: CalendarDay? = nil,
+                conversion: ViewConversion? = nil) {
         self.period = period
         self.from = from
         self.to = to
         self.byCategory = byCategory
         self.currency = currency
         self.today = today
+        self.conversion = conversion
     }
 
-    /// The request for an already resolved query (what `expense stats --server` sends).
-    public init(query: StatisticsQuery) {
+    /// The request for an already resolved query (what `expense stats --server` sends), converted as
+    /// `conversion` says.
+    public init(query: StatisticsQuery, conversion: ViewConversion? = nil) {
         self.init(period: query.period, from: query.from, to: query.to, byCategory: query.byCategory,
-                  currency: query.currency, today: query.today)
+                  currency: query.currency, today: query.today, conversion: conversion)
     }
 
     /// Reads the params; every member is optional and `params` may be omitted.
@@ -59,7 +66,7 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
             currency = parsed
         }
         self.init(period: period, from: try reader.optionalDay("from"), to: try reader.optionalDay("to"), byCategory: byCategory,
-                  currency: currency, today: try reader.optionalDay("today"))
+                  currency: currency, today: try reader.optionalDay("today"), conversion: try reader.conversion())
         _ = try query(defaultToday: today ?? ExpenseRules.earliestDate)
     }
 
@@ -85,12 +92,14 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
                        field: nil, reason: "result_too_large")
     }
 
-    /// Writes `{"byCategory","currency"?,"from"?,"period","to"?,"today"?}`.
+    /// Writes `{"at"?,"byCategory","currency"?,"from"?,"in"?,"period","to"?,"today"?}`.
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
+        if let conversion { writer.member("at", conversion.valuation.description) }
         writer.member("byCategory", byCategory)
         if let currency { writer.member("currency", currency.code) }
         if let from { writer.member("from", from.description) }
+        if let conversion { writer.member("in", conversion.target.code) }
         writer.member("period", period.rawValue)
         if let to { writer.member("to", to.description) }
         if let today { writer.member("today", today.description) }
@@ -102,10 +111,16 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
 public struct StatsResult: Hashable, Sendable {
     public var statistics: PeriodStatistics
     public var cursor: Int64
+    /// The request's conversion, when it asked for one: the one table is then in its currency.
+    public var conversion: ViewConversion?
+    /// What that conversion left out, by currency then reason (never in the figures).
+    public var unconverted: [UnconvertedTotal]
 
-    public init(statistics: PeriodStatistics, cursor: Int64) {
+    public init(statistics: PeriodStatistics, cursor: Int64, conversion: ViewConversion? = nil, unconverted: [UnconvertedTotal] = []) {
         self.statistics = statistics
         self.cursor = cursor
+        self.conversion = conversion
+        self.unconverted = unconverted
     }
 }
 
@@ -113,18 +128,20 @@ extension StatsResult: RPCResult {
     /// About 12 bytes a number: the rows' cells dominate.
     public var encodedSizeHint: Int {
         let cells = statistics.tables.reduce(0) { $0 + ($1.categories.count + 2) * statistics.periods.count }
-        return 256 + statistics.periods.count * 96 + cells * 12
+        return 256 + statistics.periods.count * 96 + cells * 12 + unconverted.count * 128
     }
 
-    /// Writes `{"byCategory","currency"?,"cursor","from","period","periods":[…],"tables":[…],"to","today"}`
-    /// (Protocol.md §5.10).
+    /// Writes `{"at"?,"byCategory","currency"?,"cursor","from","in"?,"period","periods":[…],"tables":[…],"to","today",
+    /// "unconverted"?:[…]}` (Protocol.md §5.10).
     public func write(to writer: inout JSONWriter) {
         let query = statistics.query
         writer.beginObject()
+        if let conversion { writer.member("at", conversion.valuation.description) }
         writer.member("byCategory", query.byCategory)
         if let currency = query.currency { writer.member("currency", currency.code) }
         writer.member("cursor", cursor)
         writer.member("from", query.from.description)
+        if let conversion { writer.member("in", conversion.target.code) }
         writer.member("period", query.period.rawValue)
         writer.key("periods")
         writer.beginArray()
@@ -167,6 +184,7 @@ extension StatsResult: RPCResult {
         writer.endArray()
         writer.member("to", query.to.description)
         writer.member("today", query.today.description)
+        if conversion != nil { writer.unconverted(unconverted) }
         writer.endObject()
     }
 
@@ -233,6 +251,8 @@ extension StatsResult: RPCResult {
                 columnTotals: try numbers(table, "columnTotals"), columnAverages: try numbers(table, "columnAverages"),
                 total: try table.int64("total"), count: try table.int64("count"), average: try table.int64("average")))
         }
-        self.init(statistics: PeriodStatistics(query: query, periods: periods, tables: tables), cursor: try reader.int64("cursor"))
+        let (conversion, unconverted) = try reader.conversion()
+        self.init(statistics: PeriodStatistics(query: query, periods: periods, tables: tables), cursor: try reader.int64("cursor"),
+                  conversion: conversion, unconverted: unconverted)
     }
 }

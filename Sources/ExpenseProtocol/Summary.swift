@@ -31,16 +31,7 @@ public struct SummaryRequest: RPCMethodRequest, Hashable {
             grouping = parsed
         }
         query = SummaryQuery(from: try reader.optionalDay("from"), to: try reader.optionalDay("to"), category: try reader.optionalString("category"), groupBy: grouping)
-        let valuation = try reader.optionalString("at").map { text throws(RPCError) -> Valuation in
-            guard let valuation = Valuation(text) else { throw .invalidParams("at must be then, end or YYYY-MM-DD", field: "at") }
-            return valuation
-        }
-        if let code = try reader.optionalString("in") {
-            guard let target = Currency(code: code) else { throw .invalidParams("in must be an active ISO 4217 code", field: "in") }
-            conversion = ViewConversion(target: target, valuation: valuation ?? .then)
-        } else if valuation != nil {
-            throw .invalidParams("at values amounts for in; give in too", field: "at")
-        }
+        conversion = try reader.conversion()
     }
 
     /// Writes `{"at"?,"category"?,"from"?,"groupBy","in"?,"to"?}`.
@@ -102,21 +93,7 @@ extension SummaryResult: RPCResult {
             writer.endObject()
         }
         writer.endArray()
-        if conversion != nil {
-            writer.key("unconverted")
-            writer.beginArray()
-            for left in unconverted {
-                writer.beginObject()
-                writer.member("amount", left.amount.map { JSONValue.number(JSONNumber($0)) } ?? .null)
-                writer.member("count", left.count)
-                writer.member("currency", left.currency.code)
-                writer.member("firstDay", left.firstDay.description)
-                writer.member("lastDay", left.lastDay.description)
-                writer.member("reason", left.reason.rawValue)
-                writer.endObject()
-            }
-            writer.endArray()
-        }
+        if conversion != nil { writer.unconverted(unconverted) }
         writer.endObject()
     }
 
@@ -138,28 +115,7 @@ extension SummaryResult: RPCResult {
             groups.append(GroupTotal(key: try group.string("key"), currency: try currency(group),
                                      amount: try group.int64("amount"), count: try group.int64("count")))
         }
-        var conversion: ViewConversion?
-        var unconverted: [UnconvertedTotal] = []
-        if let code = try reader.optionalString("in") {
-            guard let target = Currency(code: code) else { throw .invalidMember(path: reader.sub("in"), detail: "unknown currency") }
-            guard let valuation = Valuation(try reader.string("at")) else {
-                throw .invalidMember(path: reader.sub("at"), detail: "expected then, end or YYYY-MM-DD")
-            }
-            conversion = ViewConversion(target: target, valuation: valuation)
-            for (index, element) in try reader.array("unconverted").enumerated() {
-                let left = try ResultReader(element, path: "result.unconverted[\(index)]")
-                func day(_ key: String) throws(ProtocolDecodingError) -> CalendarDay {
-                    guard let day = CalendarDay(try left.string(key)) else { throw .invalidMember(path: left.sub(key), detail: "expected YYYY-MM-DD") }
-                    return day
-                }
-                guard let reason = UnconvertedTotal.Reason(rawValue: try left.string("reason")) else {
-                    throw .invalidMember(path: left.sub("reason"), detail: "expected no_rate or overflow")
-                }
-                let amount = try left.value("amount").isNull ? nil : try left.int64("amount")
-                unconverted.append(UnconvertedTotal(currency: try currency(left), reason: reason, amount: amount,
-                                                    count: try left.int64("count"), firstDay: try day("firstDay"), lastDay: try day("lastDay")))
-            }
-        }
+        let (conversion, unconverted) = try reader.conversion()
         self.init(summary: Summary(totals: totals, groups: groups), cursor: try reader.int64("cursor"), conversion: conversion,
                   unconverted: unconverted)
     }

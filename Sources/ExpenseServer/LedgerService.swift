@@ -40,13 +40,17 @@ public protocol LedgerService: Sendable {
     /// Starts a summary (totals computed from the ledger's own records, converted when the request asks) and
     /// calls `completion` with it.
     func summary(_ request: SummaryRequest, completion: @escaping @Sendable (Result<SummaryResult, any Error>) -> Void)
-    /// Starts `stats` and calls `completion` with its result (Protocol.md §5.10).
-    func statistics(_ query: StatisticsQuery, completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void)
+    /// Starts `stats` and calls `completion` with its result (Protocol.md §5.10), converted into one currency
+    /// when `conversion` is given.
+    func statistics(_ query: StatisticsQuery, conversion: ViewConversion?,
+                    completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void)
     /// Starts a `history` read and calls `completion` with its page (`Ledger+History.swift`).
     func history(_ request: HistoryRequest, completion: @escaping @Sendable (Result<HistoryResult, any Error>) -> Void)
     /// Starts `balances` (per member and currency, computed from the ledger's own records: Protocol.md §5.11) and
-    /// calls `completion` with them, only `currency`'s when it is given (`Ledger+Balances.swift`).
-    func balances(currency: Currency?, completion: @escaping @Sendable (Result<BalancesResult, any Error>) -> Void)
+    /// calls `completion` with them, only `currency`'s records when it is given (`Ledger+Balances.swift`); with a
+    /// `conversion`, all in one currency, `at: end` valuing amounts on `today`.
+    func balances(currency: Currency?, conversion: ViewConversion?, today: CalendarDay,
+                  completion: @escaping @Sendable (Result<BalancesResult, any Error>) -> Void)
     /// Registers `onAdvance`, called with the new head each time the head moves, and calls `completion` with the
     /// watcher's id (for ``unwatch(_:completion:)``) and the head at that moment.
     func watch(_ onAdvance: @escaping @Sendable (Int64) -> Void,

@@ -24,6 +24,9 @@ package struct RecordSelection: Hashable, Sendable {
     /// What balances are computed from (Protocol.md §5.11): the shared expenses and the transfers.
     package static let balances = RecordSelection(expenses: .shared, kinds: [.transfer])
 
+    /// What balances converted into one currency need: the shared expenses, the transfers and the rates.
+    package static let convertedBalances = RecordSelection(expenses: .shared, kinds: [.transfer, .rate])
+
     /// What a summary converted into one currency needs: the expenses of its range and the rates.
     package static func converting(from: CalendarDay?, to: CalendarDay?) -> RecordSelection {
         RecordSelection(expenses: .dated(from: from, to: to), kinds: [.rate])
@@ -68,8 +71,19 @@ package struct SelectedRecords: Sendable {
     /// (validated when pushed, so only a record changed behind the daemon's back) is left out, as a client leaves
     /// it out of its own balances.
     package func balances(in currency: Currency?) throws(SplitError) -> Balances {
-        let transfers = data.filter { $0.kind == .transfer }.compactMap { try? LedgerDataValidator.transfer(id: $0.id, fields: $0.fields) }
-        return try Balances(expenses: expenses, transfers: transfers, currency: currency)
+        try Balances(expenses: expenses, transfers: transfers, currency: currency)
+    }
+
+    /// The balances of these records as ``balances(in:)`` selects them, every amount converted by `converter`
+    /// (``ExpenseCore/Balances/init(expenses:transfers:currency:converting:periodEnd:)``).
+    package func balances(in currency: Currency?, converting converter: inout CurrencyConverter,
+                          periodEnd: CalendarDay) throws(SplitError) -> Balances {
+        try Balances(expenses: expenses, transfers: transfers, currency: currency, converting: &converter, periodEnd: periodEnd)
+    }
+
+    /// The transfers among these records (those that read as one).
+    private var transfers: [ExpenseCore.Transfer] {
+        data.filter { $0.kind == .transfer }.compactMap { try? LedgerDataValidator.transfer(id: $0.id, fields: $0.fields) }
     }
 
     /// The rates among these records (those that read as one), for a ``ExpenseCore/RateTable``.

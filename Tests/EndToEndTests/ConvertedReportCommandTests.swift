@@ -62,4 +62,34 @@ import Testing
             #expect(refused.status == 64 && refused.stderr.hasPrefix("Error: --at values amounts for --in"), "\(refused)")
         }
     }
+
+    @Test("the largest expenses show the amount charged, and report --in EUR counts it whatever the rates (even with none)")
+    func amountCharged() async throws {
+        try await onOwnThread {
+            let ann = try ConvertedViewFixture.ledger()
+            // 120.00 CHF charged 128.40 EUR: CHF has no rate at all, so only the amount charged can convert it.
+            try ann.succeed(["add", "120.00", "fondue", "--currency", "CHF", "--paid", "128.40", "--date", "2026-02-11", "--note", "Zermatt"])
+            let (plain, run) = try Self.report(ann, [])
+            #expect(run.status == 0, "\(run)")
+            // Per currency: the CHF section lists it at 120.00 CHF with what was charged beside it; a section with no
+            // amount charged has no such column.
+            #expect(plain.contains("<th scope=\"col\" class=\"number\">Amount</th><th scope=\"col\" class=\"number\">Charged in EUR</th></tr>"),
+                    "\(plain)")
+            #expect(plain.contains("<td><bdi>Zermatt</bdi></td><td class=\"number\">120.00 CHF</td><td class=\"number\">128.40 EUR</td></tr>"),
+                    "\(plain)")
+            #expect(plain.contains("<td class=\"number\">5.00 CHF</td><td class=\"number\"></td></tr>"), "another CHF expense: \(plain)")
+            #expect(plain.components(separatedBy: "Charged in EUR").count == 2, "only the CHF section: \(plain)")
+            // Converted: 58.21 EUR (as in convertedThen) + 128.40 = 186.61 EUR over 7 expenses; only E4's 5.00 CHF
+            // is left out, and the fondue is the largest expense, at 128.40 EUR, charged 128.40 EUR.
+            let (converted, convertedRun) = try Self.report(ann, ["--in", "EUR"])
+            #expect(convertedRun.stderr.hasSuffix(ConvertedViewFixture.note(1, into: "EUR")), "\(convertedRun)")
+            #expect(converted.contains("<h2>EUR: 186.61 EUR <span class=\"meta\">(7 expenses)</span></h2>"), "\(converted)")
+            #expect(converted.contains("<td><bdi>Zermatt</bdi></td><td class=\"number\">128.40 EUR</td><td class=\"number\">128.40 EUR</td></tr>"),
+                    "\(converted)")
+            #expect(converted.contains("<li>plus 5.00 CHF not converted: no CHF rate into EUR on or before 2026-02-10</li>\n</ul>"), "\(converted)")
+            // The summary of the same range agrees.
+            #expect(try ann.succeed(["summary", "--in", "EUR", "--from", "2026-01-01", "--to", "2026-02-28"],
+                                    environment: ConvertedViewFixture.environment).hasPrefix("EUR  186.61  (7 expenses)"))
+        }
+    }
 }

@@ -30,7 +30,7 @@ import Testing
 
     @Test func anUnsharedExpenseIsTwoPostingsFromTheAssetsOrThePayersCash() throws {
         let journal = try JournalExport(expenses: [try Self.expense(1, 1250), try Self.expense(2, 500, paidBy: Self.bob)],
-                                        transfers: [], prices: [], names: Self.name)
+                                        transfers: [], prices: [], ledgerCurrency: .usd, names: Self.name)
         #expect(journal.transactions.map(\.postings) == [
             [.init(account: .expenses(category: "food"), amount: 1250, currency: Self.usd), .init(account: .assets, amount: -1250, currency: Self.usd)],
             [.init(account: .expenses(category: "food"), amount: 500, currency: Self.usd), .init(account: .cash(member: Self.bob), amount: -500, currency: Self.usd)],
@@ -41,7 +41,7 @@ import Testing
         let split = try SplitSpec(method: .equal, parts: [Self.alice, Self.bob, Self.carol].map { SplitSpec.Part(member: $0, weight: 1) })
         let expense = try Self.expense(3, 10_000, paidBy: Self.alice, split: split)
         let shares = Dictionary(uniqueKeysWithValues: try split.shares(amount: 10_000, currency: Self.usd, expenseId: expense.id).map { ($0.member, $0.amount) })
-        let journal = try JournalExport(expenses: [expense], transfers: [], prices: [], names: Self.name)
+        let journal = try JournalExport(expenses: [expense], transfers: [], prices: [], ledgerCurrency: .usd, names: Self.name)
         let postings = try #require(journal.transactions.first).postings
         let aliceShare: Int64 = shares[Self.alice] ?? 0, bobShare: Int64 = shares[Self.bob] ?? 0, carolShare: Int64 = shares[Self.carol] ?? 0
         let expected: [JournalExport.Posting] = [
@@ -60,7 +60,7 @@ import Testing
         let split = try SplitSpec(method: .exact, parts: [SplitSpec.Part(member: Self.bob, weight: 700), SplitSpec.Part(member: Self.carol, weight: 300)])
         let journal = try JournalExport(expenses: [try Self.expense(4, 1000, paidBy: Self.alice, split: split),
                                                    try Self.expense(5, 1000, split: split)],
-                                        transfers: [], prices: [], names: Self.name)
+                                        transfers: [], prices: [], ledgerCurrency: .usd, names: Self.name)
         #expect(journal.transactions.map(\.postings.count) == [5, 2])
         #expect(journal.transactions[0].postings.contains(.init(account: .balances(member: Self.alice), amount: 1000, currency: Self.usd)))
         #expect(journal.transactions[1].postings.map(\.account) == [.expenses(category: "food"), .assets])
@@ -68,7 +68,7 @@ import Testing
 
     @Test func aTransferMovesCashAndBalancesButNoExpense() throws {
         let transfer = Transfer(id: try Self.id(9), from: Self.bob, to: Self.alice, amount: 3000, currency: Self.usd, date: try Self.day("2026-01-05"))
-        let journal = try JournalExport(expenses: [], transfers: [transfer], prices: [], names: Self.name)
+        let journal = try JournalExport(expenses: [], transfers: [transfer], prices: [], ledgerCurrency: .usd, names: Self.name)
         let transaction = try #require(journal.transactions.first)
         #expect(transaction.kind == .transfer && transaction.description == "bob paid alice back")
         #expect(transaction.postings == [
@@ -92,7 +92,7 @@ import Testing
                                              "c\(index % 4)", paidBy: members[index % 3], split: index % 7 == 0 ? nil : split))
         }
         let transfers = [Transfer(id: try Self.id(7), from: Self.carol, to: Self.bob, amount: 123, currency: jpy, date: try Self.day("2026-01-01"))]
-        let journal = try JournalExport(expenses: expenses, transfers: transfers, prices: [], names: Self.name)
+        let journal = try JournalExport(expenses: expenses, transfers: transfers, prices: [], ledgerCurrency: .usd, names: Self.name)
         var sums: [String: Int64] = [:]
         for posting in journal.transactions.flatMap(\.postings) {
             switch posting.account {
@@ -115,8 +115,8 @@ import Testing
         let expenses = [try Self.expense(3, 1, date: "2026-01-02"), try Self.expense(1, 1, date: "2026-01-03"),
                         try Self.expense(2, 1, date: "2026-01-02")]
         let transfer = Transfer(id: try Self.id(0), from: Self.bob, to: Self.alice, amount: 5, currency: Self.usd, date: try Self.day("2026-01-03"))
-        let forward = try JournalExport(expenses: expenses, transfers: [transfer], prices: [], names: Self.name)
-        let backward = try JournalExport(expenses: expenses.reversed(), transfers: [transfer], prices: [], names: Self.name)
+        let forward = try JournalExport(expenses: expenses, transfers: [transfer], prices: [], ledgerCurrency: .usd, names: Self.name)
+        let backward = try JournalExport(expenses: expenses.reversed(), transfers: [transfer], prices: [], ledgerCurrency: .usd, names: Self.name)
         #expect(forward.transactions.map(\.id) == [try Self.id(2), try Self.id(3), try Self.id(0), try Self.id(1)])
         #expect(backward.transactions.map(\.id) == forward.transactions.map(\.id))
     }
@@ -142,7 +142,7 @@ import Testing
         let transfers = [Transfer(id: try id(5), from: bob, to: alice, amount: 400, currency: usd, date: try day("2026-12-07"))]
         let prices = [try #require(JournalPrice(date: try day("2026-12-04"), from: try currency("KWD"), to: usd, rate: "3.25")),
                       try #require(JournalPrice(date: try day("2026-12-03"), from: try currency("EUR"), to: usd, rate: "1.0534"))]
-        let journal = try JournalExport(expenses: expenses.reversed(), transfers: transfers, prices: prices, names: name)
+        let journal = try JournalExport(expenses: expenses.reversed(), transfers: transfers, prices: prices, ledgerCurrency: .usd, names: name)
         let names = JournalAccountNames(format: format, expensesRoot: "Expenses", assets: "Assets:Cash", accounts: journal.accounts, memberName: name)
         var text = ""
         switch format {
@@ -238,7 +238,7 @@ import Testing
 
     @Test func pricesAloneAreWrittenWithoutABlankLineFirst() throws {
         let price = try #require(JournalPrice(date: try Self.day("2026-12-04"), from: try Self.currency("EUR"), to: Self.usd, rate: "1.0534"))
-        let journal = try JournalExport(expenses: [], transfers: [], prices: [price], names: Self.name)
+        let journal = try JournalExport(expenses: [], transfers: [], prices: [price], ledgerCurrency: .usd, names: Self.name)
         let names = JournalAccountNames(format: .beancount, expensesRoot: "Expenses", assets: "Assets:Cash", accounts: [], memberName: Self.name)
         var hledger = "", beancount = ""
         journal.writeHledger(names: names) { hledger += $0 }
@@ -248,7 +248,7 @@ import Testing
     }
 
     @Test func nothingToExportIsAnEmptyJournal() throws {
-        let journal = try JournalExport(expenses: [], transfers: [], prices: [], names: Self.name)
+        let journal = try JournalExport(expenses: [], transfers: [], prices: [], ledgerCurrency: .usd, names: Self.name)
         let names = JournalAccountNames(format: .beancount, expensesRoot: "Expenses", assets: "Assets:Cash", accounts: [], memberName: Self.name)
         var text = ""
         journal.writeBeancount(names: names) { text += $0 }

@@ -23,21 +23,23 @@ import TestSupport
     /// The members, with a hostile and a right-to-left name (distinct in both formats).
     static let members = ["alice", "bob", "Ünal; \"O'Brien\"", "سارة"]
 
-    /// A ledger of hostile categories and notes in JPY, USD and KWD, shared expenses and two transfers.
+    /// A ledger of hostile categories and notes in JPY, USD and KWD, shared expenses, two transfers and two
+    /// expenses with an amount charged in USD.
     static func hostileLedger() throws -> ExpenseProcess {
         let expense = try ExpenseProcess()
         for name in members { try expense.succeed(["member", "add", name]) }
         let rows: [[String]] = [
             ["12.50", "food & drink", "--note", "lunch; with \"friends\" \\ and\na newline\tand tab"],
             ["3.20", "food drink", "--note", "  double  spaces  "], ["7.25", "Food-drink"],
-            ["1250", "train: tokyo;osaka", "--currency", "JPY", "--note", "(x) y"],
+            // Two expenses charged in USD (`@@` prices the tools must accept), one of them shared.
+            ["1250", "train: tokyo;osaka", "--currency", "JPY", "--note", "(x) y", "--paid", "8.40"],
             ["12.500", "طعام 🍕", "--currency", "KWD", "--note", "שלום  עולם \u{200F}"],
             ["4.99", "two  spaces"], ["9.99", "quote \" and \\ backslash"], ["0.01", "cafe\u{301}"], ["0.02", "caf\u{E9}"],
             ["1.00", "🎉"], ["2.00", "*(virtual)"],
             ["100.00", "dinner", "--paid-by", "alice", "--split", "all"],
             ["90.00", "groceries", "--paid-by", "bob", "--split", "alice=2,bob=1"],
             ["1000", "train", "--currency", "JPY", "--paid-by", "سارة", "--split", "all"],
-            ["10.000", "fuel", "--currency", "KWD", "--paid-by", "alice", "--split", "alice,bob"],
+            ["10.000", "fuel", "--currency", "KWD", "--paid-by", "alice", "--split", "alice,bob", "--paid", "32.50"],
             ["12.00", "taxi", "--paid-by", "bob"],
         ]
         for (index, row) in rows.enumerated() {

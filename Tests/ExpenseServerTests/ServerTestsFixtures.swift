@@ -63,7 +63,7 @@ final class FakeLedger: LedgerService {
     }
 
     /// Answers −32601: the double computes no statistics.
-    func statistics(_ query: StatisticsQuery, completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void) {
+    func statistics(_ query: StatisticsQuery, conversion: ViewConversion?, completion: @escaping @Sendable (Result<StatsResult, any Error>) -> Void) {
         completion(.failure(RPCError.methodNotFound(StatsRequest.method)))
     }
 
@@ -73,7 +73,7 @@ final class FakeLedger: LedgerService {
     }
 
     /// No balances: the double keeps no records.
-    func balances(currency: Currency?, completion: @escaping @Sendable (Result<BalancesResult, any Error>) -> Void) {
+    func balances(currency: Currency?, conversion: ViewConversion?, today: CalendarDay, completion: @escaping @Sendable (Result<BalancesResult, any Error>) -> Void) {
         completion(.success(BalancesResult(balances: [], cursor: head)))
     }
 

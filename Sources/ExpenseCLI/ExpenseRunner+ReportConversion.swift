@@ -25,7 +25,7 @@ extension ExpenseRunner {
         monthly.currency = nil
         var builder = PeriodStatisticsBuilder(query: monthly)
         var largest: [Expense] = []
-        try ledger.forEach(ExpenseFilter(from: months.from, to: months.to)) { expense in
+        try ledger.forEach(ExpenseFilter(from: months.from, to: months.to, tags: try tagFilter())) { expense in
             guard let part = member.map(expense.part) ?? expense, months.currency.map({ $0 == part.currency }) ?? true,
                   let converted = converter.convert(part, periodEnd: periodEnd) else { return }
             try aggregator.add(converted)

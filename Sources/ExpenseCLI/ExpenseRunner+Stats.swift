@@ -9,6 +9,7 @@ extension ExpenseRunner {
     /// [--server] [--json|--csv]`.
     func stats() throws {
         let query = try statisticsQuery()
+        let tags = try tagFilter()
         guard !(command[ExpenseOptions.json] && command[ExpenseOptions.csv]) else { throw usage("--json and --csv cannot be combined") }
         let ledger = try readingLedger()
         var statistics: PeriodStatistics
@@ -18,10 +19,15 @@ extension ExpenseRunner {
             throw usage("--in converts the local copy's amounts; the daemon's stats (--server) does not convert yet")
         }
         if converter != nil {
-            statistics = try convertedStatistics(ledger, query: query, member: member, converter: &converter)
+            statistics = try convertedStatistics(ledger, query: query, member: member, tags: tags, converter: &converter)
         } else if let member {
-            statistics = try PeriodStatisticsBuilder.statistics(memberParts(ledger, member, ExpenseFilter(from: query.from, to: query.to)),
+            statistics = try PeriodStatisticsBuilder.statistics(memberParts(ledger, member, ExpenseFilter(from: query.from, to: query.to, tags: tags)),
                                                          query: query)
+        } else if !tags.isEmpty {
+            // The store's per-day totals know no tags: the expenses with them, counted one by one.
+            statistics = try PeriodStatisticsBuilder.statistics(ledger.list(ExpenseFilter(from: query.from, to: query.to, tags: tags)),
+                                                                query: query)
+            noteUnsynced(ledger)
         } else if command[ExpenseOptions.server] {
             statistics = try serverStatistics(query, ledger: ledger)
         } else {
@@ -48,12 +54,12 @@ extension ExpenseRunner {
     /// The statistics of `query` with every amount (or `member`'s part of it) converted by `converter`, expense by
     /// expense. `--currency` keeps the expenses in that currency, before they are converted; `--at end` values
     /// each amount on the last day of its row's period (a whole week, month, quarter or year).
-    func convertedStatistics(_ ledger: LocalLedger, query: StatisticsQuery, member: UUID?,
+    func convertedStatistics(_ ledger: LocalLedger, query: StatisticsQuery, member: UUID?, tags: [String] = [],
                              converter: inout CurrencyConverter?) throws -> PeriodStatistics {
         var converted = query
         converted.currency = nil
         var builder = PeriodStatisticsBuilder(query: converted)
-        try ledger.forEach(ExpenseFilter(from: query.from, to: query.to)) { expense in
+        try ledger.forEach(ExpenseFilter(from: query.from, to: query.to, tags: tags)) { expense in
             guard let part = member.map(expense.part) ?? expense, query.currency.map({ $0 == part.currency }) ?? true else { return }
             let end = query.period.end(startingOn: query.period.start(containing: part.date))
             if let amount = converter?.convert(part, periodEnd: end) { try builder.add(amount) }

@@ -78,7 +78,7 @@ import Testing
             #expect(bare.stdout == "")
             #expect(bare.stderr == """
                 Error: Unknown option '-3'
-                Usage: expense add <amount> <category> [--date <date>] [--note <text>] [--currency <code>] [--paid-by <name>] [--split <spec>] [--paid <amount>]
+                Usage: expense add <amount> <category> [--date <date>] [--note <text>] [--currency <code>] [--paid-by <name>] [--split <spec>] [--paid <amount>] [--tag <tag>]
                 See 'expense add --help' for more information.
 
                 """)

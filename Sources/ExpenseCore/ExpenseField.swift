@@ -55,6 +55,11 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// Whether a stale edit of this field is merged with a concurrent change of it instead of conflicting (the
+    /// tags, a set: Protocol.md §7.4). The daemon then stores what the merge gives, not what the edit sent, so a
+    /// client may not assume that an applied edit of it left the value it sent.
+    public var mergesConcurrentEdits: Bool { self == .tags }
+
     /// The conflict group's name, where versions and history name it: `money` for the amount, the currency, the
     /// split and the amount charged, else the field's own name.
     public var conflictGroupName: String {

@@ -87,6 +87,7 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
     func mergingConcurrentEdits(_ values: Expense, of mutation: Mutation, prepared: PreparedPut?,
                                 existing: StoredRecord) throws -> (values: Expense, merged: Set<ExpenseField>)? {
         let current = existing.expense
+        // The tags are the one field that merges (ExpenseField.mergesConcurrentEdits).
         guard existing.fieldVersions[.tags] > mutation.baseVersion, sends(.tags, mutation, prepared: prepared),
               !ExpenseField.tags.same(values, current) else { return (values, []) }
         guard let history = try tagChanges(of: existing, since: mutation.baseVersion),

@@ -13,6 +13,8 @@ public struct ParsedCommand: Sendable {
     var arguments: [String: String]
     /// Option values by long name (the last occurrence wins, as in swift-argument-parser).
     var options: [String: String]
+    /// Every value of each option, in the order given (for an option that may be repeated: ``texts(_:)``).
+    var everyValue: [String: [String]] = [:]
     /// Flags that were given, by long name.
     var flags: Set<String>
     /// Every word a variadic argument took, by its spec name (its first word is also in ``arguments``).
@@ -51,6 +53,13 @@ public struct ParsedCommand: Sendable {
     public func text(_ option: OptionSpec) -> String? {
         check(option)
         return options[option.name]
+    }
+
+    /// Every text given for `option`, in order (an option given more than once, such as `--tag`); empty when none.
+    /// - Precondition: the command's spec declares `option` (see ``check(_:)``).
+    public func texts(_ option: OptionSpec) -> [String] {
+        check(option)
+        return everyValue[option.name] ?? options[option.name].map { [$0] } ?? []
     }
 
     /// Whether `option` (an option or a flag) was given.

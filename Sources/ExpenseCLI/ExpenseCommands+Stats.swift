@@ -22,6 +22,7 @@ extension ExpenseCommands {
                   ExpenseOptions.to.help("The last day counted (default: the end of the current period).").spec,
                   ExpenseOptions.statisticsGrouping.spec,
                   ExpenseFieldOptions.currency.help("Only this currency's table.").spec,
+                  ExpenseOptions.tagFilter.help("Only expenses with this tag (repeat: with every one; not with --server).").spec,
                   ExpenseOptions.member.spec,
                   ExpenseOptions.inCurrency.spec,
                   ExpenseOptions.valuation.spec,
@@ -46,6 +47,7 @@ extension ExpenseCommands {
                   ExpenseOptions.from.help("The first day covered (default: the 1st of the 12th month back).").spec,
                   ExpenseOptions.to.help("The last day covered (default: the end of this month).").spec,
                   ExpenseFieldOptions.currency.help("Only this currency (with --in: only expenses in it, converted).").spec,
+                  ExpenseOptions.tagFilter.help("Only expenses with this tag (repeat: with every one; budgets stay whole).").spec,
                   ExpenseOptions.member.spec,
                   ExpenseOptions.inCurrency.spec,
                   ExpenseOptions.valuation.spec])

@@ -20,8 +20,9 @@ enum ExpenseCommands {
         subcommands: [add, list, edit, delete, summary, stats, report, export, importing, config, remote, sync, status, conflicts, resolve,
                       discard] + kindGroups.map(\.spec) + [balances, history, log, undo, completion, manual])
 
-    /// The command group of each record kind besides expenses and settings, in the order the help lists them.
-    static let kindGroups: [KindCommands] = [budgets, recurringRules, members, transfers, rates]
+    /// The command group of each record kind besides expenses and settings, in the order the help lists them, and
+    /// `tag`, the group that reads expenses' tags (a group run the same way, though tags are not a kind).
+    static let kindGroups: [KindCommands] = [budgets, recurringRules, members, transfers, rates, tagCommands]
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
@@ -39,6 +40,7 @@ enum ExpenseCommands {
         options: [ExpenseOptions.from.help("Only expenses on or after this day.").spec,
                   ExpenseOptions.to.help("Only expenses on or before this day.").spec,
                   ExpenseOptions.categoryFilter.spec,
+                  ExpenseOptions.tagFilter.spec,
                   ExpenseOptions.json.help("Print a JSON array (amounts as integers in minor units).").spec])
 
     static let edit = CommandSpec(
@@ -65,6 +67,7 @@ enum ExpenseCommands {
                   ExpenseOptions.from.help("Only expenses on or after this day.").spec,
                   ExpenseOptions.to.help("Only expenses on or before this day.").spec,
                   ExpenseOptions.categoryFilter.spec,
+                  ExpenseOptions.tagFilter.help("Only expenses with this tag (repeat: with every one; not with --server).").spec,
                   ExpenseOptions.member.spec,
                   ExpenseOptions.inCurrency.spec,
                   ExpenseOptions.valuation.spec,
@@ -98,8 +101,9 @@ enum ExpenseCommands {
     static let importing = CommandSpec(
         name: "import", abstract: "Add the expenses of a CSV or JSON file that are not here yet; nothing if any row is invalid.",
         discussion: """
-          Reads our export: CSV with the header `id,date,amount,currency,category,note,paid_by,split` (id optional,
-          columns in any order, paid_by and split optional and naming members by name or id; an empty currency
+          Reads our export: CSV with the header `id,date,amount,currency,category,note,paid_by,split,charged,tags`
+          (id optional, columns in any order, paid_by and split optional and naming members by name or id, charged
+          and tags optional, tags joined by commas in one cell; an empty currency
           means --currency, else the configured one) or JSON (detected: the file
           starts with `[`). A row whose id is stored already is skipped when identical and reported when it
           differs (the stored expense is kept); a row without an id gets one derived from its values and its

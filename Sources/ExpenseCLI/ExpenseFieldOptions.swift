@@ -4,7 +4,7 @@ import ExpenseCore
 import Foundation
 
 /// An expense's field options, `--amount`, `--category`, `--date`, `--note`, `--currency`, `--paid-by`, `--split`,
-/// `--paid` and their `--no-…` forms, declared once
+/// `--paid`, `--tag` (repeated) and their `--no-…` forms, declared once
 /// with their one rule and their help on each command that offers them: `edit` and `resolve --edit` (all five)
 /// and `add` (`--date`, `--note`, `--currency`; its amount and category are arguments). A new field's option
 /// is one more here: `add`, `edit` and `resolve` take their options from ``addSpecs``, ``editSpecs`` and
@@ -27,6 +27,10 @@ enum ExpenseFieldOptions {
     static let paid = TypedOption<String>.text("paid", value: "amount", help: "The amount charged in the ledger's currency.")
     /// `edit --no-paid`: no amount charged; conversions into the ledger's currency use the rates again.
     static let noPaid = Flag("no-paid", help: "Forget the amount charged.")
+    /// A tag, given once per tag (`--tag trip --tag work`); checked by the core (exit 65, `invalid_tags`).
+    static let tag = TypedOption<String>.text("tag", value: "tag", help: "A tag (repeat the option for more).")
+    /// `edit --no-tags`: the expense has no tags any more.
+    static let noTags = Flag("no-tags", help: "Remove every tag.")
     /// Validated by the core (exit 65, `invalid_currency`).
     static let currency = TypedOption<Currency>("currency", value: "code", help: "The currency.") {
         try ExpenseValidator.validateCurrency($0)
@@ -68,6 +72,11 @@ enum ExpenseFieldOptions {
             resolve: "With --edit: the amount charged in the ledger's currency."),
         Use(spec: { noPaid.help($0).spec }, add: nil, edit: "Forget the amount charged (conversions use the rates again).",
             resolve: "With --edit: no amount charged."),
+        Use(spec: { tag.help($0).spec },
+            add: "A tag, 1 to 32 characters without spaces or commas (repeat for more, at most 16).",
+            edit: "The tags the expense has from now on, replacing its own (repeat for more).",
+            resolve: "With --edit: the tags (repeat for more)."),
+        Use(spec: { noTags.help($0).spec }, add: nil, edit: "Remove every tag.", resolve: "With --edit: no tags."),
     ]
 
     /// The options of `add`, `edit` and `resolve`, each with that command's help.
@@ -105,6 +114,9 @@ enum ExpenseFieldOptions {
         if command.has(paid), command.has(noPaid.spec) {
             throw UsageError("--paid and --no-paid contradict each other; give one", path: command.path)
         }
+        if command.has(tag.spec), command.has(noTags.spec) {
+            throw UsageError("--tag and --no-tags contradict each other; give one", path: command.path)
+        }
         return given(in: command)
     }
 
@@ -122,6 +134,8 @@ enum ExpenseFieldOptions {
         draft.split = try command.value(split).map { try members.split($0, currency: currency).text }
         draft.charged = try command.value(paid).map { try charged($0, ledgerCurrency: ledgerCurrency) }
         try checkCharged(draft, changes: draft, ledgerCurrency: ledgerCurrency)
+        let tags = command.texts(tag.spec)
+        if !tags.isEmpty { draft.tags = tags }
         draft.completeCreation(currency: currency)
         return draft
     }
@@ -147,6 +161,8 @@ enum ExpenseFieldOptions {
         if command[noPaidBy] { fields.paidBy = "" }
         if let text = try command.value(paid) { fields.charged = try charged(text, ledgerCurrency: ledgerCurrency) }
         if command[noPaid] { fields.charged = 0 }
+        if command.has(tag.spec) { fields.tags = command.texts(tag.spec) }
+        if command[noTags] { fields.tags = [] }
         return fields
     }
 

@@ -73,6 +73,9 @@ enum ExpenseOptions {
 
     /// `list --category`, `summary --category`: a filter (the field of `add`/`edit` is ``ExpenseFieldOptions/category``).
     static let categoryFilter = TypedOption<String>.text("category", value: "category", help: "Only expenses of this category.")
+    /// `list|summary|stats|report --tag`: a filter, repeatable; an expense must have every tag given (the field of
+    /// `add`/`edit` is ``ExpenseFieldOptions/tag``).
+    static let tagFilter = TypedOption<String>.text("tag", value: "tag", help: "Only expenses with this tag (repeat: with every one).")
     /// `export --output`, `report --output` (required there).
     static let output = TypedOption<String>.text("output", value: "file", help: "Write to this file (mode 0600) instead of standard output.")
     /// `export --expenses-account` (hledger, beancount; checked against the format where it is used).

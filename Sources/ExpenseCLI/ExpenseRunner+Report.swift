@@ -52,9 +52,10 @@ extension ExpenseRunner {
     func currencyReports(_ ledger: LocalLedger, months: StatisticsQuery) throws -> [CurrencyReport] {
         let member = try chosenMember(ledger)
         let summaryQuery = SummaryQuery(from: months.from, to: months.to, groupBy: .category)
-        let range = ExpenseFilter(from: months.from, to: months.to)
-        // With --member, every figure is of their parts (``ExpenseCore/Expense/part(of:)``), read once.
-        let parts = try member.map { try memberParts(ledger, $0, range) }
+        let range = ExpenseFilter(from: months.from, to: months.to, tags: try tagFilter())
+        // With --member, every figure is of their parts (``ExpenseCore/Expense/part(of:)``), read once; with --tag,
+        // of the expenses with the tags (the store's per-day totals know no tags), read once too.
+        let parts = try member.map { try memberParts(ledger, $0, range) } ?? (range.tags.isEmpty ? nil : ledger.list(range))
         let summary: Summary
         if let parts {
             var aggregator = Aggregator(query: summaryQuery)

@@ -27,7 +27,7 @@ extension ExpenseRunner {
         var largest: [Expense] = []
         // The amount charged of each converted expense (which no longer carries it), for the list of the largest.
         var charged: [UUID: Int64] = [:]
-        try ledger.forEach(ExpenseFilter(from: months.from, to: months.to)) { expense in
+        try ledger.forEach(ExpenseFilter(from: months.from, to: months.to, tags: try tagFilter())) { expense in
             guard let part = member.map(expense.part) ?? expense, months.currency.map({ $0 == part.currency }) ?? true,
                   let converted = converter.convert(part, periodEnd: periodEnd) else { return }
             try aggregator.add(converted)

@@ -5,9 +5,10 @@ import ExpenseProtocol
 import Foundation
 
 extension ExpenseRunner {
-    /// `expense list [--from D] [--to D] [--category C] [--json]`.
+    /// `expense list [--from D] [--to D] [--category C] [--tag T …] [--json]`.
     func list() throws {
-        let filter = ExpenseFilter(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command[ExpenseOptions.categoryFilter])
+        let filter = ExpenseFilter(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to),
+                                   category: command[ExpenseOptions.categoryFilter], tags: try tagFilter())
         let ledger = try readingLedger()
         defer { noteUnsynced(ledger) }
         if command[ExpenseOptions.json] {
@@ -31,6 +32,7 @@ extension ExpenseRunner {
     func summary() throws {
         let grouping = try command.value(ExpenseOptions.summaryGrouping) ?? .none
         let query = SummaryQuery(from: try command.value(ExpenseOptions.from), to: try command.value(ExpenseOptions.to), category: command[ExpenseOptions.categoryFilter], groupBy: grouping)
+        let tags = try tagFilter()
         let ledger = try readingLedger()
         let summary: Summary
         var converter = try currencyConverter(ledger)
@@ -41,7 +43,7 @@ extension ExpenseRunner {
             // Expense by expense: one member's part, then converted (each amount rounded once).
             var aggregator = Aggregator(query: query)
             let today = CalendarDay.today()
-            try ledger.forEach(ExpenseFilter(from: query.from, to: query.to, category: query.category)) { expense in
+            try ledger.forEach(ExpenseFilter(from: query.from, to: query.to, category: query.category, tags: tags)) { expense in
                 guard let part = member.map(expense.part) ?? expense else { return }
                 guard converter != nil else { return try aggregator.add(part) }
                 // --at end: a month's last day when grouped by month, else the end of the range (or today).
@@ -63,7 +65,7 @@ extension ExpenseRunner {
             summary = result?.summary ?? Summary(totals: [], groups: [])
             unconverted = result?.unconverted ?? []
         } else {
-            summary = try ledger.summary(query)
+            summary = try ledger.summary(query, tags: tags)
             noteUnsynced(ledger)
         }
         let conversion = converter?.conversion
@@ -88,5 +90,17 @@ extension ExpenseRunner {
               (try? RemoteConfiguration.resolve(environment: environment, home: home, store: ledger.store)) != nil
         else { return }
         console.err("Note: includes \(pending) unsynced change\(pending == 1 ? "" : "s") (local estimate; `expense summary --server` is the authority).")
+    }
+
+    /// The tags of `--tag` (every one given; an expense must have them all), checked by the core's rule so that a
+    /// tag no expense can have is a data error (exit 65), not an empty listing. The daemon's figures (`--server`)
+    /// know no tags: the two together are a usage error.
+    func tagFilter() throws -> [String] {
+        let tags = command.texts(ExpenseOptions.tagFilter.spec)
+        guard !tags.isEmpty else { return [] }
+        if command.declares(ExpenseOptions.server.spec), command[ExpenseOptions.server] {
+            throw usage("--tag filters the local copy; the daemon's figures (--server) cannot be filtered by tag")
+        }
+        return try ExpenseValidator.validateTags(tags)
     }
 }

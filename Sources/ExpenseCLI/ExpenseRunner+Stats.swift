@@ -9,6 +9,7 @@ extension ExpenseRunner {
     /// [--server] [--json|--csv]`.
     func stats() throws {
         let query = try statisticsQuery()
+        let tags = try tagFilter()
         guard !(command[ExpenseOptions.json] && command[ExpenseOptions.csv]) else { throw usage("--json and --csv cannot be combined") }
         let ledger = try readingLedger()
         var statistics: PeriodStatistics
@@ -17,10 +18,15 @@ extension ExpenseRunner {
         var unconverted: [UnconvertedTotal] = []
         let member = try chosenMember(ledger)
         if let converter, member != nil || !command[ExpenseOptions.server] {
-            (statistics, unconverted) = try convertedStatistics(ledger, query: query, member: member, converter: converter)
+            (statistics, unconverted) = try convertedStatistics(ledger, query: query, member: member, tags: tags, converter: converter)
         } else if let member {
-            statistics = try PeriodStatisticsBuilder.statistics(memberParts(ledger, member, ExpenseFilter(from: query.from, to: query.to)),
+            statistics = try PeriodStatisticsBuilder.statistics(memberParts(ledger, member, ExpenseFilter(from: query.from, to: query.to, tags: tags)),
                                                          query: query)
+        } else if !tags.isEmpty {
+            // The store's per-day totals know no tags: the expenses with them, counted one by one.
+            statistics = try PeriodStatisticsBuilder.statistics(ledger.list(ExpenseFilter(from: query.from, to: query.to, tags: tags)),
+                                                                query: query)
+            noteUnsynced(ledger)
         } else if command[ExpenseOptions.server] {
             let result = try serverStatistics(query, conversion: converter?.conversion, ledger: ledger)
             statistics = result.statistics
@@ -49,11 +55,12 @@ extension ExpenseRunner {
     /// The statistics of `query` with every amount (or `member`'s part of it) converted by `converter`, expense by
     /// expense, through the core's ``ExpenseCore/ConvertedStatisticsBuilder`` (the daemon's too), and what it left
     /// out. `--currency` keeps the expenses in that currency, before they are converted; `--at end` values each
-    /// amount on the last day of its row's period (a whole week, month, quarter or year).
-    func convertedStatistics(_ ledger: LocalLedger, query: StatisticsQuery, member: UUID?,
+    /// amount on the last day of its row's period (a whole week, month, quarter or year). With `tags`, only the
+    /// expenses that carry every one of them.
+    func convertedStatistics(_ ledger: LocalLedger, query: StatisticsQuery, member: UUID?, tags: [String] = [],
                              converter: CurrencyConverter) throws -> (PeriodStatistics, [UnconvertedTotal]) {
         var builder = ConvertedStatisticsBuilder(query: query, converter: converter)
-        try ledger.forEach(ExpenseFilter(from: query.from, to: query.to)) { expense in
+        try ledger.forEach(ExpenseFilter(from: query.from, to: query.to, tags: tags)) { expense in
             if let part = member.map(expense.part) ?? expense { try builder.add(part) }
         }
         return (try builder.build(), builder.converter.unconverted)

@@ -73,6 +73,7 @@ struct ExpenseStream {
             case .wire(let wire) where wire.field == .paidBy: expense.paidBy.map(members.name) ?? ""
             case .wire(let wire) where wire.field == .split:
                 expense.split?.typedText(currency: expense.currency, name: members.name) ?? ""
+            case .wire(let wire) where wire.list: expense.tagsText
             case .wire(let wire):
                 // An optional field left empty is an empty cell (no amount charged: not `0`).
                 wire.write(draft).map { wire.optional && ExpenseFields.isEmpty($0) ? "" : ($0.stringValue ?? $0.jsonText) } ?? ""

@@ -55,7 +55,7 @@ package enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
 package enum CSVImporter {
     /// The columns of our export, in the order `export` writes them: `id`, `date`, `amount`, `currency` (what a
     /// reader looks at first), then every other field in ``ExpenseProtocol/ExpenseFields/all``'s order, each as
-    /// its wire text (`category`, `note`, `paid_by`, `split`, `charged` in minor units of the ledger's currency) under
+    /// its wire text (`category`, `note`, `paid_by`, `split`, `charged` in minor units of the ledger's currency, `tags` joined by commas) under
     /// its ``columnName(_:)``. `id` may be left out on
     /// import.
     package static let header = ["id", "date", "amount", "currency"]
@@ -133,8 +133,10 @@ package enum CSVImporter {
                     // An integer field's cell (the amount charged, in minor units) is its JSON number; an empty
                     // cell of an optional one is the field left out (none).
                     let trimmed = text.trimmingWhitespace
-                    if wire.integer && wire.optional && trimmed.isEmpty { continue }
-                    let value: JSONValue = wire.integer && Int64(trimmed) != nil ? .number(JSONNumber(text: trimmed)) : .string(text)
+                    if (wire.integer || wire.list) && wire.optional && trimmed.isEmpty { continue }
+                    // A list's cell (the tags) is its elements joined by commas, as `export` writes them.
+                    let value: JSONValue = wire.list ? .array(ExpenseTags.parse(text).map(JSONValue.string))
+                        : wire.integer && Int64(trimmed) != nil ? .number(JSONNumber(text: trimmed)) : .string(text)
                     if let rejection = wire.read(value, &fields) {
                         throw ImportError.RowProblem(line: record.line, code: rejection.reason, message: rejection.message)
                     }

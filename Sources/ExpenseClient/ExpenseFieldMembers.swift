@@ -3,8 +3,8 @@ import ExpenseProtocol
 import Foundation
 
 /// An expense's fields as members of the object being coded, named and written as on the wire
-/// (``ExpenseProtocol/ExpenseFields``): only the fields the draft gives, an amount as an integer, everything
-/// else as text. A new expense field needs nothing here.
+/// (``ExpenseProtocol/ExpenseFields``): only the fields the draft gives, an amount as an integer, the tags as
+/// an array of text, everything else as text. A new expense field needs nothing here.
 struct ExpenseFieldMembers: Codable {
     var draft: ExpenseDraft
     /// Whether an optional field that is empty is left out (a record's, where absent means empty; never a
@@ -31,6 +31,8 @@ struct ExpenseFieldMembers: Codable {
             guard container.contains(key) else { continue }
             if let integer = try? container.decode(Int64.self, forKey: key) {
                 fields[name] = .number(JSONNumber(integer))
+            } else if let list = try? container.decode([String].self, forKey: key) {
+                fields[name] = .array(list.map(JSONValue.string))
             } else {
                 fields[name] = .string(try container.decode(String.self, forKey: key))
             }
@@ -54,6 +56,13 @@ struct ExpenseFieldMembers: Codable {
                 }
                 try container.encode(integer, forKey: key)
             case .string(let text): try container.encode(text, forKey: key)
+            case .array(let elements):
+                let list = elements.compactMap(\.stringValue)
+                guard list.count == elements.count else {
+                    throw EncodingError.invalidValue(name, .init(codingPath: encoder.codingPath + [key],
+                                                                 debugDescription: "a list field holds text only"))
+                }
+                try container.encode(list, forKey: key)
             default:
                 throw EncodingError.invalidValue(name, .init(codingPath: encoder.codingPath + [key],
                                                              debugDescription: "an expense field is an integer or text"))

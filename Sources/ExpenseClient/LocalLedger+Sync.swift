@@ -199,17 +199,33 @@ extension LocalLedger {
     ///
     /// Otherwise the entry keeps the version the person saw, so the daemon checks it against every change since
     /// (one that skipped someone else's change to the same field would overwrite it silently).
+    ///
+    /// A field whose concurrent edits the daemon merges (the tags, ``ExpenseCore/ExpenseField/mergesConcurrentEdits``)
+    /// may hold another value than `earlier` sent: the later entry is moved only when the server copy at `version`
+    /// holds `earlier`'s value of it. Otherwise it keeps its base and the daemon merges it again, over the same
+    /// base, keeping what the other side changed (moved, it would replace the merged tags with its own).
     private func rebase(after earlier: PendingMutation, to version: Int64, applied: Bool,
                         in transaction: any StoreTransaction) throws {
         for var later in try transaction.pending(for: earlier.id)
         where later.baseVersion == earlier.baseVersion && later.state != .sent && later.position != earlier.position {
             let onlyOwnChange = applied && version == earlier.baseVersion + 1
-            let sameFields = earlier.type == .put && later.type == .put
-                && later.setFieldNames.isSubset(of: earlier.setFieldNames)
+            let sameFieldSet = earlier.type == .put && later.type == .put && later.setFieldNames.isSubset(of: earlier.setFieldNames)
+            let sameFields = try sameFieldSet && keptAsSent(earlier, fieldsSetBy: later, at: version, in: transaction)
             guard onlyOwnChange || sameFields else { continue }
             later.baseVersion = version
             try transaction.updatePending(later)
         }
+    }
+
+    /// Whether the server copy at `version` holds `earlier`'s value of every field `later` sets that the daemon
+    /// merges (the tags), so that it kept what `earlier` sent for it; always for a change of another kind.
+    private func keptAsSent(_ earlier: PendingMutation, fieldsSetBy later: PendingMutation, at version: Int64,
+                            in transaction: any StoreTransaction) throws -> Bool {
+        guard later.kind == .expense else { return true }
+        let merging = ExpenseField.values.filter { $0.mergesConcurrentEdits && ExpenseFields.names(in: later.fields).contains($0.rawValue) }
+        if merging.isEmpty { return true }
+        guard let copy = try transaction.serverCopy(id: earlier.id), copy.version == version, !copy.deleted else { return false }
+        return merging.allSatisfy { $0.matches(earlier.fields, copy.expense) == true }
     }
 
     /// `entry` with the unsent (or rejected) entries of the same expense queued after it folded in, which are

@@ -175,18 +175,34 @@ package final class LocalLedger {
 
     /// The live expenses passing `filter`, by date.
     package func list(_ filter: ExpenseFilter = ExpenseFilter()) throws -> [Expense] {
-        try store.expenses(matching: filter)
+        let expenses = try store.expenses(matching: filter)
+        // The stores select by day and category; the tags are checked here, for every store alike.
+        return filter.tags.isEmpty ? expenses : expenses.filter(filter.hasTags)
     }
 
     /// Calls `body` with each listed expense in turn, without holding the listing in memory (SQLite store).
     package func forEach(_ filter: ExpenseFilter = ExpenseFilter(), _ body: (Expense) throws -> Void) throws {
-        try store.forEachExpense(matching: filter, body)
+        if filter.tags.isEmpty { return try store.forEachExpense(matching: filter, body) }
+        try store.forEachExpense(matching: filter) { expense in if filter.hasTags(expense) { try body(expense) } }
     }
 
     /// Totals per currency (and per group) of the live expenses the query covers, with the core's aggregator.
+    /// With `tags`, only the expenses that have every one of them, added expense by expense (the store's
+    /// buckets do not know the tags).
     /// - Throws: ``LedgerLimitError/summaryOverflow(currency:)`` naming the currency, ``StoreError``.
-    package func summary(_ query: SummaryQuery) throws -> Summary {
+    package func summary(_ query: SummaryQuery, tags: [String] = []) throws -> Summary {
         var aggregator = Aggregator(query: query)
+        if !tags.isEmpty {
+            let filter = ExpenseFilter(from: query.from, to: query.to, category: query.category, tags: tags)
+            try forEach(filter) { expense in
+                do {
+                    try aggregator.add(expense)
+                } catch ValidationError.amountOverflow {
+                    throw LedgerLimitError.summaryOverflow(currency: expense.currency)
+                }
+            }
+            return aggregator.summary
+        }
         for bucket in try store.buckets(matching: ExpenseFilter(from: query.from, to: query.to, category: query.category)) {
             do {
                 try aggregator.add(amount: bucket.amount, count: bucket.count, currency: bucket.currency,

@@ -226,6 +226,15 @@ extension SQLiteExpenseStore {
         ALTER TABLE conflict ADD COLUMN mine_charged INTEGER;
         ALTER TABLE conflict ADD COLUMN theirs_charged INTEGER NOT NULL DEFAULT 0;
         """,
+        // 15: tags (their text form: sorted, joined by commas), in every table that holds an expense (empty: none) or
+        // a draft of one (NULL: not changed).
+        """
+        ALTER TABLE expense ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+        ALTER TABLE server_copy ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+        ALTER TABLE outbox ADD COLUMN tags TEXT;
+        ALTER TABLE conflict ADD COLUMN mine_tags TEXT;
+        ALTER TABLE conflict ADD COLUMN theirs_tags TEXT NOT NULL DEFAULT '';
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

@@ -20,12 +20,14 @@ public struct Expense: Hashable, Sendable, Identifiable {
     /// The amount actually charged in the ledger's currency (`--paid`), in its minor units, 1 … 2^53−1; `nil`:
     /// none. It overrides the rate of a conversion into the ledger's currency (``CurrencyConverter``).
     public let charged: Int64?
+    /// Its tags (``ExpenseTags``): at most 16, sorted by their bytes, each once; empty: none.
+    public let tags: [String]
 
     /// Made by ``ExpenseValidator`` after every check has passed. `package` so that a store re-reading rows it
     /// validated before writing (in a database this program owns) need not validate each again; anything read
     /// from outside input goes through ``ExpenseValidator/validate(_:)``.
     package init(id: UUID, amount: Int64, currency: Currency, category: String, date: CalendarDay, note: String,
-                 paidBy: UUID? = nil, split: SplitSpec? = nil, charged: Int64? = nil) {
+                 paidBy: UUID? = nil, split: SplitSpec? = nil, charged: Int64? = nil, tags: [String] = []) {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -35,6 +37,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
         self.paidBy = paidBy
         self.split = split
         self.charged = charged
+        self.tags = tags
     }
 
     /// The payer as it is stored and sent: the member's lower-case id, empty for none.
@@ -45,6 +48,9 @@ public struct Expense: Hashable, Sendable, Identifiable {
 
     /// The amount charged as it is stored and sent: its minor units, 0 for none.
     public var chargedValue: Int64 { charged ?? 0 }
+
+    /// The tags as a CSV cell and a database column hold them: joined by commas, empty for none.
+    public var tagsText: String { ExpenseTags.text(tags) }
 
     /// Each member's share in minor units (``SplitSpec/shares(amount:currency:expenseId:)``); empty when not shared.
     public var shares: [SplitSpec.Share] {
@@ -59,6 +65,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
         lhs.id == rhs.id && lhs.amount == rhs.amount && lhs.currency == rhs.currency && lhs.date == rhs.date
             && ExactText.same(lhs.category, rhs.category) && ExactText.same(lhs.note, rhs.note)
             && lhs.paidBy == rhs.paidBy && lhs.split == rhs.split && lhs.charged == rhs.charged
+            && ExpenseTags.same(lhs.tags, rhs.tags)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -71,6 +78,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
         hasher.combine(paidBy)
         hasher.combine(split)
         hasher.combine(charged)
+        for tag in tags { ExactText.hash(tag, into: &hasher) }
     }
 
     /// This expense as `member`'s own spending (`--member`): their share of a shared expense, the whole of one
@@ -91,7 +99,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
             amount = self.amount
         }
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                       split: split, charged: charged)
+                       split: split, charged: charged, tags: tags)
     }
 
     /// This expense with its amount in another currency (a converted view, ``CurrencyConverter``), every other
@@ -99,19 +107,26 @@ public struct Expense: Hashable, Sendable, Identifiable {
     /// split's amounts are in the old currency; the amount charged was the conversion's).
     public func converted(amount newAmount: Int64, currency newCurrency: Currency) -> Expense {
         Expense(id: id, amount: newAmount, currency: newCurrency, category: category, date: date, note: note, paidBy: nil,
-                split: nil)
+                split: nil, tags: tags)
     }
 
     /// This expense's values under another id (an import's id derived from them).
     public func with(id newId: UUID) -> Expense {
         Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                split: split, charged: charged)
+                split: split, charged: charged, tags: tags)
+    }
+
+    /// This expense with other tags, already checked (a merge of two checked sets, sorted and at most
+    /// ``ExpenseTags/maximumCount``).
+    package func with(tags newTags: [String]) -> Expense {
+        Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
+                split: split, charged: charged, tags: newTags)
     }
 
     /// A draft holding these values as values (never written out as text to be parsed back), to change some of
     /// them and validate again.
     public var draft: ExpenseDraft {
         ExpenseDraft(id: .value(id), amount: amount, currency: .value(currency), category: category,
-                     date: .value(date), note: note, paidBy: paidByText, split: splitText, charged: chargedValue)
+                     date: .value(date), note: note, paidBy: paidByText, split: splitText, charged: chargedValue, tags: tags)
     }
 }

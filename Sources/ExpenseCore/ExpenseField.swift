@@ -13,6 +13,9 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     /// The amount actually charged in the ledger's currency (`--paid`), in its minor units; 0: none. Money with the
     /// amount: it overrides the rate of any conversion into the ledger's currency (``CurrencyConverter``).
     case charged
+    /// The expense's tags (``ExpenseTags``), a set: a conflict group of its own whose concurrent edits merge as a
+    /// set (Protocol.md §7.4) instead of conflicting.
+    case tags
 
     /// The fields that make up an expense's values (every one but the id), in the order they are validated.
     public static let values: [ExpenseField] = allCases.filter { $0 != .id }
@@ -23,19 +26,19 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     public var conflictGroup: [ExpenseField] {
         switch self {
         case .amount, .currency, .split, .charged: [.amount, .currency, .split, .charged]
-        case .id, .category, .date, .note, .paidBy: [self]
+        case .id, .category, .date, .note, .paidBy, .tags: [self]
         }
     }
 
-    /// One field of each conflict group, in field order: `amount` (money), `category`, `date`, `note`, `paidBy`. A store
+    /// One field of each conflict group, in field order: `amount` (money), `category`, `date`, `note`, `paidBy`, `tags`. A store
     /// keeps one version per group (`FieldVersions`) and a history entry one change per group.
     public static let conflictGroups: [ExpenseField] = values.filter { $0.conflictGroup.first == $0 }
 
     /// Something held once per conflict group, in ``conflictGroups``' order (`ExpenseFieldTests` checks the count).
-    public typealias PerConflictGroup<Element> = InlineArray<5, Element>
+    public typealias PerConflictGroup<Element> = InlineArray<6, Element>
 
     /// Something held once per value field, in ``values``' order (`ExpenseFieldTests` checks the count).
-    public typealias PerValue<Element> = InlineArray<8, Element>
+    public typealias PerValue<Element> = InlineArray<9, Element>
 
     /// The position of this field's conflict group in ``conflictGroups``; `nil` for `id`, which never changes.
     public var conflictGroupIndex: Int? {
@@ -48,15 +51,21 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .date: 2
         case .note: 3
         case .paidBy: 4
+        case .tags: 5
         }
     }
+
+    /// Whether a stale edit of this field is merged with a concurrent change of it instead of conflicting (the
+    /// tags, a set: Protocol.md §7.4). The daemon then stores what the merge gives, not what the edit sent, so a
+    /// client may not assume that an applied edit of it left the value it sent.
+    public var mergesConcurrentEdits: Bool { self == .tags }
 
     /// The conflict group's name, where versions and history name it: `money` for the amount, the currency, the
     /// split and the amount charged, else the field's own name.
     public var conflictGroupName: String {
         switch self {
         case .amount, .currency, .split, .charged: "money"
-        case .id, .category, .date, .note, .paidBy: rawValue
+        case .id, .category, .date, .note, .paidBy, .tags: rawValue
         }
     }
 
@@ -72,13 +81,14 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .paidBy: a.paidBy == b.paidBy
         case .split: a.split == b.split
         case .charged: a.charged == b.charged
+        case .tags: ExpenseTags.same(a.tags, b.tags)
         }
     }
 
     /// This field's conflict group's value in `expense` as a person reads it, where two sides are shown: money
     /// with its code (`12.50 EUR`, its split as typed when it has one: `split shares:alice=2,bob=1`, and the
     /// amount charged when there is one: `charged 128.40 EUR` in `ledgerCurrency`, or in minor units, `charged
-    /// 12840`, for a caller that does not know it), the date as `YYYY-MM-DD`, the payer's name (empty: none),
+    /// 12840`, for a caller that does not know it), the date as `YYYY-MM-DD`, the payer's name (empty: none), tags joined by commas,
     /// text as it is. Members are named by `names` (by default their ids, for a caller that knows no names).
     public func text(of expense: Expense, names: (UUID) -> String = { UUIDText.lowercased($0) }, ledgerCurrency: Currency? = nil) -> String {
         switch self {
@@ -93,6 +103,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .date: expense.date.description
         case .note: expense.note
         case .paidBy: expense.paidBy.map(names) ?? ""
+        case .tags: expense.tagsText
         }
     }
 
@@ -108,6 +119,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .paidBy: draft.paidBy = expense.paidByText
         case .split: draft.split = expense.splitText
         case .charged: draft.charged = expense.chargedValue
+        case .tags: draft.tags = expense.tags
         }
     }
 
@@ -124,6 +136,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .paidBy: draft.paidBy.map { ExactText.same($0, expense.paidByText) }
         case .split: draft.split.map { ExactText.same($0, expense.splitText) }
         case .charged: draft.charged.map { $0 == expense.chargedValue }
+        case .tags: draft.tags.map { ExpenseTags.same(ExpenseTags.normalized($0), expense.tags) }
         }
     }
 }

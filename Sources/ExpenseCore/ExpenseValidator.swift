@@ -4,7 +4,7 @@ import Foundation
 public enum ExpenseValidator {
     /// Turns a draft into a validated expense.
     ///
-    /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split, charged; the first
+    /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split, charged, tags; the first
     /// problem is thrown (a split without a payer is a missing `paidBy`).
     /// A missing `currency` is an error here: callers that have a default (the configured currency, the
     /// ledger's currency) fill it in first. A missing `note` is the empty note.
@@ -37,8 +37,23 @@ public enum ExpenseValidator {
         let split = try validateSplit(draft.split ?? "", amount: amount, currency: currency)
         if split != nil && paidBy == nil { throw ValidationError.missingField(.paidBy) }
         let charged = try validateCharged(draft.charged ?? 0)
+        let tags = try validateTags(draft.tags ?? [])
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                       split: split, charged: charged)
+                       split: split, charged: charged, tags: tags)
+    }
+
+    /// Tags as stored and sent: each one a tag (``ExpenseTags/problem(with:)``), at most
+    /// ``ExpenseTags/maximumCount`` different ones; given twice (by its bytes) is given once.
+    /// - Returns: the tags sorted by their bytes, each once.
+    /// - Throws: ``ValidationError/invalidTags(_:)``.
+    public static func validateTags(_ tags: [String]) throws -> [String] {
+        if tags.isEmpty { return [] }
+        for tag in tags { if let problem = ExpenseTags.problem(with: tag) { throw ValidationError.invalidTags(problem) } }
+        let set = ExpenseTags.normalized(tags)
+        guard set.count <= ExpenseTags.maximumCount else {
+            throw ValidationError.invalidTags("\(set.count) tags; an expense has at most \(ExpenseTags.maximumCount)")
+        }
+        return set
     }
 
     /// The amount charged as stored and sent: minor units of the ledger's currency, 1 … ``ExpenseRules/maximumAmount``,

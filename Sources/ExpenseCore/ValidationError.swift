@@ -32,6 +32,9 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The amount charged (`--paid`) is not 0 (none) nor 1 … 9007199254740991 minor units of the ledger's currency,
     /// or is given for an expense already in the ledger's currency.
     case invalidCharged(String)
+    /// A tag is empty, longer than 32 characters, or holds whitespace, a comma or a control character, or an
+    /// expense has more than 16 tags.
+    case invalidTags(String)
 
     /// The stable snake_case code, such as `invalid_amount`.
     public var code: String {
@@ -49,6 +52,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidPaidBy: "invalid_paid_by"
         case .invalidSplit(let error): error.code
         case .invalidCharged: "invalid_charged"
+        case .invalidTags: "invalid_tags"
         }
     }
 
@@ -65,6 +69,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidPaidBy: .paidBy
         case .invalidSplit: .split
         case .invalidCharged: .charged
+        case .invalidTags: .tags
         }
     }
 
@@ -95,6 +100,8 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidSplit(let error): error.message
         // Whole, not cut at 64 characters: every detail is this program's own sentence, any input in it cut already.
         case .invalidCharged(let detail): "invalid amount charged: \(DisplayText.escapedWhole(detail))"
+        // Whole: the detail is this program's sentence, any tag in it quoted (and so escaped) already.
+        case .invalidTags(let detail): "invalid tags: \(DisplayText.escapedWhole(detail))"
         }
     }
 

@@ -55,6 +55,21 @@ public enum ExpenseFields {
             draft.charged = minorUnits
             return nil
         }, write: { draft in draft.charged.map { .number(JSONNumber($0)) } }),
+        WireField(.tags, optional: true, list: true, read: { value, draft in
+            guard case .array(let elements) = value else {
+                return MutationRejection(.invalidTags("the tags must be a JSON array of strings, not \(Self.describe(value))"))
+            }
+            var tags: [String] = []
+            tags.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .string(let tag) = element else {
+                    return MutationRejection(.invalidTags("each tag must be a JSON string, not \(Self.describe(element))"))
+                }
+                tags.append(tag)
+            }
+            draft.tags = tags
+            return nil
+        }, write: { draft in draft.tags.map { .array($0.map(JSONValue.string)) } }),
     ]
 
     /// The slots of ``MutationFields``, one per entry of ``all`` (`MutationFieldsTests` checks the count).
@@ -70,6 +85,8 @@ public enum ExpenseFields {
         case .date: .text(expense.date.description)
         case .note: .text(expense.note)
         case .paidBy: .text(expense.paidByText)
+        // The set as its text form (sorted, joined by commas): a history value is money or one text.
+        case .tags: .text(expense.tagsText)
         case .id: .text(UUIDText.lowercased(expense.id))
         }
     }
@@ -85,6 +102,7 @@ public enum ExpenseFields {
         case .date: writer.string(expense.date.description)
         case .note: writer.string(expense.note)
         case .paidBy: writer.string(expense.paidByText)
+        case .tags: writer.string(expense.tagsText)
         case .id: writer.uuid(expense.id)
         }
     }
@@ -107,6 +125,7 @@ public enum ExpenseFields {
         case (.date, .text(let text)): draft.date = .text(text)
         case (.note, .text(let text)): draft.note = text
         case (.paidBy, .text(let text)): draft.paidBy = text
+        case (.tags, .text(let text)): draft.tags = ExpenseTags.parse(text)
         default: return false
         }
         return true
@@ -118,6 +137,7 @@ public enum ExpenseFields {
     public static func isEmptyOptional(_ group: ExpenseField, in expense: Expense) -> Bool {
         switch group {
         case .paidBy: expense.paidBy == nil
+        case .tags: expense.tags.isEmpty
         case .id, .amount, .currency, .category, .date, .note, .split, .charged: false
         }
     }
@@ -196,9 +216,10 @@ public enum ExpenseFields {
         return fields
     }
 
-    /// Whether an optional field's value means none: the empty text, or 0 (an amount charged).
+    /// Whether an optional field's value means none: the empty text, 0 (an amount charged), or no element (tags).
     public static func isEmpty(_ value: JSONValue) -> Bool {
         if case .number(let number) = value { return number.int64 == 0 }
+        if case .array(let elements) = value { return elements.isEmpty }
         return value.stringValue?.isEmpty == true
     }
 
@@ -244,8 +265,9 @@ public enum ExpenseFields {
 
 extension ExpenseFields {
     /// The one layout of a record's object, `{"amount","category","charged","currency","date","deleted","id","note",
-    /// "paidBy","seq","split","version"}` (sorted; id lower case): every field under its name, and the record's
-    /// own four members; `paidBy` and `split` only when not empty, `charged` only when not 0 (a record that is
+    /// "paidBy","seq","split","tags","version"}` (sorted; id lower case): every field under its name, and the record's
+    /// own four members; `paidBy` and `split` only when not empty, `charged` only when not 0, `tags` (an array of
+    /// strings, sorted by their bytes) only when there is one (a record that is
     /// not shared and has no amount charged reads as it did before they existed).
     /// ``Record/write(to:)`` writes a record through it, and a store its pull pages straight from its rows. `row`'s
     /// values start at column `first` (``ExpenseCore/ExpenseColumns``' positions) and are read as stored: each text
@@ -263,10 +285,14 @@ extension ExpenseFields {
                 row.withText(first + ExpenseColumns.currency) { code in
                   row.withText(first + ExpenseColumns.paidBy) { paidBy in
                     row.withText(first + ExpenseColumns.split) { split in
+                    row.withText(first + ExpenseColumns.tags) { tags in
                     writer.separate()
+                    // Each tag is a string of its own: a pair of quotes and a comma besides what its bytes take.
+                    let tagCount = tags.isEmpty ? 0 : tags.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
                     let maximum = maximumFixedObjectBytes
                         + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
                         + optionalMembersBytes + JSONByteCursor.maximumStringBytes(paidBy.count + split.count)
+                        + (tagCount == 0 ? 0 : tagsMemberBytes + JSONByteCursor.maximumStringBytes(tags.count) + 3 * tagCount)
                     writer.append(atMost: maximum) { out in
                         out.raw(#"{"amount":"#); out.int64(row.int64(first + ExpenseColumns.amount))
                         out.raw(#","category":"#); out.string(utf8: category)
@@ -285,10 +311,21 @@ extension ExpenseFields {
                         if !paidBy.isEmpty { out.raw(#","paidBy":"#); out.string(utf8: paidBy) }
                         out.raw(#","seq":"#); out.int64(seq)
                         if !split.isEmpty { out.raw(#","split":"#); out.string(utf8: split) }
+                        if tagCount > 0 {
+                            out.raw(#","tags":["#)
+                            var start = 0
+                            for end in 0...tags.count where end == tags.count || tags[end] == UInt8(ascii: ",") {
+                                if start > 0 { out.byte(UInt8(ascii: ",")) }
+                                out.string(utf8: UnsafeBufferPointer(rebasing: tags[start..<end]))
+                                start = end + 1
+                            }
+                            out.byte(UInt8(ascii: "]"))
+                        }
                         out.raw(#","version":"#); out.int64(version)
                         out.byte(UInt8(ascii: "}"))
                     }
                     writer.needsComma = true
+                    }
                     }
                   }
                 }
@@ -299,6 +336,9 @@ extension ExpenseFields {
     /// The most bytes of the optional members besides their strings' contents: their names with punctuation
     /// (`,"paidBy":` 10, `,"split":` 9, `,"charged":` 11), two pairs of quotes and an integer of at most 20 bytes.
     static let optionalMembersBytes = 10 + 9 + 11 + 4 + 20
+
+    /// The bytes of the tags' member besides its strings: `,"tags":[` 9 and `]` 1.
+    static let tagsMemberBytes = 10
 
     /// The most bytes of a record's object besides what ``JSONByteCursor/maximumStringBytes(_:)`` counts for
     /// its three strings together (their contents and one pair of quotes): the nine names with their
@@ -320,6 +360,8 @@ public struct WireField: Sendable {
     /// Whether its value is a JSON integer (the amount, the amount charged), not a string: a CSV cell of it is read
     /// as one.
     public let integer: Bool
+    /// Whether its value is a JSON array of strings (the tags), not a string: a CSV cell holds them joined by commas.
+    public let list: Bool
     /// The name's bytes, compared with a member key read from a line.
     let utf8: [UInt8]
     /// Sets the draft's field from `value`, or the rejection of a value of the wrong type.
@@ -327,11 +369,12 @@ public struct WireField: Sendable {
     /// The draft's field as a member value; `nil` when the draft does not give it.
     public let write: @Sendable (_ draft: ExpenseDraft) -> JSONValue?
 
-    init(_ field: ExpenseField, optional: Bool = false, integer: Bool = false, read: @escaping @Sendable (JSONValue, inout ExpenseDraft) -> MutationRejection?,
+    init(_ field: ExpenseField, optional: Bool = false, integer: Bool = false, list: Bool = false, read: @escaping @Sendable (JSONValue, inout ExpenseDraft) -> MutationRejection?,
          write: @escaping @Sendable (ExpenseDraft) -> JSONValue?) {
         self.field = field
         self.optional = optional
         self.integer = integer
+        self.list = list
         self.utf8 = Array(field.rawValue.utf8)
         self.read = read
         self.write = write

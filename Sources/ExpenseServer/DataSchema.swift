@@ -102,6 +102,12 @@ struct DataSchema<Store: LedgerStore>: RecordSchema {
         return nil
     }
 
+    /// No field of a budget, rule or setting merges: each concurrent change of one is a conflict.
+    func mergingConcurrentEdits(_ values: Values, of mutation: Mutation, prepared: PreparedPut?,
+                                existing: StoredDataRecord) throws -> (values: Values, merged: Set<Field>)? {
+        (values, [])
+    }
+
     func conflict(_ existing: StoredDataRecord) -> MutationStatus { .dataConflict(current: existing.record) }
 
     func answer(_ stored: StoredDataRecord) -> AppliedRecord { .data(stored.record) }

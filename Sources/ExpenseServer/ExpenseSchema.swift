@@ -80,6 +80,52 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
         return refusal.map { MutationRejection(reason: $0.error.code, field: $0.field.rawValue, message: $0.error.message) }
     }
 
+    /// The tags merge as a set (``ExpenseCore/ExpenseTags/merge(base:mine:theirs:touched:)``) when they changed
+    /// since the edit's base and the edit sends other tags than the record's: the base set and every tag changed
+    /// since are read from the record's history (``tagChanges(of:since:)``). Any other field is left to the
+    /// conflict rule.
+    func mergingConcurrentEdits(_ values: Expense, of mutation: Mutation, prepared: PreparedPut?,
+                                existing: StoredRecord) throws -> (values: Expense, merged: Set<ExpenseField>)? {
+        let current = existing.expense
+        // The tags are the one field that merges (ExpenseField.mergesConcurrentEdits).
+        guard existing.fieldVersions[.tags] > mutation.baseVersion, sends(.tags, mutation, prepared: prepared),
+              !ExpenseField.tags.same(values, current) else { return (values, []) }
+        guard let history = try tagChanges(of: existing, since: mutation.baseVersion),
+              let tags = ExpenseTags.merge(base: history.base, mine: values.tags, theirs: current.tags, touched: history.touched),
+              tags.count <= ExpenseTags.maximumCount  // a union past the limit is for a person to decide
+        else { return nil }
+        return (values.with(tags: tags), [.tags])
+    }
+
+    /// The tags `existing` had at version `base`, and every tag added or removed in a later version, from its
+    /// history (Protocol.md §5.8: each version's change of the tags, from and to); `nil` when the history does
+    /// not hold every version after `base` and the tags at `base` (compacted, or written in this same
+    /// transaction and not readable yet): then nothing can be merged safely.
+    func tagChanges(of existing: StoredRecord, since base: Int64) throws -> (base: [String], touched: [String])? {
+        let name = ExpenseField.tags.conflictGroupName
+        let limit = Int(clamping: existing.version)
+        let entries = try store.history(HistoryRequest(id: existing.expense.id, since: 0, limit: min(limit, HistoryRequest.limitRange.upperBound)),
+                                        limit: limit)
+        // Every version from the first kept to the record's own, one entry each, the first at or before base + 1.
+        guard let first = entries.first, let last = entries.last, last.version == existing.version, first.version <= base + 1,
+              zip(entries, entries.dropFirst()).allSatisfy({ $1.version == $0.version + 1 }) else { return nil }
+        // A creation lists the tags only when there are some: before any change of them, none.
+        var baseTags: [String]? = first.version == 1 ? [] : nil
+        var touched: [String] = []
+        for entry in entries {
+            guard let change = entry.changes.first(where: { $0.field == name }), case .text(let to) = change.to else { continue }
+            let after = ExpenseTags.parse(to)
+            if entry.version <= base {
+                baseTags = after
+            } else {
+                var before: [String] = []
+                if case .text(let from)? = change.from { before = ExpenseTags.parse(from) }
+                touched += after.filter { !ExpenseTags.contains(before, $0) } + before.filter { !ExpenseTags.contains(after, $0) }
+            }
+        }
+        return baseTags.map { ($0, touched) }
+    }
+
     func conflict(_ existing: StoredRecord) -> MutationStatus { .conflict(current: existing.record) }
 
     @inline(__always) func answer(_ stored: StoredRecord) -> AppliedRecord { .expense(stored.record) }

@@ -69,7 +69,7 @@ extension MutationRules {
         // sends only what it changes, merged onto the stored values.
         let isRestore = schema.isDeleted(existing) && mutation.baseVersion == version
         let isComplete = mutation.baseVersion == 0 || isRestore
-        let values: Schema.Values
+        var values: Schema.Values
         switch isComplete ? schema.completeValues(mutation, prepared: prepared)
                           : schema.editedValues(mutation, prepared: prepared, existing: existing) {
         case .failure(let rejection):
@@ -84,6 +84,17 @@ extension MutationRules {
             return MutationResult(mutation, .rejected(rejection))
         case .success(let value): values = value
         }
+        // A set field (an expense's tags) edited since the edit's base merges with that edit as a set: the merged
+        // values replace the edit's, and the field no longer conflicts. A merge that cannot be made (one side added
+        // a tag the other removed, or the history of the base is gone) is the ordinary conflict.
+        var merged: Set<Schema.Field> = []
+        if !isComplete, !schema.isDeleted(existing), mutation.baseVersion > 0, mutation.baseVersion < version {
+            guard let merge = try schema.mergingConcurrentEdits(values, of: mutation, prepared: prepared, existing: existing) else {
+                return MutationResult(mutation, schema.conflict(existing))
+            }
+            values = merge.values
+            merged = merge.merged
+        }
         let changed = schema.changedFields(from: existing, to: values)
 
         // (4) conflict
@@ -96,7 +107,7 @@ extension MutationRules {
         } else if mutation.baseVersion < version {
             // A field changed since the version the edit was made on, which the edit sends too.
             for field in changed where schema.version(of: field, in: existing) > mutation.baseVersion
-                && schema.sends(field, mutation, prepared: prepared) {
+                && schema.sends(field, mutation, prepared: prepared) && !merged.contains(field) {
                 return MutationResult(mutation, schema.conflict(existing))
             }
         }

@@ -242,5 +242,11 @@ extension PostgresLedgerStore {
         // 6: the amount charged in the ledger's currency (`--paid`, minor units), 0 for none and for the expenses
         // before it; money's, so no version of its own.
         PostgresMigration("ALTER TABLE records ADD COLUMN charged bigint NOT NULL DEFAULT 0;"),
+        // 7: tags (their text form: sorted, joined by commas), empty for none and for the expenses before them, and
+        // their version (a conflict group of their own).
+        PostgresMigration("""
+            ALTER TABLE records ADD COLUMN tags text NOT NULL DEFAULT '';
+            ALTER TABLE records ADD COLUMN tags_version bigint NOT NULL DEFAULT 1;
+            """),
     ]
 }

@@ -49,6 +49,14 @@ protocol RecordSchema {
     /// validation cannot see.
     func refusal(storing values: Values, of mutation: Mutation, replacing existing: Stored?) throws -> MutationRejection?
 
+    /// An edit's `values` with its fields that merge instead of conflicting merged with the concurrent changes
+    /// of `existing` (an expense's tags, a set: Protocol.md §7.4); called only for an edit of a live record based
+    /// on an older version than the record's.
+    /// - Returns: the values to store and the fields merged (which then never conflict), or `nil` when a field
+    ///   that merges cannot be merged here: a conflict.
+    func mergingConcurrentEdits(_ values: Values, of mutation: Mutation, prepared: PreparedPut?,
+                                existing: Stored) throws -> (values: Values, merged: Set<Field>)?
+
     /// The conflict answer that shows `existing`.
     func conflict(_ existing: Stored) -> MutationStatus
     /// The record an applied answer carries: `stored` as the wire shows it (a pull page's shape).

@@ -177,6 +177,12 @@ extension SQLiteLedgerStore {
         // 10: the amount charged in the ledger's currency (`--paid`, minor units), 0 for none and for the expenses
         // before it; money's, so no version of its own. A constant default rewrites no row.
         "ALTER TABLE records ADD COLUMN charged INTEGER NOT NULL DEFAULT 0;",
+        // 11: tags (their text form: sorted, joined by commas), empty for none and for the expenses before them, and
+        // their version (a conflict group of their own). Constant defaults rewrite no row.
+        """
+        ALTER TABLE records ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+        ALTER TABLE records ADD COLUMN tags_version INTEGER NOT NULL DEFAULT 1;
+        """,
     ]
 
     /// The index of the migration that makes `outcome_runs`.

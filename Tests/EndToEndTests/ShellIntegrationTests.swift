@@ -55,7 +55,7 @@ import Testing
                 """
             let result = try Self.run(bash, ["--norc", "--noprofile", "-c", program], in: scratch)
             #expect(result.status == 0 && result.stderr == "", "\(result)")
-            #expect(result.stdout == "list\n--theirs\nbash zsh fish\nconfig conflicts\n--listen\nlist\n", "\(result)")
+            #expect(result.stdout == "list\n--theirs --tag\nbash zsh fish\nconfig conflicts\n--listen\nlist\n", "\(result)")
         }
     }
 

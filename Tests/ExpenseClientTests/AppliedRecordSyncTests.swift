@@ -105,3 +105,45 @@ import Testing
         #expect(try ledger.list().first { $0.id == id }?.amount == 1500)
     }
 }
+
+/// A change of the tags queued while an earlier one is on its way keeps its base when the daemon merged the earlier
+/// one with another machine's tags: moved to the applied version, it would replace the merged set with its own.
+@Suite struct MergedTagsRebaseTests {
+    private static func record(_ id: UUID, tags: [String], version: Int64) throws -> Record {
+        let expense = try ExpenseValidator.validate(ExpenseDraft(id: UUIDText.lowercased(id), amount: 1000, currency: "USD",
+                                                                 category: "food", date: "2026-03-01", note: "", tags: tags))
+        return Record(expense: expense, version: version, seq: version, deleted: false)
+    }
+
+    /// Synced at version 1 tagged `a`, the tags edited to `a,b` and numbered as mutation 1, then to `a,b,c` (queued).
+    private static func twoEdits() throws -> (LocalLedger, [PendingMutation], UUID) {
+        let ledger = LocalLedger(store: InMemoryExpenseStore())
+        try ledger.beginSession(HelloResult(protocolVersion: 1, server: "s", ledger: "test", currency: .usd, cursor: 0, lastMutationId: 0),
+                                remote: "test")
+        let id = UUID()
+        try ledger.apply(pulled: [try record(id, tags: ["a"], version: 1)], cursor: 1)
+        try ledger.edit(try ledger.find(id.uuidString), changes: ExpenseDraft(tags: ["a", "b"]))
+        let batch = try ledger.nextBatch()
+        try ledger.edit(try ledger.find(id.uuidString), changes: ExpenseDraft(tags: ["a", "b", "c"]))
+        return (ledger, batch, id)
+    }
+
+    @Test func aLaterTagChangeKeepsItsBaseWhenTheEarlierOneWasMerged() throws {
+        let (ledger, batch, id) = try Self.twoEdits()
+        // Another machine added `d` at version 2: the daemon merged the first edit into `a,b,d` at version 3.
+        let merged = try Self.record(id, tags: ["a", "b", "d"], version: 3)
+        #expect(try ledger.apply(results: [MutationResult(mutationId: 1, status: .applied(version: 3, seq: 3), record: .expense(merged))],
+                                 for: batch).applied == 1)
+        #expect(try ledger.serverCopy(id) == merged)
+        let queued = try ledger.nextBatch()
+        #expect(queued.map(\.baseVersion) == [1] && queued.first?.fields.tags == ["a", "b", "c"])
+    }
+
+    @Test func aLaterTagChangeMovesToTheAppliedVersionWhenTheEarlierOneWasKeptAsSent() throws {
+        let (ledger, batch, id) = try Self.twoEdits()
+        let kept = try Self.record(id, tags: ["a", "b"], version: 3)
+        #expect(try ledger.apply(results: [MutationResult(mutationId: 1, status: .applied(version: 3, seq: 3), record: .expense(kept))],
+                                 for: batch).applied == 1)
+        #expect(try ledger.nextBatch().map(\.baseVersion) == [3])
+    }
+}

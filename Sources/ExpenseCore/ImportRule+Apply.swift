@@ -1,0 +1,130 @@
+/// Why rules could not be run on an expense, or a rule cannot be made yet.
+public enum ImportRuleError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// An action this program keeps and syncs but cannot apply yet (adding a tag, a part): refused when the rule
+    /// is made, so that no rule silently does nothing.
+    case notYetAvailable(action: String)
+    /// What a rule's actions made of an expense breaks the expense's own rule (a split with no payer, a member
+    /// gone); `rule` is its label.
+    case invalidResult(rule: String, ValidationError)
+
+    /// The stable snake_case code: `not_yet_available`, or the expense rule's own.
+    public var code: String {
+        switch self {
+        case .notYetAvailable: "not_yet_available"
+        case .invalidResult(_, let error): error.code
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .notYetAvailable(let action):
+            "the action \(action) is not available yet: expenses have no \(action == "addTag" ? "tags" : "parts") in this version"
+        case .invalidResult(let rule, let error): "rule \(rule) made an invalid expense: \(error.message)"
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+/// What running the rules did to one expense.
+public struct RuleOutcome: Hashable, Sendable {
+    /// The expense after every rule that held.
+    public var expense: Expense
+    /// The rules that changed it, in the order they ran (a rule that held but changed nothing is not named).
+    public var changedBy: [ImportRule]
+}
+
+extension ImportRule {
+    /// Runs `rules` in order (``ordered(_:)``) on `expense`, each seeing what the ones before it made; the last
+    /// assignment of a field wins. `originalText` is what the `text` field reads (the bank's text as imported).
+    /// - Throws: ``ImportRuleError``.
+    public static func run(_ rules: [ImportRule], on expense: Expense, originalText: String) throws(ImportRuleError) -> RuleOutcome {
+        var outcome = RuleOutcome(expense: expense, changedBy: [])
+        for rule in ordered(rules) where rule.holds(for: outcome.expense, originalText: originalText) {
+            let changed = try rule.apply(to: outcome.expense)
+            if changed != outcome.expense {
+                outcome.expense = changed
+                outcome.changedBy.append(rule)
+            }
+        }
+        return outcome
+    }
+
+    /// Whether the rule's conditions hold for `expense`: all of them, or one with ``matchesAny``.
+    public func holds(for expense: Expense, originalText: String) -> Bool {
+        let check = { (condition: RuleCondition) in condition.holds(for: expense, originalText: originalText) }
+        return matchesAny ? conditions.contains(where: check) : conditions.allSatisfy(check)
+    }
+
+    /// Refuses a rule with an action this program cannot apply yet (``ImportRuleError/notYetAvailable(action:)``),
+    /// so `rule add` never makes a rule that would do nothing.
+    public func checkApplicable() throws(ImportRuleError) {
+        for action in actions {
+            switch action {
+            case .addTag, .part: throw .notYetAvailable(action: action.name)
+            case .setCategory, .setNote, .setPaidBy, .setSplit: break
+            }
+        }
+    }
+
+    /// The rule's actions applied to `expense`, the result checked by the expense's own rule.
+    ///
+    /// The one place an action changes an expense: one `switch` over the actions. Tags and parts are fields
+    /// other versions of the expense have; until they are here, those two refuse (as `rule add` does).
+    /// - Throws: ``ImportRuleError``.
+    public func apply(to expense: Expense) throws(ImportRuleError) -> Expense {
+        var draft = expense.draft
+        for action in actions {
+            switch action {
+            case .setCategory(let category): draft.category = category
+            case .setNote(let note): draft.note = note
+            case .setPaidBy(let member): draft.paidBy = UUIDText.lowercased(member)
+            case .setSplit(let split): draft.split = split.text
+            case .addTag, .part: throw .notYetAvailable(action: action.name)
+            }
+        }
+        do {
+            return try ExpenseValidator.validate(draft)
+        } catch let error as ValidationError {
+            throw .invalidResult(rule: label, error)
+        } catch {
+            throw .invalidResult(rule: label, .invalidAmount("\(error)"))
+        }
+    }
+}
+
+extension RuleCondition {
+    /// Whether the condition holds for `expense`; `originalText` is what ``RuleField/text`` reads.
+    public func holds(for expense: Expense, originalText: String) -> Bool {
+        switch self {
+        case .matches(let field, let pattern): return pattern.matches(Self.text(of: field, expense, originalText))
+        case .equals(.amount, let text):
+            guard let wanted = RuleAmount(text) else { return false }
+            return RuleAmount.tenThousandths(of: expense.amount, currency: expense.currency) == wanted.tenThousandths
+        case .equals(let field, let text): return RuleText.sameFolded(Self.text(of: field, expense, originalText), text)
+        case .amount(let from, let to):
+            // An amount too large to name is above every bound.
+            let value = RuleAmount.tenThousandths(of: expense.amount, currency: expense.currency) ?? Int64.max
+            return (from.map { value >= $0.tenThousandths } ?? true) && (to.map { value <= $0.tenThousandths } ?? true)
+        case .date(let from, let to):
+            return (from.map { expense.date >= $0 } ?? true) && (to.map { expense.date <= $0 } ?? true)
+        }
+    }
+
+    private static func text(of field: RuleField, _ expense: Expense, _ originalText: String) -> String {
+        switch field {
+        case .text: originalText
+        case .note: expense.note
+        case .category: expense.category
+        case .amount: Money.format(expense.amount, currency: expense.currency)
+        }
+    }
+}
+
+/// Text comparison for `--match FIELD=TEXT`.
+public enum RuleText {
+    /// Whether `a` and `b` are the same once each scalar is simply case folded (``Pattern``'s folding).
+    public static func sameFolded(_ a: String, _ b: String) -> Bool {
+        a.unicodeScalars.map(PatternFolding.fold) == b.unicodeScalars.map(PatternFolding.fold)
+    }
+}

@@ -28,6 +28,8 @@ public enum CommandLineParser {
 
         var positionals: [String] = []
         var options: [String: String] = [:]
+        // Every value of each option in the order given, for an option a command reads more than once (`--match`).
+        var occurrences: [String: [String]] = [:]
         var flags: Set<String> = []
         var optionsEnded = false
         while index < arguments.count {
@@ -62,11 +64,13 @@ public enum CommandLineParser {
                 flags.insert(option.name)
             } else if let inlineValue {
                 options[option.name] = inlineValue
+                occurrences[option.name, default: []].append(inlineValue)
             } else {
                 guard index < arguments.count, !looksLikeOption(arguments[index], in: spec) else {
                     throw UsageError("Missing value for '\(option.synopsis)'", path: path)
                 }
                 options[option.name] = arguments[index]
+                occurrences[option.name, default: []].append(arguments[index])
                 index += 1
             }
         }
@@ -99,7 +103,7 @@ public enum CommandLineParser {
             }
         }
         return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags, lists: lists,
-                                  declaring: spec.options, declaringArguments: spec.arguments))
+                                  occurrences: occurrences, declaring: spec.options, declaringArguments: spec.arguments))
     }
 
     /// The default subcommand of `spec` when `next` (the first token after it, if any) names none: nothing

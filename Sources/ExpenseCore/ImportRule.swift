@@ -50,7 +50,7 @@ public struct ImportRule: Hashable, Sendable, Identifiable {
     public static func position(after last: Int64?) -> Int64 {
         guard let last else { return positionGap }
         let (sum, overflow) = last.addingReportingOverflow(positionGap)
-        return overflow ? last / 2 + Int64.max / 2 : sum
+        return overflow ? Int64.max : sum  // past 2^31 rules appended: ties, ordered by id until a move spaces them
     }
 
     /// A position strictly between `before` (`nil`: the start) and `after`, or `nil` when they are adjacent

@@ -42,8 +42,16 @@ package struct PatternSet: Hashable, Sendable {
 /// Simple case folding: a scalar whose lower-case mapping is one scalar folds to it; any other (such as `ß`,
 /// whose full folding is two scalars) stays itself, so one scalar of the text is always one scalar compared.
 package enum PatternFolding {
-    package static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar { single(scalar.properties.lowercaseMapping) ?? scalar }
-    package static func upper(_ scalar: Unicode.Scalar) -> Unicode.Scalar { single(scalar.properties.uppercaseMapping) ?? scalar }
+    package static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        // ASCII without the mapping's string: most bank text is ASCII, and the mapping allocates.
+        if scalar.isASCII { return ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32).map { $0 } ?? scalar : scalar }
+        return single(scalar.properties.lowercaseMapping) ?? scalar
+    }
+
+    package static func upper(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        if scalar.isASCII { return ("a"..."z").contains(scalar) ? Unicode.Scalar(scalar.value - 32).map { $0 } ?? scalar : scalar }
+        return single(scalar.properties.uppercaseMapping) ?? scalar
+    }
 
     private static func single(_ text: String) -> Unicode.Scalar? {
         var scalars = text.unicodeScalars.makeIterator()

@@ -157,8 +157,7 @@ extension ExpenseRunner {
     }
 
     /// Runs `rules` on each row in place (its id, derived from the file's values, is kept, so a file imported
-    /// again with the same rules gives the same expenses); the `text` field reads the row's note as the file
-    /// gave it. Returns each row as read and what the rules did, in the rows' order.
+    /// again with the same rules gives the same expenses); the `text` field reads the row as the file gave it. Returns each row as read and what the rules did, in the rows' order.
     /// - Throws: `CommandFailure` (exit 65) naming the row when a rule makes an invalid expense: nothing is stored.
     private static func runRules(_ rules: [ImportRule], on rows: inout [ImportRow], unit: String) throws
         -> [(original: Expense, outcome: RuleOutcome)] {
@@ -167,7 +166,7 @@ extension ExpenseRunner {
         for index in rows.indices {
             let original = rows[index].expense
             do throws(ImportRuleError) {
-                let outcome = try ImportRule.run(rules, on: original, originalText: original.note)
+                let outcome = try ImportRule.run(rules, on: original)
                 rows[index].expense = outcome.expense
                 results.append((original, outcome))
             } catch {

@@ -130,7 +130,7 @@ extension ExpenseRunner {
         let members = MemberDirectory(members: try memberNames(ledger).members)
         var changes: [(before: Expense, outcome: RuleOutcome)] = []
         try ledger.forEach(filter) { expense in
-            let outcome = try ImportRule.run(rules, on: expense, originalText: expense.note)
+            let outcome = try ImportRule.run(rules, on: expense)
             if !outcome.changedBy.isEmpty { changes.append((expense, outcome)) }
         }
         for change in changes {

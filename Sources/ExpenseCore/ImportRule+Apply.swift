@@ -50,6 +50,13 @@ extension ImportRule {
         return outcome
     }
 
+    /// ``run(_:on:originalText:)`` with the expense's note as the bank's original text: an import's row as the file
+    /// gave it (before any rule), or a stored expense for `rule apply`. Expenses keep no other copy of the bank's
+    /// text, so this is the one place that says where `text` reads it from.
+    public static func run(_ rules: [ImportRule], on expense: Expense) throws(ImportRuleError) -> RuleOutcome {
+        try run(rules, on: expense, originalText: expense.note)
+    }
+
     /// Whether the rule's conditions hold for `expense`: all of them, or one with ``matchesAny``.
     public func holds(for expense: Expense, originalText: String) -> Bool {
         let check = { (condition: RuleCondition) in condition.holds(for: expense, originalText: originalText) }

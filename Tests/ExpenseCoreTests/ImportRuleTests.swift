@@ -83,3 +83,11 @@ import Testing
         #expect(ImportRule.position(after: Int64.max - 1) ?? 0 > 0)
     }
 }
+
+extension ImportRuleTests {
+    @Test("the rule kind is declared last: its index is stored in the history")
+    func declaredLast() {
+        #expect(RecordKind.allCases.last == .rule)
+        #expect(RecordKind.additional.contains(.rule))
+    }
+}

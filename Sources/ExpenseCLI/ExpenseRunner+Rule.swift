@@ -140,7 +140,7 @@ extension ExpenseRunner {
         if !dryRun {
             for change in changes {
                 guard let record = try ledger.store.record(id: change.before.id) else { continue }
-                try ledger.edit(record, changes: change.outcome.expense.draft)
+                try ledger.journaledEdit(record, changes: change.outcome.expense.draft)  // as `expense edit`: undone by `undo --last`
             }
         }
         let count = changes.count

@@ -204,6 +204,9 @@ import Testing
             try ann.succeed(["sync"])
             let order = try ann.succeed(["rule", "list"]).split(separator: "\n").map { String($0.dropFirst(3).prefix(8)) }
             #expect(order == [first, third, second].map { String($0.prefix(8)) }, "bob's move kept: \(order)")
+            // The daemon's history names each change of a rule, as of any record.
+            let log = try ann.succeed(["log"])
+            #expect(log.contains(" rule") && log.contains(String(third.prefix(8))), "\(log)")
             // A removal syncs too.
             try ann.succeed(["rule", "remove", String(second.prefix(8))])
             try ann.succeed(["sync"])

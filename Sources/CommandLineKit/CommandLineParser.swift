@@ -28,7 +28,8 @@ public enum CommandLineParser {
 
         var positionals: [String] = []
         var options: [String: String] = [:]
-        var everyValue: [String: [String]] = [:]
+        // Every value of each option in the order given, for an option a command reads more than once (`--match`).
+        var occurrences: [String: [String]] = [:]
         var flags: Set<String> = []
         var optionsEnded = false
         while index < arguments.count {
@@ -63,13 +64,13 @@ public enum CommandLineParser {
                 flags.insert(option.name)
             } else if let inlineValue {
                 options[option.name] = inlineValue
-                everyValue[option.name, default: []].append(inlineValue)
+                occurrences[option.name, default: []].append(inlineValue)
             } else {
                 guard index < arguments.count, !looksLikeOption(arguments[index], in: spec) else {
                     throw UsageError("Missing value for '\(option.synopsis)'", path: path)
                 }
                 options[option.name] = arguments[index]
-                everyValue[option.name, default: []].append(arguments[index])
+                occurrences[option.name, default: []].append(arguments[index])
                 index += 1
             }
         }
@@ -101,10 +102,8 @@ public enum CommandLineParser {
                 throw UsageError("Give \(group.isRequired ? "exactly" : "at most") one of \(names)", path: path)
             }
         }
-        var parsed = ParsedCommand(path: path, arguments: values, options: options, flags: flags, lists: lists,
-                                   declaring: spec.options, declaringArguments: spec.arguments)
-        parsed.everyValue = everyValue
-        return .run(parsed)
+        return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags, lists: lists,
+                                  occurrences: occurrences, declaring: spec.options, declaringArguments: spec.arguments))
     }
 
     /// The default subcommand of `spec` when `next` (the first token after it, if any) names none: nothing

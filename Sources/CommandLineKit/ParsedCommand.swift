@@ -13,12 +13,12 @@ public struct ParsedCommand: Sendable {
     var arguments: [String: String]
     /// Option values by long name (the last occurrence wins, as in swift-argument-parser).
     var options: [String: String]
-    /// Every value of each option, in the order given (for an option that may be repeated: ``texts(_:)``).
-    var everyValue: [String: [String]] = [:]
     /// Flags that were given, by long name.
     var flags: Set<String>
     /// Every word a variadic argument took, by its spec name (its first word is also in ``arguments``).
     var lists: [String: [String]]
+    /// Every value given for each option, in order (``values(_:)``); ``options`` keeps the last.
+    var occurrences: [String: [String]]
     /// The options and flags the command's spec declares: long name → placeholder (empty for a flag).
     let declared: [String: String]
     /// The positional arguments the command's spec declares, by name.
@@ -28,12 +28,13 @@ public struct ParsedCommand: Sendable {
     ///   - declaring: the options and flags of the command's spec; the parser passes its spec's.
     ///   - declaringArguments: its positional arguments.
     public init(path: [String], arguments: [String: String] = [:], options: [String: String] = [:], flags: Set<String> = [],
-                lists: [String: [String]] = [:], declaring: [OptionSpec] = [], declaringArguments: [ArgumentSpec] = []) {
+                lists: [String: [String]] = [:], occurrences: [String: [String]] = [:], declaring: [OptionSpec] = [], declaringArguments: [ArgumentSpec] = []) {
         self.path = path
         self.arguments = arguments
         self.options = options
         self.flags = flags
         self.lists = lists
+        self.occurrences = occurrences
         var declared: [String: String] = [:]
         for spec in declaring { declared[spec.name] = spec.valueName ?? "" }
         self.declared = declared
@@ -55,11 +56,12 @@ public struct ParsedCommand: Sendable {
         return options[option.name]
     }
 
-    /// Every text given for `option`, in order (an option given more than once, such as `--tag`); empty when none.
+    /// Every text given for `option`, in the order given (an option that may be repeated, such as `rule add
+    /// --match`); empty when it was not given.
     /// - Precondition: the command's spec declares `option` (see ``check(_:)``).
     public func texts(_ option: OptionSpec) -> [String] {
         check(option)
-        return everyValue[option.name] ?? options[option.name].map { [$0] } ?? []
+        return occurrences[option.name] ?? options[option.name].map { [$0] } ?? []
     }
 
     /// Whether `option` (an option or a flag) was given.

@@ -114,6 +114,13 @@ extension ParsedCommand {
         try text(option.spec).map { try option.parse($0, path: path) }
     }
 
+    /// Every value given for `option`, parsed, in the order given; empty when it was not given.
+    /// - Precondition: the command's spec declares `option` (``ParsedCommand/declares(_:)``).
+    /// - Throws: ``UsageError`` for a value the option refuses; what its parse function throws otherwise.
+    public func values<Value>(_ option: TypedOption<Value>) throws -> [Value] {
+        try texts(option.spec).map { try option.parse($0, path: path) }
+    }
+
     /// The value of an option whose parse function throws only ``OptionValueError`` (a ``TypedOption/choice(_:value:help:required:_:)``,
     /// ``TypedOption/text(_:short:value:help:required:completion:)`` or ``TypedOption/integer(_:value:help:in:required:)``),
     /// for run functions that throw only usage errors.

@@ -87,6 +87,8 @@ struct CommandFailure: Error {
             return (.dataError, ["Error: \(error.code): \(error.message)"])
         case let error as RateError:
             return (.dataError, ["Error: \(error.code): \(error.message)"])
+        case let error as ImportRuleError:
+            return (.dataError, ["Error: \(error.code): \(error.message)"])
         case let error as StatisticsError:
             return (.dataError, ["Error: \(error.code): \(error)"])
         case let error as LedgerDataCacheError:

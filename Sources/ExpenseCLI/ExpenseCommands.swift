@@ -22,7 +22,7 @@ enum ExpenseCommands {
 
     /// The command group of each record kind besides expenses and settings, in the order the help lists them, and
     /// `tag`, the group that reads expenses' tags (a group run the same way, though tags are not a kind).
-    static let kindGroups: [KindCommands] = [budgets, recurringRules, members, transfers, rates, tagCommands]
+    static let kindGroups: [KindCommands] = [budgets, recurringRules, members, transfers, rates, rules, tagCommands]
 
     static let add = CommandSpec(
         name: "add", abstract: "Record an expense and print its id.",
@@ -108,7 +108,9 @@ enum ExpenseCommands {
           starts with `[`). A row whose id is stored already is skipped when identical and reported when it
           differs (the stored expense is kept); a row without an id gets one derived from its values and its
           occurrence among identical rows, so importing one file twice, or on two machines, adds it once.
-          Prints `N new, M already present, K differing`. A bad row is reported with its line (the header is
+          Prints `N new, M already present, K differing`, and `; R changed by rules` when the ledger's rules
+          ran (`expense rule`: by default when it has any); with --dry-run each row is shown with what the
+          rules changed and which rules changed it. A bad row is reported with its line (the header is
           line 1) or JSON item, and then nothing is imported.
 
           Bank exports: --map names the header of each field's column (other columns are ignored). Amounts of a
@@ -126,7 +128,10 @@ enum ExpenseCommands {
                   ExpenseFieldOptions.currency.help("The currency of rows without one (default: the configured currency).").spec,
                   ExpenseOptions.delimiter.spec,
                   ExpenseOptions.decimalComma.spec,
-                  ExpenseOptions.dateFormat.spec])
+                  ExpenseOptions.dateFormat.spec,
+                  ExpenseOptions.rules.spec,
+                  ExpenseOptions.noRules.spec],
+        exclusiveGroups: [.atMostOne(ExpenseOptions.rules.spec, ExpenseOptions.noRules.spec)])
 
     static let config = CommandSpec(
         name: "config", abstract: "Show or change settings.",

@@ -81,6 +81,7 @@ extension ExpenseRunner {
         .budget: "`expense budget set`", .recurring: "`expense recurring add`, `skip` or `remove`",
         .setting: "`expense config set timezone`", .member: "`expense member rename` or `leave`",
         .transfer: "`expense settle remove` and `settle record`", .rate: "`expense rate set` or `rate remove`",
+        .rule: "`expense rule move` or `rule remove` (and `rule add` again)",
     ]
 
     /// A field's value as a person reads it: an amount as money, a budget's `amounts` as "from DATE: MONEY",

@@ -93,8 +93,10 @@ extension ExpenseRunner {
     }
 
     /// `expense import FILE [--dry-run] [--format csv|json] [--map …] [--currency C] [--delimiter D]
-    /// [--decimal-comma] [--date-format F]`: every valid row whose id is new, or nothing if any row is invalid.
-    /// Prints `N new, M already present, K differing`; each differing row is named on standard error.
+    /// [--decimal-comma] [--date-format F] [--rules|--no-rules]`: every valid row whose id is new, or nothing if
+    /// any row is invalid, each row first changed by the ledger's rules (``runRules(_:on:unit:)``). Prints
+    /// `N new, M already present, K differing` (and `; R changed by rules` when rules ran); each differing row is
+    /// named on standard error; a dry run with rules shows every row and which rules changed it.
     func importFile() throws {
         var options = try importOptions()
         let path = command[ExpenseArguments.file] ?? ""
@@ -111,15 +113,20 @@ extension ExpenseRunner {
         let ledger = try ledger()
         options.members = try memberNames(ledger).members
         let format = options.format(of: Substring(text))
-        if format == .splitwise { return try importSplitwise(text, into: ledger, options: options) }
+        if format == .splitwise {
+            if command[ExpenseOptions.rules] { throw usage("--rules is for CSV and JSON files; a Splitwise export is imported as it is") }
+            return try importSplitwise(text, into: ledger, options: options)
+        }
         if format == .json, options.columns != nil || options.decimalComma || options.dateFormat != nil || options.delimiter != "," {
             throw usage("--map, --delimiter, --decimal-comma and --date-format are for CSV files, and \(path) is JSON")
         }
         let defaultCurrency = try options.currency ?? ledger.defaultCurrency()
-        let rows = format == .json
+        var rows = format == .json
             ? try JSONImporter.rows(from: text, defaultCurrency: defaultCurrency)
             : try CSVImporter.rows(from: text, options: options, defaultCurrency: defaultCurrency)
         let dryRun = command[ExpenseOptions.dryRun]
+        let rules = try importRulesToRun(ledger)
+        let ruled = try Self.runRules(rules, on: &rows, unit: format == .json ? "item" : "line")
         // A shared row's members must be this ledger's, and not have left, when it is new (the daemon's rule).
         if rows.contains(where: { $0.expense.paidBy != nil || $0.expense.split != nil }) {
             let new = try ledger.importRows(rows, dryRun: true).new
@@ -134,12 +141,39 @@ extension ExpenseRunner {
         tellDiffering(outcome.differing.map { ($0.row.line, Self.differences($0.row.expense, $0.stored, names: MemberDirectory(members: options.members),
                                                                               ledgerCurrency: ledgerCurrency), $0.row.expense.idString) },
                       unit: format == .json ? "item" : "line", kind: "expense")
-        console.out(outcome.counts + "\n")
+        if dryRun && !rules.isEmpty {
+            let names = MemberDirectory(members: options.members)
+            for (row, ran) in zip(rows, ruled) {
+                console.out(RuleDisplay.preview(ran.original, ran.outcome, names: names, lead: "\(format == .json ? "item" : "line") \(row.line)") + "\n")
+            }
+        }
+        let changed = ruled.filter { !$0.outcome.changedBy.isEmpty }.count
+        console.out(outcome.counts + (rules.isEmpty ? "" : "; \(changed) changed by rules") + "\n")
         if dryRun {
             console.err("Dry run: nothing stored.")
         } else if !outcome.differing.isEmpty {
             console.err("Rows that differ were not imported: the stored expenses are kept (edit them, or remove the rows).")
         }
+    }
+
+    /// Runs `rules` on each row in place (its id, derived from the file's values, is kept, so a file imported
+    /// again with the same rules gives the same expenses); the `text` field reads the row as the file gave it. Returns each row as read and what the rules did, in the rows' order.
+    /// - Throws: `CommandFailure` (exit 65) naming the row when a rule makes an invalid expense: nothing is stored.
+    private static func runRules(_ rules: [ImportRule], on rows: inout [ImportRow], unit: String) throws
+        -> [(original: Expense, outcome: RuleOutcome)] {
+        guard !rules.isEmpty else { return [] }
+        var results: [(original: Expense, outcome: RuleOutcome)] = []
+        for index in rows.indices {
+            let original = rows[index].expense
+            do throws(ImportRuleError) {
+                let outcome = try ImportRule.run(rules, on: original)
+                rows[index].expense = outcome.expense
+                results.append((original, outcome))
+            } catch {
+                throw CommandFailure(.dataError, "Error: \(error.code): \(unit) \(rows[index].line): \(error.message); nothing was imported")
+            }
+        }
+        return results
     }
 
     /// `expense import --format splitwise FILE [--dry-run]`: Splitwise's CSV export (``SplitwiseImporter``). Every

@@ -18,6 +18,8 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
     case rateIdMismatch
     /// The record kind is not one this program knows.
     case unknownKind(String)
+    /// A rule's regular expression does not compile; the error names the position.
+    case invalidRegex(PatternError)
     /// Another member of the ledger already has this name (compared by its bytes once trimmed).
     case memberExists(String)
 
@@ -31,6 +33,7 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
         case .budgetIdMismatch, .rateIdMismatch: "invalid_id"
         case .unknownKind: "unknown_kind"
         case .memberExists: "member_exists"
+        case .invalidRegex(let error): error.code
         }
     }
 
@@ -41,6 +44,7 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
         case .budgetIdMismatch, .rateIdMismatch: "id"
         case .unknownKind: "kind"
         case .memberExists: "name"
+        case .invalidRegex: "conditions"
         }
     }
 
@@ -56,6 +60,7 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
         case .unknownKind(let kind): "unknown record kind \(DisplayText.quoted(kind))"
         case .memberExists(let name):
             "the ledger already has a member named \(DisplayText.quoted(name)); choose another name or rename that member"
+        case .invalidRegex(let error): error.message
         }
     }
 

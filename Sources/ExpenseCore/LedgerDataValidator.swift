@@ -19,6 +19,8 @@ import Foundation
 ///   `amount`, `currency`, `date`.
 /// - rate: `date`, `from` and `to` (two different currency codes), `rate` (``Rate``'s canonical text: 1 `from` =
 ///   `rate` `to` on `date`); the id must be ``ExchangeRate/id(date:from:to:)``.
+/// - rule: optional `name` (a category's rule), `position` (an integer), `match` (`all|any`), `conditions` and
+///   `actions` (see ``ImportRule``); each regular expression compiles (``Pattern``, `invalid_regex`).
 public enum LedgerDataValidator {
     /// The fields of each kind, in the order they are checked.
     public static func fieldNames(_ kind: RecordKind) -> [String] {
@@ -31,6 +33,7 @@ public enum LedgerDataValidator {
         case .member: ["name", "status"]
         case .transfer: ["from", "to", "amount", "currency", "date"]
         case .rate: ["date", "from", "to", "rate"]
+        case .rule: ["name", "position", "match", "conditions", "actions"]
         }
     }
 
@@ -53,6 +56,7 @@ public enum LedgerDataValidator {
         case .member: return try member(id: id, fields: fields).fields
         case .transfer: return try transfer(id: id, fields: fields).fields
         case .rate: return try rate(id: id, fields: fields).fields
+        case .rule: return try importRule(id: id, fields: fields).fields
         }
     }
 
@@ -197,6 +201,12 @@ public enum LedgerDataValidator {
         let rate = ExchangeRate(date: date, from: from, to: to, rate: value)
         guard rate.id == id else { throw .rateIdMismatch }
         return rate
+    }
+
+    /// An import rule from its fields: each condition's regular expression compiled, each action's value
+    /// checked by the expense's own rule (a tag 1 to 32 characters, a split never exact).
+    public static func importRule(id: UUID, fields: LedgerDataFields) throws(LedgerDataError) -> ImportRule {
+        try ImportRule(id: id, checking: fields)
     }
 
     /// A member's name as stored: trimmed, 1 to 64 characters and 256 bytes, no control characters (a category's

@@ -18,6 +18,8 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case transfer
     /// An exchange rate of one day between two currencies: ``ExchangeRate``.
     case rate
+    /// A rule that categorises imported and existing expenses: ``ImportRule``.
+    case rule
 
     /// The kinds other than expenses, which a client must ask for.
     public static let additional: [RecordKind] = allCases.filter { $0 != .expense }

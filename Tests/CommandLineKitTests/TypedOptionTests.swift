@@ -31,6 +31,20 @@ struct TypedOptionTests {
         #expect(command.has(Self.period) && !ParsedCommand(path: [], declaring: Self.stats.options).has(Self.count))
     }
 
+    @Test func aRepeatedOptionGivesEveryValueInOrderAndItsLastAsTheValue() throws {
+        let root = CommandSpec(name: "tool", abstract: "", subcommands: [Self.stats])
+        guard case .run(let given) = try CommandLineParser.parse(["stats", "--count", "1", "--note=a", "--count", "2", "--count=3"], root: root),
+              case .run(let bare) = try CommandLineParser.parse(["stats"], root: root) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(try given.values(Self.count) == [1, 2, 3])
+        #expect(try given.value(Self.count) == 3)
+        #expect(try given.values(Self.note) == ["a"])
+        #expect(try bare.values(Self.count).isEmpty)
+        #expect(ParsedCommand(path: ["stats"], options: ["note": "x"], declaring: Self.stats.options).texts(Self.note.spec) == ["x"])
+    }
+
     @Test func flagsAndFreeTextAreReadThroughTheirDeclarations() throws {
         let root = CommandSpec(name: "tool", abstract: "", subcommands: [Self.stats])
         guard case .run(let given) = try CommandLineParser.parse(["stats", "--json", "--note", "hi"], root: root),

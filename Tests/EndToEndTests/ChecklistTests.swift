@@ -65,6 +65,8 @@ import Testing
         "Sources/ExpenseClient/SyncRound.swift": "`produced.note(_:)`, another word",
         "Sources/ExpenseProtocol/PullPageScanner.swift": "the optional fast path for the daemon's own layout",
         "Sources/ExpenseCLI/JournalExport.swift": "a journal's description is the note; it holds what a ledger tool has a place for, not every field",
+        "Sources/ExpenseCore/ImportRule+Apply.swift": "a rule reads the note (and the bank's text) and may set it; rules act on chosen fields, not every field",
+        "Sources/ExpenseCLI/RuleDisplay.swift": "what a rule changed: the fields rules can set, not every field",
     ]
 
     /// Where an expense is shown to a person: a field that should show is added there too (docs/modules.md

@@ -43,7 +43,7 @@ import TestSupport
         #expect(report.pending == 0 && report.pushed == 7, "\(report)")
         #expect(try ledger.pendingCount() == 0)
         #expect(try data.conflictCount() == 0)
-        #expect(try store.metaValue(.pulledKinds) == "budget,member,rate,recurring,setting,transfer")
+        #expect(try store.metaValue(.pulledKinds) == "budget,member,rate,recurring,rule,setting,transfer")
         #expect(try store.connection.prepare("SELECT count(*) FROM meta WHERE key = 'data_cursor'").first { $0.int(0) } == 0)
 
         // The daemon holds the last value of each: both changes of the budget (the rollover of the first, the

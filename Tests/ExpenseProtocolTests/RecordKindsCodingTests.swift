@@ -33,7 +33,7 @@ import Testing
         #expect(try shape([:]).get().kind == .expense)
         #expect(try shape(["ifAbsent": true]).get().ifAbsent)
         for bad: [String: JSONValue] in [["kind": "expenses"], ["kind": 1]] {
-            #expect(throws: MutationRejection(reason: "invalid_mutation", field: "kind", message: "kind must be one of expense, budget, recurring, setting, member, transfer, rate")) {
+            #expect(throws: MutationRejection(reason: "invalid_mutation", field: "kind", message: "kind must be one of expense, budget, recurring, setting, member, transfer, rate, rule")) {
                 try shape(bad).get()
             }
         }

@@ -25,8 +25,8 @@ extension ExpenseCommands {
         subcommands: [
             CommandSpec(name: "add", abstract: "Add a rule after the others; prints its id.",
                         discussion: """
-                          Give at least one condition and one action. --add-tag and --part are kept for a version with
-                          tags and parts, and refused here for now (not_yet_available), so no rule does nothing.
+                          Give at least one condition and one action. --part is kept for a version with parts, and
+                          refused here for now (not_yet_available), so no rule does nothing.
                         """,
                         options: [ExpenseOptions.ruleName.spec, ExpenseOptions.ruleMatch.spec, ExpenseOptions.amountFrom.spec,
                                   ExpenseOptions.amountTo.spec, ExpenseOptions.dateFrom.spec, ExpenseOptions.dateTo.spec,
@@ -73,8 +73,8 @@ extension ExpenseOptions {
     static let matchAny = Flag("any", help: "One condition is enough (default: all must hold).")
     /// `rule add --set-category C`.
     static let setCategory = TypedOption<String>.text("set-category", value: "category", help: "Set the category.")
-    /// `rule add --add-tag T` (kept for a version with tags; refused for now).
-    static let addTag = TypedOption<String>.text("add-tag", value: "tag", help: "Add a tag (not available yet).")
+    /// `rule add --add-tag T`: the expense gets the tag (once; tags are a set).
+    static let addTag = TypedOption<String>.text("add-tag", value: "tag", help: "Add a tag to the expense (repeatable).")
     /// `rule add --set-note TEXT`.
     static let setNote = TypedOption<String>.text("set-note", value: "text", help: "Set the note.")
     /// `rule add --set-paid-by NAME`.

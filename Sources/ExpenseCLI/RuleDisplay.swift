@@ -47,6 +47,11 @@ enum RuleDisplay {
             func shown(_ split: SplitSpec?) -> String { split.map { $0.typedText(currency: before.currency, name: names.name) } ?? "none" }
             changes.append("split \(shown(before.split)) -> \(shown(after.split))")
         }
+        // Any other field a rule may change (tags), shown as conflicts show it: no field a rule sets goes unshown.
+        for field in ExpenseField.values where ![.category, .note, .paidBy, .split].contains(field) && !field.same(before, after) {
+            changes.append("\(field.rawValue) \(DisplayText.quoted(field.text(of: before, names: names.name))) -> "
+                           + DisplayText.quoted(field.text(of: after, names: names.name)))
+        }
         let head = (lead ?? String(before.idString.prefix(8))) + "  \(before.date)  "
             + Money.format(before.amount, currency: before.currency, includeCode: true) + "  \(DisplayText.quoted(before.note))"
         guard !outcome.changedBy.isEmpty else { return head + "  no rule" }

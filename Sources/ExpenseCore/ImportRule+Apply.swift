@@ -40,16 +40,17 @@ extension ImportRule {
     public func checkApplicable() throws(ImportRuleError) {
         for action in actions {
             switch action {
-            case .addTag, .part: throw .notYetAvailable(action: action.name)
-            case .setCategory, .setNote, .setPaidBy, .setSplit: break
+            case .part: throw .notYetAvailable(action: action.name)
+            case .setCategory, .setNote, .setPaidBy, .setSplit, .addTag: break
             }
         }
     }
 
     /// The rule's actions applied to `expense`, the result checked by the expense's own rule.
     ///
-    /// The one place an action changes an expense: one `switch` over the actions. Tags and parts are fields
-    /// other versions of the expense have; until they are here, those two refuse (as `rule add` does).
+    /// The one place an action changes an expense: one `switch` over the actions. A tag is added to the set the
+    /// expense has (once: tags are a set, compared by bytes). Parts are a field this program does not have yet, so
+    /// that action refuses (as `rule add` does).
     /// - Throws: ``ImportRuleError``.
     public func apply(to expense: Expense) throws(ImportRuleError) -> Expense {
         var draft = expense.draft
@@ -59,7 +60,10 @@ extension ImportRule {
             case .setNote(let note): draft.note = note
             case .setPaidBy(let member): draft.paidBy = UUIDText.lowercased(member)
             case .setSplit(let split): draft.split = split.text
-            case .addTag, .part: throw .notYetAvailable(action: action.name)
+            case .addTag(let tag):
+                let tags = draft.tags ?? expense.tags
+                if !ExpenseTags.contains(tags, tag) { draft.tags = tags + [tag] }
+            case .part: throw .notYetAvailable(action: action.name)
             }
         }
         do {

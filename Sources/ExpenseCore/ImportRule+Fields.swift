@@ -1,9 +1,6 @@
 import Foundation
 
 extension ImportRule {
-    /// The longest tag an `addTag` action may name, in characters.
-    public static let maximumTagLength = 32
-
     /// Reads and checks a rule's record fields (the client and the daemon both, through
     /// ``LedgerDataValidator/importRule(id:fields:)``): every regular expression compiled (``Pattern``), every
     /// value an action sets checked by the expense's own rule.
@@ -105,9 +102,8 @@ extension ImportRule {
         case "setCategory": return .setCategory(try checked("actions") { try ExpenseValidator.validateCategory(value) })
         case "setNote": return .setNote(try checked("actions") { try ExpenseValidator.validateNote(value) })
         case "addTag":
-            guard (1...maximumTagLength).contains(value.count), !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
-                throw .invalidValue(field: "actions", detail: "a tag is 1 to \(maximumTagLength) characters, no spaces or control characters")
-            }
+            // The expense's own rule for a tag: a rule can add no tag an expense could not hold.
+            if let problem = ExpenseTags.problem(with: value) { throw .invalidValue(field: "actions", detail: problem) }
             return .addTag(value)
         case "setPaidBy":
             guard let member = UUIDText.parse(value), UUIDText.lowercased(member) == value else {

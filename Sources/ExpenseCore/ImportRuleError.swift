@@ -18,7 +18,7 @@ public enum ImportRuleError: Error, Hashable, Sendable, CustomStringConvertible 
     public var message: String {
         switch self {
         case .notYetAvailable(let action):
-            "the action \(action) is not available yet: expenses have no \(action == "addTag" ? "tags" : "parts") in this version"
+            "the action \(action) is not available yet: expenses have no parts in this version"
         case .invalidResult(let rule, let error): "rule \(rule) made an invalid expense: \(error.message)"
         }
     }

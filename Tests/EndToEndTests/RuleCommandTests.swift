@@ -1,4 +1,5 @@
 import Foundation
+import ExpenseProtocol
 import TestSupport
 import Testing
 
@@ -67,7 +68,7 @@ import Testing
         }
     }
 
-    @Test("a bad regex is refused naming its position, a hostile one is bounded, tags and parts are not available yet")
+    @Test("a bad regex is refused naming its position, a hostile one is bounded, parts are not available yet, a tag is checked as an expense's")
     func refusals() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess()
@@ -75,8 +76,8 @@ import Testing
             #expect(unclosed.status == 65 && unclosed.stderr.hasPrefix("Error: invalid_regex: regex: unclosed group at position 6\n"), "\(unclosed)")
             let huge = try ann.run(["rule", "add", "--match", "note~(a{1000}){1000}", "--set-category", "food"])
             #expect(huge.status == 65 && huge.stderr.hasPrefix("Error: invalid_regex: regex: the pattern compiles to"), "\(huge)")
-            let tag = try ann.run(["rule", "add", "--match", "note~x", "--add-tag", "trip"])
-            #expect(tag.status == 65 && tag.stderr.hasPrefix("Error: not_yet_available: the action addTag"), "\(tag)")
+            let tag = try ann.run(["rule", "add", "--match", "note~x", "--add-tag", "two words"])
+            #expect(tag.status == 65 && tag.stderr.contains("invalid_value"), "a tag no expense could hold: \(tag)")
             let part = try ann.run(["rule", "add", "--match", "note~x", "--part", "household=12.30"])
             #expect(part.status == 65 && part.stderr.hasPrefix("Error: not_yet_available: the action part"), "\(part)")
             for arguments in [["--match", "payee~x", "--set-category", "a"], ["--set-category", "a"], ["--match", "note~x"],
@@ -169,6 +170,24 @@ import Testing
             let listed = try ann.succeed(["list", "--json"])
             #expect(listed.components(separatedBy: #""category" : "groceries""#).count == 2, "\(listed)")
             #expect(try ann.succeed(["rule", "apply"]).hasSuffix("1 expense changed by rules\n"))
+            #expect(try ann.succeed(["rule", "apply"]) == "0 expenses changed by rules\n")
+        }
+    }
+
+    @Test("--add-tag adds its tags once, beside the ones an expense has; a second apply changes nothing")
+    func addTag() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess()
+            let hotel = Self.id(try ann.succeed(["add", "120", "misc", "--note", "Hotel Adler", "--tag", "work"]))
+            try ann.succeed(["add", "5", "misc", "--note", "kiosk"])
+            try ann.succeed(["rule", "add", "--match", "note~hotel", "--add-tag", "trip-2026", "--add-tag", "work"])
+            let dry = try ann.run(["rule", "apply", "--dry-run"], environment: Self.environment)
+            #expect(dry.status == 0 && dry.stdout.contains("trip-2026") && dry.stdout.hasSuffix("1 expense would be changed by rules\n"), "\(dry)")
+            #expect(try ann.succeed(["rule", "apply"]).hasSuffix("1 expense changed by rules\n"))
+            let tagged = try JSONParser.parse(Array(try ann.succeed(["list", "--tag", "trip-2026", "--json"]).utf8))
+            let expenses = try #require(tagged.arrayValue)
+            #expect(expenses.count == 1 && expenses.first?["id"]?.stringValue == hotel, "\(tagged)")
+            #expect(expenses.first?["tags"] == .array([.string("trip-2026"), .string("work")]), "work stays one tag: \(tagged)")
             #expect(try ann.succeed(["rule", "apply"]) == "0 expenses changed by rules\n")
         }
     }

@@ -69,8 +69,13 @@ import Testing
         let any = ImportRule(id: UUID(), position: 1, matchesAny: true, conditions: [.equals(.amount, "1"), .date(from: nil, to: CalendarDay("2026-12-02"))],
                              actions: [.setCategory("any")])
         #expect(try ImportRule.run([any], on: try Self.expense(), originalText: "").expense.category == "any")
-        let tag = ImportRule(id: UUID(), position: 1, conditions: [.equals(.note, "x")], actions: [.addTag("trip")])
-        #expect(throws: ImportRuleError.notYetAvailable(action: "addTag")) { try tag.checkApplicable() }
+        let tag = ImportRule(id: UUID(), position: 1, conditions: [.equals(.note, "x")], actions: [.addTag("trip"), .addTag("Trip")])
+        try tag.checkApplicable()
+        #expect(try ImportRule.run([tag], on: try Self.expense(), originalText: "").expense.tags == [], "the condition does not hold")
+        #expect(try ImportRule.run([tag, tag], on: try Self.expense(note: "x"), originalText: "").expense.tags == ["Trip", "trip"],
+                "tags compared by bytes, each added once however many rules add it")
+        let part = ImportRule(id: UUID(), position: 1, conditions: [.equals(.note, "x")], actions: [.part(category: "home", amount: try #require(RuleAmount("1")))])
+        #expect(throws: ImportRuleError.notYetAvailable(action: "part")) { try part.checkApplicable() }
     }
 
     @Test("positions: after the last with a gap, between two neighbours, none between adjacent integers")

@@ -31,10 +31,8 @@ import Testing
             let ann = try ExpenseProcess()
             let (daemon, data) = try DaemonProcess.serveDefaultLedger(for: [ann])
             defer { _ = daemon.stop() }
-            let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            let client = try WireClient(daemon.address())
+            let client = try daemon.wireClient(helloToDefaultLedgerIn: data)
             defer { client.close() }
-            _ = try client.hello(token: token)
             let gone = UUID(), kept = UUID()
             let first = try Self.push(client, Self.put(1, gone, base: 0), Self.delete(2, gone, base: 1), Self.put(3, kept, base: 0))
             #expect(first == [.applied(version: 1, seq: 1), .applied(version: 2, seq: 2), .applied(version: 1, seq: 3)])
@@ -75,7 +73,7 @@ import Testing
             // Pages of about 300 records: the reference client's pull of 1,200 takes four of them.
             let (daemon, data) = try DaemonProcess.serveDefaultLedger(for: [ann, bob], ["--max-line", "65536"])
             defer { _ = daemon.stop() }
-            let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let token = try DaemonProcess.defaultToken(data: data)
             let writer = try WireClient(daemon.address()), late = try WireClient(daemon.address())
             defer { writer.close(); late.close() }
             _ = try writer.hello(token: token)

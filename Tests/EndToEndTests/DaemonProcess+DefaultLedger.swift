@@ -14,10 +14,27 @@ extension DaemonProcess {
         return (daemon, data)
     }
 
+    /// The owner token of the `default` ledger a daemon made in `data` (`DATA/default.token`, without its newline).
+    static func defaultToken(data: String) throws -> String {
+        try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A wire client that said `hello` to this daemon's `default` ledger (made in `data`) with its owner token.
+    func wireClient(helloToDefaultLedgerIn data: String) throws -> WireClient {
+        let client = try WireClient(address())
+        do {
+            _ = try client.hello(token: try Self.defaultToken(data: data))
+        } catch {
+            client.close()
+            throw error
+        }
+        return client
+    }
+
     /// What points a cache at this daemon's `default` ledger without `remote set`: `EXPENSE_SERVER`,
     /// `EXPENSE_LEDGER` and `EXPENSE_TOKEN` (read from `data`).
     func defaultLedgerEnvironment(data: String) throws -> [String: String] {
-        let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try DaemonProcess.defaultToken(data: data)
         return ["EXPENSE_SERVER": try addressText(), "EXPENSE_LEDGER": "default", "EXPENSE_TOKEN": token]
     }
 }

@@ -103,10 +103,8 @@ import Testing
             let ann = try ExpenseProcess()
             let (daemon, data) = try DaemonProcess.serveDefaultLedger(for: [ann])
             defer { _ = daemon.stop() }
-            let token = try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            let client = try WireClient(daemon.address())
+            let client = try daemon.wireClient(helloToDefaultLedgerIn: data)
             defer { client.close() }
-            _ = try client.hello(token: token)
             let many = (1...17).map { "\"t\($0)\"" }.joined(separator: ",")
             for (index, tags) in [#"["a b"]"#, #"["a,b"]"#, #"[""]"#, "[\(many)]", #""work""#, "[1]"].enumerated() {
                 let put = #"{"mutationId":\#(index + 1),"type":"put","id":"\#(UUID().uuidString)","baseVersion":0,"fields":{"amount":1250,"category":"food","date":"2026-01-02","note":"","tags":\#(tags)}}"#

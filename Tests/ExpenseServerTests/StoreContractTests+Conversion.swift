@@ -9,15 +9,6 @@ import TestSupport
 /// expense range and the rates (``LedgerStore/records(_:)``) is what paging through every change gives, and the
 /// daemon's converted totals are the core's ``CurrencyConverter`` over those records, as a client computes them.
 @Suite(.offTheCooperativePool) struct StoreConversionContractTests {
-    private static func rate(_ date: String, _ from: String, _ to: String, _ text: String) throws -> (UUID, [String: JSONValue]) {
-        let rate = ExchangeRate(date: try #require(CalendarDay(date)), from: try #require(Currency(code: from)),
-                                to: try #require(Currency(code: to)), rate: try Rate(text))
-        return (rate.id, rate.fields.mapValues { value in
-            guard case .text(let text) = value else { return .null }
-            return .string(text)
-        })
-    }
-
     @Test("the range and the rates read as one state; converted totals are the core's over the pulled records; at then, end and a day",
           arguments: LedgerStoreKind.allCases)
     func convertedSummaryIsTheCoresOverTheSameRecords(kind: LedgerStoreKind) throws {
@@ -36,7 +27,7 @@ import TestSupport
         #expect(try client.put(UUID(), base: 0, fields(amount: 300, currency: "USD", category: "food", date: "2025-12-31")).isApplied)
         for (date, from, to, text) in [("2026-01-01", "USD", "EUR", "0.92"), ("2026-03-01", "EUR", "JPY", "160.5"),
                                        ("2026-04-01", "EUR", "JPY", "150")] {
-            let (id, values) = try Self.rate(date, from, to, text)
+            let (id, values) = try rateRecord(date, from, to, text)
             #expect(try client.push { kindItem($0, .rate, id, base: 0, values) }.isApplied)
         }
 
@@ -88,4 +79,14 @@ import TestSupport
         #expect(throws: RPCError.self) { try SummaryRequest(params: .object(["at": .string("end")])) }
         #expect(throws: RPCError.self) { try SummaryRequest(params: .object(["in": .string("XXY")])) }
     }
+}
+
+/// A rate's id and its fields as a mutation sends them (the converted-view contract tests' rates).
+func rateRecord(_ date: String, _ from: String, _ to: String, _ text: String) throws -> (UUID, [String: JSONValue]) {
+    let rate = ExchangeRate(date: try #require(CalendarDay(date)), from: try #require(Currency(code: from)),
+                            to: try #require(Currency(code: to)), rate: try Rate(text))
+    return (rate.id, rate.fields.mapValues { value in
+        guard case .text(let text) = value else { return .null }
+        return .string(text)
+    })
 }

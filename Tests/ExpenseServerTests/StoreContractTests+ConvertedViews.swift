@@ -9,15 +9,6 @@ import TestSupport
 /// the core's function (``ExpenseCore/ConvertedStatisticsBuilder``, ``ExpenseCore/Balances``) over the records and
 /// rates the store reads in one state (``LedgerStore/records(_:)``), as a client computes them over its copy.
 @Suite(.offTheCooperativePool) struct StoreConvertedViewsContractTests {
-    private static func rate(_ date: String, _ from: String, _ to: String, _ text: String) throws -> (UUID, [String: JSONValue]) {
-        let rate = ExchangeRate(date: try #require(CalendarDay(date)), from: try #require(Currency(code: from)),
-                                to: try #require(Currency(code: to)), rate: try Rate(text))
-        return (rate.id, rate.fields.mapValues { value in
-            guard case .text(let text) = value else { return .null }
-            return .string(text)
-        })
-    }
-
     private static func shared(_ amount: Int64, _ currency: String, date: String, payer: UUID, split: SplitSpec) -> [String: JSONValue] {
         var values = fields(amount: amount, currency: currency, category: "food", date: date)
         values["paidBy"] = .string(UUIDText.lowercased(payer))
@@ -49,7 +40,7 @@ import TestSupport
                                                       "amount": .number(JSONNumber(500)), "currency": "USD", "date": "2026-02-20"])
         }.isApplied)
         for (date, from, to, text) in [("2026-01-01", "USD", "EUR", "0.92"), ("2026-01-01", "EUR", "JPY", "160")] {
-            let (id, values) = try Self.rate(date, from, to, text)
+            let (id, values) = try rateRecord(date, from, to, text)
             #expect(try client.push { kindItem($0, .rate, id, base: 0, values) }.isApplied)
         }
         return (ledger, ann, bob)

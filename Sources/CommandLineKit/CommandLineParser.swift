@@ -28,6 +28,7 @@ public enum CommandLineParser {
 
         var positionals: [String] = []
         var options: [String: String] = [:]
+        var repeated: [String: [String]] = [:]
         var flags: Set<String> = []
         var optionsEnded = false
         while index < arguments.count {
@@ -62,11 +63,13 @@ public enum CommandLineParser {
                 flags.insert(option.name)
             } else if let inlineValue {
                 options[option.name] = inlineValue
+                repeated[option.name, default: []].append(inlineValue)
             } else {
                 guard index < arguments.count, !looksLikeOption(arguments[index], in: spec) else {
                     throw UsageError("Missing value for '\(option.synopsis)'", path: path)
                 }
                 options[option.name] = arguments[index]
+                repeated[option.name, default: []].append(arguments[index])
                 index += 1
             }
         }
@@ -98,8 +101,10 @@ public enum CommandLineParser {
                 throw UsageError("Give \(group.isRequired ? "exactly" : "at most") one of \(names)", path: path)
             }
         }
-        return .run(ParsedCommand(path: path, arguments: values, options: options, flags: flags, lists: lists,
-                                  declaring: spec.options, declaringArguments: spec.arguments))
+        var command = ParsedCommand(path: path, arguments: values, options: options, flags: flags, lists: lists,
+                                    declaring: spec.options, declaringArguments: spec.arguments)
+        command.repeated = repeated
+        return .run(command)
     }
 
     /// The default subcommand of `spec` when `next` (the first token after it, if any) names none: nothing

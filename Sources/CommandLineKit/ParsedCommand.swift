@@ -17,6 +17,9 @@ public struct ParsedCommand: Sendable {
     var flags: Set<String>
     /// Every word a variadic argument took, by its spec name (its first word is also in ``arguments``).
     var lists: [String: [String]]
+    /// Every value of each option, in the order given, by long name: an option that may be given more than once
+    /// (`--part`) reads them all (``texts(_:)``); ``options`` keeps the last.
+    var repeated: [String: [String]] = [:]
     /// The options and flags the command's spec declares: long name → placeholder (empty for a flag).
     let declared: [String: String]
     /// The positional arguments the command's spec declares, by name.
@@ -51,6 +54,13 @@ public struct ParsedCommand: Sendable {
     public func text(_ option: OptionSpec) -> String? {
         check(option)
         return options[option.name]
+    }
+
+    /// Every text given for `option`, in order: empty when it was not given.
+    /// - Precondition: the command's spec declares `option` (see ``check(_:)``).
+    public func texts(_ option: OptionSpec) -> [String] {
+        check(option)
+        return repeated[option.name] ?? options[option.name].map { [$0] } ?? []
     }
 
     /// Whether `option` (an option or a flag) was given.

@@ -4,7 +4,7 @@ import ExpenseCore
 import Foundation
 
 /// An expense's field options, `--amount`, `--category`, `--date`, `--note`, `--currency`, `--paid-by`, `--split`,
-/// `--paid` and their `--no-…` forms, declared once
+/// `--paid`, `--part` and their `--no-…` forms, declared once
 /// with their one rule and their help on each command that offers them: `edit` and `resolve --edit` (all five)
 /// and `add` (`--date`, `--note`, `--currency`; its amount and category are arguments). A new field's option
 /// is one more here: `add`, `edit` and `resolve` take their options from ``addSpecs``, ``editSpecs`` and
@@ -27,6 +27,11 @@ enum ExpenseFieldOptions {
     static let paid = TypedOption<String>.text("paid", value: "amount", help: "The amount charged in the ledger's currency.")
     /// `edit --no-paid`: no amount charged; conversions into the ledger's currency use the rates again.
     static let noPaid = Flag("no-paid", help: "Forget the amount charged.")
+    /// One part of the amount in another category, `CATEGORY=AMOUNT`, given once per part
+    /// (``ExpenseCore/ExpenseParts/init(typed:currency:)``, the amount in the expense's currency).
+    static let part = TypedOption<String>.text("part", value: "category=amount", help: "A part in another category.")
+    /// `edit --no-parts`: all of the amount is the expense's own category again.
+    static let noParts = Flag("no-parts", help: "Drop the parts.")
     /// Validated by the core (exit 65, `invalid_currency`).
     static let currency = TypedOption<Currency>("currency", value: "code", help: "The currency.") {
         try ExpenseValidator.validateCurrency($0)
@@ -68,6 +73,13 @@ enum ExpenseFieldOptions {
             resolve: "With --edit: the amount charged in the ledger's currency."),
         Use(spec: { noPaid.help($0).spec }, add: nil, edit: "Forget the amount charged (conversions use the rates again).",
             resolve: "With --edit: no amount charged."),
+        Use(spec: { part.help($0).spec },
+            add: "A part of the amount in another category, CATEGORY=AMOUNT (repeat for each, at most "
+                + "\(ExpenseParts.maximumParts)); the category argument keeps the rest, at least one minor unit.",
+            edit: "The parts anew, CATEGORY=AMOUNT (repeat for each); the category keeps the rest.",
+            resolve: "With --edit: the parts, CATEGORY=AMOUNT (repeat for each)."),
+        Use(spec: { noParts.help($0).spec }, add: nil, edit: "Drop the parts (all of the amount is the category's).",
+            resolve: "With --edit: no parts."),
     ]
 
     /// The options of `add`, `edit` and `resolve`, each with that command's help.
@@ -105,6 +117,9 @@ enum ExpenseFieldOptions {
         if command.has(paid), command.has(noPaid.spec) {
             throw UsageError("--paid and --no-paid contradict each other; give one", path: command.path)
         }
+        if command.has(part), command.has(noParts.spec) {
+            throw UsageError("--part and --no-parts contradict each other; give one", path: command.path)
+        }
         return given(in: command)
     }
 
@@ -122,6 +137,8 @@ enum ExpenseFieldOptions {
         draft.split = try command.value(split).map { try members.split($0, currency: currency).text }
         draft.charged = try command.value(paid).map { try charged($0, ledgerCurrency: ledgerCurrency) }
         try checkCharged(draft, changes: draft, ledgerCurrency: ledgerCurrency)
+        let typedParts = command.texts(part.spec)
+        if !typedParts.isEmpty { draft.parts = try ExpenseParts(typed: typedParts, currency: currency).text }
         draft.completeCreation(currency: currency)
         return draft
     }
@@ -147,7 +164,35 @@ enum ExpenseFieldOptions {
         if command[noPaidBy] { fields.paidBy = "" }
         if let text = try command.value(paid) { fields.charged = try charged(text, ledgerCurrency: ledgerCurrency) }
         if command[noPaid] { fields.charged = 0 }
+        let typedParts = command.texts(part.spec)
+        if !typedParts.isEmpty { fields.parts = try ExpenseParts(typed: typedParts, currency: currency).text }
+        if command[noParts] { fields.parts = "" }
         return fields
+    }
+
+    /// Refuses an edit that leaves an expense's parts behind its money: a new currency (the parts' minor units
+    /// would mean other money), or a new amount the parts no longer fit. Either needs `--part` or `--no-parts`
+    /// with it; an edit that gives neither keeps the parts as they are. `expense` is the expense before the edit.
+    /// - Throws: ``ExpenseCore/ValidationError/invalidParts(_:)`` (exit 65), saying what to give.
+    static func checkParts(of expense: Expense, changes: ExpenseDraft) throws {
+        guard let parts = expense.parts, changes.parts == nil else { return }
+        let currency: Currency
+        switch changes.currency {
+        case .value(let value)?: currency = value
+        case .text(let code)?: currency = try ExpenseValidator.validateCurrency(code)
+        case nil: currency = expense.currency
+        }
+        if currency != expense.currency {
+            throw ValidationError.invalidParts("the expense has parts in \(expense.currency.code); give --part again in "
+                                               + "\(currency.code), or --no-parts, with a new currency")
+        }
+        let amount = changes.amount ?? expense.amount
+        let category = changes.category.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? expense.category
+        do {
+            try parts.validate(amount: amount, currency: currency, category: category)
+        } catch ValidationError.invalidParts(let detail) {
+            throw ValidationError.invalidParts(detail + "; give the parts anew with --part, or --no-parts")
+        }
     }
 
     /// `--paid`'s text as minor units of the ledger's currency.

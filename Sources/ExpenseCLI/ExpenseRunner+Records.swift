@@ -29,6 +29,7 @@ extension ExpenseRunner {
         let changes = try ExpenseFieldOptions.changes(command, currentCurrency: record.expense.currency, members: memberNames(ledger),
                                                       ledgerCurrency: ledgerCurrency)
         try ExpenseFieldOptions.checkCharged(record.expense.draft.merging(changes), changes: changes, ledgerCurrency: ledgerCurrency)
+        try ExpenseFieldOptions.checkParts(of: record.expense, changes: changes)
         let updated = try ledger.journaledEdit(record, changes: changes)
         console.out(updated.idString + "\n")
     }

@@ -226,6 +226,15 @@ extension SQLiteExpenseStore {
         ALTER TABLE conflict ADD COLUMN mine_charged INTEGER;
         ALTER TABLE conflict ADD COLUMN theirs_charged INTEGER NOT NULL DEFAULT 0;
         """,
+        // 15: the parts of the amount in other categories (`--part`, their canonical text), in every table that
+        // holds an expense (empty: none) or a draft of one (NULL: not changed).
+        """
+        ALTER TABLE expense ADD COLUMN parts TEXT NOT NULL DEFAULT '';
+        ALTER TABLE server_copy ADD COLUMN parts TEXT NOT NULL DEFAULT '';
+        ALTER TABLE outbox ADD COLUMN parts TEXT;
+        ALTER TABLE conflict ADD COLUMN mine_parts TEXT;
+        ALTER TABLE conflict ADD COLUMN theirs_parts TEXT NOT NULL DEFAULT '';
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

@@ -22,6 +22,8 @@ public struct ExpenseDraft: Hashable, Sendable {
     public var split: String?
     /// The amount charged in minor units of the ledger's currency; 0: none (a creation that leaves it out has none).
     public var charged: Int64?
+    /// The parts' text (``ExpenseParts/text``); empty: none (a creation that leaves it out has none).
+    public var parts: String?
 
     /// No field given.
     public init() {}
@@ -29,15 +31,16 @@ public struct ExpenseDraft: Hashable, Sendable {
     /// A draft of text as it was given.
     public init(id: String? = nil, amount: Int64? = nil, currency: String? = nil,
                 category: String? = nil, date: String? = nil, note: String? = nil, paidBy: String? = nil, split: String? = nil,
-                charged: Int64? = nil) {
+                charged: Int64? = nil, parts: String? = nil) {
         self.init(id: id.map(DraftInput.text), amount: amount, currency: currency.map(DraftInput.text),
-                  category: category, date: date.map(DraftInput.text), note: note, paidBy: paidBy, split: split, charged: charged)
+                  category: category, date: date.map(DraftInput.text), note: note, paidBy: paidBy, split: split, charged: charged,
+                  parts: parts)
     }
 
     /// A draft of inputs, each a value or text.
     public init(id: DraftInput<UUID>?, amount: Int64? = nil, currency: DraftInput<Currency>?,
                 category: String? = nil, date: DraftInput<CalendarDay>?, note: String? = nil, paidBy: String? = nil,
-                split: String? = nil, charged: Int64? = nil) {
+                split: String? = nil, charged: Int64? = nil, parts: String? = nil) {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -47,6 +50,7 @@ public struct ExpenseDraft: Hashable, Sendable {
         self.paidBy = paidBy
         self.split = split
         self.charged = charged
+        self.parts = parts
     }
 
     /// Equal when every field is, text by its bytes (``ExactText``) and a value by its text
@@ -55,17 +59,17 @@ public struct ExpenseDraft: Hashable, Sendable {
         guard lhs.amount == rhs.amount, lhs.charged == rhs.charged, ExactText.same(lhs.id?.text, rhs.id?.text),
               ExactText.same(lhs.currency?.text, rhs.currency?.text), ExactText.same(lhs.category, rhs.category),
               ExactText.same(lhs.date?.text, rhs.date?.text), ExactText.same(lhs.note, rhs.note) else { return false }
-        return ExactText.same(lhs.paidBy, rhs.paidBy) && ExactText.same(lhs.split, rhs.split)
+        return ExactText.same(lhs.paidBy, rhs.paidBy) && ExactText.same(lhs.split, rhs.split) && ExactText.same(lhs.parts, rhs.parts)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(amount)
         hasher.combine(charged)
-        for text in [id?.text, currency?.text, category, date?.text, note, paidBy, split] { ExactText.hash(text, into: &hasher) }
+        for text in [id?.text, currency?.text, category, date?.text, note, paidBy, split, parts] { ExactText.hash(text, into: &hasher) }
     }
 
     /// Fills in what a creation may leave out: `currency` (the ledger's) when it gives none, an empty note. (No
-    /// payer, no split and no amount charged need nothing: absent, the validator reads them as none.) The
+    /// payer, no split, no amount charged and no parts need nothing: absent, the validator reads them as none.) The
     /// daemon applies it to every create it receives, and `add` to what it was given, so a field that a creation
     /// may leave out gets its default here, once. In place: the daemon runs it for every create of a push.
     public mutating func completeCreation(currency ledgerCurrency: Currency) {
@@ -85,6 +89,7 @@ public struct ExpenseDraft: Hashable, Sendable {
         if let paidBy = changes.paidBy { merged.paidBy = paidBy }
         if let split = changes.split { merged.split = split }
         if let charged = changes.charged { merged.charged = charged }
+        if let parts = changes.parts { merged.parts = parts }
         return merged
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 public enum ExpenseValidator {
     /// Turns a draft into a validated expense.
     ///
-    /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split, charged; the first
-    /// problem is thrown (a split without a payer is a missing `paidBy`).
+    /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split, charged, parts;
+    /// the first problem is thrown (a split without a payer is a missing `paidBy`).
     /// A missing `currency` is an error here: callers that have a default (the configured currency, the
     /// ledger's currency) fill it in first. A missing `note` is the empty note.
     /// - Throws: ``ValidationError``.
@@ -37,8 +37,19 @@ public enum ExpenseValidator {
         let split = try validateSplit(draft.split ?? "", amount: amount, currency: currency)
         if split != nil && paidBy == nil { throw ValidationError.missingField(.paidBy) }
         let charged = try validateCharged(draft.charged ?? 0)
+        let parts = try validateParts(draft.parts ?? "", amount: amount, currency: currency, category: category)
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                       split: split, charged: charged)
+                       split: split, charged: charged, parts: parts)
+    }
+
+    /// Parts as stored and sent (``ExpenseParts/init(text:)``), none naming `category` and adding up to less than
+    /// `amount` (``ExpenseParts/validate(amount:currency:category:)``); empty for none.
+    /// - Throws: ``ValidationError/invalidParts(_:)``.
+    public static func validateParts(_ text: String, amount: Int64, currency: Currency, category: String) throws -> ExpenseParts? {
+        if text.isEmpty { return nil }
+        let parts = try ExpenseParts(text: text)
+        try parts.validate(amount: amount, currency: currency, category: category)
+        return parts
     }
 
     /// The amount charged as stored and sent: minor units of the ledger's currency, 1 … ``ExpenseRules/maximumAmount``,

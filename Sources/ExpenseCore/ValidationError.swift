@@ -32,6 +32,10 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The amount charged (`--paid`) is not 0 (none) nor 1 … 9007199254740991 minor units of the ledger's currency,
     /// or is given for an expense already in the ledger's currency.
     case invalidCharged(String)
+    /// The parts (one payment in several categories, ``ExpenseParts``) are malformed, name a category twice or
+    /// the expense's own, or do not leave the expense's own category at least one minor unit; the detail says by
+    /// how much.
+    case invalidParts(String)
 
     /// The stable snake_case code, such as `invalid_amount`.
     public var code: String {
@@ -49,6 +53,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidPaidBy: "invalid_paid_by"
         case .invalidSplit(let error): error.code
         case .invalidCharged: "invalid_charged"
+        case .invalidParts: "invalid_parts"
         }
     }
 
@@ -65,6 +70,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidPaidBy: .paidBy
         case .invalidSplit: .split
         case .invalidCharged: .charged
+        case .invalidParts: .parts
         }
     }
 
@@ -95,6 +101,8 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidSplit(let error): error.message
         // Whole, not cut at 64 characters: every detail is this program's own sentence, any input in it cut already.
         case .invalidCharged(let detail): "invalid amount charged: \(DisplayText.escapedWhole(detail))"
+        // Whole: the detail is this program's sentence, any category in it quoted and escaped already.
+        case .invalidParts(let detail): "invalid parts: \(DisplayText.escapedWhole(detail))"
         }
     }
 

@@ -55,6 +55,11 @@ public enum ExpenseFields {
             draft.charged = minorUnits
             return nil
         }, write: { draft in draft.charged.map { .number(JSONNumber($0)) } }),
+        WireField(.parts, optional: true, read: { value, draft in
+            guard let text = value.stringValue else { return wrongType(.parts, "a string") }
+            draft.parts = text
+            return nil
+        }, write: { draft in draft.parts.map(JSONValue.string) }),
     ]
 
     /// The slots of ``MutationFields``, one per entry of ``all`` (`MutationFieldsTests` checks the count).
@@ -64,8 +69,9 @@ public enum ExpenseFields {
     /// its text, text as itself. `group` is one of ``ExpenseCore/ExpenseField/conflictGroups``.
     public static func historyValue(of group: ExpenseField, in expense: Expense) -> HistoryEntry.Value {
         switch group {
-        case .amount, .currency, .split, .charged:
-            .money(amount: expense.amount, currency: expense.currency, split: expense.splitText, charged: expense.chargedValue)
+        case .amount, .currency, .split, .charged, .parts:
+            .money(amount: expense.amount, currency: expense.currency, split: expense.splitText, charged: expense.chargedValue,
+                   parts: expense.partsText)
         case .category: .text(expense.category)
         case .date: .text(expense.date.description)
         case .note: .text(expense.note)
@@ -78,9 +84,9 @@ public enum ExpenseFields {
     /// the daemon writes every group of every expense it creates.
     static func writeHistoryValue(of group: ExpenseField, in expense: Expense, to writer: inout JSONWriter) {
         switch group {
-        case .amount, .currency, .split, .charged:
+        case .amount, .currency, .split, .charged, .parts:
             HistoryEntry.Value.writeMoney(amount: expense.amount, currency: expense.currency, split: expense.splitText,
-                                          charged: expense.chargedValue, to: &writer)
+                                          charged: expense.chargedValue, parts: expense.partsText, to: &writer)
         case .category: writer.string(expense.category)
         case .date: writer.string(expense.date.description)
         case .note: writer.string(expense.note)
@@ -95,14 +101,16 @@ public enum ExpenseFields {
     public static func set(historyValue value: HistoryEntry.Value, named name: String, in draft: inout ExpenseDraft) -> Bool {
         guard let group = ExpenseField.conflictGroups.first(where: { $0.conflictGroupName == name }) else { return false }
         switch (group, value) {
-        case (.amount, .money(let amount, let currency, let split, let charged)),
-             (.currency, .money(let amount, let currency, let split, let charged)),
-             (.split, .money(let amount, let currency, let split, let charged)),
-             (.charged, .money(let amount, let currency, let split, let charged)):
+        case (.amount, .money(let amount, let currency, let split, let charged, let parts)),
+             (.currency, .money(let amount, let currency, let split, let charged, let parts)),
+             (.split, .money(let amount, let currency, let split, let charged, let parts)),
+             (.charged, .money(let amount, let currency, let split, let charged, let parts)),
+             (.parts, .money(let amount, let currency, let split, let charged, let parts)):
             draft.amount = amount
             draft.currency = .value(currency)
             draft.split = split
             draft.charged = charged
+            draft.parts = parts
         case (.category, .text(let text)): draft.category = text
         case (.date, .text(let text)): draft.date = .text(text)
         case (.note, .text(let text)): draft.note = text
@@ -118,7 +126,7 @@ public enum ExpenseFields {
     public static func isEmptyOptional(_ group: ExpenseField, in expense: Expense) -> Bool {
         switch group {
         case .paidBy: expense.paidBy == nil
-        case .id, .amount, .currency, .category, .date, .note, .split, .charged: false
+        case .id, .amount, .currency, .category, .date, .note, .split, .charged, .parts: false
         }
     }
 
@@ -244,9 +252,9 @@ public enum ExpenseFields {
 
 extension ExpenseFields {
     /// The one layout of a record's object, `{"amount","category","charged","currency","date","deleted","id","note",
-    /// "paidBy","seq","split","version"}` (sorted; id lower case): every field under its name, and the record's
-    /// own four members; `paidBy` and `split` only when not empty, `charged` only when not 0 (a record that is
-    /// not shared and has no amount charged reads as it did before they existed).
+    /// "paidBy","parts","seq","split","version"}` (sorted; id lower case): every field under its name, and the
+    /// record's own four members; `paidBy`, `parts` and `split` only when not empty, `charged` only when not 0 (a
+    /// record that is not shared, has no amount charged and no parts reads as it did before they existed).
     /// ``Record/write(to:)`` writes a record through it, and a store its pull pages straight from its rows. `row`'s
     /// values start at column `first` (``ExpenseCore/ExpenseColumns``' positions) and are read as stored: each text
     /// valid UTF-8, the day a day (a store checks its row first); `id` as the UUID's 16 bytes, which a store reads
@@ -263,10 +271,11 @@ extension ExpenseFields {
                 row.withText(first + ExpenseColumns.currency) { code in
                   row.withText(first + ExpenseColumns.paidBy) { paidBy in
                     row.withText(first + ExpenseColumns.split) { split in
+                    row.withText(first + ExpenseColumns.parts) { parts in
                     writer.separate()
                     let maximum = maximumFixedObjectBytes
                         + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
-                        + optionalMembersBytes + JSONByteCursor.maximumStringBytes(paidBy.count + split.count)
+                        + optionalMembersBytes + JSONByteCursor.maximumStringBytes(paidBy.count + split.count + parts.count)
                     writer.append(atMost: maximum) { out in
                         out.raw(#"{"amount":"#); out.int64(row.int64(first + ExpenseColumns.amount))
                         out.raw(#","category":"#); out.string(utf8: category)
@@ -283,12 +292,14 @@ extension ExpenseFields {
                         out.raw(#","id":"#); out.uuid(bytes: id)
                         out.raw(#","note":"#); out.string(utf8: note)
                         if !paidBy.isEmpty { out.raw(#","paidBy":"#); out.string(utf8: paidBy) }
+                        if !parts.isEmpty { out.raw(#","parts":"#); out.string(utf8: parts) }
                         out.raw(#","seq":"#); out.int64(seq)
                         if !split.isEmpty { out.raw(#","split":"#); out.string(utf8: split) }
                         out.raw(#","version":"#); out.int64(version)
                         out.byte(UInt8(ascii: "}"))
                     }
                     writer.needsComma = true
+                    }
                     }
                   }
                 }
@@ -297,8 +308,9 @@ extension ExpenseFields {
     }
 
     /// The most bytes of the optional members besides their strings' contents: their names with punctuation
-    /// (`,"paidBy":` 10, `,"split":` 9, `,"charged":` 11), two pairs of quotes and an integer of at most 20 bytes.
-    static let optionalMembersBytes = 10 + 9 + 11 + 4 + 20
+    /// (`,"paidBy":` 10, `,"split":` 9, `,"charged":` 11, `,"parts":` 9), three pairs of quotes and an integer of
+    /// at most 20 bytes.
+    static let optionalMembersBytes = 10 + 9 + 11 + 9 + 6 + 20
 
     /// The most bytes of a record's object besides what ``JSONByteCursor/maximumStringBytes(_:)`` counts for
     /// its three strings together (their contents and one pair of quotes): the nine names with their

@@ -242,5 +242,8 @@ extension PostgresLedgerStore {
         // 6: the amount charged in the ledger's currency (`--paid`, minor units), 0 for none and for the expenses
         // before it; money's, so no version of its own.
         PostgresMigration("ALTER TABLE records ADD COLUMN charged bigint NOT NULL DEFAULT 0;"),
+        // 7: the parts of the amount in other categories (`--part`, their canonical text), empty for none and for
+        // the expenses before them; money's, so no version of their own.
+        PostgresMigration("ALTER TABLE records ADD COLUMN parts text NOT NULL DEFAULT '';"),
     ]
 }

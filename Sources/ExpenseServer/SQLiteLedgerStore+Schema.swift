@@ -177,6 +177,9 @@ extension SQLiteLedgerStore {
         // 10: the amount charged in the ledger's currency (`--paid`, minor units), 0 for none and for the expenses
         // before it; money's, so no version of its own. A constant default rewrites no row.
         "ALTER TABLE records ADD COLUMN charged INTEGER NOT NULL DEFAULT 0;",
+        // 11: the parts of the amount in other categories (`--part`, their canonical text), empty for none and for
+        // the expenses before them; money's, so no version of their own. A constant default rewrites no row.
+        "ALTER TABLE records ADD COLUMN parts TEXT NOT NULL DEFAULT '';",
     ]
 
     /// The index of the migration that makes `outcome_runs`.

@@ -56,7 +56,9 @@ public enum ExpenseFields {
             return nil
         }, write: { draft in draft.charged.map { .number(JSONNumber($0)) } }),
         WireField(.parts, optional: true, read: { value, draft in
-            guard let text = value.stringValue else { return wrongType(.parts, "a string") }
+            guard let text = value.stringValue else {
+                return MutationRejection(.invalidParts("it must be a string of lines MINOR_UNITS:CATEGORY, not \(Self.describe(value))"))
+            }
             draft.parts = text
             return nil
         }, write: { draft in draft.parts.map(JSONValue.string) }),

@@ -118,7 +118,11 @@ package struct JournalExport: Sendable {
     /// An expense's postings (see the type's summary).
     static func transaction(_ expense: Expense) throws -> Transaction {
         let amount = expense.amount, currency = expense.currency
-        var postings = [Posting(account: .expenses(category: expense.category), amount: amount, currency: currency)]
+        // One expenses posting per category: each part in its own account, the rest in the expense's.
+        var postings: [Posting] = []
+        expense.forEachCategoryShare { category, share, _ in
+            postings.append(Posting(account: .expenses(category: category), amount: share, currency: currency))
+        }
         if let payer = expense.paidBy, let split = expense.split {
             let shares: [SplitSpec.Share]
             do throws(SplitError) {

@@ -20,6 +20,7 @@ struct ValidationErrorTests {
         (.missingField(.id), "missing_field", .id),
         (.missingField(.note), "missing_field", .note),
         (.invalidCharged("x"), "invalid_charged", .charged),
+        (.invalidParts("x"), "invalid_parts", .parts),
     ])
     func codeAndField(error: ValidationError, code: String, field: ExpenseField) {
         #expect(error.code == code)
@@ -49,6 +50,6 @@ struct ValidationErrorTests {
 
     @Test("field names are the wire names")
     func fieldNames() {
-        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note", "paidBy", "split", "charged"])
+        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note", "paidBy", "split", "charged", "parts"])
     }
 }

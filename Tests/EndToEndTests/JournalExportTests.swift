@@ -37,6 +37,19 @@ import Testing
         ])
     }
 
+    @Test func anExpenseWithPartsPostsEachPartToItsOwnCategory() throws {
+        let expense = try ExpenseValidator.validate(ExpenseDraft(id: "00000000-0000-4000-8000-000000000009", amount: 8_420, currency: "USD",
+                                                                 category: "food", date: "2026-01-02", note: "",
+                                                                 parts: "1230:household\n990:pharmacy"))
+        let journal = try JournalExport(expenses: [expense], transfers: [], prices: [], names: Self.name)
+        #expect(journal.transactions.map(\.postings) == [[
+            .init(account: .expenses(category: "food"), amount: 6_200, currency: Self.usd),
+            .init(account: .expenses(category: "household"), amount: 1_230, currency: Self.usd),
+            .init(account: .expenses(category: "pharmacy"), amount: 990, currency: Self.usd),
+            .init(account: .assets, amount: -8_420, currency: Self.usd),
+        ]])
+    }
+
     @Test func aSharedExpenseCreditsThePayerAndDebitsEachOtherMembersShare() throws {
         let split = try SplitSpec(method: .equal, parts: [Self.alice, Self.bob, Self.carol].map { SplitSpec.Part(member: $0, weight: 1) })
         let expense = try Self.expense(3, 10_000, paidBy: Self.alice, split: split)

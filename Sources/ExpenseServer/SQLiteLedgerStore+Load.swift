@@ -30,8 +30,7 @@ extension SQLiteLedgerStore {
                 }
             }
             // Parts are rare: their text is made a `String` only when there are some.
-            let parts = row.text(7)
-            if !parts.isEmpty { try builder.addParts(parts) }
+            if row.withText(7, { !$0.isEmpty }) { try builder.addParts(row.text(7)) }
         }
         let totals = builder.currencyTotals
         return (seqById, try builder.build(), totals)

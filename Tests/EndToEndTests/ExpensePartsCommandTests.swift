@@ -156,6 +156,23 @@ import Testing
         }
     }
 
+    @Test("--member: a member's share of a shared expense is divided across its categories in proportion")
+    func memberShares() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess()
+            try ann.succeed(["config", "set", "currency", "EUR"])
+            try ann.succeed(["member", "add", "alice"]); try ann.succeed(["member", "add", "bob"])
+            try ann.succeed(["add", "90", "food", "--part", "household=30", "--paid-by", "alice", "--split", "alice=4,bob=3",
+                             "--date", "2026-03-04"])
+            // 90.00 shared 4 : 3 is 51.43 and 38.57; each divided 60 : 30 by the same largest-remainder rule.
+            #expect(try Self.summary(ann, ["--member", "alice", "--by", "category"]) == ["food 3429 1", "household 1714 0", "5143 EUR 1"])
+            #expect(try Self.summary(ann, ["--member", "bob", "--by", "category"]) == ["food 2571 1", "household 1286 0", "3857 EUR 1"])
+            let stats = try ann.succeed(["stats", "--member", "bob", "--by", "category", "--from", "2026-03-01", "--to", "2026-03-31"],
+                                        environment: Self.environment)
+            #expect(stats.contains("2026-03  25.71      12.86  38.57      1"), "\(stats)")
+        }
+    }
+
     @Test("export writes the parts column and import reads it back; a file without the column still imports")
     func exportImport() async throws {
         try await onOwnThread {

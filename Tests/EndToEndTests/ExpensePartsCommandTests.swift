@@ -99,12 +99,15 @@ import Testing
     func serverAgrees() async throws {
         try await onOwnThread {
             let (ann, _) = try Self.ledger()
+            try ann.succeed(["rate", "set", "2026-01-01", "EUR", "USD", "1.0713"])
             let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann], ["--currency", "EUR"])
             defer { _ = daemon.stop() }
             func expectAgreement(_ label: String) throws {
                 try ann.succeed(["sync"])
+                // Converted too: each expense converted whole, then divided across its categories exactly.
                 for arguments in [["--by", "category"], ["--category", "household"], ["--category", "food", "--by", "month"], [],
-                                  ["--by", "category", "--from", "2026-03-05"]] {
+                                  ["--by", "category", "--from", "2026-03-05"], ["--by", "category", "--in", "USD"],
+                                  ["--category", "pharmacy", "--in", "USD"]] {
                     #expect(try Self.summary(ann, ["--server"] + arguments) == (try Self.summary(ann, arguments)), "\(label) \(arguments)")
                 }
                 let stats = ["stats", "--by", "category", "--from", "2026-03-01", "--to", "2026-04-30", "--json"]

@@ -14,6 +14,10 @@ extension ExpenseRunner {
             ledgerCurrency: try ledger.ledgerCurrency()))
         console.out(expense.idString + "\n")
         warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
+        // A part counts in its own category's budget, which it may have taken over too.
+        for part in expense.parts?.parts ?? [] {
+            warnOverBudget(ledger, category: part.category, currency: expense.currency, on: expense.date)
+        }
     }
 
     /// `expense edit ID [--amount A] [--category C] [--date D] [--note N] [--currency X] [--paid A | --no-paid] …`:

@@ -49,6 +49,10 @@ import Testing
             let status = try ann.succeed(["budget", "status", "--on", "2026-03-15"], environment: Self.environment)
             #expect(status.contains("household  EUR  2026-03-01 to 2026-03-31  budgeted 30.00, spent 22.30, left 7.70"), "\(status)")
             #expect(status.contains("food       EUR  2026-03-01 to 2026-03-31  budgeted 60.00, spent 62.00, left -2.00"), "\(status)")
+            // `add` warns of a budget that a part takes over.
+            let warned = try ann.run(["add", "10", "tea", "--part", "household=8", "--date", "2026-03-06"])
+            #expect(warned.status == 0 && warned.stderr.contains("the 'household' budget is over by 0.30 EUR"), "\(warned)")
+            try ann.succeed(["delete", String(warned.stdout.prefix(8))])
             // The report's spending by category is summary's.
             let path = ann.home + "/report.html"
             try ann.succeed(["report", "--output", path, "--from", "2026-03-01", "--to", "2026-03-31"], environment: Self.environment)

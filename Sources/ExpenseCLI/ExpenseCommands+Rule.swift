@@ -25,8 +25,8 @@ extension ExpenseCommands {
         subcommands: [
             CommandSpec(name: "add", abstract: "Add a rule after the others; prints its id.",
                         discussion: """
-                          Give at least one condition and one action. --part is kept for a version with parts, and
-                          refused here for now (not_yet_available), so no rule does nothing.
+                          Give at least one condition and one action. --part CATEGORY=AMOUNT books that much of the
+                          expense in CATEGORY (replacing a part it has there); the expense's own category keeps the rest.
                         """,
                         options: [ExpenseOptions.ruleName.spec, ExpenseOptions.ruleMatch.spec, ExpenseOptions.amountFrom.spec,
                                   ExpenseOptions.amountTo.spec, ExpenseOptions.dateFrom.spec, ExpenseOptions.dateTo.spec,
@@ -83,7 +83,7 @@ extension ExpenseOptions {
     static let setSplit = TypedOption<String>.text(
         "set-split", value: "split", help: "Set the split, as for `add --split` (shares, percent or equal; not exact).")
     /// `rule add --part CATEGORY=AMOUNT` (kept for a version with parts; refused for now).
-    static let rulePart = TypedOption<String>.text("part", value: "category=amount", help: "Book part of the amount in a category (not available yet).")
+    static let rulePart = TypedOption<String>.text("part", value: "category=amount", help: "Book part of the amount in a category (repeatable).")
     /// `import --rules`: run the ledger's rules, refused when it has none.
     static let rules = Flag("rules", help: "Run the ledger's rules on the rows (the default when it has any; refused when it has none).")
     /// `import --no-rules`.

@@ -30,6 +30,10 @@ enum ExpenseCommands {
           --paid AMOUNT records what a payment in another currency was charged in the ledger's currency, as on a
           card statement (`expense add 120 food --currency CHF --paid 128.40` in a EUR ledger): every conversion
           into the ledger's currency (--in) counts that amount instead of a rate.
+
+          --part CATEGORY=AMOUNT (once per part) puts part of one payment in another category
+          (`expense add 84.20 food --part household=12.30 --part pharmacy=9.90`: the rest, 62.00, stays food).
+          The parts add up to less than the amount; every total by category counts each part in its own.
         """,
         arguments: [ExpenseArguments.amount.help("The amount, such as 12.50 (at most the currency's decimal places).").spec,
                     ExpenseArguments.category.help("The category, such as food (1 to 64 characters).").spec],

@@ -4,7 +4,7 @@ import ExpenseCore
 import Foundation
 
 /// An expense's field options, `--amount`, `--category`, `--date`, `--note`, `--currency`, `--paid-by`, `--split`,
-/// `--paid`, `--tag` (repeated) and their `--no-…` forms, declared once
+/// `--paid`, `--tag` (repeated), `--part` (repeated) and their `--no-…` forms, declared once
 /// with their one rule and their help on each command that offers them: `edit` and `resolve --edit` (all five)
 /// and `add` (`--date`, `--note`, `--currency`; its amount and category are arguments). A new field's option
 /// is one more here: `add`, `edit` and `resolve` take their options from ``addSpecs``, ``editSpecs`` and
@@ -31,6 +31,11 @@ enum ExpenseFieldOptions {
     static let tag = TypedOption<String>.text("tag", value: "tag", help: "A tag (repeat the option for more).")
     /// `edit --no-tags`: the expense has no tags any more.
     static let noTags = Flag("no-tags", help: "Remove every tag.")
+    /// One part of the amount in another category, `CATEGORY=AMOUNT`, given once per part
+    /// (``ExpenseCore/ExpenseParts/init(typed:currency:)``, the amount in the expense's currency).
+    static let part = TypedOption<String>.text("part", value: "category=amount", help: "A part in another category.")
+    /// `edit --no-parts`: all of the amount is the expense's own category again.
+    static let noParts = Flag("no-parts", help: "Drop the parts.")
     /// Validated by the core (exit 65, `invalid_currency`).
     static let currency = TypedOption<Currency>("currency", value: "code", help: "The currency.") {
         try ExpenseValidator.validateCurrency($0)
@@ -77,6 +82,13 @@ enum ExpenseFieldOptions {
             edit: "The tags the expense has from now on, replacing its own (repeat for more).",
             resolve: "With --edit: the tags (repeat for more)."),
         Use(spec: { noTags.help($0).spec }, add: nil, edit: "Remove every tag.", resolve: "With --edit: no tags."),
+        Use(spec: { part.help($0).spec },
+            add: "A part of the amount in another category, CATEGORY=AMOUNT (repeat for each, at most "
+                + "\(ExpenseParts.maximumParts)); the category argument keeps the rest, at least one minor unit.",
+            edit: "The parts anew, CATEGORY=AMOUNT (repeat for each); the category keeps the rest.",
+            resolve: "With --edit: the parts, CATEGORY=AMOUNT (repeat for each)."),
+        Use(spec: { noParts.help($0).spec }, add: nil, edit: "Drop the parts (all of the amount is the category's).",
+            resolve: "With --edit: no parts."),
     ]
 
     /// The options of `add`, `edit` and `resolve`, each with that command's help.
@@ -117,6 +129,9 @@ enum ExpenseFieldOptions {
         if command.has(tag.spec), command.has(noTags.spec) {
             throw UsageError("--tag and --no-tags contradict each other; give one", path: command.path)
         }
+        if command.has(part), command.has(noParts.spec) {
+            throw UsageError("--part and --no-parts contradict each other; give one", path: command.path)
+        }
         return given(in: command)
     }
 
@@ -136,6 +151,8 @@ enum ExpenseFieldOptions {
         try checkCharged(draft, changes: draft, ledgerCurrency: ledgerCurrency)
         let tags = command.texts(tag.spec)
         if !tags.isEmpty { draft.tags = tags }
+        let typedParts = command.texts(part.spec)
+        if !typedParts.isEmpty { draft.parts = try ExpenseParts(typed: typedParts, currency: currency).text }
         draft.completeCreation(currency: currency)
         return draft
     }
@@ -163,7 +180,35 @@ enum ExpenseFieldOptions {
         if command[noPaid] { fields.charged = 0 }
         if command.has(tag.spec) { fields.tags = command.texts(tag.spec) }
         if command[noTags] { fields.tags = [] }
+        let typedParts = command.texts(part.spec)
+        if !typedParts.isEmpty { fields.parts = try ExpenseParts(typed: typedParts, currency: currency).text }
+        if command[noParts] { fields.parts = "" }
         return fields
+    }
+
+    /// Refuses an edit that leaves an expense's parts behind its money: a new currency (the parts' minor units
+    /// would mean other money), or a new amount the parts no longer fit. Either needs `--part` or `--no-parts`
+    /// with it; an edit that gives neither keeps the parts as they are. `expense` is the expense before the edit.
+    /// - Throws: ``ExpenseCore/ValidationError/invalidParts(_:)`` (exit 65), saying what to give.
+    static func checkParts(of expense: Expense, changes: ExpenseDraft) throws {
+        guard let parts = expense.parts, changes.parts == nil else { return }
+        let currency: Currency
+        switch changes.currency {
+        case .value(let value)?: currency = value
+        case .text(let code)?: currency = try ExpenseValidator.validateCurrency(code)
+        case nil: currency = expense.currency
+        }
+        if currency != expense.currency {
+            throw ValidationError.invalidParts("the expense has parts in \(expense.currency.code); give --part again in "
+                                               + "\(currency.code), or --no-parts, with a new currency")
+        }
+        let amount = changes.amount ?? expense.amount
+        let category = changes.category.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? expense.category
+        do {
+            try parts.validate(amount: amount, currency: currency, category: category)
+        } catch ValidationError.invalidParts(let detail) {
+            throw ValidationError.invalidParts(detail + "; give the parts anew with --part, or --no-parts")
+        }
     }
 
     /// `--paid`'s text as minor units of the ledger's currency.

@@ -34,7 +34,8 @@ extension ExpenseRunner {
             }
             // Earlier periods matter only for what they carry.
             let first = budget.rollover == .none ? period.start : budget.start
-            var expenses = try ledger.store.expenses(matching: ExpenseFilter(from: first, to: period.end, category: budget.category))
+            // Every category: a part of an expense of another category may be the budget's (BudgetStatus picks).
+            var expenses = try ledger.store.expenses(matching: ExpenseFilter(from: first, to: period.end))
             if let member { expenses = expenses.compactMap { $0.part(of: member) } }
             var converted: [Expense] = []
             for expense in expenses {

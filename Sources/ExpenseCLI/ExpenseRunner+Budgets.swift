@@ -156,7 +156,8 @@ extension ExpenseRunner {
     static func statuses(_ budgets: [Budget], on day: CalendarDay, ledger: LocalLedger, member: UUID? = nil) throws -> [BudgetReport.Entry] {
         try budgets.compactMap { budget in
             guard let period = BudgetPeriods(budget).period(containing: day) else { return nil }
-            var expenses = try ledger.store.expenses(matching: ExpenseFilter(from: budget.start, to: period.end, category: budget.category))
+            // Every category: a part of an expense of another category may be the budget's (BudgetStatus picks).
+            var expenses = try ledger.store.expenses(matching: ExpenseFilter(from: budget.start, to: period.end))
             if let member { expenses = expenses.compactMap { $0.part(of: member) } }
             return try BudgetStatus.compute(budget, on: day, expenses: expenses).map { BudgetReport.Entry(budget: budget, status: $0) }
         }

@@ -84,6 +84,7 @@ extension ExpenseRunner {
                                                           members: memberNames(ledger), ledgerCurrency: ledgerCurrency)
             try ExpenseFieldOptions.checkCharged(conflict.theirs.expense.draft.merging(changes), changes: changes,
                                                  ledgerCurrency: ledgerCurrency)
+            try ExpenseFieldOptions.checkParts(of: conflict.theirs.expense, changes: changes)
             resolution = .edit(changes)
         }
         try ledger.resolve(conflict, resolution)

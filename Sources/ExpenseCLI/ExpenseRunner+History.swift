@@ -212,13 +212,14 @@ extension ExpenseRunner {
 
     /// A budget's, rule's or setting's field is shown as its JSON (escaped: it is someone else's text). Money
     /// shows its amount charged when it has one (`120.00 CHF charged 128.40 EUR`, in `ledgerCurrency`; in minor
-    /// units without it).
+    /// units without it), and its parts when it has some (`84.20 EUR parts household=12.30`).
     static func valueText(_ value: HistoryEntry.Value, money: MoneyDisplay, ledgerCurrency: Currency? = nil) -> String {
         switch value {
-        case .money(let amount, let currency, _, let charged):
-            let text = money.text(amount, currency: currency)
-            guard charged != 0 else { return text }
-            return text + " charged " + (ledgerCurrency.map { money.text(charged, currency: $0) } ?? "\(charged)")
+        case .money(let amount, let currency, _, let charged, let partsText):
+            var text = money.text(amount, currency: currency)
+            if charged != 0 { text += " charged " + (ledgerCurrency.map { money.text(charged, currency: $0) } ?? "\(charged)") }
+            if let parts = try? ExpenseParts(text: partsText) { text += " parts " + DisplayText.escaped(parts.typedText(currency: currency)) }
+            return text
         case .text(let text): return DisplayText.quoted(text)
         case .data(let value?):
             var writer = JSONWriter()

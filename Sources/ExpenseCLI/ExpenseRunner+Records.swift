@@ -14,6 +14,10 @@ extension ExpenseRunner {
             ledgerCurrency: try ledger.ledgerCurrency()))
         console.out(expense.idString + "\n")
         warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
+        // A part counts in its own category's budget, which it may have taken over too.
+        for part in expense.parts?.parts ?? [] {
+            warnOverBudget(ledger, category: part.category, currency: expense.currency, on: expense.date)
+        }
     }
 
     /// `expense edit ID [--amount A] [--category C] [--date D] [--note N] [--currency X] [--paid A | --no-paid] …`:
@@ -29,6 +33,7 @@ extension ExpenseRunner {
         let changes = try ExpenseFieldOptions.changes(command, currentCurrency: record.expense.currency, members: memberNames(ledger),
                                                       ledgerCurrency: ledgerCurrency)
         try ExpenseFieldOptions.checkCharged(record.expense.draft.merging(changes), changes: changes, ledgerCurrency: ledgerCurrency)
+        try ExpenseFieldOptions.checkParts(of: record.expense, changes: changes)
         let updated = try ledger.journaledEdit(record, changes: changes)
         console.out(updated.idString + "\n")
     }

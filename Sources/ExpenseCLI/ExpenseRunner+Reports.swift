@@ -43,7 +43,8 @@ extension ExpenseRunner {
             // Expense by expense: one member's part, then converted (each amount rounded once).
             var aggregator = Aggregator(query: query)
             let today = CalendarDay.today()
-            try ledger.forEach(ExpenseFilter(from: query.from, to: query.to, category: query.category, tags: tags)) { expense in
+            // Every category: the aggregator keeps the query's, a part of another category's expense included.
+            try ledger.forEach(ExpenseFilter(from: query.from, to: query.to, tags: tags)) { expense in
                 guard let part = member.map(expense.part) ?? expense else { return }
                 guard converter != nil else { return try aggregator.add(part) }
                 // --at end: a month's last day when grouped by month, else the end of the range (or today).

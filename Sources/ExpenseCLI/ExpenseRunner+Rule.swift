@@ -44,9 +44,8 @@ extension ExpenseRunner {
         let last = existing.last?.position
         let rule = ImportRule(id: UUID(), name: command[ExpenseOptions.ruleName] ?? "", position: ImportRule.position(after: last),
                               matchesAny: command[ExpenseOptions.matchAny], conditions: conditions, actions: actions)
-        // The record's own checks first (an invalid regex names its position), then what cannot run yet.
+        // The record's own checks (an invalid regex names its position, a tag or part no expense could hold).
         let checked = try LedgerDataValidator.importRule(id: rule.id, fields: rule.fields)
-        try checked.checkApplicable()
         try ledger.put(.rule, id: rule.id, fields: checked.fields)
         console.out(UUIDText.lowercased(rule.id) + "\n")
     }

@@ -53,6 +53,10 @@ struct ExpenseStream {
                              "amount": .int(share.amount)])
                 })
             }
+            // Parts as objects a script reads without parsing: each category with its amount in minor units.
+            if let parts = expense.parts {
+                object["parts"] = .array(parts.parts.map { .object(["category": .string($0.category), "amount": .int($0.amount)]) })
+            }
             writer.pretty(.object(object), depth: 1)
             buffer = writer.bytes
         }
@@ -63,7 +67,8 @@ struct ExpenseStream {
     /// An expense's fields under ``ExpenseClient/CSVImporter/header``: the id, the date, the amount as decimal
     /// text in its currency, the code, then every other field as its wire text, except that the payer and the
     /// split name members as a person types them (``ExpenseCore/SplitSpec/typedText(currency:name:)``), which
-    /// `import` reads back by name (``ExpenseClient/CSVImporter``).
+    /// `import` reads back by name (``ExpenseClient/CSVImporter``), and parts are as typed
+    /// (``ExpenseCore/ExpenseParts/typedText(currency:)``).
     private func csvFields(of expense: Expense) -> [String] {
         let draft = expense.draft
         return Self.csvColumns.map { column in
@@ -74,6 +79,7 @@ struct ExpenseStream {
             case .wire(let wire) where wire.field == .split:
                 expense.split?.typedText(currency: expense.currency, name: members.name) ?? ""
             case .wire(let wire) where wire.list: expense.tagsText
+            case .wire(let wire) where wire.field == .parts: expense.parts?.typedText(currency: expense.currency) ?? ""
             case .wire(let wire):
                 // An optional field left empty is an empty cell (no amount charged: not `0`).
                 wire.write(draft).map { wire.optional && ExpenseFields.isEmpty($0) ? "" : ($0.stringValue ?? $0.jsonText) } ?? ""

@@ -8,15 +8,19 @@ enum ExpenseTable {
 
     /// The table; when an expense names a payer or a split, two more columns show who paid and each member's
     /// share (`alice 60.00, bob 30.00`), named through `members`; when one has an amount charged (`--paid`), a
-    /// column shows it in `ledgerCurrency` (`128.40 EUR`); when one has tags, a column shows them (`trip,work`).
+    /// column shows it in `ledgerCurrency` (`128.40 EUR`); when one has tags, a column shows them (`trip,work`);
+    /// when one has parts in other categories, a PARTS column shows them (`household 12.30, pharmacy 9.90`: its
+    /// CATEGORY keeps the rest of its AMOUNT).
     static func render(_ expenses: [Expense], money: MoneyDisplay = .plain, members: MemberDirectory = MemberDirectory(members: []),
                        ledgerCurrency: Currency? = nil) -> String {
         let withCurrency = !money.showsCurrency
         let shared = expenses.contains { $0.paidBy != nil || $0.split != nil }
         let charged = ledgerCurrency.flatMap { currency in expenses.contains { $0.charged != nil } ? currency : nil }
         let tagged = expenses.contains { !$0.tags.isEmpty }
+        let withParts = expenses.contains { $0.parts != nil }
         let header = (withCurrency ? ["DATE", "AMOUNT", "CUR", "CATEGORY", "NOTE"] : ["DATE", "AMOUNT", "CATEGORY", "NOTE"])
-            + (shared ? ["PAID BY", "SPLIT"] : []) + (charged != nil ? ["CHARGED"] : []) + (tagged ? ["TAGS"] : []) + ["ID"]
+            + (shared ? ["PAID BY", "SPLIT"] : []) + (charged != nil ? ["CHARGED"] : []) + (tagged ? ["TAGS"] : [])
+            + (withParts ? ["PARTS"] : []) + ["ID"]
         let rows = expenses.map { expense -> [String] in
             var row = [expense.date.description, money.figure(expense.amount, currency: expense.currency)]
             if withCurrency { row.append(expense.currency.code) }
@@ -27,6 +31,11 @@ enum ExpenseTable {
             }
             if let charged { row.append(expense.charged.map { money.text($0, currency: charged) } ?? "") }
             if tagged { row.append(oneLine(expense.tagsText, width: noteWidth)) }
+            if withParts {
+                // The parts in other categories; the amount's category keeps the rest.
+                let parts = expense.parts?.parts.map { $0.category + " " + money.figure($0.amount, currency: expense.currency) } ?? []
+                row.append(oneLine(parts.joined(separator: ", "), width: noteWidth))
+            }
             row.append(String(expense.idString.prefix(8)))
             return row
         }

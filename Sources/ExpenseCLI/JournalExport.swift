@@ -162,7 +162,18 @@ package struct JournalExport: Sendable {
             charged.map { Posting(account: account, amount: -$0.amount, currency: $0.currency) }
                 ?? Posting(account: account, amount: -amount, currency: currency)
         }
-        var postings = [Posting(account: .expenses(category: expense.category), amount: amount, currency: currency, totalPrice: charged)]
+        // One expenses posting per category: each part in its own account, the rest in the expense's. With an amount
+        // charged, each posting's total price is its share of it, divided as the amount is (the shares add up to it).
+        let chargedShares = charged.map { charged in
+            expense.parts.flatMap { $0.divided(charged.amount, whole: amount, expenseId: expense.id) } ?? [charged.amount]
+        }
+        var postings: [Posting] = []
+        var index = 0
+        expense.forEachCategoryShare { category, share, _ in
+            let price = chargedShares.map { TotalPrice(amount: $0[index], currency: ledgerCurrency) }
+            postings.append(Posting(account: .expenses(category: category), amount: share, currency: currency, totalPrice: price))
+            index += 1
+        }
         if let payer = expense.paidBy, let split = expense.split {
             let shares: [SplitSpec.Share]
             do throws(SplitError) {

@@ -55,7 +55,8 @@ package enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
 package enum CSVImporter {
     /// The columns of our export, in the order `export` writes them: `id`, `date`, `amount`, `currency` (what a
     /// reader looks at first), then every other field in ``ExpenseProtocol/ExpenseFields/all``'s order, each as
-    /// its wire text (`category`, `note`, `paid_by`, `split`, `charged` in minor units of the ledger's currency, `tags` joined by commas) under
+    /// its wire text (`category`, `note`, `paid_by`, `split`, `charged` in minor units of the ledger's currency, `tags`
+    /// joined by commas, `parts` as typed, `household=12.30;pharmacy=9.90`) under
     /// its ``columnName(_:)``. `id` may be left out on
     /// import.
     package static let header = ["id", "date", "amount", "currency"]
@@ -154,7 +155,8 @@ package enum CSVImporter {
         return builder.rows
     }
 
-    /// A `paid_by` or `split` cell as its wire text: `export` names members (`alice`,
+    /// A `parts` cell as its wire text (``ExpenseCore/ExpenseParts/init(typedList:currency:)``). A `paid_by` or
+    /// `split` cell as its wire text: `export` names members (`alice`,
     /// `shares:alice=2,bob=1`, ``ExpenseCore/SplitSpec/typedText(currency:name:)``), read back by name among
     /// `members` with the split forms `add --split` takes; an id, or a split's canonical text (what exports wrote
     /// before they named members), is read as it is. Any other cell is returned unchanged. Whether a member
@@ -163,6 +165,16 @@ package enum CSVImporter {
     private static func namingMembers(_ cell: String, of field: ExpenseField, members: [Member],
                                       currency: Currency) throws(ImportError.RowProblem) -> String {
         let trimmed = cell.trimmingWhitespace
+        if field == .parts, !trimmed.isEmpty {
+            // As `export` writes them, `household=12.30;pharmacy=9.90` in the row's currency.
+            do {
+                return try ExpenseParts(typedList: trimmed, currency: currency).text
+            } catch let error as ValidationError {
+                throw ImportError.RowProblem(line: 0, code: error.code, message: "\(columnName(field)): \(error.message)")
+            } catch {
+                throw ImportError.RowProblem(line: 0, code: "invalid_parts", message: "\(columnName(field)): \(error)")
+            }
+        }
         guard field == .paidBy || field == .split, !trimmed.isEmpty else { return cell }
         func member(_ name: String) throws(SplitError) -> UUID {
             if let member = Member.named(name, in: members) { return member.id }

@@ -235,6 +235,15 @@ extension SQLiteExpenseStore {
         ALTER TABLE conflict ADD COLUMN mine_tags TEXT;
         ALTER TABLE conflict ADD COLUMN theirs_tags TEXT NOT NULL DEFAULT '';
         """,
+        // 16: the parts of the amount in other categories (`--part`, their canonical text), in every table that
+        // holds an expense (empty: none) or a draft of one (NULL: not changed).
+        """
+        ALTER TABLE expense ADD COLUMN parts TEXT NOT NULL DEFAULT '';
+        ALTER TABLE server_copy ADD COLUMN parts TEXT NOT NULL DEFAULT '';
+        ALTER TABLE outbox ADD COLUMN parts TEXT;
+        ALTER TABLE conflict ADD COLUMN mine_parts TEXT;
+        ALTER TABLE conflict ADD COLUMN theirs_parts TEXT NOT NULL DEFAULT '';
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

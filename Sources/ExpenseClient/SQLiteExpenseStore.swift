@@ -126,13 +126,19 @@ package final class SQLiteExpenseStore: ExpenseStore {
         }
     }
 
-    /// Summed in SQL (one row per day, category and currency). SQLite's integer `sum` reports an overflow as an
-    /// error rather than wrapping; that becomes `amountOverflow`.
+    /// Summed in SQL (one row per day, category and currency), the expenses with parts apart: they are read and
+    /// divided among their categories (``ExpenseBucket/summing(_:category:)``), whatever their own category, since
+    /// a part may be in the filter's. SQLite's integer `sum` reports an overflow as an error rather than wrapping;
+    /// that becomes `amountOverflow`.
     package func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket] {
         do {
-            return try connection.cached("""
+            var withParts: [Expense] = []
+            try connection.cached("""
+                SELECT \(Self.columns) FROM expense WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND parts <> ''
+                """).forEach(Array(Self.bindings(filter).prefix(2))) { withParts.append(try decode($0).expense) }
+            let plain = try connection.cached("""
                 SELECT day, category, currency, sum(amount), count(*) FROM expense
-                WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3)
+                WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3) AND parts = ''
                 GROUP BY day, category, currency
                 """).map(Self.bindings(filter)) { row in
                     guard let date = CalendarDay(ordinal: row.int(0)), let currency = Currency(code: row.text(2)) else {
@@ -141,6 +147,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
                     return ExpenseBucket(date: date, category: row.text(1), currency: currency, amount: row.int64(3),
                                          count: row.int64(4))
                 }
+            return try ExpenseBucket.merging(plain, try ExpenseBucket.summing(withParts, category: filter.category))
         } catch let error as SQLiteError where error.isIntegerOverflow {
             throw ValidationError.amountOverflow
         } catch let error as SQLiteError {

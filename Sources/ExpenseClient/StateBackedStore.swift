@@ -58,8 +58,10 @@ extension StateBackedStore {
     }
 
     package func buckets(matching filter: ExpenseFilter) throws -> [ExpenseBucket] {
-        try ExpenseBucket.summing(try current().rows.values.lazy.filter { !$0.record.deleted }.map(\.record.expense)
-            .filter { filter.matches($0) })
+        // By date only: a part may be in the filter's category when its expense is not (summing picks the category).
+        let dates = ExpenseFilter(from: filter.from, to: filter.to)
+        return try ExpenseBucket.summing(try current().rows.values.lazy.filter { !$0.record.deleted }.map(\.record.expense)
+            .filter { dates.matches($0) }, category: filter.category)
     }
 
     package func hasUnsent(kinds: Set<RecordKind>) throws -> Bool {

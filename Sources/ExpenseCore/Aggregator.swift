@@ -27,9 +27,12 @@ public struct Aggregator: Sendable {
         self.query = query
     }
 
-    /// Adds one expense if the query covers it.
+    /// Adds one expense if the query covers it: each of its parts in its own category, the remainder in its
+    /// category (``ExpenseCore/Expense/forEachCategoryShare(_:)``), so the totals per currency are its whole amount.
     public mutating func add(_ expense: Expense) throws {
-        try add(amount: expense.amount, count: 1, currency: expense.currency, category: expense.category, date: expense.date)
+        try expense.forEachCategoryShare { category, amount, count in
+            try add(amount: amount, count: count, currency: expense.currency, category: category, date: expense.date)
+        }
     }
 
     /// Adds a pre-summed bucket (`count` expenses of one currency, category and day totalling `amount`),

@@ -26,7 +26,8 @@ public struct BudgetStatus: Hashable, Sendable {
     ///
     /// - Parameters:
     ///   - expenses: live expenses (any category or currency: only the budget's own count, compared as bytes,
-    ///     ``ExactText``; a currency is never mixed with another).
+    ///     ``ExactText``; a currency is never mixed with another). An expense with parts counts with the part in
+    ///     the budget's category, or its remainder when that is its own (``Expense/forEachCategoryShare(_:)``).
     /// - Returns: `nil` when `day` is before the budget's start.
     /// - Throws: ``ValidationError/amountOverflow`` when a sum does not fit in 64 bits (through ``Aggregator``).
     public static func compute<S: Sequence>(_ budget: Budget, on day: CalendarDay, expenses: S) throws -> BudgetStatus?
@@ -36,10 +37,12 @@ public struct BudgetStatus: Hashable, Sendable {
         // Spending per period index, in one pass over the expenses.
         var spentByIndex: [Int: Int64] = [:]
         for expense in expenses
-        where expense.currency == budget.currency && ExactText.same(expense.category, budget.category)
-            && expense.date >= budget.start && expense.date <= target.end {
-            guard let index = periods.period(containing: expense.date)?.index else { continue }
-            spentByIndex[index] = try Aggregator.checkedSum(spentByIndex[index] ?? 0, expense.amount)
+        where expense.currency == budget.currency && expense.date >= budget.start && expense.date <= target.end {
+            try expense.forEachCategoryShare { category, amount, _ in
+                guard ExactText.same(category, budget.category),
+                      let index = periods.period(containing: expense.date)?.index else { return }
+                spentByIndex[index] = try Aggregator.checkedSum(spentByIndex[index] ?? 0, amount)
+            }
         }
         var carried: Int64 = 0
         var index = 0

@@ -22,12 +22,16 @@ public struct Expense: Hashable, Sendable, Identifiable {
     public let charged: Int64?
     /// Its tags (``ExpenseTags``): at most 16, sorted by their bytes, each once; empty: none.
     public let tags: [String]
+    /// The parts of the amount in other categories (`--part`), adding up to less than ``amount``: the expense's
+    /// own ``category`` takes the remainder (``ExpenseParts``); `nil`: all of it is ``category``'s.
+    public let parts: ExpenseParts?
 
     /// Made by ``ExpenseValidator`` after every check has passed. `package` so that a store re-reading rows it
     /// validated before writing (in a database this program owns) need not validate each again; anything read
     /// from outside input goes through ``ExpenseValidator/validate(_:)``.
     package init(id: UUID, amount: Int64, currency: Currency, category: String, date: CalendarDay, note: String,
-                 paidBy: UUID? = nil, split: SplitSpec? = nil, charged: Int64? = nil, tags: [String] = []) {
+                 paidBy: UUID? = nil, split: SplitSpec? = nil, charged: Int64? = nil, tags: [String] = [],
+                 parts: ExpenseParts? = nil) {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -38,6 +42,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
         self.split = split
         self.charged = charged
         self.tags = tags
+        self.parts = parts
     }
 
     /// The payer as it is stored and sent: the member's lower-case id, empty for none.
@@ -51,6 +56,9 @@ public struct Expense: Hashable, Sendable, Identifiable {
 
     /// The tags as a CSV cell and a database column hold them: joined by commas, empty for none.
     public var tagsText: String { ExpenseTags.text(tags) }
+
+    /// The parts as they are stored and sent: their text (``ExpenseParts/text``), empty for none.
+    public var partsText: String { parts?.text ?? "" }
 
     /// Each member's share in minor units (``SplitSpec/shares(amount:currency:expenseId:)``); empty when not shared.
     public var shares: [SplitSpec.Share] {
@@ -66,6 +74,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
             && ExactText.same(lhs.category, rhs.category) && ExactText.same(lhs.note, rhs.note)
             && lhs.paidBy == rhs.paidBy && lhs.split == rhs.split && lhs.charged == rhs.charged
             && ExpenseTags.same(lhs.tags, rhs.tags)
+            && lhs.parts == rhs.parts
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -79,12 +88,15 @@ public struct Expense: Hashable, Sendable, Identifiable {
         hasher.combine(split)
         hasher.combine(charged)
         for tag in tags { ExactText.hash(tag, into: &hasher) }
+        hasher.combine(parts)
     }
 
     /// This expense as `member`'s own spending (`--member`): their share of a shared expense, the whole of one
     /// they paid that nobody shares; `nil` when none of it is theirs (or their share is 0). The amount charged
     /// is divided as a converted amount is (``SplitSpec/convertedShares(amount:expenseId:)``): their part of it
-    /// (none when that part is 0, so the rate converts their share).
+    /// (none when that part is 0, so the rate converts their share). Their share is divided among the
+    /// expense's categories as the whole is (``ExpenseParts/divided(_:whole:expenseId:)``), so their spending
+    /// by category adds up to their share exactly.
     public func part(of member: UUID) -> Expense? {
         let amount: Int64
         var charged = self.charged
@@ -99,34 +111,48 @@ public struct Expense: Hashable, Sendable, Identifiable {
             amount = self.amount
         }
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                       split: split, charged: charged, tags: tags)
+                       split: split, charged: charged, tags: tags, parts: dividedParts(amount))
     }
 
     /// This expense with its amount in another currency (a converted view, ``CurrencyConverter``), every other
     /// field kept but the payer, split and amount charged, which no longer match a converted amount (an exact
-    /// split's amounts are in the old currency; the amount charged was the conversion's).
+    /// split's amounts are in the old currency; the amount charged was the conversion's). Its parts are the new
+    /// amount divided in proportion to the old parts and remainder (``ExpenseParts/divided(_:whole:expenseId:)``),
+    /// so its categories add up to the converted amount exactly.
     public func converted(amount newAmount: Int64, currency newCurrency: Currency) -> Expense {
         Expense(id: id, amount: newAmount, currency: newCurrency, category: category, date: date, note: note, paidBy: nil,
-                split: nil, tags: tags)
+                split: nil, tags: tags, parts: dividedParts(newAmount))
+    }
+
+    /// The parts of `newAmount` (a converted amount, a member's share) divided as ``amount`` is; a part that
+    /// comes to 0 is left out, and the remainder may be 0 (these parts are for totals, never validated nor
+    /// stored). `nil` when there are no parts, or `newAmount` is out of range.
+    private func dividedParts(_ newAmount: Int64) -> ExpenseParts? {
+        guard let parts else { return nil }
+        if newAmount == amount { return parts }
+        guard let amounts = parts.divided(newAmount, whole: amount, expenseId: id) else { return nil }
+        let kept = zip(parts.parts, amounts.dropFirst()).filter { $1 > 0 }.map { ExpenseParts.Part(category: $0.category, amount: $1) }
+        return kept.isEmpty ? nil : ExpenseParts(unchecked: kept)
     }
 
     /// This expense's values under another id (an import's id derived from them).
     public func with(id newId: UUID) -> Expense {
         Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                split: split, charged: charged, tags: tags)
+                split: split, charged: charged, tags: tags, parts: parts)
     }
 
     /// This expense with other tags, already checked (a merge of two checked sets, sorted and at most
     /// ``ExpenseTags/maximumCount``).
     package func with(tags newTags: [String]) -> Expense {
         Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                split: split, charged: charged, tags: newTags)
+                split: split, charged: charged, tags: newTags, parts: parts)
     }
 
     /// A draft holding these values as values (never written out as text to be parsed back), to change some of
     /// them and validate again.
     public var draft: ExpenseDraft {
         ExpenseDraft(id: .value(id), amount: amount, currency: .value(currency), category: category,
-                     date: .value(date), note: note, paidBy: paidByText, split: splitText, charged: chargedValue, tags: tags)
+                     date: .value(date), note: note, paidBy: paidByText, split: splitText, charged: chargedValue, tags: tags,
+                     parts: partsText)
     }
 }

@@ -25,6 +25,8 @@ public struct ExpenseDraft: Hashable, Sendable {
     /// The tags as given (``ExpenseValidator`` checks, sorts and de-duplicates them); empty: none (a creation that
     /// leaves them out has none).
     public var tags: [String]?
+    /// The parts' text (``ExpenseParts/text``); empty: none (a creation that leaves it out has none).
+    public var parts: String?
 
     /// No field given.
     public init() {}
@@ -32,16 +34,16 @@ public struct ExpenseDraft: Hashable, Sendable {
     /// A draft of text as it was given.
     public init(id: String? = nil, amount: Int64? = nil, currency: String? = nil,
                 category: String? = nil, date: String? = nil, note: String? = nil, paidBy: String? = nil, split: String? = nil,
-                charged: Int64? = nil, tags: [String]? = nil) {
+                charged: Int64? = nil, tags: [String]? = nil, parts: String? = nil) {
         self.init(id: id.map(DraftInput.text), amount: amount, currency: currency.map(DraftInput.text),
                   category: category, date: date.map(DraftInput.text), note: note, paidBy: paidBy, split: split, charged: charged,
-                  tags: tags)
+                  tags: tags, parts: parts)
     }
 
     /// A draft of inputs, each a value or text.
     public init(id: DraftInput<UUID>?, amount: Int64? = nil, currency: DraftInput<Currency>?,
                 category: String? = nil, date: DraftInput<CalendarDay>?, note: String? = nil, paidBy: String? = nil,
-                split: String? = nil, charged: Int64? = nil, tags: [String]? = nil) {
+                split: String? = nil, charged: Int64? = nil, tags: [String]? = nil, parts: String? = nil) {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -52,6 +54,7 @@ public struct ExpenseDraft: Hashable, Sendable {
         self.split = split
         self.charged = charged
         self.tags = tags
+        self.parts = parts
     }
 
     /// Equal when every field is, text by its bytes (``ExactText``) and a value by its text
@@ -60,7 +63,9 @@ public struct ExpenseDraft: Hashable, Sendable {
         guard lhs.amount == rhs.amount, lhs.charged == rhs.charged, ExactText.same(lhs.id?.text, rhs.id?.text),
               ExactText.same(lhs.currency?.text, rhs.currency?.text), ExactText.same(lhs.category, rhs.category),
               ExactText.same(lhs.date?.text, rhs.date?.text), ExactText.same(lhs.note, rhs.note) else { return false }
-        guard ExactText.same(lhs.paidBy, rhs.paidBy) && ExactText.same(lhs.split, rhs.split) else { return false }
+        guard ExactText.same(lhs.paidBy, rhs.paidBy) && ExactText.same(lhs.split, rhs.split) && ExactText.same(lhs.parts, rhs.parts) else {
+            return false
+        }
         switch (lhs.tags, rhs.tags) {
         case (nil, nil): return true
         case let (a?, b?): return a.count == b.count && zip(a, b).allSatisfy { ExactText.same($0, $1) }
@@ -71,13 +76,14 @@ public struct ExpenseDraft: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(amount)
         hasher.combine(charged)
-        for text in [id?.text, currency?.text, category, date?.text, note, paidBy, split] { ExactText.hash(text, into: &hasher) }
+        for text in [id?.text, currency?.text, category, date?.text, note, paidBy, split, parts] { ExactText.hash(text, into: &hasher) }
         hasher.combine(tags?.count)
         for tag in tags ?? [] { ExactText.hash(tag, into: &hasher) }
     }
 
     /// Fills in what a creation may leave out: `currency` (the ledger's) when it gives none, an empty note. (No
-    /// payer, no split, no amount charged and no tags need nothing: absent, the validator reads them as none.) The
+    /// payer, no split, no amount charged, no tags and no parts need nothing: absent, the validator reads them as
+    /// none.) The
     /// daemon applies it to every create it receives, and `add` to what it was given, so a field that a creation
     /// may leave out gets its default here, once. In place: the daemon runs it for every create of a push.
     public mutating func completeCreation(currency ledgerCurrency: Currency) {
@@ -98,6 +104,7 @@ public struct ExpenseDraft: Hashable, Sendable {
         if let split = changes.split { merged.split = split }
         if let charged = changes.charged { merged.charged = charged }
         if let tags = changes.tags { merged.tags = tags }
+        if let parts = changes.parts { merged.parts = parts }
         return merged
     }
 }

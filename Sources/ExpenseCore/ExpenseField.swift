@@ -16,16 +16,20 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     /// The expense's tags (``ExpenseTags``), a set: a conflict group of its own whose concurrent edits merge as a
     /// set (Protocol.md §7.4) instead of conflicting.
     case tags
+    /// The parts of the amount in other categories (``ExpenseParts``, `--part`); empty: none. Money with the
+    /// amount: parts are made for the amount they divide.
+    case parts
 
     /// The fields that make up an expense's values (every one but the id), in the order they are validated.
     public static let values: [ExpenseField] = allCases.filter { $0 != .id }
 
     /// The fields that are one value with this one for versions and conflicts: money, the amount, the currency,
-    /// the split and the amount charged together (Protocol.md §7.4: shares never merge with an amount they were
-    /// not made for, nor an amount charged with an amount it was not charged for); every other field alone.
+    /// the split, the amount charged and the parts together (Protocol.md §7.4: shares and parts never merge with an
+    /// amount they were not made for, nor an amount charged with an amount it was not charged for); every other
+    /// field alone.
     public var conflictGroup: [ExpenseField] {
         switch self {
-        case .amount, .currency, .split, .charged: [.amount, .currency, .split, .charged]
+        case .amount, .currency, .split, .charged, .parts: [.amount, .currency, .split, .charged, .parts]
         case .id, .category, .date, .note, .paidBy, .tags: [self]
         }
     }
@@ -38,7 +42,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     public typealias PerConflictGroup<Element> = InlineArray<6, Element>
 
     /// Something held once per value field, in ``values``' order (`ExpenseFieldTests` checks the count).
-    public typealias PerValue<Element> = InlineArray<9, Element>
+    public typealias PerValue<Element> = InlineArray<10, Element>
 
     /// The position of this field's conflict group in ``conflictGroups``; `nil` for `id`, which never changes.
     public var conflictGroupIndex: Int? {
@@ -46,7 +50,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         // `ExpenseFieldTests` holds it to `conflictGroups`.
         switch self {
         case .id: nil
-        case .amount, .currency, .split, .charged: 0
+        case .amount, .currency, .split, .charged, .parts: 0
         case .category: 1
         case .date: 2
         case .note: 3
@@ -61,10 +65,10 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     public var mergesConcurrentEdits: Bool { self == .tags }
 
     /// The conflict group's name, where versions and history name it: `money` for the amount, the currency, the
-    /// split and the amount charged, else the field's own name.
+    /// split, the amount charged and the parts, else the field's own name.
     public var conflictGroupName: String {
         switch self {
-        case .amount, .currency, .split, .charged: "money"
+        case .amount, .currency, .split, .charged, .parts: "money"
         case .id, .category, .date, .note, .paidBy, .tags: rawValue
         }
     }
@@ -82,23 +86,26 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .split: a.split == b.split
         case .charged: a.charged == b.charged
         case .tags: ExpenseTags.same(a.tags, b.tags)
+        case .parts: ExactText.same(a.partsText, b.partsText)
         }
     }
 
     /// This field's conflict group's value in `expense` as a person reads it, where two sides are shown: money
     /// with its code (`12.50 EUR`, its split as typed when it has one: `split shares:alice=2,bob=1`, and the
     /// amount charged when there is one: `charged 128.40 EUR` in `ledgerCurrency`, or in minor units, `charged
-    /// 12840`, for a caller that does not know it), the date as `YYYY-MM-DD`, the payer's name (empty: none), tags joined by commas,
+    /// 12840`, for a caller that does not know it; its parts when it has some: `parts household=12.30`), the date
+    /// as `YYYY-MM-DD`, the payer's name (empty: none), tags joined by commas,
     /// text as it is. Members are named by `names` (by default their ids, for a caller that knows no names).
     public func text(of expense: Expense, names: (UUID) -> String = { UUIDText.lowercased($0) }, ledgerCurrency: Currency? = nil) -> String {
         switch self {
         case .id: expense.idString
-        case .amount, .currency, .split, .charged:
+        case .amount, .currency, .split, .charged, .parts:
             Money.format(expense.amount, currency: expense.currency, includeCode: true)
                 + (expense.split.map { " split " + $0.typedText(currency: expense.currency, name: names) } ?? "")
                 + (expense.charged.map { charged in
                     " charged " + (ledgerCurrency.map { Money.format(charged, currency: $0, includeCode: true) } ?? "\(charged)")
                 } ?? "")
+                + (expense.parts.map { " parts " + $0.typedText(currency: expense.currency) } ?? "")
         case .category: expense.category
         case .date: expense.date.description
         case .note: expense.note
@@ -120,6 +127,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .split: draft.split = expense.splitText
         case .charged: draft.charged = expense.chargedValue
         case .tags: draft.tags = expense.tags
+        case .parts: draft.parts = expense.partsText
         }
     }
 
@@ -137,6 +145,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .split: draft.split.map { ExactText.same($0, expense.splitText) }
         case .charged: draft.charged.map { $0 == expense.chargedValue }
         case .tags: draft.tags.map { ExpenseTags.same(ExpenseTags.normalized($0), expense.tags) }
+        case .parts: draft.parts.map { ExactText.same($0, expense.partsText) }
         }
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 public enum ExpenseValidator {
     /// Turns a draft into a validated expense.
     ///
-    /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split, charged, tags; the first
-    /// problem is thrown (a split without a payer is a missing `paidBy`).
+    /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split, charged, tags,
+    /// parts; the first problem is thrown (a split without a payer is a missing `paidBy`).
     /// A missing `currency` is an error here: callers that have a default (the configured currency, the
     /// ledger's currency) fill it in first. A missing `note` is the empty note.
     /// - Throws: ``ValidationError``.
@@ -38,8 +38,9 @@ public enum ExpenseValidator {
         if split != nil && paidBy == nil { throw ValidationError.missingField(.paidBy) }
         let charged = try validateCharged(draft.charged ?? 0)
         let tags = try validateTags(draft.tags ?? [])
+        let parts = try validateParts(draft.parts ?? "", amount: amount, currency: currency, category: category)
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                       split: split, charged: charged, tags: tags)
+                       split: split, charged: charged, tags: tags, parts: parts)
     }
 
     /// Tags as stored and sent: each one a tag (``ExpenseTags/problem(with:)``), at most
@@ -54,6 +55,16 @@ public enum ExpenseValidator {
             throw ValidationError.invalidTags("\(set.count) tags; an expense has at most \(ExpenseTags.maximumCount)")
         }
         return set
+    }
+
+    /// Parts as stored and sent (``ExpenseParts/init(text:)``), none naming `category` and adding up to less than
+    /// `amount` (``ExpenseParts/validate(amount:currency:category:)``); empty for none.
+    /// - Throws: ``ValidationError/invalidParts(_:)``.
+    public static func validateParts(_ text: String, amount: Int64, currency: Currency, category: String) throws -> ExpenseParts? {
+        if text.isEmpty { return nil }
+        let parts = try ExpenseParts(text: text)
+        try parts.validate(amount: amount, currency: currency, category: category)
+        return parts
     }
 
     /// The amount charged as stored and sent: minor units of the ledger's currency, 1 … ``ExpenseRules/maximumAmount``,

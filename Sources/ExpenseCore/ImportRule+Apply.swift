@@ -35,38 +35,36 @@ extension ImportRule {
         return matchesAny ? conditions.contains(where: check) : conditions.allSatisfy(check)
     }
 
-    /// Refuses a rule with an action this program cannot apply yet (``ImportRuleError/notYetAvailable(action:)``),
-    /// so `rule add` never makes a rule that would do nothing.
-    public func checkApplicable() throws(ImportRuleError) {
-        for action in actions {
-            switch action {
-            case .part: throw .notYetAvailable(action: action.name)
-            case .setCategory, .setNote, .setPaidBy, .setSplit, .addTag: break
-            }
-        }
-    }
-
     /// The rule's actions applied to `expense`, the result checked by the expense's own rule.
     ///
     /// The one place an action changes an expense: one `switch` over the actions. A tag is added to the set the
-    /// expense has (once: tags are a set, compared by bytes). Parts are a field this program does not have yet, so
-    /// that action refuses (as `rule add` does).
+    /// expense has (once: tags are a set, compared by bytes); a part of a category replaces the part the expense
+    /// has there, if any, in the expense's currency (an amount with more decimals than the currency has is
+    /// refused, never rounded).
     /// - Throws: ``ImportRuleError``.
     public func apply(to expense: Expense) throws(ImportRuleError) -> Expense {
         var draft = expense.draft
-        for action in actions {
-            switch action {
-            case .setCategory(let category): draft.category = category
-            case .setNote(let note): draft.note = note
-            case .setPaidBy(let member): draft.paidBy = UUIDText.lowercased(member)
-            case .setSplit(let split): draft.split = split.text
-            case .addTag(let tag):
-                let tags = draft.tags ?? expense.tags
-                if !ExpenseTags.contains(tags, tag) { draft.tags = tags + [tag] }
-            case .part: throw .notYetAvailable(action: action.name)
-            }
-        }
         do {
+            for action in actions {
+                switch action {
+                case .setCategory(let category): draft.category = category
+                case .setNote(let note): draft.note = note
+                case .setPaidBy(let member): draft.paidBy = UUIDText.lowercased(member)
+                case .setSplit(let split): draft.split = split.text
+                case .addTag(let tag):
+                    let tags = draft.tags ?? expense.tags
+                    if !ExpenseTags.contains(tags, tag) { draft.tags = tags + [tag] }
+                case .part(let category, let amount):
+                    guard let minorUnits = amount.minorUnits(in: expense.currency) else {
+                        throw ValidationError.invalidParts("\(amount) has more decimals than \(expense.currency.code) has")
+                    }
+                    let text = draft.parts ?? expense.partsText
+                    var parts = text.isEmpty ? [] : try ExpenseParts(text: text).parts
+                    parts.removeAll { ExactText.same($0.category, category) }
+                    parts.append(ExpenseParts.Part(category: category, amount: minorUnits))
+                    draft.parts = try ExpenseParts(parts).text
+                }
+            }
             return try ExpenseValidator.validate(draft)
         } catch let error as ValidationError {
             throw .invalidResult(rule: label, error)

@@ -127,9 +127,12 @@ public struct PeriodStatisticsBuilder: Sendable {
         cells[cell] = sum
     }
 
-    /// Adds one expense (see ``add(amount:count:currency:category:date:)``).
+    /// Adds one expense (see ``add(amount:count:currency:category:date:)``): each part in its own category, the
+    /// remainder in the expense's (``Expense/forEachCategoryShare(_:)``).
     public mutating func add(_ expense: Expense) throws(StatisticsError) {
-        try add(amount: expense.amount, count: 1, currency: expense.currency, category: expense.category, date: expense.date)
+        try expense.forEachCategoryShare { (category, amount, count) throws(StatisticsError) in
+            try add(amount: amount, count: count, currency: expense.currency, category: category, date: expense.date)
+        }
     }
 
     /// The tables: rows, row totals, column totals and averages, every sum overflow-checked.

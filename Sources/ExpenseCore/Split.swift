@@ -216,35 +216,10 @@ public struct SplitSpec: Hashable, Sendable {
     /// `amount` divided in proportion to the weights: floors, then the units left over by largest remainder,
     /// ties by the rotation the expense id starts (``shares(amount:currency:expenseId:)``).
     private func proportionalShares(amount: Int64, expenseId: UUID) throws(SplitError) -> [Share] {
-        // Products in Int128: an amount below 2^53 times a weight below 2^53 (an exact split's; the others' are
-        // below 2^20), with a total below 2^59, cannot overflow.
-        let total = parts.reduce(Int128(0)) { $0 + Int128($1.weight) }
-        var amounts: [Int64] = []
-        var remainders: [Int128] = []
-        amounts.reserveCapacity(parts.count)
-        remainders.reserveCapacity(parts.count)
-        var given = Int128(0)
-        for part in parts {
-            let product = Int128(amount) * Int128(part.weight)
-            // The floor is at most `amount` (a weight is at most the total), so it fits; the guard keeps a broken
-            // invariant an error instead of a trap.
-            guard let floor = Int64(exactly: product / total) else { throw .amountOverflow }
-            amounts.append(floor)
-            remainders.append(product % total)
-            given += Int128(floor)
+        // Weights below 2^53 each (an exact split's; the others' are below 2^20), at most 50 of them: in range.
+        guard let amounts = ProportionalDivision.divide(amount, weights: parts.map(\.weight), rotation: expenseId) else {
+            throw .amountOverflow
         }
-        let count = parts.count
-        let (high, low) = Self.memberKey(expenseId)
-        let start = Int((UInt128(high) << 64 | UInt128(low)) % UInt128(count))
-        // Largest remainder first; among equal remainders, rotation order from `start`.
-        let order = parts.indices.sorted { a, b in
-            if remainders[a] != remainders[b] { return remainders[a] > remainders[b] }
-            return (a - start + count) % count < (b - start + count) % count
-        }
-        // The floors are each at most the exact share and fall short of it by less than one unit each.
-        let left = Int(Int128(amount) - given)
-        assert((0..<count).contains(left), "left over \(left) of \(amount) among \(count)")
-        for index in order.prefix(left) { amounts[index] += 1 }
         return zip(parts, amounts).map { Share(member: $0.member, amount: $1) }
     }
 

@@ -29,7 +29,8 @@ public struct TotalsKey: Hashable, Sendable {
         self.init(span: day.ordinal, category: category, currency: currency)
     }
 
-    /// The key of `expense`'s day, category and currency.
+    /// The key of `expense`'s day, category and currency: where its count and the rest of its amount go; each of
+    /// its parts goes under its own category's key (``Expense/categoryShares``).
     public init(_ expense: Expense) {
         self.init(day: expense.date, category: expense.category, currency: expense.currency)
     }

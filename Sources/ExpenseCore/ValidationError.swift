@@ -35,6 +35,10 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A tag is empty, longer than 32 characters, or holds whitespace, a comma or a control character, or an
     /// expense has more than 16 tags.
     case invalidTags(String)
+    /// The parts (one payment in several categories, ``ExpenseParts``) are malformed, name a category twice or
+    /// the expense's own, or do not leave the expense's own category at least one minor unit; the detail says by
+    /// how much.
+    case invalidParts(String)
 
     /// The stable snake_case code, such as `invalid_amount`.
     public var code: String {
@@ -53,6 +57,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidSplit(let error): error.code
         case .invalidCharged: "invalid_charged"
         case .invalidTags: "invalid_tags"
+        case .invalidParts: "invalid_parts"
         }
     }
 
@@ -70,6 +75,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidSplit: .split
         case .invalidCharged: .charged
         case .invalidTags: .tags
+        case .invalidParts: .parts
         }
     }
 
@@ -102,6 +108,8 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidCharged(let detail): "invalid amount charged: \(DisplayText.escapedWhole(detail))"
         // Whole: the detail is this program's sentence, any tag in it quoted (and so escaped) already.
         case .invalidTags(let detail): "invalid tags: \(DisplayText.escapedWhole(detail))"
+        // Whole: the detail is this program's sentence, any category in it quoted and escaped already.
+        case .invalidParts(let detail): "invalid parts: \(DisplayText.escapedWhole(detail))"
         }
     }
 

@@ -70,6 +70,13 @@ public enum ExpenseFields {
             draft.tags = tags
             return nil
         }, write: { draft in draft.tags.map { .array($0.map(JSONValue.string)) } }),
+        WireField(.parts, optional: true, read: { value, draft in
+            guard let text = value.stringValue else {
+                return MutationRejection(.invalidParts("it must be a string of lines MINOR_UNITS:CATEGORY, not \(Self.describe(value))"))
+            }
+            draft.parts = text
+            return nil
+        }, write: { draft in draft.parts.map(JSONValue.string) }),
     ]
 
     /// The slots of ``MutationFields``, one per entry of ``all`` (`MutationFieldsTests` checks the count).
@@ -79,8 +86,9 @@ public enum ExpenseFields {
     /// its text, text as itself. `group` is one of ``ExpenseCore/ExpenseField/conflictGroups``.
     public static func historyValue(of group: ExpenseField, in expense: Expense) -> HistoryEntry.Value {
         switch group {
-        case .amount, .currency, .split, .charged:
-            .money(amount: expense.amount, currency: expense.currency, split: expense.splitText, charged: expense.chargedValue)
+        case .amount, .currency, .split, .charged, .parts:
+            .money(amount: expense.amount, currency: expense.currency, split: expense.splitText, charged: expense.chargedValue,
+                   parts: expense.partsText)
         case .category: .text(expense.category)
         case .date: .text(expense.date.description)
         case .note: .text(expense.note)
@@ -95,9 +103,9 @@ public enum ExpenseFields {
     /// the daemon writes every group of every expense it creates.
     static func writeHistoryValue(of group: ExpenseField, in expense: Expense, to writer: inout JSONWriter) {
         switch group {
-        case .amount, .currency, .split, .charged:
+        case .amount, .currency, .split, .charged, .parts:
             HistoryEntry.Value.writeMoney(amount: expense.amount, currency: expense.currency, split: expense.splitText,
-                                          charged: expense.chargedValue, to: &writer)
+                                          charged: expense.chargedValue, parts: expense.partsText, to: &writer)
         case .category: writer.string(expense.category)
         case .date: writer.string(expense.date.description)
         case .note: writer.string(expense.note)
@@ -113,14 +121,16 @@ public enum ExpenseFields {
     public static func set(historyValue value: HistoryEntry.Value, named name: String, in draft: inout ExpenseDraft) -> Bool {
         guard let group = ExpenseField.conflictGroups.first(where: { $0.conflictGroupName == name }) else { return false }
         switch (group, value) {
-        case (.amount, .money(let amount, let currency, let split, let charged)),
-             (.currency, .money(let amount, let currency, let split, let charged)),
-             (.split, .money(let amount, let currency, let split, let charged)),
-             (.charged, .money(let amount, let currency, let split, let charged)):
+        case (.amount, .money(let amount, let currency, let split, let charged, let parts)),
+             (.currency, .money(let amount, let currency, let split, let charged, let parts)),
+             (.split, .money(let amount, let currency, let split, let charged, let parts)),
+             (.charged, .money(let amount, let currency, let split, let charged, let parts)),
+             (.parts, .money(let amount, let currency, let split, let charged, let parts)):
             draft.amount = amount
             draft.currency = .value(currency)
             draft.split = split
             draft.charged = charged
+            draft.parts = parts
         case (.category, .text(let text)): draft.category = text
         case (.date, .text(let text)): draft.date = .text(text)
         case (.note, .text(let text)): draft.note = text
@@ -138,7 +148,7 @@ public enum ExpenseFields {
         switch group {
         case .paidBy: expense.paidBy == nil
         case .tags: expense.tags.isEmpty
-        case .id, .amount, .currency, .category, .date, .note, .split, .charged: false
+        case .id, .amount, .currency, .category, .date, .note, .split, .charged, .parts: false
         }
     }
 
@@ -265,10 +275,10 @@ public enum ExpenseFields {
 
 extension ExpenseFields {
     /// The one layout of a record's object, `{"amount","category","charged","currency","date","deleted","id","note",
-    /// "paidBy","seq","split","tags","version"}` (sorted; id lower case): every field under its name, and the record's
-    /// own four members; `paidBy` and `split` only when not empty, `charged` only when not 0, `tags` (an array of
-    /// strings, sorted by their bytes) only when there is one (a record that is
-    /// not shared and has no amount charged reads as it did before they existed).
+    /// "paidBy","parts","seq","split","tags","version"}` (sorted; id lower case): every field under its name, and the
+    /// record's own four members; `paidBy`, `parts` and `split` only when not empty, `charged` only when not 0,
+    /// `tags` (an array of strings, sorted by their bytes) only when there is one (a record that is not shared, has
+    /// no amount charged, no tags and no parts reads as it did before they existed).
     /// ``Record/write(to:)`` writes a record through it, and a store its pull pages straight from its rows. `row`'s
     /// values start at column `first` (``ExpenseCore/ExpenseColumns``' positions) and are read as stored: each text
     /// valid UTF-8, the day a day (a store checks its row first); `id` as the UUID's 16 bytes, which a store reads
@@ -286,12 +296,13 @@ extension ExpenseFields {
                   row.withText(first + ExpenseColumns.paidBy) { paidBy in
                     row.withText(first + ExpenseColumns.split) { split in
                     row.withText(first + ExpenseColumns.tags) { tags in
+                    row.withText(first + ExpenseColumns.parts) { parts in
                     writer.separate()
                     // Each tag is a string of its own: a pair of quotes and a comma besides what its bytes take.
                     let tagCount = tags.isEmpty ? 0 : tags.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
                     let maximum = maximumFixedObjectBytes
                         + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
-                        + optionalMembersBytes + JSONByteCursor.maximumStringBytes(paidBy.count + split.count)
+                        + optionalMembersBytes + JSONByteCursor.maximumStringBytes(paidBy.count + split.count + parts.count)
                         + (tagCount == 0 ? 0 : tagsMemberBytes + JSONByteCursor.maximumStringBytes(tags.count) + 3 * tagCount)
                     writer.append(atMost: maximum) { out in
                         out.raw(#"{"amount":"#); out.int64(row.int64(first + ExpenseColumns.amount))
@@ -309,6 +320,7 @@ extension ExpenseFields {
                         out.raw(#","id":"#); out.uuid(bytes: id)
                         out.raw(#","note":"#); out.string(utf8: note)
                         if !paidBy.isEmpty { out.raw(#","paidBy":"#); out.string(utf8: paidBy) }
+                        if !parts.isEmpty { out.raw(#","parts":"#); out.string(utf8: parts) }
                         out.raw(#","seq":"#); out.int64(seq)
                         if !split.isEmpty { out.raw(#","split":"#); out.string(utf8: split) }
                         if tagCount > 0 {
@@ -327,6 +339,7 @@ extension ExpenseFields {
                     writer.needsComma = true
                     }
                     }
+                    }
                   }
                 }
             }
@@ -334,8 +347,9 @@ extension ExpenseFields {
     }
 
     /// The most bytes of the optional members besides their strings' contents: their names with punctuation
-    /// (`,"paidBy":` 10, `,"split":` 9, `,"charged":` 11), two pairs of quotes and an integer of at most 20 bytes.
-    static let optionalMembersBytes = 10 + 9 + 11 + 4 + 20
+    /// (`,"paidBy":` 10, `,"split":` 9, `,"charged":` 11, `,"parts":` 9), three pairs of quotes and an integer of
+    /// at most 20 bytes.
+    static let optionalMembersBytes = 10 + 9 + 11 + 9 + 6 + 20
 
     /// The bytes of the tags' member besides its strings: `,"tags":[` 9 and `]` 1.
     static let tagsMemberBytes = 10

@@ -19,8 +19,8 @@ public struct HistoryEntry: Hashable, Sendable {
     /// A field's value in a history entry. Money is one value, amount and currency together (Protocol.md §7.4).
     public enum Value: Hashable, Sendable {
         /// An expense's money: its amount and currency, its split's canonical text (empty: not shared), and the
-        /// amount charged in minor units of the ledger's currency (0: none).
-        case money(amount: Int64, currency: Currency, split: String = "", charged: Int64 = 0)
+        /// amount charged in minor units of the ledger's currency (0: none), and its parts' text (empty: none).
+        case money(amount: Int64, currency: Currency, split: String = "", charged: Int64 = 0, parts: String = "")
         case text(String)
         /// A budget's, rule's or setting's field as its record holds it (Protocol.md §10.2); `nil`: the field was
         /// removed (written as JSON `null`, a value those records never hold).
@@ -92,12 +92,12 @@ public struct HistoryEntry: Hashable, Sendable {
 }
 
 extension HistoryEntry.Value {
-    /// Writes `{"amount":…,"charged"?:…,"currency":…,"split"?:…}` for money (`charged` only when there is an amount
-    /// charged, `split` only when shared), a string otherwise.
+    /// Writes `{"amount":…,"charged"?:…,"currency":…,"parts"?:…,"split"?:…}` for money (`charged` only when there
+    /// is an amount charged, `parts` only when it has some, `split` only when shared), a string otherwise.
     public func write(to writer: inout JSONWriter) {
         switch self {
-        case .money(let amount, let currency, let split, let charged):
-            Self.writeMoney(amount: amount, currency: currency, split: split, charged: charged, to: &writer)
+        case .money(let amount, let currency, let split, let charged, let parts):
+            Self.writeMoney(amount: amount, currency: currency, split: split, charged: charged, parts: parts, to: &writer)
         case .text(let text):
             writer.string(text)
         case .data(let value?):
@@ -109,7 +109,8 @@ extension HistoryEntry.Value {
 
     /// `{"amount":…,"currency":…}`, keys as fixed fragments (the same bytes as `key(_:)` writes): this runs for
     /// every money change.
-    static func writeMoney(amount: Int64, currency: Currency, split: String = "", charged: Int64 = 0, to writer: inout JSONWriter) {
+    static func writeMoney(amount: Int64, currency: Currency, split: String = "", charged: Int64 = 0, parts: String = "",
+                           to writer: inout JSONWriter) {
         writer.beginObject()
         writer.raw("\"amount\":")
         writer.int64(amount)
@@ -119,6 +120,10 @@ extension HistoryEntry.Value {
         }
         writer.raw(",\"currency\":")
         writer.string(currency.code)
+        if !parts.isEmpty {
+            writer.raw(",\"parts\":")
+            writer.string(parts)
+        }
         if !split.isEmpty {
             writer.raw(",\"split\":")
             writer.string(split)
@@ -136,7 +141,7 @@ extension HistoryEntry.Value {
         guard let currency = Currency(code: code) else { throw .invalidMember(path: reader.sub("currency"), detail: "unknown currency") }
         let charged = reader.members["charged"] == nil ? 0 : try reader.int64("charged")
         self = .money(amount: try reader.int64("amount"), currency: currency, split: try reader.optionalString("split") ?? "",
-                      charged: charged)
+                      charged: charged, parts: try reader.optionalString("parts") ?? "")
     }
 }
 
@@ -291,11 +296,12 @@ extension HistoryEntry {
     /// `key(_:)`, no fixed fragment (the reference of HistoryChangesOrderTests).
     func sortedChangesJSON() -> [UInt8] {
         func write(_ value: Value, to writer: inout JSONWriter) {
-            guard case .money(let amount, let currency, let split, let charged) = value else { return value.write(to: &writer) }
+            guard case .money(let amount, let currency, let split, let charged, let parts) = value else { return value.write(to: &writer) }
             writer.object { writer in
                 writer.member("amount", amount)
                 if charged != 0 { writer.member("charged", charged) }
                 writer.member("currency", currency.code)
+                if !parts.isEmpty { writer.member("parts", parts) }
                 if !split.isEmpty { writer.member("split", split) }
             }
         }

@@ -20,8 +20,10 @@ extension LedgerEngine {
         var converter = CurrencyConverter(table: RateTable(records.rates, ledgerCurrency: rules.ledgerCurrency), conversion)
         var aggregator = Aggregator(query: query)
         let today = CalendarDay.today()
+        // By date only: the aggregator keeps the query's category, which a part of another category's expense may be.
+        let dates = SummaryQuery(from: query.from, to: query.to)
         do {
-            for expense in records.expenses where query.matches(date: expense.date, category: expense.category) {
+            for expense in records.expenses where dates.matches(date: expense.date, category: expense.category) {
                 let end = query.groupBy == .month ? expense.date.monthEnd : (query.to ?? today)
                 if let converted = converter.convert(expense, periodEnd: end) { try aggregator.add(converted) }
             }

@@ -28,8 +28,11 @@ extension LedgerStore {
             guard let last = page.last else { break }
             for record in page where !record.deleted && record.expense.date >= from && record.expense.date <= to {
                 let expense = record.expense
-                try body(DayTotal(day: expense.date, category: expense.category, currency: expense.currency,
-                                  amount: expense.amount, count: 1))
+                // Each part in its own category, the remainder (and the count) in the expense's.
+                try expense.forEachCategoryShare { category, amount, count in
+                    try body(DayTotal(day: expense.date, category: category, currency: expense.currency, amount: amount,
+                                      count: count))
+                }
             }
             since = last.seq
         }

@@ -22,6 +22,9 @@ extension LiveDayTotals {
         /// The last currency code read (up to 4 bytes, packed with its length) and its number.
         private var lastCode: UInt64 = .max
         private var lastCurrency: UInt16 = 0
+        /// The day cell of the record added last, whose parts ``addParts(_:)`` moves; `nil` when it was not added
+        /// to a cell (a day or currency that is none).
+        private var lastPlace: Place?
 
         /// Adds one live record: its day as `YYYYMMDD`, its category's and currency code's UTF-8 bytes, its amount.
         /// A day that is no date or a code that is no currency marks the totals damaged
@@ -29,6 +32,7 @@ extension LiveDayTotals {
         /// - Throws: ``LedgerError/storageFailed(_:)`` when a cell's sum overflows (a file the rules did not write).
         mutating func add(day ordinal: Int, category: UnsafeBufferPointer<UInt8>, currency code: UnsafeBufferPointer<UInt8>,
                           amount: Int64) throws {
+            lastPlace = nil
             guard let currency = currencyNumber(code) else {
                 totals.damage = "a live record's currency '\(String(decoding: code, as: UTF8.self))' is no currency"
                 return
@@ -43,17 +47,43 @@ extension LiveDayTotals {
             }
             let place = Place(month: month, key: CellKey(category: totals.categories.intern(bytes: category), currency: currency,
                                                          day: UInt8(ordinal % 100)))
-            guard Self.add(amount, to: &cells[place, default: Cell()]) else {
+            guard Self.add(amount, count: 1, to: &cells[place, default: Cell()]) else {
                 throw LedgerError.storageFailed("the live records' amounts overflow a total")
+            }
+            lastPlace = place
+        }
+
+        /// Moves the parts of the record ``add(day:category:currency:amount:)`` added last (`parts`, its stored
+        /// text) out of its own category's cell into their categories' cells (an amount and no count), as
+        /// ``LiveDayTotals/add(_:sign:)`` counts them; its currency's sum is unchanged.
+        /// - Throws: ``LedgerError/storageFailed(_:)`` when the text is no parts or they do not fit the amount (a
+        ///   file the rules did not write).
+        mutating func addParts(_ text: String) throws {
+            guard let place = lastPlace, let parts = try? ExpenseParts(text: text) else {
+                throw LedgerError.storageFailed("a live record's parts are not valid")
+            }
+            lastPlace = nil
+            let sum = parts.sum
+            guard let own = cells[place], own.amount > sum, Self.add(-sum, count: 0, to: &cells[place, default: Cell()]) else {
+                throw LedgerError.storageFailed("a live record's parts add up to its amount or more")
+            }
+            for part in parts.parts {
+                var partPlace = place
+                partPlace.key = CellKey(category: totals.categories.intern(part.category), currency: place.key.currency,
+                                        day: place.key.day)
+                guard Self.add(part.amount, count: 0, to: &cells[partPlace, default: Cell()]) else {
+                    throw LedgerError.storageFailed("the live records' amounts overflow a total")
+                }
             }
         }
 
-        /// Adds one record's amount to `cell`; `false` (the cell unchanged) when its sum overflows.
-        private static func add(_ amount: Int64, to cell: inout Cell) -> Bool {
+        /// Adds one record's amount (or a part's, with no count) to `cell`; `false` (the cell unchanged) when its
+        /// sum overflows.
+        private static func add(_ amount: Int64, count: Int64, to cell: inout Cell) -> Bool {
             let sum = cell.amount.addingReportingOverflow(amount)
             guard !sum.overflow else { return false }
             cell.amount = sum.partialValue
-            cell.count += 1
+            cell.count += count
             return true
         }
 

@@ -19,7 +19,7 @@ import Foundation
 ///
 /// - Important: Changes made by ``add(_:sign:)`` are journalled until ``commit()``; ``rollBack()`` takes them all
 ///   back, so nothing of a failed transaction stays (a category or currency first seen in it keeps its number,
-///   which no cell then uses: numbers are invisible). A cell whose count falls to 0 is removed.
+///   which no cell then uses: numbers are invisible). A cell left with no count and no amount is removed.
 struct LiveDayTotals {
     /// The sum and count of one cell's live records.
     struct Cell {
@@ -84,7 +84,8 @@ struct LiveDayTotals {
     private var journal: [Change] = []
 
     /// Moves `expense`'s amount and count into (`sign` 1) or out of (`sign` -1) its day's and month's cells,
-    /// journalled until ``commit()``.
+    /// journalled until ``commit()``. An expense with parts moves each part into its own category's cells (an
+    /// amount and no count) and the remainder into its category's (``ExpenseCore/Expense/forEachCategoryShare(_:)``).
     /// - Important: The rules check overflow before writing (Protocol.md §7.5): a cell's sum is at most its
     ///   currency's live total, so a cell that overflows is a programmer error (`precondition`).
     /// - Returns: the currency's number (``number(of:)``).
@@ -92,10 +93,24 @@ struct LiveDayTotals {
     mutating func add(_ expense: Expense, sign: Int64) -> UInt16 {
         let ordinal = expense.date.ordinal
         let cell = cellKey(interning: expense)
-        let change = Change(month: ordinal / 100, key: cell, amount: sign * expense.amount, count: sign)
-        let applied = apply(change)
-        precondition(applied, "the rules check overflow before writing")
-        journal.append(change)
+        guard let parts = expense.parts else {
+            let change = Change(month: ordinal / 100, key: cell, amount: sign * expense.amount, count: sign)
+            let applied = apply(change)
+            precondition(applied, "the rules check overflow before writing")
+            journal.append(change)
+            return cell.currency
+        }
+        // The parts add up to less than the amount (validated), so the remainder is positive.
+        var changes = [Change(month: ordinal / 100, key: cell, amount: sign * (expense.amount - parts.sum), count: sign)]
+        for part in parts.parts {
+            let key = CellKey(category: categories.intern(part.category), currency: cell.currency, day: cell.day)
+            changes.append(Change(month: ordinal / 100, key: key, amount: sign * part.amount, count: 0))
+        }
+        for change in changes {
+            let applied = apply(change)
+            precondition(applied, "the rules check overflow before writing")
+            journal.append(change)
+        }
         return cell.currency
     }
 
@@ -257,11 +272,12 @@ extension LiveDayTotals.Month {
         return Self.apply(&whole, key.month, amount: cell.amount, count: cell.count)
     }
 
-    /// Adds to one cell, removing it when its count falls to 0; `false` when its sum overflows.
+    /// Adds to one cell, removing it when it is empty again (no count and no amount: a cell that holds only
+    /// parts of expenses of other categories has an amount and no count); `false` when its sum overflows.
     private static func apply(_ cells: inout [LiveDayTotals.CellKey: LiveDayTotals.Cell], _ key: LiveDayTotals.CellKey,
                               amount: Int64, count: Int64) -> Bool {
         guard let left = add(&cells[key, default: LiveDayTotals.Cell()], amount: amount, count: count) else { return false }
-        if left == 0 { cells[key] = nil }
+        if left == 0 && cells[key]?.amount == 0 { cells[key] = nil }
         return true
     }
 

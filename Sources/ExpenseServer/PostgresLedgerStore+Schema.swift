@@ -248,5 +248,8 @@ extension PostgresLedgerStore {
             ALTER TABLE records ADD COLUMN tags text NOT NULL DEFAULT '';
             ALTER TABLE records ADD COLUMN tags_version bigint NOT NULL DEFAULT 1;
             """),
+        // 8: the parts of the amount in other categories (`--part`, their canonical text), empty for none and for
+        // the expenses before them; money's, so no version of their own.
+        PostgresMigration("ALTER TABLE records ADD COLUMN parts text NOT NULL DEFAULT '';"),
     ]
 }

@@ -100,6 +100,25 @@ extension PostgresLedgerStore {
                         WHERE ledger = $1 AND NOT deleted GROUP BY ledger, \(key), category, currency
                         """, [ledger])
                 }
+                // The GROUP BY counted each expense whole in its own category; its parts move to theirs.
+                var daily: [TotalsKey: TotalsDelta] = [:], monthly: [TotalsKey: TotalsDelta] = [:]
+                for stored in snapshot.records where !stored.deleted && stored.expense.parts != nil {
+                    let expense = stored.expense
+                    expense.forEachCategoryShare { category, amount, count in
+                        let key = TotalsKey(day: expense.date, category: category, currency: expense.currency)
+                        // The GROUP BY put the whole amount and the count under the expense's own key.
+                        let change = count == 1 ? amount - expense.amount : amount
+                        daily[key, default: .init()].amount += change
+                        monthly[key.month, default: .init()].amount += change
+                    }
+                }
+                for (deltas, table, column) in [(daily, "daily_totals", "day"), (monthly, "monthly_totals", "month")] {
+                    let changed = deltas.filter { $0.value.amount != 0 }.map { ($0.key, $0.value) }
+                    guard !changed.isEmpty else { continue }
+                    for statement in totalsStatements(changed, table: table, column: column, ledger: number) {
+                        try connection.query(statement.sql, statement.parameters)
+                    }
+                }
             }
         }
     }

@@ -55,7 +55,8 @@ extension PostgresLedgerStore {
             """, [.integer(number), clients.value, lasts.value])
     }
 
-    /// The transaction's aggregate changes, day and month, in two statements; rows whose count reached 0 go.
+    /// The transaction's aggregate changes, day and month, in two statements; rows left with no count and no
+    /// amount go (a row with an amount and no count holds parts of expenses of other categories).
     private func aggregateStatements() -> [PostgresStatement] {
         var monthly: [TotalsKey: TotalsDelta] = [:]
         var daily: [(TotalsKey, TotalsDelta)] = []
@@ -71,6 +72,13 @@ extension PostgresLedgerStore {
 
     private func apply(_ deltas: [(TotalsKey, TotalsDelta)], table: String,
                        column: String) -> [PostgresStatement] {
+        Self.totalsStatements(deltas, table: table, column: column, ledger: number)
+    }
+
+    /// The statements adding `deltas` to `table` (`daily_totals` by `day`, `monthly_totals` by `month`) of the
+    /// ledger numbered `ledger`, and removing the rows they leave empty.
+    static func totalsStatements(_ deltas: [(TotalsKey, TotalsDelta)], table: String, column: String,
+                                 ledger number: Int64) -> [PostgresStatement] {
         guard !deltas.isEmpty else { return [] }
         var days = PostgresBinaryArray(.int4, capacity: deltas.count), categories = PostgresBinaryArray(.text, capacity: deltas.count)
         var currencies = PostgresBinaryArray(.text, capacity: deltas.count)
@@ -89,9 +97,9 @@ extension PostgresLedgerStore {
             ON CONFLICT (ledger, \(column), category, currency)
             DO UPDATE SET amount = t.amount + excluded.amount, count = t.count + excluded.count
             """, parameters)]
-        if deltas.contains(where: { $0.1.count < 0 }) {
+        if deltas.contains(where: { $0.1.count < 0 || $0.1.amount < 0 }) {
             statements.append(PostgresStatement(
-                "DELETE FROM \(table) WHERE ledger = $1 AND count = 0 AND (\(column), category, currency) IN "
+                "DELETE FROM \(table) WHERE ledger = $1 AND count = 0 AND amount = 0 AND (\(column), category, currency) IN "
                     + "(SELECT * FROM unnest($2::integer[], $3::text[], $4::text[]))",
                 Array(parameters[0..<4])))
         }

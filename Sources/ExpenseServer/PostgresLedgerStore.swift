@@ -197,9 +197,12 @@ package final class PostgresLedgerStore: LedgerStore {
 
     private func account(_ expense: Expense, sign: Int64) throws {
         totals[expense.currency] = try Self.checkedTotal(totals[expense.currency] ?? 0, adding: sign * expense.amount, currency: expense.currency)
-        let key = TotalsKey(expense)
-        pendingDeltas[key, default: .init()].amount += sign * expense.amount
-        pendingDeltas[key, default: .init()].count += sign
+        // Each part in its own category's row, the remainder in the expense's (an expense without parts: one key).
+        expense.forEachCategoryShare { category, amount, count in
+            let key = TotalsKey(day: expense.date, category: category, currency: expense.currency)
+            pendingDeltas[key, default: .init()].amount += sign * amount
+            pendingDeltas[key, default: .init()].count += sign * count
+        }
     }
 
     package func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {

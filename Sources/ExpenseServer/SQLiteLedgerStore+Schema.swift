@@ -183,6 +183,9 @@ extension SQLiteLedgerStore {
         ALTER TABLE records ADD COLUMN tags TEXT NOT NULL DEFAULT '';
         ALTER TABLE records ADD COLUMN tags_version INTEGER NOT NULL DEFAULT 1;
         """,
+        // 12: the parts of the amount in other categories (`--part`, their canonical text), empty for none and for
+        // the expenses before them; money's, so no version of their own. A constant default rewrites no row.
+        "ALTER TABLE records ADD COLUMN parts TEXT NOT NULL DEFAULT '';",
     ]
 
     /// The index of the migration that makes `outcome_runs`.

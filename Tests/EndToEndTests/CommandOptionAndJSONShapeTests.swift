@@ -75,7 +75,7 @@ import Testing
             let ann = try ExpenseProcess()
             let id = try ann.succeed(["add", "12.50", "food", "--date", "2026-03-01"]).trimmingCharacters(in: .newlines)
             let cases: [([String], Int32, String)] = [
-                (["edit", id], 64, "Error: Nothing to change: give at least one of --amount, --category, --date, --note, --currency, --paid-by, --split, --no-split, --no-paid-by, --paid, --no-paid, --tag, --no-tags\n"),
+                (["edit", id], 64, "Error: Nothing to change: give at least one of --amount, --category, --date, --note, --currency, --paid-by, --split, --no-split, --no-paid-by, --paid, --no-paid, --tag, --no-tags, --part, --no-parts\n"),
                 (["edit", id, "--currency", "EUR"], 64,
                  "Error: --currency needs --amount too, since the same digits mean different money in another currency\n"),
                 (["edit", id, "--amount", "1.234"], 65, "Error: invalid_amount"),

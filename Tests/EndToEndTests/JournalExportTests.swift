@@ -37,6 +37,34 @@ import Testing
         ])
     }
 
+    @Test func anExpenseWithPartsPostsEachPartToItsOwnCategory() throws {
+        let expense = try ExpenseValidator.validate(ExpenseDraft(id: "00000000-0000-4000-8000-000000000009", amount: 8_420, currency: "USD",
+                                                                 category: "food", date: "2026-01-02", note: "",
+                                                                 parts: "1230:household\n990:pharmacy"))
+        let journal = try JournalExport(expenses: [expense], transfers: [], prices: [], ledgerCurrency: .usd, names: Self.name)
+        #expect(journal.transactions.map(\.postings) == [[
+            .init(account: .expenses(category: "food"), amount: 6_200, currency: Self.usd),
+            .init(account: .expenses(category: "household"), amount: 1_230, currency: Self.usd),
+            .init(account: .expenses(category: "pharmacy"), amount: 990, currency: Self.usd),
+            .init(account: .assets, amount: -8_420, currency: Self.usd),
+        ]])
+    }
+
+    /// Parts of an expense with an amount charged: each category's posting carries its share of the amount charged
+    /// as its total price, divided as the amount is, so the prices add up to what was paid.
+    @Test func partsOfAnExpenseWithAnAmountChargedShareItExactly() throws {
+        let eur = try #require(Currency(code: "EUR")), chf = try #require(Currency(code: "CHF"))
+        let expense = try ExpenseValidator.validate(ExpenseDraft(id: "00000000-0000-4000-8000-00000000000a", amount: 10_000, currency: "CHF",
+                                                                 category: "food", date: "2026-01-02", note: "", charged: 10_001,
+                                                                 parts: "3333:household"))
+        let journal = try JournalExport(expenses: [expense], transfers: [], prices: [], ledgerCurrency: eur, names: Self.name)
+        let postings = try #require(journal.transactions.first?.postings)
+        #expect(postings.map(\.amount) == [6_667, 3_333, -10_001])
+        let prices = postings.compactMap(\.totalPrice)
+        #expect(prices.map(\.currency) == [eur, eur] && prices.map(\.amount).reduce(0, +) == 10_001, "\(prices)")
+        #expect(postings.first?.currency == chf && postings.last?.currency == eur)
+    }
+
     @Test func aSharedExpenseCreditsThePayerAndDebitsEachOtherMembersShare() throws {
         let split = try SplitSpec(method: .equal, parts: [Self.alice, Self.bob, Self.carol].map { SplitSpec.Part(member: $0, weight: 1) })
         let expense = try Self.expense(3, 10_000, paidBy: Self.alice, split: split)

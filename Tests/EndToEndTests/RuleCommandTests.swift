@@ -68,7 +68,7 @@ import Testing
         }
     }
 
-    @Test("a bad regex is refused naming its position, a hostile one is bounded, parts are not available yet, a tag is checked as an expense's")
+    @Test("a bad regex is refused naming its position, a hostile one is bounded, a part or a tag is checked as an expense's")
     func refusals() async throws {
         try await onOwnThread {
             let ann = try ExpenseProcess()
@@ -78,8 +78,8 @@ import Testing
             #expect(huge.status == 65 && huge.stderr.hasPrefix("Error: invalid_regex: regex: the pattern compiles to"), "\(huge)")
             let tag = try ann.run(["rule", "add", "--match", "note~x", "--add-tag", "two words"])
             #expect(tag.status == 65 && tag.stderr.contains("invalid_value"), "a tag no expense could hold: \(tag)")
-            let part = try ann.run(["rule", "add", "--match", "note~x", "--part", "household=12.30"])
-            #expect(part.status == 65 && part.stderr.hasPrefix("Error: not_yet_available: the action part"), "\(part)")
+            let part = try ann.run(["rule", "add", "--match", "note~x", "--part", "household"])
+            #expect(part.status != 0, "a part is CATEGORY=AMOUNT: \(part)")
             for arguments in [["--match", "payee~x", "--set-category", "a"], ["--set-category", "a"], ["--match", "note~x"],
                               ["--match", "note~x", "--amount-from", "1,5", "--set-category", "a"]] {
                 #expect(try ann.run(["rule", "add"] + arguments).status == 64, "\(arguments)")
@@ -189,6 +189,21 @@ import Testing
             #expect(expenses.count == 1 && expenses.first?["id"]?.stringValue == hotel, "\(tagged)")
             #expect(expenses.first?["tags"] == .array([.string("trip-2026"), .string("work")]), "work stays one tag: \(tagged)")
             #expect(try ann.succeed(["rule", "apply"]) == "0 expenses changed by rules\n")
+        }
+    }
+
+    @Test("--part books part of a matched expense in another category, counted there by summary; one that does not fit is refused")
+    func part() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess()
+            try ann.succeed(["add", "10", "misc", "--note", "DM Drogerie", "--date", "2026-12-01"])
+            try ann.succeed(["add", "1.50", "misc", "--note", "dm", "--date", "2026-12-02"])
+            try ann.succeed(["rule", "add", "--match", "note~^dm", "--part", "household=2.00"])
+            let applied = try ann.run(["rule", "apply"])
+            #expect(applied.status != 0 && applied.stderr.contains("invalid_parts"), "1.50 cannot hold a part of 2.00: \(applied)")
+            #expect(try ann.succeed(["rule", "apply", "--to", "2026-12-01"]).hasSuffix("1 expense changed by rules\n"))
+            let summary = try ann.succeed(["summary", "--by", "category", "--from", "2026-12-01", "--to", "2026-12-01"])
+            #expect(summary.contains("household") && summary.contains("2.00") && summary.contains("8.00"), "\(summary)")
         }
     }
 

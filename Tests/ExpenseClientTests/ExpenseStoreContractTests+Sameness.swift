@@ -83,7 +83,7 @@ extension ExpenseStoreContractTests {
             amount: 500, currency: "EUR", category: "food", date: "2026-01-01", note: ""))
         try ledger.edit(try ledger.find(expense.idString), changes: ExpenseDraft(amount: 500, currency: "JPY"))
         let entry = try #require(try ledger.store.pendingMutations(limit: 10).first { $0.id == expense.id })
-        #expect(entry.fields == ExpenseDraft(amount: 500, currency: "JPY", split: "", charged: 0))
+        #expect(entry.fields == ExpenseDraft(amount: 500, currency: "JPY", split: "", charged: 0, parts: ""))
         try ledger.apply(pulled: [try record(expense, ExpenseDraft(amount: 750), version: 2)], cursor: 2)
         let local = try #require(try ledger.store.record(id: expense.id)).expense
         #expect(local.amount == 500 && local.currency.code == "JPY")

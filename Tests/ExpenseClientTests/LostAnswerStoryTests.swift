@@ -91,7 +91,7 @@ import TestSupport
         let report = try await ann.sync(daemon)
         #expect(report.newConflicts == 1 && report.openConflicts == 1 && report.pending == 0)
         let conflict = try ann.ledger.conflict(expense.idString)
-        #expect(conflict.mine == .put && conflict.mineFields == ExpenseDraft(amount: 1100, currency: "USD", split: "", charged: 0))
+        #expect(conflict.mine == .put && conflict.mineFields == ExpenseDraft(amount: 1100, currency: "USD", split: "", charged: 0, parts: ""))
         #expect(conflict.theirs.expense.amount == 1300)
         await daemon.stop()
     }
@@ -118,7 +118,7 @@ import TestSupport
         let server = try await daemon.records()
         #expect(server[expense.id]?.expense.amount == 1200 && server[expense.id]?.expense.category == "travel")
         let conflict = try ann.ledger.conflict(expense.idString)
-        #expect(conflict.mine == .put && conflict.mineFields == ExpenseDraft(amount: 1100, currency: "USD", split: "", charged: 0))
+        #expect(conflict.mine == .put && conflict.mineFields == ExpenseDraft(amount: 1100, currency: "USD", split: "", charged: 0, parts: ""))
         #expect(conflict.theirs.expense.amount == 1200)
         await daemon.stop()
     }

@@ -43,7 +43,7 @@ import Testing
         #expect(report.newConflicts == 1 && report.openConflicts == 1 && report.pushed == 0)
         let conflict = try #require(try bob.ledger.store.conflicts().first)
         // A money change carries the whole money group, amount, currency and split (Protocol.md §7.4).
-        #expect(conflict.mine == .put && conflict.mineFields == ExpenseDraft(amount: 1200, currency: "USD", split: "", charged: 0))
+        #expect(conflict.mine == .put && conflict.mineFields == ExpenseDraft(amount: 1200, currency: "USD", split: "", charged: 0, parts: ""))
         #expect(conflict.theirs.expense.amount == 1100 && conflict.theirs.version == 2)
         #expect(conflict.differences.map(\.field) == ["amount"])
         // The local view shows theirs while the conflict is open.

@@ -47,7 +47,7 @@ import Testing
 
     @Test("charged is money: one conflict group with amount, currency and split; same, copy and matches by its value")
     func fieldAnswers() throws {
-        #expect(ExpenseField.charged.conflictGroup == [.amount, .currency, .split, .charged])
+        #expect(ExpenseField.charged.conflictGroup == [.amount, .currency, .split, .charged, .parts])
         #expect(ExpenseField.charged.conflictGroupName == "money" && ExpenseField.charged.conflictGroupIndex == 0)
         #expect(ExpenseField.amount.conflictGroup.contains(.charged))
         let none = try Self.expense(charged: nil), some = try Self.expense(charged: 12_840)

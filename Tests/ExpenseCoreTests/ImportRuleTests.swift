@@ -70,12 +70,22 @@ import Testing
                              actions: [.setCategory("any")])
         #expect(try ImportRule.run([any], on: try Self.expense(), originalText: "").expense.category == "any")
         let tag = ImportRule(id: UUID(), position: 1, conditions: [.equals(.note, "x")], actions: [.addTag("trip"), .addTag("Trip")])
-        try tag.checkApplicable()
         #expect(try ImportRule.run([tag], on: try Self.expense(), originalText: "").expense.tags == [], "the condition does not hold")
         #expect(try ImportRule.run([tag, tag], on: try Self.expense(note: "x"), originalText: "").expense.tags == ["Trip", "trip"],
                 "tags compared by bytes, each added once however many rules add it")
-        let part = ImportRule(id: UUID(), position: 1, conditions: [.equals(.note, "x")], actions: [.part(category: "home", amount: try #require(RuleAmount("1")))])
-        #expect(throws: ImportRuleError.notYetAvailable(action: "part")) { try part.checkApplicable() }
+        let home = ImportRule(id: UUID(), position: 1, conditions: [.equals(.note, "x")],
+                              actions: [.part(category: "home", amount: try #require(RuleAmount("1"))),
+                                        .part(category: "home", amount: try #require(RuleAmount("2.5")))])
+        let parted = try ImportRule.run([home], on: try Self.expense(note: "x"), originalText: "").expense
+        #expect(parted.partsText == "250:home", "the second part of one category replaces the first: \(parted.partsText)")
+        let fine = ImportRule(id: UUID(), position: 1, conditions: [.equals(.note, "x")], actions: [.part(category: "home", amount: try #require(RuleAmount("0.001")))])
+        #expect(throws: ImportRuleError.self, "more decimals than EUR has: refused, never rounded") {
+            try ImportRule.run([fine], on: try Self.expense(note: "x"), originalText: "")
+        }
+        let all = ImportRule(id: UUID(), position: 1, conditions: [.equals(.note, "x")], actions: [.part(category: "home", amount: try #require(RuleAmount("23.45")))])
+        #expect(throws: ImportRuleError.self, "a part of the whole amount leaves its category nothing") {
+            try ImportRule.run([all], on: try Self.expense(note: "x"), originalText: "")
+        }
     }
 
     @Test("positions: after the last with a gap, between two neighbours, none between adjacent integers")

@@ -21,6 +21,7 @@ struct ValidationErrorTests {
         (.missingField(.note), "missing_field", .note),
         (.invalidCharged("x"), "invalid_charged", .charged),
         (.invalidTags("x"), "invalid_tags", .tags),
+        (.invalidParts("x"), "invalid_parts", .parts),
     ])
     func codeAndField(error: ValidationError, code: String, field: ExpenseField) {
         #expect(error.code == code)
@@ -50,6 +51,6 @@ struct ValidationErrorTests {
 
     @Test("field names are the wire names")
     func fieldNames() {
-        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note", "paidBy", "split", "charged", "tags"])
+        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note", "paidBy", "split", "charged", "tags", "parts"])
     }
 }

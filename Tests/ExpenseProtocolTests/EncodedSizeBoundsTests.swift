@@ -25,7 +25,10 @@ import Testing
         #expect(writer.bytes.count <= 2_100, "\(writer.bytes.count)")
         var fields = expense.draft
         fields.id = nil
-        let mutation = Mutation(mutationId: .max, type: .put, id: expense.id, baseVersion: .max, fields: ExpenseFields.json(from: fields))
+        // As a client sends the expense (PendingMutation): its empty optional fields (no payer, split, amount charged,
+        // tags or parts) left out, as a create leaves them.
+        let mutation = Mutation(mutationId: .max, type: .put, id: expense.id, baseVersion: .max,
+                                fields: ExpenseFields.json(from: fields, omittingEmpty: true))
         #expect(PushRequest.encodedBytes(of: mutation) <= 2_100, "\(PushRequest.encodedBytes(of: mutation))")
         let line = PushRequest(mutations: [mutation]).requestLine(id: RequestID(Int64.max))
         #expect(line.count - 1 <= 2_200)
@@ -79,5 +82,39 @@ import Testing
         #expect(fast.changes.first?.expense.note == note)
         let general = try Record(json: try JSONParser.parse(Array(recordJSON.utf8)))
         #expect(general.expense.note == note)
+    }
+}
+
+extension EncodedSizeBoundsTests {
+    /// Sixteen parts of the longest categories, each a distinct escaped `"` with combining marks up to 256 bytes,
+    /// and amounts of 15 digits: the most `parts` can add (Protocol.md §5.2, at most 5,500 bytes).
+    @Test("parts add at most 5,500 bytes to a mutation and to a record")
+    func partsBound() throws {
+        let plain = try Self.worstExpense()
+        let parts = (0..<16).map { index in
+            // A different first mark per part (U+0310 …), so no category repeats nor is the expense's own.
+            let first = String(Character(Unicode.Scalar(0x0310 + UInt32(index)) ?? "\u{301}"))
+            let category = (0..<64).map { position in
+                "\"" + (position == 0 ? first : String(repeating: "\u{301}", count: position < 32 ? 1 : 2))
+            }.joined()
+            return "\(ExpenseRules.maximumAmount / 17):\(category)"
+        }.joined(separator: "\n")
+        var draft = plain.draft
+        draft.parts = parts
+        let expense = try ExpenseValidator.validate(draft)
+        #expect(expense.parts?.parts.count == 16 && expense.parts?.parts.allSatisfy { $0.category.utf8.count == 256 } == true)
+        func mutationBytes(_ expense: Expense) -> Int {
+            var fields = expense.draft
+            fields.id = nil
+            return PushRequest.encodedBytes(of: Mutation(mutationId: .max, type: .put, id: expense.id, baseVersion: .max,
+                                                         fields: ExpenseFields.json(from: fields)))
+        }
+        func recordBytes(_ expense: Expense) -> Int {
+            var writer = JSONWriter()
+            Record(expense: expense, version: .max, seq: .max, deleted: false).write(to: &writer)
+            return writer.bytes.count
+        }
+        #expect(mutationBytes(expense) - mutationBytes(plain) <= 5_500, "\(mutationBytes(expense) - mutationBytes(plain))")
+        #expect(recordBytes(expense) - recordBytes(plain) <= 5_500, "\(recordBytes(expense) - recordBytes(plain))")
     }
 }

@@ -61,7 +61,9 @@ extension ExpenseRunner {
                 let connection = try SyncConnection(remote: engine.remote, clientId: try ledger.store.clientId() ?? UUID(),
                                                     clientName: nil, connectTimeout: connectTimeout)
                 defer { connection.close() }
-                result = try connection.call(SummaryRequest(query: query, conversion: converter?.conversion))
+                var asked = query
+                asked.tags = tags
+                result = try connection.call(SummaryRequest(query: asked, conversion: converter?.conversion))
             }
             summary = result?.summary ?? Summary(totals: [], groups: [])
             unconverted = result?.unconverted ?? []
@@ -99,9 +101,6 @@ extension ExpenseRunner {
     func tagFilter() throws -> [String] {
         let tags = command.texts(ExpenseOptions.tagFilter.spec)
         guard !tags.isEmpty else { return [] }
-        if command.declares(ExpenseOptions.server.spec), command[ExpenseOptions.server] {
-            throw usage("--tag filters the local copy; the daemon's figures (--server) cannot be filtered by tag")
-        }
         return try ExpenseValidator.validateTags(tags)
     }
 }

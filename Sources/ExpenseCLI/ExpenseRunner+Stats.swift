@@ -22,13 +22,15 @@ extension ExpenseRunner {
         } else if let member {
             statistics = try PeriodStatisticsBuilder.statistics(memberParts(ledger, member, ExpenseFilter(from: query.from, to: query.to, tags: tags)),
                                                          query: query)
-        } else if !tags.isEmpty {
+        } else if !tags.isEmpty && !command[ExpenseOptions.server] {
             // The store's per-day totals know no tags: the expenses with them, counted one by one.
             statistics = try PeriodStatisticsBuilder.statistics(ledger.list(ExpenseFilter(from: query.from, to: query.to, tags: tags)),
                                                                 query: query)
             noteUnsynced(ledger)
         } else if command[ExpenseOptions.server] {
-            let result = try serverStatistics(query, conversion: converter?.conversion, ledger: ledger)
+            var asked = query
+            asked.tags = tags
+            let result = try serverStatistics(asked, conversion: converter?.conversion, ledger: ledger)
             statistics = result.statistics
             unconverted = result.unconverted
         } else {

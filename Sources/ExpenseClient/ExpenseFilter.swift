@@ -20,7 +20,7 @@ package struct ExpenseFilter: Hashable, Sendable {
 
     /// Whether `expense` has every tag of ``tags``.
     package func hasTags(_ expense: Expense) -> Bool {
-        tags.allSatisfy { ExpenseTags.contains(expense.tags, $0) }
+        ExpenseTags.containsAll(expense.tags, tags)
     }
 
     /// Equal when every member is, the category by its bytes: two such filters pass the same expenses.

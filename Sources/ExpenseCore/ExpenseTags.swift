@@ -27,6 +27,10 @@ public enum ExpenseTags {
     /// Whether `tags` holds `tag` (by its bytes).
     public static func contains(_ tags: [String], _ tag: String) -> Bool { tags.contains { ExactText.same($0, tag) } }
 
+    /// Whether `tags` (an expense's) hold every one of `wanted` (`--tag`, all of them): the one rule of every filter by
+    /// tags, local and the daemon's.
+    public static func containsAll(_ tags: [String], _ wanted: [String]) -> Bool { wanted.allSatisfy { contains(tags, $0) } }
+
     /// Whether `a` and `b` are the same set (each sorted and unique, as an expense holds them).
     public static func same(_ a: [String], _ b: [String]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { ExactText.same($0, $1) }

@@ -8,6 +8,25 @@ public struct StatisticsQuery: Hashable, Sendable {
     public var byCategory: Bool
     public var currency: Currency?
     public var today: CalendarDay
+    /// Only the expenses that carry every one of these tags (``ExpenseTags/containsAll(_:_:)``); empty: all. Set
+    /// after the range is resolved: it changes which expenses count, not the periods.
+    public var tags: [String] = []
+
+    /// Equal when every member is, the tags by their bytes (``ExpenseTags/same(_:_:)``).
+    public static func == (lhs: StatisticsQuery, rhs: StatisticsQuery) -> Bool {
+        lhs.period == rhs.period && lhs.from == rhs.from && lhs.to == rhs.to && lhs.byCategory == rhs.byCategory
+            && lhs.currency == rhs.currency && lhs.today == rhs.today && ExpenseTags.same(lhs.tags, rhs.tags)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(period)
+        hasher.combine(from)
+        hasher.combine(to)
+        hasher.combine(byCategory)
+        hasher.combine(currency)
+        hasher.combine(today)
+        for tag in tags { ExactText.hash(tag, into: &hasher) }
+    }
 
     /// At most this many periods in one query (about 19 years of weeks): the client's table and the daemon's
     /// answer stay small (Protocol.md §5.10).

@@ -11,17 +11,22 @@ public struct SummaryQuery: Hashable, Sendable {
     public var to: CalendarDay?
     public var category: String?
     public var groupBy: SummaryGrouping
+    /// Only the expenses that carry every one of these tags (``ExpenseTags/containsAll(_:_:)``); empty: all.
+    public var tags: [String]
 
-    public init(from: CalendarDay? = nil, to: CalendarDay? = nil, category: String? = nil, groupBy: SummaryGrouping = .none) {
+    public init(from: CalendarDay? = nil, to: CalendarDay? = nil, category: String? = nil, groupBy: SummaryGrouping = .none,
+                tags: [String] = []) {
         self.from = from
         self.to = to
         self.category = category
         self.groupBy = groupBy
+        self.tags = ExpenseTags.normalized(tags)
     }
 
     /// Equal when every member is, the category by its bytes (``ExactText``): two such queries cover the same expenses.
     public static func == (lhs: SummaryQuery, rhs: SummaryQuery) -> Bool {
         lhs.from == rhs.from && lhs.to == rhs.to && lhs.groupBy == rhs.groupBy && ExactText.same(lhs.category, rhs.category)
+            && ExpenseTags.same(lhs.tags, rhs.tags)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -29,6 +34,7 @@ public struct SummaryQuery: Hashable, Sendable {
         hasher.combine(to)
         hasher.combine(groupBy)
         ExactText.hash(category, into: &hasher)
+        for tag in tags { ExactText.hash(tag, into: &hasher) }
     }
 
     /// Whether an expense with this date and category is covered.

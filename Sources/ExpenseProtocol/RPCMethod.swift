@@ -97,6 +97,23 @@ struct ParamsReader {
         return day
     }
 
+    /// `tags` of `summary` and `stats`: an optional array of tags, each checked by the expense's own rule
+    /// (``ExpenseCore/ExpenseTags/problem(with:)``), at most ``ExpenseCore/ExpenseTags/maximumCount``; empty when absent.
+    func tags() throws(RPCError) -> [String] {
+        guard let value = optional("tags") else { return [] }
+        guard let elements = value.arrayValue else { throw .invalidParams("tags must be an array of strings", field: "tags") }
+        var tags: [String] = []
+        for element in elements {
+            guard let tag = element.stringValue else { throw .invalidParams("tags must be an array of strings", field: "tags") }
+            if let problem = ExpenseTags.problem(with: tag) { throw .invalidParams("tags: \(problem)", field: "tags") }
+            tags.append(tag)
+        }
+        guard tags.count <= ExpenseTags.maximumCount else {
+            throw .invalidParams("tags: at most \(ExpenseTags.maximumCount)", field: "tags")
+        }
+        return ExpenseTags.normalized(tags)
+    }
+
     func int64(_ key: String) throws(RPCError) -> Int64 {
         guard let value = optional(key) else { throw .invalidParams("\(key) is missing", field: key) }
         guard let number = value.int64Value else { throw .invalidParams("\(key) must be an integer", field: key) }

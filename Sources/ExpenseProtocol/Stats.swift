@@ -1,7 +1,7 @@
 import ExpenseCore
 
 /// `stats` `{"period":"week"|"month"|"quarter"|"year"?,"from":…?,"to":…?,"byCategory":bool?,"currency":…?,"today":…?,
-/// "in":…?,"at":…?}` (Protocol.md §5.10): the daemon's ``PeriodStatistics``, computed by the same core code as the
+/// "in":…?,"at":…?,"tags":[…]?}` (Protocol.md §5.10): the daemon's ``PeriodStatistics``, computed by the same core code as the
 /// client's, converted into one currency with `in`.
 public struct StatsRequest: RPCMethodRequest, Hashable {
     public typealias Response = StatsResult
@@ -19,10 +19,13 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
     /// `in` and `at`: every amount converted into one currency with the ledger's rates, expense by expense
     /// (`currency` then picks the expenses' own currency); `nil`: one table per currency, from the aggregates.
     public var conversion: ViewConversion?
+    /// Only the expenses that carry every one of these tags (sorted by their bytes, each once); empty: all.
+    public var tags: [String]
 
     public init(period: StatisticsPeriod = .month, from: CalendarDay? = nil, to: CalendarDay? = nil,
                 byCategory: Bool = false, currency: Currency? = nil, today: CalendarDay? = nil,
-                conversion: ViewConversion? = nil) {
+                conversion: ViewConversion? = nil, tags: [String] = []) {
+        self.tags = ExpenseTags.normalized(tags)
         self.period = period
         self.from = from
         self.to = to
@@ -36,7 +39,7 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
     /// `conversion` says.
     public init(query: StatisticsQuery, conversion: ViewConversion? = nil) {
         self.init(period: query.period, from: query.from, to: query.to, byCategory: query.byCategory,
-                  currency: query.currency, today: query.today, conversion: conversion)
+                  currency: query.currency, today: query.today, conversion: conversion, tags: query.tags)
     }
 
     /// Reads the params; every member is optional and `params` may be omitted.
@@ -66,7 +69,8 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
             currency = parsed
         }
         self.init(period: period, from: try reader.optionalDay("from"), to: try reader.optionalDay("to"), byCategory: byCategory,
-                  currency: currency, today: try reader.optionalDay("today"), conversion: try reader.conversion())
+                  currency: currency, today: try reader.optionalDay("today"), conversion: try reader.conversion(),
+                  tags: try reader.tags())
         _ = try query(defaultToday: today ?? ExpenseRules.earliestDate)
     }
 
@@ -74,8 +78,10 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
     /// - Throws: ``RPCError``: −32602 with reason `empty_range` (field `from`) or `too_many_periods` (field `period`).
     public func query(defaultToday: CalendarDay) throws(RPCError) -> StatisticsQuery {
         do {
-            return try StatisticsQuery.resolving(period: period, from: from, to: to, byCategory: byCategory,
-                                                 currency: currency, today: today ?? defaultToday)
+            var query = try StatisticsQuery.resolving(period: period, from: from, to: to, byCategory: byCategory,
+                                                      currency: currency, today: today ?? defaultToday)
+            query.tags = tags
+            return query
         } catch {
             switch error {
             case .emptyRange: throw .invalidParams(error.message, field: "from", reason: error.code)
@@ -92,7 +98,7 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
                        field: nil, reason: "result_too_large")
     }
 
-    /// Writes `{"at"?,"byCategory","currency"?,"from"?,"in"?,"period","to"?,"today"?}`.
+    /// Writes `{"at"?,"byCategory","currency"?,"from"?,"in"?,"period","tags"?,"to"?,"today"?}`.
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
         if let conversion { writer.member("at", conversion.valuation.description) }
@@ -101,6 +107,7 @@ public struct StatsRequest: RPCMethodRequest, Hashable {
         if let from { writer.member("from", from.description) }
         if let conversion { writer.member("in", conversion.target.code) }
         writer.member("period", period.rawValue)
+        if !tags.isEmpty { writer.member("tags", JSONValue.array(tags.map(JSONValue.string))) }
         if let to { writer.member("to", to.description) }
         if let today { writer.member("today", today.description) }
         writer.endObject()

@@ -30,11 +30,12 @@ public struct SummaryRequest: RPCMethodRequest, Hashable {
             }
             grouping = parsed
         }
-        query = SummaryQuery(from: try reader.optionalDay("from"), to: try reader.optionalDay("to"), category: try reader.optionalString("category"), groupBy: grouping)
+        query = SummaryQuery(from: try reader.optionalDay("from"), to: try reader.optionalDay("to"), category: try reader.optionalString("category"),
+                             groupBy: grouping, tags: try reader.tags())
         conversion = try reader.conversion()
     }
 
-    /// Writes `{"at"?,"category"?,"from"?,"groupBy","in"?,"to"?}`.
+    /// Writes `{"at"?,"category"?,"from"?,"groupBy","in"?,"tags"?,"to"?}`.
     public func writeParams(to writer: inout JSONWriter) {
         writer.beginObject()
         if let conversion { writer.member("at", conversion.valuation.description) }
@@ -42,6 +43,7 @@ public struct SummaryRequest: RPCMethodRequest, Hashable {
         if let from = query.from { writer.member("from", from.description) }
         writer.member("groupBy", query.groupBy.rawValue)
         if let conversion { writer.member("in", conversion.target.code) }
+        if !query.tags.isEmpty { writer.member("tags", JSONValue.array(query.tags.map(JSONValue.string))) }
         if let to = query.to { writer.member("to", to.description) }
         writer.endObject()
     }

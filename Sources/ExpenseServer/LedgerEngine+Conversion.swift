@@ -2,58 +2,71 @@ import ExpenseCore
 import ExpenseProtocol
 
 extension LedgerEngine {
-    /// A summary converted into one currency (Protocol.md §5.4, `in` and `at`): the live expenses of the query's
-    /// range and the ledger's rates, read as one state (``LedgerStore/records(_:)``), each expense converted and
-    /// rounded once by the core's ``ExpenseCore/CurrencyConverter`` (the client's own function over its copy),
-    /// then totalled. Reads every expense of the range on the ledger's thread, where an unconverted summary reads
-    /// aggregates. `at: end` values an amount at its month's last day when grouped by month, else at the query's
-    /// `to`, or the daemon's today when the range is open.
+    /// A summary read from the live expenses themselves rather than the store's aggregates, which know neither
+    /// rates nor tags: only the expenses carrying every tag of `query.tags` (``ExpenseCore/ExpenseTags/containsAll(_:_:)``,
+    /// the client's rule), and with a `conversion` (Protocol.md §5.4, `in` and `at`) each converted and rounded once
+    /// by the core's ``ExpenseCore/CurrencyConverter`` (the client's own function over its copy), then totalled. The
+    /// range's expenses and the ledger's rates are read as one state (``LedgerStore/records(_:)``), on the ledger's
+    /// thread. `at: end` values an amount at its month's last day when grouped by month, else at the query's `to`, or
+    /// the daemon's today when the range is open.
     /// - Throws: ``LedgerError/storage(_:)``; a total that does not fit in 64 bits is −32603 with reason
     ///   `amount_overflow`, never a wrong number.
-    func summary(_ query: SummaryQuery, converting conversion: ViewConversion) throws -> SummaryResult {
+    func summary(_ query: SummaryQuery, fromRecords conversion: ViewConversion?) throws -> SummaryResult {
         let records: SelectedRecords
         do {
             records = try store.records(.converting(from: query.from, to: query.to))
         } catch {
             throw LedgerError.storage(error)
         }
-        var converter = CurrencyConverter(table: RateTable(records.rates, ledgerCurrency: rules.ledgerCurrency), conversion)
         var aggregator = Aggregator(query: query)
-        let today = CalendarDay.today()
         // By date only: the aggregator keeps the query's category, which a part of another category's expense may be.
         let dates = SummaryQuery(from: query.from, to: query.to)
+        let expenses = records.expenses.lazy.filter {
+            dates.matches(date: $0.date, category: $0.category) && ExpenseTags.containsAll($0.tags, query.tags)
+        }
         do {
-            for expense in records.expenses where dates.matches(date: expense.date, category: expense.category) {
+            guard let conversion else {
+                for expense in expenses { try aggregator.add(expense) }
+                return SummaryResult(summary: aggregator.summary, cursor: records.head)
+            }
+            var converter = CurrencyConverter(table: RateTable(records.rates, ledgerCurrency: rules.ledgerCurrency), conversion)
+            let today = CalendarDay.today()
+            for expense in expenses {
                 let end = query.groupBy == .month ? expense.date.monthEnd : (query.to ?? today)
                 if let converted = converter.convert(expense, periodEnd: end) { try aggregator.add(converted) }
             }
+            return SummaryResult(summary: aggregator.summary, cursor: records.head, conversion: conversion, unconverted: converter.unconverted)
         } catch {
-            throw RPCError(code: RPCError.internalErrorCode, message: "a converted total does not fit in 64 bits", reason: "amount_overflow")
+            throw RPCError(code: RPCError.internalErrorCode, message: "a total does not fit in 64 bits", reason: "amount_overflow")
         }
-        return SummaryResult(summary: aggregator.summary, cursor: records.head, conversion: conversion, unconverted: converter.unconverted)
     }
 }
 
 extension LedgerEngine {
-    /// `stats` converted into one currency (Protocol.md §5.10, `in` and `at`): the live expenses of the query's
-    /// range and the ledger's rates, read as one state (``LedgerStore/records(_:)``), built by the core's
-    /// ``ExpenseCore/ConvertedStatisticsBuilder``, the client's own function over its copy. Reads every expense of
-    /// the range (O(expenses in the range)) where unconverted statistics read per-day totals.
+    /// `stats` read from the live expenses themselves rather than the per-day totals, which know neither rates nor
+    /// tags: only the expenses carrying every tag of `query.tags`, and with a `conversion` (Protocol.md §5.10, `in`
+    /// and `at`) built by the core's ``ExpenseCore/ConvertedStatisticsBuilder``, the client's own function over its
+    /// copy. The range's expenses and the ledger's rates are read as one state (``LedgerStore/records(_:)``):
+    /// O(expenses in the range).
     /// - Throws: ``LedgerError/storage(_:)``; a sum that does not fit in 64 bits is −32603 with reason
     ///   `amount_overflow`, never a wrong number.
-    package func statistics(_ query: StatisticsQuery, converting conversion: ViewConversion) throws -> StatsResult {
+    package func statistics(_ query: StatisticsQuery, fromRecords conversion: ViewConversion?) throws -> StatsResult {
         let records: SelectedRecords
         do {
             records = try store.records(.converting(from: query.from, to: query.to))
         } catch {
             throw LedgerError.storage(error)
         }
-        var builder = ConvertedStatisticsBuilder(query: query, converter: CurrencyConverter(table: rateTable(records), conversion))
-        do throws(StatisticsError) {
-            for expense in records.expenses { try builder.add(expense) }
+        let expenses = records.expenses.lazy.filter { ExpenseTags.containsAll($0.tags, query.tags) }
+        do {
+            guard let conversion else {
+                return StatsResult(statistics: try PeriodStatisticsBuilder.statistics(expenses, query: query), cursor: records.head)
+            }
+            var builder = ConvertedStatisticsBuilder(query: query, converter: CurrencyConverter(table: rateTable(records), conversion))
+            for expense in expenses { try builder.add(expense) }
             return StatsResult(statistics: try builder.build(), cursor: records.head, conversion: conversion,
                                unconverted: builder.converter.unconverted)
-        } catch {
+        } catch let error as StatisticsError {
             throw RPCError(code: RPCError.internalErrorCode, message: error.message, reason: error.code)
         }
     }

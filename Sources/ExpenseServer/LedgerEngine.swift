@@ -145,9 +145,9 @@ package final class LedgerEngine {
     }
 
     /// The summary of the live records the query covers: from the store's aggregates, or, with a `conversion`,
-    /// converted (``summary(_:converting:)``).
+    /// converted or filtered by tags (``summary(_:fromRecords:)``).
     package func summary(_ query: SummaryQuery, conversion: ViewConversion? = nil) throws -> SummaryResult {
-        if let conversion { return try summary(query, converting: conversion) }
+        if conversion != nil || !query.tags.isEmpty { return try summary(query, fromRecords: conversion) }
         do {
             try store.refresh()
             return SummaryResult(summary: try store.summary(query), cursor: store.head)

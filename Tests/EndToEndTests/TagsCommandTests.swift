@@ -109,11 +109,9 @@ import Testing
             try ann.succeed(["report", "--output", report, "--from", "2026-03-01", "--to", "2026-03-31", "--tag", "work"])
             let html = try String(contentsOfFile: report, encoding: .utf8)
             #expect(html.contains("12.50") && !html.contains("49.50") && !html.contains("USD"), "report")
-            // A tag no expense can have is a data error; --server cannot filter by tag.
+            // A tag no expense can have is a data error.
             let bad = try ann.run(["list", "--tag", "a b"])
             #expect(bad.status == 65 && bad.stderr.contains("invalid_tags"), "\(bad)")
-            let server = try ann.run(["summary", "--tag", "work", "--server"])
-            #expect(server.status == 64 && server.stderr.contains("--server"), "\(server)")
 
             let text = try ann.succeed(["tag", "list"], environment: Self.environment)
             #expect(text == "TAG        COUNT  TOTALS\ntrip-2026      3  42.50 EUR, 20.00 USD\nwork           1  12.50 EUR\n", "\(text)")

@@ -97,6 +97,30 @@ import Testing
         }
     }
 
+    @Test("summary and stats --server --tag: the daemon counts only the expenses with every tag, as the local copy does")
+    func serverFiltersByTag() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess()
+            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann])
+            defer { _ = daemon.stop() }
+            try ann.succeed(["add", "12.50", "food", "--date", "2026-03-02", "--tag", "work", "--tag", "trip-2026"])
+            try ann.succeed(["add", "30", "hotel", "--date", "2026-03-03", "--tag", "trip-2026"])
+            try ann.succeed(["add", "7", "food", "--date", "2026-03-04"])
+            try ann.succeed(["add", "84.20", "food", "--date", "2026-03-05", "--tag", "trip-2026", "--part", "household=12.30"])
+            try ann.succeed(["sync"])
+            let month = ["--from", "2026-03-01", "--to", "2026-03-31"]
+            for arguments in [["summary", "--tag", "trip-2026", "--by", "category", "--json"], ["summary", "--tag", "trip-2026", "--tag", "work", "--json"],
+                              ["stats", "--tag", "trip-2026", "--by", "category", "--json"] + month] {
+                let local = try ann.succeed(arguments)
+                #expect(try ann.succeed(arguments + ["--server"]) == local, "\(arguments)")
+            }
+            let trip = try ann.succeed(["summary", "--tag", "trip-2026", "--server", "--json"])
+            #expect(trip.contains("12670") && !trip.contains("13370"), "12.50 + 30.00 + 84.20, not the untagged 7.00: \(trip)")
+            let bad = try ann.run(["summary", "--tag", "a b", "--server"])
+            #expect(bad.status == 65 && bad.stderr.contains("invalid_tags"), "\(bad)")
+        }
+    }
+
     @Test("the daemon refuses tags the client would refuse: invalid_tags")
     func daemonRefuses() async throws {
         try await onOwnThread {

@@ -95,7 +95,7 @@ import Testing
         #expect(ImportRule.position(between: 10, and: 20) == 15)
         #expect(ImportRule.position(between: 10, and: 11) == nil)
         #expect(ImportRule.position(between: nil, and: 10) == 10 - ImportRule.positionGap)
-        #expect(ImportRule.position(after: Int64.max - 1) ?? 0 > 0)
+        #expect(ImportRule.position(after: Int64.max - 1) > 0)
     }
 }
 

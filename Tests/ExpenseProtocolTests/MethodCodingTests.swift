@@ -80,6 +80,7 @@ import Testing
         let query = SummaryQuery(from: CalendarDay("2026-01-01"), to: CalendarDay("2026-12-31"), category: "food", groupBy: .month)
         try checkParams(SummaryRequest(query: query), json: #"{"category":"food","from":"2026-01-01","groupBy":"month","to":"2026-12-31"}"#)
         try checkParams(SummaryRequest(), json: #"{"groupBy":"none"}"#)
+        try checkParams(SummaryRequest(query: SummaryQuery(tags: ["work", "Trip"])), json: #"{"groupBy":"none","tags":["Trip","work"]}"#)
         #expect(try SummaryRequest(params: nil) == SummaryRequest())
         let result = SummaryResult(summary: Summary(
             totals: [CurrencyTotal(currency: .usd, amount: 3750, count: 3)],
@@ -90,6 +91,7 @@ import Testing
     @Test(arguments: [
         (#"{"from":"2026-02-30"}"#, "from"), (#"{"to":20261130}"#, "to"), (#"{"from":"1899-12-31"}"#, "from"),
         (#"{"category":5}"#, "category"), (#"{"groupBy":"year"}"#, "groupBy"), (#"{"groupBy":null,"from":"x"}"#, "from"),
+        (#"{"tags":"work"}"#, "tags"), (#"{"tags":["a b"]}"#, "tags"), (#"{"tags":[1]}"#, "tags"),
     ])
     func summaryErrors(json: String, field: String) {
         let error = paramsError(SummaryRequest.self, json)

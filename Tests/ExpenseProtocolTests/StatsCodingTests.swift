@@ -21,5 +21,13 @@ import Testing
         #expect(String(decoding: request.paramsBytes, as: UTF8.self)
                 == #"{"byCategory":true,"from":"2026-10-01","period":"month","to":"2026-11-30","today":"2026-11-30"}"#)
         #expect(try StatsRequest(params: try JSONParser.parse(request.paramsBytes)) == request)
+        var tagged = query
+        tagged.tags = ["trip-2026", "work"]
+        let filtered = StatsRequest(query: tagged)
+        #expect(StatsRequest(tags: ["work", "trip-2026"]).tags == tagged.tags, "a request's tags are sorted by their bytes")
+        #expect(String(decoding: filtered.paramsBytes, as: UTF8.self)
+                == #"{"byCategory":true,"from":"2026-10-01","period":"month","tags":["trip-2026","work"],"to":"2026-11-30","today":"2026-11-30"}"#,
+                "sorted by their bytes")
+        #expect(try StatsRequest(params: try JSONParser.parse(filtered.paramsBytes)).query(defaultToday: day("2026-11-30")) == tagged)
     }
 }

@@ -58,7 +58,7 @@ import TestSupport
             for (byCategory, currency) in [(false, nil), (true, nil), (false, Currency.usd)] {
                 let query = try StatisticsQuery(period: .month, from: from, to: to, byCategory: byCategory, currency: currency, today: to)
                 let conversion = ViewConversion(target: euro, valuation: valuation)
-                let answer = try engine.statistics(query, converting: conversion)
+                let answer = try engine.statistics(query, fromRecords: conversion)
                 var builder = ConvertedStatisticsBuilder(query: query, converter: CurrencyConverter(
                     table: RateTable(read.rates, ledgerCurrency: euro), conversion))
                 for expense in read.expenses { try builder.add(expense) }
@@ -69,7 +69,7 @@ import TestSupport
         // At then: January 30.00 USD × 0.92 = 27.60; February 1000 JPY / 160 = 6.25, 12.00 USD × 0.92 = 11.04 and
         // 5.00 EUR: 22.29. 20.00 CHF has no rate.
         let query = try StatisticsQuery(period: .month, from: from, to: to, today: to)
-        let then = try engine.statistics(query, converting: ViewConversion(target: euro))
+        let then = try engine.statistics(query, fromRecords: ViewConversion(target: euro))
         #expect(then.statistics.tables.map(\.currency) == [euro] && then.statistics.tables.first?.rows.map(\.total) == [2_760, 2_229])
         #expect(then.unconverted.map { "\($0.currency.code) \($0.amount ?? -1) \($0.reason.rawValue)" } == ["CHF 2000 no_rate"])
     }

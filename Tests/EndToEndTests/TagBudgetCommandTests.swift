@@ -26,6 +26,9 @@ import Testing
             let over = try ann.run(["add", "20", "travel", "--tag", "trip-2026", "--date", "2026-03-06"], environment: Self.env)
             #expect(over.status == 0, "\(over)")
             #expect(over.stderr == "Warning: the 'tag:trip-2026' budget is over by 4.20 EUR for 2026-03-01 to 2026-03-31.\n", "\(over)")
+            // Set again: the same budget (its id), a new amount from April; March keeps 100.
+            let again = try ann.succeed(["budget", "set", "--tag", "trip-2026", "150", "--from", "2026-04-01"], environment: Self.env)
+            #expect(again == id)
             let status = try ann.succeed(["budget", "status", "--on", "2026-03-31"], environment: Self.env)
             // Category budgets first, then tag budgets; names padded to the longest.
             #expect(status == "pharmacy       EUR  2026-03-01 to 2026-03-31  budgeted 50.00, spent 9.90, left 40.10\n"
@@ -35,6 +38,8 @@ import Testing
             #expect(json.contains(#""tag" : "trip-2026""#) && json.contains(#""spent" : 10420"#), "\(json)")
             let list = try ann.succeed(["budget", "list"], environment: Self.env)
             #expect(list.contains("tag:trip-2026") && list.split(separator: "\n").count == 3, "\(list)")
+            let april = try ann.succeed(["budget", "status", "--on", "2026-04-15", "--json"])
+            #expect(april.contains(#""budgeted" : 15000"#), "\(april)")
             let listJSON = try ann.succeed(["budget", "list", "--json"])
             #expect(listJSON.contains(#""tag" : "trip-2026""#) && listJSON.contains(#""category" : "trip-2026""#), "\(listJSON)")
             try ann.succeed(["budget", "remove", "--tag", "trip-2026"])

@@ -137,6 +137,10 @@ enum ExpenseOptions {
     /// `budget set --period`.
     static let budgetPeriod = TypedOption<BudgetPeriodLength>.choice(
         "period", help: "The period (default: month; unchanged when changing).")
+    /// `budget set|remove --tag`: a budget of the expenses carrying this tag, instead of a category's (checked by
+    /// the expense's own rule when the budget is stored: exit 65, `invalid_tags`).
+    static let budgetTag = TypedOption<String>.text(
+        "tag", value: "tag", help: "A budget for the expenses with this tag (whole amounts), instead of a category.")
     /// `budget set --rollover`.
     static let rollover = TypedOption<BudgetRollover>.choice("rollover", help: "What a period's left does to the next (default: none).")
     /// What `export --format` writes.

@@ -14,7 +14,7 @@ struct ConvertedBudgets {
 
 extension ExpenseRunner {
     /// Each budget's status on `day` in the converter's target (`--in`): the budget counts every expense of its
-    /// category, whatever its currency, each converted (an expense with no rate is left out and counted by the
+    /// category (or tag), whatever its currency, each converted (an expense with no rate is left out and counted by the
     /// converter once, however many budgets it falls in), against its limit (and so what it carries) converted
     /// on its period's end, or on `--at DATE`. With `member`, their part of each expense
     /// (``ExpenseCore/Expense/part(of:)``), before it is converted. `--at end` values the expenses on the end of
@@ -58,7 +58,7 @@ extension ExpenseRunner {
     /// One line per budget whose limit was not converted, for standard output after the converted ones.
     func unconvertedBudgetLines(_ budgets: ConvertedBudgets, into target: Currency) -> [String] {
         budgets.unconverted.map { budget, day in
-            "the \(DisplayText.quoted(budget.category)) budget in \(budget.currency.code) is not shown: "
+            "the \(DisplayText.quoted(budget.target.name)) budget in \(budget.currency.code) is not shown: "
                 + "no \(budget.currency.code) rate into \(target.code) on or before \(day)"
         }
     }

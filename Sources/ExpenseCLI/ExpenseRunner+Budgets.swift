@@ -4,17 +4,34 @@ import ExpenseCore
 import Foundation
 
 extension ExpenseRunner {
-    /// `expense budget set CATEGORY AMOUNT [--currency C] [--period P] [--start D] [--rollover R] [--from D]`.
+    /// `expense budget set (CATEGORY | --tag TAG) AMOUNT [--currency C] [--period P] [--start D] [--rollover R] [--from D]`.
     func budgetSet() throws {
+        // The parser takes both words as optional (a tag budget has no category word): the shape is checked here.
+        let words = [command[ExpenseArguments.category], command[ExpenseArguments.amount]].compactMap { $0 }
+        let tag = try command.value(ExpenseOptions.budgetTag)
+        let target: BudgetTarget, amountText: String
+        if let tag {
+            guard words.count == 1 else {
+                throw usage(words.isEmpty ? "Missing expected argument '<amount>'"
+                            : "Give a category or --tag, not both: with --tag, only the amount follows")
+            }
+            target = .tag(tag)
+            amountText = words[0]
+        } else {
+            guard words.count == 2 else {
+                throw usage("Missing expected argument '<\(words.isEmpty ? "category" : "amount")>'")
+            }
+            target = .category(try ExpenseValidator.validateCategory(words[0]))
+            amountText = words[1]
+        }
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
-        let category = try ExpenseValidator.validateCategory(command[ExpenseArguments.category] ?? "")
-        let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
+        let amount = try Money.parse(amountText, currency: currency)
         let period = try command.value(ExpenseOptions.budgetPeriod)
         let rollover = try command.value(ExpenseOptions.rollover)
         let today = try ledgerToday(data)
-        let id = Budget.id(category: category, currency: currency)
+        let id = Budget.id(target: target, currency: currency)
         var budget: Budget
         if let existing = try data.record(id: id), !existing.deleted {
             budget = try LedgerDataValidator.budget(id: id, fields: existing.fields)
@@ -24,7 +41,7 @@ extension ExpenseRunner {
             budget.amounts = budget.settingAmount(amount, from: try command.value(ExpenseOptions.from) ?? today)
         } else {
             let start = try command.value(ExpenseOptions.start) ?? CalendarDay(year: today.year, month: today.month, day: 1) ?? today
-            budget = Budget(category: category, currency: currency, period: period ?? .month, start: start,
+            budget = Budget(target: target, currency: currency, period: period ?? .month, start: start,
                             rollover: rollover ?? .none, amounts: [BudgetAmount(from: start, amount: amount)])
         }
         try ledger.put(.budget, id: id, fields: budget.fields)  // set again: also the person's answer to a conflict ("mine")
@@ -45,7 +62,7 @@ extension ExpenseRunner {
         let today = try ledgerToday(LedgerDataCache(store: ledger.store))
         for budget in budgets {
             let current = budget.amount(periodEnd: BudgetPeriods(budget).period(containing: today)?.end ?? budget.start)
-            console.out("\(TerminalWidth.padded(TerminalWidth.truncated(budget.category, to: 30), to: 30))  \(budget.currency.code)  "
+            console.out("\(TerminalWidth.padded(TerminalWidth.truncated(budget.target.name, to: 30), to: 30))  \(budget.currency.code)  "
                         + "\(money.figure(current, currency: budget.currency)) per \(budget.period.rawValue) from \(budget.start), "
                         + "rollover \(budget.rollover.rawValue)" + (conflicted.contains(budget.id) ? "  CONFLICT" : "") + "\n")
         }
@@ -55,15 +72,21 @@ extension ExpenseRunner {
         }
     }
 
-    /// `expense budget remove CATEGORY [--currency C]`.
+    /// `expense budget remove (CATEGORY | --tag TAG) [--currency C]`.
     func budgetRemove() throws {
+        let target: BudgetTarget
+        switch (command[ExpenseArguments.category], try command.value(ExpenseOptions.budgetTag)) {
+        case (let category?, nil): target = .category(try ExpenseValidator.validateCategory(category))
+        case (nil, let tag?): target = .tag(tag)
+        case (nil, nil): throw usage("Missing expected argument '<category>' (or --tag)")
+        case (_?, _?): throw usage("Give a category or --tag, not both")
+        }
         let ledger = try ledger()
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
-        let category = try ExpenseValidator.validateCategory(command[ExpenseArguments.category] ?? "")
-        guard try ledger.deleteRecord(id: Budget.id(category: category, currency: currency)) else {
-            throw CommandFailure(.failure, "Error: not_found: no budget for \(DisplayText.quoted(category)) in \(currency.code)")
+        guard try ledger.deleteRecord(id: Budget.id(target: target, currency: currency)) else {
+            throw CommandFailure(.failure, "Error: not_found: no budget for \(DisplayText.quoted(target.name)) in \(currency.code)")
         }
-        console.err("Removed the budget for \(DisplayText.quoted(category)) in \(currency.code).")
+        console.err("Removed the budget for \(DisplayText.quoted(target.name)) in \(currency.code).")
     }
 
     /// `expense budget status [--on DATE] [--member M] [--in CODE [--at W]] [--json]`.
@@ -97,18 +120,18 @@ extension ExpenseRunner {
         console.out(BudgetReport.render(statuses, chart: console.isTerminal, money: moneyDisplay(ledger)))
     }
 
-    /// Warns on standard error for every budget of `category` in `currency` that is over in the period containing
-    /// `day`. Never throws and never changes the exit code: a budget is advice.
-    func warnOverBudget(_ ledger: LocalLedger, category: String? = nil, currency: Currency? = nil, on day: CalendarDay? = nil) {
+    /// Warns on standard error for every budget of one of `targets` (every budget when `nil`) in `currency` that
+    /// is over in the period containing `day`. Never throws and never changes the exit code: a budget is advice.
+    func warnOverBudget(_ ledger: LocalLedger, targets: [BudgetTarget]? = nil, currency: Currency? = nil, on day: CalendarDay? = nil) {
         guard let data = try? LedgerDataCache(store: ledger.store), let budgets = try? Self.budgets(data) else { return }
         let chosen = budgets.filter { budget in
-            (category.map { ExactText.same($0, budget.category) } ?? true) && (currency.map { $0 == budget.currency } ?? true)
+            (targets.map { $0.contains { Self.same($0, budget.target) } } ?? true) && (currency.map { $0 == budget.currency } ?? true)
         }
         guard !chosen.isEmpty, let on = day ?? (try? ledgerToday(data)),
               let statuses = try? Self.statuses(chosen, on: on, ledger: ledger) else { return }
         let money = moneyDisplay(ledger)
         for status in statuses where status.status.isOver {
-            console.err("Warning: the \(DisplayText.quoted(status.budget.category)) budget is over by "
+            console.err("Warning: the \(DisplayText.quoted(status.budget.target.name)) budget is over by "
                         + money.text(-status.status.left, currency: status.budget.currency)
                         + " for \(status.status.period.start) to \(status.status.period.end).")
         }
@@ -149,7 +172,23 @@ extension ExpenseRunner {
 
     static func budgets(_ data: LedgerDataCache) throws -> [Budget] {
         try data.records(.budget).compactMap { try? LedgerDataValidator.budget(id: $0.id, fields: $0.fields) }
-            .sorted { ($0.category, $0.currency.code) < ($1.category, $1.currency.code) }
+            .sorted { (Self.sortKey($0.target), $0.currency.code) < (Self.sortKey($1.target), $1.currency.code) }
+    }
+
+    /// Category budgets first, then tag budgets, each by its text.
+    private static func sortKey(_ target: BudgetTarget) -> String {
+        switch target {
+        case .category(let category): "0" + category
+        case .tag(let tag): "1" + tag
+        }
+    }
+
+    /// Whether two targets are one: the same kind, and the same text as bytes (``ExpenseCore/ExactText``).
+    private static func same(_ a: BudgetTarget, _ b: BudgetTarget) -> Bool {
+        switch (a, b) {
+        case (.category(let x), .category(let y)), (.tag(let x), .tag(let y)): ExactText.same(x, y)
+        default: false
+        }
     }
 
     /// Each budget's status on `day`; with `member`, counting only their part (``ExpenseCore/Expense/part(of:)``).

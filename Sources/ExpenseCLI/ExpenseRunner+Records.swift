@@ -13,11 +13,11 @@ extension ExpenseRunner {
             command, amount: amount, currency: currency, category: command[ExpenseArguments.category], members: memberNames(ledger),
             ledgerCurrency: try ledger.ledgerCurrency()))
         console.out(expense.idString + "\n")
-        warnOverBudget(ledger, category: expense.category, currency: expense.currency, on: expense.date)
-        // A part counts in its own category's budget, which it may have taken over too.
-        for part in expense.parts?.parts ?? [] {
-            warnOverBudget(ledger, category: part.category, currency: expense.currency, on: expense.date)
-        }
+        // A part counts in its own category's budget, and the whole expense in each of its tags' budgets: any of
+        // them it may have taken over too.
+        let targets = [BudgetTarget.category(expense.category)] + (expense.parts?.parts ?? []).map { .category($0.category) }
+            + expense.tags.map { .tag($0) }
+        warnOverBudget(ledger, targets: targets, currency: expense.currency, on: expense.date)
     }
 
     /// `expense edit ID [--amount A] [--category C] [--date D] [--note N] [--currency X] [--paid A | --no-paid] …`:

@@ -1,6 +1,6 @@
 import ExpenseCore
 
-/// Budget against actual: for each budget of the currency, its period containing the report's last day (or
+/// Budget against actual: for each budget of the currency (a category's, or a tag's shown as `tag:TAG`), its period containing the report's last day (or
 /// today, when the range runs past it), with the same figures as `expense budget status` (``BudgetStatus``).
 struct BudgetSection: ReportSection {
     var title: String { "Budget against actual" }
@@ -31,7 +31,7 @@ struct BudgetSection: ReportSection {
             + "<desc id=\"\(id)-desc\">One row per budget: the outer bar is what the period allows (budgeted and carried), "
             + "the inner bar what was spent; the table below has the numbers.</desc>\n\(bars)</svg>\n"
         html += "<table>\n<caption>\(report.currency.code) budgets, each for its period containing the report's last day</caption>\n"
-            + "<thead><tr><th scope=\"col\">Category</th><th scope=\"col\">Period</th><th scope=\"col\" class=\"number\">Budgeted</th>"
+            + "<thead><tr><th scope=\"col\">Budget</th><th scope=\"col\">Period</th><th scope=\"col\" class=\"number\">Budgeted</th>"
             + "<th scope=\"col\" class=\"number\">Carried</th><th scope=\"col\" class=\"number\">Spent</th>"
             + "<th scope=\"col\" class=\"number\">Left</th></tr></thead>\n<tbody>\n"
         for entry in report.budgets {

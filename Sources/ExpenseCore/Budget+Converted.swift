@@ -11,6 +11,6 @@ extension Budget {
             guard case .converted(let amount, _) = table.convert(entry.amount, currency, on: day, into: target) else { return nil }
             amounts.append(BudgetAmount(from: entry.from, amount: amount))
         }
-        return Budget(category: category, currency: target, period: period, start: start, rollover: rollover, amounts: amounts)
+        return Budget(target: self.target, currency: target, period: period, start: start, rollover: rollover, amounts: amounts)
     }
 }

@@ -6,7 +6,7 @@ public struct BudgetStatus: Hashable, Sendable {
     public var budgeted: Int64
     /// What rollover brought from the previous period (0 for the first period, or with rollover `none`).
     public var carried: Int64
-    /// The live expenses of the budget's category and currency dated in the period.
+    /// The live expenses of the budget's category (or tag) and currency dated in the period.
     public var spent: Int64
     /// `budgeted + carried − spent`; negative when over.
     public var left: Int64
@@ -27,7 +27,8 @@ public struct BudgetStatus: Hashable, Sendable {
     /// - Parameters:
     ///   - expenses: live expenses (any category or currency: only the budget's own count, compared as bytes,
     ///     ``ExactText``; a currency is never mixed with another). An expense with parts counts with the part in
-    ///     the budget's category, or its remainder when that is its own (``Expense/forEachCategoryShare(_:)``).
+    ///     the budget's category, or its remainder when that is its own (``Expense/forEachCategoryShare(_:)``);
+    ///     in a tag budget, an expense carrying the tag counts with its whole amount, parts or not.
     /// - Returns: `nil` when `day` is before the budget's start.
     /// - Throws: ``ValidationError/amountOverflow`` when a sum does not fit in 64 bits (through ``Aggregator``).
     public static func compute<S: Sequence>(_ budget: Budget, on day: CalendarDay, expenses: S) throws -> BudgetStatus?
@@ -38,11 +39,20 @@ public struct BudgetStatus: Hashable, Sendable {
         var spentByIndex: [Int: Int64] = [:]
         for expense in expenses
         where expense.currency == budget.currency && expense.date >= budget.start && expense.date <= target.end {
-            try expense.forEachCategoryShare { category, amount, _ in
-                guard ExactText.same(category, budget.category),
-                      let index = periods.period(containing: expense.date)?.index else { return }
-                spentByIndex[index] = try Aggregator.checkedSum(spentByIndex[index] ?? 0, amount)
+            let amount: Int64
+            switch budget.target {
+            case .category(let budgeted):
+                var share: Int64 = 0
+                try expense.forEachCategoryShare { category, part, _ in
+                    if ExactText.same(category, budgeted) { share = try Aggregator.checkedSum(share, part) }
+                }
+                amount = share
+            case .tag(let tag):
+                // A tag is on the whole payment, never on one of its parts: the whole amount counts.
+                amount = ExpenseTags.contains(expense.tags, tag) ? expense.amount : 0
             }
+            guard amount != 0, let index = periods.period(containing: expense.date)?.index else { continue }
+            spentByIndex[index] = try Aggregator.checkedSum(spentByIndex[index] ?? 0, amount)
         }
         var carried: Int64 = 0
         var index = 0

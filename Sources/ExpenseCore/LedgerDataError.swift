@@ -12,7 +12,7 @@ public enum LedgerDataError: Error, Hashable, Sendable, CustomStringConvertible 
     case missingField(String)
     /// A field has the wrong type or a value outside its allowed set; `detail` says what is allowed.
     case invalidValue(field: String, detail: String)
-    /// A budget's id is not the one derived from its category and currency (``Budget/id(category:currency:)``).
+    /// A budget's id is not the one derived from its category or tag and its currency (``Budget/id(target:currency:)``).
     case budgetIdMismatch
     /// An exchange rate's id is not the one derived from its date and currencies (``ExchangeRate/id(date:from:to:)``).
     case rateIdMismatch

@@ -5,9 +5,9 @@ import Foundation
 /// currency, category, date, note) go through ``ExpenseValidator`` itself.
 ///
 /// Each kind's fields, as on the wire:
-/// - budget: `category`, `currency`, `amounts` (`[{"from":"YYYY-MM-DD","amount":N}, …]`, non-empty, `from`
+/// - budget: `category` or `tag` (exactly one: a tag as an expense's, ``ExpenseTags/problem(with:)``), `currency`, `amounts` (`[{"from":"YYYY-MM-DD","amount":N}, …]`, non-empty, `from`
 ///   strictly increasing), `period` (`week|month|quarter|year`), `start` (a date), `rollover`
-///   (`none|positive|full`); the id must be ``Budget/id(category:currency:)``.
+///   (`none|positive|full`); the id must be ``Budget/id(target:currency:)``.
 /// - recurring: `amount`, `currency`, `category`, `note`, `every` (1 … 1000), `unit` (`day|week|month|year`),
 ///   `start`, optional `until` (a date) or `count` (1 … 100000, not both), `monthEnd` (`clamp|skip`), `skips`
 ///   (a list of dates), optional `distinctFrom` (a list of at most 100 rule ids: rules that look the same and
@@ -26,7 +26,7 @@ public enum LedgerDataValidator {
     public static func fieldNames(_ kind: RecordKind) -> [String] {
         switch kind {
         case .expense: ExpenseField.allCases.filter { $0 != .id }.map(\.rawValue)
-        case .budget: ["category", "currency", "amounts", "period", "start", "rollover"]
+        case .budget: ["category", "tag", "currency", "amounts", "period", "start", "rollover"]
         case .recurring: ["amount", "currency", "category", "note", "every", "unit", "start", "until", "count", "monthEnd", "skips",
                           "distinctFrom", "created"]
         case .setting: ["name", "value"]
@@ -63,7 +63,13 @@ public enum LedgerDataValidator {
     /// A budget from its fields.
     public static func budget(id: UUID, fields: LedgerDataFields) throws(LedgerDataError) -> Budget {
         let reader = try Reader(fields, kind: .budget)
-        let category = try reader.category("category")
+        let target: BudgetTarget
+        switch (fields["category"], fields["tag"]) {
+        case (nil, nil): throw .missingField("category")
+        case (_?, _?): throw .invalidValue(field: "tag", detail: "a budget has a category or a tag, not both")
+        case (_?, nil): target = .category(try reader.category("category"))
+        case (nil, _?): target = .tag(try reader.tag("tag"))
+        }
         let currency = try reader.currency("currency")
         guard case .list(let entries)? = fields["amounts"] else {
             throw fields["amounts"] == nil ? .missingField("amounts") : .invalidValue(field: "amounts", detail: "expected a list")
@@ -86,8 +92,8 @@ public enum LedgerDataValidator {
         let period: BudgetPeriodLength = try reader.choice("period")
         let start = try reader.date("start")
         let rollover: BudgetRollover = try reader.choice("rollover")
-        guard id == Budget.id(category: category, currency: currency) else { throw .budgetIdMismatch }
-        return Budget(category: category, currency: currency, period: period, start: start, rollover: rollover, amounts: amounts)
+        guard id == Budget.id(target: target, currency: currency) else { throw .budgetIdMismatch }
+        return Budget(target: target, currency: currency, period: period, start: start, rollover: rollover, amounts: amounts)
     }
 
     /// A recurring rule from its fields.
@@ -287,6 +293,13 @@ public enum LedgerDataValidator {
             do { return try ExpenseValidator.validateCategory(raw) } catch { throw Self.mapped(error, name) }
         }
 
+        /// A tag, checked by the expense's own rule (``ExpenseTags/problem(with:)``): never trimmed, as on an expense.
+        func tag(_ name: String) throws(LedgerDataError) -> String {
+            let raw = try text(name)
+            if let problem = ExpenseTags.problem(with: raw) { throw .value(.invalidTags(problem), field: name) }
+            return raw
+        }
+
         func note(_ name: String) throws(LedgerDataError) -> String {
             guard fields[name] != nil else { return "" }
             let raw = try text(name)
@@ -297,15 +310,6 @@ public enum LedgerDataValidator {
             if let error = error as? ValidationError { return .value(error, field: field) }
             return .invalidValue(field: field, detail: "\(error)")
         }
-    }
-}
-
-extension Budget {
-    /// The budget as record fields (``LedgerDataValidator/budget(id:fields:)`` reads them back).
-    public var fields: LedgerDataFields {
-        ["category": .text(category), "currency": .text(currency.code), "period": .text(period.rawValue),
-         "start": .text(start.description), "rollover": .text(rollover.rawValue),
-         "amounts": .list(amounts.map { .object(["from": .text($0.from.description), "amount": .integer($0.amount)]) })]
     }
 }
 

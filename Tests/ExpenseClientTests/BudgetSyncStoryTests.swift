@@ -85,7 +85,7 @@ import Testing
         #expect(try await laptop.sync(daemon).pushed == 1)  // mutationId 1, consumed
         try await daemon.restore(from: backup)  // the daemon forgets it
         var rent = try Self.food(90_000)
-        rent.category = "rent"
+        rent.target = .category("rent")
         try laptop.ledger.put(.budget, id: rent.id, fields: rent.fields)
         let report = try await laptop.sync(daemon)
         #expect(report.pushed == 2 && report.rejected == 0, "\(report)")

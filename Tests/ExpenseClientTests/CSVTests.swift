@@ -90,7 +90,7 @@ import Testing
 
     @Test func importRefusesAWrongHeader() {
         #expect(throws: ImportError.badHeader(
-            found: "when,how much", expected: "the header 'id,date,amount,currency,category,note,paid_by,split,charged,tags,parts' (id optional, any order; or give --map)")) {
+            found: "when,how much", expected: "the header 'id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source' (id optional, any order; or give --map)")) {
             try CSVImporter.expenses(from: "when,how much\n", defaultCurrency: .usd)
         }
     }

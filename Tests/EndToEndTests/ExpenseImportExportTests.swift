@@ -30,7 +30,7 @@ import Testing
             let ids = ExpenseRoundTripTests.ids(try source.succeed(["list", "--json"]))
             #expect(ids.count == 2)
             #expect(exported == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source\n\(ids[0]),2026-01-02,12.50,USD,food,\"say \"\"hi\"\", then\nleave\",,,,,,\n"
-                    + "\(ids[1]),2026-01-03,1.250,BHD,fuel,,,,,,\n")
+                    + "\(ids[1]),2026-01-03,1.250,BHD,fuel,,,,,,,\n")
 
             let target = try ExpenseProcess()
             let dry = try target.run(["import", "--dry-run", file])

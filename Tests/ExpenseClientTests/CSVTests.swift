@@ -54,7 +54,7 @@ import Testing
         let read = try CSV.parse(row)
         #expect(read.map { $0.fields.map { Array($0.unicodeScalars) } } == [fields.map { Array($0.unicodeScalars) }])
         let note = "a \"\u{0598}quoted\"\u{0598} note"
-        let exported = CSV.row(CSVImporter.header) + CSV.row(["6f9619ff-8b86-d011-b42d-00cf4fc964ff", "2026-11-30", "12.50", "USD", "food", note, "", "", "", "", ""])
+        let exported = CSV.row(CSVImporter.header) + CSV.row(["6f9619ff-8b86-d011-b42d-00cf4fc964ff", "2026-11-30", "12.50", "USD", "food", note, "", "", "", "", "", ""])
         let expenses = try CSVImporter.expenses(from: exported, defaultCurrency: .usd)
         #expect(expenses.map { Array($0.note.unicodeScalars) } == [Array(note.unicodeScalars)])
     }

@@ -94,4 +94,28 @@ import Testing
             }
         }
     }
+
+    @Test("the bank's text syncs through the daemon: the other machine's rule apply matches it after the note was edited")
+    func syncedThroughTheDaemon() async throws {
+        try await onOwnThread {
+            let ann = try ExpenseProcess(), bob = try ExpenseProcess()
+            try ann.succeed(["config", "set", "currency", "EUR"])
+            try bob.succeed(["config", "set", "currency", "EUR"])
+            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann, bob], ["--currency", "EUR"])
+            defer { _ = daemon.stop() }
+            let file = try Self.bankFile(ann)
+            try ann.succeed(["import", file] + Self.mapOptions)
+            let rewe = try #require(try Self.listed(ann).first { $0["note"] as? String == "REWE SAGT DANKE 4711" })
+            let id = try #require(rewe["id"] as? String)
+            try ann.succeed(["edit", id, "--note", "something else"])
+            try ann.succeed(["sync"]); try bob.succeed(["sync"])
+            let pulled = try #require(try Self.listed(bob).first { $0["id"] as? String == id })
+            #expect(pulled["source"] as? String == "REWE SAGT DANKE 4711" && pulled["note"] as? String == "something else", "\(pulled)")
+            try bob.succeed(["rule", "add", "--name", "rewe", "--match", "text~^rewe ", "--set-category", "groceries"])
+            #expect(try bob.succeed(["rule", "apply"]).hasSuffix("1 expense changed by rules\n"))
+            try bob.succeed(["sync"]); try ann.succeed(["sync"])
+            let back = try #require(try Self.listed(ann).first { $0["id"] as? String == id })
+            #expect(back["category"] as? String == "groceries" && back["source"] as? String == "REWE SAGT DANKE 4711", "\(back)")
+        }
+    }
 }

@@ -10,6 +10,10 @@ import Foundation
 /// is one more here: `add`, `edit` and `resolve` take their options from ``addSpecs``, ``editSpecs`` and
 /// ``resolveSpecs``, and their drafts from ``creation(_:amount:currency:category:members:ledgerCurrency:)`` and
 /// ``changes(_:currentCurrency:members:ledgerCurrency:)``.
+///
+/// One field has no option on purpose: `source`, the original text an import read (the bank's description). It
+/// is kept as the bank gave it, so that rules read the bank's text whatever the note becomes; only an import sets
+/// it, and neither the drafts of `add` and `edit` nor `resolve --edit` carry it.
 enum ExpenseFieldOptions {
     static let amount = TypedOption<String>.text("amount", value: "amount", help: "The amount.")
     static let category = TypedOption<String>.text("category", value: "category", help: "The category.")

@@ -142,6 +142,9 @@ package enum CSVImporter {
                         throw ImportError.RowProblem(line: record.line, code: rejection.reason, message: rejection.message)
                     }
                 }
+                // A bank's row: the text its note starts as is the original text, kept as the bank gave it so
+                // that rules read it whatever the note becomes (our export carries its own `source` column).
+                if options.columns != nil, fields.source == nil { fields.source = fields.note }
                 try builder.add(line: record.line, id: field(.id)?.trimmingWhitespace, fields: fields, currency: rowCurrency)
             } catch let error as ValidationError {
                 problem(error.code, error.message)

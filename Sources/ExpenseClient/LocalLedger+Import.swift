@@ -49,8 +49,10 @@ extension LocalLedger {
         }
     }
 
-    /// Whether two expenses hold the same values, text compared byte for byte (as the daemon compares them).
-    static func sameValues(_ a: Expense, _ b: Expense) -> Bool {
-        ExpenseField.values.allSatisfy { $0.same(a, b) }
+    /// Whether a stored expense and a row hold the same values, text compared byte for byte (as the daemon
+    /// compares them). A stored expense without an original text (imported before expenses kept one) is the same
+    /// as a row with one: the file did not change, only what an import keeps of it.
+    static func sameValues(_ stored: Expense, _ row: Expense) -> Bool {
+        ExpenseField.values.allSatisfy { $0.same(stored, row) || ($0 == .source && stored.source.isEmpty) }
     }
 }

@@ -244,6 +244,15 @@ extension SQLiteExpenseStore {
         ALTER TABLE conflict ADD COLUMN mine_parts TEXT;
         ALTER TABLE conflict ADD COLUMN theirs_parts TEXT NOT NULL DEFAULT '';
         """,
+        // 17: the row's original text as an import read it, in every table that holds an expense (empty: none) or
+        // a draft of one (NULL: not changed).
+        """
+        ALTER TABLE expense ADD COLUMN source TEXT NOT NULL DEFAULT '';
+        ALTER TABLE server_copy ADD COLUMN source TEXT NOT NULL DEFAULT '';
+        ALTER TABLE outbox ADD COLUMN source TEXT;
+        ALTER TABLE conflict ADD COLUMN mine_source TEXT;
+        ALTER TABLE conflict ADD COLUMN theirs_source TEXT NOT NULL DEFAULT '';
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

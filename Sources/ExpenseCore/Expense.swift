@@ -25,13 +25,16 @@ public struct Expense: Hashable, Sendable, Identifiable {
     /// The parts of the amount in other categories (`--part`), adding up to less than ``amount``: the expense's
     /// own ``category`` takes the remainder (``ExpenseParts``); `nil`: all of it is ``category``'s.
     public let parts: ExpenseParts?
+    /// The row's original text as an import read it (the bank's description), kept as the bank gave it whatever
+    /// the note becomes; the same text rules as a note. Empty: none (made by `add`, or imported before it was kept).
+    public let source: String
 
     /// Made by ``ExpenseValidator`` after every check has passed. `package` so that a store re-reading rows it
     /// validated before writing (in a database this program owns) need not validate each again; anything read
     /// from outside input goes through ``ExpenseValidator/validate(_:)``.
     package init(id: UUID, amount: Int64, currency: Currency, category: String, date: CalendarDay, note: String,
                  paidBy: UUID? = nil, split: SplitSpec? = nil, charged: Int64? = nil, tags: [String] = [],
-                 parts: ExpenseParts? = nil) {
+                 parts: ExpenseParts? = nil, source: String = "") {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -43,6 +46,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
         self.charged = charged
         self.tags = tags
         self.parts = parts
+        self.source = source
     }
 
     /// The payer as it is stored and sent: the member's lower-case id, empty for none.
@@ -74,7 +78,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
             && ExactText.same(lhs.category, rhs.category) && ExactText.same(lhs.note, rhs.note)
             && lhs.paidBy == rhs.paidBy && lhs.split == rhs.split && lhs.charged == rhs.charged
             && ExpenseTags.same(lhs.tags, rhs.tags)
-            && lhs.parts == rhs.parts
+            && lhs.parts == rhs.parts && ExactText.same(lhs.source, rhs.source)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -89,6 +93,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
         hasher.combine(charged)
         for tag in tags { ExactText.hash(tag, into: &hasher) }
         hasher.combine(parts)
+        ExactText.hash(source, into: &hasher)
     }
 
     /// This expense as `member`'s own spending (`--member`): their share of a shared expense, the whole of one
@@ -111,7 +116,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
             amount = self.amount
         }
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                       split: split, charged: charged, tags: tags, parts: dividedParts(amount))
+                       split: split, charged: charged, tags: tags, parts: dividedParts(amount), source: source)
     }
 
     /// This expense with its amount in another currency (a converted view, ``CurrencyConverter``), every other
@@ -121,7 +126,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
     /// so its categories add up to the converted amount exactly.
     public func converted(amount newAmount: Int64, currency newCurrency: Currency) -> Expense {
         Expense(id: id, amount: newAmount, currency: newCurrency, category: category, date: date, note: note, paidBy: nil,
-                split: nil, tags: tags, parts: dividedParts(newAmount))
+                split: nil, tags: tags, parts: dividedParts(newAmount), source: source)
     }
 
     /// The parts of `newAmount` (a converted amount, a member's share) divided as ``amount`` is; a part that
@@ -138,14 +143,14 @@ public struct Expense: Hashable, Sendable, Identifiable {
     /// This expense's values under another id (an import's id derived from them).
     public func with(id newId: UUID) -> Expense {
         Expense(id: newId, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                split: split, charged: charged, tags: tags, parts: parts)
+                split: split, charged: charged, tags: tags, parts: parts, source: source)
     }
 
     /// This expense with other tags, already checked (a merge of two checked sets, sorted and at most
     /// ``ExpenseTags/maximumCount``).
     package func with(tags newTags: [String]) -> Expense {
         Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                split: split, charged: charged, tags: newTags, parts: parts)
+                split: split, charged: charged, tags: newTags, parts: parts, source: source)
     }
 
     /// A draft holding these values as values (never written out as text to be parsed back), to change some of
@@ -153,6 +158,6 @@ public struct Expense: Hashable, Sendable, Identifiable {
     public var draft: ExpenseDraft {
         ExpenseDraft(id: .value(id), amount: amount, currency: .value(currency), category: category,
                      date: .value(date), note: note, paidBy: paidByText, split: splitText, charged: chargedValue, tags: tags,
-                     parts: partsText)
+                     parts: partsText, source: source)
     }
 }

@@ -9,20 +9,21 @@ import Foundation
 /// In this order: `amount` (minor units), `currency` (its code), `category`, `day` (``CalendarDay/ordinal``),
 /// `note`, `paid_by` (the member's lower-case id, empty for none), `split` (``SplitSpec/text``, empty for none),
 /// `charged` (minor units of the ledger's currency, 0 for none), `tags` (``Expense/tagsText``, empty for none),
-/// `parts` (``ExpenseParts/text``, empty for none).
+/// `parts` (``ExpenseParts/text``, empty for none), `source` (``Expense/source``, empty for none).
 /// Drafts, whose fields may be missing, are the nullable ``draftNames`` (the date as its text).
 package enum ExpenseColumns {
     /// The value columns' names, in their order.
-    package static let names = ["amount", "currency", "category", "day", "note", "paid_by", "split", "charged", "tags", "parts"]
+    package static let names = ["amount", "currency", "category", "day", "note", "paid_by", "split", "charged", "tags", "parts", "source"]
     /// A draft's columns (the outbox's and a conflict's own side), each nullable: `date` holds the text typed.
-    package static let draftNames = ["amount", "currency", "category", "date", "note", "paid_by", "split", "charged", "tags", "parts"]
+    package static let draftNames = ["amount", "currency", "category", "date", "note", "paid_by", "split", "charged", "tags", "parts", "source"]
     /// Each value column's type, in ``names``' order.
-    package static let types: [ExpenseColumnType] = [.integer, .currency, .text, .day, .text, .text, .text, .integer, .text, .text]
+    package static let types: [ExpenseColumnType] = [.integer, .currency, .text, .day, .text, .text, .text, .integer, .text, .text, .text]
     /// How many columns an expense takes.
     package static let count = Int32(names.count)
     /// Each value's position among the expense's columns (add the position of the first).
     package static let amount: Int32 = 0, currency: Int32 = 1, category: Int32 = 2, day: Int32 = 3, note: Int32 = 4,
-                       paidBy: Int32 = 5, split: Int32 = 6, charged: Int32 = 7, tags: Int32 = 8, parts: Int32 = 9
+                       paidBy: Int32 = 5, split: Int32 = 6, charged: Int32 = 7, tags: Int32 = 8, parts: Int32 = 9,
+                       source: Int32 = 10
 
     /// The names as an SQL column list, each after `prefix` (`mine_`, `theirs_`, `excluded.`).
     package static func list(_ names: [String] = names, prefix: String = "") -> String {
@@ -48,6 +49,7 @@ package enum ExpenseColumns {
         try row.integer(expense.chargedValue)
         try row.text(expense.tagsText)
         try row.text(expense.partsText)
+        try row.text(expense.source)
     }
 
     /// The expense `id` whose values start at column `first`, or `nil` when a value does not decode (a row
@@ -79,7 +81,8 @@ package enum ExpenseColumns {
         }
         return Expense(id: id, amount: amount, currency: currency, category: row.text(first + Self.category), date: day,
                        note: row.text(first + Self.note), paidBy: paidBy, split: split, charged: charged == 0 ? nil : charged,
-                       tags: tagsText.isEmpty ? [] : ExpenseTags.parse(tagsText), parts: parts)
+                       tags: tagsText.isEmpty ? [] : ExpenseTags.parse(tagsText), parts: parts,
+                       source: row.text(first + Self.source))
     }
 
     /// The integer `expense` holds in the value column at position `column` (an amount, a day's ordinal): its
@@ -106,6 +109,7 @@ package enum ExpenseColumns {
         case split: expense.splitText
         case tags: expense.tagsText
         case parts: expense.partsText
+        case source: expense.source
         default: ""
         }
     }
@@ -122,6 +126,7 @@ package enum ExpenseColumns {
         try row.integer(draft.charged)
         try row.text(draft.tags.map(ExpenseTags.text))
         try row.text(draft.parts)
+        try row.text(draft.source)
     }
 
     /// The draft whose fields start at column `first` (NULL: not given).
@@ -131,7 +136,7 @@ package enum ExpenseColumns {
                      note: row.optionalText(first + note), paidBy: row.optionalText(first + paidBy),
                      split: row.optionalText(first + split), charged: row.optionalInt64(first + charged),
                      tags: row.optionalText(first + tags).map(ExpenseTags.parse),
-                     parts: row.optionalText(first + parts))
+                     parts: row.optionalText(first + parts), source: row.optionalText(first + source))
     }
 }
 

@@ -27,6 +27,8 @@ public struct ExpenseDraft: Hashable, Sendable {
     public var tags: [String]?
     /// The parts' text (``ExpenseParts/text``); empty: none (a creation that leaves it out has none).
     public var parts: String?
+    /// The row's original text as an import read it; empty: none (a creation that leaves it out has none).
+    public var source: String?
 
     /// No field given.
     public init() {}
@@ -34,16 +36,17 @@ public struct ExpenseDraft: Hashable, Sendable {
     /// A draft of text as it was given.
     public init(id: String? = nil, amount: Int64? = nil, currency: String? = nil,
                 category: String? = nil, date: String? = nil, note: String? = nil, paidBy: String? = nil, split: String? = nil,
-                charged: Int64? = nil, tags: [String]? = nil, parts: String? = nil) {
+                charged: Int64? = nil, tags: [String]? = nil, parts: String? = nil, source: String? = nil) {
         self.init(id: id.map(DraftInput.text), amount: amount, currency: currency.map(DraftInput.text),
                   category: category, date: date.map(DraftInput.text), note: note, paidBy: paidBy, split: split, charged: charged,
-                  tags: tags, parts: parts)
+                  tags: tags, parts: parts, source: source)
     }
 
     /// A draft of inputs, each a value or text.
     public init(id: DraftInput<UUID>?, amount: Int64? = nil, currency: DraftInput<Currency>?,
                 category: String? = nil, date: DraftInput<CalendarDay>?, note: String? = nil, paidBy: String? = nil,
-                split: String? = nil, charged: Int64? = nil, tags: [String]? = nil, parts: String? = nil) {
+                split: String? = nil, charged: Int64? = nil, tags: [String]? = nil, parts: String? = nil,
+                source: String? = nil) {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -55,6 +58,7 @@ public struct ExpenseDraft: Hashable, Sendable {
         self.charged = charged
         self.tags = tags
         self.parts = parts
+        self.source = source
     }
 
     /// Equal when every field is, text by its bytes (``ExactText``) and a value by its text
@@ -63,7 +67,8 @@ public struct ExpenseDraft: Hashable, Sendable {
         guard lhs.amount == rhs.amount, lhs.charged == rhs.charged, ExactText.same(lhs.id?.text, rhs.id?.text),
               ExactText.same(lhs.currency?.text, rhs.currency?.text), ExactText.same(lhs.category, rhs.category),
               ExactText.same(lhs.date?.text, rhs.date?.text), ExactText.same(lhs.note, rhs.note) else { return false }
-        guard ExactText.same(lhs.paidBy, rhs.paidBy) && ExactText.same(lhs.split, rhs.split) && ExactText.same(lhs.parts, rhs.parts) else {
+        guard ExactText.same(lhs.paidBy, rhs.paidBy) && ExactText.same(lhs.split, rhs.split) && ExactText.same(lhs.parts, rhs.parts)
+                && ExactText.same(lhs.source, rhs.source) else {
             return false
         }
         switch (lhs.tags, rhs.tags) {
@@ -76,13 +81,13 @@ public struct ExpenseDraft: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(amount)
         hasher.combine(charged)
-        for text in [id?.text, currency?.text, category, date?.text, note, paidBy, split, parts] { ExactText.hash(text, into: &hasher) }
+        for text in [id?.text, currency?.text, category, date?.text, note, paidBy, split, parts, source] { ExactText.hash(text, into: &hasher) }
         hasher.combine(tags?.count)
         for tag in tags ?? [] { ExactText.hash(tag, into: &hasher) }
     }
 
     /// Fills in what a creation may leave out: `currency` (the ledger's) when it gives none, an empty note. (No
-    /// payer, no split, no amount charged, no tags and no parts need nothing: absent, the validator reads them as
+    /// payer, no split, no amount charged, no tags, no parts and no original text need nothing: absent, the validator reads them as
     /// none.) The
     /// daemon applies it to every create it receives, and `add` to what it was given, so a field that a creation
     /// may leave out gets its default here, once. In place: the daemon runs it for every create of a push.
@@ -105,6 +110,7 @@ public struct ExpenseDraft: Hashable, Sendable {
         if let charged = changes.charged { merged.charged = charged }
         if let tags = changes.tags { merged.tags = tags }
         if let parts = changes.parts { merged.parts = parts }
+        if let source = changes.source { merged.source = source }
         return merged
     }
 }

@@ -19,6 +19,10 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     /// The parts of the amount in other categories (``ExpenseParts``, `--part`); empty: none. Money with the
     /// amount: parts are made for the amount they divide.
     case parts
+    /// The row's original text as an import read it (a bank's description, kept as the bank gave it), which import
+    /// rules read as the bank's text; empty: none (an expense made by `add`). Set by an import only, never by an
+    /// option: a conflict group of its own, so no edit of another field ever moves it.
+    case source
 
     /// The fields that make up an expense's values (every one but the id), in the order they are validated.
     public static let values: [ExpenseField] = allCases.filter { $0 != .id }
@@ -30,19 +34,19 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     public var conflictGroup: [ExpenseField] {
         switch self {
         case .amount, .currency, .split, .charged, .parts: [.amount, .currency, .split, .charged, .parts]
-        case .id, .category, .date, .note, .paidBy, .tags: [self]
+        case .id, .category, .date, .note, .paidBy, .tags, .source: [self]
         }
     }
 
-    /// One field of each conflict group, in field order: `amount` (money), `category`, `date`, `note`, `paidBy`, `tags`. A store
+    /// One field of each conflict group, in field order: `amount` (money), `category`, `date`, `note`, `paidBy`, `tags`, `source`. A store
     /// keeps one version per group (`FieldVersions`) and a history entry one change per group.
     public static let conflictGroups: [ExpenseField] = values.filter { $0.conflictGroup.first == $0 }
 
     /// Something held once per conflict group, in ``conflictGroups``' order (`ExpenseFieldTests` checks the count).
-    public typealias PerConflictGroup<Element> = InlineArray<6, Element>
+    public typealias PerConflictGroup<Element> = InlineArray<7, Element>
 
     /// Something held once per value field, in ``values``' order (`ExpenseFieldTests` checks the count).
-    public typealias PerValue<Element> = InlineArray<10, Element>
+    public typealias PerValue<Element> = InlineArray<11, Element>
 
     /// The position of this field's conflict group in ``conflictGroups``; `nil` for `id`, which never changes.
     public var conflictGroupIndex: Int? {
@@ -56,6 +60,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .note: 3
         case .paidBy: 4
         case .tags: 5
+        case .source: 6
         }
     }
 
@@ -69,7 +74,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     public var conflictGroupName: String {
         switch self {
         case .amount, .currency, .split, .charged, .parts: "money"
-        case .id, .category, .date, .note, .paidBy, .tags: rawValue
+        case .id, .category, .date, .note, .paidBy, .tags, .source: rawValue
         }
     }
 
@@ -87,6 +92,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .charged: a.charged == b.charged
         case .tags: ExpenseTags.same(a.tags, b.tags)
         case .parts: ExactText.same(a.partsText, b.partsText)
+        case .source: ExactText.same(a.source, b.source)
         }
     }
 
@@ -95,7 +101,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
     /// amount charged when there is one: `charged 128.40 EUR` in `ledgerCurrency`, or in minor units, `charged
     /// 12840`, for a caller that does not know it; its parts when it has some: `parts household=12.30`), the date
     /// as `YYYY-MM-DD`, the payer's name (empty: none), tags joined by commas,
-    /// text as it is. Members are named by `names` (by default their ids, for a caller that knows no names).
+    /// text (the note, the bank's text) as it is. Members are named by `names` (by default their ids, for a caller that knows no names).
     public func text(of expense: Expense, names: (UUID) -> String = { UUIDText.lowercased($0) }, ledgerCurrency: Currency? = nil) -> String {
         switch self {
         case .id: expense.idString
@@ -111,6 +117,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .note: expense.note
         case .paidBy: expense.paidBy.map(names) ?? ""
         case .tags: expense.tagsText
+        case .source: expense.source
         }
     }
 
@@ -128,6 +135,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .charged: draft.charged = expense.chargedValue
         case .tags: draft.tags = expense.tags
         case .parts: draft.parts = expense.partsText
+        case .source: draft.source = expense.source
         }
     }
 
@@ -146,6 +154,7 @@ public enum ExpenseField: String, Sendable, Hashable, CaseIterable {
         case .charged: draft.charged.map { $0 == expense.chargedValue }
         case .tags: draft.tags.map { ExpenseTags.same(ExpenseTags.normalized($0), expense.tags) }
         case .parts: draft.parts.map { ExactText.same($0, expense.partsText) }
+        case .source: draft.source.map { ExactText.same($0, expense.source) }
         }
     }
 }

@@ -5,7 +5,7 @@ public enum ExpenseValidator {
     /// Turns a draft into a validated expense.
     ///
     /// Fields are checked in the order id, amount, currency, category, date, note, paidBy, split, charged, tags,
-    /// parts; the first problem is thrown (a split without a payer is a missing `paidBy`).
+    /// parts, source; the first problem is thrown (a split without a payer is a missing `paidBy`).
     /// A missing `currency` is an error here: callers that have a default (the configured currency, the
     /// ledger's currency) fill it in first. A missing `note` is the empty note.
     /// - Throws: ``ValidationError``.
@@ -32,15 +32,17 @@ public enum ExpenseValidator {
         guard let categoryText = draft.category else { throw ValidationError.missingField(.category) }
         let category = try checkedCategory(categoryText, byteLimits: byteLimits)
         guard let date = try draft.date?.resolved(validateDate) else { throw ValidationError.missingField(.date) }
-        let note = try checkedNote(draft.note ?? "", byteLimits: byteLimits)
+        let note = try checkedNote(draft.note ?? "", field: .note, byteLimits: byteLimits)
         let paidBy = try validatePaidBy(draft.paidBy ?? "")
         let split = try validateSplit(draft.split ?? "", amount: amount, currency: currency)
         if split != nil && paidBy == nil { throw ValidationError.missingField(.paidBy) }
         let charged = try validateCharged(draft.charged ?? 0)
         let tags = try validateTags(draft.tags ?? [])
         let parts = try validateParts(draft.parts ?? "", amount: amount, currency: currency, category: category)
+        // The bank's text is a note's text as the bank gave it: the note's one rule, naming its own field.
+        let source = try checkedNote(draft.source ?? "", field: .source, byteLimits: byteLimits)
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
-                       split: split, charged: charged, tags: tags, parts: parts)
+                       split: split, charged: charged, tags: tags, parts: parts, source: source)
     }
 
     /// Tags as stored and sent: each one a tag (``ExpenseTags/problem(with:)``), at most
@@ -139,15 +141,23 @@ public enum ExpenseValidator {
     /// A note of 0 to 300 characters and at most 1,200 bytes of UTF-8, stored exactly as given; tab and newline are
     /// its only allowed control characters.
     public static func validateNote(_ text: String) throws -> String {
-        try checkedNote(text, byteLimits: true)
+        try checkedNote(text, field: .note, byteLimits: true)
     }
 
-    private static func checkedNote(_ text: String, byteLimits: Bool) throws -> String {
+    /// An original text as an import read it (``Expense/source``): the note's rule, since it is the text a note
+    /// starts as, its refusals naming `source`.
+    /// - Throws: ``ValidationError/invalidText(_:)`` or ``ValidationError/sourceTooLong(_:)``.
+    public static func validateSource(_ text: String) throws -> String {
+        try checkedNote(text, field: .source, byteLimits: true)
+    }
+
+    /// The one text rule of a note and of an original text (`field`, which a refusal names).
+    private static func checkedNote(_ text: String, field: ExpenseField, byteLimits: Bool) throws -> String {
         if isPlainASCII(text, atMost: ExpenseRules.maximumNoteLength, visibleEnds: false) { return text }
-        guard !containsControl(text, allowingTabAndNewline: true) else { throw ValidationError.invalidText(.note) }
+        guard !containsControl(text, allowingTabAndNewline: true) else { throw ValidationError.invalidText(field) }
         if let limit = exceededLimit(text, characters: ExpenseRules.maximumNoteLength,
                                      bytes: byteLimits ? ExpenseRules.maximumNoteBytes : Int.max) {
-            throw ValidationError.noteTooLong(limit)
+            throw field == .source ? ValidationError.sourceTooLong(limit) : ValidationError.noteTooLong(limit)
         }
         return text
     }

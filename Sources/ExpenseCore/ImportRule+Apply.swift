@@ -22,11 +22,17 @@ extension ImportRule {
         return outcome
     }
 
-    /// ``run(_:on:originalText:)`` with the expense's note as the bank's original text: an import's row as the file
-    /// gave it (before any rule), or a stored expense for `rule apply`. Expenses keep no other copy of the bank's
-    /// text, so this is the one place that says where `text` reads it from.
+    /// ``run(_:on:originalText:)`` with the bank's original text the expense keeps (``Expense/source``, which an
+    /// import sets and no edit changes), so a note a rule or a person rewrote does not hide it; an expense without
+    /// one (made by `add`, or imported before expenses kept it) offers its note instead. The one place that says
+    /// where `text` reads from, for an import's rows and for `rule apply` alike.
     public static func run(_ rules: [ImportRule], on expense: Expense) throws(ImportRuleError) -> RuleOutcome {
-        try run(rules, on: expense, originalText: expense.note)
+        try run(rules, on: expense, originalText: originalText(of: expense))
+    }
+
+    /// What the `text` field reads for `expense`: its original text when it has one, else its note.
+    public static func originalText(of expense: Expense) -> String {
+        expense.source.isEmpty ? expense.note : expense.source
     }
 
     /// Whether the rule's conditions hold for `expense`: all of them, or one with ``matchesAny``.

@@ -15,7 +15,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     case categoryTooLong(TextLimit)
     /// The note is longer than 300 characters (grapheme clusters) or 1,200 bytes of UTF-8; the limit says which.
     case noteTooLong(TextLimit)
-    /// A control character in the given field (tab and newline are allowed in notes only).
+    /// A control character in the given field (tab and newline are allowed in notes and original texts only).
     case invalidText(ExpenseField)
     /// The date is not a real Gregorian day written `YYYY-MM-DD` between 1900-01-01 and 9999-12-31.
     case invalidDate(String)
@@ -39,6 +39,9 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
     /// the expense's own, or do not leave the expense's own category at least one minor unit; the detail says by
     /// how much.
     case invalidParts(String)
+    /// The original text an import read (``Expense/source``) is longer than a note may be: 300 characters
+    /// (grapheme clusters) or 1,200 bytes of UTF-8; the limit says which.
+    case sourceTooLong(TextLimit)
 
     /// The stable snake_case code, such as `invalid_amount`.
     public var code: String {
@@ -58,6 +61,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidCharged: "invalid_charged"
         case .invalidTags: "invalid_tags"
         case .invalidParts: "invalid_parts"
+        case .sourceTooLong: "source_too_long"
         }
     }
 
@@ -76,6 +80,7 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidCharged: .charged
         case .invalidTags: .tags
         case .invalidParts: .parts
+        case .sourceTooLong: .source
         }
     }
 
@@ -94,8 +99,8 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
             "the note is longer than \(Self.grouped(ExpenseRules.maximumNoteBytes)) bytes of UTF-8 (at most "
                 + "\(ExpenseRules.maximumNoteLength) characters and \(Self.grouped(ExpenseRules.maximumNoteBytes)) bytes)"
         case .invalidText(let field):
-            field == .note
-                ? "the note contains a control character (only tab and newline are allowed)"
+            field == .note || field == .source
+                ? "the \(field == .note ? "note" : "original text") contains a control character (only tab and newline are allowed)"
                 : "the \(field.rawValue) contains a control character"
         case .invalidDate(let text): "invalid date \(Self.quoted(text)): expected a real day YYYY-MM-DD from 1900-01-01 to 9999-12-31"
         case .invalidCurrency(let text): "invalid currency \(Self.quoted(text)): expected an active ISO 4217 code in upper case, such as USD"
@@ -110,6 +115,10 @@ public enum ValidationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidTags(let detail): "invalid tags: \(DisplayText.escapedWhole(detail))"
         // Whole: the detail is this program's sentence, any category in it quoted and escaped already.
         case .invalidParts(let detail): "invalid parts: \(DisplayText.escapedWhole(detail))"
+        case .sourceTooLong(.characters): "the original text is longer than \(ExpenseRules.maximumNoteLength) characters"
+        case .sourceTooLong(.bytes):
+            "the original text is longer than \(Self.grouped(ExpenseRules.maximumNoteBytes)) bytes of UTF-8 (at most "
+                + "\(ExpenseRules.maximumNoteLength) characters and \(Self.grouped(ExpenseRules.maximumNoteBytes)) bytes)"
         }
     }
 

@@ -77,6 +77,11 @@ public enum ExpenseFields {
             draft.parts = text
             return nil
         }, write: { draft in draft.parts.map(JSONValue.string) }),
+        WireField(.source, optional: true, read: { value, draft in
+            guard let text = value.stringValue else { return wrongType(.source, "a string") }
+            draft.source = text
+            return nil
+        }, write: { draft in draft.source.map(JSONValue.string) }),
     ]
 
     /// The slots of ``MutationFields``, one per entry of ``all`` (`MutationFieldsTests` checks the count).
@@ -95,6 +100,7 @@ public enum ExpenseFields {
         case .paidBy: .text(expense.paidByText)
         // The set as its text form (sorted, joined by commas): a history value is money or one text.
         case .tags: .text(expense.tagsText)
+        case .source: .text(expense.source)
         case .id: .text(UUIDText.lowercased(expense.id))
         }
     }
@@ -111,6 +117,7 @@ public enum ExpenseFields {
         case .note: writer.string(expense.note)
         case .paidBy: writer.string(expense.paidByText)
         case .tags: writer.string(expense.tagsText)
+        case .source: writer.string(expense.source)
         case .id: writer.uuid(expense.id)
         }
     }
@@ -136,6 +143,7 @@ public enum ExpenseFields {
         case (.note, .text(let text)): draft.note = text
         case (.paidBy, .text(let text)): draft.paidBy = text
         case (.tags, .text(let text)): draft.tags = ExpenseTags.parse(text)
+        case (.source, .text(let text)): draft.source = text
         default: return false
         }
         return true
@@ -148,6 +156,7 @@ public enum ExpenseFields {
         switch group {
         case .paidBy: expense.paidBy == nil
         case .tags: expense.tags.isEmpty
+        case .source: expense.source.isEmpty
         case .id, .amount, .currency, .category, .date, .note, .split, .charged, .parts: false
         }
     }
@@ -275,10 +284,11 @@ public enum ExpenseFields {
 
 extension ExpenseFields {
     /// The one layout of a record's object, `{"amount","category","charged","currency","date","deleted","id","note",
-    /// "paidBy","parts","seq","split","tags","version"}` (sorted; id lower case): every field under its name, and the
-    /// record's own four members; `paidBy`, `parts` and `split` only when not empty, `charged` only when not 0,
+    /// "paidBy","parts","seq","source","split","tags","version"}` (sorted; id lower case): every field under its name,
+    /// and the record's own four members; `paidBy`, `parts`, `source` and `split` only when not empty, `charged`
+    /// only when not 0,
     /// `tags` (an array of strings, sorted by their bytes) only when there is one (a record that is not shared, has
-    /// no amount charged, no tags and no parts reads as it did before they existed).
+    /// no amount charged, no tags, no parts and no original text reads as it did before they existed).
     /// ``Record/write(to:)`` writes a record through it, and a store its pull pages straight from its rows. `row`'s
     /// values start at column `first` (``ExpenseCore/ExpenseColumns``' positions) and are read as stored: each text
     /// valid UTF-8, the day a day (a store checks its row first); `id` as the UUID's 16 bytes, which a store reads
@@ -297,6 +307,7 @@ extension ExpenseFields {
                     row.withText(first + ExpenseColumns.split) { split in
                     row.withText(first + ExpenseColumns.tags) { tags in
                     row.withText(first + ExpenseColumns.parts) { parts in
+                    row.withText(first + ExpenseColumns.source) { source in
                     writer.separate()
                     // Each tag is a string of its own: a pair of quotes and a comma besides what its bytes take.
                     let tagCount = tags.isEmpty ? 0 : tags.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
@@ -304,6 +315,7 @@ extension ExpenseFields {
                         + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
                         + optionalMembersBytes + JSONByteCursor.maximumStringBytes(paidBy.count + split.count + parts.count)
                         + (tagCount == 0 ? 0 : tagsMemberBytes + JSONByteCursor.maximumStringBytes(tags.count) + 3 * tagCount)
+                        + (source.isEmpty ? 0 : sourceMemberBytes + JSONByteCursor.maximumStringBytes(source.count))
                     writer.append(atMost: maximum) { out in
                         out.raw(#"{"amount":"#); out.int64(row.int64(first + ExpenseColumns.amount))
                         out.raw(#","category":"#); out.string(utf8: category)
@@ -322,6 +334,7 @@ extension ExpenseFields {
                         if !paidBy.isEmpty { out.raw(#","paidBy":"#); out.string(utf8: paidBy) }
                         if !parts.isEmpty { out.raw(#","parts":"#); out.string(utf8: parts) }
                         out.raw(#","seq":"#); out.int64(seq)
+                        if !source.isEmpty { out.raw(#","source":"#); out.string(utf8: source) }
                         if !split.isEmpty { out.raw(#","split":"#); out.string(utf8: split) }
                         if tagCount > 0 {
                             out.raw(#","tags":["#)
@@ -340,6 +353,7 @@ extension ExpenseFields {
                     }
                     }
                     }
+                    }
                   }
                 }
             }
@@ -354,43 +368,13 @@ extension ExpenseFields {
     /// The bytes of the tags' member besides its strings: `,"tags":[` 9 and `]` 1.
     static let tagsMemberBytes = 10
 
+    /// The bytes of the original text's member besides its string (whose contents and quotes
+    /// ``JSONByteCursor/maximumStringBytes(_:)`` counts): `,"source":` 10.
+    static let sourceMemberBytes = 10
+
     /// The most bytes of a record's object besides what ``JSONByteCursor/maximumStringBytes(_:)`` counts for
     /// its three strings together (their contents and one pair of quotes): the nine names with their
     /// punctuation and braces (86), the other two pairs of quotes (4), three integers of at most 20 bytes, the
     /// id (38), the day (12), `false` (5).
     static let maximumFixedObjectBytes = 86 + 4 + 3 * 20 + 38 + 12 + 5
-}
-
-/// One expense field as a `fields` member: its name, and its value read into a draft (only the JSON type is
-/// checked here, so that a wrong type gets that field's own reason) and written from one.
-public struct WireField: Sendable {
-    /// The field.
-    public let field: ExpenseField
-    /// Its member name (the field's name).
-    public var name: String { field.rawValue }
-    /// Whether the field may be absent, meaning empty: from a record (written only when not empty) and from a
-    /// create; a field (the payer, the split, the amount charged) that older programs do not know.
-    public let optional: Bool
-    /// Whether its value is a JSON integer (the amount, the amount charged), not a string: a CSV cell of it is read
-    /// as one.
-    public let integer: Bool
-    /// Whether its value is a JSON array of strings (the tags), not a string: a CSV cell holds them joined by commas.
-    public let list: Bool
-    /// The name's bytes, compared with a member key read from a line.
-    let utf8: [UInt8]
-    /// Sets the draft's field from `value`, or the rejection of a value of the wrong type.
-    public let read: @Sendable (_ value: JSONValue, _ draft: inout ExpenseDraft) -> MutationRejection?
-    /// The draft's field as a member value; `nil` when the draft does not give it.
-    public let write: @Sendable (_ draft: ExpenseDraft) -> JSONValue?
-
-    init(_ field: ExpenseField, optional: Bool = false, integer: Bool = false, list: Bool = false, read: @escaping @Sendable (JSONValue, inout ExpenseDraft) -> MutationRejection?,
-         write: @escaping @Sendable (ExpenseDraft) -> JSONValue?) {
-        self.field = field
-        self.optional = optional
-        self.integer = integer
-        self.list = list
-        self.utf8 = Array(field.rawValue.utf8)
-        self.read = read
-        self.write = write
-    }
 }

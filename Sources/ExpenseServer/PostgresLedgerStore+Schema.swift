@@ -251,5 +251,11 @@ extension PostgresLedgerStore {
         // 8: the parts of the amount in other categories (`--part`, their canonical text), empty for none and for
         // the expenses before them; money's, so no version of their own.
         PostgresMigration("ALTER TABLE records ADD COLUMN parts text NOT NULL DEFAULT '';"),
+        // 9: the row's original text as an import read it, empty for none and for the expenses before it, and its
+        // version (a conflict group of its own).
+        PostgresMigration("""
+            ALTER TABLE records ADD COLUMN source text NOT NULL DEFAULT '';
+            ALTER TABLE records ADD COLUMN source_version bigint NOT NULL DEFAULT 1;
+            """),
     ]
 }

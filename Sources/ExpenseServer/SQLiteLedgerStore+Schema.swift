@@ -186,6 +186,12 @@ extension SQLiteLedgerStore {
         // 12: the parts of the amount in other categories (`--part`, their canonical text), empty for none and for
         // the expenses before them; money's, so no version of their own. A constant default rewrites no row.
         "ALTER TABLE records ADD COLUMN parts TEXT NOT NULL DEFAULT '';",
+        // 13: the row's original text as an import read it, empty for none and for the expenses before it, and its
+        // version (a conflict group of its own). Constant defaults rewrite no row.
+        """
+        ALTER TABLE records ADD COLUMN source TEXT NOT NULL DEFAULT '';
+        ALTER TABLE records ADD COLUMN source_version INTEGER NOT NULL DEFAULT 1;
+        """,
     ]
 
     /// The index of the migration that makes `outcome_runs`.

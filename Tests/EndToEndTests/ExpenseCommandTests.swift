@@ -230,7 +230,7 @@ import Testing
             #expect(try expense.succeed(["config", "get", "currency"]) == "JPY\n")
             #expect(try expense.run(["add", "12.5", "food"]).status == 65)   // JPY has no minor unit
             let id = try expense.succeed(["add", "1250", "food", "--date", "2026-01-01"]).trimmingCharacters(in: .newlines)
-            #expect(try expense.succeed(["export"]) == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts\n\(id),2026-01-01,1250,JPY,food,,,,,,\n")
+            #expect(try expense.succeed(["export"]) == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source\n\(id),2026-01-01,1250,JPY,food,,,,,,,\n")
             #expect(try expense.run(["config", "set", "currency", "XYZ"]).status == 65)
             #expect(try expense.run(["config", "set", "colour", "red"]).status == 64)
         }

@@ -29,8 +29,8 @@ import Testing
             let exported = try String(contentsOfFile: file, encoding: .utf8)
             let ids = ExpenseRoundTripTests.ids(try source.succeed(["list", "--json"]))
             #expect(ids.count == 2)
-            #expect(exported == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts\n\(ids[0]),2026-01-02,12.50,USD,food,\"say \"\"hi\"\", then\nleave\",,,,,\n"
-                    + "\(ids[1]),2026-01-03,1.250,BHD,fuel,,,,,,\n")
+            #expect(exported == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source\n\(ids[0]),2026-01-02,12.50,USD,food,\"say \"\"hi\"\", then\nleave\",,,,,,\n"
+                    + "\(ids[1]),2026-01-03,1.250,BHD,fuel,,,,,,,\n")
 
             let target = try ExpenseProcess()
             let dry = try target.run(["import", "--dry-run", file])
@@ -50,7 +50,7 @@ import Testing
             let result = try expense.run(["import", "-"], stdin: "date,amount,currency,category,note\n2026-05-01,2,,tea,\n")
             #expect(result.status == 0, "\(result)")
             let id = ExpenseRoundTripTests.ids(try expense.succeed(["list", "--json"])).first ?? ""
-            #expect(try expense.succeed(["export"]) == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts\n\(id),2026-05-01,2.00,USD,tea,,,,,,\n")
+            #expect(try expense.succeed(["export"]) == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source\n\(id),2026-05-01,2.00,USD,tea,,,,,,,\n")
             #expect(try expense.run(["import", expense.directory + "/missing.csv"]).status == 74)
         }
     }

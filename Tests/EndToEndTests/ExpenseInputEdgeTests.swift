@@ -41,7 +41,7 @@ import Testing
             let added = try runRaw(expense, #""$EXPENSE" add 5 "$(printf 'caf\303\251')" --date 2026-01-01"#)
             #expect(added.status == 0, "\(added)")
             let id = added.stdout.trimmingCharacters(in: .newlines)
-            #expect(try expense.succeed(["export"]) == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts\n\(id),2026-01-01,5.00,USD,café,,,,,,\n")
+            #expect(try expense.succeed(["export"]) == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source\n\(id),2026-01-01,5.00,USD,café,,,,,,,\n")
         }
     }
 

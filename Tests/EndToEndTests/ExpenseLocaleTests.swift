@@ -133,7 +133,7 @@ import Testing
             #expect(try expense.succeed(["list", "--json"], environment: german).contains(#""amount" : 123456750"#))
             #expect(try expense.succeed(["summary", "--json"], environment: german).contains(#""amount" : 123456750"#))
             #expect(try expense.succeed(["export"], environment: german)
-                    == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts\n\(id),2026-03-01,1234567.50,EUR,food,,,,,,\n")
+                    == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source\n\(id),2026-03-01,1234567.50,EUR,food,,,,,,,\n")
         }
     }
 

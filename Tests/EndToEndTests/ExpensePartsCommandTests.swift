@@ -185,8 +185,8 @@ import Testing
         try await onOwnThread {
             let (ann, id) = try Self.ledger()
             let exported = try ann.succeed(["export"])
-            #expect(exported.hasPrefix("id,date,amount,currency,category,note,paid_by,split,charged,tags,parts\n"), "\(exported)")
-            #expect(exported.contains("\(id),2026-03-04,84.20,EUR,food,,,,,,household=12.30;pharmacy=9.90\n"), "\(exported)")
+            #expect(exported.hasPrefix("id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source\n"), "\(exported)")
+            #expect(exported.contains("\(id),2026-03-04,84.20,EUR,food,,,,,,household=12.30;pharmacy=9.90,\n"), "\(exported)")
             let file = ann.home + "/parts.csv"
             try ann.succeed(["export", "--output", file])
             let bob = try ExpenseProcess()

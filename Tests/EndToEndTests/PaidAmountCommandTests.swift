@@ -46,7 +46,7 @@ import Testing
             // It travels as a wire field: `charged` in minor units of the ledger's currency, and the CSV column.
             let listed = try #require(JSONSerialization.jsonObject(with: Data(try ann.succeed(["list", "--json"]).utf8)) as? [[String: Any]])
             #expect(listed.first?["charged"] as? Int == 12840, "\(listed)")
-            #expect(try ann.succeed(["export"]) == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts\n\(id),2026-03-04,120.00,CHF,food,,,,12840,,\n")
+            #expect(try ann.succeed(["export"]) == "id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source\n\(id),2026-03-04,120.00,CHF,food,,,,12840,,,\n")
             // The export imports back with it, on another machine.
             let file = ann.home + "/paid.csv"
             try ann.succeed(["export", "--output", file])

@@ -129,7 +129,7 @@ import Testing
             let ann = try ExpenseProcess()
             let id = try Self.add(ann, ["12.50", "food", "--date", "2026-03-02", "--tag", "work", "--tag", "trip-2026"])
             let exported = try ann.succeed(["export"])
-            #expect(exported.hasPrefix("id,date,amount,currency,category,note,paid_by,split,charged,tags,parts\n"), "\(exported)")
+            #expect(exported.hasPrefix("id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source\n"), "\(exported)")
             #expect(exported.contains(#""trip-2026,work""#), "\(exported)")
             let file = ann.home + "/tags.csv"
             try ann.succeed(["export", "--output", file])

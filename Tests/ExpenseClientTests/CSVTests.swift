@@ -54,7 +54,7 @@ import Testing
         let read = try CSV.parse(row)
         #expect(read.map { $0.fields.map { Array($0.unicodeScalars) } } == [fields.map { Array($0.unicodeScalars) }])
         let note = "a \"\u{0598}quoted\"\u{0598} note"
-        let exported = CSV.row(CSVImporter.header) + CSV.row(["6f9619ff-8b86-d011-b42d-00cf4fc964ff", "2026-11-30", "12.50", "USD", "food", note, "", "", "", "", ""])
+        let exported = CSV.row(CSVImporter.header) + CSV.row(["6f9619ff-8b86-d011-b42d-00cf4fc964ff", "2026-11-30", "12.50", "USD", "food", note, "", "", "", "", "", ""])
         let expenses = try CSVImporter.expenses(from: exported, defaultCurrency: .usd)
         #expect(expenses.map { Array($0.note.unicodeScalars) } == [Array(note.unicodeScalars)])
     }
@@ -90,7 +90,7 @@ import Testing
 
     @Test func importRefusesAWrongHeader() {
         #expect(throws: ImportError.badHeader(
-            found: "when,how much", expected: "the header 'id,date,amount,currency,category,note,paid_by,split,charged,tags,parts' (id optional, any order; or give --map)")) {
+            found: "when,how much", expected: "the header 'id,date,amount,currency,category,note,paid_by,split,charged,tags,parts,source' (id optional, any order; or give --map)")) {
             try CSVImporter.expenses(from: "when,how much\n", defaultCurrency: .usd)
         }
     }

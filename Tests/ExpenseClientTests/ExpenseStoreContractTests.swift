@@ -33,7 +33,7 @@ import Testing
         #expect(pending.first.map { PendingMutation(type: $0.type, id: $0.id, baseVersion: $0.baseVersion, fields: $0.fields) }
                 == PendingMutation(type: .put, id: expense.id, baseVersion: 0,
                                    fields: ExpenseDraft(amount: 1250, currency: "USD", category: "food",
-                                                        date: "2026-03-01", note: "lunch\twith Ann", paidBy: "", split: "", charged: 0, tags: [], parts: "")))
+                                                        date: "2026-03-01", note: "lunch\twith Ann", paidBy: "", split: "", charged: 0, tags: [], parts: "", source: "")))
         #expect(pending.first?.mutationId == nil && pending.first?.state == .unsent)
     }
 
@@ -50,7 +50,7 @@ import Testing
         #expect(pending.count == 1)
         #expect(pending.first?.baseVersion == 0)
         #expect(pending.first?.fields == ExpenseDraft(amount: 999, currency: "USD", category: "food", date: "2026-03-01", note: "x",
-                                                      paidBy: "", split: "", charged: 0, tags: [], parts: ""))
+                                                      paidBy: "", split: "", charged: 0, tags: [], parts: "", source: ""))
         // Deleting an expense the daemon never saw forgets it entirely.
         try ledger.delete(try ledger.find(expense.idString))
         pending = try ledger.store.pendingMutations(limit: 10)

@@ -28,7 +28,8 @@ import Testing
         let payer = UUID()
         let after = Expense(id: before.id, amount: 990, currency: try #require(Currency(code: "EUR")), category: "home",
                             date: CalendarDay(year: 2026, month: 4, day: 2)!, note: "dinner", paidBy: payer,
-                            split: try SplitSpec(method: .equal, parts: [SplitSpec.Part(member: payer, weight: 1)]), tags: ["trip", "work"])
+                            split: try SplitSpec(method: .equal, parts: [SplitSpec.Part(member: payer, weight: 1)]), tags: ["trip", "work"],
+                            source: "REWE SAGT DANKE")
         let entry = HistoryEntry(seq: 2, id: before.id, version: 2, action: .edit,
                                  changes: HistoryEntry.changes(from: before, to: after), who: nil, clientId: UUID(), time: 0)
         #expect(entry.changes.map(\.field) == HistoryEntry.fieldNames)

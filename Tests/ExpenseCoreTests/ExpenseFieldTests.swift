@@ -9,8 +9,8 @@ import Testing
     }
 
     @Test func everyValueFieldBelongsToExactlyOneConflictGroupNamedOnce() {
-        #expect(ExpenseField.conflictGroups == [.amount, .category, .date, .note, .paidBy, .tags])
-        #expect(ExpenseField.conflictGroups.map(\.conflictGroupName) == ["money", "category", "date", "note", "paidBy", "tags"])
+        #expect(ExpenseField.conflictGroups == [.amount, .category, .date, .note, .paidBy, .tags, .source])
+        #expect(ExpenseField.conflictGroups.map(\.conflictGroupName) == ["money", "category", "date", "note", "paidBy", "tags", "source"])
         for field in ExpenseField.values {
             #expect(field.conflictGroupIndex.map { ExpenseField.conflictGroups[$0].conflictGroup.contains(field) } == true, "\(field)")
             #expect(field.conflictGroup.allSatisfy { $0.conflictGroupName == field.conflictGroupName }, "\(field)")

@@ -22,6 +22,9 @@ struct ValidationErrorTests {
         (.invalidCharged("x"), "invalid_charged", .charged),
         (.invalidTags("x"), "invalid_tags", .tags),
         (.invalidParts("x"), "invalid_parts", .parts),
+        (.invalidText(.source), "invalid_text", .source),
+        (.sourceTooLong(.characters), "source_too_long", .source),
+        (.sourceTooLong(.bytes), "source_too_long", .source),
     ])
     func codeAndField(error: ValidationError, code: String, field: ExpenseField) {
         #expect(error.code == code)
@@ -51,6 +54,6 @@ struct ValidationErrorTests {
 
     @Test("field names are the wire names")
     func fieldNames() {
-        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note", "paidBy", "split", "charged", "tags", "parts"])
+        #expect(ExpenseField.allCases.map(\.rawValue) == ["id", "amount", "currency", "category", "date", "note", "paidBy", "split", "charged", "tags", "parts", "source"])
     }
 }

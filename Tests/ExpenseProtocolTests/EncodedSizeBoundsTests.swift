@@ -118,3 +118,28 @@ extension EncodedSizeBoundsTests {
         #expect(recordBytes(expense) - recordBytes(plain) <= 5_500, "\(recordBytes(expense) - recordBytes(plain))")
     }
 }
+
+extension EncodedSizeBoundsTests {
+    /// The longest original text is the longest note (the same rule): it adds at most what that note takes, with
+    /// its member's name (Protocol.md §5.2, at most 1,520 bytes).
+    @Test("an original text adds at most 1,520 bytes to a mutation and to a record")
+    func sourceBound() throws {
+        let plain = try Self.worstExpense()
+        var draft = plain.draft
+        draft.source = plain.note
+        let expense = try ExpenseValidator.validate(draft)
+        func mutationBytes(_ expense: Expense) -> Int {
+            var fields = expense.draft
+            fields.id = nil
+            return PushRequest.encodedBytes(of: Mutation(mutationId: .max, type: .put, id: expense.id, baseVersion: .max,
+                                                         fields: ExpenseFields.json(from: fields, omittingEmpty: true)))
+        }
+        func recordBytes(_ expense: Expense) -> Int {
+            var writer = JSONWriter()
+            Record(expense: expense, version: .max, seq: .max, deleted: false).write(to: &writer)
+            return writer.bytes.count
+        }
+        #expect(mutationBytes(expense) - mutationBytes(plain) <= 1_520, "\(mutationBytes(expense) - mutationBytes(plain))")
+        #expect(recordBytes(expense) - recordBytes(plain) <= 1_520, "\(recordBytes(expense) - recordBytes(plain))")
+    }
+}

@@ -14,6 +14,18 @@ extension DaemonProcess {
         return (daemon, data)
     }
 
+    /// A daemon of a `default` ledger in `currency`, and a second machine in that currency, both it and `first`
+    /// synced with it: the start of every two-machine story.
+    static func sharedLedger(with first: ExpenseProcess, currency: String,
+                             sourceLocation: SourceLocation = #_sourceLocation) throws -> (daemon: DaemonProcess, second: ExpenseProcess) {
+        let second = try ExpenseProcess()
+        try second.succeed(["config", "set", "currency", currency], sourceLocation: sourceLocation)
+        let (daemon, _) = try serveDefaultLedger(for: [first, second], ["--currency", currency], sourceLocation: sourceLocation)
+        try first.succeed(["sync"], sourceLocation: sourceLocation)
+        try second.succeed(["sync"], sourceLocation: sourceLocation)
+        return (daemon, second)
+    }
+
     /// The owner token of the `default` ledger a daemon made in `data` (`DATA/default.token`, without its newline).
     static func defaultToken(data: String) throws -> String {
         try String(contentsOfFile: data + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -106,11 +106,8 @@ import Testing
     func moneyConflicts() async throws {
         try await onOwnThread {
             let (ann, id) = try Self.ledger()
-            let bob = try ExpenseProcess()
-            try bob.succeed(["config", "set", "currency", "EUR"])
-            let (daemon, _) = try DaemonProcess.serveDefaultLedger(for: [ann, bob], ["--currency", "EUR"])
+            let (daemon, bob) = try DaemonProcess.sharedLedger(with: ann, currency: "EUR")
             defer { _ = daemon.stop() }
-            try ann.succeed(["sync"]); try bob.succeed(["sync"])
             try ann.succeed(["edit", String(id.prefix(8)), "--amount", "125"])
             try bob.succeed(["edit", String(id.prefix(8)), "--paid", "131"])
             try ann.succeed(["sync"])

@@ -48,6 +48,8 @@ struct CommandFailure: Error {
             case .writeFailed: return (.ioError, ["Error: \(error.code): \(error.message)"])
             case .unknownId, .noConflict, .ambiguousId, .idPrefixTooShort: return (.failure, ["Error: \(error.code): \(error.message)"])
             }
+        case let error as RecordUndoError:
+            return (.failure, ["Error: \(error.code): \(error.message)"])
         case let error as SyncError:
             let code: ExitCode
             switch error {

@@ -30,8 +30,11 @@ extension ExpenseCommands {
           has since changed the same fields, it is a conflict (see `expense conflicts`), never a silent overwrite.
           With an id, the last change is asked from the daemon (any machine's), unless this machine has a change of
           that expense not synced yet, which is reverted locally. --last reverts this machine's last command
-          (add, edit, delete, import) not already undone; repeated, the one before. An import is undone as a
-          whole (every row it created is deleted; a row changed since is a conflict); only the latest import can be.
+          (add, edit, delete, import, rule add|move|remove, budget set|remove, recurring add|remove, rate
+          set|remove, settle record|remove) not already undone; repeated, the one before. An import is undone as
+          a whole (every row it created is deleted; a row changed since is a conflict); only the latest import can
+          be. A command on rules, budgets and the other records is undone only while each record is as it left
+          it (else `changed_since`, exit 1, nothing queued). ID may name a budget, rule or other record too.
         """,
         arguments: [ExpenseArguments.id.asOptional().spec],
         options: [ExpenseOptions.last.spec])

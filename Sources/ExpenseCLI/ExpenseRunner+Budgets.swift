@@ -44,7 +44,7 @@ extension ExpenseRunner {
             budget = Budget(target: target, currency: currency, period: period ?? .month, start: start,
                             rollover: rollover ?? .none, amounts: [BudgetAmount(from: start, amount: amount)])
         }
-        try ledger.put(.budget, id: id, fields: budget.fields)  // set again: also the person's answer to a conflict ("mine")
+        try ledger.put(.budget, id: id, fields: budget.fields, journal: "budget set")  // set again: also the person's answer to a conflict ("mine")
         console.out(UUIDText.lowercased(id) + "\n")
     }
 
@@ -83,7 +83,7 @@ extension ExpenseRunner {
         }
         let ledger = try ledger()
         let currency = try command.value(ExpenseFieldOptions.currency) ?? ledger.defaultCurrency()
-        guard try ledger.deleteRecord(id: Budget.id(target: target, currency: currency)) else {
+        guard try ledger.deleteRecord(id: Budget.id(target: target, currency: currency), journal: "budget remove") else {
             throw CommandFailure(.failure, "Error: not_found: no budget for \(DisplayText.quoted(target.name)) in \(currency.code)")
         }
         console.err("Removed the budget for \(DisplayText.quoted(target.name)) in \(currency.code).")

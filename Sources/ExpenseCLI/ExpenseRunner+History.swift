@@ -6,18 +6,26 @@ import Foundation
 
 /// `expense history`, `expense log` and `expense undo` (docs/usage.md, "History and undo").
 extension ExpenseRunner {
-    /// The expense an id argument names: a live one by prefix, else (a deleted one) a full id or a prefix of an id
-    /// in this machine's journal.
+    /// The record an id argument names: a live expense by prefix, else a full id, or a prefix of an id in this
+    /// machine's journal or of a budget, rule or other record this cache holds.
     func historyId(_ ledger: LocalLedger, _ text: String) throws -> UUID {
         do {
             return try ledger.find(text).id
         } catch let error as StoreError {
             if let id = UUIDText.parse(text) { return id }
             let wanted = text.lowercased()
-            let matches = Set(try ledger.journal().map(\.id).filter { UUIDText.lowercased($0).hasPrefix(wanted) })
+            let known = try ledger.journal().flatMap(\.ids) + Self.recordIds(ledger)
+            let matches = Set(known.filter { UUIDText.lowercased($0).hasPrefix(wanted) })
             if wanted.count >= LocalLedger.minimumPrefixLength, matches.count == 1, let id = matches.first { return id }
             throw error
         }
+    }
+
+    /// The ids of the budgets, rules and other records this cache holds, deleted ones included (none for the
+    /// JSON cache, which keeps no such records).
+    private static func recordIds(_ ledger: LocalLedger) throws -> [UUID] {
+        guard let data = try? LedgerDataCache(store: ledger.store) else { return [] }
+        return try RecordKind.additional.flatMap { try data.records($0).map(\.id) }
     }
 
     /// A sync engine for a read of the daemon, or `nil` when no remote is set.
@@ -37,7 +45,7 @@ extension ExpenseRunner {
         var reason = "no remote is set"
         if let engine = try historyEngine(ledger) {
             do {
-                let (entries, horizon) = try engine.history(id: id)
+                let (entries, horizon) = try engine.history(id: id, kinds: Set(RecordKind.additional))
                 if command[ExpenseOptions.json] {
                     console.out(Self.json(entries) + "\n")
                 } else if entries.isEmpty {
@@ -59,9 +67,9 @@ extension ExpenseRunner {
         if let copy = try ledger.serverCopy(id), copy.version > 0 {
             console.out("v\(copy.version)  last synced\(copy.deleted ? " (deleted)" : "")  \(Self.describe(copy.expense, money: money))\n")
         }
-        for entry in try ledger.journal() where entry.id == id {
+        for entry in try ledger.journal() where entry.names(id) {
             console.out("this machine  \(Self.timeText(entry.time))  \(entry.command)\(entry.undone ? " (undone)" : "")  "
-                        + "\(entry.after.deleted ? "deleted" : Self.describe(entry.after.expense, money: money))\n")
+                        + Self.describe(entry, money: money) + "\n")
         }
         if try ledger.hasPending(id), let local = try ledger.localRecord(id) {
             console.out("not synced yet  \(local.deleted ? "deleted" : Self.describe(local.expense, money: money))\n")
@@ -98,8 +106,7 @@ extension ExpenseRunner {
         console.err("Note: \(reason); showing this machine's own recent commands.")
         for entry in try ledger.journal() where entry.time >= (sinceTime ?? 0) {
             console.out("\(Self.timeText(entry.time))  this machine  \(entry.command)\(entry.undone ? " (undone)" : "")  "
-                        + "\(UUIDText.lowercased(entry.id).prefix(8))  "
-                        + "\(entry.after.deleted ? "deleted" : Self.describe(entry.after.expense, money: money))\n")
+                        + "\(UUIDText.lowercased(entry.id).prefix(8))  " + Self.describe(entry, money: money) + "\n")
         }
     }
 
@@ -118,29 +125,44 @@ extension ExpenseRunner {
                 throw CommandFailure(.failure, "Error: nothing_to_undo: this machine has no command left to undo")
             }
             journalIndex = index
-            if journal[index].command == "import" { return try undoImport(journal[index], at: index, ledger: ledger) }
-            plan = try planFromJournal(journal[index], ledger: ledger)
+            switch journal[index].subject {
+            case .records(let steps):
+                return try finishUndo(steps, ledger: ledger, journalIndex: index, what: "`\(journal[index].command)`")
+            case .expense(let before, let after):
+                if journal[index].command == "import" { return try undoImport(journal[index], at: index, ledger: ledger) }
+                plan = try planFromJournal(journal[index], before: before, after: after, ledger: ledger)
+            }
         } else {
             let id = try historyId(ledger, command[ExpenseArguments.id] ?? "")
-            if try ledger.hasPending(id), let index = try ledger.journal().indices.last(where: { try ledger.journal()[$0].id == id }) {
-                let journal = try ledger.journal()
-                if !journal[index].undone || journal[index].command == "undo" {
-                    plan = UndoPlan(reverting: journal[index], baseVersion: 0)
-                    journalIndex = journal[index].command == "undo" ? nil : index
-                    try finishUndo(plan, ledger: ledger, journalIndex: journalIndex)
-                    return
+            let journal = try ledger.journal()
+            if try ledger.hasPending(id), let index = journal.indices.last(where: { journal[$0].names(id) }),
+               !journal[index].undone || journal[index].command == "undo" {
+                let undoing = journal[index].command == "undo" ? nil : index
+                switch journal[index].subject {
+                case .records(let steps):
+                    // Only this record's steps: the command's others stay as they are.
+                    return try finishUndo(steps.filter { $0.id == id }, ledger: ledger, journalIndex: undoing,
+                                          what: "`\(journal[index].command)` of \(UUIDText.lowercased(id).prefix(8))")
+                case .expense(let before, let after):
+                    return try finishUndo(UndoPlan(reverting: id, before: before, after: after, baseVersion: 0), ledger: ledger,
+                                          journalIndex: undoing)
                 }
             }
             guard let engine = try historyEngine(ledger) else {
                 throw CommandFailure(.usage, "Error: not_configured: undoing a synced change needs the daemon's history; "
                                      + "set a remote (`expense remote set`), or use `expense undo --last` for this machine's commands")
             }
-            guard let entry = try engine.history(id: id).entries.last else {
+            guard let entry = try engine.history(id: id, kinds: Set(RecordKind.additional)).entries.last else {
                 throw CommandFailure(.failure, "Error: nothing_to_undo: the daemon has no change of \(UUIDText.lowercased(id)) to undo")
             }
-            guard let made = UndoPlan(reverting: entry, tombstone: try ledger.serverCopy(id)?.expense) else {
-                throw CommandFailure(.failure, "Error: nothing_to_undo: this cache has not synced \(UUIDText.lowercased(id)) yet; run `expense sync` first")
+            let notSynced = CommandFailure(.failure, "Error: nothing_to_undo: this cache has not synced \(UUIDText.lowercased(id)) yet; "
+                                           + "run `expense sync` first")
+            if entry.kind != .expense {
+                guard let step = try ledger.step(reverting: entry) else { throw notSynced }
+                return try finishUndo([step], ledger: ledger, journalIndex: nil,
+                                      what: "the \(entry.action.rawValue) of \(entry.kind.rawValue) \(UUIDText.lowercased(id).prefix(8))")
             }
+            guard let made = UndoPlan(reverting: entry, tombstone: try ledger.serverCopy(id)?.expense) else { throw notSynced }
             plan = made
         }
         try finishUndo(plan, ledger: ledger, journalIndex: journalIndex)
@@ -149,10 +171,12 @@ extension ExpenseRunner {
     /// The inverse of a journal entry: folded into the local change when it is still waiting; else based on the
     /// version it made (the synced copy when it still holds what the command left, else the daemon's history of
     /// this client's last change of it).
-    private func planFromJournal(_ entry: JournalEntry, ledger: LocalLedger) throws -> UndoPlan {
-        if try ledger.hasPending(entry.id) { return UndoPlan(reverting: entry, baseVersion: 0) }
-        if let copy = try ledger.serverCopy(entry.id), copy.deleted == entry.after.deleted, copy.expense == entry.after.expense {
-            return UndoPlan(reverting: entry, baseVersion: copy.version)
+    private func planFromJournal(_ entry: JournalEntry, before: JournalEntry.State?, after: JournalEntry.State,
+                                 ledger: LocalLedger) throws -> UndoPlan {
+        func plan(_ baseVersion: Int64) -> UndoPlan { UndoPlan(reverting: entry.id, before: before, after: after, baseVersion: baseVersion) }
+        if try ledger.hasPending(entry.id) { return plan(0) }
+        if let copy = try ledger.serverCopy(entry.id), copy.deleted == after.deleted, copy.expense == after.expense {
+            return plan(copy.version)
         }
         guard let engine = try historyEngine(ledger), let clientId = try ledger.store.clientId() else {
             throw CommandFailure(.unavailable, "Error: unreachable: the expense changed since; its version needs the daemon's history")
@@ -161,7 +185,7 @@ extension ExpenseRunner {
             throw CommandFailure(.failure, "Error: nothing_to_undo: the daemon has no change of this machine to \(UUIDText.lowercased(entry.id)); "
                                  + "run `expense sync` first")
         }
-        return UndoPlan(reverting: entry, baseVersion: mine.version)
+        return plan(mine.version)
     }
 
     /// `undo --last` of an import: all the rows it created, as one command (``LocalLedger/undoImport(at:)``).
@@ -179,6 +203,15 @@ extension ExpenseRunner {
         try ledger.apply(plan, undoing: journalIndex)
         console.out(UUIDText.lowercased(plan.id) + "\n")
         console.err("Undid the \(plan.reverts) of \(UUIDText.lowercased(plan.id).prefix(8)); `expense sync` sends it "
+                    + "(a conflict if someone changed the same fields since).")
+    }
+
+    /// Reverts a command on budgets, rules and other records (`what` names it for people).
+    private func finishUndo(_ steps: [JournalEntry.RecordStep], ledger: LocalLedger, journalIndex: Int?, what: String) throws {
+        let taken = try ledger.revert(steps, undoing: journalIndex)
+        for id in Set(taken.map(\.id)).sorted(by: { $0.uuidString < $1.uuidString }) { console.out(UUIDText.lowercased(id) + "\n") }
+        let records = Set(steps.map(\.id)).count
+        console.err("Undid \(what)" + (records > 1 ? " (\(records) records)" : "") + "; `expense sync` sends it "
                     + "(a conflict if someone changed the same fields since).")
     }
 
@@ -203,6 +236,19 @@ extension ExpenseRunner {
     static func startOf(_ day: CalendarDay) -> Int64 {
         let date = utc.date(from: DateComponents(year: day.year, month: day.month, day: day.day)) ?? Date(timeIntervalSince1970: 0)
         return Int64(date.timeIntervalSince1970.rounded(.down))  // not money: seconds
+    }
+
+    /// What a journaled command left: the expense, or each record it changed (`rule 1a2b3c4d deleted`).
+    static func describe(_ entry: JournalEntry, money: MoneyDisplay) -> String {
+        switch entry.subject {
+        case .expense(_, let after):
+            return after.deleted ? "deleted" : describe(after.expense, money: money)
+        case .records(let steps):
+            return steps.map { step in
+                "\(step.kind.rawValue) \(UUIDText.lowercased(step.id).prefix(8)) "
+                    + (step.after == nil ? "deleted" : step.before == nil ? "set" : "changed")
+            }.joined(separator: ", ")
+        }
     }
 
     static func describe(_ expense: Expense, money: MoneyDisplay) -> String {

@@ -12,7 +12,7 @@ extension ExpenseRunner {
                                     from: ExpenseValidator.validateCurrency(command[ExpenseArguments.rateFrom] ?? ""),
                                     to: ExpenseValidator.validateCurrency(command[ExpenseArguments.rateTo] ?? ""),
                                     rate: Rate(command[ExpenseArguments.rate] ?? ""))
-        try ledger.put(.rate, id: rate.id, fields: rate.fields)  // set again: also the person's answer to a conflict ("mine")
+        try ledger.put(.rate, id: rate.id, fields: rate.fields, journal: "rate set")  // set again: also the person's answer to a conflict ("mine")
         console.out(UUIDText.lowercased(rate.id) + "\n")
     }
 
@@ -48,7 +48,7 @@ extension ExpenseRunner {
         let date = try ExpenseValidator.validateDate(command[ExpenseArguments.rateDate] ?? "")
         let from = try ExpenseValidator.validateCurrency(command[ExpenseArguments.rateFrom] ?? "")
         let to = try ExpenseValidator.validateCurrency(command[ExpenseArguments.rateTo] ?? "")
-        guard try ledger.deleteRecord(id: ExchangeRate.id(date: date, from: from, to: to)) else {
+        guard try ledger.deleteRecord(id: ExchangeRate.id(date: date, from: from, to: to), journal: "rate remove") else {
             throw CommandFailure(.failure, "Error: not_found: no rate of \(from.code) in \(to.code) on \(date); see `expense rate list`")
         }
         console.err("Removed the rate of \(from.code) in \(to.code) on \(date).")

@@ -25,7 +25,7 @@ extension ExpenseRunner {
         let rule = RecurringRule(id: UUID(), amount: amount, currency: currency, category: command[ExpenseArguments.category] ?? "",
                                  note: try command.value(ExpenseFieldOptions.note) ?? "", every: every, unit: unit, start: start, end: end,
                                  monthEnd: monthEnd, skips: [], created: Int64(now().timeIntervalSince1970.rounded(.down)))  // not money: seconds
-        try ledger.put(.recurring, id: rule.id, fields: rule.fields)
+        try ledger.put(.recurring, id: rule.id, fields: rule.fields, journal: "recurring add")
         console.out(UUIDText.lowercased(rule.id) + "\n")
         warnAboutTwins(of: rule, in: ledger)
     }
@@ -71,7 +71,7 @@ extension ExpenseRunner {
         let ledger = try ledger()
         let data = try LedgerDataCache(store: ledger.store)
         let rule = try findRule(command[ExpenseArguments.id] ?? "", in: data)
-        _ = try ledger.deleteRecord(id: rule.id)
+        _ = try ledger.deleteRecord(id: rule.id, journal: "recurring remove")
         console.err("Removed the rule \(UUIDText.lowercased(rule.id).prefix(8)).")
     }
 

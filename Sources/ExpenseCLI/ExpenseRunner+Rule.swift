@@ -46,7 +46,7 @@ extension ExpenseRunner {
                               matchesAny: command[ExpenseOptions.matchAny], conditions: conditions, actions: actions)
         // The record's own checks (an invalid regex names its position, a tag or part no expense could hold).
         let checked = try LedgerDataValidator.importRule(id: rule.id, fields: rule.fields)
-        try ledger.put(.rule, id: rule.id, fields: checked.fields)
+        try ledger.put(.rule, id: rule.id, fields: checked.fields, journal: "rule add")
         console.out(UUIDText.lowercased(rule.id) + "\n")
     }
 
@@ -82,13 +82,13 @@ extension ExpenseRunner {
     func ruleRemove() throws {
         let ledger = try ledger()
         let rule = try Self.rule(command[ExpenseArguments.ruleId] ?? "", in: Self.importRules(LedgerDataCache(store: ledger.store)))
-        guard try ledger.deleteRecord(id: rule.id) else { throw CommandFailure(.failure, "Error: not_found: no rule \(rule.label)") }
+        guard try ledger.deleteRecord(id: rule.id, journal: "rule remove") else { throw CommandFailure(.failure, "Error: not_found: no rule \(rule.label)") }
         console.err("Removed rule \(rule.label).")
     }
 
     /// `expense rule move ID --before ID2`: only the moved rule's position changes, to one between ID2 and the
     /// rule before it; when those two are adjacent integers the rules are spaced again first (each rule's
-    /// position a change of its own, queued and synced like any other).
+    /// position a change of its own, queued and synced like any other, all in one transaction).
     func ruleMove() throws {
         let ledger = try ledger()
         var rules = try Self.importRules(LedgerDataCache(store: ledger.store))
@@ -101,11 +101,12 @@ extension ExpenseRunner {
             return (index == 0 ? nil : others[index - 1].position, others[index].position)
         }
         var (low, high) = neighbours()
+        var changes: [RecordChange] = []
         if ImportRule.position(between: low, and: high) == nil {
             for (index, rule) in rules.enumerated() {
                 var spaced = rule
                 spaced.position = ImportRule.positionGap * Int64(index + 1)
-                try ledger.put(.rule, id: spaced.id, fields: spaced.fields)
+                changes.append(.put(.rule, id: spaced.id, fields: spaced.fields))
                 rules[index] = spaced
             }
             moved = rules.first { $0.id == moved.id } ?? moved
@@ -115,7 +116,8 @@ extension ExpenseRunner {
             throw CommandFailure(.failure, "Error: no_room: the rules' positions leave no room; remove and add the rule again")
         }
         moved.position = position
-        try ledger.put(.rule, id: moved.id, fields: moved.fields)
+        changes.append(.put(.rule, id: moved.id, fields: moved.fields))
+        try ledger.change(changes, journal: "rule move")  // one command: `undo --last` reverts the spacing too
         console.err("Rule \(moved.label) now runs before \(target.label).")
     }
 

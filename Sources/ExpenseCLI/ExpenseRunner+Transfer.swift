@@ -53,7 +53,7 @@ extension ExpenseRunner {
         let amount = try Money.parse(command[ExpenseArguments.amount] ?? "", currency: currency)
         let date = try command.value(ExpenseFieldOptions.date).map(ExpenseValidator.validateDate) ?? CalendarDay.today()
         let transfer = Transfer(id: UUID(), from: from, to: to, amount: amount, currency: currency, date: date)
-        try ledger.put(.transfer, id: transfer.id, fields: transfer.fields)
+        try ledger.put(.transfer, id: transfer.id, fields: transfer.fields, journal: "settle record")
         console.out(UUIDText.lowercased(transfer.id) + "\n")
     }
 
@@ -90,7 +90,7 @@ extension ExpenseRunner {
                                  + "see `expense settle list`")
         }
         guard matches.count == 1 else { throw StoreError.ambiguousId(prefix, matches: matches.map { UUIDText.lowercased($0.id) }) }
-        _ = try ledger.deleteRecord(id: transfer.id)
+        _ = try ledger.deleteRecord(id: transfer.id, journal: "settle remove")
         console.err("Removed the transfer \(UUIDText.lowercased(transfer.id).prefix(8)).")
     }
 

@@ -9,30 +9,23 @@ extension LocalLedger {
     /// Sets the record `id` of `kind` to `fields` (validated first), queueing a create, a restore or an edit of
     /// the fields that changed; nothing is queued when nothing changed. Setting a record whose conflict is open
     /// is this machine's answer to it ("mine"): the conflict is closed and the change based on the daemon's side.
+    /// With `journal`, the change is this machine's command of that name (`budget set`), which `expense undo
+    /// --last` reverts (``change(_:journal:)``).
     /// - Returns: the stored fields.
     /// - Throws: ``ReadOnlyLedgerError`` on a viewer's cache (nothing is queued that could never be sent),
     ///   ``LedgerDataError``, ``LedgerDataCacheError/unsupportedStore(_:)`` for the JSON cache, ``StoreError``.
     @discardableResult
-    package func put(_ kind: RecordKind, id: UUID, fields: LedgerDataFields) throws -> LedgerDataFields {
-        try ensureWritable()
+    package func put(_ kind: RecordKind, id: UUID, fields: LedgerDataFields, journal: String? = nil) throws -> LedgerDataFields {
         let validated = try LedgerDataValidator.validate(kind: kind, id: id, fields: fields)
-        try store.write { transaction in
-            try dataTables(transaction).removeDataConflict(id: id)
-            try stageData(kind, id: id, fields: validated, in: transaction)
-        }
+        try change([.put(kind, id: id, fields: validated)], journal: journal)
         return validated
     }
 
     /// Deletes the record `id` (a budget, rule or setting) locally and queues the delete; `false` when there is
-    /// no live record with that id.
+    /// no live record with that id. With `journal`, as ``put(_:id:fields:journal:)``.
     /// - Throws: ``ReadOnlyLedgerError`` on a viewer's cache, ``StoreError``.
-    package func deleteRecord(id: UUID) throws -> Bool {
-        try ensureWritable()
-        return try store.write { transaction in
-            guard let view = try dataTables(transaction).dataView(id: id), !view.deleted else { return false }
-            try stage(PendingMutation(type: .delete, kind: view.kind, id: id, baseVersion: 0), in: transaction)
-            return true
-        }
+    package func deleteRecord(id: UUID, journal: String? = nil) throws -> Bool {
+        try !change([.delete(id: id)], journal: journal).isEmpty
     }
 
     /// Queues a put of the validated `fields` of `id`: every field when the view has no live record, else the

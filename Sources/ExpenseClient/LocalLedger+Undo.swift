@@ -44,21 +44,29 @@ package struct UndoPlan: Hashable, Sendable {
         }
     }
 
-    /// The inverse of a local command from the journal (`baseVersion` is filled in by the caller).
-    package init(reverting entry: JournalEntry, baseVersion: Int64) {
-        var full = entry.before?.expense.draft ?? ExpenseDraft()
+    /// The inverse of a local expense command from the journal (`baseVersion` is filled in by the caller); `nil`
+    /// for a command on other records (``LocalLedger/revert(_:undoing:)`` reverts those).
+    package init?(reverting entry: JournalEntry, baseVersion: Int64) {
+        guard case .expense(let before, let after) = entry.subject else { return nil }
+        self.init(reverting: entry.id, before: before, after: after, baseVersion: baseVersion)
+    }
+
+    /// The inverse of a local expense command from the journal: the expense `id` went from `before` (`nil`: it
+    /// was added) to `after` (`baseVersion` is filled in by the caller).
+    package init(reverting id: UUID, before: JournalEntry.State?, after: JournalEntry.State, baseVersion: Int64) {
+        var full = before?.expense.draft ?? ExpenseDraft()
         full.id = nil
-        guard let before = entry.before else {
-            self.init(id: entry.id, type: .delete, fields: ExpenseDraft(), baseVersion: baseVersion, reverts: "create")
+        guard let before else {
+            self.init(id: id, type: .delete, fields: ExpenseDraft(), baseVersion: baseVersion, reverts: "create")
             return
         }
-        switch (before.deleted, entry.after.deleted) {
+        switch (before.deleted, after.deleted) {
         case (false, true):
-            self.init(id: entry.id, type: .put, fields: full, baseVersion: baseVersion, reverts: "delete")
+            self.init(id: id, type: .put, fields: full, baseVersion: baseVersion, reverts: "delete")
         case (true, _):
-            self.init(id: entry.id, type: .delete, fields: ExpenseDraft(), baseVersion: baseVersion, reverts: "restore")
+            self.init(id: id, type: .delete, fields: ExpenseDraft(), baseVersion: baseVersion, reverts: "restore")
         case (false, false):
-            self.init(id: entry.id, type: .put, fields: LocalLedger.difference(from: entry.after.expense, to: before.expense),
+            self.init(id: id, type: .put, fields: LocalLedger.difference(from: after.expense, to: before.expense),
                       baseVersion: baseVersion, reverts: "edit")
         }
     }

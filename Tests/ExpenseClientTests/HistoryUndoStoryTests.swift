@@ -76,7 +76,7 @@ import TestSupport
         let annId = try ann.ledger.store.clientId()
         let mine = try #require(try await history(ann, daemon, expense.id).last { $0.clientId == annId && $0.action == .edit })
         #expect(mine.version == 2)
-        try ann.ledger.apply(UndoPlan(reverting: last, baseVersion: mine.version), undoing: journal.count - 1)
+        try ann.ledger.apply(try #require(UndoPlan(reverting: last, baseVersion: mine.version)), undoing: journal.count - 1)
         let report = try await ann.sync(daemon)
         #expect(report.newConflicts == 1 && report.pushed == 0)
         #expect(liveExpenses(try await daemon.records())[expense.id]?.note == "c")
@@ -89,7 +89,8 @@ import TestSupport
         let ann = try TestClient("ann")
         let expense = try ann.ledger.journaledAdd(ExpenseDraft(amount: 5, currency: "USD", category: "x", date: "2026-03-01"))
         let journal = try ann.ledger.journal()
-        try ann.ledger.apply(UndoPlan(reverting: try #require(journal.last), baseVersion: 0), undoing: journal.count - 1)
+        let lastEntry = try #require(journal.last)
+        try ann.ledger.apply(try #require(UndoPlan(reverting: lastEntry, baseVersion: 0)), undoing: journal.count - 1)
         #expect(try ann.live()[expense.id] == nil)
         #expect(try ann.ledger.pendingCount() == 0)
     }

@@ -10,7 +10,8 @@ enum ExpenseTable {
     /// share (`alice 60.00, bob 30.00`), named through `members`; when one has an amount charged (`--paid`), a
     /// column shows it in `ledgerCurrency` (`128.40 EUR`); when one has tags, a column shows them (`trip,work`);
     /// when one has parts in other categories, a PARTS column shows them (`household 12.30, pharmacy 9.90`: its
-    /// CATEGORY keeps the rest of its AMOUNT).
+    /// CATEGORY keeps the rest of its AMOUNT); when an imported expense's note no longer is the bank's text it
+    /// was imported with (edited, or set by a rule), a SOURCE column shows that text (empty where it is the note).
     static func render(_ expenses: [Expense], money: MoneyDisplay = .plain, members: MemberDirectory = MemberDirectory(members: []),
                        ledgerCurrency: Currency? = nil) -> String {
         let withCurrency = !money.showsCurrency
@@ -18,9 +19,15 @@ enum ExpenseTable {
         let charged = ledgerCurrency.flatMap { currency in expenses.contains { $0.charged != nil } ? currency : nil }
         let tagged = expenses.contains { !$0.tags.isEmpty }
         let withParts = expenses.contains { $0.parts != nil }
-        let header = (withCurrency ? ["DATE", "AMOUNT", "CUR", "CATEGORY", "NOTE"] : ["DATE", "AMOUNT", "CATEGORY", "NOTE"])
-            + (shared ? ["PAID BY", "SPLIT"] : []) + (charged != nil ? ["CHARGED"] : []) + (tagged ? ["TAGS"] : [])
-            + (withParts ? ["PARTS"] : []) + ["ID"]
+        func source(_ expense: Expense) -> String { ExactText.same(expense.source, expense.note) ? "" : expense.source }
+        let withSource = expenses.contains { !source($0).isEmpty }
+        var header: [String] = withCurrency ? ["DATE", "AMOUNT", "CUR", "CATEGORY", "NOTE"] : ["DATE", "AMOUNT", "CATEGORY", "NOTE"]
+        if shared { header += ["PAID BY", "SPLIT"] }
+        if charged != nil { header.append("CHARGED") }
+        if tagged { header.append("TAGS") }
+        if withParts { header.append("PARTS") }
+        if withSource { header.append("SOURCE") }
+        header.append("ID")
         let rows = expenses.map { expense -> [String] in
             var row = [expense.date.description, money.figure(expense.amount, currency: expense.currency)]
             if withCurrency { row.append(expense.currency.code) }
@@ -36,6 +43,7 @@ enum ExpenseTable {
                 let parts = expense.parts?.parts.map { $0.category + " " + money.figure($0.amount, currency: expense.currency) } ?? []
                 row.append(oneLine(parts.joined(separator: ", "), width: noteWidth))
             }
+            if withSource { row.append(oneLine(source(expense), width: noteWidth)) }
             row.append(String(expense.idString.prefix(8)))
             return row
         }

@@ -35,7 +35,12 @@ import Testing
             let rewe = try #require(try Self.listed(ann).first { $0["note"] as? String == "REWE SAGT DANKE 4711" })
             #expect(rewe["source"] as? String == "REWE SAGT DANKE 4711", "\(rewe)")
             let id = try #require(rewe["id"] as? String)
+            #expect(try !ann.succeed(["list"]).contains("SOURCE"), "the bank's text is the note: no column for it")
             try ann.succeed(["edit", id, "--note", "something else"])
+            // Once the note says something else, the table shows the bank's text beside it, for that row only.
+            let table = try ann.succeed(["list"], environment: ["LC_ALL": "C"]).split(separator: "\n").map(String.init)
+            #expect(table.count == 3 && table[0].contains("NOTE            SOURCE") && table[1].contains("something else  REWE SAGT DANKE 4711")
+                    && table[2].contains("EDEKA Center    ") && !table[2].contains("EDEKA Center    EDEKA"), "\(table)")
             let added = try ann.succeed(["add", "3.50", "Kartenzahlung", "--note", "Kiosk", "--date", "2026-12-05"])
             #expect(try Self.listed(ann).first { $0["note"] as? String == "Kiosk" }?["source"] == nil, "add keeps no original text")
             try ann.succeed(["rule", "add", "--name", "groceries", "--match", "text~^(rewe|edeka) ", "--set-category", "groceries"])

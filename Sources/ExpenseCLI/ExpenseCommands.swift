@@ -43,7 +43,7 @@ enum ExpenseCommands {
         name: "list", abstract: "List expenses by date.",
         options: [ExpenseOptions.from.help("Only expenses on or after this day.").spec,
                   ExpenseOptions.to.help("Only expenses on or before this day.").spec,
-                  ExpenseOptions.categoryFilter.spec,
+                  ExpenseOptions.categoryFilter.help("Only expenses of this category, or with a part in it.").spec,
                   ExpenseOptions.tagFilter.spec,
                   ExpenseOptions.json.help("Print a JSON array (amounts as integers in minor units).").spec])
 

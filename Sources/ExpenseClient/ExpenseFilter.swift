@@ -1,7 +1,8 @@
 import ExpenseCore
 
 /// Which live expenses a listing returns. `from` and `to` are inclusive; `category` matches the stored
-/// (trimmed) category exactly: by its bytes (``ExpenseCore/ExactText``), in every store alike. `tags` (`--tag`):
+/// (trimmed) category, or a part's (an expense with a part in it is listed, as totals count the part there),
+/// exactly: by its bytes (``ExpenseCore/ExactText``), in every store alike. `tags` (`--tag`):
 /// only expenses that have every one of them (by its bytes); the stores read by the other members, and
 /// ``LocalLedger`` keeps the expenses with the tags (``hasTags(_:)``).
 package struct ExpenseFilter: Hashable, Sendable {
@@ -40,7 +41,13 @@ package struct ExpenseFilter: Hashable, Sendable {
     package func matches(_ expense: Expense) -> Bool {
         if let from, expense.date < from { return false }
         if let to, expense.date > to { return false }
-        if let category, !ExactText.same(expense.category, category) { return false }
-        return hasTags(expense)
+        return hasCategory(expense) && hasTags(expense)
+    }
+
+    /// Whether `expense` is of the filter's category or has a part in it (true without a category).
+    package func hasCategory(_ expense: Expense) -> Bool {
+        guard let category else { return true }
+        return ExactText.same(expense.category, category)
+            || (expense.parts?.parts.contains { ExactText.same($0.category, category) } ?? false)
     }
 }

@@ -120,9 +120,13 @@ package final class SQLiteExpenseStore: ExpenseStore {
         try reading {
             try connection.cached("""
                 SELECT \(Self.columns) FROM expense
-                WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3)
+                WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3 OR parts <> '')
                 ORDER BY day, position
-                """).forEach(Self.bindings(filter)) { try body(try decode($0).expense) }
+                """).forEach(Self.bindings(filter)) { row in
+                    // An expense with parts passes when one of them is in the category (read: the parts are text).
+                    let expense = try decode(row).expense
+                    if expense.parts == nil || filter.hasCategory(expense) { try body(expense) }
+                }
         }
     }
 

@@ -65,6 +65,12 @@ import Testing
             let table = try ann.succeed(["list"], environment: Self.environment)
             #expect(table.contains("PARTS") && table.contains("household 12.30, pharmacy 9.90")
                     && table.components(separatedBy: "84.20").count == 2, "\(table)")
+            // list --category finds an expense by a part too: where the summary counted 12.30 of household.
+            let household = try ann.succeed(["list", "--category", "household"], environment: Self.environment)
+            #expect(household.contains("84.20") && household.contains("10.00") && !household.contains("5.00"), "\(household)")
+            let json = try ann.succeed(["list", "--category", "pharmacy", "--json"])
+            #expect(json.components(separatedBy: "\"id\"").count == 3, "both expenses with a pharmacy part or category: \(json)")
+            #expect(try ann.succeed(["list", "--category", "food"]).components(separatedBy: "\n").count == 4, "header and food's two")
         }
     }
 

@@ -65,9 +65,15 @@ extension ExpenseRunner {
             summary = try ledger.summary(summaryQuery)
         }
         // Budgets where the cache holds them (a SQLite cache): each for its period containing the report's last day.
+        // With --tag only the budgets of those tags: a category budget counts expenses the report leaves out.
         let budgets: [BudgetReport.Entry]
         if let data = try? LedgerDataCache(store: ledger.store) {
-            budgets = try Self.statuses(Self.budgets(data), on: min(months.to, months.today), ledger: ledger, member: member)
+            let shown = try Self.budgets(data).filter { budget in
+                guard !range.tags.isEmpty else { return true }
+                if case .tag(let tag) = budget.target { return ExpenseTags.contains(range.tags, tag) }
+                return false
+            }
+            budgets = try Self.statuses(shown, on: min(months.to, months.today), ledger: ledger, member: member)
         } else {
             budgets = []
         }

@@ -101,6 +101,18 @@ import Testing
             try ann.succeed(["report", "--output", html, "--from", "2026-03-01", "--to", "2026-03-31"])
             let text = try String(contentsOfFile: html, encoding: .utf8)
             #expect(text.contains("<bdi>tag:trip</bdi>"), "\(text)")
+            // Limited to a tag, the report shows only the budgets of that tag: a category budget's spending
+            // counts every expense of it, which the rest of such a report leaves out.
+            try ann.succeed(["budget", "set", "food", "300", "--start", "2026-03-01"])
+            try ann.succeed(["budget", "set", "--tag", "work", "50", "--start", "2026-03-01"])
+            try ann.succeed(["add", "70", "food", "--date", "2026-03-05"])
+            try ann.succeed(["report", "--output", html, "--from", "2026-03-01", "--to", "2026-03-31", "--tag", "trip"])
+            let tagged = try String(contentsOfFile: html, encoding: .utf8)
+            #expect(tagged.contains("<bdi>tag:trip</bdi>") && !tagged.contains("<bdi>tag:work</bdi>")
+                    && !tagged.contains("300.00"), "\(tagged)")
+            try ann.succeed(["report", "--output", html, "--from", "2026-03-01", "--to", "2026-03-31"])
+            let all = try String(contentsOfFile: html, encoding: .utf8)
+            #expect(all.contains("<bdi>tag:work</bdi>") && all.contains("300.00"), "every budget without --tag")
         }
     }
 }

@@ -6,18 +6,11 @@ import Testing
 /// recurring rules, rates), through the real binary: each command is one journal entry, reverted as a whole, and
 /// never over a change made since.
 @Suite struct RecordUndoCommandTests {
-    static let environment = ["LC_ALL": "C"]
+    static let environment = RuleCommandTests.environment
 
-    static func id(_ output: String) -> String { output.trimmingCharacters(in: .newlines) }
+    static func id(_ output: String) -> String { RuleCommandTests.id(output) }
 
-    /// The `position` of each rule of `rule list --json`, by id.
-    static func positions(_ process: ExpenseProcess) throws -> [String: Int64] {
-        let data = Data(try process.succeed(["rule", "list", "--json"]).utf8)
-        let rules = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
-        var positions: [String: Int64] = [:]
-        for rule in rules { positions[try #require(rule["id"] as? String)] = (rule["position"] as? NSNumber)?.int64Value }
-        return positions
-    }
+    static func positions(_ process: ExpenseProcess) throws -> [String: Int64] { try RuleCommandTests.positions(process) }
 
     /// The rules' ids in the order they run.
     static func order(_ process: ExpenseProcess) throws -> [String] {

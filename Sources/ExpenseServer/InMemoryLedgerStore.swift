@@ -78,7 +78,11 @@ package final class InMemoryLedgerStore: LedgerStore {
         state.head = record.seq
     }
 
-    package func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
+    package func changes(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges {
+        EncodedChanges(changedRecords(since: since, limit: limit, snapshot: snapshot))
+    }
+
+    private func changedRecords(since: Int64, limit: Int, snapshot: Int64?) -> [Record] {
         var result: [Record] = []
         var seq = since + 1
         let cut = Self.purgedCut(since: since, snapshot: snapshot)

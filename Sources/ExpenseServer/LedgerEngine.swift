@@ -64,32 +64,21 @@ package final class LedgerEngine {
         return try apply([(clientId, items)])[0]
     }
 
-    /// The changes after `since`, in seq order.
+    /// The changes after `params.since`, in seq order, as the bytes the network front sends (Protocol.md §5.3).
+    /// A page with no other kind in its range (every page of a first sync but the few that hold budgets, rules or
+    /// settings) is the store's page as it is (``LedgerStore/changes(since:limit:snapshot:maximumBytes:)``, cut
+    /// by the line's bytes); any other page merges the store's expenses and the other kinds in seq order.
     /// - Precondition: `params.limit` is in ``PullRequest/limitRange``: already enforced by
     ///   ``PullRequest/init(params:)``, which answers any other limit `invalid_params` before it reaches a ledger.
-    package func pull(_ params: PullRequest) throws -> PullResult {
-        let head = try pullableHead(params)
-        do {
-            return try changes(params, head: head)
-        } catch {
-            throw LedgerError.storage(error)
-        }
-    }
-
-    /// ``pull(_:)``'s page as the bytes the network front sends. A page with no other kind in its range (every
-    /// page of a first sync but the few that hold budgets, rules or settings) has its expenses written by the
-    /// store straight from its rows (``LedgerStore/encodedChanges(since:limit:maximumBytes:)``, byte for byte what
-    /// ``pull(_:)``'s records write); any other page is ``pull(_:)``'s, written record by record.
     package func pullPage(_ params: PullRequest) throws -> EncodedPullPage {
         let head = try pullableHead(params)
         do {
-            guard params.expenses, try params.kinds.isEmpty || !store.dataChanges(since: params.since, limit: params.limit + 1)
-                .contains(where: { params.kinds.contains($0.kind) }) else {
-                return EncodedPullPage(try changes(params, head: head))
-            }
+            let data = params.kinds.isEmpty ? []
+                : try store.dataChanges(since: params.since, limit: params.limit + 1).filter { params.kinds.contains($0.kind) }
+            guard params.expenses, data.isEmpty else { return try pageWithKinds(params, data: data, head: head) }
             // Rows past the line's bytes are not read: the line is cut at or before the last object read.
-            var changes = try store.encodedChanges(since: params.since, limit: params.limit + 1, snapshot: params.snapshot,
-                                                   maximumBytes: params.maximumLineLength)
+            var changes = try store.changes(since: params.since, limit: params.limit + 1, snapshot: params.snapshot,
+                                            maximumBytes: params.maximumLineLength)
             // Stopped short by bytes: more follows (the line is cut at or before the last object read anyway).
             let past = changes.count >= 2 && changes.byteCount + changes.count - 1 > params.maximumLineLength
             let full = changes.count > params.limit
@@ -115,33 +104,23 @@ package final class LedgerEngine {
                                          field: "snapshot")
         }
         // No cursor is too old for the purge horizon: a pull from above 0 carries the purged tombstones after it,
-        // but those at or below its snapshot (LedgerStore.changes(since:limit:snapshot:) says why).
+        // but those at or below its snapshot (LedgerStore.changes(since:limit:snapshot:maximumBytes:) says why).
         return head
     }
 
-    /// The page of ``pull(_:)`` once `params.since` is checked.
-    private func changes(_ params: PullRequest, head: Int64) throws -> PullResult {
-        if !params.kinds.isEmpty || !params.expenses { return try pullWithKinds(params, head: head) }
-        var changes = try store.changes(since: params.since, limit: params.limit + 1, snapshot: params.snapshot)
+    /// A page that also serves the kinds the connection asked for (Protocol.md §10): the expenses (none with
+    /// `expenses` false, and the cursor then passes over their seqs, §10.1) and `data`, each up to `limit + 1`,
+    /// merged in seq order, then cut to `limit`.
+    private func pageWithKinds(_ params: PullRequest, data: [DataRecord], head: Int64) throws -> EncodedPullPage {
+        var others = EncodedChanges()
+        for record in data { others.append(seq: record.seq) { record.write(to: &$0) } }
+        let expenses = params.expenses
+            ? try store.changes(since: params.since, limit: params.limit + 1, snapshot: params.snapshot, maximumBytes: .max)
+            : EncodedChanges()
+        var changes = expenses.merged(with: others)
         let more = changes.count > params.limit
-        if more { changes.removeLast() }
-        let cursor = more ? (changes.last?.seq ?? head) : head
-        return PullResult(changes: changes, cursor: cursor, more: more)
-    }
-
-    /// A pull that also serves the kinds the connection asked for (Protocol.md §10): both sequences up to
-    /// `limit + 1` each, merged in seq order, then cut to `limit`. With `expenses` false only the other kinds
-    /// are read, and the cursor passes over the expenses' seqs (Protocol.md §10.1).
-    private func pullWithKinds(_ params: PullRequest, head: Int64) throws -> PullResult {
-        let expenses = params.expenses ? try store.changes(since: params.since, limit: params.limit + 1, snapshot: params.snapshot) : []
-        let data = try store.dataChanges(since: params.since, limit: params.limit + 1).filter { params.kinds.contains($0.kind) }
-        var seqs = (expenses.map(\.seq) + data.map(\.seq)).sorted()
-        let more = seqs.count > params.limit
-        if more { seqs.removeLast(seqs.count - params.limit) }
-        let last = seqs.last ?? head
-        let cursor = more ? last : head
-        return PullResult(changes: expenses.filter { $0.seq <= last }, dataChanges: data.filter { $0.seq <= last },
-                          cursor: cursor, more: more)
+        while changes.count > params.limit { changes.removeLast() }
+        return EncodedPullPage(changes: changes, cursor: more ? (changes.seqs.last ?? head) : head, more: more)
     }
 
     /// The summary of the live records the query covers: from the store's aggregates, or, with a `conversion`,

@@ -19,22 +19,14 @@ package struct DayTotal: Hashable, Sendable {
 }
 
 extension LedgerStore {
-    /// The default: one total per live record in the range, read page by page through ``changes(since:limit:)``
-    /// (O(records)); a store with per-day aggregates answers from them instead.
+    /// The default: one total per live record in the range, read in one consistent read (``records(_:)``);
+    /// a store with per-day aggregates answers from them instead.
     package func forEachDayTotal(from: CalendarDay, to: CalendarDay, _ body: (DayTotal) throws -> Void) throws {
-        var since: Int64 = 0
-        while since < head {
-            let page = try changes(since: since, limit: 1000)
-            guard let last = page.last else { break }
-            for record in page where !record.deleted && record.expense.date >= from && record.expense.date <= to {
-                let expense = record.expense
-                // Each part in its own category, the remainder (and the count) in the expense's.
-                try expense.forEachCategoryShare { category, amount, count in
-                    try body(DayTotal(day: expense.date, category: category, currency: expense.currency, amount: amount,
-                                      count: count))
-                }
+        for expense in try records(RecordSelection(expenses: .dated(from: from, to: to), kinds: [])).expenses {
+            // Each part in its own category, the remainder (and the count) in the expense's.
+            try expense.forEachCategoryShare { category, amount, count in
+                try body(DayTotal(day: expense.date, category: category, currency: expense.currency, amount: amount, count: count))
             }
-            since = last.seq
         }
     }
 }

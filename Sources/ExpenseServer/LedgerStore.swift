@@ -104,13 +104,14 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     ///   a pull from 0 asks from the first page's last seq, below the horizon whenever more live records lie
     ///   there than a page holds. Answering it `cursor_expired` made such a ledger impossible to pull (every
     ///   retry from 0 met the same page); the snapshot is what tells the two readers apart (Protocol.md §5.9).
-    func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record]
-    /// ``changes(since:limit:snapshot:)`` written as JSON, each object what ``Record/write(to:)`` writes for that
-    /// record (the default does exactly that; a store may write them straight from its rows). A store may stop
-    /// early once it holds two objects or more whose bytes, with a comma between each two, pass `maximumBytes`: a
-    /// response line of `maximumBytes` is cut at or before the last of them (``EncodedPullPage/responseLine(id:maximumLineLength:)``),
-    /// so what the rows after it would add is never sent.
-    func encodedChanges(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges
+    ///
+    /// The records come written as JSON, as the wire carries them: each object exactly what ``Record/write(to:)``
+    /// writes for the record (a store may write them straight from its rows, as the SQLite store does for a first
+    /// sync; the others write their records). A store may stop early once it holds two objects or more whose
+    /// bytes, with a comma between each two, pass `maximumBytes`: a response line of `maximumBytes` is cut at or
+    /// before the last of them (``EncodedPullPage/responseLine(id:maximumLineLength:)``), so what the rows after
+    /// it would add is never sent.
+    func changes(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges
     /// The summary of every live record the query covers.
     func summary(_ query: SummaryQuery) throws -> Summary
     /// Calls `body` with the per-day aggregate of the live records dated `from` … `to`, in any order
@@ -160,22 +161,12 @@ extension LedgerStore {
 }
 
 extension LedgerStore {
-    /// Each record of ``changes(since:limit:snapshot:)`` written by ``Record/write(to:)``, whatever `maximumBytes`.
-    package func encodedChanges(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges {
-        EncodedChanges(try changes(since: since, limit: limit, snapshot: snapshot))
+    /// ``changes(since:limit:snapshot:maximumBytes:)`` of a client's own pull (no snapshot), with no byte bound.
+    package func changes(since: Int64, limit: Int) throws -> EncodedChanges {
+        try changes(since: since, limit: limit, snapshot: nil, maximumBytes: .max)
     }
 
-    /// A client's own pull (no snapshot).
-    package func changes(since: Int64, limit: Int) throws -> [Record] {
-        try changes(since: since, limit: limit, snapshot: nil)
-    }
-
-    /// ``encodedChanges(since:limit:snapshot:maximumBytes:)`` of a client's own pull, with no byte bound.
-    package func encodedChanges(since: Int64, limit: Int) throws -> EncodedChanges {
-        try encodedChanges(since: since, limit: limit, snapshot: nil, maximumBytes: .max)
-    }
-
-    /// The seq at or below which a purged tombstone is left out of a pull (``changes(since:limit:snapshot:)``):
+    /// The seq at or below which a purged tombstone is left out of a pull (``changes(since:limit:snapshot:maximumBytes:)``):
     /// every one from 0, those at or below the snapshot on a later page of a pull from 0, none from a client's
     /// own cursor. A tombstone is left out when it is at or below both this and the purge horizon.
     package static func purgedCut(since: Int64, snapshot: Int64?) -> Int64 {

@@ -38,7 +38,7 @@ extension PostgresLedgerStore {
     }
 
     package func dataChanges(since: Int64, limit: Int) throws -> [DataRecord] {
-        // Never past `head` as this store read it, like ``changes(since:limit:)``.
+        // Never past `head` as this store read it, like ``changes(since:limit:snapshot:maximumBytes:)``.
         try Self.storage {
             try connection.query("""
                 SELECT \(Self.dataColumns) FROM data_records WHERE ledger = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4

@@ -119,7 +119,7 @@ extension PostgresLedgerStore {
                 return (current, horizon)
             }
             guard horizon > 0 else { return CompactionReport(horizon: horizon, tombstones: 0, entries: 0) }
-            // Tombstones are purged, not removed: out of every pull (``changes(since:limit:)``), their rows kept so
+            // Tombstones are purged, not removed: out of every pull (``changes(since:limit:snapshot:maximumBytes:)``), their rows kept so
             // that a later change of the id meets the deletion (Protocol.md §5.9).
             let tombstones = try connection.query("""
                 SELECT count(*) FROM records WHERE ledger = $1 AND deleted AND seq > $2 AND seq <= $3

@@ -205,7 +205,12 @@ package final class PostgresLedgerStore: LedgerStore {
         }
     }
 
-    package func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
+    /// Written record by record: a page's bytes cost little beside its round trip.
+    package func changes(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges {
+        EncodedChanges(try changedRecords(since: since, limit: limit, snapshot: snapshot))
+    }
+
+    private func changedRecords(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
         // Tombstones purged by compaction (at or below the horizon) that the reader cannot hold live are left out
         // (LedgerStore.purgedCut); their rows stay.
         // Never past `head` as this store read it: a change committed by another daemon since is in the next pull.

@@ -149,7 +149,7 @@ extension SQLiteLedgerStore {
     /// raised and some entries not yet removed; the next compaction removes them.
     ///
     /// Tombstones are purged, not removed: a tombstone at or below the horizon leaves every pull (a pull from 0
-    /// no longer carries it, ``changes(since:limit:)``) but keeps its row, so a later change of its id meets the
+    /// no longer carries it, ``changes(since:limit:snapshot:maximumBytes:)``) but keeps its row, so a later change of its id meets the
     /// deletion (a re-create is an edit-versus-delete conflict, Protocol.md §5.9) and nothing a serving daemon
     /// holds in memory about records — its id → seq map, its totals, the seq a new history entry links to —
     /// can go stale when another process compacts the file.

@@ -5,10 +5,10 @@ import SQLite
 
 /// The SQLite store's pull pages written straight from the rows (a first sync reads a million records this way):
 /// no ``Record``, `String` or id array per row. Each object is byte for byte what ``Record/write(to:)`` writes for
-/// the record ``changes(since:limit:)`` reads from the same row (`PullPageEncodingTests`), through the one
+/// the record ``changedRecords(since:limit:snapshot:)`` reads from the same row (`PullPageEncodingTests`), through the one
 /// layout ``ExpenseProtocol/ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``.
 extension SQLiteLedgerStore {
-    package func encodedChanges(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges {
+    package func changes(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges {
         var page = EncodedChanges(capacity: min(limit, PullRequest.limitRange.upperBound + 1, maximumBytes / Self.encodedRecordBytes + 2)
                                   * Self.encodedRecordBytes)
         var currency = PageCurrency(self.currency)
@@ -33,7 +33,7 @@ extension SQLiteLedgerStore {
         }
         // A row the general decoder refuses (a damaged file) or repairs (text that is not UTF-8): the general
         // path gives its exact error or bytes.
-        guard regular else { return EncodedChanges(try changes(since: since, limit: limit, snapshot: snapshot)) }
+        guard regular else { return EncodedChanges(try changedRecords(since: since, limit: limit, snapshot: snapshot)) }
         return page
     }
 

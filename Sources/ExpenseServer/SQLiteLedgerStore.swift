@@ -223,7 +223,10 @@ package final class SQLiteLedgerStore: LedgerStore {
         records WHERE seq > ?1 AND (deleted = 0 OR seq > ?3 OR seq > (SELECT coalesce(max(value), 0) FROM history_meta WHERE key = 'horizon'))
         """
 
-    package func changes(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
+    /// The general path of a pull page: each row decoded into a ``Record``. The page itself
+    /// (``changes(since:limit:snapshot:maximumBytes:)``) is written straight from the rows and falls back to
+    /// this for a row it cannot write as it is; `PullPageEncodingTests` holds the two to the same bytes.
+    package func changedRecords(since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
         try connection.cached("SELECT \(RecordColumns.list) FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2")
             .map([.integer(since), .integer(Int64(limit)), .integer(Self.purgedCut(since: since, snapshot: snapshot))]) { row in
                 try StoredRecord(row: row).record

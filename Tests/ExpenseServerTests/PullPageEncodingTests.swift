@@ -7,9 +7,10 @@ import TestSupport
 @testable import ExpenseServer
 
 /// The pull pages a store writes straight from its rows (`SQLiteLedgerStore+PullPage.swift`) and the engine's
-/// page (``LedgerEngine/pullPage(_:)``) against the general path: the records of ``LedgerStore/changes(since:limit:)``
-/// and ``LedgerEngine/pull(_:)`` written one by one and cut by the rule of Protocol.md §5.3 as it was written
-/// before the fast path (``referenceLine(_:id:maximumLineLength:)``, kept here as the reference).
+/// page (``LedgerEngine/pullPage(_:)``) against the general path: the records the store reads one by one
+/// (``records(_:since:limit:snapshot:)``), merged with the other kinds as the engine did before the fast path
+/// (``generalPage(_:_:)``), written one by one and cut by the rule of Protocol.md §5.3 as it was written before
+/// the fast path (``referenceLine(_:id:maximumLineLength:)``); both kept here as the reference.
 @Suite(.offTheCooperativePool) struct PullPageEncodingTests {
     /// Every field shape: every currency (every exponent), the smallest and largest amounts, the first and last
     /// days, text with quotes, backslashes, control characters, non-ASCII in NFC and NFD, emoji, the empty note,
@@ -42,8 +43,8 @@ import TestSupport
         try Self.fill(ledger.engine)
         let store = ledger.engine.store
         for (since, limit) in [(Int64(0), 10_001), (0, 1), (3, 17), (100, 1000), (store.head - 1, 5), (store.head, 10)] {
-            let records = try store.changes(since: since, limit: limit)
-            let encoded = try store.encodedChanges(since: since, limit: limit)
+            let records = try Self.records(store, since: since, limit: limit, snapshot: nil)
+            let encoded = try store.changes(since: since, limit: limit)
             #expect(encoded.seqs == records.map(\.seq))
             for (index, record) in records.enumerated() {
                 var writer = JSONWriter()
@@ -71,7 +72,7 @@ import TestSupport
                     var params = PullRequest(since: since, limit: limit, expenses: expenses)
                     params.kinds = kinds
                     let page = try ledger.engine.pullPage(params)
-                    let general = try ledger.engine.pull(params)
+                    let general = try Self.generalPage(ledger.engine, params)
                     for length in [1, 300, 1_000, 4_096, 60_000, 1 << 24] {
                         let reference = Self.referenceLine(general, id: .number(JSONNumber(9)), maximumLineLength: length)
                         #expect(page.responseLine(id: .number(JSONNumber(9)), maximumLineLength: length) == reference,
@@ -93,9 +94,9 @@ import TestSupport
         let ledger = try TestLedger(.sqlite)
         try Self.fill(ledger.engine)
         let store = ledger.engine.store
-        let all = try store.encodedChanges(since: 0, limit: 10_001)
+        let all = try store.changes(since: 0, limit: 10_001)
         for maximum in [1, 500, 2_000, 10_000] {
-            let bounded = try store.encodedChanges(since: 0, limit: 10_001, snapshot: nil, maximumBytes: maximum)
+            let bounded = try store.changes(since: 0, limit: 10_001, snapshot: nil, maximumBytes: maximum)
             // The objects of the bounded page, with commas between them, pass `maximum` only by its last one.
             let bytes = (0..<bounded.count).map { bounded.object($0).count }
             #expect(bounded.count >= 2 && bounded.count < all.count, "maximum \(maximum)")
@@ -115,16 +116,44 @@ import TestSupport
         try store.connection.execute("UPDATE records SET note = CAST(x'41ff42' AS TEXT) WHERE seq = (SELECT min(seq) FROM records)")
         let params = PullRequest(since: 0, limit: 10_000)
         #expect(try ledger.engine.pullPage(params).responseLine(id: nil, maximumLineLength: 1 << 24)
-                == Self.referenceLine(try ledger.engine.pull(params), id: nil, maximumLineLength: 1 << 24))
+                == Self.referenceLine(try Self.generalPage(ledger.engine, params), id: nil, maximumLineLength: 1 << 24))
         // Control characters a damaged file may hold are escaped the same way.
         try store.connection.execute("UPDATE records SET category = 'a' || char(1) || char(127) || '\\' WHERE seq = (SELECT seq FROM records ORDER BY seq LIMIT 1 OFFSET 1)")
         #expect(try ledger.engine.pullPage(params).responseLine(id: nil, maximumLineLength: 1 << 24)
-                == Self.referenceLine(try ledger.engine.pull(params), id: nil, maximumLineLength: 1 << 24))
+                == Self.referenceLine(try Self.generalPage(ledger.engine, params), id: nil, maximumLineLength: 1 << 24))
         // A currency no longer known: both refuse the page with the same error.
         try store.connection.execute("UPDATE records SET currency = 'QQQ' WHERE seq = (SELECT max(seq) FROM records)")
-        let general = #expect(throws: LedgerError.self) { try ledger.engine.pull(params) }
+        let general = #expect(throws: LedgerError.self) { try Self.generalPage(ledger.engine, params) }
         let fast = #expect(throws: LedgerError.self) { try ledger.engine.pullPage(params) }
         #expect(fast.map { "\($0)" } == general.map { "\($0)" })
+    }
+
+    /// The records of a pull page read one by one: the SQLite store's general path, or what another store
+    /// writes (it writes its records) read back.
+    static func records(_ store: any LedgerStore, since: Int64, limit: Int, snapshot: Int64?) throws -> [Record] {
+        if let sqlite = store as? SQLiteLedgerStore { return try sqlite.changedRecords(since: since, limit: limit, snapshot: snapshot) }
+        let encoded = try store.changes(since: since, limit: limit, snapshot: snapshot, maximumBytes: .max)
+        return try (0..<encoded.count).map { try Record(json: JSONParser.parse(Array(encoded.object($0)))) }
+    }
+
+    /// The page as the engine built it before the fast path: the expenses and the other kinds asked for, each up
+    /// to `limit + 1`, merged in seq order and cut to `limit`; a store's error is the engine's `storage`.
+    static func generalPage(_ engine: LedgerEngine, _ params: PullRequest) throws -> PullResult {
+        let store = engine.store
+        do {
+            let head = store.head
+            let expenses = params.expenses ? try records(store, since: params.since, limit: params.limit + 1, snapshot: params.snapshot) : []
+            let data = params.kinds.isEmpty ? []
+                : try store.dataChanges(since: params.since, limit: params.limit + 1).filter { params.kinds.contains($0.kind) }
+            var seqs = (expenses.map(\.seq) + data.map(\.seq)).sorted()
+            let more = seqs.count > params.limit
+            if more { seqs.removeLast(seqs.count - params.limit) }
+            let last = seqs.last ?? head
+            return PullResult(changes: expenses.filter { $0.seq <= last }, dataChanges: data.filter { $0.seq <= last },
+                              cursor: more ? last : head, more: more)
+        } catch {
+            throw LedgerError.storage(error)
+        }
     }
 
     /// The page cut as `PullResult.responseLine` wrote it before ``EncodedPullPage`` (each record written

@@ -29,8 +29,7 @@ extension LedgerService {
         let page: EncodedPullPage = try await withCheckedThrowingContinuation { continuation in
             pull(params) { continuation.resume(with: $0) }
         }
-        let line = try JSONParser.parse(page.responseLine(id: .number(JSONNumber(1)), maximumLineLength: params.maximumLineLength))
-        return try PullResult(json: line["result"] ?? .null)
+        return try page.decoded(maximumLineLength: params.maximumLineLength)
     }
 
     /// Totals from the ledger's own records (``LedgerService/summary(_:completion:)``).
@@ -53,5 +52,21 @@ extension LedgerService {
         await withCheckedContinuation { continuation in
             unwatch(id) { continuation.resume() }
         }
+    }
+}
+
+extension LedgerEngine {
+    /// ``pullPage(_:)`` as records: the page read back from the response line the front would send, as a client
+    /// reads it.
+    package func pull(_ params: PullRequest) throws -> PullResult {
+        try pullPage(params).decoded(maximumLineLength: params.maximumLineLength)
+    }
+}
+
+extension EncodedPullPage {
+    /// The page as a client reads it from its response line of at most `maximumLineLength` bytes.
+    public func decoded(maximumLineLength: Int) throws -> PullResult {
+        let line = try JSONParser.parse(responseLine(id: .number(JSONNumber(1)), maximumLineLength: maximumLineLength))
+        return try PullResult(json: line["result"] ?? .null)
     }
 }

@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL"),
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
         .target(name: "CEpoll", path: "Sources/CEpoll"),
+        // A TLS session's BIO over the event loop's own buffers (OpenSSL calls into it; see TLSSession).
+        .target(name: "CRecordBIO", path: "Sources/CRecordBIO"),  // OpenSSL's headers; ExpenseTransport links it through COpenSSL
 
         .target(name: "ExpenseCore"),
         // The one retrying system-call wrapper, write-all, atomic file replacement, 0700-directory maker and stop signal.
@@ -32,7 +34,7 @@ let package = Package(
         // posix_spawn children for the end-to-end tests and the bench (Foundation's Process crashes now and then).
         .target(name: "ProcessSpawn", dependencies: ["SystemKit"]),
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
-        .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit", "COpenSSL"]),  // TLS
+        .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit", "COpenSSL", "CRecordBIO"]),  // TLS
         .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "PostgreSQL", "SystemKit",
                                                      "COpenSSL"]),  // tokens: SHA-256 and CRYPTO_memcmp
         .target(name: "ExpenseClient", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "SystemKit"]),

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// TLS for the blocking client: the same memory-BIO ``TLSSession`` as the server loop, driven by blocking
+/// TLS for the blocking client: the same ``TLSSession`` as the server loop, driven by blocking
 /// `send` and `poll`+`read`.
 extension LineConnection {
     /// Runs the client handshake until it is established, fails, or `deadline` passes.
@@ -36,7 +36,8 @@ extension LineConnection {
             switch count {
             case nil: continue
             case 0?: session.receiveEndOfStream()
-            case let received?: readBuffer.withUnsafeBytes { session.receive(UnsafeRawBufferPointer(rebasing: $0[0..<received])) }
+            case let received?:
+                readBuffer.withUnsafeBytes { session.advance(receiving: UnsafeRawBufferPointer(rebasing: $0[0..<received])) { framer.append($0) } }
             }
         }
     }
@@ -58,8 +59,7 @@ extension LineConnection {
     /// - Returns: `false` when the server ended the session (`close_notify`).
     func receiveEncrypted(_ count: Int) throws(TransportError) -> Bool {
         guard let tls else { return true }
-        readBuffer.withUnsafeBytes { tls.receive(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        tls.advance { framer.append($0) }
+        readBuffer.withUnsafeBytes { tls.advance(receiving: UnsafeRawBufferPointer(rebasing: $0[0..<count])) { framer.append($0) } }
         try sendPendingCiphertext()
         switch tls.state {
         case .failed(let error): throw .tls(error)

@@ -91,8 +91,7 @@ extension LoopConnection {
             framer.append(received)
             return .received(count: count)
         }
-        tls.receive(received)
-        tls.advance { framer.append($0) }
+        tls.advance(receiving: received) { framer.append($0) }
         switch tls.state {
         case .failed(.plaintextClient):
             _ = mismatchReply.withUnsafeBytes { Socket.send(id.fd, $0) }

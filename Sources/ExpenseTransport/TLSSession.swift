@@ -1,16 +1,19 @@
 import COpenSSL
+import CRecordBIO
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One TLS session over two memory BIOs: it turns the peer's ciphertext into plaintext and plaintext into
-/// ciphertext, and never touches a socket.
+/// One TLS session: it turns the peer's ciphertext into plaintext and plaintext into ciphertext, and never
+/// touches a socket.
 ///
-/// The owner moves bytes: ``receive(_:)`` what came from the network, ``advance(deliver:)`` to run the handshake
-/// and decrypt, ``encrypt(_:)`` what is to be sent, then sends ``pendingCiphertext`` bytes
+/// The owner moves bytes: ``advance(receiving:deliver:)`` with what came from the network (runs the handshake and
+/// decrypts), ``encrypt(_:)`` what is to be sent, then sends ``pendingCiphertext`` bytes
 /// (``withPendingCiphertext(_:)``, ``consumeCiphertext(_:)``). So the epoll loop keeps its own non-blocking
 /// `recv`/`send` (no SIGPIPE from OpenSSL's own `write`, no readiness OpenSSL hides in its buffers), and two
-/// sessions can be tested against each other with no sockets at all.
+/// sessions can be tested against each other with no sockets at all. OpenSSL reads the received bytes where they
+/// lie and writes its records into the one buffer they are sent from (CRecordBIO): no memory BIO between, whose
+/// writes and reads cost a copy each way and about 4k instructions per record on each side.
 ///
 /// - Important: Not thread-safe: one owner (a loop connection or a blocking client) uses it at a time.
 public final class TLSSession {
@@ -36,17 +39,13 @@ public final class TLSSession {
 
     private let context: TLSContext
     private let ssl: OpaquePointer
-    /// Ciphertext from the peer: we write into it, OpenSSL reads from it (an empty one replaces it when a quiet
-    /// session is released, ``releaseRecordBuffers()``).
-    private var networkIn: OpaquePointer
-    /// Ciphertext for the peer: OpenSSL writes into it, we read from it (replaced likewise).
-    private var networkOut: OpaquePointer
-    private var outgoing: [UInt8] = []
-    private var outgoingOffset = 0
+    /// The session's one BIO (owned by `ssl`): OpenSSL reads the peer's ciphertext from it and writes ours into it.
+    private let records: OpaquePointer
     private var receivedAny = false
     private var closeNotifyQueued = false
-    /// Whether OpenSSL may hold this session's two record buffers (about 17 KiB each): set by every call that reads
-    /// or writes a record, cleared when ``releaseRecordBuffers()`` gave them back.
+    /// Whether OpenSSL may hold this session's two record buffers (about 17 KiB each), or its BIO a buffer of
+    /// ciphertext: set by every call that reads or writes a record, cleared when ``releaseRecordBuffers()`` gave
+    /// them back.
     public private(set) var mayHoldRecordBuffers = false
     /// The name verified (client): for the error message of a mismatch.
     private let serverName: String?
@@ -56,17 +55,13 @@ public final class TLSSession {
     public init(context: TLSContext, serverName: String? = nil) throws(TLSError) {
         ERR_clear_error()
         guard let ssl = SSL_new(context.pointer) else { throw .setupFailed(reason: TLSContext.takeErrorText()) }
-        let input = Self.makeMemoryBIO(), output = Self.makeMemoryBIO()
-        guard let networkIn = input, let networkOut = output else {
-            BIO_free(input)
-            BIO_free(output)
+        guard let records = record_bio_new() else {
             SSL_free(ssl)
-            throw .setupFailed(reason: "cannot allocate memory BIOs")
+            throw .setupFailed(reason: "cannot allocate the session's BIO")
         }
-        SSL_set_bio(ssl, networkIn, networkOut)  // the SSL owns both BIOs from here on
+        SSL_set_bio(ssl, records, records)  // the SSL owns the BIO from here on (one reference for both ends)
         self.ssl = ssl
-        self.networkIn = networkIn
-        self.networkOut = networkOut
+        self.records = records
         self.context = context
         self.role = context.role
         let name = serverName.map(Self.bareHost)
@@ -92,38 +87,44 @@ public final class TLSSession {
     deinit { SSL_free(ssl) }
 
     /// Ciphertext bytes waiting to be sent to the peer.
-    public var pendingCiphertext: Int { outgoing.count - outgoingOffset }
+    public var pendingCiphertext: Int {
+        var count = 0
+        _ = record_bio_output(records, &count)
+        return count
+    }
 
     /// Whether the handshake is still running.
     public var isHandshaking: Bool { state == .handshaking }
-
-    /// Takes bytes the peer sent. The first byte of a TLS peer opens a handshake or alert record; anything else
-    /// is a plaintext peer, and the session fails at once (``TLSError/plaintextClient`` or
-    /// ``TLSError/plaintextServer``) without showing the bytes anywhere.
-    public func receive(_ ciphertext: UnsafeRawBufferPointer) {
-        guard !ciphertext.isEmpty, !isFailed else { return }
-        if !receivedAny {
-            receivedAny = true
-            // TLS record content types: 20 change_cipher_spec, 21 alert, 22 handshake, 23 application_data.
-            guard let first = ciphertext.first, (20...23).contains(first) else {
-                state = .failed(role == .server ? .plaintextClient : .plaintextServer)
-                return
-            }
-        }
-        guard let base = ciphertext.baseAddress else { return }
-        _ = BIO_write(networkIn, base, Int32(clamping: ciphertext.count))
-    }
 
     /// The peer closed the TCP connection: during the handshake that is a failure.
     public func receiveEndOfStream() {
         if state == .handshaking { state = .failed(.closedDuringHandshake) }
     }
 
-    /// Runs the handshake as far as the received bytes allow, then decrypts all complete records, handing each
-    /// piece of plaintext to `deliver`. Afterwards ``state`` says whether the session is established, finished or
-    /// failed, and ``pendingCiphertext`` may hold handshake messages to send.
-    public func advance(deliver: (UnsafeRawBufferPointer) -> Void) {
-        defer { collectOutgoing() }
+    /// Takes `ciphertext`, bytes the peer sent (none: just run the session, as a client does to start), runs the
+    /// handshake as far as the bytes received allow, then decrypts all complete records, handing each piece of
+    /// plaintext to `deliver`. Afterwards ``state`` says whether the session is established, finished or failed,
+    /// and ``pendingCiphertext`` may hold handshake messages to send. OpenSSL reads `ciphertext` where it lies;
+    /// what it did not read (a record cut short) is kept for the next call.
+    ///
+    /// The first byte of a TLS peer opens a handshake or alert record; anything else is a plaintext peer, and the
+    /// session fails at once (``TLSError/plaintextClient`` or ``TLSError/plaintextServer``) without showing the
+    /// bytes anywhere.
+    public func advance(receiving ciphertext: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+                        deliver: (UnsafeRawBufferPointer) -> Void) {
+        guard !isFailed else { return }
+        if let first = ciphertext.first, !receivedAny {
+            receivedAny = true
+            // TLS record content types: 20 change_cipher_spec, 21 alert, 22 handshake, 23 application_data.
+            guard (20...23).contains(first) else {
+                state = .failed(role == .server ? .plaintextClient : .plaintextServer)
+                return
+            }
+        }
+        if let base = ciphertext.baseAddress, !ciphertext.isEmpty { record_bio_lend_input(records, base, ciphertext.count) }
+        defer {
+            if record_bio_keep_input(records) != 0 { state = .failed(.handshakeFailed(reason: "out of memory")) }
+        }
         mayHoldRecordBuffers = true
         if state == .handshaking {
             Self.clearErrorQueue()
@@ -148,7 +149,7 @@ public final class TLSSession {
                     deliver(UnsafeRawBufferPointer(start: base, count: Int(count)))
                     // Another SSL_read with no ciphertext left would only answer WANT_READ (and, with released
                     // buffers, take and free a record buffer to say so): stop while nothing more can be read.
-                    guard SSL_has_pending(ssl) == 1 || BIO_ctrl_pending(networkIn) > 0 else { return }
+                    guard SSL_has_pending(ssl) == 1 || record_bio_input_pending(records) > 0 else { return }
                     continue
                 }
                 switch SSL_get_error(ssl, count) {
@@ -166,7 +167,6 @@ public final class TLSSession {
     /// - Returns: the number of plaintext bytes consumed.
     public func encrypt(_ plaintext: UnsafeRawBufferPointer) -> Int {
         guard state == .established, let base = plaintext.baseAddress, !plaintext.isEmpty else { return 0 }
-        defer { collectOutgoing() }
         mayHoldRecordBuffers = true
         Self.clearErrorQueue()
         let count = SSL_write(ssl, base, Int32(clamping: plaintext.count))
@@ -187,63 +187,39 @@ public final class TLSSession {
         ERR_clear_error()
         _ = SSL_shutdown(ssl)
         ERR_clear_error()
-        collectOutgoing()
         return pendingCiphertext > 0
     }
 
-    /// Gives OpenSSL's record buffers, and the storage of the two memory BIOs, back while the session is quiet; the
-    /// next record takes them again.
+    /// Gives OpenSSL's record buffers, and the BIO's buffers, back while the session is quiet; the next record
+    /// takes them again.
     ///
     /// The daemon's sessions keep their buffers while they carry traffic (taking and freeing 17 KiB twice per
     /// request cost about 1.2k instructions per `ping`) and the loop's sweep calls this for a connection that has
     /// been quiet for a sweep interval, so thousands of idle sessions hold none.
-    /// Nothing is freed while a record is partly received or not yet fully decrypted.
+    /// Nothing is freed while a record is partly received or not yet fully decrypted, and ciphertext not yet sent
+    /// stays.
     /// - Returns: whether buffers were given back now.
     @discardableResult
     public func releaseRecordBuffers() -> Bool {
         guard mayHoldRecordBuffers, state == .established, SSL_has_pending(ssl) == 0,
-              BIO_ctrl_pending(networkIn) == 0 else { return false }
+              record_bio_input_pending(records) == 0, pendingCiphertext == 0 else { return false }
         guard SSL_free_buffers(ssl) == 1 else { return false }
         mayHoldRecordBuffers = false
-        replaceEmptyMemoryBIOs()
+        record_bio_release_buffers(records)
         return true
-    }
-
-    /// A memory BIO keeps the storage of the largest flight it ever carried (the handshake's: ~1.4 KiB for the two
-    /// of a server session) until it is freed, so a released session swaps its empty BIOs for new ones, which
-    /// allocate only when the next record comes. OpenSSL frees the old ones.
-    private func replaceEmptyMemoryBIOs() {
-        if BIO_ctrl_pending(networkIn) == 0, copenssl_bio_mem_capacity(networkIn) > 0, let fresh = Self.makeMemoryBIO() {
-            SSL_set0_rbio(ssl, fresh)
-            networkIn = fresh
-        }
-        if BIO_ctrl_pending(networkOut) == 0, copenssl_bio_mem_capacity(networkOut) > 0, let fresh = Self.makeMemoryBIO() {
-            SSL_set0_wbio(ssl, fresh)
-            networkOut = fresh
-        }
-    }
-
-    /// An empty memory BIO whose emptiness means "wait for more" (WANT_READ), not end of file.
-    private static func makeMemoryBIO() -> OpaquePointer? {
-        guard let bio = BIO_new(BIO_s_mem()) else { return nil }
-        _ = copenssl_bio_set_mem_eof_return(bio, -1)
-        return bio
     }
 
     /// Calls `body` with the ciphertext waiting to be sent.
     public func withPendingCiphertext<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        outgoing.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[outgoingOffset...])) }
+        var count = 0
+        let bytes = record_bio_output(records, &count)
+        return body(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
-    /// Marks `count` bytes of the pending ciphertext sent.
-    /// Once all is sent, the buffer is given back (an idle session holds none; the next record takes a new one
-    /// of its own size).
+    /// Marks `count` bytes of the pending ciphertext sent. The buffer is kept for the next records while the
+    /// session carries traffic, and given back when it has been quiet (``releaseRecordBuffers()``).
     public func consumeCiphertext(_ count: Int) {
-        outgoingOffset = min(outgoingOffset + count, outgoing.count)
-        if outgoingOffset == outgoing.count {
-            outgoing = []
-            outgoingOffset = 0
-        }
+        record_bio_consume_output(records, max(count, 0))
     }
 
     /// Whether this (client) session holds a session ticket from the peer: a TLS 1.3 `NewSessionTicket` (stateless
@@ -254,35 +230,9 @@ public final class TLSSession {
         return SSL_SESSION_has_ticket(session) == 1
     }
 
-    /// Bytes the two memory BIOs have allocated (0 once a quiet session was released).
-    public var memoryBIOCapacity: Int {
-        Int(copenssl_bio_mem_capacity(networkIn)) + Int(copenssl_bio_mem_capacity(networkOut))
-    }
-
-    /// Bytes of ciphertext buffer the session holds outside OpenSSL (0 when idle).
-    public var ciphertextBufferCapacity: Int { outgoing.capacity }
-
-    /// Moves what OpenSSL wrote into the output BIO to ``outgoing``: into a new array of that size when nothing
-    /// else waits (one copy, no zero-filling), else appended. A memory BIO hands over everything it holds in one
-    /// `BIO_read`, so one `BIO_ctrl_pending` says how much.
-    private func collectOutgoing() {
-        let pending = Int(BIO_ctrl_pending(networkOut))
-        guard pending > 0 else { return }
-        let start = outgoing.count
-        if start == 0 {
-            outgoing = [UInt8](unsafeUninitializedCapacity: pending) { buffer, initialized in
-                initialized = buffer.baseAddress.map { Int(max(BIO_read(networkOut, $0, Int32(clamping: pending)), 0)) } ?? 0
-            }
-            outgoingOffset = 0
-            return
-        }
-        outgoing.append(contentsOf: repeatElement(0, count: pending))
-        let read = outgoing.withUnsafeMutableBytes { raw -> Int32 in
-            guard let base = raw.baseAddress else { return 0 }
-            return BIO_read(networkOut, base + start, Int32(clamping: pending))
-        }
-        outgoing.removeLast(pending - Int(max(read, 0)))
-    }
+    /// Bytes of ciphertext buffer the session holds outside OpenSSL: received bytes kept and records not yet sent,
+    /// and the room kept for more (0 once a quiet session was released).
+    public var ciphertextBufferCapacity: Int { record_bio_capacity(records) }
 
     /// Empties this thread's OpenSSL error queue before a call whose failure `SSL_get_error` reads from it.
     /// `ERR_clear_error` walks every slot of the queue (about 800 instructions in OpenSSL 3, and a ping took two);

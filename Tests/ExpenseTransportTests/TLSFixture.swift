@@ -46,13 +46,13 @@ func pump(_ client: TLSSession, _ server: TLSSession, rounds: Int = 20) -> (clie
         if client.pendingCiphertext > 0 {
             let bytes = client.withPendingCiphertext { Array($0) }
             client.consumeCiphertext(bytes.count)
-            bytes.withUnsafeBytes { server.receive($0) }
+            bytes.withUnsafeBytes { server.advance(receiving: $0) { toServer += $0 } }
             moved = true
         }
         if server.pendingCiphertext > 0 {
             let bytes = server.withPendingCiphertext { Array($0) }
             server.consumeCiphertext(bytes.count)
-            bytes.withUnsafeBytes { client.receive($0) }
+            bytes.withUnsafeBytes { client.advance(receiving: $0) { toClient += $0 } }
             moved = true
         }
         if !moved { break }

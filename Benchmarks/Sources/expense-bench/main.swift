@@ -77,6 +77,7 @@ for binary in [options.expensed, options.expense] where !FileManager.default.isE
 if options.includes("idle") || BenchOptions.throughputFigures.contains(where: options.includesThroughputFigure) {
     ThroughputScenario(options: options, workspace: workspace).run(into: &report)
 }
+if options.includes("storage") { StorageScenario(options: options, workspace: workspace).run(into: &report) }
 if options.includes("tls") { TLSScenario(options: options, workspace: workspace).run(into: &report) }
 if let ledgers = options.hostedLedgers {
     for (section, store) in [("hosted", HostedScenario.Store.directory), ("hosted-pg", .postgres)] where options.includes(section) {
@@ -90,7 +91,7 @@ var peerProblem: String?
 if options.includes("redis") {
     peerProblem = peers.setUp()
     if let peerProblem {
-        report.markMissing(["redis_ping_rps", "redis_ping_pipelined_rps", "redis_aof_set_rps"], peerProblem)
+        report.markMissing(["redis_ping_rps", "redis_ping_pipelined_rps", "redis_aof_set_rps"] + PeerScenario.pushWorkKeys, peerProblem)
     }
 }
 if peerProblem == nil && options.includes("redis") { peers.runRedis(into: &report) }

@@ -66,7 +66,7 @@ struct PeerScenario {
     static let pushWorkKeys = ["redis_push_work_rps", "redis_push_work_p99_ms"]
 
     /// Redis doing a single push's work (``RedisPushWork``) from 100 connections, one call in flight each, as the
-    /// daemon's `single_push_per_s` runs; then empties that Redis.
+    /// daemon's `single_push_per_s` runs; then empties the database it wrote and unloads the function.
     private func runRedisPushWork(into report: inout BenchReport) {
         do {
             try RedisPushWork.load(port: Self.redisAOFPort)
@@ -75,10 +75,14 @@ struct PeerScenario {
             return
         }
         defer {
-            do { try RedisPushWork.flush(port: Self.redisAOFPort) } catch { progress("redis: \(error)") }
+            do { try RedisPushWork.cleanUp(port: Self.redisAOFPort) } catch { progress("redis: \(error)") }
         }
         let seedBase = UInt64(MonotonicClock.now() * 1000)
         let plan = LoadPlan(port: Self.redisAOFPort, connections: 100,
+                            handshake: { connection, _ throws(BenchError) in
+                                try RedisPushWork.select(connection)
+                                return 0
+                            },
                             source: { index, _ in RedisPushWork.Source(connection: index, seed: seedBase &+ UInt64(index)) },
                             expect: Array("+OK".utf8),
                             stop: .window(warmup: options.warmupSeconds, duration: options.windowSeconds))

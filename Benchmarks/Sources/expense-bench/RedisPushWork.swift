@@ -60,13 +60,29 @@ enum RedisPushWork {
         _ = try connection.readLine()
     }
 
-    /// Empties the kit's Redis after the measurement: several hundred thousand records, streams and totals would
-    /// otherwise stay in its append-only file (the kit's own runs `FLUSHALL` before each of theirs).
-    static func flush(port: UInt16) throws(BenchError) {
-        let connection = try TCPConnection(host: "127.0.0.1", port: port)
-        try connection.send(command([Array("FLUSHALL".utf8)]))
+    /// The database the calls write to: one of Redis's numbered databases that the kit's own runs leave alone,
+    /// so that emptying it afterwards (``cleanUp(port:)``) touches nothing else.
+    static let database = "9"
+
+    /// Selects ``database`` on `connection` (the load plan's handshake, before the clock starts).
+    static func select(_ connection: TCPConnection) throws(BenchError) {
+        try connection.send(command([Array("SELECT".utf8), Array(database.utf8)]))
         let answer = try connection.readLine()
-        guard answer.starts(with: Array("+OK".utf8)) else { throw .unexpectedResponse("FLUSHALL: \(BenchError.excerpt(answer))") }
+        guard answer.starts(with: Array("+OK".utf8)) else { throw .unexpectedResponse("SELECT: \(BenchError.excerpt(answer))") }
+    }
+
+    /// Empties ``database`` and unloads the library after the measurement: several hundred thousand records,
+    /// streams and totals would otherwise stay in the server's append-only file.
+    static func cleanUp(port: UInt16) throws(BenchError) {
+        let connection = try TCPConnection(host: "127.0.0.1", port: port)
+        try select(connection)
+        for words in [["FLUSHDB"], ["FUNCTION", "DELETE", library]] {
+            try connection.send(command(words.map { Array($0.utf8) }))
+            let answer = try connection.readLine()
+            guard answer.starts(with: Array("+OK".utf8)) else {
+                throw .unexpectedResponse("\(words.joined(separator: " ")): \(BenchError.excerpt(answer))")
+            }
+        }
     }
 
     /// `FCALL`s of one connection (its own client key), each creating a new record with a fresh id.

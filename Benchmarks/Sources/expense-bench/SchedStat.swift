@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProcessSpawn
 
 /// CPU time per thread from the scheduler's own account (`/proc/PID/task/TID/schedstat`, first field: nanoseconds
 /// on a CPU), the way the bench reports cores.

@@ -1,6 +1,7 @@
 import CStorageCeiling
 import Foundation
 import Glibc
+import ProcessSpawn
 
 /// The `storage` section: what the storage under the push figures allows, on the disk of the daemons' data
 /// directories (the workspace). The raw-SQLite ceiling of the 16 × 500 push (``CStorageCeiling``: our SQLite

@@ -29,6 +29,7 @@ let package = Package(
         // The raw-SQLite ceiling of the push figure: our SQLite store's rows written from C through the same
         // system libsqlite3 the daemon links, so the only cost left is SQLite's and the disk's.
         .target(name: "CStorageCeiling", linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("pthread")]),
-        .testTarget(name: "ExpenseBenchTests", dependencies: ["expense-bench"]),
+        .testTarget(name: "ExpenseBenchTests", dependencies: ["expense-bench", "CStorageCeiling",
+                                                            .product(name: "ExpenseBenchSupport", package: "expense")]),
     ]
 )

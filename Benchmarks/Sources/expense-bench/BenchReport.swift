@@ -145,13 +145,11 @@ struct BenchReport {
                 members.append("\(Self.quote(figure.key)):null")
                 missing.append("\(Self.quote(figure.key)):\(Self.quote("not run"))")
             }
-            // A figure's first ratio under its key, as before figures had several; the others under `KEY/OF`.
-            var firstRatio = true
-            for judgment in judge(figure) {
-                if let ratio = judgment.ratio, let of = judgment.of {
-                    ratios.append("\(Self.quote(firstRatio ? figure.key : figure.key + "/" + of)):\(Self.format(ratio, 3))")
-                    firstRatio = false
-                }
+            // The ratio of a figure's first ratio target under its key, as before figures had several; those of
+            // its other ratio targets under `KEY/OF`.
+            for (index, judgment) in judge(figure).filter({ $0.of != nil }).enumerated() {
+                guard let ratio = judgment.ratio, let of = judgment.of else { continue }
+                ratios.append("\(Self.quote(index == 0 ? figure.key : figure.key + "/" + of)):\(Self.format(ratio, 3))")
             }
             let verdicts = judge(figure).compactMap(\.pass)
             if !verdicts.isEmpty { passes.append("\(Self.quote(figure.key)):\(!verdicts.contains(false))") }

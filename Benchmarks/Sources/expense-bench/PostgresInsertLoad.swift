@@ -8,7 +8,8 @@ import Synchronization
 /// PostgreSQL's own best multi-row insert of the rows a push writes, the peer of the `pg` section's push figures:
 /// per transaction ONE round trip through libpq's pipeline mode (`BEGIN`, one `INSERT … SELECT FROM unnest(…)`
 /// of all its rows, `COMMIT`), durable (`synchronous_commit` on), into a table shaped like `records` with the
-/// same primary key. One thread per connection, each blocked in libpq between rounds.
+/// same primary key; with another ``transaction``, PostgreSQL doing a push's work (``PostgresPushWork``). One
+/// thread per connection, each blocked in libpq between rounds.
 struct PostgresInsertLoad {
     let conninfo: String
     let connections: Int

@@ -5,11 +5,11 @@ import ProcessSpawn
 /// CPU time per thread from the scheduler's own account (`/proc/PID/task/TID/schedstat`, first field: nanoseconds
 /// on a CPU), the way the bench reports cores.
 ///
-/// Why not `utime` and `stime` (`/proc/PID/task/TID/stat`): those are clock ticks (10 ms here) charged to whichever
-/// thread runs when the tick fires, then scaled; a thread that runs often but briefly, like a loop thread woken for
-/// every read, is charged a share that depends on when it runs, not how long. Combined with an instruction count
-/// that gave about 5 instructions per cycle for the daemon's loop thread, which no core here does: the instruction
-/// count was right and the cores were not. `schedstat` adds up the time each thread actually ran.
+/// Why not `utime` and `stime` (`/proc/PID/task/TID/stat`): they are kept in clock ticks, and the split between user
+/// and system time is sampled at the ticks, so a thread's user time depends on what it happened to be doing when
+/// they fired. An instruction count per mutation set against them once gave the daemon's loop thread about 5
+/// instructions per cycle, which no core here does; `schedstat` is the scheduler's own count of the nanoseconds each
+/// thread ran.
 enum SchedStat {
     /// Nanoseconds on a CPU of each live thread of `pid`, by thread id.
     static func threads(of pid: pid_t) -> [pid_t: UInt64] {

@@ -122,8 +122,10 @@ struct ThroughputScenario {
         var observed: (push: ObservedKeys, single: ObservedKeys)?
         static let sqlite = PushKeys(rate: "push_mutations_per_s", p50: "push_p50_ms", p99: "push_p99_ms",
                                      singleRate: "single_push_per_s", singleP99: "single_push_p99_ms",
-                                     observed: (ObservedKeys(prefix: "push_", perCommit: "push_group_mutations"),
-                                                ObservedKeys(prefix: "single_push_", perCommit: "single_push_group_size")))
+                                     observed: (ObservedKeys(prefix: "push_", perOperation: "push_daemon_us_per_mutation",
+                                                             perCommit: "push_group_mutations"),
+                                                ObservedKeys(prefix: "single_push_", perOperation: "single_push_daemon_us_per_push",
+                                                             perCommit: "single_push_group_size")))
         static let postgres = PushKeys(rate: "pg_store_push_mutations_per_s", p50: "pg_store_push_p50_ms",
                                        p99: "pg_store_push_p99_ms", singleRate: "pg_store_single_push_per_s",
                                        singleP99: "pg_store_single_push_p99_ms")
@@ -131,14 +133,14 @@ struct ThroughputScenario {
 
     /// The daemon's CPU during a load (``DaemonCPU``) and its operations per group commit (``SyncCounter``).
     struct ObservedKeys {
-        var cores, busiest, second, perCommit: String
+        var cores, busiest, second, perOperation, perCommit: String
 
-        init(prefix: String, perCommit: String) {
+        init(prefix: String, perOperation: String, perCommit: String) {
             (cores, busiest, second) = (prefix + "daemon_cores", prefix + "busiest_thread_cores", prefix + "second_thread_cores")
-            self.perCommit = perCommit
+            (self.perOperation, self.perCommit) = (perOperation, perCommit)
         }
 
-        var all: [String] { [cores, busiest, second, perCommit] }
+        var all: [String] { [cores, busiest, second, perOperation, perCommit] }
     }
 
     /// 16 connections pushing 500 new expenses at a time.
@@ -181,7 +183,8 @@ struct ThroughputScenario {
             do { counter = try SyncCounter(pid: daemon.child.pid, output: perfOutput) } catch { syncProblem = "\(error)" }
             let (result, cpu) = try DaemonCPU.measure(daemon.child.pid) { () throws(BenchError) in try LoadGenerator.run(plan) }
             var values = ["rate": result.operationsPerSecond, keys.cores: cpu.total, keys.busiest: cpu.busiest,
-                          keys.second: cpu.second]
+                          keys.second: cpu.second,
+                          keys.perOperation: result.operationsPerSecond > 0 ? cpu.total * 1e6 / result.operationsPerSecond : .nan]
             for (key, p) in percentiles { values[key] = result.latencyPercentile(p) ?? .nan }
             do {
                 if let syncs = try counter?.stop(), syncs > 0 { values[keys.perCommit] = result.operationsPerSecond / syncs }

@@ -12,6 +12,7 @@
 // day and month are kept in memory by our store since its migration 8, so no row is written for them here either.
 
 #include "storage_ceiling.h"
+#include "sqlite_support.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -21,9 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#define MAXIMUM_ROWS 64
 #define RETENTION 10000
-#define CHECKPOINT_THRESHOLD 4096
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -42,63 +41,6 @@ static unsigned long long thread_cpu_ns(void) {
 }
 
 // One multi-row statement: `head` + `row`, `row`, … + `tail`, prepared for 2^k rows on first use.
-typedef struct {
-    sqlite3 *db;
-    const char *head, *row, *tail;
-    int columns;
-    sqlite3_stmt *statements[8];
-} row_statement;
-
-typedef int (*bind_row)(sqlite3_stmt *statement, int first, int index, void *context);
-
-static void row_statement_init(row_statement *s, sqlite3 *db, const char *head, const char *row, const char *tail) {
-    memset(s, 0, sizeof *s);
-    s->db = db;
-    s->head = head;
-    s->row = row;
-    s->tail = tail;
-    for (const char *c = row; *c; c++) s->columns += *c == '?';
-}
-
-static sqlite3_stmt *row_statement_get(row_statement *s, int power) {
-    if (s->statements[power]) return s->statements[power];
-    int rows = 1 << power;
-    size_t length = strlen(s->head) + strlen(s->tail) + (size_t)rows * (strlen(s->row) + 2) + 4;
-    char *sql = malloc(length);
-    if (!sql) return NULL;
-    char *end = sql + sprintf(sql, "%s ", s->head);
-    for (int i = 0; i < rows; i++) end += sprintf(end, i ? ", %s" : "%s", s->row);
-    sprintf(end, " %s", s->tail);
-    if (sqlite3_prepare_v2(s->db, sql, -1, &s->statements[power], NULL) != SQLITE_OK) s->statements[power] = NULL;
-    free(sql);
-    return s->statements[power];
-}
-
-// Writes `count` rows, row i bound by `bind(statement, first parameter, i, context)`.
-static int row_statement_run(row_statement *s, int count, bind_row bind, void *context) {
-    int done = 0;
-    while (done < count) {
-        int left = count - done, power = 0;
-        while (power < 6 && (2 << power) <= left) power++;
-        sqlite3_stmt *statement = row_statement_get(s, power);
-        if (!statement) return SQLITE_ERROR;
-        sqlite3_reset(statement);
-        for (int i = 0; i < (1 << power); i++) {
-            int rc = bind(statement, 1 + i * s->columns, done + i, context);
-            if (rc != SQLITE_OK) return rc;
-        }
-        int rc = sqlite3_step(statement);
-        sqlite3_clear_bindings(statement);
-        if (rc != SQLITE_DONE) return rc;
-        done += 1 << power;
-    }
-    return SQLITE_OK;
-}
-
-static void row_statement_finalize(row_statement *s) {
-    for (int i = 0; i < 8; i++) sqlite3_finalize(s->statements[i]);
-}
-
 // ---- the group's rows
 
 static const char *categories[] = {"food", "travel", "rent", "office", "software", "hardware",
@@ -187,77 +129,6 @@ static int bind_client(sqlite3_stmt *s, int p, int index, void *context) {
 
 static int bind_delete(sqlite3_stmt *s, int p, int index, void *context) {
     return sqlite3_bind_int64(s, p, ((group *)context)->deletes[index]);
-}
-
-// ---- the background checkpoint (WALCheckpointer)
-
-typedef struct {
-    const char *path;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    int scheduled, running, stop;
-    int checkpointed;  // frames in the database file after the last checkpoint
-} checkpointer;
-
-static void *checkpoint_thread(void *argument) {
-    checkpointer *c = argument;
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(c->path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
-        sqlite3_exec(db, "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;", NULL, NULL, NULL);
-    }
-    pthread_mutex_lock(&c->lock);
-    while (!c->stop) {
-        if (!c->scheduled) {
-            pthread_cond_wait(&c->wake, &c->lock);
-            continue;
-        }
-        c->running = 1;
-        pthread_mutex_unlock(&c->lock);
-        int log = 0, done = 0;
-        int rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
-        pthread_mutex_lock(&c->lock);
-        if (rc == SQLITE_OK && done > c->checkpointed) c->checkpointed = done;
-        c->running = 0;
-        c->scheduled = 0;
-    }
-    pthread_mutex_unlock(&c->lock);
-    sqlite3_close(db);
-    return NULL;
-}
-
-typedef struct {
-    checkpointer *checkpointer;
-    int frames;
-} wal_state;
-
-static int wal_hook(void *context, sqlite3 *db, const char *name, int frames) {
-    (void)db;
-    (void)name;
-    ((wal_state *)context)->frames = frames;
-    return SQLITE_OK;
-}
-
-// After a commit: schedule a background checkpoint once the WAL grew by the threshold; past four times it,
-// checkpoint on the writer's own connection (what WALCheckpointer's `checkpointHere` does).
-static void after_commit(sqlite3 *db, wal_state *wal) {
-    checkpointer *c = wal->checkpointer;
-    int here = 0;
-    pthread_mutex_lock(&c->lock);
-    if (wal->frames < c->checkpointed) c->checkpointed = 0;  // the WAL started again from its beginning
-    if (wal->frames - c->checkpointed >= CHECKPOINT_THRESHOLD && !c->scheduled) {
-        c->scheduled = 1;
-        pthread_cond_signal(&c->wake);
-    }
-    if (wal->frames > 4 * CHECKPOINT_THRESHOLD && !c->running) here = 1;
-    pthread_mutex_unlock(&c->lock);
-    if (here) {
-        int log = 0, done = 0;
-        if (sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK) {
-            pthread_mutex_lock(&c->lock);
-            c->checkpointed = done;
-            pthread_mutex_unlock(&c->lock);
-        }
-    }
 }
 
 static const char *schema =

@@ -7,8 +7,9 @@ import PostgreSQL
 ///
 /// One transaction per push, in ONE round trip (libpq's pipeline mode; our store takes two, its reads answered
 /// before it writes): `BEGIN`; the ledger row's lock (`SELECT … FOR UPDATE`, as our store serialises a ledger's
-/// commits); the read-ahead of the clients' last mutationIds and of the records' versions (the version check: every
-/// id is fresh, so none is found, which the primary key would otherwise refuse); the records (primary key and
+/// commits) and the check of its totals' generation; the read-ahead of the clients' last mutationIds and of the
+/// versions of the records and data records of those ids (the version check: every id is fresh, so none is found,
+/// which the primary key would otherwise refuse); the records (primary key and
 /// the unique seq index); the client's last mutationId (an upsert); its outcome run (one row, a byte per outcome)
 /// and the delete of its runs past the kept window; the day's and the month's totals of every (category, currency)
 /// the push touches (upserts adding sum and count, tables at fill factor 50); the history rows with their
@@ -28,7 +29,8 @@ enum PostgresPushWork {
     static func prepare(conninfo clusterConninfo: String, ledgers: Int) throws(BenchError) {
         do {
             let cluster = try PostgresConnection(clusterConninfo)
-            try cluster.execute("DROP DATABASE IF EXISTS \(database)")
+            // FORCE: the backends of the previous run's connections may still be on their way out.
+            try cluster.execute("DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
             try cluster.execute("CREATE DATABASE \(database)")
             let connection = try PostgresConnection(conninfo(clusterConninfo))
             try connection.execute("""
@@ -58,6 +60,10 @@ enum PostgresPushWork {
                     action smallint NOT NULL, changes text NOT NULL, who text, client uuid NOT NULL, time bigint NOT NULL,
                     kind smallint NOT NULL DEFAULT 0, PRIMARY KEY (ledger, seq));
                 CREATE INDEX history_by_record ON history USING hash (id);
+                CREATE TABLE data_records (ledger integer NOT NULL, id uuid NOT NULL, seq bigint NOT NULL, kind text NOT NULL,
+                    version bigint NOT NULL, deleted boolean NOT NULL, fields text NOT NULL, field_versions text NOT NULL,
+                    PRIMARY KEY (ledger, id));
+                CREATE UNIQUE INDEX data_records_by_seq ON data_records (ledger, seq);
                 """)
         } catch {
             throw .other("PostgreSQL (push work): \(error)")
@@ -65,7 +71,8 @@ enum PostgresPushWork {
     }
 
     /// The pipeline of one push of `rows` new expenses by the client of connection `index` into its ledger;
-    /// `seq` is the ledger's head (and the client's last mutationId: one client per ledger), moved on.
+    /// `seq` is the ledger's head (and the client's last mutationId: one client per ledger), moved on. Every push of
+    /// a ledger has `rows` mutations (its generation is its head / `rows`), from a freshly prepared database.
     static func transaction(index: Int, rows: Int, seq: inout Int64) -> [PostgresStatement] {
         let ledger = PostgresValue.integer(Int64(index + 1))
         let client = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, UInt8(truncatingIfNeeded: index >> 8),
@@ -96,9 +103,16 @@ enum PostgresPushWork {
         let statements: [PostgresStatement] = [
             PostgresStatement("BEGIN"),
             PostgresStatement("SELECT head, generation FROM ledgers WHERE number = $1 FOR UPDATE", [ledger]),
+            // Our store reads the totals only when another daemon committed since (never here), but asks every time.
+            PostgresStatement("""
+                SELECT currency, sum(amount)::bigint FROM monthly_totals
+                WHERE ledger = $1 AND (SELECT generation FROM ledgers WHERE number = $1) IS DISTINCT FROM $2::bigint
+                GROUP BY currency
+                """, [ledger, .integer((first - 1) / Int64(rows))]),
             PostgresStatement("SELECT id, last_mutation_id FROM clients WHERE ledger = $1 AND id = ANY(ARRAY[$2::uuid])",
                               [ledger, clientText]),
             PostgresStatement("SELECT id, version FROM records WHERE ledger = $1 AND id = ANY($2::uuid[])", [ledger, ids.value]),
+            PostgresStatement("SELECT id, version FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])", [ledger, ids.value]),
             PostgresStatement("""
                 INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note, money_version,
                     category_version, date_version, note_version, paid_by, split, paidBy_version, charged, tags, tags_version,

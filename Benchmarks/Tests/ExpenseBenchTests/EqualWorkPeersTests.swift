@@ -67,9 +67,9 @@ import Testing
         #expect(seq == 500)
         #expect(statements.first?.sql == "BEGIN" && statements.last?.sql == "COMMIT")
         let sql = statements.map(\.sql).joined(separator: "\n")
-        for table in ["FOR UPDATE", "FROM clients", "FROM records", "INSERT INTO records", "INSERT INTO clients",
-                      "INSERT INTO outcome_runs", "INSERT INTO daily_totals", "INSERT INTO monthly_totals",
-                      "INSERT INTO history", "UPDATE ledgers"] {
+        for table in ["FOR UPDATE", "FROM monthly_totals", "FROM clients", "FROM records", "FROM data_records",
+                      "INSERT INTO records", "INSERT INTO clients", "INSERT INTO outcome_runs", "INSERT INTO daily_totals",
+                      "INSERT INTO monthly_totals", "INSERT INTO history", "UPDATE ledgers"] {
             #expect(sql.contains(table), "\(table)")
         }
         #expect(!sql.contains("DELETE FROM outcome_runs"), "nothing has left the window yet")

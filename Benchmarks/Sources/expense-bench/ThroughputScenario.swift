@@ -181,7 +181,13 @@ struct ThroughputScenario {
             let (daemon, keys, perfOutput) = observing
             var counter: SyncCounter?
             do { counter = try SyncCounter(pid: daemon.child.pid, output: perfOutput) } catch { syncProblem = "\(error)" }
-            let (result, cpu) = try DaemonCPU.measure(daemon.child.pid) { () throws(BenchError) in try LoadGenerator.run(plan) }
+            let result: LoadResult, cpu: DaemonCPU
+            do throws(BenchError) {
+                (result, cpu) = try DaemonCPU.measure(daemon.child.pid) { () throws(BenchError) in try LoadGenerator.run(plan) }
+            } catch {
+                _ = try? counter?.stop()  // perf is this run's child: it never outlives the figure
+                throw error
+            }
             var values = ["rate": result.operationsPerSecond, keys.cores: cpu.total, keys.busiest: cpu.busiest,
                           keys.second: cpu.second,
                           keys.perOperation: result.operationsPerSecond > 0 ? cpu.total * 1e6 / result.operationsPerSecond : .nan]

@@ -6,10 +6,10 @@ import ProcessSpawn
 /// on a CPU), the way the bench reports cores.
 ///
 /// Why not `utime` and `stime` (`/proc/PID/task/TID/stat`): they are kept in clock ticks, and the split between user
-/// and system time is sampled at the ticks, so a thread's user time depends on what it happened to be doing when
-/// they fired. An instruction count per mutation set against them once gave the daemon's loop thread about 5
-/// instructions per cycle, which no core here does; `schedstat` is the scheduler's own count of the nanoseconds each
-/// thread ran.
+/// and system time is sampled at the ticks (here both busy threads of a pushed daemon showed almost no system time,
+/// though they make a system call for every read, write and commit). `schedstat` is the scheduler's own count of
+/// the nanoseconds each thread ran: the figure to set beside a thread's instruction count (callgrind) when asking
+/// how many instructions per cycle it ran.
 enum SchedStat {
     /// Nanoseconds on a CPU of each live thread of `pid`, by thread id.
     static func threads(of pid: pid_t) -> [pid_t: UInt64] {

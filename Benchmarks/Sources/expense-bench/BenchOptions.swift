@@ -16,7 +16,7 @@ struct BenchOptions {
     var expensed: String
     var expense: String
     var peersDirectory: String
-    /// Sections to run (all by default): throughput, idle, ledger, add, history, tls, redis, pg, hosted, hosted-pg; or single throughput
+    /// Sections to run (all by default): throughput, idle, storage, ledger, add, history, tls, redis, pg, hosted, hosted-pg; or single throughput
     /// figures: ping, push, single.
     var only: Set<String>?
     /// `--seed DIR`: only seed a ledger into the data directory DIR (kept), for profiling the client by hand.
@@ -26,7 +26,7 @@ struct BenchOptions {
     /// `--ledgers N`: run the hosted scenario on N ledgers (``HostedScenario``).
     var hostedLedgers: Int?
 
-    static let sections: Set<String> = ["throughput", "idle", "ledger", "add", "history", "tls", "redis", "pg", "hosted", "hosted-pg"]
+    static let sections: Set<String> = ["throughput", "idle", "storage", "ledger", "add", "history", "tls", "redis", "pg", "hosted", "hosted-pg"]
     /// Parts of the throughput section that `--only` may name alone (for profiling one figure).
     static let throughputFigures: Set<String> = ["ping", "push", "single"]
 
@@ -48,12 +48,15 @@ struct BenchOptions {
           --expensed PATH   The daemon binary (default: next to this executable).
           --expense PATH    The client binary (default: next to this executable).
           --peers-dir DIR   The peer kit (default: ../shared/peers).
-          --only LIST       Comma-separated sections: throughput, idle, ledger, add, history, tls, redis, pg, hosted
-                            and hosted-pg (both with --ledgers N); or one
+          --only LIST       Comma-separated sections: throughput, idle, storage, ledger, add, history, tls, redis, pg,
+                            hosted and hosted-pg (both with --ledgers N); or one
                             throughput figure alone: ping (figure 1), push (2), single (3). tls with
                             ledger adds the first sync over TLS; tls with idle the 5,000 idle TLS connections.
-                            pg: the push figures on `expensed serve --postgres` and PostgreSQL's own
-                            multi-row insert, on a durable cluster this run starts and removes.
+                            pg: the push figures on `expensed serve --postgres`, PostgreSQL's own
+                            multi-row insert and PostgreSQL doing a push's work, on a durable cluster
+                            this run starts and removes. storage: the raw-SQLite ceiling of the push
+                            figure (our rows from C) and the disk's fdatasync rate (after throughput,
+                            whose group sizes it uses).
           --ledger-size N   Expenses in the large ledger (default 1,000,000; 50,000 with --quick).
           --ledgers N       Also measure one daemon hosting N ledgers: N made with `expensed ledger add`, the
                             daemon's start, two rounds of a hello and a push to each (not run without it).

@@ -29,52 +29,69 @@ struct BenchReport {
     }
 
     /// The target as the table shows it.
-    static func targetText(_ target: Threshold?) -> String {
+    static func targetText(_ target: Threshold) -> String {
         switch target {
-        case nil: return ""
-        case .atLeast(let bound)?: return "≥ \(format(bound, bound < 10 ? 2 : 0))"
-        case .atMost(let bound)?: return "≤ \(format(bound, bound < 10 ? 2 : 0))"
-        case .ratio(let factor, let of, let atMost, _, let floor)?:
-            return "\(atMost ? "≤" : "≥") \(format(factor, 1))× \(of)" + (floor.map { " and ≥ \(format($0, 0))" } ?? "")
+        case .atLeast(let bound): return "≥ \(format(bound, bound < 10 ? 2 : 0))"
+        case .atMost(let bound): return "≤ \(format(bound, bound < 10 ? 2 : 0))"
+        case .ratio(let factor, let of, let atMost, _, let floor):
+            return "\(atMost ? "≤" : "≥") \(format(factor, (factor * 10).rounded() == factor * 10 ? 1 : 2))× \(of)" + (floor.map { " and ≥ \(format($0, 0))" } ?? "")
         }
     }
 
-    /// Target text, ratio to the target's reference, verdict, and a note on what the ratio compares with.
-    func judge(_ figure: Figure) -> (target: String, ratio: Double?, pass: Bool?, note: String) {
-        let threshold = thresholds.targets[figure.key]
+    /// One target's verdict: its text, the ratio to its reference, pass or fail (`nil`: not judged) and a note on
+    /// what the ratio compares with.
+    struct Judgment {
+        var target: String
+        var ratio: Double? // not money: a measurement
+        var pass: Bool?
+        var note: String
+        /// The figure the ratio is to, for a ratio target.
+        var of: String?
+    }
+
+    /// The figure judged against each of its targets (none: no target).
+    func judge(_ figure: Figure) -> [Judgment] {
+        (thresholds.targets[figure.key] ?? []).map { judge(value(figure.key), against: $0) }
+    }
+
+    private func judge(_ value: Double?, against threshold: Threshold) -> Judgment { // not money: a measurement
         let target = Self.targetText(threshold)
-        guard let value = value(figure.key), let threshold else { return (target, nil, nil, "") }
+        var judgment = Judgment(target: target, ratio: nil, pass: nil, note: "", of: nil)
+        if case .ratio(_, let of, _, _, _) = threshold { judgment.of = of }
+        guard let value else { return judgment }
         switch threshold {
         case .atLeast(let bound):
-            return (target, value / bound, value >= bound, "")
+            (judgment.ratio, judgment.pass) = (value / bound, value >= bound)
         case .atMost(let bound):
-            return (target, value / bound, value <= bound, "")
+            (judgment.ratio, judgment.pass) = (value / bound, value <= bound)
         case .ratio(let factor, let of, let atMost, let anchor, let floor):
             let measured = self.value(of)
-            guard let reference = measured ?? anchor, reference > 0 else { return (target, nil, nil, "") }
+            guard let reference = measured ?? anchor, reference > 0 else { return judgment }
             let ratio = value / reference
-            let pass = (atMost ? ratio <= factor : ratio >= factor) && value >= (floor ?? 0)
-            let note = measured == nil ? "vs results.md anchor \(Self.format(reference, 0))" : "vs \(of), this run"
-            return (target, ratio, pass, note)
+            judgment.ratio = ratio
+            judgment.pass = (atMost ? ratio <= factor : ratio >= factor) && value >= (floor ?? 0)
+            judgment.note = measured == nil ? "vs results.md anchor \(Self.format(reference, 0))" : "vs \(of), this run"
         }
+        return judgment
     }
 
-    /// The figures among `figures` that were measured and miss their target, one line each (`bench --check`).
+    /// The figures among `figures` that were measured and miss a target, one line per target missed (`bench --check`).
     func failures(figures: [Figure]) -> [String] {
-        figures.compactMap { figure in
-            let (target, _, pass, note) = judge(figure)
-            guard pass == false, let value = value(figure.key) else { return nil }
-            return "\(figure.key) = \(Self.format(value, figure.decimals)) \(figure.unit) misses \(target)"
-                + (note.isEmpty ? "" : " (\(note))")
+        figures.flatMap { figure -> [String] in
+            guard let value = value(figure.key) else { return [] }
+            return judge(figure).filter { $0.pass == false }.map { judgment in
+                "\(figure.key) = \(Self.format(value, figure.decimals)) \(figure.unit) misses \(judgment.target)"
+                    + (judgment.note.isEmpty ? "" : " (\(judgment.note))")
+            }
         }
     }
 
-    /// The aligned table for stdout; the reasons of missing values are numbered notes below it.
+    /// The aligned table for stdout; the reasons of missing values are numbered notes below it. A figure with more
+    /// than one target takes one row per target, the later ones without its label, key and value.
     func table(figures: [Figure]) -> String {
         var rows: [[String]] = [["figure", "key", "value", "target", "ratio", "pass"]]
         var notes: [String] = []
         for figure in figures {
-            let (target, ratio, pass, note) = judge(figure)
             let valueText: String
             if case .value(let v)? = entries[figure.key] {
                 valueText = "\(Self.format(v, figure.decimals)) \(figure.unit)"
@@ -84,9 +101,13 @@ struct BenchReport {
                 if !notes.contains(reason) { notes.append(reason) }
                 valueText = "n/a [\((notes.firstIndex(of: reason) ?? 0) + 1)]"
             }
-            let ratioText = ratio.map { Self.format($0, 2) + "×" + (note.isEmpty ? "" : " (\(note))") } ?? ""
-            let passText = pass.map { $0 ? "pass" : "FAIL" } ?? (target.isEmpty ? "" : "—")
-            rows.append([figure.label, figure.key, valueText, target, ratioText, passText])
+            let judgments = judge(figure)
+            if judgments.isEmpty { rows.append([figure.label, figure.key, valueText, "", "", ""]) }
+            for (index, judgment) in judgments.enumerated() {
+                let ratioText = judgment.ratio.map { Self.format($0, 2) + "×" + (judgment.note.isEmpty ? "" : " (\(judgment.note))") } ?? ""
+                let passText = judgment.pass.map { $0 ? "pass" : "FAIL" } ?? "—"
+                rows.append((index == 0 ? [figure.label, figure.key, valueText] : ["", "", ""]) + [judgment.target, ratioText, passText])
+            }
         }
         let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
         var out = ""
@@ -124,11 +145,14 @@ struct BenchReport {
                 members.append("\(Self.quote(figure.key)):null")
                 missing.append("\(Self.quote(figure.key)):\(Self.quote("not run"))")
             }
-            let (_, ratio, pass, _) = judge(figure)
-            if let ratio, case .ratio? = thresholds.targets[figure.key] {
-                ratios.append("\(Self.quote(figure.key)):\(Self.format(ratio, 3))")
+            // The ratio of a figure's first ratio target under its key, as before figures had several; those of
+            // its other ratio targets under `KEY/OF`.
+            for (index, judgment) in judge(figure).filter({ $0.of != nil }).enumerated() {
+                guard let ratio = judgment.ratio, let of = judgment.of else { continue }
+                ratios.append("\(Self.quote(index == 0 ? figure.key : figure.key + "/" + of)):\(Self.format(ratio, 3))")
             }
-            if let pass { passes.append("\(Self.quote(figure.key)):\(pass)") }
+            let verdicts = judge(figure).compactMap(\.pass)
+            if !verdicts.isEmpty { passes.append("\(Self.quote(figure.key)):\(!verdicts.contains(false))") }
         }
         members.append("\"missing\":{\(missing.joined(separator: ","))}")
         members.append("\"ratios\":{\(ratios.joined(separator: ","))}")

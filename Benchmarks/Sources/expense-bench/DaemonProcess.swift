@@ -66,12 +66,10 @@ final class DaemonProcess {
         if let cleanup { BenchCleanup.remove(cleanup) }
     }
 
-    /// User + system CPU seconds the daemon used so far (`/proc/PID/stat` fields 14 and 15).
+    /// CPU seconds the daemon's live threads ran so far (``SchedStat``, not the tick-sampled `utime` + `stime`).
     func cpuSeconds() -> Double? { // not money: a measurement
-        guard let stat = ChildProcess.procFile(child.pid, "stat"), let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        let threads = SchedStat.threads(of: child.pid)
+        return threads.isEmpty ? nil : Double(threads.values.reduce(0, &+)) / 1e9
     }
 
     /// Resident memory now, in MiB.

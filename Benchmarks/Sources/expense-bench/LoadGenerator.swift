@@ -53,7 +53,7 @@ struct LoadResult {
     var operations: Int
     /// Seconds measured.
     var seconds: Double
-    /// CPU the generator's process used per second of the run (user + system, in cores: 1.0 = one core busy).
+    /// CPU the generator's loop threads used per second of the run (``SchedStat``, in cores: 1.0 = one core busy).
     var generatorCores: Double
 
     func latencyPercentile(_ p: Double) -> Double? {
@@ -89,7 +89,6 @@ enum LoadGenerator {
             }
         }
 
-        let cpuBefore = Self.processCPUSeconds()
         let start = MonotonicClock.now()
         let window: (from: Double, until: Double) // not money: seconds
         switch plan.stop {
@@ -103,7 +102,9 @@ enum LoadGenerator {
             finished.enter()
             let loop = LoadLoop(plan: plan, slots: loopSlots, measureFrom: window.from, measureUntil: window.until)
             let thread = Thread {
-                let report = loop.run(abort: abort)
+                let cpuBefore = SchedStat.currentThread()
+                var report = loop.run(abort: abort)
+                if let cpuBefore, let cpuAfter = SchedStat.currentThread() { report.cpuNanoseconds = cpuAfter &- cpuBefore }
                 reports.withLock { $0.append(report) }
                 finished.leave()
             }
@@ -112,7 +113,7 @@ enum LoadGenerator {
         }
         finished.wait()
         let end = MonotonicClock.now()
-        let cpu = Self.processCPUSeconds() - cpuBefore
+        let cpu = Double(reports.withLock { $0.reduce(0) { $0 &+ $1.cpuNanoseconds } }) / 1e9
 
         let all = reports.withLock { $0 }
         if let failure = all.compactMap(\.error).first { throw .other(failure) }
@@ -135,13 +136,5 @@ enum LoadGenerator {
     static var defaultLoops: Int {
         ProcessInfo.processInfo.environment["EXPENSE_BENCH_LOOPS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
             ?? ProcessInfo.processInfo.activeProcessorCount
-    }
-
-    /// User + system CPU seconds of this process so far.
-    static func processCPUSeconds() -> Double { // not money: a measurement
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -39,6 +39,8 @@ struct LoopReport: Sendable {
     /// Latency of each measured round (or handshake), in nanoseconds.
     var latencyNanoseconds: [UInt64] = []
     var error: String?
+    /// Nanoseconds the loop's thread ran (``SchedStat``), set by the generator around the loop.
+    var cpuNanoseconds: UInt64 = 0
 }
 
 /// One epoll loop of the load generator (the same for expensed, Redis and the pong server, so their figures compare): a

@@ -50,20 +50,54 @@ struct MutationGenerator {
         return out
     }
 
-    /// Appends one `put` creating a new expense (baseVersion 0).
-    mutating func appendPut(mutationId: Int, to bytes: inout [UInt8]) {
+    /// The values of one new expense: a fresh id, an amount in cents, a category and a `YYYY-MM-DD` date.
+    struct Create {
+        var id: [UInt8]
+        var amount: Int
+        var category: String
+        var date: [UInt8]
+
+        /// The day as `YYYYMMDD` (how the SQL stores keep it) and the month as `YYYYMM`.
+        var day: Int { Self.digits(date[0..<4]) * 10_000 + Self.digits(date[5..<7]) * 100 + Self.digits(date[8..<10]) }
+        var month: Int { day / 100 }
+
+        private static func digits(_ bytes: ArraySlice<UInt8>) -> Int {
+            bytes.reduce(0) { $0 * 10 + Int($1 &- UInt8(ascii: "0")) }
+        }
+
+        /// The `changes` a store keeps in the history entry of this creation, in the daemon's shape
+        /// (`HistoryEntry.creationChangesJSON`): every field from nothing, members in byte order.
+        var changesJSON: [UInt8] {
+            var bytes = Array(#"{"category":{"to":""#.utf8) + Array(category.utf8)
+            bytes += Array(#""},"date":{"to":""#.utf8) + date
+            bytes += Array(#""},"money":{"to":{"amount":"#.utf8)
+            MutationGenerator.appendDecimal(amount, to: &bytes)
+            bytes += Array(#","currency":"USD"}},"note":{"to":"bench"}}"#.utf8)
+            return bytes
+        }
+    }
+
+    /// The next new expense's values (what ``appendPut(mutationId:to:)`` writes).
+    mutating func nextCreate() -> Create {
         let uuid = nextUUID()
         let variety = Int(truncatingIfNeeded: counter % 1_000_003)
+        return Create(id: uuid, amount: 100 + (variety &* 7919) % 50_000, category: Self.categories[variety % Self.categories.count],
+                      date: Self.dates[variety % Self.dates.count])
+    }
+
+    /// Appends one `put` creating a new expense (baseVersion 0).
+    mutating func appendPut(mutationId: Int, to bytes: inout [UInt8]) {
+        let create = nextCreate()
         bytes += Array(#"{"mutationId":"#.utf8)
         Self.appendDecimal(mutationId, to: &bytes)
         bytes += Array(#","type":"put","id":""#.utf8)
-        bytes += uuid
+        bytes += create.id
         bytes += Array(#"","baseVersion":0,"fields":{"amount":"#.utf8)
-        Self.appendDecimal(100 + (variety &* 7919) % 50_000, to: &bytes)
+        Self.appendDecimal(create.amount, to: &bytes)
         bytes += Array(#","currency":"USD","category":""#.utf8)
-        bytes += Array(Self.categories[variety % Self.categories.count].utf8)
+        bytes += Array(create.category.utf8)
         bytes += Array(#"","date":""#.utf8)
-        bytes += Self.dates[variety % Self.dates.count]
+        bytes += create.date
         bytes += Array(#"","note":"bench"}}"#.utf8)
     }
 

@@ -60,5 +60,33 @@ struct PeerScenario {
             case .failure(let error): report.markMissing([key], "\(error)")
             }
         }
+        runRedisPushWork(into: &report)
+    }
+
+    static let pushWorkKeys = ["redis_push_work_rps", "redis_push_work_p99_ms"]
+
+    /// Redis doing a single push's work (``RedisPushWork``) from 100 connections, one call in flight each, as the
+    /// daemon's `single_push_per_s` runs; then empties the database it wrote and unloads the function.
+    private func runRedisPushWork(into report: inout BenchReport) {
+        do {
+            try RedisPushWork.load(port: Self.redisAOFPort)
+        } catch {
+            report.markMissing(Self.pushWorkKeys, "\(error)")
+            return
+        }
+        defer {
+            do { try RedisPushWork.cleanUp(port: Self.redisAOFPort) } catch { progress("redis: \(error)") }
+        }
+        let seedBase = UInt64(MonotonicClock.now() * 1000)
+        let plan = LoadPlan(port: Self.redisAOFPort, connections: 100,
+                            handshake: { connection, _ throws(BenchError) in
+                                try RedisPushWork.select(connection)
+                                return 0
+                            },
+                            source: { index, _ in RedisPushWork.Source(connection: index, seed: seedBase &+ UInt64(index)) },
+                            expect: Array("+OK".utf8),
+                            stop: .window(warmup: options.warmupSeconds, duration: options.windowSeconds))
+        ThroughputScenario.measureRate(plan, rateKey: "redis_push_work_rps", percentiles: [("redis_push_work_p99_ms", 99)],
+                                       options: options, into: &report)
     }
 }

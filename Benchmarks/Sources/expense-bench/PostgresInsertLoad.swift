@@ -8,19 +8,28 @@ import Synchronization
 /// PostgreSQL's own best multi-row insert of the rows a push writes, the peer of the `pg` section's push figures:
 /// per transaction ONE round trip through libpq's pipeline mode (`BEGIN`, one `INSERT … SELECT FROM unnest(…)`
 /// of all its rows, `COMMIT`), durable (`synchronous_commit` on), into a table shaped like `records` with the
-/// same primary key. One thread per connection, each blocked in libpq between rounds.
+/// same primary key; with another ``transaction``, PostgreSQL doing a push's work (``PostgresPushWork``). One
+/// thread per connection, each blocked in libpq between rounds.
 struct PostgresInsertLoad {
     let conninfo: String
     let connections: Int
     let rowsPerTransaction: Int
     let warmup: Double // not money: seconds
     let duration: Double // not money: seconds
+    /// The statements of one transaction of connection `index` (in one pipeline round trip, `BEGIN` … `COMMIT`
+    /// included), `seq` the last row number that connection used: the plain insert by default,
+    /// ``PostgresPushWork`` for a push's rows.
+    var transaction: @Sendable (_ index: Int, _ rows: Int, _ seq: inout Int64) -> [PostgresStatement] = { index, rows, seq in
+        [PostgresStatement("BEGIN"), PostgresInsertLoad.insert(rows: rows, ledger: "bench-\(index)", seq: &seq),
+         PostgresStatement("COMMIT")]
+    }
 
     struct Result {
         var rowsPerSecond: Double // not money: a measurement
         var transactionsPerSecond: Double // not money: a measurement
         var latenciesMs: [Double] // not money: a measurement
-        /// CPU of this process during the run (cores), to show the driver is not the bottleneck.
+        /// CPU of the driving threads during the run (cores, from ``SchedStat``), to show the driver is not the
+        /// bottleneck.
         var driverCores: Double // not money: a measurement
     }
 
@@ -29,6 +38,8 @@ struct PostgresInsertLoad {
     /// What the threads counted (a class: a `Mutex` cannot be captured by the threads' closures itself).
     private final class Totals: Sendable {
         let state = Mutex<(rows: Int, transactions: Int, latencies: [Double], error: String?)>((0, 0, [], nil)) // not money: a measurement
+        /// Nanoseconds the driving threads ran (``SchedStat``).
+        let driverNanoseconds = Mutex<UInt64>(0)
     }
 
     /// Creates (again) the table the load inserts into.
@@ -50,13 +61,18 @@ struct PostgresInsertLoad {
         let shared = Totals()
         let began = MonotonicClock.now()
         let windowStart = began + warmup, windowEnd = began + warmup + duration
-        let cpuBefore = Self.processCPUSeconds()
         let group = DispatchGroup()
-        let (conninfo, rows) = (conninfo, rowsPerTransaction)
+        let (conninfo, rows, transaction) = (conninfo, rowsPerTransaction, self.transaction)
         for index in 0..<connections {
             group.enter()
             let thread = Thread {
                 defer { group.leave() }
+                let cpuBefore = SchedStat.currentThread()
+                defer {
+                    if let cpuBefore, let cpuAfter = SchedStat.currentThread() {
+                        shared.driverNanoseconds.withLock { $0 += cpuAfter &- cpuBefore }
+                    }
+                }
                 do {
                     let connection = try PostgresConnection(conninfo)
                     var counted = (rows: 0, transactions: 0, latencies: [Double]())
@@ -64,8 +80,7 @@ struct PostgresInsertLoad {
                     while true {
                         let start = MonotonicClock.now()
                         if start >= windowEnd { break }
-                        let statement = Self.insert(rows: rows, ledger: "bench-\(index)", seq: &seq)
-                        _ = try connection.pipeline([PostgresStatement("BEGIN"), statement, PostgresStatement("COMMIT")])
+                        _ = try connection.pipeline(transaction(index, rows, &seq))
                         let end = MonotonicClock.now()
                         if start >= windowStart && end <= windowEnd {
                             counted.rows += rows
@@ -86,7 +101,7 @@ struct PostgresInsertLoad {
             thread.start()
         }
         group.wait()
-        let cpu = Self.processCPUSeconds() - cpuBefore
+        let cpu = Double(shared.driverNanoseconds.withLock { $0 }) / 1e9
         let elapsed = MonotonicClock.now() - began
         let totals = shared.state.withLock { $0 }
         if let error = totals.error { throw .other("PostgreSQL insert load: \(error)") }
@@ -95,7 +110,7 @@ struct PostgresInsertLoad {
     }
 
     /// One INSERT of `rows` rows shaped like a push's creates.
-    private static func insert(rows: Int, ledger: String, seq: inout Int64) -> PostgresStatement {
+    static func insert(rows: Int, ledger: String, seq: inout Int64) -> PostgresStatement {
         var ids: [PostgresValue] = [], seqs: [PostgresValue] = [], amounts: [PostgresValue] = []
         ids.reserveCapacity(rows)
         seqs.reserveCapacity(rows)
@@ -110,13 +125,5 @@ struct PostgresInsertLoad {
             INSERT INTO \(table) (ledger, id, seq, version, deleted, amount, currency, category, day, note)
             SELECT $1, id, seq, 1, false, amount, 'USD', 'food', 20261130, '' FROM unnest($2::uuid[], $3::bigint[], $4::bigint[]) AS r(id, seq, amount)
             """, [.text(ledger), .array(ids), .array(seqs), .array(amounts)])
-    }
-
-    /// User + system CPU seconds of this process so far.
-    static func processCPUSeconds() -> Double { // not money: a measurement
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
     }
 }

@@ -13,6 +13,8 @@ struct PostgresStoreScenario {
                             "pg_store_single_push_per_s", "pg_store_single_push_p99_ms"]
     static let insertKeys = ["pg_insert_rows_per_s", "pg_insert_p50_ms", "pg_insert_single_per_s", "pg_insert_single_p99_ms",
                              "pg_insert_driver_cores"]
+    static let pushWorkKeys = ["pg_push_work_mutations_per_s", "pg_push_work_p50_ms", "pg_push_work_driver_cores",
+                               "pg_push_work_one_conn_mutations_per_s", "pg_push_work_one_conn_p50_ms"]
 
     func run(into report: inout BenchReport) {
         let cluster: BenchPostgresCluster
@@ -20,13 +22,40 @@ struct PostgresStoreScenario {
             cluster = try BenchPostgresCluster()
         } catch {
             progress("pg: \(error)")
-            report.markMissing(Self.storeKeys + Self.insertKeys, "\(error)")
+            report.markMissing(Self.storeKeys + Self.insertKeys + Self.pushWorkKeys, "\(error)")
             return
         }
         defer { cluster.stop() }
         progress("pg: a durable throwaway cluster at \(cluster.conninfo)")
         measureStore(cluster, into: &report)
         measureInserts(cluster, into: &report)
+        measurePushWork(cluster, into: &report)
+    }
+
+    /// PostgreSQL doing a push's work (``PostgresPushWork``): 500 mutations per transaction from 16 connections, as
+    /// the push figure, then over one connection, as our store's one backend per ledger.
+    private func measurePushWork(_ cluster: BenchPostgresCluster, into report: inout BenchReport) {
+        let cases = [(connections: 16, rate: "pg_push_work_mutations_per_s", p50: "pg_push_work_p50_ms"),
+                     (connections: 1, rate: "pg_push_work_one_conn_mutations_per_s", p50: "pg_push_work_one_conn_p50_ms")]
+        for (connections, rateKey, p50Key) in cases {
+            var load = PostgresInsertLoad(conninfo: PostgresPushWork.conninfo(cluster.conninfo), connections: connections,
+                                          rowsPerTransaction: 500, warmup: options.warmupSeconds, duration: options.windowSeconds)
+            load.transaction = { index, rows, seq in PostgresPushWork.transaction(index: index, rows: rows, seq: &seq) }
+            switch medianOfRuns(options.runs, rateKey, { _ throws(BenchError) in
+                // A fresh database each run: every run's seqs start at 1, and its tables start empty.
+                try PostgresPushWork.prepare(conninfo: cluster.conninfo, ledgers: connections)
+                let result = try load.run()
+                return ["rate": result.rowsPerSecond, "p50": Statistics.percentile(result.latenciesMs, 50) ?? .nan,
+                        "cores": result.driverCores]
+            }) {
+            case .success(let medians):
+                report.record(rateKey, medians["rate"])
+                report.record(p50Key, medians["p50"])
+                if connections > 1 { report.record("pg_push_work_driver_cores", medians["cores"]) }
+            case .failure(let error):
+                report.markMissing([rateKey, p50Key], "\(error)")
+            }
+        }
     }
 
     private func measureStore(_ cluster: BenchPostgresCluster, into report: inout BenchReport) {

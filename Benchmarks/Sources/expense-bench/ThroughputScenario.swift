@@ -117,11 +117,30 @@ struct ThroughputScenario {
     /// The keys the push figures go under: the PostgreSQL section measures the same figures on its store.
     struct PushKeys {
         var rate, p50, p99, singleRate, singleP99: String
+        /// Where the daemon's CPU and group commits during the push figures go (SQLite only: ``SyncCounter``
+        /// counts the daemon's own syncs, and a PostgreSQL store's are the server's).
+        var observed: (push: ObservedKeys, single: ObservedKeys)?
         static let sqlite = PushKeys(rate: "push_mutations_per_s", p50: "push_p50_ms", p99: "push_p99_ms",
-                                     singleRate: "single_push_per_s", singleP99: "single_push_p99_ms")
+                                     singleRate: "single_push_per_s", singleP99: "single_push_p99_ms",
+                                     observed: (ObservedKeys(prefix: "push_", perOperation: "push_daemon_us_per_mutation",
+                                                             perCommit: "push_group_mutations"),
+                                                ObservedKeys(prefix: "single_push_", perOperation: "single_push_daemon_us_per_push",
+                                                             perCommit: "single_push_group_size")))
         static let postgres = PushKeys(rate: "pg_store_push_mutations_per_s", p50: "pg_store_push_p50_ms",
                                        p99: "pg_store_push_p99_ms", singleRate: "pg_store_single_push_per_s",
                                        singleP99: "pg_store_single_push_p99_ms")
+    }
+
+    /// The daemon's CPU during a load (``DaemonCPU``) and its operations per group commit (``SyncCounter``).
+    struct ObservedKeys {
+        var cores, busiest, second, perOperation, perCommit: String
+
+        init(prefix: String, perOperation: String, perCommit: String) {
+            (cores, busiest, second) = (prefix + "daemon_cores", prefix + "busiest_thread_cores", prefix + "second_thread_cores")
+            (self.perOperation, self.perCommit) = (perOperation, perCommit)
+        }
+
+        var all: [String] { [cores, busiest, second, perOperation, perCommit] }
     }
 
     /// 16 connections pushing 500 new expenses at a time.
@@ -130,7 +149,8 @@ struct ThroughputScenario {
             PushRoundSource(mutationsPerPush: 500, lastMutationId: last, pushes: nil, seed: seedBase &+ UInt64(index))
         }, expect: Self.appliedToken)
         Self.measureRate(push, rateKey: keys.rate, percentiles: [(keys.p50, 50), (keys.p99, 99)],
-                         options: options, into: &report)
+                         options: options, into: &report,
+                         observing: keys.observed.map { (daemon, $0.push, workspace.item("perf-push.csv")) })
     }
 
     /// 100 connections pushing one new expense at a time.
@@ -140,23 +160,53 @@ struct ThroughputScenario {
                             seed: seedBase &+ 1000 &+ UInt64(index))
         }, expect: Self.appliedToken)
         Self.measureRate(single, rateKey: keys.singleRate, percentiles: [(keys.singleP99, 99)],
-                         options: options, into: &report)
+                         options: options, into: &report,
+                         observing: keys.observed.map { (daemon, $0.single, workspace.item("perf-single.csv")) })
     }
 
     /// Runs `plan` `options.runs` times; records the median rate under `rateKey` and the median of each latency
-    /// percentile (of the rounds, in ms) under its key.
+    /// percentile (of the rounds, in ms) under its key; with `observing`, also the daemon's CPU by thread and its
+    /// operations per group commit (missing, with the reason, when perf cannot count its syncs).
     static func measureRate(_ plan: LoadPlan, rateKey: String, percentiles: [(key: String, p: Double)],
-                            options: BenchOptions, into report: inout BenchReport) {
+                            options: BenchOptions, into report: inout BenchReport,
+                            observing: (daemon: DaemonProcess, keys: ObservedKeys, perfOutput: String)? = nil) {
+        var syncProblem: String?
         switch medianOfRuns(options.runs, rateKey, { _ throws(BenchError) in
-            let result = try LoadGenerator.run(plan)
-            var values = ["rate": result.operationsPerSecond]
+            guard let observing else {
+                let result = try LoadGenerator.run(plan)
+                var values = ["rate": result.operationsPerSecond]
+                for (key, p) in percentiles { values[key] = result.latencyPercentile(p) ?? .nan }
+                return values
+            }
+            let (daemon, keys, perfOutput) = observing
+            var counter: SyncCounter?
+            do { counter = try SyncCounter(pid: daemon.child.pid, output: perfOutput) } catch { syncProblem = "\(error)" }
+            let result: LoadResult, cpu: DaemonCPU
+            do throws(BenchError) {
+                (result, cpu) = try DaemonCPU.measure(daemon.child.pid) { () throws(BenchError) in try LoadGenerator.run(plan) }
+            } catch {
+                _ = try? counter?.stop()  // perf is this run's child: it never outlives the figure
+                throw error
+            }
+            var values = ["rate": result.operationsPerSecond, keys.cores: cpu.total, keys.busiest: cpu.busiest,
+                          keys.second: cpu.second,
+                          keys.perOperation: result.operationsPerSecond > 0 ? cpu.total * 1e6 / result.operationsPerSecond : .nan]
             for (key, p) in percentiles { values[key] = result.latencyPercentile(p) ?? .nan }
+            do {
+                if let syncs = try counter?.stop(), syncs > 0 { values[keys.perCommit] = result.operationsPerSecond / syncs }
+            } catch {
+                syncProblem = "\(error)"
+            }
             return values
         }) {
         case .success(let medians):
             report.record(rateKey, medians["rate"])
             for (key, _) in percentiles { report.record(key, medians[key]) }
-        case .failure(let error): report.markMissing([rateKey] + percentiles.map(\.key), "\(error)")
+            if let keys = observing?.keys {
+                for key in keys.all { report.record(key, medians[key], missing: syncProblem ?? "not measured") }
+            }
+        case .failure(let error):
+            report.markMissing([rateKey] + percentiles.map(\.key) + (observing?.keys.all ?? []), "\(error)")
         }
     }
 

@@ -29,6 +29,9 @@ if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur < lim
 }
 signal(SIGPIPE, SIG_IGN)
 
+// The pong server needs no workspace: making one here left an empty /tmp/expense-bench.* behind each ping figure.
+if options.pongServer { exit(PongServer.run()) }
+
 let workspace: Workspace
 do {
     workspace = try Workspace()
@@ -37,7 +40,6 @@ do {
     exit(1)
 }
 
-if options.pongServer { exit(PongServer.run()) }
 BenchCleanup.installSignalHandlers()
 _ = BenchCleanup.add { workspace.removeAll() }
 
@@ -77,6 +79,7 @@ for binary in [options.expensed, options.expense] where !FileManager.default.isE
 if options.includes("idle") || BenchOptions.throughputFigures.contains(where: options.includesThroughputFigure) {
     ThroughputScenario(options: options, workspace: workspace).run(into: &report)
 }
+if options.includes("storage") { StorageScenario(options: options, workspace: workspace).run(into: &report) }
 if options.includes("tls") { TLSScenario(options: options, workspace: workspace).run(into: &report) }
 if let ledgers = options.hostedLedgers {
     for (section, store) in [("hosted", HostedScenario.Store.directory), ("hosted-pg", .postgres)] where options.includes(section) {
@@ -90,7 +93,7 @@ var peerProblem: String?
 if options.includes("redis") {
     peerProblem = peers.setUp()
     if let peerProblem {
-        report.markMissing(["redis_ping_rps", "redis_ping_pipelined_rps", "redis_aof_set_rps"], peerProblem)
+        report.markMissing(["redis_ping_rps", "redis_ping_pipelined_rps", "redis_aof_set_rps"] + PeerScenario.pushWorkKeys, peerProblem)
     }
 }
 if peerProblem == nil && options.includes("redis") { peers.runRedis(into: &report) }

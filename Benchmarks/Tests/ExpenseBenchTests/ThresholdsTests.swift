@@ -8,9 +8,44 @@ import Testing
     @Test func theCheckedInFileReadsAndNamesOnlyFiguresThatExist() throws {
         let thresholds = try Thresholds(contentsOf: Thresholds.defaultPath)
         #expect(thresholds.unknownKeys(figures: Figure.all).isEmpty)
-        #expect(thresholds.targets["single_push_p99_ms"] == .atMost(5))
-        #expect(thresholds.targets["ping_rps"] == .ratio(factor: 1.2, of: "redis_ping_rps", atMost: false, anchor: 61_143, floor: nil))
-        #expect(thresholds.targets["tls_idle_5000_rss_mib"] == .ratio(factor: 2, of: "idle_5000_rss_mib", atMost: true, anchor: nil, floor: nil))
+        #expect(thresholds.targets["single_push_p99_ms"] == [.atMost(5)])
+        #expect(thresholds.targets["ping_rps"] == [.ratio(factor: 1.2, of: "redis_ping_rps", atMost: false, anchor: 61_143, floor: nil)])
+        #expect(thresholds.targets["tls_idle_5000_rss_mib"] == [.ratio(factor: 2, of: "idle_5000_rss_mib", atMost: true, anchor: nil, floor: nil)])
+        // Round 3's equal-work peers, beside the targets against the plain peers.
+        #expect(thresholds.targets["push_mutations_per_s"] == [
+            .ratio(factor: 4, of: "pg_insert_rows_per_s", atMost: false, anchor: 50_436, floor: nil),
+            .ratio(factor: 3, of: "pg_push_work_mutations_per_s", atMost: false, anchor: nil, floor: nil),
+            .ratio(factor: 0.6, of: "sqlite_ceiling_mutations_per_s", atMost: false, anchor: nil, floor: nil),
+        ])
+        #expect(thresholds.targets["single_push_per_s"]?.first == .ratio(factor: 1, of: "redis_push_work_rps", atMost: false, anchor: nil, floor: nil))
+        #expect(thresholds.targets["pg_store_push_mutations_per_s"]?.contains(
+            .ratio(factor: 0.7, of: "pg_push_work_one_conn_mutations_per_s", atMost: false, anchor: nil, floor: nil)) == true)
+    }
+
+    @Test func aFigureWithSeveralTargetsMustMeetEachAndFailsOncePerTargetMissed() throws {
+        let thresholds = try Thresholds(json: Array("""
+            {"targets": {"single_push_per_s": [{"atLeastTimes": 1, "of": "redis_push_work_rps"},
+                                               {"atLeastTimes": 0.75, "of": "redis_aof_set_rps"}]}}
+            """.utf8))
+        var report = BenchReport(thresholds: thresholds)
+        report.record("single_push_per_s", 60_000)
+        report.record("redis_push_work_rps", 50_000)  // 1.2×: met
+        report.record("redis_aof_set_rps", 100_000)   // 0.6×: missed
+        let failures = report.failures(figures: Figure.all)
+        #expect(failures == ["single_push_per_s = 60000 push/s misses ≥ 0.75× redis_aof_set_rps (vs redis_aof_set_rps, this run)"])
+        let table = report.table(figures: Figure.all.filter { ["single_push_per_s", "redis_push_work_rps", "redis_aof_set_rps"].contains($0.key) })
+        #expect(table.contains("≥ 1.0× redis_push_work_rps") && table.contains("1.20×") && table.contains("0.60×"), "\(table)")
+        let json = report.json(figures: Figure.all)
+        #expect(json.contains(#""single_push_per_s":1.200"#) && json.contains(#""single_push_per_s/redis_aof_set_rps":0.600"#), "\(json)")
+        #expect(json.contains(#""pass":{"single_push_per_s":false}"#), "\(json)")
+
+        report.record("redis_aof_set_rps", 70_000)
+        #expect(report.failures(figures: Figure.all).isEmpty)
+    }
+
+    @Test func aRatioToAFigureThatDoesNotExistIsNamed() throws {
+        let thresholds = try Thresholds(json: Array(#"{"targets": {"ping_rps": [{"atLeastTimes": 1, "of": "redis_pnig_rps"}]}}"#.utf8))
+        #expect(thresholds.unknownKeys(figures: Figure.all) == ["redis_pnig_rps"])
     }
 
     @Test func aMeasuredFigureMissingItsTargetIsAFailureAndAnUnmeasuredOneIsNot() throws {
@@ -34,7 +69,7 @@ import Testing
     @Test func aMalformedTargetIsRefusedNamingItsKey() {
         for text in [#"{"targets": {"ping_rps": {"atMost": -1}}}"#, #"{"targets": {"ping_rps": {"atLeastTimes": 2}}}"#,
                      #"{"targets": {"ping_rps": {"atMost": 5, "colour": 1}}}"#, #"{"targets": {"ping_rps": {"of": "x", "atLeastTimes": 1, "atMostTimes": 2}}}"#,
-                     #"{"limits": {}}"#] {
+                     #"{"limits": {}}"#, #"{"targets": {"ping_rps": []}}"#, #"{"targets": {"ping_rps": [{"atMost": 1}, 7]}}"#] {
             #expect(throws: Thresholds.Invalid.self, "\(text)") { try Thresholds(json: Array(text.utf8)) }
         }
     }

@@ -165,8 +165,7 @@ final class LoadLoop: @unchecked Sendable {
             if count > 0 {
                 let piece = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
                 if let tls = slot.tls {
-                    tls.receive(piece)
-                    tls.advance { consume(slot, $0) }
+                    tls.advance(receiving: piece) { consume(slot, $0) }
                     if case .failed(let error) = tls.state { return fail(slot, "TLS: \(error)") }
                     if plan.work == .handshakes {
                         if tls.state == .established { return handshakeDone(slot, position: position) }

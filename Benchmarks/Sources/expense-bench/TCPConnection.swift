@@ -145,8 +145,7 @@ final class TCPConnection {
                 deliver(piece)
                 return .data
             }
-            tls.receive(piece)
-            tls.advance(deliver: deliver)
+            tls.advance(receiving: piece, deliver: deliver)
             if case .failed(let error) = tls.state { return .failed(.other("TLS: \(error)")) }
             return .data
         }

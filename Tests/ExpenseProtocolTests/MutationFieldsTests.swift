@@ -6,7 +6,8 @@ import Testing
 /// `MutationFields` (a put's `fields` member by member) against the dictionary it stands for: the same object
 /// both ways, equal exactly when the dictionaries are, and the same draft or refusal from `ExpenseFields`.
 @Suite struct MutationFieldsTests {
-    private static let names = ["amount", "currency", "category", "date", "note", "colour", "Amount", "amount ", "", "period", "limit"]
+    private static let names = ["amount", "currency", "category", "date", "note", "colour", "Amount", "amount ", "", "period", "limit",
+                                "paidBy", "tags", "source"]
     private static let values: [JSONValue] = [.null, .bool(true), .number(JSONNumber(1250)), .number(JSONNumber(text: "12.5")),
                                               .string("USD"), .string("food"), .string("2026-11-30"), .string("café"),
                                               .array([.string("x")]), .object(["amount": .number(JSONNumber(1))])]
@@ -27,7 +28,10 @@ import Testing
     /// Each expense field but the id is declared once on the wire, with a slot of its own.
     @Test func everyFieldHasOneWireDeclarationAndASlot() throws {
         #expect(ExpenseFields.all.map(\.field) == ExpenseField.allCases.filter { $0 != .id })
-        #expect(ExpenseFields.Slots.count == ExpenseFields.all.count)
+        // The required fields first, in place; the optional ones after them, behind a reference.
+        #expect(ExpenseFields.RequiredSlots.count == ExpenseFields.all.filter { !$0.optional }.count)
+        #expect(ExpenseFields.OptionalSlots.count == ExpenseFields.all.filter(\.optional).count)
+        #expect(ExpenseFields.all.prefix(ExpenseFields.RequiredSlots.count).allSatisfy { !$0.optional })
         // A create's history leaves out exactly the groups made only of optional fields, when empty.
         let plain = try #require(try? ExpenseValidator.validate(ExpenseDraft(id: "6f9619ff-8b86-d011-b42d-00cf4fc964ff", amount: 1,
                                                                              currency: "USD", category: "c", date: "2026-01-01")))

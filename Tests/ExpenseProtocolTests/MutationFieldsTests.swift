@@ -6,8 +6,7 @@ import Testing
 /// `MutationFields` (a put's `fields` member by member) against the dictionary it stands for: the same object
 /// both ways, equal exactly when the dictionaries are, and the same draft or refusal from `ExpenseFields`.
 @Suite struct MutationFieldsTests {
-    private static let names = ["amount", "currency", "category", "date", "note", "colour", "Amount", "amount ", "", "period", "limit",
-                                "paidBy", "tags", "source"]
+    private static let names = ["amount", "currency", "category", "date", "note", "colour", "Amount", "amount ", "", "period", "limit"]
     private static let values: [JSONValue] = [.null, .bool(true), .number(JSONNumber(1250)), .number(JSONNumber(text: "12.5")),
                                               .string("USD"), .string("food"), .string("2026-11-30"), .string("café"),
                                               .array([.string("x")]), .object(["amount": .number(JSONNumber(1))])]
@@ -61,6 +60,24 @@ import Testing
             mutation.fields = other
             #expect(mutation.sentFields == MutationFields(other))
         }
+    }
+
+    /// The optional fields' slots, held behind one reference, read and compare as the others do, and a copy keeps
+    /// its values when the original changes one of them (copied on write).
+    @Test func optionalSlotsAreValuesOfTheirOwn() {
+        var fields = MutationFields(["amount": .number(JSONNumber(5)), "tags": .array([.string("x")]), "source": .string("BANK")])
+        let copy = fields
+        fields["source"] = .string("OTHER")
+        fields["paidBy"] = .string("")
+        #expect(copy["source"] == .string("BANK") && copy["paidBy"] == nil && copy.dictionary.count == 3)
+        #expect(fields["source"] == .string("OTHER") && fields.contains(.paidBy) && fields.dictionary.count == 4)
+        #expect(copy != fields && copy == MutationFields(copy.dictionary))
+        fields["source"] = .string("BANK")
+        fields["paidBy"] = nil
+        #expect(copy == fields && copy.hashValue == fields.hashValue)
+        var plain = MutationFields(["amount": .number(JSONNumber(5))])
+        plain["tags"] = nil
+        #expect(plain == MutationFields(["amount": .number(JSONNumber(5))]) && !plain.contains(.tags))
     }
 
     /// The rule as it was written on the dictionary: the first unknown key in byte order is `unknown_field`,

@@ -98,6 +98,17 @@ package enum ExpenseColumns {
         }
     }
 
+    /// Whether ``text(of:at:)`` is empty, told for an optional field without making its text (the tags' join).
+    @inline(__always)
+    package static func isEmptyText(of expense: borrowing Expense, at column: Int32) -> Bool {
+        switch column {
+        case tags: expense.tags.isEmpty
+        case parts: expense.parts == nil
+        case source: expense.source.isEmpty
+        default: text(of: expense, at: column).isEmpty
+        }
+    }
+
     /// The text `expense` holds in the value column at position `column`, as ``int64(of:at:)``.
     @inline(__always)
     package static func text(of expense: borrowing Expense, at column: Int32) -> String {

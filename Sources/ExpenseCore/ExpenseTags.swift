@@ -37,7 +37,14 @@ public enum ExpenseTags {
     }
 
     /// The text form: the tags joined by commas (empty for none).
-    public static func text(_ tags: [String]) -> String { tags.joined(separator: String(separator)) }
+    public static func text(_ tags: [String]) -> String {
+        // Most expenses have no tag, and every one is written as a column and a record: no join for them.
+        switch tags.count {
+        case 0: ""
+        case 1: tags[0]
+        default: tags.joined(separator: String(separator))
+        }
+    }
 
     /// The tags of a text form (empty text: none); nothing is checked here (``ExpenseValidator`` does).
     public static func parse(_ text: String) -> [String] {

@@ -40,7 +40,9 @@ public enum ExpenseValidator {
         let tags = try validateTags(draft.tags ?? [])
         let parts = try validateParts(draft.parts ?? "", amount: amount, currency: currency, category: category)
         // The bank's text is a note's text as the bank gave it: the note's one rule, naming its own field.
-        let source = try checkedNote(draft.source ?? "", field: .source, byteLimits: byteLimits)
+        // Most expenses have none: an absent or empty original text is the empty text, without the rule's scan.
+        var source = ""
+        if let text = draft.source, !text.isEmpty { source = try checkedNote(text, field: .source, byteLimits: byteLimits) }
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note, paidBy: paidBy,
                        split: split, charged: charged, tags: tags, parts: parts, source: source)
     }

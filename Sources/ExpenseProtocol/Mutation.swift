@@ -58,6 +58,17 @@ public struct Mutation: Hashable, Sendable {
     }
 }
 
+extension Mutation {
+    /// This put as the daemon keeps it once its values are validated ahead: every member but its fields, which are
+    /// left behind (``PutFields/prepared``) without being copied.
+    public var prepared: Mutation {
+        var bare = Mutation(mutationId: mutationId, type: type, id: id, baseVersion: baseVersion, sentFields: nil, kind: kind,
+                            ifAbsent: ifAbsent)
+        bare.putFields = .prepared
+        return bare
+    }
+}
+
 /// What a `put` carries.
 public enum PutFields: Hashable, Sendable {
     /// The fields as they were on the wire.

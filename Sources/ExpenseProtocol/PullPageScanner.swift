@@ -163,9 +163,9 @@ struct PullPageScanner {
                 guard id == nil, let value = uuid() else { return nil }
                 id = value
             case .field(let slot):
-                guard fields.slots[slot] == nil, let value = try? reader.parseValue() else { return nil }
+                guard fields[slot: slot] == nil, let value = try? reader.parseValue() else { return nil }
                 reader.skipWhitespace()
-                fields.slots[slot] = value
+                fields[slot: slot] = value
             case .version:
                 guard version == nil, let value = integer() else { return nil }
                 version = value

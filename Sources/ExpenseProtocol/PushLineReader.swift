@@ -182,8 +182,8 @@ enum PushLineReader {
     /// the key as text); `false`, and nothing changed, when the object already has that member.
     private static func setNew(_ value: JSONValue, forKey key: UnsafeBufferPointer<UInt8>, in fields: inout MutationFields) -> Bool {
         if let slot = ExpenseFields.slot(named: key) {
-            guard fields.slots[slot] == nil else { return false }
-            fields.slots[slot] = value
+            guard fields[slot: slot] == nil else { return false }
+            fields[slot: slot] = value
             return true
         }
         let name = String(decoding: key, as: UTF8.self)

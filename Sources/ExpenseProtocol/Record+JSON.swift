@@ -9,6 +9,13 @@ package protocol RecordValueRow {
     /// The day in a `.day` column; `nil` when it is not one.
     func day(_ column: Int32) -> CalendarDay?
     func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result
+    /// Whether the text in `column` is empty (an optional field the record does not use), without lending it.
+    func isEmptyText(_ column: Int32) -> Bool
+}
+
+extension RecordValueRow {
+    @inline(__always)
+    package func isEmptyText(_ column: Int32) -> Bool { withText(column) { $0.isEmpty } }
 }
 
 /// A record is a row of its expense's values (``ExpenseCore/ExpenseColumns/int64(of:at:)``), read in place.
@@ -24,6 +31,9 @@ extension Record: RecordValueRow {
         var text = ExpenseColumns.text(of: expense, at: column)
         return try text.withUTF8(body)
     }
+
+    @inline(__always)
+    package func isEmptyText(_ column: Int32) -> Bool { ExpenseColumns.isEmptyText(of: expense, at: column) }
 }
 
 extension Record {

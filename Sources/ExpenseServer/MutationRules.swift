@@ -98,11 +98,13 @@ package struct MutationRules: Sendable {
     /// A create's or restore's values: the sent fields, the ledger's currency when none is sent, an empty note.
     /// A mutation that is not a put with fields (PushRequest refuses those first) is refused as such.
     func validateComplete(_ mutation: Mutation) -> Result<Expense, MutationRejection> {
-        guard let fields = mutation.sentFields, mutation.type == .put else { return .failure(.putWithoutFields) }
-        return convert(fields).flatMap { draft in
-            var complete = draft
-            complete.completeCreation(currency: ledgerCurrency)
-            return validate(complete, id: mutation.id)
+        guard mutation.type == .put, case .sent(let fields)? = mutation.putFields else { return .failure(.putWithoutFields) }
+        // The draft is completed and given its id in place: each copy of a draft is paid per field.
+        switch fieldsConverter(fields) {
+        case .failure(let rejection): return .failure(rejection)
+        case .success(var draft):
+            draft.completeCreation(currency: ledgerCurrency)
+            return validate(draft, id: mutation.id)
         }
     }
 
@@ -116,8 +118,7 @@ package struct MutationRules: Sendable {
 
     /// The one validation (``ExpenseValidator/validate(_:)``) of the record `id`'s values (the draft's own id,
     /// if any, is replaced: a mutation carries its id beside its fields).
-    func validate(_ draft: ExpenseDraft, id: UUID) -> Result<Expense, MutationRejection> {
-        var draft = draft
+    func validate(_ draft: consuming ExpenseDraft, id: UUID) -> Result<Expense, MutationRejection> {
         draft.id = .value(id)
         do {
             return .success(try ExpenseValidator.validate(draft))

@@ -35,7 +35,7 @@ package struct PreparedPut: Sendable {
     package let values: Result<Expense, MutationRejection>
     /// For a create's valid values: the `changes` of the history entry it records, which depend only on the
     /// new values.
-    package let creation: PreparedCreation?
+    package var creation: PreparedCreation?
 }
 
 /// The history `changes` of a create of one expense, made before the ledger's thread needs them.

@@ -27,7 +27,10 @@ import Testing
     /// Each expense field but the id is declared once on the wire, with a slot of its own.
     @Test func everyFieldHasOneWireDeclarationAndASlot() throws {
         #expect(ExpenseFields.all.map(\.field) == ExpenseField.allCases.filter { $0 != .id })
-        #expect(ExpenseFields.Slots.count == ExpenseFields.all.count)
+        // The required fields first, in place; the optional ones after them, behind a reference.
+        #expect(ExpenseFields.RequiredSlots.count == ExpenseFields.all.filter { !$0.optional }.count)
+        #expect(ExpenseFields.OptionalSlots.count == ExpenseFields.all.filter(\.optional).count)
+        #expect(ExpenseFields.all.prefix(ExpenseFields.RequiredSlots.count).allSatisfy { !$0.optional })
         // A create's history leaves out exactly the groups made only of optional fields, when empty.
         let plain = try #require(try? ExpenseValidator.validate(ExpenseDraft(id: "6f9619ff-8b86-d011-b42d-00cf4fc964ff", amount: 1,
                                                                              currency: "USD", category: "c", date: "2026-01-01")))
@@ -57,6 +60,24 @@ import Testing
             mutation.fields = other
             #expect(mutation.sentFields == MutationFields(other))
         }
+    }
+
+    /// The optional fields' slots, held behind one reference, read and compare as the others do, and a copy keeps
+    /// its values when the original changes one of them (copied on write).
+    @Test func optionalSlotsAreValuesOfTheirOwn() {
+        var fields = MutationFields(["amount": .number(JSONNumber(5)), "tags": .array([.string("x")]), "source": .string("BANK")])
+        let copy = fields
+        fields["source"] = .string("OTHER")
+        fields["paidBy"] = .string("")
+        #expect(copy["source"] == .string("BANK") && copy["paidBy"] == nil && copy.dictionary.count == 3)
+        #expect(fields["source"] == .string("OTHER") && fields.contains(.paidBy) && fields.dictionary.count == 4)
+        #expect(copy != fields && copy == MutationFields(copy.dictionary))
+        fields["source"] = .string("BANK")
+        fields["paidBy"] = nil
+        #expect(copy == fields && copy.hashValue == fields.hashValue)
+        var plain = MutationFields(["amount": .number(JSONNumber(5))])
+        plain["tags"] = nil
+        #expect(plain == MutationFields(["amount": .number(JSONNumber(5))]) && !plain.contains(.tags))
     }
 
     /// The rule as it was written on the dictionary: the first unknown key in byte order is `unknown_field`,

@@ -4,7 +4,8 @@ import Foundation
 
 /// A history row as a store's group commit writes it (Protocol.md §5.8): an entry with its `changes` as the
 /// column holds them (``HistoryEntry/changesJSON``), for a creation the bytes written ahead on the loop thread
-/// (``PreparedCreation``). Both SQL stores keep a transaction's rows so and write them before COMMIT.
+/// (``PreparedCreation``; the PostgreSQL store's: the SQLite store's records imply their creations). Both SQL
+/// stores keep a transaction's rows so and write them before COMMIT.
 struct PendingHistoryRow {
     var seq: Int64
     var id: UUID
@@ -36,8 +37,4 @@ struct PendingHistoryRow {
         (self.seq, self.id, self.previous, self.version, self.action) = (seq, id, previous, version, action)
         (self.changes, self.who, self.clientId, self.time, self.kind) = (changes, who, clientId, time, kind)
     }
-
-    /// Whether this is an expense's creation: previous 0, version 1, action `create`, kind `expense` (what
-    /// ``SQLiteLedgerRows/historyCreations`` writes as constants).
-    var isCreation: Bool { previous == 0 && version == 1 && action == .create && kind == .expense }
 }

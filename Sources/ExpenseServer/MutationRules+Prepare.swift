@@ -32,7 +32,7 @@ extension MutationRules {
             // is `not_found` before its values are looked at.
             if mutation.baseVersion == 0, case .success(let expense) = validated {
                 let start = changes.bytes.count
-                HistoryEntry.writeCreationChanges(of: expense, to: &changes)
+                if writesCreationChanges { HistoryEntry.writeCreationChanges(of: expense, to: &changes) }
                 creations[index] = start..<changes.bytes.count
             }
         }

@@ -19,7 +19,8 @@ package struct MutationRules: Sendable {
     package let ledgerCurrency: Currency
     package let fieldsConverter: FieldsConverter
     /// Whether ``prepare(_:)`` writes each create's history changes (the store reads them:
-    /// ``LedgerHistoryStore/readsCreationChanges``); when not, a prepared create carries an empty slice.
+    /// ``LedgerHistoryStore/readsCreationChanges``, which no store does today); when not, a prepared create
+    /// carries an empty slice.
     package let writesCreationChanges: Bool
 
     package init(ledgerCurrency: Currency, fieldsConverter: @escaping FieldsConverter, writesCreationChanges: Bool = true) {

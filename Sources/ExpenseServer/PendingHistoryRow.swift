@@ -3,9 +3,8 @@ import ExpenseProtocol
 import Foundation
 
 /// A history row as a store's group commit writes it (Protocol.md §5.8): an entry with its `changes` as the
-/// column holds them (``HistoryEntry/changesJSON``), for a creation the bytes written ahead on the loop thread
-/// (``PreparedCreation``; the PostgreSQL store's: the SQLite store's records imply their creations). Both SQL
-/// stores keep a transaction's rows so and write them before COMMIT.
+/// column holds them (``HistoryEntry/changesJSON``). Both SQL stores keep a transaction's rows so and write them
+/// before COMMIT; an expense's creation is no row (its record's row implies it, ``RecordCreation``).
 struct PendingHistoryRow {
     var seq: Int64
     var id: UUID
@@ -24,12 +23,6 @@ struct PendingHistoryRow {
         self.init(seq: entry.seq, id: entry.id, previous: previous, version: entry.version, action: entry.action,
                   changes: entry.changesJSON[...], who: entry.who, clientId: entry.clientId, time: entry.time,
                   kind: entry.kind)
-    }
-
-    /// The row of `record`'s creation (just written), its changes as written ahead.
-    init(creationOf record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) {
-        self.init(seq: record.seq, id: record.expense.id, previous: 0, version: record.version, action: .create,
-                  changes: changesJSON, who: author.who, clientId: clientId, time: author.time, kind: .expense)
     }
 
     init(seq: Int64, id: UUID, previous: Int64, version: Int64, action: HistoryEntry.Action, changes: ArraySlice<UInt8>,

@@ -47,6 +47,26 @@ struct RecordCreation: Hashable {
     init(seq: Int64, who: String?, clientId: UUID, time: Int64) {
         (self.seq, self.who, self.clientId, self.time) = (seq, who, clientId, time)
     }
+
+    /// The create entry of the expense whose current (or tombstone) version is `record` and whose creation this
+    /// is (its seq resolved): the first version's values are the current ones with the `from` of each change in
+    /// `later` (every change after the creation, newest first) applied in turn; a change names every group it
+    /// changed with its value before (``HistoryEntry/changes(from:to:)``), so the values are exact.
+    func entry(of record: StoredRecord, later: [HistoryEntry]) -> HistoryEntry {
+        let groups = ExpenseField.conflictGroups
+        var values = groups.map { ExpenseFields.historyValue(of: $0, in: record.expense) }
+        for entry in later {
+            for change in entry.changes {
+                if let from = change.from, let index = HistoryEntry.fieldNames.firstIndex(of: change.field) { values[index] = from }
+            }
+        }
+        let changes = zip(groups, values).compactMap { group, value in
+            ExpenseFields.isEmptyOptional(group, value: value)
+                ? nil : HistoryEntry.Change(field: group.conflictGroupName, from: nil, to: value)
+        }
+        return HistoryEntry(seq: seq, id: record.expense.id, version: 1, action: .create, changes: changes,
+                            who: who, clientId: clientId, time: time)
+    }
 }
 
 extension SQLiteLedgerStore {
@@ -80,28 +100,20 @@ extension SQLiteLedgerStore {
     static let recordWithCreation = "\(RecordColumns.list), \(RecordCreation.list)"
     static let creationColumn = Int32(RecordColumns.names.count)
 
-    /// The create entry of the record whose current row is `record` (its creation `creation`, seq resolved): its
-    /// first version's values are the current ones with the `from` of each later change applied, newest first.
+    /// The create entry of the record whose current row is `record` (its creation `creation`, seq resolved), its
+    /// later changes read by walking back from its row (``RecordCreation/entry(of:later:)``).
     /// - Throws: ``LedgerError/storageFailed(_:)`` when a change between the two is missing from `history`.
     func createEntry(of record: StoredRecord, creation: RecordCreation) throws -> HistoryEntry {
-        let groups = ExpenseField.conflictGroups
-        var values = groups.map { ExpenseFields.historyValue(of: $0, in: record.expense) }
+        var later: [HistoryEntry] = []
         var seq = record.seq
         while seq != creation.seq {
             guard seq > creation.seq, let (entry, previous) = try historyRow(seq: seq) else {
                 throw LedgerError.storageFailed("the history of record \(UUIDText.lowercased(record.expense.id)) misses the change at seq \(seq)")
             }
-            for change in entry.changes {
-                if let from = change.from, let index = HistoryEntry.fieldNames.firstIndex(of: change.field) { values[index] = from }
-            }
+            later.append(entry)
             seq = previous
         }
-        let changes = zip(groups, values).compactMap { group, value in
-            ExpenseFields.isEmptyOptional(group, value: value)
-                ? nil : HistoryEntry.Change(field: group.conflictGroupName, from: nil, to: value)
-        }
-        return HistoryEntry(seq: creation.seq, id: record.expense.id, version: 1, action: .create, changes: changes,
-                            who: creation.who, clientId: creation.clientId, time: creation.time)
+        return creation.entry(of: record, later: later)
     }
 
     /// The implied create entries with seqs above `since` and times at or after `sinceTime`, up to `limit`, in seq

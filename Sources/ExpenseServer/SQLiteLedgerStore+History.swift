@@ -49,9 +49,6 @@ extension SQLiteLedgerStore {
         }
     }
 
-    /// The creations' changes are not kept: the rows hold the values they would repeat.
-    package var readsCreationChanges: Bool { false }
-
     /// Writes the transaction's history entries in seq order.
     func flushHistory() throws {
         let history = pendingHistory

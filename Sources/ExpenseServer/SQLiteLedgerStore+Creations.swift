@@ -3,26 +3,8 @@ import ExpenseProtocol
 import Foundation
 import SQLite
 
-/// The creation of an expense as its `records` rows keep it (migration 14, ``SQLiteLedgerStore/creationColumnsMigration``):
-/// the create entry of its history (Protocol.md §5.8) without a `history` row of its own.
-struct RecordCreation: Hashable {
-    /// The creation's seq; 0 in the record's first version, whose own seq it is.
-    var seq: Int64
-    var who: String?
-    var clientId: UUID
-    var time: Int64
-
-    /// The columns, in order, after ``RecordColumns/list`` in the statements that read or write them.
-    static let columns = ["created_seq", "created_by", "created_client", "created_time"]
-    static let list = columns.joined(separator: ", ")
-
-    /// This creation as a later version of the record carries it: with its seq, `rowSeq` when it is the row's own.
-    func carried(from rowSeq: Int64) -> RecordCreation {
-        var creation = self
-        if creation.seq == 0 { creation.seq = rowSeq }
-        return creation
-    }
-
+/// A creation's four columns in SQLite: the client's id as its 16 bytes, NULL in each for a row that implies none.
+extension RecordCreation {
     /// Binds the four columns of `creation`; NULL in each for a row whose creation is not implied by it.
     static func write(_ creation: RecordCreation?, to row: inout SQLiteRowBinder) throws {
         guard let creation else {
@@ -42,30 +24,6 @@ struct RecordCreation: Hashable {
             throw LedgerError.storageFailed("a record's creation has a damaged client id in the database")
         }
         self.init(seq: row.int64(first), who: row.optionalText(first + 1), clientId: clientId, time: row.int64(first + 3))
-    }
-
-    init(seq: Int64, who: String?, clientId: UUID, time: Int64) {
-        (self.seq, self.who, self.clientId, self.time) = (seq, who, clientId, time)
-    }
-
-    /// The create entry of the expense whose current (or tombstone) version is `record` and whose creation this
-    /// is (its seq resolved): the first version's values are the current ones with the `from` of each change in
-    /// `later` (every change after the creation, newest first) applied in turn; a change names every group it
-    /// changed with its value before (``HistoryEntry/changes(from:to:)``), so the values are exact.
-    func entry(of record: StoredRecord, later: [HistoryEntry]) -> HistoryEntry {
-        let groups = ExpenseField.conflictGroups
-        var values = groups.map { ExpenseFields.historyValue(of: $0, in: record.expense) }
-        for entry in later {
-            for change in entry.changes {
-                if let from = change.from, let index = HistoryEntry.fieldNames.firstIndex(of: change.field) { values[index] = from }
-            }
-        }
-        let changes = zip(groups, values).compactMap { group, value in
-            ExpenseFields.isEmptyOptional(group, value: value)
-                ? nil : HistoryEntry.Change(field: group.conflictGroupName, from: nil, to: value)
-        }
-        return HistoryEntry(seq: seq, id: record.expense.id, version: 1, action: .create, changes: changes,
-                            who: who, clientId: clientId, time: time)
     }
 }
 

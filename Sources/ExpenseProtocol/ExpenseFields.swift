@@ -164,6 +164,15 @@ public enum ExpenseFields {
         }
     }
 
+    /// ``isEmptyOptional(_:in:)`` of an expense whose `group` has the history value `value`
+    /// (``historyValue(of:in:)``): a store that keeps values, not expenses, leaves the same groups out.
+    public static func isEmptyOptional(_ group: ExpenseField, value: HistoryEntry.Value) -> Bool {
+        switch group {
+        case .paidBy, .tags, .source: value == .text("")
+        case .id, .amount, .currency, .category, .date, .note, .split, .charged, .parts: false
+        }
+    }
+
     /// The member names a `fields` object may hold.
     public static let names: [String] = all.map(\.name)
 

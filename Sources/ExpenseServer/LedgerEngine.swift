@@ -13,7 +13,8 @@ package final class LedgerEngine {
     package init(store: any LedgerStore, currency: Currency,
                  fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
         self.store = store
-        self.rules = MutationRules(ledgerCurrency: currency, fieldsConverter: fieldsConverter)
+        self.rules = MutationRules(ledgerCurrency: currency, fieldsConverter: fieldsConverter,
+                                   writesCreationChanges: store.readsCreationChanges)
     }
 
     /// The ledger's head and this client's last consumed mutationId.

@@ -15,6 +15,10 @@ package protocol LedgerHistoryStore: AnyObject {
     /// the entry, changes included, as ``HistoryEntry/init(from:to:clientId:author:)-(StoredRecord?,_,_,_)``
     /// does; a store that keeps the changes as those bytes takes them instead.
     func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws
+    /// Whether ``appendCreation(of:changesJSON:clientId:author:)`` reads its `changesJSON`: when not, the rules
+    /// leave them unwritten. No store does today: both SQL stores' records imply their creations, and the default
+    /// makes the entry itself.
+    var readsCreationChanges: Bool { get }
     /// Up to `limit` entries matching `request` (its `limit` is ignored), in `seq` order.
     func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry]
     /// The purge horizon: history entries at or below it may have been removed and tombstones at or below it are
@@ -28,6 +32,8 @@ package protocol LedgerHistoryStore: AnyObject {
 }
 
 extension LedgerHistoryStore {
+    package var readsCreationChanges: Bool { false }
+
     package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
         try appendHistory(HistoryEntry(from: nil, to: record, clientId: clientId, author: author))
     }

@@ -34,7 +34,7 @@ extension MutationRules {
                 // is `not_found` before its values are looked at.
                 if mutation.baseVersion == 0, case .success(let expense) = validated {
                     let start = changes.bytes.count
-                    HistoryEntry.writeCreationChanges(of: expense, to: &changes)
+                    if writesCreationChanges { HistoryEntry.writeCreationChanges(of: expense, to: &changes) }
                     creations.append((prepared.count, start..<changes.bytes.count))
                 }
                 // The fields stay behind (`.prepared`): the ledger's thread neither copies nor frees them.

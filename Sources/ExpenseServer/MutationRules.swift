@@ -18,10 +18,15 @@ package struct MutationRules: Sendable {
     /// The currency a create gets when it sends none.
     package let ledgerCurrency: Currency
     package let fieldsConverter: FieldsConverter
+    /// Whether ``prepare(_:)`` writes each create's history changes (the store reads them:
+    /// ``LedgerHistoryStore/readsCreationChanges``, which no store does today); when not, a prepared create
+    /// carries an empty slice.
+    package let writesCreationChanges: Bool
 
-    package init(ledgerCurrency: Currency, fieldsConverter: @escaping FieldsConverter) {
+    package init(ledgerCurrency: Currency, fieldsConverter: @escaping FieldsConverter, writesCreationChanges: Bool = true) {
         self.ledgerCurrency = ledgerCurrency
         self.fieldsConverter = fieldsConverter
+        self.writesCreationChanges = writesCreationChanges
     }
 
     /// Decides and applies each item in order; returns one result per item, an applied one with the record as

@@ -3,8 +3,8 @@ import ExpenseProtocol
 import Foundation
 
 /// A history row as a store's group commit writes it (Protocol.md §5.8): an entry with its `changes` as the
-/// column holds them (``HistoryEntry/changesJSON``), for a creation the bytes written ahead on the loop thread
-/// (``PreparedCreation``). Both SQL stores keep a transaction's rows so and write them before COMMIT.
+/// column holds them (``HistoryEntry/changesJSON``). Both SQL stores keep a transaction's rows so and write them
+/// before COMMIT; an expense's creation is no row (its record's row implies it, ``RecordCreation``).
 struct PendingHistoryRow {
     var seq: Int64
     var id: UUID
@@ -25,19 +25,9 @@ struct PendingHistoryRow {
                   kind: entry.kind)
     }
 
-    /// The row of `record`'s creation (just written), its changes as written ahead.
-    init(creationOf record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) {
-        self.init(seq: record.seq, id: record.expense.id, previous: 0, version: record.version, action: .create,
-                  changes: changesJSON, who: author.who, clientId: clientId, time: author.time, kind: .expense)
-    }
-
     init(seq: Int64, id: UUID, previous: Int64, version: Int64, action: HistoryEntry.Action, changes: ArraySlice<UInt8>,
          who: String?, clientId: UUID, time: Int64, kind: RecordKind) {
         (self.seq, self.id, self.previous, self.version, self.action) = (seq, id, previous, version, action)
         (self.changes, self.who, self.clientId, self.time, self.kind) = (changes, who, clientId, time, kind)
     }
-
-    /// Whether this is an expense's creation: previous 0, version 1, action `create`, kind `expense` (what
-    /// ``SQLiteLedgerRows/historyCreations`` writes as constants).
-    var isCreation: Bool { previous == 0 && version == 1 && action == .create && kind == .expense }
 }

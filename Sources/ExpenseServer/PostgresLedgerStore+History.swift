@@ -11,14 +11,20 @@ import PostgreSQL
 extension PostgresLedgerStore {
     package func appendHistory(_ entry: HistoryEntry) throws {
         precondition(inTransaction, "a history entry is written inside the transaction of its change")
+        if entry.kind == .expense, entry.action == .create, entry.version == 1, pendingCreates.contains(entry.id) {
+            pendingCreations[entry.id] = RecordCreation(seq: entry.seq, who: entry.who, clientId: entry.clientId, time: entry.time)
+            return
+        }
         pendingHistory.append(PendingHistoryRow(entry, previous: 0))
     }
 
-    /// The entry of `record`'s creation, its changes as written ahead (``PreparedCreation``): the same row
-    /// ``appendHistory(_:)`` keeps for it, without making the entry and its changes again on the ledger's thread.
+    /// The entry of `record`'s creation: its row carries it (migration 10, ``RecordCreation``), so the changes
+    /// written ahead are not needed; a create of an id the database already had (never, under the ledger's row
+    /// lock) keeps a `history` row as ``appendHistory(_:)`` writes it.
     package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
-        precondition(inTransaction, "a history entry is written inside the transaction of its change")
-        pendingHistory.append(PendingHistoryRow(creationOf: record, changesJSON: changesJSON, clientId: clientId, author: author))
+        try appendHistory(HistoryEntry(seq: record.seq, id: record.expense.id, version: record.version, action: .create,
+                                       changes: pendingCreates.contains(record.expense.id) ? [] : HistoryEntry.changes(from: nil, to: record.expense),
+                                       who: author.who, clientId: clientId, time: author.time))
     }
 
     /// Writes `entries` of `ledger` in one statement.
@@ -67,7 +73,53 @@ extension PostgresLedgerStore {
                       request.id.map { .text(UUIDText.lowercased($0)) } ?? .null, .integer(Int64(limit)),
                       .array(wanted)]).all
         }
-        return try rows.map(Self.decodeHistory)
+        let entries = try rows.map(Self.decodeHistory)
+        guard request.wants(.expense) else { return entries }
+        // Both in seq order, each up to `limit`: the first `limit` of the two merged are the answer.
+        let creations = try Self.storage {
+            try Self.createEntries(ledger: number, since: max(request.since, try purgeHorizon()), sinceTime: request.sinceTime ?? 0,
+                                   id: request.id, limit: limit, connection: connection)
+        }
+        guard !creations.isEmpty else { return entries }
+        return Array((entries + creations).sorted { $0.seq < $1.seq }.prefix(limit))
+    }
+
+    /// The create entries the rows of `ledger` (its number) imply (migration 10) with seqs above `since`, made at or
+    /// after `sinceTime`, of the record `id` alone when given, up to `limit`, in seq order: each rebuilt from its
+    /// record's row and the record's later `history` rows (``RecordCreation/entry(of:later:)``).
+    static func createEntries(ledger: Int64, since: Int64, sinceTime: Int64, id: UUID?, limit: Int,
+                              connection: PostgresConnection) throws -> [HistoryEntry] {
+        // One record's by its key, every record's in the order of `records_created`.
+        let rows = try connection.query("""
+            SELECT \(RecordColumns.list), \(RecordCreation.list) FROM records
+            WHERE ledger = $1 AND created_seq > $2 AND created_time >= $3\(id == nil ? "" : " AND id = $5::uuid")
+            ORDER BY created_seq LIMIT $4
+            """, [.integer(ledger), .integer(since), .integer(sinceTime), .integer(Int64(limit))]
+                + (id.map { [.text(UUIDText.lowercased($0))] } ?? [])).all
+        guard !rows.isEmpty else { return [] }
+        var records: [(record: StoredRecord, creation: RecordCreation)] = []
+        var ids = PostgresBinaryArray(.uuid, capacity: rows.count)
+        let first = RecordColumns.names.count
+        for row in rows {
+            let record = try StoredRecord(row: row)
+            guard let clientId = UUIDText.parse(row.text(first + 2)) else {
+                throw LedgerError.storageFailed("record \(UUIDText.lowercased(record.expense.id)) has an invalid creation client")
+            }
+            records.append((record, RecordCreation(seq: row.int64(first), who: row.optionalText(first + 1), clientId: clientId,
+                                                   time: row.int64(first + 3))))
+            ids.append(record.expense.id)
+        }
+        var later: [UUID: [HistoryEntry]] = [:]
+        for row in try connection.query("""
+            SELECT seq, id, version, action, changes, who, client, time, kind FROM history
+            WHERE ledger = $1 AND id = ANY($2::uuid[]) ORDER BY seq DESC
+            """, [.integer(ledger), ids.value]).all {
+            let entry = try decodeHistory(row)
+            later[entry.id, default: []].append(entry)
+        }
+        return records.map { record, creation in
+            creation.entry(of: record, later: (later[record.expense.id] ?? []).filter { $0.seq > creation.seq })
+        }
     }
 
     static func decodeHistory(_ row: PostgresRow) throws -> HistoryEntry {
@@ -112,6 +164,12 @@ extension PostgresLedgerStore {
                 let (headNow, current, startSeq, startTime) = (row.int64(0), row.int64(1), row.int64(2), row.int64(3))
                 var firstYoung = try connection.query("SELECT min(seq) FROM history WHERE ledger = $1 AND time >= $2",
                                                       [.integer(number), .integer(cutoff)]).first?.optionalInt64(0)
+                // Implied creations at or below the horizon are gone already, as their rows would be.
+                if let creation = try connection.query("""
+                    SELECT min(created_seq) FROM records WHERE ledger = $1 AND created_time >= $2 AND created_seq > $3
+                    """, [.integer(number), .integer(cutoff), .integer(current)]).first?.optionalInt64(0) {
+                    firstYoung = min(firstYoung ?? creation, creation)
+                }
                 if startSeq > 0, startTime >= cutoff { firstYoung = 1 }
                 let horizon = max(min((firstYoung ?? headNow + 1) - 1, headNow - 1), current)
                 guard horizon > current else { return (current, current) }
@@ -124,11 +182,15 @@ extension PostgresLedgerStore {
             let tombstones = try connection.query("""
                 SELECT count(*) FROM records WHERE ledger = $1 AND deleted AND seq > $2 AND seq <= $3
                 """, [.integer(number), .integer(old), .integer(horizon)]).first?.int64(0) ?? 0
+            // The implied creations the new horizon passed are gone with it: no row to delete.
+            let passed = horizon > old ? try connection.query("""
+                SELECT count(*) FROM records WHERE ledger = $1 AND created_seq > $2 AND created_seq <= $3
+                """, [.integer(number), .integer(old), .integer(horizon)]).first?.int64(0) ?? 0 : 0
             let entries = try removeInSteps("""
                 DELETE FROM history WHERE ledger = $1 AND seq IN
                     (SELECT seq FROM history WHERE ledger = $1 AND seq <= $2 ORDER BY seq LIMIT $3)
                 """, horizon: horizon)
-            return CompactionReport(horizon: horizon, tombstones: Int(tombstones), entries: entries)
+            return CompactionReport(horizon: horizon, tombstones: Int(tombstones), entries: entries + Int(passed))
         }
     }
 

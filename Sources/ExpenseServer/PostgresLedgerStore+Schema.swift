@@ -257,5 +257,15 @@ extension PostgresLedgerStore {
             ALTER TABLE records ADD COLUMN source text NOT NULL DEFAULT '';
             ALTER TABLE records ADD COLUMN source_version bigint NOT NULL DEFAULT 1;
             """),
+        // 10: an expense's creation is implied by its record's row, not a `history` row, as in the SQLite store
+        // (``SQLiteLedgerStore/creationColumnsMigration``, ``RecordCreation``): the create entry's seq, who, client
+        // and time. The row is updated in place by every later version, which keeps the four; `created_seq` is
+        // always the creation's own seq here. NULL in the rows written before (no row rewritten): their creations
+        // are `history` rows. `records_created` lists the creations in seq order (a create appends at its end).
+        PostgresMigration("""
+            ALTER TABLE records ADD COLUMN created_seq bigint, ADD COLUMN created_by text, ADD COLUMN created_client uuid,
+                ADD COLUMN created_time bigint;
+            CREATE INDEX records_created ON records (ledger, created_seq) WHERE created_seq IS NOT NULL;
+            """),
     ]
 }

@@ -32,9 +32,12 @@ extension PostgresLedgerStore {
                                                    ledger).all.map { try StoredRecord(row: $0) }
                 let data = try connection.query("SELECT \(dataColumns) FROM data_records WHERE ledger = $1 ORDER BY seq", ledger)
                     .all.map(decodeData)
-                let history = try connection.query("""
+                // The `history` rows and the creations records imply (migration 10), merged in seq order.
+                let history = try (connection.query("""
                     SELECT seq, id, version, action, changes, who, client, time, kind FROM history WHERE ledger = $1 ORDER BY seq
                     """, ledger).all.map(decodeHistory)
+                    + createEntries(ledger: number, since: row.int64(5), sinceTime: 0, id: nil, limit: Int(Int64.max), connection: connection))
+                    .sorted { $0.seq < $1.seq }
                 var clients: [UUID: Int64] = [:]
                 for row in try connection.query("SELECT id, last_mutation_id FROM clients WHERE ledger = $1", ledger).all {
                     guard let id = UUIDText.parse(row.text(0)) else { throw LedgerError.storageFailed("a client id does not parse") }

@@ -15,7 +15,9 @@ extension PostgresLedgerStore {
             // Creates are plain inserts: the server skips the conflict check an upsert makes for every row.
             let created = pendingRecords.values.filter { pendingCreates.contains($0.expense.id) }
             let replaced = pendingRecords.values.filter { !pendingCreates.contains($0.expense.id) }
-            if !created.isEmpty { statements.append(Self.recordsStatement(created, ledger: number, replacing: false)) }
+            if !created.isEmpty {
+                statements.append(Self.recordsStatement(created, ledger: number, replacing: false, creations: pendingCreations))
+            }
             if !replaced.isEmpty { statements.append(Self.recordsStatement(replaced, ledger: number, replacing: true)) }
         }
         if !pendingLastMutationIds.isEmpty { statements.append(lastMutationIdsStatement()) }
@@ -31,15 +33,39 @@ extension PostgresLedgerStore {
         try connection.query(statement.sql, statement.parameters)
     }
 
-    /// The statement writing `records` of `ledger`: with `replacing`, an upsert replacing the row of the same id;
-    /// without, a plain insert (every id must be new to the ledger, or the statement fails).
-    static func recordsStatement(_ records: some Collection<StoredRecord>, ledger: Int64, replacing: Bool) -> PostgresStatement {
+    /// The statement writing `records` of `ledger`: with `replacing`, an upsert replacing the row of the same id
+    /// (its creation, ``RecordCreation``, kept); without, a plain insert (every id must be new to the ledger, or
+    /// the statement fails), each row with its creation in `creations` (none: NULL, its creation a `history` row).
+    static func recordsStatement(_ records: some Collection<StoredRecord>, ledger: Int64, replacing: Bool,
+                                 creations: [UUID: RecordCreation] = [:]) -> PostgresStatement {
         var columns = PostgresRecordColumns(capacity: records.count)
         for stored in records { columns.append(stored) }
         let replace = replacing ? "\nON CONFLICT (ledger, id) DO UPDATE SET \(RecordColumns.replacingExcluded)" : ""
-        return PostgresStatement("INSERT INTO records (ledger, \(RecordColumns.list)) SELECT $1, * FROM unnest("
-                                 + columns.parameterList(from: 2) + ")" + replace,
-                                 [.integer(ledger)] + columns.arrays.map(\.value))
+        guard !replacing, !creations.isEmpty else {
+            return PostgresStatement("INSERT INTO records (ledger, \(RecordColumns.list)) SELECT $1, * FROM unnest("
+                                     + columns.parameterList(from: 2) + ")" + replace,
+                                     [.integer(ledger)] + columns.arrays.map(\.value))
+        }
+        var seqs = PostgresBinaryArray(.int8, capacity: records.count), whos = PostgresBinaryArray(.text, capacity: records.count)
+        var clients = PostgresBinaryArray(.uuid, capacity: records.count), times = PostgresBinaryArray(.int8, capacity: records.count)
+        for stored in records {
+            if let creation = creations[stored.expense.id] {
+                seqs.append(creation.seq)
+                if let who = creation.who { whos.append(who) } else { whos.appendNull() }
+                clients.append(creation.clientId)
+                times.append(creation.time)
+            } else {
+                seqs.appendNull()
+                whos.appendNull()
+                clients.appendNull()
+                times.appendNull()
+            }
+        }
+        let first = 2 + RecordColumns.names.count
+        return PostgresStatement("INSERT INTO records (ledger, \(RecordColumns.list), \(RecordCreation.list)) SELECT $1, * FROM unnest("
+                                 + columns.parameterList(from: 2)
+                                 + ", $\(first)::bigint[], $\(first + 1)::text[], $\(first + 2)::uuid[], $\(first + 3)::bigint[])",
+                                 [.integer(ledger)] + columns.arrays.map(\.value) + [seqs.value, whos.value, clients.value, times.value])
     }
 
     private func lastMutationIdsStatement() -> PostgresStatement {

@@ -51,6 +51,8 @@ package final class PostgresLedgerStore: LedgerStore {
     /// The ids of ``pendingRecords`` that no row of the database had when the transaction read them (under the
     /// ledger row's lock, so none can appear before it commits): written with a plain `INSERT`.
     var pendingCreates: Set<UUID> = []
+    /// The creations of ``pendingCreates`` that their rows imply (``RecordCreation``): no `history` row for them.
+    var pendingCreations: [UUID: RecordCreation] = [:]
     var pendingDeltas: [TotalsKey: TotalsDelta] = [:]
     var pendingLastMutationIds: [UUID: Int64] = [:]
     /// The outcomes the transaction keeps, one run per client, and the committed runs it read
@@ -244,6 +246,7 @@ package final class PostgresLedgerStore: LedgerStore {
             inTransaction = false
             pendingRecords.removeAll(keepingCapacity: true)
             pendingCreates.removeAll(keepingCapacity: true)
+            pendingCreations.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
             pendingLastMutationIds.removeAll(keepingCapacity: true)
             transactionRuns.removeAll()

@@ -13,14 +13,14 @@ final class SQLiteLedgerRows {
     /// `outcome_runs`: one run per client that consumed mutations (Protocol.md §7.6), and the sweep's deletes.
     let outcomeRuns: SQLiteRowStatement
     let outcomeRunDeletes: SQLiteRowStatement
-    /// `history`: one entry per change (Protocol.md §5.8); a record's creation in `historyCreations`, its
-    /// constant columns written as constants (previous 0, version 1, action `create`, kind `expense`).
+    /// `history`: one entry per change (Protocol.md §5.8) but an expense's creation, which its record's row
+    /// implies (``RecordCreation``).
     let history: SQLiteRowStatement
-    let historyCreations: SQLiteRowStatement
     /// `clients`: each pushing client's last consumed mutationId and newest outcome run.
     let clients: SQLiteRowStatement
-    /// `records`: the group's new record versions, and the seqs of the versions they replace; a new record's in
-    /// `recordCreations`, its constant columns written as constants (version 1, live, every field at version 1).
+    /// `records`: the group's new record versions with their creations (``RecordCreation``), and the seqs of the
+    /// versions they replace; a new record's in `recordCreations`, its constant columns written as constants
+    /// (version 1, live, every field at version 1).
     let records: SQLiteRowStatement
     let recordCreations: SQLiteRowStatement
     let recordDeletes: SQLiteRowStatement
@@ -28,11 +28,12 @@ final class SQLiteLedgerRows {
     private let connection: SQLiteConnection
     private var readsRecordBySeq: SQLiteStatement?
 
-    /// `records`' row of a seq, every column but the id (``RecordColumns/listWithoutId``): read once per change
-    /// of a known record, so prepared once and held here rather than found by its text.
+    /// `records`' row of a seq, every column but the id (``RecordColumns/listWithoutId``), then its creation:
+    /// read once per change of a known record, so prepared once and held here rather than found by its text.
     func recordBySeq() throws -> SQLiteStatement {
         if let statement = readsRecordBySeq { return statement }
-        let statement = try connection.prepare("SELECT \(RecordColumns.listWithoutId) FROM records WHERE seq = ?1")
+        let statement = try connection.prepare(
+            "SELECT \(RecordColumns.listWithoutId), \(RecordCreation.list) FROM records WHERE seq = ?1")
         readsRecordBySeq = statement
         return statement
     }
@@ -46,15 +47,15 @@ final class SQLiteLedgerRows {
                                                columns: 1, tail: ")")
         let historyHead = "INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)"
         history = SQLiteRowStatement(connection: connection, head: historyHead, columns: 10)
-        precondition(SQLiteLedgerStore.historyActions.firstIndex(of: .create) == 0
-                     && SQLiteLedgerStore.historyKinds.firstIndex(of: .expense) == 0, "the constants below")
-        historyCreations = SQLiteRowStatement(connection: connection, head: historyHead, row: "(?, ?, 0, 1, 0, ?, ?, ?, ?, 0)")
         clients = SQLiteRowStatement(
             connection: connection, head: "INSERT INTO clients (id, last_mutation_id, newest_run)", columns: 3,
             tail: "ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id, newest_run = excluded.newest_run")
-        let recordsHead = "INSERT INTO records (\(RecordColumns.list))"
-        records = SQLiteRowStatement(connection: connection, head: recordsHead, columns: RecordColumns.names.count)
-        recordCreations = SQLiteRowStatement(connection: connection, head: recordsHead, row: RecordColumns.creationRow)
+        let recordsHead = "INSERT INTO records (\(SQLiteLedgerStore.recordWithCreation))"
+        records = SQLiteRowStatement(connection: connection, head: recordsHead,
+                                     columns: RecordColumns.names.count + RecordCreation.columns.count)
+        recordCreations = SQLiteRowStatement(
+            connection: connection, head: recordsHead,
+            row: RecordColumns.creationRow.dropLast() + String(repeating: ", ?", count: RecordCreation.columns.count) + ")")
         recordDeletes = SQLiteRowStatement(connection: connection, head: "DELETE FROM records WHERE seq IN (", columns: 1,
                                            tail: ")")
     }

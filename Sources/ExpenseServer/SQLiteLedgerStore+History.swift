@@ -9,6 +9,9 @@ import SQLite
 /// Each entry is keyed by its `seq`, so appending one costs an insert at the end of the table (no index on
 /// the random record ids, for the reason given at ``SQLiteLedgerStore/migrations``). `previous` is the seq of
 /// the record's change before it (0 for a create), so one record's history is a walk back from its current seq.
+/// An expense created since migration 14 has no `history` row for its creation: its `records` rows imply the
+/// entry (``SQLiteLedgerStore/creationColumnsMigration``, `SQLiteLedgerStore+Creations.swift`), and the walk
+/// ends there.
 extension SQLiteLedgerStore {
     static let historyActions: [HistoryEntry.Action] = [.create, .edit, .delete, .restore]
     /// The `kind` column's values (migration 6; the PostgreSQL store's too), by index: the kinds in their declared
@@ -25,52 +28,31 @@ extension SQLiteLedgerStore {
     /// - Precondition: called right after the ``write(_:replacing:)`` of the change it describes, whose last
     ///   `undo` step holds the record's seq before it (what `previous` links to).
     package func appendHistory(_ entry: HistoryEntry) throws {
+        if implyCreation(of: entry) { return }
         let previous = entry.kind == .expense
             ? undo.last.flatMap { $0.id == entry.id ? $0.seq : nil } ?? 0
             : lastDataWrite.flatMap { $0.id == entry.id ? $0.previous : nil } ?? 0
         pendingHistory.append(PendingHistoryRow(entry, previous: previous))
     }
 
-    /// The row ``appendHistory(_:)`` keeps for the entry of `record`'s creation, its changes as written ahead.
-    /// Called right after the ``write(_:replacing:)`` that created `record`; when that write found the id already
-    /// placed (the id → seq map and the rules' read disagreed), the entry is written by the general path, which
-    /// links it to that seq, instead of trusting the prepared bytes.
+    /// The entry of `record`'s creation (just written): its row carries it (``implyCreation(of:)``), so the
+    /// changes written ahead are not needed. When that write found the id already placed (the id → seq map and
+    /// the rules' read disagreed), the entry is a `history` row linked to that seq, as ``appendHistory(_:)`` writes.
     /// - Throws: ``LedgerError/storageFailed(_:)`` when the last write was not `record`'s.
     package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
         guard !record.deleted, let last = undo.last, last.id == record.expense.id else {
             throw LedgerError.storageFailed("the history of record \(UUIDText.lowercased(record.expense.id)) does not follow its write")
         }
-        guard last.seq == nil else {
+        let creation = RecordCreation(seq: 0, who: author.who, clientId: clientId, time: author.time)
+        guard last.seq == nil, record.version == 1, pendingVersions.setCreation(creation, seq: record.seq) else {
             return try appendHistory(HistoryEntry(from: nil, to: record, clientId: clientId, author: author))
         }
-        pendingHistory.append(PendingHistoryRow(creationOf: record, changesJSON: changesJSON, clientId: clientId, author: author))
     }
 
     /// Writes the transaction's history entries in seq order.
     func flushHistory() throws {
-        // Records' creations in one statement, every other entry in another, each in seq order: a row's content
-        // is the same either way, and a creation's constant columns cost no bind.
-        let history = pendingHistory, split = writesCreationsWithConstants
-        let creations = split ? history.reduce(0) { $1.isCreation ? $0 + 1 : $0 } : 0
-        for creation in split ? [true, false] : [false] {
-            var next = 0
-            // The rows are bound in order (SQLiteRowStatement.run): each is the next entry of the kind.
-            try (creation ? rows.historyCreations : rows.history).run(count: creation ? creations : history.count - creations) { row, _ in
-                while split && history[next].isCreation != creation { next += 1 }
-                if creation { try Self.bindCreation(history[next], to: &row) } else { try Self.bind(history[next], to: &row) }
-                next += 1
-            }
-        }
-    }
-
-    /// Binds one ``SQLiteLedgerRows/historyCreations`` row: a creation's 6 columns that are not constants.
-    private static func bindCreation(_ entry: PendingHistoryRow, to row: inout SQLiteRowBinder) throws {
-        try row.integer(entry.seq)
-        try bind(entry.id, to: &row)
-        try entry.changes.withUnsafeBytes { try row.text(utf8: $0) }
-        try row.text(entry.who)
-        try bind(entry.clientId, to: &row)
-        try row.integer(entry.time)
+        let history = pendingHistory
+        try rows.history.run(count: history.count) { row, index in try Self.bind(history[index], to: &row) }
     }
 
     /// Binds one `history` row: `entry`'s 10 columns.
@@ -108,26 +90,44 @@ extension SQLiteLedgerStore {
         return (entry, row.int64(2))
     }
 
+    /// The `history` row of `seq` and the seq it links to, if there is one.
+    func historyRow(seq: Int64) throws -> (entry: HistoryEntry, previous: Int64)? {
+        try connection.cached("SELECT \(Self.historyColumns) FROM history WHERE seq = ?1").first([.integer(seq)], Self.decodeHistory)
+    }
+
     package func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry] {
+        let sinceTime = request.sinceTime ?? 0
         if let id = request.id {
-            // Walk back from the record's current change; a record has few versions.
+            // Walk back from the record's current change; a record has few versions. The walk ends at the change
+            // no `history` row holds: an expense's implied creation (above the horizon), or the end of what is kept.
             var entries: [HistoryEntry] = []
-            var seq = try seqById[id] ?? dataRecord(id: id)?.seq ?? 0
+            let expenseSeq = seqById[id]
+            var seq = try expenseSeq ?? dataRecord(id: id)?.seq ?? 0
             while seq > request.since {
-                guard let (entry, previous) = try connection.cached("SELECT \(Self.historyColumns) FROM history WHERE seq = ?1")
-                    .first([.integer(seq)], Self.decodeHistory) else { break }
-                if entry.time >= (request.sinceTime ?? 0), request.wants(entry.kind) { entries.append(entry) }
+                guard let (entry, previous) = try historyRow(seq: seq) else {
+                    if let expenseSeq, seq > (try purgeHorizon()), let entry = try createEntry(id: id, seq: expenseSeq),
+                       entry.seq == seq, entry.time >= sinceTime {
+                        entries.append(entry)
+                    }
+                    break
+                }
+                if entry.time >= sinceTime, request.wants(entry.kind) { entries.append(entry) }
                 seq = previous
             }
             return Array(entries.reversed().prefix(limit))
         }
-        return try connection.cached("""
+        let rows = try connection.cached("""
             SELECT \(Self.historyColumns) FROM history WHERE seq > ?1 AND time >= ?2 AND (?4 >> kind) & 1 = 1
             ORDER BY seq LIMIT ?3
-            """).map([.integer(request.since), .integer(request.sinceTime ?? 0), .integer(Int64(limit)),
+            """).map([.integer(request.since), .integer(sinceTime), .integer(Int64(limit)),
                       .integer(Self.kindMask(request))]) {
             try Self.decodeHistory($0).entry
         }
+        guard request.wants(.expense) else { return rows }
+        // Both in seq order, each up to `limit`: the first `limit` of the two merged are the answer.
+        let creations = try createEntries(since: max(request.since, try purgeHorizon()), sinceTime: sinceTime, limit: limit)
+        guard !creations.isEmpty else { return rows }
+        return Array((rows + creations).sorted { $0.seq < $1.seq }.prefix(limit))
     }
 
     private func historyMeta(_ key: String) throws -> Int64? {
@@ -161,11 +161,13 @@ extension SQLiteLedgerStore {
         let headNow = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
         let startTime = try historyMeta("start_time") ?? 0
         let startSeq = try historyMeta("start_seq") ?? 0
+        let oldHorizon = try purgeHorizon()
         var firstYoung = try connection.prepare("SELECT min(seq) FROM history WHERE time >= ?1")
             .first([.integer(cutoff)]) { $0.isNull(0) ? nil : $0.int64(0) } ?? nil
+        // Implied creations at or below the old horizon are gone already, as their rows would be.
+        if let creation = try firstCreation(after: oldHorizon, madeSince: cutoff) { firstYoung = min(firstYoung ?? creation, creation) }
         if startSeq > 0, startTime >= cutoff { firstYoung = 1 }
         var horizon = (firstYoung ?? headNow + 1) - 1
-        let oldHorizon = try purgeHorizon()
         horizon = max(min(horizon, headNow - 1), oldHorizon)
         guard horizon > 0 else { return CompactionReport(horizon: oldHorizon, tombstones: 0, entries: 0) }
         let newHorizon = horizon
@@ -174,7 +176,8 @@ extension SQLiteLedgerStore {
             return try connection.prepare("SELECT count(*) FROM records WHERE seq > ?1 AND seq <= ?2 AND deleted = 1")
                 .first([.integer(oldHorizon), .integer(newHorizon)]) { $0.int(0) } ?? 0
         }
-        var entries = 0
+        // The implied creations the new horizon passed are gone with it: no row to delete.
+        var entries = newHorizon > oldHorizon ? try creationCount(in: (oldHorizon + 1)...newHorizon) : 0
         while true {
             let count: Int = try connection.transaction {
                 let seqs = try connection.cached("SELECT seq FROM history WHERE seq <= ?1 ORDER BY seq LIMIT ?2")

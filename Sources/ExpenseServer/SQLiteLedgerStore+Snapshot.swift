@@ -14,8 +14,8 @@ extension SQLiteLedgerStore {
             let data = try connection.prepare("""
                 SELECT seq, id, kind, version, deleted, fields, field_versions FROM data_records ORDER BY seq
                 """).map([]) { try Self.decodeData($0) }
-            let history = try connection.prepare("SELECT \(Self.historyColumns) FROM history ORDER BY seq")
-                .map([]) { try Self.decodeHistory($0).entry }
+            // The `history` rows and the creations records imply (migration 14), merged in seq order.
+            let history = try self.history(HistoryRequest(kinds: Set(RecordKind.allCases)), limit: Int(Int64.max))
             var clients: [UUID: Int64] = [:]
             try connection.prepare("SELECT id, last_mutation_id FROM clients").forEach { clients[try Self.uuid($0.blob(0))] = $0.int64(1) }
             let outcomes = try keptOutcomes(clients: clients)
@@ -45,6 +45,8 @@ extension SQLiteLedgerStore {
             }
             try store.rows.records.run(count: snapshot.records.count) { row, index in
                 try snapshot.records[index].write(to: &row)
+                // Every entry, creations included, is written below as a `history` row.
+                try RecordCreation.write(nil, to: &row)
             }
             for stored in snapshot.dataRecords {
                 try connection.cached("""

@@ -45,6 +45,9 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// large ledger's share of the daemon's memory.
     var seqById: SeqByIdMap
     var undo: [(id: UUID, seq: Int64?)] = []
+    /// The creation (``RecordCreation``) of the committed row ``record(id:)`` read last: the version that replaces
+    /// it carries it forward without reading the row again.
+    var lastReadCreation: (seq: Int64, creation: RecordCreation?)?
     /// The budget, rule or setting the last ``writeData(_:replacing:)`` wrote and its seq before, for the
     /// `previous` link of its history entry (data ids never enter `seqById`).
     var lastDataWrite: (id: UUID, previous: Int64)?
@@ -127,7 +130,8 @@ package final class SQLiteLedgerStore: LedgerStore {
         guard let seq = seqById[id] else { return nil }
         if let pending = pendingVersions.version(seq: seq) { return pending }
         return try rows.recordBySeq().first([.integer(seq)]) { row in
-            try StoredRecord(row: row, id: id)
+            lastReadCreation = (seq, try RecordCreation(row: row, at: Int32(RecordColumns.names.count - 1)))
+            return try StoredRecord(row: row, id: id)
         }
     }
 
@@ -177,7 +181,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         try checkNextSeq(record.seq)
         if let error = faultInjection?(.write) { throw error }
         let expense = record.expense
-        pendingVersions.add(record, replacing: old)
+        pendingVersions.add(record, replacing: old, creation: try carriedCreation(replacing: old))
         undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
         if let old, !old.deleted { try account(old.expense, sign: -1) }
         if !record.deleted { try account(expense, sign: 1) }
@@ -194,7 +198,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         // the same either way, and a new record's constant columns cost no bind.
         let split = writesCreationsWithConstants
         for creations in split ? [true, false] : [false] {
-            let count = creations ? pending.creations : split ? pending.count - pending.creations : pending.count
+            let count = creations ? pending.newRecords : split ? pending.count - pending.newRecords : pending.count
             var next = 0
             // The rows are bound in order (SQLiteRowStatement.run): each is the next seq's version of the kind.
             try (creations ? rows.recordCreations : rows.records).run(count: count) { row, _ in
@@ -204,6 +208,7 @@ package final class SQLiteLedgerStore: LedgerStore {
                 }
                 let version = pending.versions[pending.positions[next]]
                 if creations { try version.writeCreation(to: &row) } else { try version.write(to: &row) }
+                try RecordCreation.write(pending.creations[pending.positions[next]], to: &row)
                 next += 1
             }
         }
@@ -239,6 +244,7 @@ package final class SQLiteLedgerStore: LedgerStore {
         dayTotals.commit()
         clientLog.begin()
         clearPendingRows()
+        lastReadCreation = nil
         pendingVersions.reset(firstSeq: head + 1)
         undo.removeAll(keepingCapacity: true)
         do {

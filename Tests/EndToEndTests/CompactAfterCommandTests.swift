@@ -22,6 +22,8 @@ import Testing
             // Those changes were made ten days ago (the daemon's clock is not ours to set, its file is).
             let file = try SQLiteConnection(path: data + "/default.sqlite", mode: .readWrite)
             try file.execute("UPDATE history SET time = time - 10 * 86400")
+            // A creation's time is on its record's row (migration 14).
+            try file.execute("UPDATE records SET created_time = created_time - 10 * 86400")
             withExtendedLifetime(file) {}
 
             daemon = try DaemonProcess.serve(data: data, scratch: ann.directory, ["--compact-after", "1"])

@@ -26,13 +26,14 @@ package final class InMemoryLedgerStore: LedgerStore {
     var state = State()
     /// The ledger's tokens by name (`InMemoryLedgerStore+Tokens.swift`); outside ``transaction(_:)``, as in SQLite.
     var storedTokens: [String: StoredToken] = [:]
-    /// Called just before a commit; throwing makes the commit fail (tests of storage failure).
-    package var beforeCommit: (() throws -> Void)?
+    /// What a test injects (``StoreFaults``: its `commit` point, just before a commit).
+    let faults: StoreFaults?
 
     package let outcomeRetention: Int64
 
-    package init(outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) {
+    package init(outcomeRetention: Int64 = ConsumedOutcome.defaultRetention, faults: StoreFaults? = nil) {
         self.outcomeRetention = outcomeRetention
+        self.faults = faults
     }
 
     package var head: Int64 { state.head }
@@ -103,7 +104,7 @@ package final class InMemoryLedgerStore: LedgerStore {
         let saved = state
         do {
             let value = try body()
-            try beforeCommit?()
+            try faults?.check(.commit)
             return value
         } catch {
             state = saved

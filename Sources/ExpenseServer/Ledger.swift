@@ -202,12 +202,6 @@ public actor Ledger {
         watchers.removeAll()
     }
 
-    /// Test hook: makes the SQLite store fail at a point, as a full disk or a failed fsync would.
-    package func injectFault(_ fault: ((StoreFaultPoint) -> (any Error)?)?) {
-        (engine?.store as? SQLiteLedgerStore)?.faultInjection = fault
-        (engine?.store as? InMemoryLedgerStore)?.beforeCommit = fault.map { fault in { if let error = fault(.commit) { throw error } } }
-    }
-
     /// The engine, after taking in any token change another process committed (so a revoked token does no
     /// more work from here on: its connections are closed before this request is answered).
     func openEngine() throws -> LedgerEngine {

@@ -33,6 +33,8 @@ public final class LedgerDirectory: Sendable {
     private let fileChecks = Mutex<(damaged: Set<String>, verified: Set<String>)>(([], []))
     /// Where the daemon's lines go (``openDeferred(defaultCurrency:log:)``); each ledger opened here logs there too.
     private let log = Mutex(ServerLog.none)
+    /// What a test injects into every store opened here (``StoreFaults``); `nil` in the daemon.
+    private let faults: StoreFaults?
 
     /// What opening a data directory may create: `expensed` creates only what it was asked for.
     public enum Creation: Sendable {
@@ -57,12 +59,23 @@ public final class LedgerDirectory: Sendable {
         try self.init(dataDirectory: dataDirectory, creating: .defaultLedger(defaultCurrency))
     }
 
+    /// ``init(dataDirectory:defaultCurrency:)`` whose stores fail where a test says (`faults`).
+    package convenience init(dataDirectory: String, defaultCurrency: Currency, faults: StoreFaults) throws {
+        try self.init(dataDirectory: dataDirectory, creating: .defaultLedger(defaultCurrency), faults: faults)
+    }
+
     /// Opens every ledger in `dataDirectory`, creating only what `creating` allows.
     /// - Throws: ``LedgerError/damagedDatabase(path:report:)`` naming the first damaged file (it is never
     ///   served), ``LedgerError/dataDirectory(path:detail:)`` (also for a missing directory with `.nothing`),
     ///   or a storage error.
-    public init(dataDirectory: String, creating: Creation) throws {
+    public convenience init(dataDirectory: String, creating: Creation) throws {
+        try self.init(dataDirectory: dataDirectory, creating: creating, faults: nil)
+    }
+
+    /// ``init(dataDirectory:creating:)`` whose stores fail where a test says (`faults`).
+    package init(dataDirectory: String, creating: Creation, faults: StoreFaults?) throws {
         self.dataDirectory = dataDirectory
+        self.faults = faults
         var found: [String: Ledger] = [:]
         switch creating {
         case .later:
@@ -76,10 +89,10 @@ public final class LedgerDirectory: Sendable {
             try Self.makeDirectory(dataDirectory)
         }
         for name in try Self.ledgerNames(in: dataDirectory) {
-            found[name] = try Self.open(name: name, in: dataDirectory)
+            found[name] = try Self.open(name: name, in: dataDirectory, faults: faults)
         }
         if case .defaultLedger(let currency) = creating, found.isEmpty {
-            found["default"] = try Self.create(name: "default", currency: currency, in: dataDirectory).ledger
+            found["default"] = try Self.create(name: "default", currency: currency, in: dataDirectory, faults: faults).ledger
             createdDefaultTokenPath = dataDirectory + "/default.token"
         } else {
             createdDefaultTokenPath = nil
@@ -100,7 +113,7 @@ public final class LedgerDirectory: Sendable {
         guard opened.isEmpty, try !Self.hasLedger(in: dataDirectory) else { return nil }
         let ledger: Ledger
         do {
-            ledger = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory, log: log).ledger
+            ledger = try Self.create(name: "default", currency: defaultCurrency, in: dataDirectory, log: log, faults: faults).ledger
         } catch LedgerError.ledgerExists {  // made by `expensed ledger add default` meanwhile
             _ = try openAppeared("default")
             return nil
@@ -215,7 +228,7 @@ public final class LedgerDirectory: Sendable {
     /// - Throws: ``LedgerError/invalidLedgerName(_:)``, ``LedgerError/ledgerExists(_:)``, or a storage error.
     public func addLedger(name: String, currency: Currency) throws -> String {
         guard opened[name] == nil else { throw LedgerError.ledgerExists(name) }
-        let (token, ledger) = try Self.create(name: name, currency: currency, in: dataDirectory)
+        let (token, ledger) = try Self.create(name: name, currency: currency, in: dataDirectory, faults: faults)
         _ = opened.insert(ledger, as: name)
         return token
     }
@@ -289,7 +302,7 @@ public final class LedgerDirectory: Sendable {
         // Its file's structure is checked the first time this process opens it: after a close for being unused, the
         // file is the one this process wrote and checked (a restore replaces a file only while no daemon runs).
         let verify = !fileChecks.withLock { $0.verified.contains(name) }
-        let ledger = try Self.open(name: name, in: dataDirectory, verify: verify, log: log.withLock { $0 })
+        let ledger = try Self.open(name: name, in: dataDirectory, verify: verify, log: log.withLock { $0 }, faults: faults)
         if verify { fileChecks.withLock { _ = $0.verified.insert(name) } }
         // A compaction round that has not reached this ledger yet: queued first on its thread, before any request.
         if let round = closedCompactions.opened(name) {
@@ -298,10 +311,11 @@ public final class LedgerDirectory: Sendable {
         return opened.insert(ledger, as: name, pinned: pinned)
     }
 
-    private static func open(name: String, in directory: String, verify: Bool = true, log: ServerLog = .none) throws -> Ledger {
+    private static func open(name: String, in directory: String, verify: Bool = true, log: ServerLog = .none,
+                             faults: StoreFaults?) throws -> Ledger {
         let path = databasePath(name, in: directory)
         do {
-            let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: verify)
+            let store = try SQLiteLedgerStore(path: path, name: name, currency: .usd, verify: verify, faults: faults)
             store.checkpointInBackground(name: name)
             return Ledger(name: store.name, currency: store.currency, store: store, identity: store.identity, log: log)
         } catch let error as LedgerError {
@@ -311,8 +325,9 @@ public final class LedgerDirectory: Sendable {
         }
     }
 
-    private static func create(name: String, currency: Currency, in directory: String, log: ServerLog = .none) throws -> (token: String, ledger: Ledger) {
+    private static func create(name: String, currency: Currency, in directory: String, log: ServerLog = .none,
+                               faults: StoreFaults?) throws -> (token: String, ledger: Ledger) {
         let token = try createFile(name: name, currency: currency, in: directory)
-        return (token, try open(name: name, in: directory, log: log))
+        return (token, try open(name: name, in: directory, log: log, faults: faults))
     }
 }

@@ -21,7 +21,7 @@ extension PostgresLedgerStore {
     package func writeData(_ record: StoredDataRecord, replacing old: StoredDataRecord?) throws {
         try checkNextSeq(record.seq)
         precondition(inTransaction, "every write happens inside transaction(_:)")
-        if let error = faultInjection?(.write) { throw error }
+        try faults?.check(.write)
         try Self.storage {
             _ = try connection.query("""
                 INSERT INTO data_records (ledger, id, seq, kind, version, deleted, fields, field_versions)

@@ -32,8 +32,8 @@ package final class PostgresLedgerStore: LedgerStore {
     package let identity: LedgerIdentity
     package internal(set) var head: Int64
     package let outcomeRetention: Int64
-    /// Test hook: an error to throw at a fault point instead of going on.
-    package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
+    /// What a test injects (``StoreFaults``); `nil` in the daemon.
+    let faults: StoreFaults?
     /// Whether a commit that advanced the head is announced to the other daemons (``PostgresChangeListener``):
     /// `NOTIFY` after the commit, in a statement (and transaction) of its own sent in the commit's round trip
     /// (``PostgreSQL/PostgresConnection/pipeline(_:thenUnchecked:)``), once per group commit. Not inside the
@@ -71,21 +71,22 @@ package final class PostgresLedgerStore: LedgerStore {
     /// ``prepareSchema(_:)``).
     /// - Throws: ``LedgerError/unknownLedger(_:)``, or a storage error.
     package convenience init(connection: PostgresConnection, name: String,
-                             outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
-        try self.init(source: .own(connection), name: name, outcomeRetention: outcomeRetention)
+                             outcomeRetention: Int64 = ConsumedOutcome.defaultRetention, faults: StoreFaults? = nil) throws {
+        try self.init(source: .own(connection), name: name, outcomeRetention: outcomeRetention, faults: faults)
     }
 
     /// Opens the ledger `name` on connections leased from `pool` (the daemon's): one is held only while the
     /// ledger has work (``becameIdle()``).
     package convenience init(pool: PostgresConnectionPool, name: String,
-                             outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
-        try self.init(source: .pool(pool), name: name, outcomeRetention: outcomeRetention)
+                             outcomeRetention: Int64 = ConsumedOutcome.defaultRetention, faults: StoreFaults? = nil) throws {
+        try self.init(source: .pool(pool), name: name, outcomeRetention: outcomeRetention, faults: faults)
     }
 
-    private init(source: Source, name: String, outcomeRetention: Int64) throws {
+    private init(source: Source, name: String, outcomeRetention: Int64, faults: StoreFaults?) throws {
         self.source = source
         self.name = name
         self.outcomeRetention = outcomeRetention
+        self.faults = faults
         let connection: PostgresConnection
         switch source {
         case .own(let own): connection = own
@@ -189,7 +190,7 @@ package final class PostgresLedgerStore: LedgerStore {
     package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
         try checkNextSeq(record.seq)
         precondition(inTransaction, "every write happens inside transaction(_:)")
-        if let error = faultInjection?(.write) { throw error }
+        try faults?.check(.write)
         if old == nil && pendingRecords[record.expense.id] == nil { pendingCreates.insert(record.expense.id) }
         pendingRecords[record.expense.id] = record
         if let old, !old.deleted { try account(old.expense, sign: -1) }
@@ -264,7 +265,7 @@ package final class PostgresLedgerStore: LedgerStore {
             let advance = PostgresStatement("""
                 UPDATE ledgers SET head = $2, generation = generation + 1 WHERE name = $1 RETURNING generation
                 """, [.text(name), .integer(head)])
-            if let error = faultInjection?(.commit) { throw error }
+            try faults?.check(.commit)
             // The announcement rides in the same round trip, after COMMIT, in a transaction of its own.
             let announce = head != headBefore && announcesChanges
                 ? [PostgresStatement("SELECT pg_notify($1, $2)", [.text(Self.changeChannel), .text(name)])] : []

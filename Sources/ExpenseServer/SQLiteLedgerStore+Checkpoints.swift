@@ -13,7 +13,7 @@ extension SQLiteLedgerStore {
     /// - Parameter threshold: the WAL's growth, in frames, that starts a background checkpoint.
     package func checkpointInBackground(threshold: Int = WALCheckpointer.defaultThreshold, name: String) {
         guard checkpointer == nil, !connection.path.isEmpty, connection.path != ":memory:" else { return }
-        let checkpointer = WALCheckpointer(databasePath: connection.path, threshold: threshold, name: name)
+        let checkpointer = WALCheckpointer(databasePath: connection.path, threshold: threshold, name: name, faults: faults)
         do {
             try connection.execute("PRAGMA wal_autocheckpoint = 0;")
         } catch {
@@ -33,7 +33,7 @@ extension SQLiteLedgerStore {
     func checkpointAfterCommit(_ checkpointer: WALCheckpointer) {
         guard checkpointer.committed(walFrames: walFrames) == .checkpointHere else { return }
         do {
-            if let error = faultInjection?(.checkpoint) { throw error }
+            try faults?.check(.checkpoint)
             checkpointer.checkpointedHere(walFrames: try connection.checkpoint(.passive).checkpointed)
         } catch {
             checkpointer.failedHere(error)

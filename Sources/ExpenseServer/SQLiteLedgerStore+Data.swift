@@ -48,7 +48,7 @@ extension SQLiteLedgerStore {
 
     package func writeData(_ record: StoredDataRecord, replacing old: StoredDataRecord?) throws {
         try checkNextSeq(record.seq)
-        if let error = faultInjection?(.write) { throw error }
+        try faults?.check(.write)
         if let old { try connection.cached("DELETE FROM data_records WHERE seq = ?1").run([.integer(old.seq)]) }
         lastDataWrite = (record.record.id, old?.seq ?? 0)
         // Before the write: a superset stays one even when the transaction rolls back.

@@ -3,16 +3,6 @@ import ExpenseProtocol
 import Foundation
 import SQLite
 
-/// Where a test may make the store fail, as a full disk or a failed write/fsync would.
-package enum StoreFaultPoint: Sendable, Hashable {
-    /// Writing one record.
-    case write
-    /// Committing (the fsync).
-    case commit
-    /// A checkpoint of the WAL into the database file (``WALCheckpointer``).
-    case checkpoint
-}
-
 /// The daemon's ``LedgerStore``: one SQLite database file per ledger, WAL mode, `synchronous=FULL`.
 ///
 /// - Important: One serial owner (the ``Ledger`` actor's thread). Caches (head, live totals per currency and per
@@ -27,12 +17,12 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// The ledger's id and history epoch (`meta`; see `SQLiteLedgerStore+Identity.swift`).
     package let identity: LedgerIdentity
     package internal(set) var head: Int64
-    /// Test hook: an error to throw at a fault point instead of going on.
-    package var faultInjection: ((StoreFaultPoint) -> (any Error)?)?
-    /// Test hook: `false` writes new records and their history entries through the general statements, every
-    /// column bound, instead of ``SQLiteLedgerRows/recordCreations`` and ``SQLiteLedgerRows/historyCreations``
-    /// (the rows must be the same bytes either way).
-    package var writesCreationsWithConstants = true
+    /// What a test injects (``StoreFaults``); `nil` in the daemon.
+    let faults: StoreFaults?
+    /// Whether new records are written through ``SQLiteLedgerRows/recordCreations``, their constant columns as
+    /// constants (the daemon), or through the general statement, every column bound (a test holds the two to the
+    /// same bytes).
+    let writesCreationsWithConstants: Bool
 
     /// The live total of each currency, by its number in ``dayTotals`` (``LiveDayTotals/number(of:)``): no
     /// currency is hashed per record.
@@ -74,11 +64,16 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// Opens the database at `path`, creating it (with `name`, `currency` and, when `token` is given, that token
     /// as the owner token `default`, stored as its SHA-256) if it is new. An existing ledger keeps the name and
     /// currency it was created with; a file older than migration 3 has its single token moved to `tokens`.
+    /// `faults`: what a test injects (none in the daemon); `writesCreationsWithConstants`: `false` only for the
+    /// test that compares the two ways of writing a new record.
     /// - Throws: ``LedgerError/damagedDatabase(path:report:)`` for a file that is not a sound ledger;
     ///   ``SQLite/SQLiteError`` otherwise.
     package init(path: String, name: String, currency: Currency, token: String? = nil, verify: Bool = false,
-                 outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws {
+                 outcomeRetention: Int64 = ConsumedOutcome.defaultRetention, faults: StoreFaults? = nil,
+                 writesCreationsWithConstants: Bool = true) throws {
         self.outcomeRetention = outcomeRetention
+        self.faults = faults
+        self.writesCreationsWithConstants = writesCreationsWithConstants
         do {
             connection = try SQLiteConnection(path: path, mode: .create)
             // An 8 MiB page cache: pushes append at the end of `records` and `history` and touch small tables, a
@@ -179,7 +174,7 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// it from memory until then.
     package func write(_ record: StoredRecord, replacing old: StoredRecord?) throws {
         try checkNextSeq(record.seq)
-        if let error = faultInjection?(.write) { throw error }
+        try faults?.check(.write)
         let expense = record.expense
         pendingVersions.add(record, replacing: old, creation: try carriedCreation(replacing: old))
         undo.append((expense.id, seqById.updateValue(record.seq, forKey: expense.id)))
@@ -254,7 +249,7 @@ package final class SQLiteLedgerStore: LedgerStore {
                 try flushClients(newestRuns: try flushOutcomeRuns())
                 try sweepOutcomeRuns(appended: clientLog.runs.pending.clients.count)
                 try flushHistory()
-                if let error = faultInjection?(.commit) { throw error }
+                try faults?.check(.commit)
                 return value
             }
             dayTotals.commit()

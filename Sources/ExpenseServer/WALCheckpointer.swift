@@ -55,12 +55,16 @@ package final class WALCheckpointer: Sendable {
         var checkpointed = 0
         var background = 0
         var failure: String?
-        var fault: (@Sendable (StoreFaultPoint) -> (any Error)?)?
     }
     private let state = Mutex(State())
 
+    /// What a test injects at ``StoreFaultPoint/backgroundCheckpoint`` (the store's; it may also block the
+    /// checkpoint thread); `nil` in the daemon.
+    private let faults: StoreFaults?
+
     /// A checkpointer of the ledger file at `databasePath` (in WAL mode already); nothing is opened yet.
-    package init(databasePath: String, threshold: Int = defaultThreshold, name: String) {
+    package init(databasePath: String, threshold: Int = defaultThreshold, name: String, faults: StoreFaults? = nil) {
+        self.faults = faults
         self.threshold = max(threshold, 1)
         self.databasePath = databasePath
         executor = LedgerExecutor(name: "checkpoint-" + name)
@@ -102,13 +106,13 @@ package final class WALCheckpointer: Sendable {
     }
 
     private func runBackground() {
-        let fault = state.withLock { $0.fault }
         let path = databasePath
+        let faults = self.faults
         let result: Result<SQLiteConnection.Checkpoint?, any Error> = connection.withLock { connection in
             Result {
                 if case .notOpened = connection { connection = .open(try Self.open(path)) }
                 guard case .open(let open) = connection else { return nil }
-                if let error = fault?(.checkpoint) { throw error }
+                try faults?.check(.backgroundCheckpoint)
                 return try open.checkpoint(.passive)
             }
         }
@@ -135,11 +139,6 @@ package final class WALCheckpointer: Sendable {
 
     /// Background checkpoints done so far.
     package var backgroundCount: Int { state.withLock { $0.background } }
-
-    /// Test hook: an error to throw at ``StoreFaultPoint/checkpoint`` (it may also block the checkpoint thread).
-    package func setFault(_ fault: (@Sendable (StoreFaultPoint) -> (any Error)?)?) {
-        state.withLock { $0.fault = fault }
-    }
 
     /// Waits for a running checkpoint, closes the second connection (before the ledger's own: the last one to
     /// close folds the WAL into the file and deletes it).

@@ -53,10 +53,11 @@ import TestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("t.sqlite")
-        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
+        let faults = StoreFaults()
+        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd, faults: faults))
         let gate = Gate()
         // The first group's commit is held until the late pushes are queued.
-        await ledger.injectFault(gate.holdingFirstCommit())
+        faults.inject(gate.holdingFirstCommit())
         func push(_ index: Int, _ id: UUID) { gate.push(index, id, to: ledger) }
         let first = UUID()
         push(0, first)
@@ -120,10 +121,11 @@ import TestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("t.sqlite")
-        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
+        let faults = StoreFaults()
+        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd, faults: faults))
         let gate = Gate()
         struct DiskGone: Error {}
-        await ledger.injectFault(gate.holdingFirstCommit(thenFailWith: DiskGone()))  // the second group's COMMIT fails
+        faults.inject(gate.holdingFirstCommit(thenFailWith: DiskGone()))  // the second group's COMMIT fails
         func push(_ index: Int, _ id: UUID) { gate.push(index, id, to: ledger) }
         let first = UUID()
         push(0, first)

@@ -78,16 +78,17 @@ import Testing
         let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
         let path = directory + "/t.sqlite"
-        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
+        let faults = StoreFaults()
+        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd, faults: faults))
         let clientId = UUID()
         _ = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
-        await ledger.injectFault { point in
+        faults.inject { point in
             point == .commit ? SQLiteError(code: .ioerrFsync, message: "fsync failed", path: path) : nil
         }
         await #expect { try await ledger.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())]) } throws: {
             ($0 as? LedgerError)?.reason == "storage_failed"
         }
-        await ledger.injectFault(nil)
+        faults.inject(nil)
         await #expect { try await ledger.push(clientId: clientId, items: [putItem(2, UUID(), base: 0, lunch())]) } throws: {
             ($0 as? LedgerError)?.reason == "ledger_failed"
         }
@@ -105,16 +106,17 @@ import Testing
         let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
         let path = directory + "/t.sqlite"
-        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd))
+        let faults = StoreFaults()
+        let ledger = Ledger(name: "t", currency: .usd, store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd, faults: faults))
         let clientId = UUID()
-        await ledger.injectFault { point in
+        faults.inject { point in
             point == .write ? SQLiteError(code: .full, message: "database or disk is full", path: path) : nil
         }
         await #expect { try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())]) } throws: {
             ($0 as? LedgerError)?.reason == "storage_full"
         }
         #expect(ledger.head == 0)
-        await ledger.injectFault(nil)
+        faults.inject(nil)
         let retry = try await ledger.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
         #expect(retry.results[0].status == .applied(version: 1, seq: 1))
         await ledger.close()

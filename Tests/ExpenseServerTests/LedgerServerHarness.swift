@@ -13,6 +13,8 @@ struct LedgerServerHarness: Sendable {
     let ledgers: LedgerDirectory
     let token: String
     let log: LogCapture
+    /// What a test injects into the ledgers' stores (``StoreFaults``).
+    let faults: StoreFaults
 
     /// A client that has said hello to `default` with a fresh clientId.
     func greetedClient() throws -> RawClient {
@@ -42,7 +44,8 @@ func withLedgerServer(_ configure: (inout ServerConfiguration) -> Void = { _ in 
                       _ body: @escaping @Sendable (LedgerServerHarness) throws -> Void) async throws {
     let temporary = try TemporaryDirectory("expensed-rel"), directory = temporary.file("data")
     defer { temporary.remove() }
-    let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
+    let faults = StoreFaults()
+    let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd, faults: faults)
     let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     var configuration = ServerConfiguration()
     configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
@@ -50,7 +53,8 @@ func withLedgerServer(_ configure: (inout ServerConfiguration) -> Void = { _ in 
     let capture = LogCapture()
     let server = try Server(configuration: configuration, ledgers: ledgers, log: capture.log)
     server.start()
-    let harness = LedgerServerHarness(server: server, directory: directory, ledgers: ledgers, token: token, log: capture)
+    let harness = LedgerServerHarness(server: server, directory: directory, ledgers: ledgers, token: token, log: capture,
+                                      faults: faults)
     let outcome = await Result { try await onOwnThread { try body(harness) } }
     server.stop()
     await server.waitUntilStopped()

@@ -20,24 +20,28 @@ enum LedgerStoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
 /// A fresh engine over a fresh store of `kind`; its files (or schema) go with this value.
 final class TestLedger {
     let engine: LedgerEngine
+    /// What a test injects into the store (``StoreFaults``).
+    let faults: StoreFaults
     let directory: TemporaryDirectory?
     /// The PostgreSQL case's schema, dropped with this value.
     let postgres: PostgresTestSchema?
 
     init(_ kind: LedgerStoreKind, currency: Currency = .usd) throws {
+        let faults = StoreFaults()
+        self.faults = faults
         postgres = kind == .postgres ? try PostgresTestSchema() : nil
         switch kind {
         case .postgres:
             directory = nil
-            let store = try postgres.map { try $0.store(currency: currency) }
+            let store = try postgres.map { try $0.store(currency: currency, faults: faults) }
             engine = LedgerEngine(store: try #require(store), currency: currency)
         case .memory:
             directory = nil
-            engine = LedgerEngine(store: InMemoryLedgerStore(), currency: currency)
+            engine = LedgerEngine(store: InMemoryLedgerStore(faults: faults), currency: currency)
         case .sqlite:
             let temporary = try TemporaryDirectory("ledger-tests")
             directory = temporary
-            let store = try SQLiteLedgerStore(path: temporary.file("test.sqlite"), name: "test", currency: currency)
+            let store = try SQLiteLedgerStore(path: temporary.file("test.sqlite"), name: "test", currency: currency, faults: faults)
             engine = LedgerEngine(store: store, currency: currency)
         }
     }

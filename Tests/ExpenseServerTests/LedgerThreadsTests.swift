@@ -70,8 +70,12 @@ import Testing
     @Test("one ledger's stalled commit does not stop another ledger's pushes")
     func aStalledCommitHoldsOnlyItsLedger() {
         let gate = DispatchSemaphore(value: 0)
-        let stalledStore = InMemoryLedgerStore()
-        stalledStore.beforeCommit = { gate.wait() }
+        let faults = StoreFaults()
+        faults.inject { point in
+            if point == .commit { gate.wait() }
+            return nil
+        }
+        let stalledStore = InMemoryLedgerStore(faults: faults)
         let stalled = Ledger(name: "stalled", currency: .usd, store: stalledStore)
         let other = Ledger(name: "other", currency: .usd, store: InMemoryLedgerStore())
         let stalledDone = DispatchSemaphore(value: 0), otherDone = DispatchSemaphore(value: 0)

@@ -2,6 +2,7 @@ import ExpenseCore
 import ExpenseProtocol
 import Foundation
 import SQLite
+import Synchronization
 import Testing
 import TestSupport
 @testable import ExpenseServer
@@ -48,7 +49,8 @@ import TestSupport
         let directory = try TemporaryDirectory("live-totals")
         defer { directory.remove() }
         let path = directory.file("l.sqlite")
-        var store = try Self.open(path)
+        let faults = StoreFaults()
+        var store = try Self.open(path, faults: faults)
         var pusher = Pusher(engine: LedgerEngine(store: store, currency: .usd))
         var generator = SeededGenerator(seed: 2026_12_02)
         var applied = 0, failed = 0
@@ -61,18 +63,21 @@ import TestSupport
                 // each create writes once, so the write it fails at comes).
                 if step % 7 == 3 {
                     mutations.append((false, UUID(), Self.randomFields(all: true, using: &generator)))
-                    var writes = 0
+                    let writes = Mutex(0)
                     let creates = mutations.filter { !$0.delete && pusher.known[$0.id] == nil }.count
                     let failAt = Int.random(in: 1...creates, using: &generator)
                     let atCommit = Bool.random(using: &generator)
-                    store.faultInjection = { point in
-                        if point == .write { writes += 1 }
-                        return (atCommit ? point == .commit : point == .write && writes == failAt)
+                    faults.inject { point in
+                        let write = writes.withLock { count -> Int in
+                            if point == .write { count += 1 }
+                            return count
+                        }
+                        return (atCommit ? point == .commit : point == .write && write == failAt)
                             ? LedgerError.storageFull("test") : nil
                     }
                     let before = try Self.state(of: store)
                     #expect(pusher.push(mutations) == nil)
-                    store.faultInjection = nil
+                    faults.inject(nil)
                     failed += 1
                     // Nothing of the failed transaction stays: the same answers as before it.
                     #expect(try Self.state(of: store) == before)
@@ -84,7 +89,7 @@ import TestSupport
             try Self.expectTotalsMatchRecords(pusher.engine, queries: 60, using: &generator)
             if round == 0 {
                 // Reopened: built again from the records.
-                store = try Self.open(path)
+                store = try Self.open(path, faults: faults)
                 pusher.engine = LedgerEngine(store: store, currency: .usd)
                 try Self.expectTotalsMatchRecords(pusher.engine, queries: 60, using: &generator)
             }
@@ -98,8 +103,8 @@ import TestSupport
 
     /// The store at `path`, without waiting for the disk at each commit: what is proved here is what the
     /// process holds, not what survives a crash (`ExpensedCrashTests`, `Scripts/crash-test`).
-    static func open(_ path: String) throws -> SQLiteLedgerStore {
-        let store = try SQLiteLedgerStore(path: path, name: "l", currency: .usd)
+    static func open(_ path: String, faults: StoreFaults? = nil) throws -> SQLiteLedgerStore {
+        let store = try SQLiteLedgerStore(path: path, name: "l", currency: .usd, faults: faults)
         try store.connection.execute("PRAGMA synchronous = OFF")
         return store
     }

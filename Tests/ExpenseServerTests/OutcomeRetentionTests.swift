@@ -12,12 +12,13 @@ import SQLite
     /// PostgreSQL's schemas, kept until the test ends (a test's own schema is dropped when its value goes).
     private let schemas = SchemaKeeper()
 
-    private func engine(_ kind: LedgerStoreKind, retention: Int64, path: String) throws -> LedgerEngine {
+    private func engine(_ kind: LedgerStoreKind, retention: Int64, path: String, faults: StoreFaults? = nil) throws -> LedgerEngine {
         switch kind {
-        case .memory: LedgerEngine(store: InMemoryLedgerStore(outcomeRetention: retention), currency: .usd)
-        case .sqlite: LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd, outcomeRetention: retention),
+        case .memory: LedgerEngine(store: InMemoryLedgerStore(outcomeRetention: retention, faults: faults), currency: .usd)
+        case .sqlite: LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd, outcomeRetention: retention,
+                                                                faults: faults),
                                    currency: .usd)
-        case .postgres: LedgerEngine(store: try schemas.store(outcomeRetention: retention),
+        case .postgres: LedgerEngine(store: try schemas.store(outcomeRetention: retention, faults: faults),
                                      currency: .usd)
         }
     }
@@ -72,7 +73,8 @@ import SQLite
         let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
         defer { temporary.remove() }
         let path = directory + "/l.sqlite"
-        let engine = try engine(kind, retention: 10, path: path)
+        let faults = StoreFaults()
+        let engine = try engine(kind, retention: 10, path: path, faults: faults)
         let ann = UUID(), bob = UUID()
         for batch in 0..<5 {
             let items = (1...5).map { offset in putItem(Int64(batch * 5 + offset), UUID(), base: 0, lunch()) }
@@ -89,9 +91,9 @@ import SQLite
             #expect(result.status == .duplicate(original: expected), "mutation \(mutationId)")
         }
         // A failed commit keeps no outcome and prunes nothing.
-        injectCommitFailure(engine.store, true)
+        injectCommitFailure(faults, true)
         #expect(throws: (any Error).self) { try engine.push(clientId: ann, items: [putItem(26, UUID(), base: 0, lunch())]) }
-        injectCommitFailure(engine.store, false)
+        injectCommitFailure(faults, false)
         #expect(try keptCount(engine, ann) == 10)
         #expect(try engine.push(clientId: ann, items: [putItem(16, UUID(), base: 0, lunch())]).results[0].status
             == .duplicate(original: .applied(version: 1, seq: 16)))

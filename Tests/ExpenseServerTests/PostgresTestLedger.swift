@@ -25,18 +25,19 @@ final class PostgresTestSchema {
 
     /// A store of the ledger `name`, created if missing, on a connection of its own.
     func store(name: String = "test", currency: Currency = .usd,
-               outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws -> PostgresLedgerStore {
-        try Self.store(conninfo: conninfo, schema: schema, name: name, currency: currency, outcomeRetention: outcomeRetention)
+               outcomeRetention: Int64 = ConsumedOutcome.defaultRetention, faults: StoreFaults? = nil) throws -> PostgresLedgerStore {
+        try Self.store(conninfo: conninfo, schema: schema, name: name, currency: currency, outcomeRetention: outcomeRetention,
+                       faults: faults)
     }
 
     /// The same from the schema's name alone (a value of its own, free to be sent to a ``Ledger``).
     static func store(conninfo: String, schema: String, name: String = "test", currency: Currency = .usd,
-                      outcomeRetention: Int64 = ConsumedOutcome.defaultRetention) throws -> PostgresLedgerStore {
+                      outcomeRetention: Int64 = ConsumedOutcome.defaultRetention, faults: StoreFaults? = nil) throws -> PostgresLedgerStore {
         let connection = try PostgresConnection(conninfo, schema: schema)
         do {
             try PostgresLedgerStore.create(connection: connection, name: name, currency: currency, token: nil)
         } catch LedgerError.ledgerExists {}
-        return try PostgresLedgerStore(connection: connection, name: name, outcomeRetention: outcomeRetention)
+        return try PostgresLedgerStore(connection: connection, name: name, outcomeRetention: outcomeRetention, faults: faults)
     }
 
     /// Whether `deinit` drops the schema (``SchemaKeeper`` drops it later itself).
@@ -58,12 +59,12 @@ final class SchemaKeeper: Sendable {
     private let kept = Mutex<[(conninfo: String, schema: String)]>([])
 
     /// A store over a new schema, which is dropped when this keeper goes rather than with the schema value.
-    func store(outcomeRetention: Int64) throws -> PostgresLedgerStore {
+    func store(outcomeRetention: Int64, faults: StoreFaults? = nil) throws -> PostgresLedgerStore {
         let schema = try PostgresTestSchema()
         schema.dropsWhenGone = false
         let (conninfo, name) = (schema.conninfo, schema.schema)
         kept.withLock { $0.append((conninfo, name)) }
-        return try schema.store(outcomeRetention: outcomeRetention)
+        return try schema.store(outcomeRetention: outcomeRetention, faults: faults)
     }
 
     deinit {

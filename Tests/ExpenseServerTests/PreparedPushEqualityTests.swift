@@ -72,8 +72,8 @@ import TestSupport
         let directory = try TemporaryDirectory("creation-rows")
         defer { directory.remove() }
         func engine(_ name: String, constants: Bool) throws -> LedgerEngine {
-            let store = try SQLiteLedgerStore(path: directory.file(name + ".sqlite"), name: name, currency: .usd)
-            store.writesCreationsWithConstants = constants
+            let store = try SQLiteLedgerStore(path: directory.file(name + ".sqlite"), name: name, currency: .usd,
+                                              writesCreationsWithConstants: constants)
             let engine = LedgerEngine(store: store, currency: .usd)
             engine.clock = { Self.time }
             return engine

@@ -7,15 +7,16 @@ import SQLite
 import Testing
 @testable import ExpenseServer
 
-/// Disk trouble injected behind the storage interface (``Ledger/injectFault(_:)`` → ``SQLiteLedgerStore``),
+/// Disk trouble injected behind the storage interface (``StoreFaults``, given to every ``SQLiteLedgerStore`` the
+/// directory opens),
 /// seen from a client on the wire.
 @Suite(.serialized) struct ReliabilityDiskTests {
     private static func put(_ mutationId: Int, _ id: UUID = UUID(), amount: Int = 100) -> String {
         #"{"jsonrpc":"2.0","id":\#(mutationId + 100),"method":"push","params":{"mutations":[{"mutationId":\#(mutationId),"type":"put","id":"\#(id)","baseVersion":0,"fields":{"amount":\#(amount),"category":"food","date":"2026-11-30"}}]}}"#
     }
 
-    private static func startServer(_ directory: String, log: LogCapture) throws -> (Server, LedgerDirectory) {
-        let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd)
+    private static func startServer(_ directory: String, log: LogCapture, faults: StoreFaults) throws -> (Server, LedgerDirectory) {
+        let ledgers = try LedgerDirectory(dataDirectory: directory, defaultCurrency: .usd, faults: faults)
         var configuration = ServerConfiguration()
         configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
         let server = try Server(configuration: configuration, ledgers: ledgers, log: log.log)
@@ -27,9 +28,9 @@ import Testing
         let temporary = try TemporaryDirectory("expensed-disk"), directory = temporary.file("data")
         defer { temporary.remove() }
         let log = LogCapture()
-        let (server, ledgers) = try Self.startServer(directory, log: log)
+        let faults = StoreFaults()
+        let (server, ledgers) = try Self.startServer(directory, log: log, faults: faults)
         let token = try String(contentsOfFile: directory + "/default.token", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let ledger = try #require(ledgers.authenticate(ledger: "default", token: token))
         let clientId = UUID()
         let second = UUID()
         try await onOwnThread {
@@ -39,10 +40,8 @@ import Testing
             try client.send(Self.put(1))
             #expect(try PushResult(json: try #require(try client.receiveResult()).result).results.first?.status == .applied(version: 1, seq: 1))
 
-            blocking {
-                await ledger.injectFault { point in
-                    point == .commit ? SQLiteError(code: .ioerrFsync, message: "disk I/O error", path: directory) : nil
-                }
+            faults.inject { point in
+                point == .commit ? SQLiteError(code: .ioerrFsync, message: "disk I/O error", path: directory) : nil
             }
             try client.send(Self.put(2, second))
             let failed = try #require(try client.receiveError())
@@ -51,7 +50,7 @@ import Testing
             #expect(log.all.contains { $0.contains("storage_failed") }, "the log does not say the write failed")
 
             // The fault is gone, but after a failed fsync the daemon does not retry and pretend.
-            blocking { await ledger.injectFault(nil) }
+            faults.inject(nil)
             try client.send(Self.put(2, second))
             let refused = try #require(try client.receiveError())
             #expect(refused.error.code == RPCError.internalErrorCode)
@@ -68,7 +67,7 @@ import Testing
         await ledgers.close()
 
         // Recovery: the daemon re-opens the file (a restart); the client resends with the same id.
-        let (again, reopened) = try Self.startServer(directory, log: log)
+        let (again, reopened) = try Self.startServer(directory, log: log, faults: faults)
         try await onOwnThread {
             let client = try RawClient(again)
             try client.send(LedgerServerHarness.hello(token: token, clientId: clientId))
@@ -85,13 +84,11 @@ import Testing
 
     @Test func aFullDiskRefusesThePushWithoutConsumingIdsAndRecoversWhenSpaceReturns() async throws {
         try await withLedgerServer { harness in
-            let ledger = try #require(harness.ledgers.authenticate(ledger: "default", token: harness.token))
             let client = try harness.greetedClient()
             let watcher = try harness.greetedClient()
-            blocking {
-                await ledger.injectFault { point in
-                    point == .write ? SQLiteError(code: .full, message: "database or disk is full", path: harness.directory) : nil
-                }
+            let faults = harness.faults
+            faults.inject { point in
+                point == .write ? SQLiteError(code: .full, message: "database or disk is full", path: harness.directory) : nil
             }
             let id = UUID()
             try client.send(Self.put(1, id))
@@ -105,7 +102,7 @@ import Testing
             try watcher.send(RawClient.request(id: 9, method: "pull", params: #"{"since":0}"#))
             #expect(try PullResult(json: try #require(try watcher.receiveResult()).result).changes.isEmpty)
 
-            blocking { await ledger.injectFault(nil) }
+            faults.inject(nil)
             // Space is back: the same mutationId applies (it was not consumed), nothing needed a restart.
             try client.send(Self.put(1, id))
             #expect(try PushResult(json: try #require(try client.receiveResult()).result).results.first?.status == .applied(version: 1, seq: 1))

@@ -54,9 +54,9 @@ import TestSupport
         let ledger = try TestLedger(kind)
         var client = EngineClient(ledger.engine)
         _ = try client.put(UUID(), base: 0, lunch())
-        injectCommitFailure(ledger.engine.store, true)
+        injectCommitFailure(ledger.faults, true)
         #expect(throws: (any Error).self) { try ledger.engine.push(clientId: client.clientId, items: [putItem(2, UUID(), base: 0, lunch())]) }
-        injectCommitFailure(ledger.engine.store, false)
+        injectCommitFailure(ledger.faults, false)
         #expect(try entries(ledger.engine).map(\.seq) == [1])
     }
 

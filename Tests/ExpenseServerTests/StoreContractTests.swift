@@ -289,12 +289,12 @@ import TestSupport
         var client = EngineClient(ledger.engine)
         let id = UUID()
         _ = try client.put(id, base: 0, lunch())
-        injectCommitFailure(ledger.engine.store, true)
+        injectCommitFailure(ledger.faults, true)
         #expect(throws: LedgerError.self) {
             try ledger.engine.push(clientId: client.clientId, items: [putItem(2, id, base: 1, fields(amount: 7)),
                                                                       putItem(3, UUID(), base: 0, lunch())])
         }
-        injectCommitFailure(ledger.engine.store, false)
+        injectCommitFailure(ledger.faults, false)
         #expect(ledger.engine.store.head == 1)
         #expect(try ledger.engine.hello(clientId: client.clientId).lastMutationId == 1)
         #expect(try allRecords(ledger.engine).map(\.expense.amount) == [1250])
@@ -307,13 +307,9 @@ import TestSupport
 
 struct InjectedFailure: Error {}
 
-func injectCommitFailure(_ store: any LedgerStore, _ on: Bool) {
-    if let memory = store as? InMemoryLedgerStore {
-        memory.beforeCommit = on ? { throw InjectedFailure() } : nil
-    } else if let sqlite = store as? SQLiteLedgerStore {
-        sqlite.faultInjection = on ? { point in point == .commit ? InjectedFailure() : nil } : nil
-    } else if let postgres = store as? PostgresLedgerStore {
-        postgres.faultInjection = on ? { point in point == .commit ? InjectedFailure() : nil } : nil
-    }
+/// Makes every commit of the store `faults` was given to fail (`on`), or none.
+func injectCommitFailure(_ faults: StoreFaults, _ on: Bool) {
+    guard on else { return faults.inject(nil) }
+    faults.inject { point in point == .commit ? InjectedFailure() : nil }
 }
 

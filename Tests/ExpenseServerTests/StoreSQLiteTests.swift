@@ -48,14 +48,15 @@ import Testing
         let clientId = UUID()
         let other = UUID()
         do {
-            let store = try SQLiteLedgerStore(path: path, name: "l", currency: .usd)
+            let faults = StoreFaults()
+            let store = try SQLiteLedgerStore(path: path, name: "l", currency: .usd, faults: faults)
             let engine = LedgerEngine(store: store, currency: .usd)
             _ = try engine.push(clientId: clientId, items: [putItem(1, UUID(), base: 0, lunch())])
-            store.faultInjection = { $0 == .commit ? LedgerError.storageFull("test") : nil }
+            faults.inject { $0 == .commit ? LedgerError.storageFull("test") : nil }
             #expect(throws: (any Error).self) {
                 try engine.apply([(clientId, [putItem(2, UUID(), base: 0, lunch())]), (other, [putItem(1, UUID(), base: 0, lunch())])])
             }
-            store.faultInjection = nil
+            faults.inject(nil)
             #expect(try engine.hello(clientId: clientId) == (1, 1))
             #expect(try engine.hello(clientId: other) == (1, 0))
             let results = try engine.apply([

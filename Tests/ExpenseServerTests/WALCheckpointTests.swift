@@ -12,21 +12,21 @@ import TestSupport
 @Suite(.offTheCooperativePool) struct WALCheckpointTests {
     /// Holds the first call at a fault point until `release` (later calls go on), or fails every call.
     private final class Gate: Sendable {
-        let point: StoreFaultPoint
+        let points: Set<StoreFaultPoint>
         let calls = Mutex(0)
         let firstThread = Mutex<pthread_t?>(nil)
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let failing: Bool
 
-        init(_ point: StoreFaultPoint, failing: Bool = false) {
-            self.point = point
+        init(_ points: Set<StoreFaultPoint>, failing: Bool = false) {
+            self.points = points
             self.failing = failing
         }
 
         var hook: @Sendable (StoreFaultPoint) -> (any Error)? {
             { @Sendable point in
-                guard point == self.point else { return nil }
+                guard self.points.contains(point) else { return nil }
                 let number = self.calls.withLock { count -> Int in
                     count += 1
                     return count
@@ -43,18 +43,19 @@ import TestSupport
 
     struct DiskGone: Error {}
 
-    private static func store(_ directory: TemporaryDirectory, threshold: Int) throws -> SQLiteLedgerStore {
-        let store = try SQLiteLedgerStore(path: directory.file("t.sqlite"), name: "t", currency: .usd)
+    private static func store(_ directory: TemporaryDirectory, threshold: Int, faults: StoreFaults? = nil) throws -> SQLiteLedgerStore {
+        let store = try SQLiteLedgerStore(path: directory.file("t.sqlite"), name: "t", currency: .usd, faults: faults)
         store.checkpointInBackground(threshold: threshold, name: "t")
         return store
     }
 
-    /// A store checkpointing in the background with `gate` at its checkpointer's fault point, and an engine over it.
+    /// A store checkpointing in the background with `gate` at its fault points, and an engine over it.
     private static func gated(_ directory: TemporaryDirectory, threshold: Int, _ gate: Gate) throws
         -> (SQLiteLedgerStore, WALCheckpointer, LedgerEngine) {
-        let store = try store(directory, threshold: threshold)
+        let faults = StoreFaults()
+        faults.inject(gate.hook)
+        let store = try store(directory, threshold: threshold, faults: faults)
         let checkpointer = try #require(store.checkpointer)
-        checkpointer.setFault(gate.hook)
         return (store, checkpointer, LedgerEngine(store: store, currency: .usd))
     }
 
@@ -78,7 +79,7 @@ import TestSupport
     @Test func checkpointsRunOnAThreadOfTheirOwnAndTheDataIsKept() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let gate = Gate(.checkpoint)
+        let gate = Gate([.backgroundCheckpoint])
         do {
             let (store, checkpointer, engine) = try Self.gated(directory, threshold: 4, gate)
             _ = try Self.push(engine, store, count: 8)
@@ -96,7 +97,7 @@ import TestSupport
     @Test func aStuckBackgroundCheckpointLeavesTheWALBoundedByTheLedgersOwn() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let gate = Gate(.checkpoint)
+        let gate = Gate([.backgroundCheckpoint])
         do {
             let (store, checkpointer, engine) = try Self.gated(directory, threshold: 2, gate)
             let frames = try Self.push(engine, store, count: 60)
@@ -114,10 +115,9 @@ import TestSupport
     @Test func aFailingCheckpointIsReportedAndLosesNothing() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let gate = Gate(.checkpoint, failing: true)
+        let gate = Gate([.backgroundCheckpoint, .checkpoint], failing: true)
         do {
             let (store, _, engine) = try Self.gated(directory, threshold: 2, gate)
-            store.faultInjection = gate.hook
             _ = try Self.push(engine, store, count: 40)
             #expect(eventually { gate.calls.withLock { $0 } >= 2 })
             let failure = try #require(store.takeCheckpointFailure())

@@ -133,7 +133,7 @@ struct ExpenseSchema<Store: LedgerStore>: RecordSchema {
     @inline(__always) func create(_ values: Expense, of mutation: Mutation, prepared: PreparedPut?, seq: Int64) throws -> StoredRecord {
         let stored = StoredRecord(record: Record(expense: values, version: 1, seq: seq, deleted: false),
                                   fieldVersions: FieldVersions(all: 1))
-        try writer.write(stored, replacing: nil, to: store, created: prepared?.creation)
+        try writer.write(stored, replacing: nil, to: store, created: prepared?.isCreate ?? false)
         return stored
     }
 

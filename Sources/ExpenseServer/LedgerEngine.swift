@@ -13,8 +13,7 @@ package final class LedgerEngine {
     package init(store: any LedgerStore, currency: Currency,
                  fieldsConverter: @escaping FieldsConverter = ExpenseFields.draft(from:)) {
         self.store = store
-        self.rules = MutationRules(ledgerCurrency: currency, fieldsConverter: fieldsConverter,
-                                   writesCreationChanges: store.readsCreationChanges)
+        self.rules = MutationRules(ledgerCurrency: currency, fieldsConverter: fieldsConverter)
     }
 
     /// The ledger's head and this client's last consumed mutationId.

@@ -10,15 +10,10 @@ import Foundation
 package protocol LedgerHistoryStore: AnyObject {
     /// Appends the entry of the change just written (its `seq` is the record's new seq).
     func appendHistory(_ entry: HistoryEntry) throws
-    /// ``appendHistory(_:)`` of the creation of `record` (just written), its entry's ``HistoryEntry/changesJSON``
-    /// already written (`changesJSON`, made off the ledger's thread: ``PreparedCreation``). The default makes
-    /// the entry, changes included, as ``HistoryEntry/init(from:to:clientId:author:)-(StoredRecord?,_,_,_)``
-    /// does; a store that keeps the changes as those bytes takes them instead.
-    func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws
-    /// Whether ``appendCreation(of:changesJSON:clientId:author:)`` reads its `changesJSON`: when not, the rules
-    /// leave them unwritten. No store does today: both SQL stores' records imply their creations, and the default
-    /// makes the entry itself.
-    var readsCreationChanges: Bool { get }
+    /// ``appendHistory(_:)`` of the creation of `record` (just written, a prepared create). The default makes the
+    /// entry as ``HistoryEntry/init(from:to:clientId:author:)-(StoredRecord?,_,_,_)`` does; both SQL stores'
+    /// records imply their creations instead (``RecordCreation``).
+    func appendCreation(of record: StoredRecord, clientId: UUID, author: HistoryAuthor) throws
     /// Up to `limit` entries matching `request` (its `limit` is ignored), in `seq` order.
     func history(_ request: HistoryRequest, limit: Int) throws -> [HistoryEntry]
     /// The purge horizon: history entries at or below it may have been removed and tombstones at or below it are
@@ -32,9 +27,7 @@ package protocol LedgerHistoryStore: AnyObject {
 }
 
 extension LedgerHistoryStore {
-    package var readsCreationChanges: Bool { false }
-
-    package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
+    package func appendCreation(of record: StoredRecord, clientId: UUID, author: HistoryAuthor) throws {
         try appendHistory(HistoryEntry(from: nil, to: record, clientId: clientId, author: author))
     }
 }

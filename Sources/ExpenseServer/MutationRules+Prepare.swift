@@ -5,8 +5,8 @@ import Foundation
 /// What the rules can work out for a push before the ledger's state is at hand (``PreparedItem``): the thread
 /// that decoded the push does it, so the ledger's one thread only decides and writes.
 extension MutationRules {
-    /// `items`, each put whose values are its own (``hasValuesOfItsOwn(_:)``) validated now, and a valid create's
-    /// history changes written. Pure: reads nothing but the items, the ledger's currency and the converter,
+    /// `items`, each put whose values are its own (``hasValuesOfItsOwn(_:)``) validated now, and a valid create
+    /// marked as one. Pure: reads nothing but the items, the ledger's currency and the converter,
     /// so it may run on any thread.
     ///
     /// A prepared put leaves its `fields` behind (``Mutation/putFields`` is `.prepared`), so the ledger's thread neither
@@ -15,12 +15,9 @@ extension MutationRules {
     package func prepare(_ items: [PushItem]) -> [PreparedItem] {
         // One pass, each item written once into the result: every copy of a put (its fields, its draft, its
         // values) is paid per field of the kind, whether the put uses the field or not, and a 500-mutation push
-        // made ~40 of them per mutation when the items were built in a second pass. A create's history changes
-        // go to one buffer; its slice is set once the buffer is complete.
+        // made ~40 of them per mutation when the items were built in a second pass.
         var prepared: [PreparedItem] = []
         prepared.reserveCapacity(items.count)
-        var creations: [(index: Int, range: Range<Int>)] = []
-        var changes = JSONWriter(capacity: items.count * 112)  // about one create's changes each
         items.withUnsafeBufferPointer { items in
             for index in items.indices {
                 // The element's payload is read where it is: a copy of a whole `PushItem` (its fields' values) per
@@ -30,22 +27,13 @@ extension MutationRules {
                     continue
                 }
                 let validated = validateComplete(mutation)
-                // Only a create (baseVersion 0) may write a create's history; any other put that meets no record
-                // is `not_found` before its values are looked at.
-                if mutation.baseVersion == 0, case .success(let expense) = validated {
-                    let start = changes.bytes.count
-                    if writesCreationChanges { HistoryEntry.writeCreationChanges(of: expense, to: &changes) }
-                    creations.append((prepared.count, start..<changes.bytes.count))
-                }
+                // Only a create (baseVersion 0) is recorded as one; any other put that meets no record is
+                // `not_found` before its values are looked at.
+                var isCreate = false
+                if mutation.baseVersion == 0, case .success = validated { isCreate = true }
                 // The fields stay behind (`.prepared`): the ledger's thread neither copies nor frees them.
                 prepared.append(PreparedItem(PushItem(mutationId: items[index].mutationId, decoded: .success(mutation.prepared)),
-                                             put: PreparedPut(values: validated, creation: nil)))
-            }
-        }
-        if !creations.isEmpty {
-            let buffer = changes.bytes
-            for creation in creations {
-                prepared[creation.index].put?.creation = PreparedCreation(changesJSON: buffer[creation.range])
+                                             put: PreparedPut(values: validated, isCreate: isCreate)))
             }
         }
         return prepared

@@ -18,15 +18,10 @@ package struct MutationRules: Sendable {
     /// The currency a create gets when it sends none.
     package let ledgerCurrency: Currency
     package let fieldsConverter: FieldsConverter
-    /// Whether ``prepare(_:)`` writes each create's history changes (the store reads them:
-    /// ``LedgerHistoryStore/readsCreationChanges``, which no store does today); when not, a prepared create
-    /// carries an empty slice.
-    package let writesCreationChanges: Bool
 
-    package init(ledgerCurrency: Currency, fieldsConverter: @escaping FieldsConverter, writesCreationChanges: Bool = true) {
+    package init(ledgerCurrency: Currency, fieldsConverter: @escaping FieldsConverter) {
         self.ledgerCurrency = ledgerCurrency
         self.fieldsConverter = fieldsConverter
-        self.writesCreationChanges = writesCreationChanges
     }
 
     /// Decides and applies each item in order; returns one result per item, an applied one with the record as
@@ -145,14 +140,13 @@ struct HistoryWriter {
         try store.appendHistory(HistoryEntry(from: old, to: record, clientId: clientId, author: author))
     }
 
-    /// ``write(_:replacing:to:)`` of a create whose history changes were made ahead (`created`, for the record's
-    /// expense: ``PreparedCreation``); `nil` makes them here.
-    func write(_ record: StoredRecord, replacing old: StoredRecord?, to store: some LedgerStore,
-               created: PreparedCreation?) throws {
-        // Prepared creation bytes describe a record with no earlier version; anything else takes the general entry.
-        guard let created, old == nil else { return try write(record, replacing: old, to: store) }
+    /// ``write(_:replacing:to:)`` of a create prepared ahead (`created`, ``PreparedPut/isCreate``): its history
+    /// entry is the store's ``LedgerHistoryStore/appendCreation(of:clientId:author:)``.
+    func write(_ record: StoredRecord, replacing old: StoredRecord?, to store: some LedgerStore, created: Bool) throws {
+        // A prepared create describes a record with no earlier version; anything else takes the general entry.
+        guard created, old == nil else { return try write(record, replacing: old, to: store) }
         try store.write(record, replacing: nil)
-        try store.appendCreation(of: record, changesJSON: created.changesJSON, clientId: clientId, author: author)
+        try store.appendCreation(of: record, clientId: clientId, author: author)
     }
 
     /// The same for a budget, rule or setting (Protocol.md §5.8, §10): the entry in the same shape.

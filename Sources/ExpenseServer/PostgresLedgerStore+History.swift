@@ -18,10 +18,9 @@ extension PostgresLedgerStore {
         pendingHistory.append(PendingHistoryRow(entry, previous: 0))
     }
 
-    /// The entry of `record`'s creation: its row carries it (migration 10, ``RecordCreation``), so the changes
-    /// written ahead are not needed; a create of an id the database already had (never, under the ledger's row
+    /// The entry of `record`'s creation: its row carries it (migration 10, ``RecordCreation``); a create of an id the database already had (never, under the ledger's row
     /// lock) keeps a `history` row as ``appendHistory(_:)`` writes it.
-    package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
+    package func appendCreation(of record: StoredRecord, clientId: UUID, author: HistoryAuthor) throws {
         try appendHistory(HistoryEntry(seq: record.seq, id: record.expense.id, version: record.version, action: .create,
                                        changes: pendingCreates.contains(record.expense.id) ? [] : HistoryEntry.changes(from: nil, to: record.expense),
                                        who: author.who, clientId: clientId, time: author.time))

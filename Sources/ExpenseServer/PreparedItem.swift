@@ -24,7 +24,7 @@ package struct PreparedItem: Sendable {
 
 /// Step (3) of Protocol.md §7.1 worked out ahead for a put whose values do not depend on the record it meets
 /// (``MutationRules/hasValuesOfItsOwn(_:)``): what ``MutationRules`` would validate when it reaches that step,
-/// and, for a create's valid values, the history changes it records.
+/// and whether it is a create with valid values.
 ///
 /// - Important: Only the rules make one (``MutationRules/prepare(_:)``), with the one validation they use at step
 ///   (3), so a prepared put is answered exactly as an unprepared one; and they read it only where step (3)
@@ -33,15 +33,7 @@ package struct PreparedPut: Sendable {
     /// The expense the put's fields make (the ledger's currency when none is sent, the empty note), or why they
     /// are refused.
     package let values: Result<Expense, MutationRejection>
-    /// For a create's valid values: the `changes` of the history entry it records, which depend only on the
-    /// new values.
-    package var creation: PreparedCreation?
-}
-
-/// The history `changes` of a create of one expense, made before the ledger's thread needs them.
-package struct PreparedCreation: Sendable {
-    /// ``HistoryEntry/changesJSON`` of the entry of the expense's creation, as the stores keep it
-    /// (``HistoryEntry/creationChangesJSON(of:)``): a slice of one buffer holding every creation of the push, so
-    /// the ledger's thread frees one buffer per push, not one per create.
-    package let changesJSON: ArraySlice<UInt8>
+    /// Whether it is a create (base version 0) with valid values, whose history entry the store records as it
+    /// writes the record (``LedgerHistoryStore/appendCreation(of:clientId:author:)``).
+    package let isCreate: Bool
 }

@@ -35,11 +35,10 @@ extension SQLiteLedgerStore {
         pendingHistory.append(PendingHistoryRow(entry, previous: previous))
     }
 
-    /// The entry of `record`'s creation (just written): its row carries it (``implyCreation(of:)``), so the
-    /// changes written ahead are not needed. When that write found the id already placed (the id → seq map and
+    /// The entry of `record`'s creation (just written): its row carries it (``implyCreation(of:)``). When that write found the id already placed (the id → seq map and
     /// the rules' read disagreed), the entry is a `history` row linked to that seq, as ``appendHistory(_:)`` writes.
     /// - Throws: ``LedgerError/storageFailed(_:)`` when the last write was not `record`'s.
-    package func appendCreation(of record: StoredRecord, changesJSON: ArraySlice<UInt8>, clientId: UUID, author: HistoryAuthor) throws {
+    package func appendCreation(of record: StoredRecord, clientId: UUID, author: HistoryAuthor) throws {
         guard !record.deleted, let last = undo.last, last.id == record.expense.id else {
             throw LedgerError.storageFailed("the history of record \(UUIDText.lowercased(record.expense.id)) does not follow its write")
         }

@@ -39,7 +39,7 @@ import TestSupport
             for item in preparedGroup.flatMap(\.items) {
                 guard let put = item.put else { continue }
                 preparedPuts += 1
-                if put.creation != nil { preparedCreations += 1 }
+                if put.isCreate { preparedCreations += 1 }
                 if case .failure = put.values { preparedRejections += 1 }
             }
             let expected = try general.apply(group)

@@ -6,35 +6,56 @@ import SQLite
 /// a real daemon, `historyExpenses` creates (100,000; 20,000 with --quick), then an edit of the note of every
 /// fifth expense (20%) and a delete of every twentieth (5%), each change keeping its history entry (Protocol.md
 /// §5.8); the ledger file copied and `VACUUM`ed, divided by the expenses created. The same copy with its
-/// history removed and vacuumed again gives `disk_history_stripped_bytes_per_expense`, for the ratio.
+/// history removed and vacuumed again gives `disk_history_stripped_bytes_per_expense`, for the ratio. Then the same
+/// with one edit of every expense and no delete: `disk_one_edit_bytes_per_expense`.
 struct HistoryDiskScenario {
     let options: BenchOptions
     let workspace: Workspace
 
-    static let keys = ["disk_history_bytes_per_expense", "disk_history_stripped_bytes_per_expense"]
+    static let keys = ["disk_history_bytes_per_expense", "disk_history_stripped_bytes_per_expense", "disk_one_edit_bytes_per_expense"]
     var expenses: Int { options.quick ? 20_000 : 100_000 }
     private static let perPush = 1_000
 
+    /// Which expenses are edited (their note) and deleted after the creates.
+    private struct Changes {
+        var editEvery: Int
+        var deleteEvery: Int?
+    }
+
     func run(into report: inout BenchReport) {
-        let data = workspace.item("data-history", directory: true)
-        defer { workspace.remove("data-history") }
         do {
-            let daemon = try DaemonProcess(executable: options.expensed, dataDirectory: data,
-                                           log: workspace.item("expensed-history.log"))
-            let began = MonotonicClock.now()
-            try change(daemon)
-            progress("history: \(expenses) creates, \(expenses / 5) edits, \(expenses / 20) deletes in "
-                     + "\(BenchReport.format(MonotonicClock.now() - began, 1)) s")
-            let exit = daemon.stop()
-            guard exit.succeeded else { throw BenchError.child("expensed stopped with \(exit.description)") }
-            let (kept, stripped) = try measure(data + "/default.sqlite")
-            progress("history: \(kept) bytes after VACUUM, \(stripped) without the history, for \(expenses) expenses")
+            let (kept, stripped) = try bytes(after: Changes(editEvery: 5, deleteEvery: 20))
             report.record("disk_history_bytes_per_expense", Double(kept) / Double(expenses)) // not money: a size ratio
             report.record("disk_history_stripped_bytes_per_expense", Double(stripped) / Double(expenses)) // not money
         } catch {
             progress("history: \(error)")
-            report.markMissing(Self.keys, "\(error)")
+            report.markMissing(Array(Self.keys.prefix(2)), "\(error)")
         }
+        do {
+            let (kept, _) = try bytes(after: Changes(editEvery: 1, deleteEvery: nil))
+            report.record("disk_one_edit_bytes_per_expense", Double(kept) / Double(expenses)) // not money: a size ratio
+        } catch {
+            progress("history: \(error)")
+            report.markMissing(["disk_one_edit_bytes_per_expense"], "\(error)")
+        }
+    }
+
+    /// The ledger file's bytes after the creates and `changes`, vacuumed, with its history and without.
+    private func bytes(after changes: Changes) throws -> (kept: Int, stripped: Int) {
+        let data = workspace.item("data-history", directory: true)
+        defer { workspace.remove("data-history") }
+        let daemon = try DaemonProcess(executable: options.expensed, dataDirectory: data,
+                                       log: workspace.item("expensed-history.log"))
+        let began = MonotonicClock.now()
+        try change(daemon, changes)
+        progress("history: \(expenses) creates, \(expenses / changes.editEvery) edits, "
+                 + "\(changes.deleteEvery.map { expenses / $0 } ?? 0) deletes in "
+                 + "\(BenchReport.format(MonotonicClock.now() - began, 1)) s")
+        let exit = daemon.stop()
+        guard exit.succeeded else { throw BenchError.child("expensed stopped with \(exit.description)") }
+        let (kept, stripped) = try measure(data + "/default.sqlite")
+        progress("history: \(kept) bytes after VACUUM, \(stripped) without the history, for \(expenses) expenses")
+        return (kept, stripped)
     }
 
     /// The id of expense `index`: fixed, so the edits and deletes can name it.
@@ -42,8 +63,9 @@ struct HistoryDiskScenario {
         String(format: "00000000-0000-4000-8000-%012x", index)
     }
 
-    /// The creates, then the edits, then the deletes, 1,000 per push on one connection; every one must apply.
-    private func change(_ daemon: DaemonProcess) throws(BenchError) {
+    /// The creates, then the edits, then the deletes, 1,000 per push on one connection; every one must apply. (A
+    /// deleted expense, every twentieth from the second, is one the edits of every fifth left alone.)
+    private func change(_ daemon: DaemonProcess, _ changes: Changes) throws(BenchError) {
         let connection = try TCPConnection(host: "127.0.0.1", port: daemon.port)
         var mutationId = try RPCSession.hello(connection, token: daemon.token)
         var mutations: [String] = []
@@ -72,14 +94,16 @@ struct HistoryDiskScenario {
                     + #""currency":"USD","category":"\#(category)","date":"\#(dates[index % dates.count])","note":"bench"}}"#)
         }
         try flush()
-        for index in stride(from: 0, to: expenses, by: 5) {
+        for index in stride(from: 0, to: expenses, by: changes.editEvery) {
             try add(#""type":"put","id":"\#(Self.id(index))","baseVersion":1,"fields":{"note":"bench, edited"}}"#)
         }
         try flush()
-        for index in stride(from: 1, to: expenses, by: 20) {
-            try add(#""type":"delete","id":"\#(Self.id(index))","baseVersion":1}"#)
+        if let every = changes.deleteEvery {
+            for index in stride(from: 1, to: expenses, by: every) {
+                try add(#""type":"delete","id":"\#(Self.id(index))","baseVersion":1}"#)
+            }
+            try flush()
         }
-        try flush()
     }
 
     /// Bytes of a vacuumed copy of `source`, with its history and without.

@@ -1,3 +1,20 @@
+import ProcessSpawn
+import Synchronization
+
+/// Seeds that no two sources of one figure share, across all of the figure's runs. Every run must create records
+/// with ids no earlier run used: a create of an id that exists with the same values is answered `applied` with
+/// nothing written (and Redis doing a push's work answers it with a conflict), so a run repeating the first run's
+/// ids would measure less work than a push of new expenses.
+final class SeedSequence: Sendable {
+    private let next: Mutex<UInt64>
+
+    /// Seeds from `base` on (the clock, so that a second bench on the same daemon's data does not repeat them).
+    init(base: UInt64 = UInt64(MonotonicClock.now() * 1000)) { next = Mutex(base) }
+
+    /// A seed never returned before by this sequence.
+    func take() -> UInt64 { next.withLock { value in value &+= 1; return value } }
+}
+
 /// Writes `put` mutations with fresh v4 UUIDs and varied, valid fields, straight into bytes.
 ///
 /// Deterministic for a seed; fast enough (no Foundation UUID, no JSONEncoder) that the client does not

@@ -77,13 +77,13 @@ struct PeerScenario {
         defer {
             do { try RedisPushWork.cleanUp(port: Self.redisAOFPort) } catch { progress("redis: \(error)") }
         }
-        let seedBase = UInt64(MonotonicClock.now() * 1000)
+        let seeds = SeedSequence()
         let plan = LoadPlan(port: Self.redisAOFPort, connections: 100,
                             handshake: { connection, _ throws(BenchError) in
                                 try RedisPushWork.select(connection)
                                 return 0
                             },
-                            source: { index, _ in RedisPushWork.Source(connection: index, seed: seedBase &+ UInt64(index)) },
+                            source: { index, _ in RedisPushWork.Source(connection: index, seed: seeds.take()) },
                             expect: Array("+OK".utf8),
                             stop: .window(warmup: options.warmupSeconds, duration: options.windowSeconds))
         ThroughputScenario.measureRate(plan, rateKey: "redis_push_work_rps", percentiles: [("redis_push_work_p99_ms", 99)],

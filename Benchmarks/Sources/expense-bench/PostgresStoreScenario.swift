@@ -80,9 +80,9 @@ struct PostgresStoreScenario {
         }
         progress("pg: expensed serve --postgres listening on port \(daemon.port)")
         let throughput = ThroughputScenario(options: options, workspace: workspace)
-        let seedBase = UInt64(MonotonicClock.now() * 1000)
-        throughput.measurePush(daemon, seedBase: seedBase, keys: .postgres, into: &report)
-        throughput.measureSinglePush(daemon, seedBase: seedBase, keys: .postgres, into: &report)
+        let seeds = SeedSequence()
+        throughput.measurePush(daemon, seeds: seeds, keys: .postgres, into: &report)
+        throughput.measureSinglePush(daemon, seeds: seeds, keys: .postgres, into: &report)
         let exit = daemon.stop()
         if !exit.succeeded { progress("pg: expensed stopped with \(exit.description) (expected exit 0)") }
     }

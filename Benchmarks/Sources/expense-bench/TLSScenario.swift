@@ -10,7 +10,8 @@ struct TLSScenario {
     let options: BenchOptions
     let workspace: Workspace
 
-    static let keys = ["tls_ping_rps", "tls_handshakes_per_s", "tls_handshake_p50_ms", "tls_idle_5000_rss_mib"]
+    static let keys = ["tls_ping_rps", "tls_ping_daemon_us_per_ping", "tls_added_us_per_ping", "tls_handshakes_per_s",
+                       "tls_handshake_p50_ms", "tls_idle_5000_rss_mib", "tls_idle_kib_per_connection"]
     /// Connections opening and closing at once for the handshake figure.
     static let handshakeConnections = 16
 
@@ -58,7 +59,14 @@ struct TLSScenario {
                             source: { _, _ in FixedRoundSource(request: ThroughputScenario.pingLine, depth: 1) },
                             expect: ThroughputScenario.resultToken,
                             stop: .window(warmup: options.warmupSeconds, duration: options.windowSeconds))
-        ThroughputScenario.measure(ping, key: "tls_ping_rps", daemon: daemon, options: options, into: &report)
+        ThroughputScenario.measure(ping, key: "tls_ping_rps", daemon: daemon, options: options, into: &report,
+                                   perOperationKey: "tls_ping_daemon_us_per_ping")
+        // What TLS adds to the daemon's CPU per ping: the plaintext ping of this run (the throughput section) beside.
+        if let tls = report.value("tls_ping_daemon_us_per_ping"), let plain = report.value("ping_daemon_us_per_ping") {
+            report.record("tls_added_us_per_ping", tls - plain)
+        } else {
+            report.markMissing(["tls_added_us_per_ping"], "needs ping_daemon_us_per_ping of this run (the throughput section)")
+        }
 
         let churn = LoadPlan(port: daemon.port, connections: Self.handshakeConnections, tls: context, work: .handshakes,
                              stop: .window(warmup: options.warmupSeconds, duration: options.windowSeconds))
@@ -68,8 +76,10 @@ struct TLSScenario {
         if options.includes("idle") {
             switch ThroughputScenario.idleResident(daemon, connections: options.idleConnections, tls: context,
                                                    runs: options.runs, what: "tls_idle_5000") {
-            case .success(let mib): report.record("tls_idle_5000_rss_mib", mib, missing: "no /proc/PID/status")
-            case .failure(let error): report.markMissing(["tls_idle_5000_rss_mib"], "\(error)")
+            case .success(let idle):
+                report.record("tls_idle_5000_rss_mib", idle.mib, missing: "no /proc/PID/status")
+                report.record("tls_idle_kib_per_connection", idle.kibPerConnection, missing: "no /proc/PID/status")
+            case .failure(let error): report.markMissing(["tls_idle_5000_rss_mib", "tls_idle_kib_per_connection"], "\(error)")
             }
         }
         let exit = daemon.stop()

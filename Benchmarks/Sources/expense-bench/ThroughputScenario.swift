@@ -14,19 +14,24 @@ struct ThroughputScenario {
     static let appliedToken = Array(#""applied""#.utf8)
     static let keys = ["ping_rps", "ping_pipelined_rps", "push_mutations_per_s", "push_p50_ms", "push_p99_ms",
                        "single_push_per_s", "single_push_p99_ms", "idle_5000_rss_mib", "idle_5000_ping_p99_ms",
-                       "ping_generator_cores", "ping_daemon_cores", "pong_ping_rps", "pong_ping_pipelined_rps"]
+                       "ping_generator_cores", "ping_daemon_cores", "ping_daemon_us_per_ping", "idle_kib_per_connection",
+                       "pong_ping_rps", "pong_ping_pipelined_rps"]
 
     /// Runs `plan` `options.runs` times and records the median rate under `key`; with `cpuKeys`, also the median CPU
-    /// (in cores) of the generator and of the daemon during the runs.
+    /// (in cores) of the generator and of the daemon during the runs; with `perOperationKey`, the median of the
+    /// daemon's CPU per operation in µs (user and system: the kernel's share of a loopback round trip included).
     static func measure(_ plan: LoadPlan, key: String, daemon: DaemonProcess?, options: BenchOptions,
-                        into report: inout BenchReport, cpuKeys: (generator: String, server: String)? = nil) {
+                        into report: inout BenchReport, cpuKeys: (generator: String, server: String)? = nil,
+                        perOperationKey: String? = nil) {
         switch medianOfRuns(options.runs, key, { _ throws(BenchError) in
             let began = MonotonicClock.now()
             let daemonBefore = daemon?.cpuSeconds()
             let result = try LoadGenerator.run(plan)
             var values = ["rps": result.operationsPerSecond, "generator_cores": result.generatorCores]
             if let before = daemonBefore, let after = daemon?.cpuSeconds() {
-                values["server_cores"] = (after - before) / (MonotonicClock.now() - began)
+                let cores = (after - before) / (MonotonicClock.now() - began)
+                values["server_cores"] = cores
+                values["us_per_op"] = result.operationsPerSecond > 0 ? cores * 1e6 / result.operationsPerSecond : .nan
             }
             return values
         }) {
@@ -36,8 +41,10 @@ struct ThroughputScenario {
                 report.record(cpuKeys.generator, medians["generator_cores"])
                 report.record(cpuKeys.server, medians["server_cores"], missing: "no /proc/PID/stat")
             }
+            if let perOperationKey { report.record(perOperationKey, medians["us_per_op"], missing: "no /proc/PID/stat") }
         case .failure(let error):
-            report.markMissing([key] + (cpuKeys.map { [$0.generator, $0.server] } ?? []), "\(error)")
+            report.markMissing([key] + (cpuKeys.map { [$0.generator, $0.server] } ?? []) + (perOperationKey.map { [$0] } ?? []),
+                               "\(error)")
         }
     }
 
@@ -103,15 +110,16 @@ struct ThroughputScenario {
                 FixedRoundSource(request: Self.pingLine, depth: depth)
             }, expect: Self.resultToken)
             Self.measure(load, key: key, daemon: daemon, options: options, into: &report,
-                         cpuKeys: depth == 1 ? ("ping_generator_cores", "ping_daemon_cores") : nil)
+                         cpuKeys: depth == 1 ? ("ping_generator_cores", "ping_daemon_cores") : nil,
+                         perOperationKey: depth == 1 ? "ping_daemon_us_per_ping" : nil)
         }
         if options.includesThroughputFigure("ping") { measureHeadroom(into: &report) }
     }
 
     private func measurePushes(_ daemon: DaemonProcess, into report: inout BenchReport) {
-        let seedBase = UInt64(MonotonicClock.now() * 1000)
-        if options.includesThroughputFigure("push") { measurePush(daemon, seedBase: seedBase, keys: .sqlite, into: &report) }
-        if options.includesThroughputFigure("single") { measureSinglePush(daemon, seedBase: seedBase, keys: .sqlite, into: &report) }
+        let seeds = SeedSequence()
+        if options.includesThroughputFigure("push") { measurePush(daemon, seeds: seeds, keys: .sqlite, into: &report) }
+        if options.includesThroughputFigure("single") { measureSinglePush(daemon, seeds: seeds, keys: .sqlite, into: &report) }
     }
 
     /// The keys the push figures go under: the PostgreSQL section measures the same figures on its store.
@@ -144,9 +152,9 @@ struct ThroughputScenario {
     }
 
     /// 16 connections pushing 500 new expenses at a time.
-    func measurePush(_ daemon: DaemonProcess, seedBase: UInt64, keys: PushKeys, into report: inout BenchReport) {
-        let push = plan(daemon, connections: 16, source: { index, last in
-            PushRoundSource(mutationsPerPush: 500, lastMutationId: last, pushes: nil, seed: seedBase &+ UInt64(index))
+    func measurePush(_ daemon: DaemonProcess, seeds: SeedSequence, keys: PushKeys, into report: inout BenchReport) {
+        let push = plan(daemon, connections: 16, source: { _, last in
+            PushRoundSource(mutationsPerPush: 500, lastMutationId: last, pushes: nil, seed: seeds.take())
         }, expect: Self.appliedToken)
         Self.measureRate(push, rateKey: keys.rate, percentiles: [(keys.p50, 50), (keys.p99, 99)],
                          options: options, into: &report,
@@ -154,10 +162,9 @@ struct ThroughputScenario {
     }
 
     /// 100 connections pushing one new expense at a time.
-    func measureSinglePush(_ daemon: DaemonProcess, seedBase: UInt64, keys: PushKeys, into report: inout BenchReport) {
-        let single = plan(daemon, connections: 100, source: { index, last in
-            PushRoundSource(mutationsPerPush: 1, lastMutationId: last, pushes: nil,
-                            seed: seedBase &+ 1000 &+ UInt64(index))
+    func measureSinglePush(_ daemon: DaemonProcess, seeds: SeedSequence, keys: PushKeys, into report: inout BenchReport) {
+        let single = plan(daemon, connections: 100, source: { _, last in
+            PushRoundSource(mutationsPerPush: 1, lastMutationId: last, pushes: nil, seed: seeds.take())
         }, expect: Self.appliedToken)
         Self.measureRate(single, rateKey: keys.singleRate, percentiles: [(keys.singleP99, 99)],
                          options: options, into: &report,
@@ -213,10 +220,10 @@ struct ThroughputScenario {
     /// Opens `idleConnections` connections that each say `hello` and then stay silent; measures the
     /// daemon's RSS and the ping latency of one more, active connection.
     private func measureIdle(_ daemon: DaemonProcess, into report: inout BenchReport) {
-        let keys = ["idle_5000_rss_mib", "idle_5000_ping_p99_ms"]
-        let idle: [TCPConnection]
+        let keys = ["idle_5000_rss_mib", "idle_5000_ping_p99_ms", "idle_kib_per_connection"]
+        let idle: [TCPConnection], baseline: Double? // not money: MiB
         do {
-            idle = try Self.openIdle(daemon, connections: options.idleConnections, tls: nil)
+            (idle, baseline) = try Self.openIdle(daemon, connections: options.idleConnections, tls: nil)
         } catch {
             report.markMissing(keys, "\(error)")
             return
@@ -243,6 +250,8 @@ struct ThroughputScenario {
             case .success(let medians):
                 report.record("idle_5000_rss_mib", medians["rss_mib"], missing: "no /proc/PID/status")
                 report.record("idle_5000_ping_p99_ms", medians["p99_ms"])
+                report.record("idle_kib_per_connection", Self.perConnection(medians["rss_mib"], baseline, idle.count),
+                              missing: "no /proc/PID/status")
             case .failure(let error): report.markMissing(keys, "\(error)")
             }
         } catch {
@@ -251,8 +260,16 @@ struct ThroughputScenario {
         withExtendedLifetime(idle) {}
     }
 
-    /// `connections` connections (TLS with `tls`) that each said `hello` and stay open while the caller keeps them.
-    static func openIdle(_ daemon: DaemonProcess, connections: Int, tls: TLSContext?) throws(BenchError) -> [TCPConnection] {
+    /// KiB of the daemon's RSS per connection: what `count` connections added to `baseline` (MiB before them).
+    static func perConnection(_ resident: Double?, _ baseline: Double?, _ count: Int) -> Double? { // not money: KiB
+        guard let resident, let baseline, count > 0, resident.isFinite else { return nil }
+        return (resident - baseline) * 1024 / Double(count)
+    }
+
+    /// `connections` connections (TLS with `tls`) that each said `hello` and stay open while the caller keeps them,
+    /// and the daemon's RSS before them (MiB).
+    static func openIdle(_ daemon: DaemonProcess, connections: Int,
+                         tls: TLSContext?) throws(BenchError) -> (connections: [TCPConnection], baselineMiB: Double?) {
         let baseline = daemon.residentMiB()
         var idle: [TCPConnection] = []
         idle.reserveCapacity(connections)
@@ -268,7 +285,7 @@ struct ThroughputScenario {
         }
         progress("idle: \(idle.count) \(tls == nil ? "" : "TLS ")connections said hello; daemon RSS "
                  + "\(baseline.map { BenchReport.format($0, 1) } ?? "?") MiB before")
-        return idle
+        return (idle, baseline)
     }
 
     /// Waits until the daemon's RSS stops falling: two sweep intervals first (an idle TLS connection gives its
@@ -286,18 +303,22 @@ struct ThroughputScenario {
         }
     }
 
-    /// The daemon's RSS (median over `runs` readings) while `connections` idle connections are open.
+    /// The daemon's RSS (median over `runs` readings, MiB) while `connections` idle connections are open, and
+    /// KiB of it per connection (``perConnection(_:_:_:)``).
     static func idleResident(_ daemon: DaemonProcess, connections: Int, tls: TLSContext?, runs: Int,
-                             what: String) -> Result<Double, BenchError> { // not money: MiB
-        let idle: [TCPConnection]
+                             what: String) -> Result<(mib: Double, kibPerConnection: Double?), BenchError> { // not money: MiB
+        let idle: [TCPConnection], baseline: Double? // not money: MiB
         do {
-            idle = try openIdle(daemon, connections: connections, tls: tls)
+            (idle, baseline) = try openIdle(daemon, connections: connections, tls: tls)
         } catch {
             return .failure(error)
         }
         defer { withExtendedLifetime(idle) {} }
         settle(daemon)
         return medianOfRuns(runs, what) { _ throws(BenchError) in ["rss_mib": daemon.residentMiB() ?? .nan] }
-            .map { $0["rss_mib"] ?? .nan }
+            .map { medians in
+                let mib = medians["rss_mib"] ?? .nan
+                return (mib, perConnection(mib, baseline, idle.count))
+            }
     }
 }

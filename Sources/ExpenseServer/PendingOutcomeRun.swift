@@ -34,6 +34,14 @@ package struct PendingOutcomeRun: Hashable {
         }
     }
 
+    /// This run followed by `later`, outcomes kept after it (a later decision of a mutationId this run holds
+    /// replaces it, as ``keep(_:mutationId:)`` does); `nil` when `later` starts neither inside this run nor right
+    /// after it.
+    package func joined(with later: PendingOutcomeRun) -> PendingOutcomeRun? {
+        guard later.first >= first, later.first <= last + 1 else { return nil }
+        return PendingOutcomeRun(first: first, outcomes: Array(outcomes.prefix(Int(later.first - first))) + later.outcomes)
+    }
+
     /// The run's outcomes inside the window of a client whose last consumed mutationId is `last`, one by one.
     package func kept(clientId: UUID, last: Int64, retention: Int64) -> [LedgerSnapshot.KeptOutcome] {
         outcomes.enumerated().compactMap { offset, outcome in
@@ -97,4 +105,20 @@ package struct PendingOutcomeRuns {
         clients.removeAll(keepingCapacity: true)
         lastRun = nil
     }
+}
+
+/// A client's open run: its newest outcomes, held by its `clients` row rather than appended to `outcome_runs`
+/// (`SQLiteLedgerStore+Outcomes.swift`), with their packed bytes (``PackedOutcomeRun``) as the row holds them.
+struct OpenOutcomeRun {
+    /// Outcomes an open run holds at most: a single push's outcome then costs a row of the log once in this many
+    /// pushes, and the `clients` row, rewritten for every push, stays a few dozen bytes.
+    static let maximumCount = 32
+    /// Packed bytes an open run holds at most (rejections carry their message).
+    static let maximumBytes = 256
+
+    var run: PendingOutcomeRun
+    var bytes: [UInt8]
+
+    /// Whether a run of `count` outcomes packed in `bytes` bytes may stay open.
+    static func holds(count: Int, bytes: Int) -> Bool { count <= maximumCount && bytes <= maximumBytes }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What the SQLite store keeps of its clients, in one place: each client's committed `clients` row (its last
-/// consumed mutationId and newest outcome run), what the open transaction changes in them, the transaction's new
-/// outcome runs, the outcome log's position and the sweep's cursor. A transaction's values are taken in by
+/// consumed mutationId, newest outcome run and open run), what the open transaction changes in them, the
+/// transaction's new outcomes, the outcome log's position and the sweep's cursor. A transaction's values are taken in by
 /// ``commit()`` once COMMIT succeeded and forgotten by ``rollBack()`` when it failed, so what is committed here
 /// always equals the file.
 ///
@@ -10,10 +10,12 @@ import Foundation
 /// and keeps its walk, and each of those is a property of its own here (as one struct they would be one access to
 /// the store's property, overlapping itself).
 final class SQLiteClientLog {
-    /// One row of `clients`: a client's last consumed mutationId and its newest outcome run (0: none).
+    /// One row of `clients`: a client's last consumed mutationId, its newest outcome run in `outcome_runs` (0: none)
+    /// and its open run, the outcomes kept since, which the row itself holds (`SQLiteLedgerStore+Outcomes.swift`).
     struct Row {
         var lastMutationId: Int64 = 0
         var newestRun: Int64 = 0
+        var open: OpenOutcomeRun?
     }
 
     /// Each client's `clients` row as committed, read through from the table (the store is the file's only writer,

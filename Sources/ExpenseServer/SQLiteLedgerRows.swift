@@ -16,7 +16,7 @@ final class SQLiteLedgerRows {
     /// `history`: one entry per change (Protocol.md §5.8) but an expense's creation, which its record's row
     /// implies (``RecordCreation``).
     let history: SQLiteRowStatement
-    /// `clients`: each pushing client's last consumed mutationId and newest outcome run.
+    /// `clients`: each pushing client's last consumed mutationId, newest outcome run and open run.
     let clients: SQLiteRowStatement
     /// `records`: the group's new record versions with their creations (``RecordCreation``), and the seqs of the
     /// versions they replace; a new record's in `recordCreations`, its constant columns written as constants
@@ -48,8 +48,12 @@ final class SQLiteLedgerRows {
         let historyHead = "INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind)"
         history = SQLiteRowStatement(connection: connection, head: historyHead, columns: 10)
         clients = SQLiteRowStatement(
-            connection: connection, head: "INSERT INTO clients (id, last_mutation_id, newest_run)", columns: 3,
-            tail: "ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id, newest_run = excluded.newest_run")
+            connection: connection,
+            head: "INSERT INTO clients (id, last_mutation_id, newest_run, open_first, open_last, open_outcomes)", columns: 6,
+            tail: """
+                ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id, newest_run = excluded.newest_run,
+                open_first = excluded.open_first, open_last = excluded.open_last, open_outcomes = excluded.open_outcomes
+                """)
         let recordsHead = "INSERT INTO records (\(SQLiteLedgerStore.recordWithCreation))"
         records = SQLiteRowStatement(connection: connection, head: recordsHead,
                                      columns: RecordColumns.names.count + RecordCreation.columns.count)

@@ -48,8 +48,9 @@ extension SQLiteLedgerStore {
         }
     }
 
-    /// Every outcome inside its client's window (``LedgerStore/outcomeRetention``), one by one; runs the sweep has
-    /// not reached yet may still hold outcomes outside it, which no lookup answers and which are left out.
+    /// Every outcome inside its client's window (``LedgerStore/outcomeRetention``), one by one, from the runs of
+    /// `outcome_runs` and the clients' open runs; runs the sweep has not reached yet may still hold outcomes outside
+    /// it, which no lookup answers and which are left out.
     /// - Parameter clients: each client's last consumed mutationId.
     func keptOutcomes(clients: [UUID: Int64]) throws -> [LedgerSnapshot.KeptOutcome] {
         var kept: [LedgerSnapshot.KeptOutcome] = []
@@ -61,6 +62,12 @@ extension SQLiteLedgerStore {
                 let outcomes = try row.withBlob(5) { try PackedOutcomeRun.decode($0, count: try header.count()) }
                 kept += PendingOutcomeRun(first: header.first, outcomes: outcomes)
                     .kept(clientId: clientId, last: last, retention: outcomeRetention)
+            }
+        try connection.prepare("SELECT id, open_first, open_last, open_outcomes FROM clients WHERE open_outcomes IS NOT NULL")
+            .forEach { row in
+                let clientId = try Self.uuid(row.blob(0))
+                guard let open = try Self.openRun(row, from: 1) else { return }
+                kept += open.run.kept(clientId: clientId, last: clients[clientId] ?? 0, retention: outcomeRetention)
             }
         return kept
     }

@@ -10,11 +10,12 @@ import SQLite
 /// round the table in key order, each group that appends `a` runs examining the next `max(2a, 16)` after it and
 /// deleting the expired ones, in the group's transaction.
 ///
-/// Only runs that may have expired are examined. A run's key is the number of outcomes ever appended through its
-/// last one (``SQLiteClientLog/position``), and its client must keep `outcomeRetention` more outcomes
-/// (each appended after it, so at higher positions) before the run leaves the window: runs keyed above
-/// `clientLog.position - outcomeRetention` cannot have expired. The cursor goes up to there and then starts again
-/// from the first run. (A daemon that has kept fewer outcomes than one window never sweeps.)
+/// Mostly runs that may have expired are examined. A run's key is the number of outcomes ever appended through
+/// its last one (``SQLiteClientLog/position``), and its client must keep `outcomeRetention` more outcomes before
+/// the run leaves the window; all but the few its open run holds (``OpenOutcomeRun/maximumCount``) are appended
+/// after it, at higher positions. So runs keyed above `clientLog.position - outcomeRetention` have not expired,
+/// or only just: the cursor goes up to there and then starts again from the first run, and such a run is found
+/// on a later trip. (A daemon that has appended fewer outcomes than one window never sweeps.)
 ///
 /// Why that bounds the table: the cursor covers the table faster than groups grow it (two runs examined per run
 /// appended), so a run is deleted within about one trip of the cursor after it expires. Inside its window a
@@ -26,7 +27,7 @@ extension SQLiteLedgerStore {
     static let minimumSweep = 16
 
     /// Examines the runs after the cursor that may have expired and deletes those wholly outside their client's
-    /// window; sets the transaction's new cursor (taken when it commits). Call after ``flushOutcomeRuns()`` and
+    /// window; sets the transaction's new cursor (taken when it commits). `appended`: the runs the group appended. Call after ``flushClientLog()`` and
     /// with the group's last consumed mutationIds set.
     func sweepOutcomeRuns(appended: Int) throws {
         let horizon = clientLog.pendingPosition - outcomeRetention

@@ -3,9 +3,10 @@ import ExpenseProtocol
 import Foundation
 import SQLite
 
-/// Kept outcomes (Protocol.md §7.6) as an append-only log of runs (`outcome_runs`, ``SQLiteLedgerStore/migrations``):
-/// a group commit appends one row per client that consumed mutations, holding that client's outcomes of the group
-/// packed (``PackedOutcomeRun``) and linked to the client's run before; `clients.newest_run` is the newest.
+/// Kept outcomes (Protocol.md §7.6) as an append-only log of runs (`outcome_runs`, ``SQLiteLedgerStore/migrations``)
+/// and an open run per client: a group commit adds each client's outcomes of the group to the open run its
+/// `clients` row holds (migration 15), and appends that run to the log, packed (``PackedOutcomeRun``) and linked
+/// to the client's run before, once it holds a few dozen; `clients.newest_run` is the newest appended.
 ///
 /// The window is applied when an outcome is read (``TransactionOutcomeRuns``); the rows of runs wholly outside
 /// their client's window are deleted later, by the sweep (`SQLiteLedgerStore+OutcomeSweep.swift`), which bounds
@@ -22,10 +23,13 @@ extension SQLiteLedgerStore {
                                            retention: outcomeRetention, keepsRead: true) { try committedRun(clientId, holding: $0) }
     }
 
-    /// The committed run of `clientId` holding `mutationId`, found by walking the client's chain of runs back from
-    /// its newest (``SQLiteClientLog/runWalk``, kept from one lookup to the next while that newest run is the same).
+    /// The committed run of `clientId` holding `mutationId`: its open run, or one found by walking the client's
+    /// chain of runs back from its newest (``SQLiteClientLog/runWalk``, kept from one lookup to the next while that
+    /// newest run is the same).
     private func committedRun(_ clientId: UUID, holding mutationId: Int64) throws -> PendingOutcomeRun? {
-        let newest = try committedClient(clientId).newestRun
+        let client = try committedClient(clientId)
+        if let open = client.open?.run, open.outcome(mutationId) != nil { return open }
+        let newest = client.newestRun
         var walk = clientLog.runWalk.flatMap { $0.clientId == clientId && $0.newestRun == newest ? $0 : nil }
             ?? OutcomeRunWalk(clientId: clientId, newestRun: newest)
         defer { clientLog.runWalk = walk }
@@ -39,8 +43,11 @@ extension SQLiteLedgerStore {
     /// Outcomes kept for `clientId`: those inside its window (tests of the retention window).
     package func keptOutcomeCount(clientId: UUID) throws -> Int {
         let last = try lastMutationId(clientId: clientId)
-        var count: Int64 = 0
-        var run = try committedClient(clientId).newestRun
+        let client = try committedClient(clientId)
+        var count = client.open.map {
+            ConsumedOutcome.keptCount(from: $0.run.first, through: $0.run.last, last: last, retention: outcomeRetention)
+        } ?? 0
+        var run = client.newestRun
         while run != 0, let header = try runHeader(run, clientId), header.last > last - outcomeRetention {
             count += ConsumedOutcome.keptCount(from: header.first, through: header.last, last: last,
                                                retention: outcomeRetention)
@@ -49,32 +56,92 @@ extension SQLiteLedgerStore {
         return Int(count)
     }
 
-    /// Appends the transaction's runs, one per client that kept outcomes, each linked to the client's committed
-    /// newest run, in the same transaction as the effects; sets ``SQLiteClientLog/pendingPosition``.
-    /// - Returns: the run each client appended (its new `clients.newest_run`).
-    func flushOutcomeRuns() throws -> [UUID: Int64] {
-        var newestRuns: [UUID: Int64] = [:]
-        newestRuns.reserveCapacity(clientLog.runs.pending.clients.count)
-        var keys: [(run: Int64, previous: Int64)] = []
-        keys.reserveCapacity(clientLog.runs.pending.clients.count)
+    /// Writes what the transaction changed of its clients, in the same transaction as the effects they account
+    /// for: each client's outcomes join its open run, which its `clients` row holds; an open run that would grow
+    /// past ``OpenOutcomeRun/maximumCount`` outcomes or ``OpenOutcomeRun/maximumBytes`` is appended to
+    /// `outcome_runs` instead (linked to the client's newest run) and the row's open run is empty again. Then one
+    /// `clients` row per client that consumed mutations or kept outcomes. Sets ``SQLiteClientLog/pendingRows`` and
+    /// ``SQLiteClientLog/pendingPosition``.
+    ///
+    /// A single push's outcomes so cost no row of their own: its client's row, written anyway for its last
+    /// mutationId, carries them, and one push in every few dozen moves them to `outcome_runs`.
+    /// - Returns: the number of runs appended to `outcome_runs`.
+    func flushClientLog() throws -> Int {
+        var appended: [(key: Int64, previous: Int64, clientId: UUID, run: PendingOutcomeRun, bytes: [UInt8])] = []
         var position = clientLog.position
+        func append(_ run: PendingOutcomeRun, bytes: [UInt8], of clientId: UUID, to row: inout SQLiteClientLog.Row) {
+            position += Int64(run.outcomes.count)
+            appended.append((position, row.newestRun, clientId, run, bytes))
+            row.newestRun = position
+        }
+        clientLog.pendingRows.removeAll(keepingCapacity: true)
         for clientId in clientLog.runs.pending.clients {
-            position += Int64(clientLog.runs.pending[clientId]?.outcomes.count ?? 0)
-            newestRuns[clientId] = position
-            keys.append((position, try committedClient(clientId).newestRun))
+            guard let kept = clientLog.runs.pending[clientId] else { continue }
+            var row = try committedClient(clientId)
+            row.lastMutationId = clientLog.pendingLastMutationIds[clientId] ?? row.lastMutationId
+            var run = kept
+            if let open = row.open {
+                if let joined = open.run.joined(with: kept) {
+                    run = joined
+                } else {
+                    append(open.run, bytes: open.bytes, of: clientId, to: &row)
+                }
+            }
+            let bytes = PackedOutcomeRun.encode(run.outcomes)
+            if OpenOutcomeRun.holds(count: run.outcomes.count, bytes: bytes.count) {
+                row.open = OpenOutcomeRun(run: run, bytes: bytes)
+            } else {
+                append(run, bytes: bytes, of: clientId, to: &row)
+                row.open = nil
+            }
+            clientLog.pendingRows.append((clientId, row))
+        }
+        for (clientId, last) in clientLog.pendingLastMutationIds where clientLog.runs.pending[clientId] == nil {
+            var row = try committedClient(clientId)
+            row.lastMutationId = last
+            clientLog.pendingRows.append((clientId, row))
         }
         clientLog.pendingPosition = position
-        try rows.outcomeRuns.run(count: clientLog.runs.pending.clients.count) { row, index in
-            let clientId = clientLog.runs.pending.clients[index]
-            guard let run = clientLog.runs.pending[clientId] else { preconditionFailure("every client in the order has its run") }
-            try row.integer(keys[index].run)
-            try Self.bind(clientId, to: &row)
-            try row.integer(run.first)
-            try row.integer(run.first + Int64(run.outcomes.count) - 1)
-            try row.integer(keys[index].previous)
-            try PackedOutcomeRun.encode(run.outcomes).withUnsafeBytes { try row.blob($0) }
+        try rows.outcomeRuns.run(count: appended.count) { row, index in
+            let run = appended[index]
+            try row.integer(run.key)
+            try Self.bind(run.clientId, to: &row)
+            try row.integer(run.run.first)
+            try row.integer(run.run.last)
+            try row.integer(run.previous)
+            try run.bytes.withUnsafeBytes { try row.blob($0) }
         }
-        return newestRuns
+        try rows.clients.run(count: clientLog.pendingRows.count) { row, index in
+            let (clientId, client) = clientLog.pendingRows[index]
+            try Self.bind(clientId, to: &row)
+            try row.integer(client.lastMutationId)
+            try row.integer(client.newestRun)
+            if let open = client.open {
+                try row.integer(open.run.first)
+                try row.integer(open.run.last)
+                try open.bytes.withUnsafeBytes { try row.blob($0) }
+            } else {
+                try row.integer(0)
+                try row.integer(0)
+                try row.null()
+            }
+        }
+        return appended.count
+    }
+
+    /// The open run in columns `open_first, open_last, open_outcomes` of a `clients` row from `column` on; `nil`
+    /// when the row holds none (`open_outcomes` NULL).
+    /// - Throws: ``LedgerError/storageFailed(_:)`` when it does not decode (changed behind the daemon's back).
+    static func openRun(_ row: SQLiteRow, from column: Int32) throws -> OpenOutcomeRun? {
+        guard !row.isNull(column + 2) else { return nil }
+        let header = OutcomeRunWalk.Header(run: 0, first: row.int64(column), last: row.int64(column + 1), previous: 0)
+        guard header.first <= header.last else {
+            throw PackedOutcomeRun.damaged("an open run has mutationIds \(header.first)…\(header.last)")
+        }
+        let count = try header.count()
+        let bytes = row.blob(column + 2)
+        let outcomes = try bytes.withUnsafeBytes { try PackedOutcomeRun.decode($0, count: count) }
+        return OpenOutcomeRun(run: PendingOutcomeRun(first: header.first, outcomes: outcomes), bytes: bytes)
     }
 
     /// The header of `run` when it is a run of `clientId`; `nil` when there is no such row or it is another

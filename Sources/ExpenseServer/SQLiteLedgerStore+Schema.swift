@@ -34,9 +34,11 @@ extension SQLiteLedgerStore {
     ///   for each of its latest consumed mutations, one row per mutation keyed (client, mutationId). status: 0
     ///   applied (version, seq), 1 conflict (record: the id), 2 rejected (reason, field, message).
     /// - `outcome_runs` (migration 7) holds the same outcomes (``LedgerStore/outcomeRetention``, Protocol.md §7.6)
-    ///   as an append-only log: one row per client per group commit, its outcomes of mutationIds
+    ///   as an append-only log: one row per run of a client's outcomes of mutationIds
     ///   `first_mutation_id…last_mutation_id` packed (``PackedOutcomeRun``), `previous` the client's run before
-    ///   (0: none) and `clients.newest_run` its newest. Keyed by an increasing `run` (the number of outcomes ever
+    ///   (0: none) and `clients.newest_run` its newest. Since migration 15 a client's newest outcomes are its open
+    ///   run, held by its `clients` row (`open_first…open_last`, `open_outcomes` packed the same way) until it
+    ///   holds a few dozen and is appended here (``OpenOutcomeRun``). Keyed by an increasing `run` (the number of outcomes ever
     ///   appended through the run's last), so a group appends at the end of the table and dirties about one page
     ///   however many clients pushed (the per-client key of `outcomes`
     ///   dirtied one page per client); deliberately no index on `client`, which would do that again. Runs wholly
@@ -200,6 +202,14 @@ extension SQLiteLedgerStore {
         ALTER TABLE records ADD COLUMN created_client BLOB;
         ALTER TABLE records ADD COLUMN created_time INTEGER;
         CREATE INDEX records_created ON records (created_seq) WHERE created_seq > 0;
+        """,
+        // 15: a client's newest outcomes in its `clients` row, its open run (`open_outcomes` packed as a run's,
+        // NULL: none), appended to `outcome_runs` once it holds a few dozen: a single push wrote a run row of its
+        // own beside the client's row (`SQLiteLedgerStore+Outcomes.swift`). Constant defaults rewrite no row.
+        """
+        ALTER TABLE clients ADD COLUMN open_first INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE clients ADD COLUMN open_last INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE clients ADD COLUMN open_outcomes BLOB;
         """,
     ]
 

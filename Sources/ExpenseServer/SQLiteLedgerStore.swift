@@ -140,34 +140,17 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// The client's committed `clients` row (zeros for a client never seen), read through ``SQLiteClientLog/committed``.
     func committedClient(_ clientId: UUID) throws -> SQLiteClientLog.Row {
         if let committed = clientLog.committed[clientId] { return committed }
-        let stored = try connection.cached(literal: "SELECT last_mutation_id, newest_run FROM clients WHERE id = ?1")
-            .first([Self.blob(clientId)]) { SQLiteClientLog.Row(lastMutationId: $0.int64(0), newestRun: $0.int64(1)) } ?? SQLiteClientLog.Row()
+        let stored = try connection.cached(literal: """
+            SELECT last_mutation_id, newest_run, open_first, open_last, open_outcomes FROM clients WHERE id = ?1
+            """).first([Self.blob(clientId)]) { row in
+            SQLiteClientLog.Row(lastMutationId: row.int64(0), newestRun: row.int64(1), open: try Self.openRun(row, from: 2))
+        } ?? SQLiteClientLog.Row()
         clientLog.committed[clientId] = stored
         return stored
     }
 
     package func setLastMutationId(clientId: UUID, _ mutationId: Int64) throws {
         clientLog.pendingLastMutationIds[clientId] = mutationId
-    }
-
-    /// Writes the `clients` row of each client that consumed mutations or appended an outcome run (its last
-    /// consumed mutationId and newest run, ``flushOutcomeRuns()``'s), in the same transaction as the effects they
-    /// account for.
-    private func flushClients(newestRuns: [UUID: Int64]) throws {
-        clientLog.pendingRows.removeAll(keepingCapacity: true)
-        for (clientId, last) in clientLog.pendingLastMutationIds {
-            let newest = try newestRuns[clientId] ?? committedClient(clientId).newestRun
-            clientLog.pendingRows.append((clientId, SQLiteClientLog.Row(lastMutationId: last, newestRun: newest)))
-        }
-        for (clientId, newest) in newestRuns where clientLog.pendingLastMutationIds[clientId] == nil {
-            clientLog.pendingRows.append((clientId, SQLiteClientLog.Row(lastMutationId: try committedClient(clientId).lastMutationId, newestRun: newest)))
-        }
-        try rows.clients.run(count: clientLog.pendingRows.count) { row, index in
-            let (clientId, client) = clientLog.pendingRows[index]
-            try Self.bind(clientId, to: &row)
-            try row.integer(client.lastMutationId)
-            try row.integer(client.newestRun)
-        }
     }
 
     /// Keeps `record` for the group's multi-row writes before COMMIT (``flushRecords()``); ``record(id:)`` answers
@@ -246,8 +229,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             let value = try connection.transaction {
                 let value = try body()
                 try flushRecords()
-                try flushClients(newestRuns: try flushOutcomeRuns())
-                try sweepOutcomeRuns(appended: clientLog.runs.pending.clients.count)
+                try sweepOutcomeRuns(appended: try flushClientLog())
                 try flushHistory()
                 try faults?.check(.commit)
                 return value

@@ -6,10 +6,11 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// The SQLite store keeps outcomes as an append-only log of runs (`SQLiteLedgerStore+Outcomes.swift`): a group
-/// appends one row per client and dirties about one page of it whatever the number of clients; the sweep bounds
-/// the table; a file with the old per-mutation `outcomes` rows opens answering every kept outcome as before;
-/// `snapshot` / `install` carry the outcomes one by one.
+/// The SQLite store keeps outcomes as an append-only log of runs and an open run per client
+/// (`SQLiteLedgerStore+Outcomes.swift`): a group of single pushes writes only its clients' rows, which hold their
+/// open runs, and dirties a few pages whatever the number of clients; an open run joins the log once it is full;
+/// the sweep bounds the table; a file with the old per-mutation `outcomes` rows opens answering every kept outcome
+/// as before; `snapshot` / `install` carry the outcomes one by one.
 @Suite(.offTheCooperativePool) struct OutcomeRunLogTests {
     /// A mutation that is rejected (`invalid_amount`): it consumes its id and keeps an outcome, and writes no
     /// record, history or totals, so a group of them writes only `clients` and the outcomes.
@@ -38,20 +39,21 @@ import TestSupport
         return (grown / (pageSize + 24), try count(store, "SELECT count(*) FROM outcome_runs") - runsBefore, store)
     }
 
-    @Test func aGroupAppendsOneRunPerClientAndAboutOnePage() throws {
+    @Test func aGroupOfSinglePushesWritesOnlyItsClientsRowsAndAFewPages() throws {
         let directory = try TemporaryDirectory("outcome-runs")
         defer { directory.remove() }
         let few = try Self.framesOfOneGroup(clients: 4, in: directory)
         let many = try Self.framesOfOneGroup(clients: 120, in: directory)
-        #expect(few.runs == 4 && many.runs == 120)
-        // The group's runs are the table's last 120 rows: appended at its end, consecutive.
+        // Each client's 40 first outcomes were more than an open run holds: one run each. The group's outcomes are
+        // in the clients' rows.
+        #expect(few.runs == 0 && many.runs == 0)
         let store = many.store
-        #expect(try Self.count(store, "SELECT max(run) - min(run) + 1 FROM (SELECT run FROM outcome_runs ORDER BY run DESC LIMIT 120)") == 120)
-        #expect(try Self.count(store, "SELECT count(DISTINCT client) FROM (SELECT client FROM outcome_runs ORDER BY run DESC LIMIT 120)") == 120)
+        #expect(try Self.count(store, "SELECT count(*) FROM outcome_runs") == 120)
+        #expect(try Self.count(store, "SELECT count(*) FROM clients WHERE open_first = 41 AND open_last = 41") == 120)
         // Not one page per client (which the old per-client rows dirtied: about 120 here), only as many pages as
-        // the group's bytes fill: its 120 runs (each with its rejection's message) and 120 `clients` rows, about
-        // 11 KB. Measured: 2 pages for 4 clients, 7 for 120.
-        #expect(few.frames <= 4 && many.frames <= 12, "4 clients: \(few.frames) pages, 120 clients: \(many.frames) pages")
+        // the group's bytes fill: 120 `clients` rows, each with its open run of one rejection and its message,
+        // about 11 KB. Measured: 1 page for 4 clients, 6 for 120 (2 and 7 when each client also appended a run row).
+        #expect(few.frames <= 4 && many.frames <= 8, "4 clients: \(few.frames) pages, 120 clients: \(many.frames) pages")
         // And every outcome of the group answers.
         for clientId in try store.connection.prepare("SELECT id FROM clients").map([], { try SQLiteLedgerStore.uuid($0.blob(0)) }) {
             guard case .rejected(let rejection)? = try store.outcome(clientId: clientId, mutationId: 41) else {
@@ -93,7 +95,8 @@ import TestSupport
         }
         // Inside the windows: 11 × 4 + 3. The sweep keeps at most about twice that plus one sweep's worth.
         #expect(largest <= 2 * 47 + 2 * 12 + Int64(SQLiteLedgerStore.minimumSweep), "at most \(largest) runs")
-        #expect(try Self.count(store, "SELECT count(*) FROM outcome_runs WHERE client = ?1", [SQLiteLedgerStore.blob(stopped)]) == 3)
+        // Its three outcomes are its open run, in its `clients` row.
+        #expect(try Self.count(store, "SELECT count(*) FROM outcome_runs WHERE client = ?1", [SQLiteLedgerStore.blob(stopped)]) == 0)
         #expect(try store.keptOutcomeCount(clientId: stopped) == 3)
         var lookups: [(UUID, Int64)] = clients.flatMap { clientId in (1...last[clientId, default: 0]).map { (clientId, $0) } }
         lookups.shuffle()
@@ -192,7 +195,8 @@ import TestSupport
         }
     }
 
-    /// A run whose bytes were changed behind the daemon's back: the lookup throws a storage error, never traps.
+    /// A run or an open run whose bytes were changed behind the daemon's back: the lookup throws a storage error,
+    /// never traps.
     @Test func aDamagedRunThrowsAStorageError() throws {
         let directory = try TemporaryDirectory("outcome-runs")
         defer { directory.remove() }
@@ -200,14 +204,51 @@ import TestSupport
         let ann = UUID()
         do {
             let engine = LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "t", currency: .usd), currency: .usd)
-            _ = try engine.push(clientId: ann, items: [Self.rejected(1), Self.rejected(2)])
+            // More than an open run holds (a run row), then one outcome (the open run).
+            _ = try engine.push(clientId: ann, items: (1...40).map { Self.rejected(Int64($0)) })
+            _ = try engine.push(clientId: ann, items: [Self.rejected(41)])
         }
         let connection = try SQLiteConnection(path: path)
+        #expect(try connection.prepare("SELECT count(*) FROM outcome_runs").first { $0.int64(0) } == 1)
         try connection.execute("UPDATE outcome_runs SET outcomes = substr(outcomes, 1, length(outcomes) - 3)")
         let store = try SQLiteLedgerStore(path: path, name: "t", currency: .usd)
         #expect(throws: LedgerError.self) { try store.outcome(clientId: ann, mutationId: 2) }
+        try connection.execute("UPDATE clients SET open_outcomes = substr(open_outcomes, 1, length(open_outcomes) - 3)")
+        #expect(throws: LedgerError.self) { try SQLiteLedgerStore(path: path, name: "t", currency: .usd).outcome(clientId: ann, mutationId: 41) }
+        try connection.execute("UPDATE clients SET open_outcomes = NULL, open_first = 0, open_last = 0")
         try connection.execute("UPDATE outcome_runs SET previous = run")
         let again = try SQLiteLedgerStore(path: path, name: "t", currency: .usd)
         #expect(throws: LedgerError.self) { try again.keptOutcomeCount(clientId: ann) }
+    }
+
+    /// Single pushes of creates: every 32nd moves the open run to the log, as one run of 32 consecutive outcomes
+    /// linked to the one before; every outcome answers, from the log and from the open run, in one store and in
+    /// the file reopened; a snapshot carries them all.
+    @Test func aFullOpenRunJoinsTheLog() throws {
+        let directory = try TemporaryDirectory("outcome-runs")
+        defer { directory.remove() }
+        let path = directory.file("l.sqlite")
+        let ann = UUID()
+        let store = try SQLiteLedgerStore(path: path, name: "t", currency: .usd)
+        let engine = LedgerEngine(store: store, currency: .usd)
+        var expected: [Int64: ConsumedOutcome] = [:]
+        for mutationId in Int64(1)...70 {
+            let result = try engine.push(clientId: ann, items: [putItem(mutationId, UUID(), base: 0, lunch())])
+            expected[mutationId] = ConsumedOutcome(result.results[0].status)
+        }
+        let runs = try store.connection.prepare("SELECT first_mutation_id, last_mutation_id FROM outcome_runs ORDER BY run")
+            .map([]) { [$0.int64(0), $0.int64(1)] }
+        let limit = Int64(OpenOutcomeRun.maximumCount)
+        #expect(runs == [[1, limit + 1], [limit + 2, 2 * limit + 2]])
+        #expect(try Self.count(store, "SELECT open_first FROM clients") == 2 * limit + 3)
+        #expect(try Self.count(store, "SELECT open_last FROM clients") == 70)
+        try store.backup(to: directory.file("copy.sqlite"))
+        let copy = try SQLiteLedgerStore(path: directory.file("copy.sqlite"), name: "t", currency: .usd)
+        for mutationId in Int64(1)...70 {
+            #expect(try store.outcome(clientId: ann, mutationId: mutationId) == expected[mutationId])
+            #expect(try copy.outcome(clientId: ann, mutationId: mutationId) == expected[mutationId])
+        }
+        #expect(try store.keptOutcomeCount(clientId: ann) == 70)
+        #expect(try copy.snapshot().outcomes.map(\.mutationId) == Array(1...70))
     }
 }

@@ -28,7 +28,9 @@ final class SQLiteClientLog {
     var pendingRows: [(id: UUID, row: Row)] = []
     /// The transaction's newly consumed mutations' outcomes, one run per client, and the clients in the order they
     /// first kept one (the order their runs are appended: `SQLiteLedgerStore+Outcomes.swift`).
-    var runs = TransactionOutcomeRuns()
+    /// Without the run-time exclusivity check, as the store's per-mutation state (`SQLiteLedgerStore.swift`): a
+    /// lookup's closure reads the other properties, never this one.
+    @exclusivity(unchecked) var runs = TransactionOutcomeRuns()
     /// How many outcomes were ever appended to `outcome_runs` (at least): a run's key is this count after its last
     /// outcome, so keys increase, are never reused, and tell the sweep which runs cannot have expired yet
     /// (`SQLiteLedgerStore+OutcomeSweep.swift`). Taken from the file at open.

@@ -16,7 +16,12 @@ package final class SQLiteLedgerStore: LedgerStore {
     package let currency: Currency
     /// The ledger's id and history epoch (`meta`; see `SQLiteLedgerStore+Identity.swift`).
     package let identity: LedgerIdentity
-    package internal(set) var head: Int64
+    // The state a push changes per mutation (the head, the totals, the id map, the transaction's pending rows) is
+    // used by one thread at a time, its ledger's executor, and never while another access to the same property is
+    // open: no mutating method of these values takes a closure or calls back into the store. Swift's run-time
+    // exclusivity check of each access (a thread-local access set) cost about 1,900 instructions per mutation of a
+    // push (callgrind, `Benchmarks/push-profile`), so these properties go without it.
+    @exclusivity(unchecked) package internal(set) var head: Int64
     /// What a test injects (``StoreFaults``); `nil` in the daemon.
     let faults: StoreFaults?
     /// Whether new records are written through ``SQLiteLedgerRows/recordCreations``, their constant columns as
@@ -26,18 +31,18 @@ package final class SQLiteLedgerStore: LedgerStore {
 
     /// The live total of each currency, by its number in ``dayTotals`` (``LiveDayTotals/number(of:)``): no
     /// currency is hashed per record.
-    private var totals = LiveDayTotals.CurrencySums()
+    @exclusivity(unchecked) private var totals = LiveDayTotals.CurrencySums()
     /// The live records' totals per day and per month, category and currency (``LiveDayTotals``): derived from
     /// `records` at open, changed by ``write(_:replacing:)``, never written to the file.
-    var dayTotals: LiveDayTotals
+    @exclusivity(unchecked) var dayTotals: LiveDayTotals
     /// Where each record is: its current seq (the records table's key). Changed only inside a transaction,
     /// with `undo` to put it back when the transaction fails. Compact (`SeqByIdMap.swift`): it is most of a
     /// large ledger's share of the daemon's memory.
-    var seqById: SeqByIdMap
-    var undo: [(id: UUID, seq: Int64?)] = []
+    @exclusivity(unchecked) var seqById: SeqByIdMap
+    @exclusivity(unchecked) var undo: [(id: UUID, seq: Int64?)] = []
     /// The creation (``RecordCreation``) of the committed row ``record(id:)`` read last: the version that replaces
     /// it carries it forward without reading the row again.
-    var lastReadCreation: (seq: Int64, creation: RecordCreation?)?
+    @exclusivity(unchecked) var lastReadCreation: (seq: Int64, creation: RecordCreation?)?
     /// The budget, rule or setting the last ``writeData(_:replacing:)`` wrote and its seq before, for the
     /// `previous` link of its history entry (data ids never enter `seqById`).
     var lastDataWrite: (id: UUID, previous: Int64)?
@@ -45,13 +50,13 @@ package final class SQLiteLedgerStore: LedgerStore {
     let clientLog = SQLiteClientLog()
     /// The transaction's history rows, written when it commits (`SQLiteLedgerStore+History.swift`; nothing reads
     /// the history inside a push's transaction).
-    var pendingHistory: [PendingHistoryRow] = []
+    @exclusivity(unchecked) var pendingHistory: [PendingHistoryRow] = []
     /// The transaction's new record versions (``record(id:)`` reads them there) and the committed rows they
     /// replace: written when it commits (``flushRecords()``).
-    var pendingVersions = PendingRecordVersions()
+    @exclusivity(unchecked) var pendingVersions = PendingRecordVersions()
     /// Every id that may be in `data_records` (a superset: ids are added when written, never removed), read on
     /// first use: an id outside it is no data record without asking the table (`SQLiteLedgerStore+Data.swift`).
-    var dataIds: Set<UUID>?
+    @exclusivity(unchecked) var dataIds: Set<UUID>?
     /// The group's multi-row statements (``SQLiteLedgerRows``).
     lazy var rows = SQLiteLedgerRows(connection: connection)
     package let outcomeRetention: Int64

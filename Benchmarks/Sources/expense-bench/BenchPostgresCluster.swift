@@ -93,7 +93,7 @@ final class BenchPostgresCluster {
     }
 
     /// A loopback port the kernel says is free now (bound to port 0, then released).
-    private static func freePort() throws(BenchError) -> UInt16 {
+    static func freePort() throws(BenchError) -> UInt16 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw .lastSystemError("socket") }
         defer { close(socket) }

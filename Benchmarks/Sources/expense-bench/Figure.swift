@@ -74,6 +74,8 @@ struct Figure: Sendable {
         Figure(key: "redis_ping_pipelined_rps", label: "peer: Redis PING, pipelined 16", unit: "req/s", decimals: 0),
         Figure(key: "redis_aof_set_rps", label: "peer: Redis SET, fsync always", unit: "req/s",
                decimals: 0),
+        Figure(key: "redis_tls_ping_rps", label: "peer: Redis PING over TLS, 50 conns", unit: "req/s", decimals: 0),
+        Figure(key: "redis_tls_ping_ratio", label: "  Redis's TLS / plaintext ping", unit: "×", decimals: 2),
         Figure(key: "redis_push_work_rps", label: "peer: Redis doing a push's work, fsync always, 100 conns", unit: "mut/s",
                decimals: 0),
         Figure(key: "redis_push_work_p99_ms", label: "  call p99", unit: "ms", decimals: 2),

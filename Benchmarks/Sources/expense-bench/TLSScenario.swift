@@ -19,6 +19,17 @@ struct TLSScenario {
     /// - Returns: the daemon and a client context pinned to its certificate.
     static func startDaemon(options: BenchOptions, dataDirectory: String, tlsDirectory: String, log: String,
                             extraArguments: [String] = []) throws(BenchError) -> (DaemonProcess, TLSContext, String) {
+        let (context, fingerprint) = try certificate(options: options, tlsDirectory: tlsDirectory, log: log)
+        let daemon = try DaemonProcess(executable: options.expensed, dataDirectory: dataDirectory, log: log,
+                                       extraArguments: ["--tls-cert", tlsDirectory + "/tls.crt",
+                                                        "--tls-key", tlsDirectory + "/tls.key"] + extraArguments)
+        return (daemon, context, fingerprint.description)
+    }
+
+    /// A certificate and key for 127.0.0.1 made by `expensed tls init` in `tlsDirectory` (`tls.crt`, `tls.key`),
+    /// and a client context pinned to it.
+    static func certificate(options: BenchOptions, tlsDirectory: String,
+                            log: String) throws(BenchError) -> (TLSContext, CertificateFingerprint) {
         let output = tlsDirectory + ".out"
         let (exit, _) = try BenchError.spawning { () throws(ChildProcess.SpawnError) in
             try ChildProcess.run(options.expensed, ["tls", "init", "--data", tlsDirectory, "--host", "127.0.0.1"],
@@ -34,10 +45,7 @@ struct TLSScenario {
         } catch {
             throw .other("TLS client context: \(error)")
         }
-        let daemon = try DaemonProcess(executable: options.expensed, dataDirectory: dataDirectory, log: log,
-                                       extraArguments: ["--tls-cert", tlsDirectory + "/tls.crt",
-                                                        "--tls-key", tlsDirectory + "/tls.key"] + extraArguments)
-        return (daemon, context, fingerprint.description)
+        return (context, fingerprint)
     }
 
     func run(into report: inout BenchReport) {

@@ -93,10 +93,14 @@ var peerProblem: String?
 if options.includes("redis") {
     peerProblem = peers.setUp()
     if let peerProblem {
-        report.markMissing(["redis_ping_rps", "redis_ping_pipelined_rps", "redis_aof_set_rps"] + PeerScenario.pushWorkKeys, peerProblem)
+        report.markMissing(["redis_ping_rps", "redis_ping_pipelined_rps", "redis_aof_set_rps"] + PeerScenario.pushWorkKeys
+                           + RedisTLSPeer.keys, peerProblem)
     }
 }
-if peerProblem == nil && options.includes("redis") { peers.runRedis(into: &report) }
+if peerProblem == nil && options.includes("redis") {
+    peers.runRedis(into: &report)
+    RedisTLSPeer(options: options, workspace: workspace).run(into: &report)
+}
 if options.includes("ledger") { LargeLedgerScenario(options: options, workspace: workspace).run(into: &report) }
 if options.includes("add") { AddScenario(options: options, workspace: workspace).run(into: &report) }
 if options.includes("history") { HistoryDiskScenario(options: options, workspace: workspace).run(into: &report) }

@@ -108,7 +108,8 @@ package struct PendingOutcomeRuns {
 }
 
 /// A client's open run: its newest outcomes, held by its `clients` row rather than appended to `outcome_runs`
-/// (`SQLiteLedgerStore+Outcomes.swift`), with their packed bytes (``PackedOutcomeRun``) as the row holds them.
+/// (`SQLiteLedgerStore+Outcomes.swift`, `PostgresLedgerStore+Outcomes.swift`), with their packed bytes
+/// (``PackedOutcomeRun``) as the row holds them.
 struct OpenOutcomeRun {
     /// Outcomes an open run holds at most: a single push's outcome then costs a row of the log once in this many
     /// pushes, and the `clients` row, rewritten for every push, stays a few dozen bytes.
@@ -121,4 +122,22 @@ struct OpenOutcomeRun {
 
     /// Whether a run of `count` outcomes packed in `bytes` bytes may stay open.
     static func holds(count: Int, bytes: Int) -> Bool { count <= maximumCount && bytes <= maximumBytes }
+
+    /// What a commit makes of a client's committed open run `open` (`nil`: none) and the outcomes `kept` it kept in
+    /// the transaction, the one rule both stores follow: `kept` joins the open run (``PendingOutcomeRun/joined(with:)``);
+    /// when it cannot (it starts past a gap in the client's mutationIds, or before the open run), the open run is
+    /// appended as it is and `kept` alone goes on. What results stays open while it ``holds(count:bytes:)``; past
+    /// that it is appended too and the row holds no open run.
+    /// - Returns: the runs to append to `outcome_runs`, oldest first, each with its packed bytes, and the open run
+    ///   the client's row holds after the commit.
+    static func committing(_ kept: PendingOutcomeRun, after open: OpenOutcomeRun?) -> (appended: [OpenOutcomeRun], open: OpenOutcomeRun?) {
+        var appended: [OpenOutcomeRun] = []
+        var run = kept
+        if let open {
+            if let joined = open.run.joined(with: kept) { run = joined } else { appended.append(open) }
+        }
+        let next = OpenOutcomeRun(run: run, bytes: PackedOutcomeRun.encode(run.outcomes))
+        guard holds(count: run.outcomes.count, bytes: next.bytes.count) else { return (appended + [next], nil) }
+        return (appended, next)
+    }
 }

@@ -132,12 +132,24 @@ struct OpenOutcomeRun {
     ///   the client's row holds after the commit.
     static func committing(_ kept: PendingOutcomeRun, after open: OpenOutcomeRun?) -> (appended: [OpenOutcomeRun], open: OpenOutcomeRun?) {
         var appended: [OpenOutcomeRun] = []
-        var run = kept
-        if let open {
-            if let joined = open.run.joined(with: kept) { run = joined } else { appended.append(open) }
+        let next: OpenOutcomeRun
+        if let open, kept.first == open.run.last + 1 {
+            // The usual case, the outcomes after the open run's: its packed bytes stay as they are, and only the
+            // new outcomes are packed, after them (a push re-packing the whole open run cost the daemon about
+            // 1.6% more instructions per single push than the run row it saves).
+            var bytes = open.bytes
+            PackedOutcomeRun.encode(kept.outcomes, appendingTo: &bytes,
+                                    previousSeq: PackedOutcomeRun.lastAppliedSeq(open.run.outcomes))
+            next = OpenOutcomeRun(run: PendingOutcomeRun(first: open.run.first, outcomes: open.run.outcomes + kept.outcomes),
+                                  bytes: bytes)
+        } else {
+            var run = kept
+            if let open {
+                if let joined = open.run.joined(with: kept) { run = joined } else { appended.append(open) }
+            }
+            next = OpenOutcomeRun(run: run, bytes: PackedOutcomeRun.encode(run.outcomes))
         }
-        let next = OpenOutcomeRun(run: run, bytes: PackedOutcomeRun.encode(run.outcomes))
-        guard holds(count: run.outcomes.count, bytes: next.bytes.count) else { return (appended + [next], nil) }
+        guard holds(count: next.run.outcomes.count, bytes: next.bytes.count) else { return (appended + [next], nil) }
         return (appended, next)
     }
 }

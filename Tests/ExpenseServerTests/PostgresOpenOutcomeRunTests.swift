@@ -17,6 +17,32 @@ import TestSupport
     /// A rejected mutation (`invalid_amount`): it consumes its id and keeps an outcome.
     private static func rejected(_ mutationId: Int64) -> PushItem { putItem(mutationId, UUID(), base: 0, lunch(0)) }
 
+    /// The rule both stores follow (``OpenOutcomeRun/committing(_:after:)``): outcomes after the open run join it,
+    /// packed as the whole run would be; outcomes deciding one of its mutationIds again replace it from there;
+    /// outcomes past a gap leave the open run to be appended; a run past the limits is appended and none stays open.
+    @Test func theCommitRuleJoinsOrAppends() throws {
+        let rejection = ConsumedOutcome.rejected(MutationRejection(reason: "invalid_amount", field: "amount", message: "é"))
+        let outcomes: [ConsumedOutcome] = [.applied(version: 1, seq: 7), rejection, .conflict(id: UUID()), .applied(version: 3, seq: 4),
+                                           rejection, .applied(version: 1, seq: 5), .applied(version: 1, seq: 6)]
+        func packed(_ run: PendingOutcomeRun) -> OpenOutcomeRun { OpenOutcomeRun(run: run, bytes: PackedOutcomeRun.encode(run.outcomes)) }
+        for split in 0...outcomes.count {
+            let open = packed(PendingOutcomeRun(first: 10, outcomes: Array(outcomes.prefix(split))))
+            let next = OpenOutcomeRun.committing(PendingOutcomeRun(first: 10 + Int64(split), outcomes: Array(outcomes.dropFirst(split))),
+                                                 after: split == 0 ? nil : open)
+            #expect(next.appended.isEmpty)
+            #expect(next.open?.run == PendingOutcomeRun(first: 10, outcomes: outcomes) && next.open?.bytes == PackedOutcomeRun.encode(outcomes))
+        }
+        let open = packed(PendingOutcomeRun(first: 10, outcomes: outcomes))
+        let again = OpenOutcomeRun.committing(PendingOutcomeRun(first: 12, outcomes: [rejection]), after: open)
+        #expect(again.appended.isEmpty && again.open?.run == PendingOutcomeRun(first: 10, outcomes: Array(outcomes.prefix(2)) + [rejection]))
+        let gap = OpenOutcomeRun.committing(PendingOutcomeRun(first: 20, outcomes: [rejection]), after: open)
+        #expect(gap.appended.map(\.run) == [open.run] && gap.open?.run == PendingOutcomeRun(first: 20, outcomes: [rejection]))
+        let full = OpenOutcomeRun.committing(PendingOutcomeRun(first: 17, outcomes: Array(repeating: rejection, count: OpenOutcomeRun.maximumCount)),
+                                             after: open)
+        #expect(full.open == nil && full.appended.count == 1 && full.appended.first?.run.last == 16 + Int64(OpenOutcomeRun.maximumCount))
+        #expect(full.appended.first?.bytes == full.appended.first.map { PackedOutcomeRun.encode($0.run.outcomes) })
+    }
+
     /// Single pushes of creates: every 33rd moves the open run to `outcome_runs`, as one run of 33 consecutive
     /// outcomes; every outcome answers, from the runs and from the open run, in this store and another daemon's;
     /// a snapshot carries them all.

@@ -38,8 +38,10 @@ package struct PendingOutcomeRun: Hashable {
     /// replaces it, as ``keep(_:mutationId:)`` does); `nil` when `later` starts neither inside this run nor right
     /// after it.
     package func joined(with later: PendingOutcomeRun) -> PendingOutcomeRun? {
-        guard later.first >= first, later.first <= last + 1 else { return nil }
-        return PendingOutcomeRun(first: first, outcomes: Array(outcomes.prefix(Int(later.first - first))) + later.outcomes)
+        // Compared without `last + 1`, which a run read from a damaged row (last at Int64.max) would overflow.
+        let (offset, overflow) = later.first.subtractingReportingOverflow(first)
+        guard !overflow, offset >= 0, offset <= Int64(outcomes.count) else { return nil }
+        return PendingOutcomeRun(first: first, outcomes: Array(outcomes.prefix(Int(offset))) + later.outcomes)
     }
 
     /// The run's outcomes inside the window of a client whose last consumed mutationId is `last`, one by one.
@@ -133,7 +135,7 @@ struct OpenOutcomeRun {
     static func committing(_ kept: PendingOutcomeRun, after open: OpenOutcomeRun?) -> (appended: [OpenOutcomeRun], open: OpenOutcomeRun?) {
         var appended: [OpenOutcomeRun] = []
         let next: OpenOutcomeRun
-        if let open, kept.first == open.run.last + 1 {
+        if let open, kept.first &- 1 == open.run.last {
             // The usual case, the outcomes after the open run's: its packed bytes stay as they are, and only the
             // new outcomes are packed, after them (a push re-packing the whole open run cost the daemon about
             // 1.6% more instructions per single push than the run row it saves).

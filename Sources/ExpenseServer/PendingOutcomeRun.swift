@@ -137,8 +137,9 @@ struct OpenOutcomeRun {
         let next: OpenOutcomeRun
         if let open, kept.first &- 1 == open.run.last {
             // The usual case, the outcomes after the open run's: its packed bytes stay as they are, and only the
-            // new outcomes are packed, after them (a push re-packing the whole open run cost the daemon about
-            // 1.6% more instructions per single push than the run row it saves).
+            // new outcomes are packed, after them. Re-packing the whole open run at every push made the PostgreSQL
+            // store's daemon spend 535,279 instructions per single push (callgrind) where it spent 526,863 to
+            // insert the push's own run row; packing only the new ones, about 531,000-533,000.
             var bytes = open.bytes
             PackedOutcomeRun.encode(kept.outcomes, appendingTo: &bytes,
                                     previousSeq: PackedOutcomeRun.lastAppliedSeq(open.run.outcomes))

@@ -29,7 +29,16 @@ package enum PackedOutcomeRun {
     package static func encode(_ outcomes: some Sequence<ConsumedOutcome>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(outcomes.underestimatedCount)
-        var previousSeq: Int64 = 0
+        encode(outcomes, appendingTo: &bytes, previousSeq: 0)
+        return bytes
+    }
+
+    /// Appends to `bytes`, the packing of a run, the entries of `outcomes` that follow it: the packing of the run
+    /// with them, without packing its entries again (``OpenOutcomeRun/committing(_:after:)``).
+    /// - Parameter previousSeq: the seq of the run's last applied entry (``lastAppliedSeq(_:)``), which the next
+    ///   applied entry's is relative to.
+    static func encode(_ outcomes: some Sequence<ConsumedOutcome>, appendingTo bytes: inout [UInt8], previousSeq: Int64) {
+        var previousSeq = previousSeq
         for outcome in outcomes {
             switch outcome {
             case .applied(let version, let seq):
@@ -52,7 +61,14 @@ package enum PackedOutcomeRun {
                 appendText(rejection.message, to: &bytes)
             }
         }
-        return bytes
+    }
+
+    /// The seq of the last applied outcome of `outcomes` (0: none), as ``encode(_:)`` keeps it after them.
+    static func lastAppliedSeq(_ outcomes: [ConsumedOutcome]) -> Int64 {
+        for outcome in outcomes.reversed() {
+            if case .applied(_, let seq) = outcome { return seq }
+        }
+        return 0
     }
 
     /// The `count` outcomes packed in `bytes`.

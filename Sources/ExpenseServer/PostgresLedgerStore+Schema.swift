@@ -21,7 +21,10 @@ extension PostgresLedgerStore {
     ///   database's default collation.
     /// - `clients` and `outcomes` hold each client's last consumed mutationId and the kept outcomes of its
     ///   latest mutations (Protocol.md §7.6), in the same transaction as the effects; migration 4 replaces
-    ///   `outcomes` by `outcome_runs`, one row per client per group commit, keyed (ledger, client, first mutationId).
+    ///   `outcomes` by `outcome_runs`, one row per run of a client's outcomes of consecutive mutationIds, keyed
+    ///   (ledger, client, first mutationId). Since migration 11 a client's newest outcomes are its open run, held
+    ///   by its `clients` row (`open_first…open_last`, `open_outcomes` packed the same way, NULL: none) until it
+    ///   holds a few dozen and is inserted into `outcome_runs` (``OpenOutcomeRun``), as in the SQLite store.
     /// - `auth_failures` counts failed `hello`s per (address, ledger) for every daemon on the database
     ///   (``PostgresLoginThrottle``; migration 3 adds each key's next turn, `next_slot`).
     ///
@@ -266,6 +269,15 @@ extension PostgresLedgerStore {
             ALTER TABLE records ADD COLUMN created_seq bigint, ADD COLUMN created_by text, ADD COLUMN created_client uuid,
                 ADD COLUMN created_time bigint;
             CREATE INDEX records_created ON records (ledger, created_seq) WHERE created_seq IS NOT NULL;
+            """),
+        // 11: a client's newest outcomes in its `clients` row, its open run (`open_outcomes` packed as a run's,
+        // NULL: none), inserted into `outcome_runs` once it holds a few dozen, as the SQLite store's migration 15:
+        // a single push inserted a run row of its own (and its index entry) beside the client's row, which it
+        // rewrites anyway (`PostgresLedgerStore+Outcomes.swift`). Constant defaults rewrite no row; the runs
+        // already in `outcome_runs` stay there and answer as before.
+        PostgresMigration("""
+            ALTER TABLE clients ADD COLUMN open_first bigint NOT NULL DEFAULT 0, ADD COLUMN open_last bigint NOT NULL DEFAULT 0,
+                ADD COLUMN open_outcomes bytea;
             """),
     ]
 }

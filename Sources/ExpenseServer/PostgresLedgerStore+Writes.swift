@@ -8,8 +8,8 @@ import PostgreSQL
 /// through `unnest` of arrays sent in PostgreSQL's binary format (``PostgreSQL/PostgresBinaryArray``): the server
 /// copies the values instead of parsing their text.
 extension PostgresLedgerStore {
-    /// The transaction's writes: records, clients, outcomes, aggregates, history.
-    func pendingWrites() -> [PostgresStatement] {
+    /// The transaction's writes: records, clients and their outcomes, aggregates, history.
+    func pendingWrites() throws -> [PostgresStatement] {
         var statements: [PostgresStatement] = []
         if !pendingRecords.isEmpty {
             // Creates are plain inserts: the server skips the conflict check an upsert makes for every row.
@@ -20,8 +20,7 @@ extension PostgresLedgerStore {
             }
             if !replaced.isEmpty { statements.append(Self.recordsStatement(replaced, ledger: number, replacing: true)) }
         }
-        if !pendingLastMutationIds.isEmpty { statements.append(lastMutationIdsStatement()) }
-        statements += outcomeStatements()
+        statements += try clientStatements()
         statements += aggregateStatements()
         if !pendingHistory.isEmpty { statements.append(Self.insertHistoryStatement(pendingHistory, ledger: number)) }
         return statements
@@ -66,19 +65,6 @@ extension PostgresLedgerStore {
                                  + columns.parameterList(from: 2)
                                  + ", $\(first)::bigint[], $\(first + 1)::text[], $\(first + 2)::uuid[], $\(first + 3)::bigint[])",
                                  [.integer(ledger)] + columns.arrays.map(\.value) + [seqs.value, whos.value, clients.value, times.value])
-    }
-
-    private func lastMutationIdsStatement() -> PostgresStatement {
-        var clients = PostgresBinaryArray(.uuid, capacity: pendingLastMutationIds.count)
-        var lasts = PostgresBinaryArray(.int8, capacity: pendingLastMutationIds.count)
-        for (client, last) in pendingLastMutationIds {
-            clients.append(client)
-            lasts.append(last)
-        }
-        return PostgresStatement("""
-            INSERT INTO clients (ledger, id, last_mutation_id) SELECT $1, * FROM unnest($2::uuid[], $3::bigint[])
-            ON CONFLICT (ledger, id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
-            """, [.integer(number), clients.value, lasts.value])
     }
 
     /// The transaction's aggregate changes, day and month, in two statements; rows left with no count and no

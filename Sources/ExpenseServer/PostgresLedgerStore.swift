@@ -269,8 +269,9 @@ package final class PostgresLedgerStore: LedgerStore {
             // The announcement rides in the same round trip, after COMMIT, in a transaction of its own.
             let announce = head != headBefore && announcesChanges
                 ? [PostgresStatement("SELECT pg_notify($1, $2)", [.text(Self.changeChannel), .text(name)])] : []
+            let writes = try pendingWrites()
             let results = try Self.storage {
-                try connection.pipeline(pendingWrites() + [advance, PostgresStatement("COMMIT")], thenUnchecked: announce)
+                try connection.pipeline(writes + [advance, PostgresStatement("COMMIT")], thenUnchecked: announce)
             }
             generation = results[results.count - 2].first?.int64(0)
             return value

@@ -79,21 +79,9 @@ extension SQLiteLedgerStore {
             guard let kept = clientLog.runs.pending[clientId] else { continue }
             var row = try committedClient(clientId)
             row.lastMutationId = clientLog.pendingLastMutationIds[clientId] ?? row.lastMutationId
-            var run = kept
-            if let open = row.open {
-                if let joined = open.run.joined(with: kept) {
-                    run = joined
-                } else {
-                    append(open.run, bytes: open.bytes, of: clientId, to: &row)
-                }
-            }
-            let bytes = PackedOutcomeRun.encode(run.outcomes)
-            if OpenOutcomeRun.holds(count: run.outcomes.count, bytes: bytes.count) {
-                row.open = OpenOutcomeRun(run: run, bytes: bytes)
-            } else {
-                append(run, bytes: bytes, of: clientId, to: &row)
-                row.open = nil
-            }
+            let next = OpenOutcomeRun.committing(kept, after: row.open)
+            for run in next.appended { append(run.run, bytes: run.bytes, of: clientId, to: &row) }
+            row.open = next.open
             clientLog.pendingRows.append((clientId, row))
         }
         for (clientId, last) in clientLog.pendingLastMutationIds where clientLog.runs.pending[clientId] == nil {

@@ -6,8 +6,9 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// The PostgreSQL store keeps outcomes as runs (`PostgresLedgerStore+Outcomes.swift`, migration 4): a group
-/// inserts one row per client, not one per outcome; the rows of runs outside their client's window go in the
+/// The PostgreSQL store keeps outcomes as runs (`PostgresLedgerStore+Outcomes.swift`, migration 4) and an open run
+/// per client (migration 11; `PostgresOpenOutcomeRunTests`): a group inserts at most one row per client, not one per
+/// outcome, and a group of single pushes none; the rows of runs outside their client's window go in the
 /// transaction that leaves them behind; a database with the old one-row-per-outcome table migrates answering
 /// every kept outcome as before; `snapshot` / `install` carry the outcomes one by one.
 @Suite(.offTheCooperativePool) struct PostgresOutcomeRunsTests {
@@ -17,8 +18,10 @@ import TestSupport
     /// A rejected mutation (`invalid_amount`): it consumes its id and keeps an outcome.
     private static func rejected(_ mutationId: Int64) -> PushItem { putItem(mutationId, UUID(), base: 0, lunch(0)) }
 
+    /// 40 outcomes are more than an open run holds: one run row per client. A single push after it adds its
+    /// outcome to the client's open run, in the `clients` row, and inserts no run row.
     @Test(.enabled(if: enabled, reason))
-    func aGroupInsertsOneRowPerClient() throws {
+    func aGroupInsertsAtMostOneRowPerClient() throws {
         let schema = try PostgresTestSchema()
         let store = try schema.store()
         let engine = LedgerEngine(store: store, currency: .usd)
@@ -26,7 +29,9 @@ import TestSupport
         _ = try engine.apply(clients.map { ($0, (1...40).map { Self.rejected(Int64($0)) }) })
         #expect(try store.outcomeRunCount() == 30)
         _ = try engine.apply(clients.map { ($0, [putItem(41, UUID(), base: 0, lunch())]) })
-        #expect(try store.outcomeRunCount() == 60)
+        #expect(try store.outcomeRunCount() == 30)
+        #expect(try schema.connect().query("SELECT count(*) FROM clients WHERE open_first = 41 AND open_last = 41")
+                .first?.int64(0) == 30)
         for clientId in clients {
             #expect(try store.keptOutcomeCount(clientId: clientId) == 41)
             guard case .rejected(let rejection)? = try store.transaction({ try store.outcome(clientId: clientId, mutationId: 40) }) else {
@@ -185,16 +190,31 @@ import TestSupport
         }
     }
 
-    /// A run whose bytes were changed behind the daemon's back: the lookup throws a storage error, never traps.
+    /// A run or an open run whose bytes were changed behind the daemon's back: the lookup (in a transaction or
+    /// not), the read-ahead and the kept count throw a storage error, never trap.
     @Test(.enabled(if: enabled, reason))
     func aDamagedRunThrowsAStorageError() throws {
         let schema = try PostgresTestSchema()
         let store = try schema.store()
         let ann = UUID()
-        _ = try LedgerEngine(store: store, currency: .usd).push(clientId: ann, items: [Self.rejected(1), Self.rejected(2)])
-        try schema.connect().execute("UPDATE outcome_runs SET outcomes = substring(outcomes FROM 1 FOR length(outcomes) - 3)")
+        let engine = LedgerEngine(store: store, currency: .usd)
+        // More than an open run holds (a run row), then one outcome (the open run).
+        _ = try engine.push(clientId: ann, items: (1...40).map { Self.rejected(Int64($0)) })
+        _ = try engine.push(clientId: ann, items: [Self.rejected(41)])
+        let connection = try schema.connect()
+        #expect(try store.outcomeRunCount() == 1)
+        try connection.execute("UPDATE outcome_runs SET outcomes = substring(outcomes FROM 1 FOR length(outcomes) - 3)")
         #expect(throws: LedgerError.self) { try store.transaction { try store.outcome(clientId: ann, mutationId: 2) } }
-        try schema.connect().execute("UPDATE outcome_runs SET last_mutation_id = first_mutation_id + 5")
+        #expect(throws: LedgerError.self) { try store.outcome(clientId: ann, mutationId: 2) }
+        #expect(try store.outcome(clientId: ann, mutationId: 41) != nil)
+        try connection.execute("UPDATE clients SET open_outcomes = substring(open_outcomes FROM 1 FOR length(open_outcomes) - 3)")
+        #expect(throws: LedgerError.self) { try store.outcome(clientId: ann, mutationId: 41) }
+        #expect(throws: LedgerError.self) { try store.transaction { try store.outcome(clientId: ann, mutationId: 41) } }
+        #expect(throws: LedgerError.self) { try engine.push(clientId: ann, items: [Self.rejected(42)]) }
+        try connection.execute("UPDATE clients SET open_outcomes = NULL, open_first = 0, open_last = 0")
+        try connection.execute("UPDATE outcome_runs SET last_mutation_id = first_mutation_id + 50")
         #expect(throws: LedgerError.self) { try store.transaction { try store.outcome(clientId: ann, mutationId: 1) } }
+        try connection.execute("UPDATE clients SET open_outcomes = '\\x00', open_first = 5, open_last = 2")
+        #expect(throws: LedgerError.self) { try engine.push(clientId: ann, items: [Self.rejected(42)]) }
     }
 }

@@ -67,22 +67,19 @@ import TestSupport
     /// schema holds a ledger (a `history` row for every creation), then the database migrated.
     @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
     func anOldPostgresLedgerKeepsItsHistoryExactlyThroughChangesAndCompactions() throws {
-        let conninfo = try PostgresTestCluster.required()
-        let schemaName = PostgresTestCluster.uniqueSchema()
-        let admin = try PostgresConnection(conninfo)
-        try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schemaName))
-        defer { PostgresTestSchema.drop(schemaName, conninfo: conninfo) }
-        let connection = try PostgresConnection(conninfo, schema: schemaName)
+        // An empty schema: the comparison migrates it to before migration 10 itself.
+        let schema = try PostgresTestSchema(migrations: 0)
+        let connection = try schema.connect()
         try Self.migrateAndCompare { memory in
             try connection.migrate(Array(PostgresLedgerStore.migrations.prefix(10)))
             try PostgresLedgerStore.install(Self.snapshot(of: memory), connection: connection)
             try PostgresLedgerStore.prepareSchema(connection)
             #expect(try connection.query("SELECT max(version) FROM schema_version").first?.int64(0)
                     == Int64(PostgresLedgerStore.migrations.count))
-            return LedgerEngine(store: try PostgresLedgerStore(connection: try PostgresConnection(conninfo, schema: schemaName), name: "old"),
+            return LedgerEngine(store: try PostgresLedgerStore(connection: try schema.connect(), name: "old"),
                                 currency: .usd)
         } reopen: {
-            LedgerEngine(store: try PostgresLedgerStore(connection: try PostgresConnection(conninfo, schema: schemaName), name: "old"),
+            LedgerEngine(store: try PostgresLedgerStore(connection: try schema.connect(), name: "old"),
                          currency: .usd)
         } count: { _, sql in
             try connection.query(sql).first?.int64(0) ?? 0  // the schema's one ledger

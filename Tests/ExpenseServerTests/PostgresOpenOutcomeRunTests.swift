@@ -116,13 +116,8 @@ import TestSupport
     /// beside the old rows.
     @Test(.enabled(if: enabled, reason))
     func aDatabaseBeforeOpenRunsMigratesAnsweringTheSame() throws {
-        let conninfo = try PostgresTestCluster.required()
-        let schemaName = PostgresTestCluster.uniqueSchema()
-        let admin = try PostgresConnection(conninfo)
-        try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schemaName))
-        defer { PostgresTestSchema.drop(schemaName, conninfo: conninfo) }
-        let connection = try PostgresConnection(conninfo, schema: schemaName)
-        try connection.migrate(Array(PostgresLedgerStore.migrations.prefix(11)))
+        let schema = try PostgresTestSchema(migrations: 11)
+        let connection = try schema.connect()
         try PostgresLedgerStore.create(connection: connection, name: "old", currency: .usd, token: nil)
         let number = try #require(try connection.query("SELECT number FROM ledgers WHERE name = 'old'").first?.int64(0))
         let ann = UUID(), bob = UUID()
@@ -140,7 +135,7 @@ import TestSupport
             """, [.integer(number), .text(UUIDText.lowercased(ann)), .text(UUIDText.lowercased(bob))])
         try PostgresLedgerStore.prepareSchema(connection)
         #expect(try connection.query("SELECT max(version) FROM schema_version").first?.int64(0) == Int64(PostgresLedgerStore.migrations.count))
-        let store = try PostgresLedgerStore(connection: try PostgresConnection(conninfo, schema: schemaName), name: "old")
+        let store = try PostgresLedgerStore(connection: try schema.connect(), name: "old")
         for mutationId in Int64(1)...31 {
             #expect(try store.outcome(clientId: ann, mutationId: mutationId) == annOutcomes[mutationId], "\(mutationId)")
         }

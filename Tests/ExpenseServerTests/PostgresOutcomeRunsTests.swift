@@ -93,13 +93,8 @@ import TestSupport
     /// exactly as before, `outcomes` is gone, and a push after it answers duplicates from either kind of run.
     @Test(.enabled(if: enabled, reason))
     func aDatabaseWithOutcomeRowsMigratesAnsweringTheSame() throws {
-        let conninfo = try PostgresTestCluster.required()
-        let schemaName = PostgresTestCluster.uniqueSchema()
-        let admin = try PostgresConnection(conninfo)
-        try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schemaName))
-        defer { PostgresTestSchema.drop(schemaName, conninfo: conninfo) }
-        let connection = try PostgresConnection(conninfo, schema: schemaName)
-        try connection.migrate(Array(PostgresLedgerStore.migrations.prefix(4)))
+        let schema = try PostgresTestSchema(migrations: 4)
+        let connection = try schema.connect()
         try PostgresLedgerStore.create(connection: connection, name: "old", currency: .usd, token: nil)
         try PostgresLedgerStore.create(connection: connection, name: "other", currency: .usd, token: nil)
         let ann = UUID(), bob = UUID()
@@ -114,9 +109,9 @@ import TestSupport
         try PostgresLedgerStore.prepareSchema(connection)
         #expect(try connection.query("SELECT max(version) FROM schema_version").first?.int64(0) == Int64(PostgresLedgerStore.migrations.count))
         #expect(try connection.query("SELECT count(*) FROM pg_tables WHERE tablename = 'outcomes' AND schemaname = $1",
-                                     [.text(schemaName)]).first?.int64(0) == 0)
-        let store = try PostgresLedgerStore(connection: try PostgresConnection(conninfo, schema: schemaName), name: "old", outcomeRetention: 25)
-        let other = try PostgresLedgerStore(connection: try PostgresConnection(conninfo, schema: schemaName), name: "other")
+                                     [.text(schema.schema)]).first?.int64(0) == 0)
+        let store = try PostgresLedgerStore(connection: try schema.connect(), name: "old", outcomeRetention: 25)
+        let other = try PostgresLedgerStore(connection: try schema.connect(), name: "other")
         try store.transaction { () throws -> Void in
             for mutationId in Int64(1)...31 {
                 #expect(try store.outcome(clientId: ann, mutationId: mutationId) == (mutationId > 5 ? annOutcomes[mutationId] : nil), "\(mutationId)")

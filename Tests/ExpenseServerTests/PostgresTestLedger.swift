@@ -12,12 +12,18 @@ final class PostgresTestSchema {
     let conninfo: String
     let schema: String
 
-    init() throws {
+    /// - Parameter migrations: only the first this many of ``PostgresLedgerStore/migrations`` (a database as an
+    ///   older version left it, for a migration's test); every one by default.
+    init(migrations: Int? = nil) throws {
         conninfo = try PostgresTestCluster.required()
         schema = PostgresTestCluster.uniqueSchema()
         let admin = try PostgresConnection(conninfo)
         try admin.execute("CREATE SCHEMA " + admin.quotedIdentifier(schema))
-        try PostgresLedgerStore.prepareSchema(try connect())
+        if let migrations {
+            try connect().migrate(Array(PostgresLedgerStore.migrations.prefix(migrations)))
+        } else {
+            try PostgresLedgerStore.prepareSchema(try connect())
+        }
     }
 
     /// A new connection that uses this schema.

@@ -125,6 +125,43 @@ package enum ExpenseColumns {
         }
     }
 
+    /// Each value column's text bytes by position (an integer column's: empty), as ``withValues(of:_:)`` lends
+    /// them. Its size is a literal, as an inline array's must be: ``count`` (`RecordObjectRowTests` checks).
+    package typealias Texts = InlineArray<11, UnsafeBufferPointer<UInt8>>
+    /// Each value column's integer by position (``int64(of:at:)``; a text column's: 0).
+    package typealias Integers = InlineArray<11, Int64>
+
+    /// Calls `body` with `expense`'s values by position: its integers (``int64(of:at:)``) and the UTF-8 bytes of
+    /// its texts (``text(of:at:)``), lent for the call: each string's own bytes, no copy (a daemon's answer writes
+    /// a record's object through this for each applied `put`).
+    package static func withValues(of expense: Expense, _ body: (Integers, Texts) -> Void) {
+        var integers = Integers(repeating: 0)
+        integers[Int(amount)] = expense.amount
+        integers[Int(day)] = Int64(expense.date.ordinal)
+        integers[Int(charged)] = expense.chargedValue
+        var texts = Texts(repeating: UnsafeBufferPointer(start: nil, count: 0))
+        var code = expense.currency.code, category = expense.category, note = expense.note, paidBy = expense.paidByText
+        var split = expense.splitText, tags = expense.tags.isEmpty ? "" : expense.tagsText, parts = expense.partsText
+        var source = expense.source
+        code.withUTF8 { texts[Int(Self.currency)] = $0
+            category.withUTF8 { texts[Int(Self.category)] = $0
+                note.withUTF8 { texts[Int(Self.note)] = $0
+                    paidBy.withUTF8 { texts[Int(Self.paidBy)] = $0
+                        split.withUTF8 { texts[Int(Self.split)] = $0
+                            tags.withUTF8 { texts[Int(Self.tags)] = $0
+                                parts.withUTF8 { texts[Int(Self.parts)] = $0
+                                    source.withUTF8 { texts[Int(Self.source)] = $0
+                                        body(integers, texts)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Writes a draft's fields in ``draftNames``' order, a missing one as NULL.
     package static func write(_ draft: ExpenseDraft, to row: inout some ExpenseColumnWriter) throws {
         try row.integer(draft.amount)

@@ -33,12 +33,14 @@ public enum ExpenseValidator {
         let category = try checkedCategory(categoryText, byteLimits: byteLimits)
         guard let date = try draft.date?.resolved(validateDate) else { throw ValidationError.missingField(.date) }
         let note = try checkedNote(draft.note ?? "", field: .note, byteLimits: byteLimits)
-        let paidBy = try validatePaidBy(draft.paidBy ?? "")
-        let split = try validateSplit(draft.split ?? "", amount: amount, currency: currency)
+        // An optional field not given is checked as its empty value would be (none), without the call: a pulled
+        // record gives none of them.
+        let paidBy = try draft.paidBy.flatMap(validatePaidBy)
+        let split = try draft.split.flatMap { try validateSplit($0, amount: amount, currency: currency) }
         if split != nil && paidBy == nil { throw ValidationError.missingField(.paidBy) }
-        let charged = try validateCharged(draft.charged ?? 0)
-        let tags = try validateTags(draft.tags ?? [])
-        let parts = try validateParts(draft.parts ?? "", amount: amount, currency: currency, category: category)
+        let charged = try draft.charged.flatMap(validateCharged)
+        let tags = try draft.tags.map(validateTags) ?? []
+        let parts = try draft.parts.flatMap { try validateParts($0, amount: amount, currency: currency, category: category) }
         // The bank's text is a note's text as the bank gave it: the note's one rule, naming its own field.
         // Most expenses have none: an absent or empty original text is the empty text, without the rule's scan.
         var source = ""

@@ -271,87 +271,61 @@ extension ExpenseFields {
     /// only when not 0,
     /// `tags` (an array of strings, sorted by their bytes) only when there is one (a record that is not shared, has
     /// no amount charged, no tags, no parts and no original text reads as it did before they existed).
-    /// ``Record/write(to:)`` writes a record through it, and a store its pull pages straight from its rows. `row`'s
-    /// values start at column `first` (``ExpenseCore/ExpenseColumns``' positions) and are read as stored: each text
-    /// valid UTF-8, the day a day (a store checks its row first); `id` as the UUID's 16 bytes, which a store reads
-    /// without making a `UUID`.
+    /// ``Record/write(to:)`` writes a record through it, and a store its pull pages straight from its rows. `row`
+    /// holds the values as stored (each text valid UTF-8, the day a day: a store checks its row first); `id` is the
+    /// UUID's 16 bytes, which a store reads without making a `UUID`.
     ///
     /// A pull page writes 10,000 of these, so the member names are fixed fragments (`"name":`, with the comma
     /// before it) rather than escaped one byte at a time like ``JSONWriter/key(_:)`` does, and the object is laid
     /// out at a pointer and appended once.
-    @inline(__always)
-    package static func writeRecordObject(to writer: inout JSONWriter, row: some RecordValueRow, first: Int32,
-                                          deleted: Bool, id: uuid_t, seq: Int64, version: Int64) {
-        typealias Text = UnsafeBufferPointer<UInt8>
-        func object(_ category: Text, _ note: Text, _ code: Text, _ paidBy: Text, _ split: Text, _ tags: Text, _ parts: Text,
-                    _ source: Text) {
-            writer.separate()
-            // Each tag is a string of its own: a pair of quotes and a comma besides what its bytes take.
-            let tagCount = tags.isEmpty ? 0 : tags.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
-            let maximum = maximumFixedObjectBytes
-                + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
-                + optionalMembersBytes + JSONByteCursor.maximumStringBytes(paidBy.count + split.count + parts.count)
-                + (tagCount == 0 ? 0 : tagsMemberBytes + JSONByteCursor.maximumStringBytes(tags.count) + 3 * tagCount)
-                + (source.isEmpty ? 0 : sourceMemberBytes + JSONByteCursor.maximumStringBytes(source.count))
-            writer.append(atMost: maximum) { out in
-                out.raw(#"{"amount":"#); out.int64(row.int64(first + ExpenseColumns.amount))
-                out.raw(#","category":"#); out.string(utf8: category)
-                let charged = row.int64(first + ExpenseColumns.charged)
-                if charged != 0 { out.raw(#","charged":"#); out.int64(charged) }
-                out.raw(#","currency":"#); out.string(utf8: code)
-                out.raw(#","date":"#)
-                if let date = row.day(first + ExpenseColumns.day) {
-                    out.day(year: date.year, month: date.month, day: date.day)
-                } else {
-                    out.raw("null")  // never: a store checks its row's day first, an expense's is a day
-                }
-                out.raw(#","deleted":"#); out.bool(deleted)
-                out.raw(#","id":"#); out.uuid(bytes: id)
-                out.raw(#","note":"#); out.string(utf8: note)
-                if !paidBy.isEmpty { out.raw(#","paidBy":"#); out.string(utf8: paidBy) }
-                if !parts.isEmpty { out.raw(#","parts":"#); out.string(utf8: parts) }
-                out.raw(#","seq":"#); out.int64(seq)
-                if !source.isEmpty { out.raw(#","source":"#); out.string(utf8: source) }
-                if !split.isEmpty { out.raw(#","split":"#); out.string(utf8: split) }
-                if tagCount > 0 {
-                    out.raw(#","tags":["#)
-                    var start = 0
-                    for end in 0...tags.count where end == tags.count || tags[end] == UInt8(ascii: ",") {
-                        if start > 0 { out.byte(UInt8(ascii: ",")) }
-                        out.string(utf8: UnsafeBufferPointer(rebasing: tags[start..<end]))
-                        start = end + 1
-                    }
-                    out.byte(UInt8(ascii: "]"))
-                }
-                out.raw(#","version":"#); out.int64(version)
-                out.byte(UInt8(ascii: "}"))
+    package static func writeRecordObject(to writer: inout JSONWriter, _ row: RecordObjectRow, deleted: Bool, id: uuid_t,
+                                          seq: Int64, version: Int64) {
+        let category = row.text(ExpenseColumns.category), note = row.text(ExpenseColumns.note)
+        let code = row.text(ExpenseColumns.currency), paidBy = row.text(ExpenseColumns.paidBy)
+        let split = row.text(ExpenseColumns.split), tags = row.text(ExpenseColumns.tags)
+        let parts = row.text(ExpenseColumns.parts), source = row.text(ExpenseColumns.source)
+        writer.separate()
+        // Each tag is a string of its own: a pair of quotes and a comma besides what its bytes take.
+        let tagCount = tags.isEmpty ? 0 : tags.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
+        let maximum = maximumFixedObjectBytes
+            + JSONByteCursor.maximumStringBytes(category.count + note.count + code.count)
+            + optionalMembersBytes + JSONByteCursor.maximumStringBytes(paidBy.count + split.count + parts.count)
+            + (tagCount == 0 ? 0 : tagsMemberBytes + JSONByteCursor.maximumStringBytes(tags.count) + 3 * tagCount)
+            + (source.isEmpty ? 0 : sourceMemberBytes + JSONByteCursor.maximumStringBytes(source.count))
+        writer.append(atMost: maximum) { out in
+            out.raw(#"{"amount":"#); out.int64(row.int64(ExpenseColumns.amount))
+            out.raw(#","category":"#); out.string(utf8: category)
+            let charged = row.int64(ExpenseColumns.charged)
+            if charged != 0 { out.raw(#","charged":"#); out.int64(charged) }
+            out.raw(#","currency":"#); out.string(utf8: code)
+            out.raw(#","date":"#)
+            if let date = CalendarDay(ordinal: Int(row.int64(ExpenseColumns.day))) {
+                out.day(year: date.year, month: date.month, day: date.day)
+            } else {
+                out.raw("null")  // never: a store checks its row's day first, an expense's is a day
             }
-            writer.needsComma = true
-        }
-        row.withText(first + ExpenseColumns.category) { category in
-            row.withText(first + ExpenseColumns.note) { note in
-                row.withText(first + ExpenseColumns.currency) { code in
-                    row.withText(first + ExpenseColumns.paidBy) { paidBy in
-                        row.withText(first + ExpenseColumns.split) { split in
-                            // The fields most records do not use (tags, parts, the original text) are lent only when
-                            // they hold something: lending each cost every answer and pulled record ~100 instructions.
-                            if row.isEmptyText(first + ExpenseColumns.tags), row.isEmptyText(first + ExpenseColumns.parts),
-                               row.isEmptyText(first + ExpenseColumns.source) {
-                                let none = Text(start: nil, count: 0)
-                                return object(category, note, code, paidBy, split, none, none, none)
-                            }
-                            row.withText(first + ExpenseColumns.tags) { tags in
-                                row.withText(first + ExpenseColumns.parts) { parts in
-                                    row.withText(first + ExpenseColumns.source) { source in
-                                        object(category, note, code, paidBy, split, tags, parts, source)
-                                    }
-                                }
-                            }
-                        }
-                    }
+            out.raw(#","deleted":"#); out.bool(deleted)
+            out.raw(#","id":"#); out.uuid(bytes: id)
+            out.raw(#","note":"#); out.string(utf8: note)
+            if !paidBy.isEmpty { out.raw(#","paidBy":"#); out.string(utf8: paidBy) }
+            if !parts.isEmpty { out.raw(#","parts":"#); out.string(utf8: parts) }
+            out.raw(#","seq":"#); out.int64(seq)
+            if !source.isEmpty { out.raw(#","source":"#); out.string(utf8: source) }
+            if !split.isEmpty { out.raw(#","split":"#); out.string(utf8: split) }
+            if tagCount > 0 {
+                out.raw(#","tags":["#)
+                var start = 0
+                for end in 0...tags.count where end == tags.count || tags[end] == UInt8(ascii: ",") {
+                    if start > 0 { out.byte(UInt8(ascii: ",")) }
+                    out.string(utf8: UnsafeBufferPointer(rebasing: tags[start..<end]))
+                    start = end + 1
                 }
+                out.byte(UInt8(ascii: "]"))
             }
+            out.raw(#","version":"#); out.int64(version)
+            out.byte(UInt8(ascii: "}"))
         }
+        writer.needsComma = true
     }
 
     /// The most bytes of the optional members besides their strings' contents: their names with punctuation

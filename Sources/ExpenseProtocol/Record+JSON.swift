@@ -1,50 +1,16 @@
 import ExpenseCore
 import Foundation
 
-/// A row a record's object is written from: its expense's values by column (``ExpenseCore/ExpenseColumns``'
-/// positions), each text lent as UTF-8 bytes. A store's row (written straight from the database) and a
-/// ``Record`` are written the same way (``ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``).
-package protocol RecordValueRow {
-    func int64(_ column: Int32) -> Int64
-    /// The day in a `.day` column; `nil` when it is not one.
-    func day(_ column: Int32) -> CalendarDay?
-    func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result
-    /// Whether the text in `column` is empty (an optional field the record does not use), without lending it.
-    func isEmptyText(_ column: Int32) -> Bool
-}
-
-extension RecordValueRow {
-    @inline(__always)
-    package func isEmptyText(_ column: Int32) -> Bool { withText(column) { $0.isEmpty } }
-}
-
-/// A record is a row of its expense's values (``ExpenseCore/ExpenseColumns/int64(of:at:)``), read in place.
-extension Record: RecordValueRow {
-    @inline(__always)
-    package func int64(_ column: Int32) -> Int64 { ExpenseColumns.int64(of: expense, at: column) }
-
-    @inline(__always)
-    package func day(_ column: Int32) -> CalendarDay? { expense.date }
-
-    @inline(__always)
-    package func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
-        var text = ExpenseColumns.text(of: expense, at: column)
-        return try text.withUTF8(body)
-    }
-
-    @inline(__always)
-    package func isEmptyText(_ column: Int32) -> Bool { ExpenseColumns.isEmptyText(of: expense, at: column) }
-}
-
 extension Record {
     /// Writes `{"amount","category","currency","date","deleted","id","note","seq","version"}` (sorted; id lower case).
     ///
     /// The one layout of a record's object, which a store's pull page written from its rows shares
-    /// (``ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``).
+    /// (``ExpenseFields/writeRecordObject(to:_:deleted:id:seq:version:)``).
     @inline(__always)
     public func write(to writer: inout JSONWriter) {
-        ExpenseFields.writeRecordObject(to: &writer, row: self, first: 0, deleted: deleted, id: expense.id.uuid,
-                                        seq: seq, version: version)
+        withObjectRow { row in
+            ExpenseFields.writeRecordObject(to: &writer, row, deleted: deleted, id: expense.id.uuid, seq: seq, version: version)
+        }
     }
 
     /// Reads a record sent by the daemon; its expense goes through the core's validation like any outside input

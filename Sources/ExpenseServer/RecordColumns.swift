@@ -21,6 +21,9 @@ enum RecordColumns {
     static let names = ["seq", "version", "deleted"] + ExpenseColumns.names + FieldVersions.columnNames + ["id"]
     /// Every column, in order: a SELECT list and an INSERT's column list.
     static let list = names.joined(separator: ", ")
+    /// The columns a pull page writes, in the order above without the field versions: `id` comes at ``pageId``.
+    static let pageList = (names[..<Int(fieldVersions)] + ["id"]).joined(separator: ", ")
+    static let pageId = fieldVersions
     /// Every column but `id`, for a read whose id is known.
     static let listWithoutId = names.dropLast().joined(separator: ", ")
     /// `c = excluded.c` for every column but `id`: an upsert replacing a record's row.

@@ -85,7 +85,3 @@ extension SQLiteRowBinder: RecordColumnWriter {
     mutating func id(_ value: UUID) throws { try SQLiteLedgerStore.bind(value, to: &self) }
     mutating func flag(_ value: Bool) throws { try integer(value ? 1 : 0) }
 }
-/// A `records` row written straight into a pull page (``ExpenseProtocol/ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``).
-extension SQLiteRow: RecordValueRow {
-    package func day(_ column: Int32) -> CalendarDay? { CalendarDay(ordinal: int(column)) }
-}

@@ -6,7 +6,8 @@ import SQLite
 /// The SQLite store's pull pages written straight from the rows (a first sync reads a million records this way):
 /// no ``Record``, `String` or id array per row. Each object is byte for byte what ``Record/write(to:)`` writes for
 /// the record ``changedRecords(since:limit:snapshot:)`` reads from the same row (`PullPageEncodingTests`), through the one
-/// layout ``ExpenseProtocol/ExpenseFields/writeRecordObject(to:row:first:deleted:id:seq:version:)``.
+/// layout ``ExpenseProtocol/ExpenseFields/writeRecordObject(to:_:deleted:id:seq:version:)``, reading only the
+/// columns a page writes (``RecordColumns/pageList``).
 extension SQLiteLedgerStore {
     package func changes(since: Int64, limit: Int, snapshot: Int64?, maximumBytes: Int) throws -> EncodedChanges {
         var page = EncodedChanges(capacity: min(limit, PullRequest.limitRange.upperBound + 1, maximumBytes / Self.encodedRecordBytes + 2)
@@ -14,18 +15,18 @@ extension SQLiteLedgerStore {
         var currency = PageCurrency(self.currency)
         var regular = true
         let types = ExpenseColumns.types  // read once, not once per row
-        try connection.cached("SELECT \(RecordColumns.list) FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2")
+        try connection.cached("SELECT \(RecordColumns.pageList) FROM \(Self.pulledRows) ORDER BY seq LIMIT ?2")
             .forEachRow([.integer(since), .integer(Int64(limit)), .integer(Self.purgedCut(since: since, snapshot: snapshot))]) { row in
-            guard let id = row.withBlob(RecordColumns.id, { $0.count == 16 ? $0.loadUnaligned(as: uuid_t.self) : nil }),
-                  Self.isRegular(row, types: types, currency: &currency) else {
+            var values = RecordObjectRow()
+            guard let id = row.withBlob(RecordColumns.pageId, { $0.count == 16 ? $0.loadUnaligned(as: uuid_t.self) : nil }),
+                  Self.read(row, into: &values, types: types, currency: &currency) else {
                 regular = false
                 return false
             }
             let seq = row.int64(RecordColumns.seq)
             page.append(seq: seq) { writer in
-                ExpenseFields.writeRecordObject(to: &writer, row: row, first: RecordColumns.values,
-                                                deleted: row.flag(RecordColumns.deleted), id: id, seq: seq,
-                                                version: row.int64(RecordColumns.version))
+                ExpenseFields.writeRecordObject(to: &writer, values, deleted: row.flag(RecordColumns.deleted), id: id,
+                                                seq: seq, version: row.int64(RecordColumns.version))
             }
             // Past the line's bytes with two records or more: the line is cut at or before this record
             // (EncodedPullPage.responseLine), so the rows after it would never be sent.
@@ -37,17 +38,29 @@ extension SQLiteLedgerStore {
         return page
     }
 
-    /// Whether the general path reads `row`'s values as they are, so the page may be written from the row: each
-    /// day a day, each currency known, each text valid UTF-8 (`String` would replace anything else).
+    /// Reads `row`'s expense values into `values` (its texts lent for the row's life) when the general path reads
+    /// them as they are, so the page may be written from the row: each day a day, each currency known, each text
+    /// valid UTF-8 (`String` would replace anything else).
     @inline(__always)
-    private static func isRegular(_ row: SQLiteRow, types: [ExpenseColumnType], currency: inout PageCurrency) -> Bool {
+    private static func read(_ row: SQLiteRow, into values: inout RecordObjectRow, types: [ExpenseColumnType],
+                             currency: inout PageCurrency) -> Bool {
         for index in types.indices {
-            let column = RecordColumns.values + Int32(index)
+            let position = Int32(index), column = RecordColumns.values + position
             switch types[index] {
-            case .integer: continue
-            case .day: guard CalendarDay(ordinal: row.int(column)) != nil else { return false }
-            case .currency: guard row.withText(column, { currency.resolve($0) }) else { return false }
-            case .text: guard row.withText(column, isUTF8) else { return false }
+            case .integer:
+                values.setInt64(row.int64(column), at: position)
+            case .day:
+                let ordinal = row.int64(column)
+                guard CalendarDay(ordinal: Int(ordinal)) != nil else { return false }
+                values.setInt64(ordinal, at: position)
+            case .currency:
+                let bytes = row.textBytes(column)
+                guard currency.resolve(bytes) else { return false }
+                values.setText(bytes, at: position)
+            case .text:
+                let bytes = row.textBytes(column)
+                guard isUTF8(bytes) else { return false }
+                values.setText(bytes, at: position)
             }
         }
         return true

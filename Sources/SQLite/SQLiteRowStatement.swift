@@ -22,6 +22,10 @@ public final class SQLiteRowStatement {
     let tail: String
     /// The statement for 2^k rows at index k.
     private var statements: [SQLiteStatement?]
+    /// For the statement at index k, which of its parameters hold the empty text or the integer 0 now
+    /// (``SQLiteRowBinder/HeldValues``): SQLite keeps a binding from one chunk to the next, so an optional field
+    /// most rows leave empty is bound once per run instead of once per row.
+    private var held: [SQLiteRowBinder.HeldValues?]
     /// The copies of the texts and blobs bound during a run (``SQLiteBindArena``).
     private let arena = SQLiteBindArena()
 
@@ -50,6 +54,11 @@ public final class SQLiteRowStatement {
         self.tail = tail
         // 1, 2, 4, …, maximumRows.
         self.statements = Array(repeating: nil, count: Self.maximumRows.trailingZeroBitCount + 1)
+        self.held = Array(repeating: nil, count: statements.count)
+    }
+
+    deinit {
+        for values in held { values?.words.deallocate() }
     }
 
     /// Writes `count` rows; `bind` binds row `index`'s `columns` values, in column order, through the binder.
@@ -66,7 +75,11 @@ public final class SQLiteRowStatement {
         var borrowing: UInt = 0
         defer {
             while borrowing != 0 {
-                if let statement = statements[borrowing.trailingZeroBitCount] { sqlite3_clear_bindings(statement.handle) }
+                let power = borrowing.trailingZeroBitCount
+                if let statement = statements[power] {
+                    sqlite3_clear_bindings(statement.handle)
+                    held[power]?.forget()
+                }
                 borrowing &= borrowing - 1
             }
             arena.reset()
@@ -78,7 +91,7 @@ public final class SQLiteRowStatement {
             let rows = 1 << power
             let statement = try self.statement(power: power)
             sqlite3_reset(statement.handle)
-            var binder = SQLiteRowBinder(statement: statement, arena: arena)
+            var binder = SQLiteRowBinder(statement: statement, arena: arena, held: held[power])
             defer { if binder.borrows { borrowing |= 1 << power } }
             for row in done..<(done + rows) {
                 try bind(&binder, row)
@@ -96,6 +109,7 @@ public final class SQLiteRowStatement {
             + (tail.isEmpty ? "" : " " + tail)
         let statement = try connection.prepare(sql)
         statements[power] = statement
+        held[power] = SQLiteRowBinder.HeldValues(parameters: (1 << power) * columns)
         return statement
     }
 }
@@ -112,13 +126,63 @@ public struct SQLiteRowBinder {
     @usableFromInline var next: Int32 = 1
     /// Whether a value was bound without a copy (``SQLiteRowStatement/run(count:_:)`` then clears the bindings).
     @usableFromInline var borrows = false
+    /// Which parameters hold the empty text or 0 from an earlier binding; `nil`: none is tracked.
+    @usableFromInline let held: HeldValues?
 
-    init(statement: SQLiteStatement, arena: SQLiteBindArena) {
+    init(statement: SQLiteStatement, arena: SQLiteBindArena, held: HeldValues? = nil) {
         self.statement = statement
         self.arena = arena
+        self.held = held
     }
 
+    /// Which parameters of a statement hold the empty text, and which the integer 0, bound by ``text(_:)`` or
+    /// ``integer(_:)`` and not bound since: binding the same value again is skipped. Every other binding clears
+    /// the parameter's bits (``check(_:)``); clearing the statement's bindings forgets them all (``forget()``).
+    @usableFromInline struct HeldValues {
+        /// Two sets of one bit per parameter (bit i - 1 for parameter i): the empty texts, then the zeros.
+        @usableFromInline let words: UnsafeMutablePointer<UInt64>
+        /// The words of one set.
+        @usableFromInline let count: Int
+
+        init(parameters: Int) {
+            count = (parameters + 63) / 64
+            words = UnsafeMutablePointer<UInt64>.allocate(capacity: 2 * count)
+            words.initialize(repeating: 0, count: 2 * count)
+        }
+
+        /// Whether `parameter` (1-based) holds the empty text (`zero` false) or 0 (`zero` true).
+        @inlinable func holds(_ parameter: Int32, zero: Bool) -> Bool {
+            let index = Int(parameter - 1)
+            return words[(zero ? count : 0) + index >> 6] & (UInt64(1) << UInt64(index & 63)) != 0
+        }
+
+        @inlinable func set(_ parameter: Int32, zero: Bool) {
+            let index = Int(parameter - 1)
+            words[(zero ? count : 0) + index >> 6] |= UInt64(1) << UInt64(index & 63)
+        }
+
+        @inlinable func clear(_ parameter: Int32) {
+            let index = Int(parameter - 1), mask = ~(UInt64(1) << UInt64(index & 63))
+            words[index >> 6] &= mask
+            words[count + index >> 6] &= mask
+        }
+
+        func forget() { words.update(repeating: 0, count: 2 * count) }
+    }
+
+    /// Binds `value`, unless the parameter holds 0 already and `value` is 0 (an amount charged most expenses
+    /// leave out, a flag most rows leave clear).
     @inlinable public mutating func integer(_ value: Int64) throws {
+        if value == 0, let held {
+            if held.holds(next, zero: true) {
+                next += 1
+                return
+            }
+            let parameter = next
+            try check(sqlite3_bind_int64(statement.handle, next, 0))
+            held.set(parameter, zero: true)
+            return
+        }
         try check(sqlite3_bind_int64(statement.handle, next, value))
     }
 
@@ -136,10 +200,16 @@ public struct SQLiteRowBinder {
         try text.withUTF8 { try self.text(utf8: UnsafeRawBufferPointer($0)) }
     }
 
-    /// Binds the empty text (not NULL).
+    /// Binds the empty text (not NULL), unless the parameter holds it already.
     @inline(__always) private mutating func bindEmptyText() throws {
+        let parameter = next
+        if let held, held.holds(parameter, zero: false) {
+            next += 1
+            return
+        }
         try check(sqlite3_bind_text64(statement.handle, next, Self.emptyText.assumingMemoryBound(to: CChar.self), 0, nil,
                                       UInt8(SQLITE_UTF8)))  // nil: SQLITE_STATIC
+        held?.set(parameter, zero: false)
     }
 
     /// Binds UTF-8 bytes as text, copied now (into the run's ``SQLiteBindArena``, which SQLite then reads
@@ -203,7 +273,10 @@ public struct SQLiteRowBinder {
         }
     }
 
+    /// Moves on to the next parameter once `result` (a binding of the current one) is `SQLITE_OK`; the parameter
+    /// no longer holds the empty text or 0 of an earlier binding (a caller that bound one marks it again).
     @inlinable mutating func check(_ result: Int32) throws {
+        held?.clear(next)  // also when it failed: the parameter may have been unbound
         guard result == SQLITE_OK else { throw failure(result) }
         next += 1
     }

@@ -35,6 +35,48 @@ struct SQLiteRowStatementTests {
         #expect(try Self.table(many).count == count)
     }
 
+    /// A parameter that holds the empty text or 0 keeps it from one chunk and one run to the next without being
+    /// bound again; any other value bound there replaces it, whether the run cleared its bindings (a text copied)
+    /// or not (only integers and empty texts), as one-row inserts of the same values write.
+    @Test("empty texts and zeros kept between chunks and runs, and replaced by any other value", arguments: [0, 1, 2, 3, 4])
+    func heldValuesKeptBetweenRuns(pattern: Int) throws {
+        func value(_ run: Int, _ row: Int) -> SQLiteValue {
+            switch (pattern, run) {
+            case (0, _): return row % 97 == 5 ? .text("x\(row)") : .text("")
+            case (1, 1): return row % 2 == 0 ? .integer(Int64(row)) : .null
+            case (1, _): return .text("")
+            case (2, _): return row % 89 == 3 ? .integer(Int64(row)) : .integer(0)
+            case (3, 2): return .text("")
+            case (3, _): return .integer(0)
+            default:
+                return [SQLiteValue.text(""), .text(""), .null, .integer(7), .text("y"), .blob([]), .integer(0), .integer(0),
+                        .text("")][(row + run) % 9]
+            }
+        }
+        let counts = [130, 64, 7, 200, 1]
+        let schema = "CREATE TABLE v (k INTEGER PRIMARY KEY, r INTEGER, t ANY, u ANY)"
+        let single = try SQLiteConnection(path: ":memory:")
+        try single.execute(schema)
+        let many = try SQLiteConnection(path: ":memory:")
+        try many.execute(schema)
+        let statement = SQLiteRowStatement(connection: many, head: "INSERT INTO v (r, t, u)", columns: 3)
+        for (run, count) in counts.enumerated() {
+            for row in 0..<count {
+                try single.prepare("INSERT INTO v (r, t, u) VALUES (?1, ?2, ?3)")
+                    .run([.integer(Int64(run)), value(run, row), value(run + 1, row)])
+            }
+            try statement.run(count: count) { binder, row in
+                try binder.integer(Int64(run))
+                try binder.value(value(run, row))
+                try binder.value(value(run + 1, row))
+            }
+        }
+        let query = "SELECT r, typeof(t), quote(t), typeof(u), quote(u) FROM v ORDER BY k"
+        let expected = try single.prepare(query).map { row in (0..<5).map { row.text(Int32($0)) } }
+        #expect(try many.prepare(query).map { row in (0..<5).map { row.text(Int32($0)) } } == expected)
+        #expect(expected.count == counts.reduce(0, +))
+    }
+
     /// Texts and blobs bound without a copy are written as given, and once `run` returns no statement of the
     /// connection still has them bound (the buffer may be freed then).
     @Test("values bound without a copy: written as given, and no longer bound once run returns",

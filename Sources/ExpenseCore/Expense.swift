@@ -14,20 +14,25 @@ public struct Expense: Hashable, Sendable, Identifiable {
     /// 0 to 300 characters; tab and newline allowed, no other control characters.
     public let note: String
     /// The member who paid; `nil`: no one is named (an expense of the ledger's own, not shared).
-    public let paidBy: UUID?
+    public var paidBy: UUID? { extras?.paidBy }
     /// How the amount is shared among members, its exact amounts matching ``amount``; `nil`: not shared.
-    public let split: SplitSpec?
+    public var split: SplitSpec? { extras?.split }
     /// The amount actually charged in the ledger's currency (`--paid`), in its minor units, 1 … 2^53−1; `nil`:
     /// none. It overrides the rate of a conversion into the ledger's currency (``CurrencyConverter``).
-    public let charged: Int64?
+    public var charged: Int64? { extras?.charged }
     /// Its tags (``ExpenseTags``): at most 16, sorted by their bytes, each once; empty: none.
-    public let tags: [String]
+    public var tags: [String] { extras?.tags ?? [] }
     /// The parts of the amount in other categories (`--part`), adding up to less than ``amount``: the expense's
     /// own ``category`` takes the remainder (``ExpenseParts``); `nil`: all of it is ``category``'s.
-    public let parts: ExpenseParts?
+    public var parts: ExpenseParts? { extras?.parts }
     /// The row's original text as an import read it (the bank's description), kept as the bank gave it whatever
     /// the note becomes; the same text rules as a note. Empty: none (made by `add`, or imported before it was kept).
-    public let source: String
+    public var source: String { extras?.source ?? "" }
+
+    /// The optional fields, behind one reference; `nil` when the expense uses none of them, as most do. An expense
+    /// is copied wherever a mutation, a record or an answer carries one: held inline, the six fields doubled its
+    /// size and the retains of each copy (a 500-mutation push copied about 2.8k more bytes per mutation).
+    private let extras: Extras?
 
     /// Made by ``ExpenseValidator`` after every check has passed. `package` so that a store re-reading rows it
     /// validated before writing (in a database this program owns) need not validate each again; anything read
@@ -41,12 +46,11 @@ public struct Expense: Hashable, Sendable, Identifiable {
         self.category = category
         self.date = date
         self.note = note
-        self.paidBy = paidBy
-        self.split = split
-        self.charged = charged
-        self.tags = tags
-        self.parts = parts
-        self.source = source
+        if paidBy == nil && split == nil && charged == nil && tags.isEmpty && parts == nil && source.isEmpty {
+            extras = nil
+        } else {
+            extras = Extras(paidBy: paidBy, split: split, charged: charged, tags: tags, parts: parts, source: source)
+        }
     }
 
     /// The payer as it is stored and sent: the member's lower-case id, empty for none.
@@ -159,5 +163,24 @@ public struct Expense: Hashable, Sendable, Identifiable {
         ExpenseDraft(id: .value(id), amount: amount, currency: .value(currency), category: category,
                      date: .value(date), note: note, paidBy: paidByText, split: splitText, charged: chargedValue, tags: tags,
                      parts: partsText, source: source)
+    }
+}
+
+/// An expense's optional fields (``Expense/paidBy`` … ``Expense/source``), shared by its copies: immutable.
+private final class Extras: Sendable {
+    let paidBy: UUID?
+    let split: SplitSpec?
+    let charged: Int64?
+    let tags: [String]
+    let parts: ExpenseParts?
+    let source: String
+
+    init(paidBy: UUID?, split: SplitSpec?, charged: Int64?, tags: [String], parts: ExpenseParts?, source: String) {
+        self.paidBy = paidBy
+        self.split = split
+        self.charged = charged
+        self.tags = tags
+        self.parts = parts
+        self.source = source
     }
 }

@@ -14,20 +14,20 @@ public struct Expense: Hashable, Sendable, Identifiable {
     /// 0 to 300 characters; tab and newline allowed, no other control characters.
     public let note: String
     /// The member who paid; `nil`: no one is named (an expense of the ledger's own, not shared).
-    public var paidBy: UUID? { extras?.paidBy }
+    public var paidBy: UUID? { extras?.fields.paidBy }
     /// How the amount is shared among members, its exact amounts matching ``amount``; `nil`: not shared.
-    public var split: SplitSpec? { extras?.split }
+    public var split: SplitSpec? { extras?.fields.split }
     /// The amount actually charged in the ledger's currency (`--paid`), in its minor units, 1 … 2^53−1; `nil`:
     /// none. It overrides the rate of a conversion into the ledger's currency (``CurrencyConverter``).
-    public var charged: Int64? { extras?.charged }
+    public var charged: Int64? { extras?.fields.charged }
     /// Its tags (``ExpenseTags``): at most 16, sorted by their bytes, each once; empty: none.
-    public var tags: [String] { extras?.tags ?? [] }
+    public var tags: [String] { extras?.fields.tags ?? [] }
     /// The parts of the amount in other categories (`--part`), adding up to less than ``amount``: the expense's
     /// own ``category`` takes the remainder (``ExpenseParts``); `nil`: all of it is ``category``'s.
-    public var parts: ExpenseParts? { extras?.parts }
+    public var parts: ExpenseParts? { extras?.fields.parts }
     /// The row's original text as an import read it (the bank's description), kept as the bank gave it whatever
     /// the note becomes; the same text rules as a note. Empty: none (made by `add`, or imported before it was kept).
-    public var source: String { extras?.source ?? "" }
+    public var source: String { extras?.fields.source ?? "" }
 
     /// The optional fields, behind one reference; `nil` when the expense uses none of them, as most do. An expense
     /// is copied wherever a mutation, a record or an answer carries one: held inline, the six fields doubled its
@@ -49,7 +49,7 @@ public struct Expense: Hashable, Sendable, Identifiable {
         if paidBy == nil && split == nil && charged == nil && tags.isEmpty && parts == nil && source.isEmpty {
             extras = nil
         } else {
-            extras = Extras(paidBy: paidBy, split: split, charged: charged, tags: tags, parts: parts, source: source)
+            extras = Extras(.init(paidBy: paidBy, split: split, charged: charged, tags: tags, parts: parts, source: source))
         }
     }
 
@@ -168,19 +168,16 @@ public struct Expense: Hashable, Sendable, Identifiable {
 
 /// An expense's optional fields (``Expense/paidBy`` … ``Expense/source``), shared by its copies: immutable.
 private final class Extras: Sendable {
-    let paidBy: UUID?
-    let split: SplitSpec?
-    let charged: Int64?
-    let tags: [String]
-    let parts: ExpenseParts?
-    let source: String
-
-    init(paidBy: UUID?, split: SplitSpec?, charged: Int64?, tags: [String], parts: ExpenseParts?, source: String) {
-        self.paidBy = paidBy
-        self.split = split
-        self.charged = charged
-        self.tags = tags
-        self.parts = parts
-        self.source = source
+    struct Fields: Sendable {  // its memberwise init is the one this class is made with
+        let paidBy: UUID?
+        let split: SplitSpec?
+        let charged: Int64?
+        let tags: [String]
+        let parts: ExpenseParts?
+        let source: String
     }
+
+    let fields: Fields
+
+    init(_ fields: Fields) { self.fields = fields }
 }

@@ -186,18 +186,35 @@ struct LiveDayTotals {
         let lastWhole = query.to.map {
             SQLiteLedgerStore.isLastDayOfMonth($0) ? SQLiteLedgerStore.month($0) : SQLiteLedgerStore.month(before: SQLiteLedgerStore.month($0))
         } ?? Int.max
+        // Grouped by category or not at all, a cell in the range counts the same whatever its date: the cells are
+        // summed by category and currency first (one word's hash each), and the core's aggregator, which hashes
+        // the category's text, gets one addition per sum instead of one per month's cell (288 for two years of
+        // twelve categories). All amounts are positive, so a sum overflows only where the aggregator's would.
+        var sums: [CellKey: (cell: Cell, ordinal: Int)]? = query.groupBy == .month ? nil : [:]
+        func take(_ cell: Cell, _ key: CellKey, ordinal: Int) throws {
+            guard sums != nil else { return try add(cell, key, ordinal: ordinal, to: &aggregator) }
+            let group = key.month
+            guard let held = sums?[group] else {
+                sums?[group] = (cell, ordinal)
+                return
+            }
+            let amount = try Aggregator.checkedSum(held.cell.amount, cell.amount)
+            let count = try Aggregator.checkedSum(held.cell.count, cell.count)
+            sums?[group] = (Cell(amount: amount, count: count), held.ordinal)
+        }
         for (month, cells) in months {
             if month >= firstWhole && month <= lastWhole {
                 for (key, cell) in cells.whole where wanted == nil || key.category == wanted {
-                    try add(cell, key, ordinal: month * 100 + 1, to: &aggregator)
+                    try take(cell, key, ordinal: month * 100 + 1)
                 }
             } else if month * 100 + 31 >= from && month * 100 + 1 <= to {
                 for (key, cell) in cells.days where wanted == nil || key.category == wanted {
                     let ordinal = month * 100 + Int(key.day)
-                    if ordinal >= from && ordinal <= to { try add(cell, key, ordinal: ordinal, to: &aggregator) }
+                    if ordinal >= from && ordinal <= to { try take(cell, key, ordinal: ordinal) }
                 }
             }
         }
+        for (key, sum) in sums ?? [:] { try add(sum.cell, key, ordinal: sum.ordinal, to: &aggregator) }
         return aggregator.summary
     }
 

@@ -5,7 +5,7 @@ import SQLite
 import Testing
 @testable import expense_bench
 
-/// The equal-work peers do the work they claim (docs/performance.md, "Equal-work peers"): checked on what they send
+/// The equal-work peers do the work they claim (docs/performance.md, "Method": peers doing equal work): checked on what they send
 /// or write, never on how fast.
 @Suite struct EqualWorkPeersTests {
     @Test func theRawSQLiteCeilingWritesAPushsRowsInGroupsOfWholePushes() throws {

@@ -85,55 +85,15 @@ package enum ExpenseColumns {
                        source: row.text(first + Self.source))
     }
 
-    /// The integer `expense` holds in the value column at position `column` (an amount, a day's ordinal): its
-    /// values read as a row of these columns from column 0, for code that writes any row one way (a record's
-    /// JSON object, from a stored row or from an expense).
-    @inline(__always)
-    package static func int64(of expense: borrowing Expense, at column: Int32) -> Int64 {
-        switch column {
-        case amount: expense.amount
-        case day: Int64(expense.date.ordinal)
-        case charged: expense.chargedValue
-        default: 0
-        }
-    }
-
-    /// Whether ``text(of:at:)`` is empty, told for an optional field without making its text (the tags' join).
-    @inline(__always)
-    package static func isEmptyText(of expense: borrowing Expense, at column: Int32) -> Bool {
-        switch column {
-        case tags: expense.tags.isEmpty
-        case parts: expense.parts == nil
-        case source: expense.source.isEmpty
-        default: text(of: expense, at: column).isEmpty
-        }
-    }
-
-    /// The text `expense` holds in the value column at position `column`, as ``int64(of:at:)``.
-    @inline(__always)
-    package static func text(of expense: borrowing Expense, at column: Int32) -> String {
-        switch column {
-        case currency: expense.currency.code
-        case category: expense.category
-        case note: expense.note
-        case paidBy: expense.paidByText
-        case split: expense.splitText
-        case tags: expense.tagsText
-        case parts: expense.partsText
-        case source: expense.source
-        default: ""
-        }
-    }
-
     /// Each value column's text bytes by position (an integer column's: empty), as ``withValues(of:_:)`` lends
     /// them. Its size is a literal, as an inline array's must be: ``count`` (`RecordObjectRowTests` checks).
     package typealias Texts = InlineArray<11, UnsafeBufferPointer<UInt8>>
-    /// Each value column's integer by position (``int64(of:at:)``; a text column's: 0).
+    /// Each value column's integer by position (a text column's: 0).
     package typealias Integers = InlineArray<11, Int64>
 
-    /// Calls `body` with `expense`'s values by position: its integers (``int64(of:at:)``) and the UTF-8 bytes of
-    /// its texts (``text(of:at:)``), lent for the call: each string's own bytes, no copy (a daemon's answer writes
-    /// a record's object through this for each applied `put`).
+    /// Calls `body` with `expense`'s values by position, as ``write(_:to:)`` writes them (`RecordObjectRowTests`
+    /// checks): its integers, and the UTF-8 bytes of its texts lent for the call, each string's own bytes, no copy
+    /// (a daemon's answer writes a record's object through this for each applied `put`).
     package static func withValues(of expense: Expense, _ body: (Integers, Texts) -> Void) {
         var integers = Integers(repeating: 0)
         integers[Int(amount)] = expense.amount

@@ -111,8 +111,13 @@ import TestSupport
     }
 
     /// Runs a tool to completion; its result.
+    /// Runs a journal tool in a UTF-8 locale whatever this process has: hledger reads a file in the locale's
+    /// encoding and refuses the export's UTF-8 in the C locale ("hGetContents: invalid byte sequence"), which is
+    /// what a CI run without `LANG` gets.
     static func tool(_ path: String, _ arguments: [String], in expense: ExpenseProcess) throws -> ExpenseProcess.Result {
-        try ExpenseProcess.run(path, arguments, environment: ProcessInfo.processInfo.environment, scratch: expense.directory)
+        var environment = ProcessInfo.processInfo.environment
+        environment["LC_ALL"] = "C.UTF-8"
+        return try ExpenseProcess.run(path, arguments, environment: environment, scratch: expense.directory)
     }
 
     /// Exports `format` to a file, checks it is private and the same as a second export to standard output.

@@ -196,6 +196,8 @@ public struct SQLiteRowBinder {
         // The empty text (an optional field an expense does not use: its tags, parts, original text) is bound as
         // it is, without lending its bytes: three of an expense's eleven values are empty on most rows.
         if text.isEmpty { return try bindEmptyText() }
+        // A native or small string lends its bytes in place; only another (bridged) one is copied first.
+        if try text.utf8.withContiguousStorageIfAvailable({ try self.text(utf8: UnsafeRawBufferPointer($0)) }) != nil { return }
         var text = text
         try text.withUTF8 { try self.text(utf8: UnsafeRawBufferPointer($0)) }
     }

@@ -11,8 +11,8 @@ import Testing
 /// keeps its indexes): the same rows, byte for byte, and the same live totals.
 @Suite struct BulkLoadEqualityTests {
     /// Every currency (so every exponent), the smallest and largest amounts, the first and last days, tombstones,
-    /// empty and long notes, quotes, tabs, newlines, NFC and NFD text, emoji and an id pulled twice, in pages of
-    /// several lengths (full and partial statements).
+    /// empty and long notes, quotes, tabs, newlines, NFC and NFD text, emoji, an id pulled twice, and each optional
+    /// field alone and all together, in pages of several lengths (full and partial statements).
     @Test func bulkPagesStoreWhatRecordByRecordStores() throws {
         let pages = Self.pages()
         let directory = try TemporaryDirectory()
@@ -48,7 +48,7 @@ import Testing
     /// decoder (whose strings are made from the line's bytes, and whose currency and date are read as values),
     /// then bulk loaded; the rows are byte for byte those of the original records stored record by record.
     @Test func decodedPagesBulkLoadWhatRecordByRecordStores() throws {
-        let pages = Self.pages()
+        let pages = Self.pages(optionalFields: false)  // the layout the decoder reads by its fragments
         let directory = try TemporaryDirectory()
         let bulkStore = try SQLiteExpenseStore(path: directory.path + "/bulk.sqlite")
         let bulkLedger = LocalLedger(store: bulkStore)
@@ -74,12 +74,28 @@ import Testing
     /// Each row of `expense` as the type and hex bytes of every column, by id.
     private static func rows(_ path: String) throws -> [String] {
         let connection = try SQLiteConnection(path: path, mode: .readOnly)
-        let columns = ["id", "amount", "currency", "category", "day", "note", "base_version", "deleted", "seq"]
+        let columns = ["id"] + ExpenseColumns.names + ["base_version", "deleted", "seq"]
         let select = columns.map { "typeof(\($0)) || ':' || hex(\($0))" }.joined(separator: " || ' ' || ")
         return try connection.cached("SELECT \(select) FROM expense ORDER BY id").map { $0.text(0) }
     }
 
-    private static func pages() -> [[Record]] {
+    /// An expense with none of its optional fields (`optional` 0, as most are), or with one or all of them set.
+    private static func expense(id: UUID, amount: Int64, currency: Currency, category: String, date: CalendarDay,
+                                note: String, optional: Int) -> Expense {
+        let payer = UUID(uuidString: "0A1B2C3D-0000-4000-8000-000000000001") ?? UUID()
+        let other = UUID(uuidString: "0A1B2C3D-0000-4000-8000-000000000002") ?? UUID()
+        let split = try? SplitSpec(text: "equal:" + [payer, other].map { $0.uuidString.lowercased() }.sorted().joined(separator: ","))
+        let parts = amount > 1 ? try? ExpenseParts(text: "1:drinks") : nil
+        let every = optional == 6
+        return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note,
+                       paidBy: optional == 1 || every ? payer : nil, split: optional == 2 || every ? split : nil,
+                       charged: optional == 3 || every ? 1 : nil, tags: optional == 4 || every ? ["a b", "日本"] : [],
+                       parts: optional == 5 || every ? parts : nil, source: every ? "row,\"1\"\tcafe\u{301}" : "")
+    }
+
+    /// The records in pages; with `optionalFields`, one in seven has a payer, one a split, and so on for each
+    /// optional field, and one has them all.
+    private static func pages(optionalFields: Bool = true) -> [[Record]] {
         let notes = ["", "n", "a \"quoted\" \\ note\twith\ttabs\nand a newline", "café", "cafe\u{301}", "日本語のメモ",
                      "😀👍🏽 emoji", String(repeating: "x", count: 300), "  padded  "]
         let categories = ["food", "Café", "cafe\u{301}", "日本", "a b", "🍕"]
@@ -94,9 +110,9 @@ import Testing
                 seq += 1
                 let position = index * 3 + step
                 let id = position == 7 || position == 200 ? twice : UUID()
-                let expense = Expense(id: id, amount: amounts[position % amounts.count], currency: currency,
-                                      category: categories[position % categories.count], date: days[position % days.count],
-                                      note: notes[position % notes.count])
+                let expense = Self.expense(id: id, amount: amounts[position % amounts.count], currency: currency,
+                                           category: categories[position % categories.count], date: days[position % days.count],
+                                           note: notes[position % notes.count], optional: optionalFields ? position % 7 : 0)
                 records.append(Record(expense: expense, version: position == 200 ? 3 : Int64(step + 1), seq: seq,
                                       deleted: position % 5 == 4))
             }

@@ -110,10 +110,9 @@ import TestSupport
         return negative ? -value : value
     }
 
-    /// Runs a tool to completion; its result.
-    /// Runs a journal tool in a UTF-8 locale whatever this process has: hledger reads a file in the locale's
-    /// encoding and refuses the export's UTF-8 in the C locale ("hGetContents: invalid byte sequence"), which is
-    /// what a CI run without `LANG` gets.
+    /// Runs a journal tool to completion, in a UTF-8 locale whatever this process has (hledger reads a file in the
+    /// locale's encoding and refuses the export's UTF-8 in the C locale, "hGetContents: invalid byte sequence",
+    /// which is what a CI run without `LANG` gets); its result.
     static func tool(_ path: String, _ arguments: [String], in expense: ExpenseProcess) throws -> ExpenseProcess.Result {
         var environment = ProcessInfo.processInfo.environment
         environment["LC_ALL"] = "C.UTF-8"

@@ -86,14 +86,14 @@ import Testing
         let other = UUID(uuidString: "0A1B2C3D-0000-4000-8000-000000000002") ?? UUID()
         let split = try? SplitSpec(text: "equal:" + [payer, other].map { $0.uuidString.lowercased() }.sorted().joined(separator: ","))
         let parts = amount > 1 ? try? ExpenseParts(text: "1:drinks") : nil
-        let every = optional == 6
+        let every = optional == 7
         return Expense(id: id, amount: amount, currency: currency, category: category, date: date, note: note,
                        paidBy: optional == 1 || every ? payer : nil, split: optional == 2 || every ? split : nil,
                        charged: optional == 3 || every ? 1 : nil, tags: optional == 4 || every ? ["a b", "日本"] : [],
-                       parts: optional == 5 || every ? parts : nil, source: every ? "row,\"1\"\tcafe\u{301}" : "")
+                       parts: optional == 5 || every ? parts : nil, source: optional == 6 || every ? "row,\"1\"\tcafe\u{301}" : "")
     }
 
-    /// The records in pages; with `optionalFields`, one in seven has a payer, one a split, and so on for each
+    /// The records in pages; with `optionalFields`, one in eight has a payer, one a split, and so on for each
     /// optional field, and one has them all.
     private static func pages(optionalFields: Bool = true) -> [[Record]] {
         let notes = ["", "n", "a \"quoted\" \\ note\twith\ttabs\nand a newline", "café", "cafe\u{301}", "日本語のメモ",
@@ -112,7 +112,7 @@ import Testing
                 let id = position == 7 || position == 200 ? twice : UUID()
                 let expense = Self.expense(id: id, amount: amounts[position % amounts.count], currency: currency,
                                            category: categories[position % categories.count], date: days[position % days.count],
-                                           note: notes[position % notes.count], optional: optionalFields ? position % 7 : 0)
+                                           note: notes[position % notes.count], optional: optionalFields ? position % 8 : 0)
                 records.append(Record(expense: expense, version: position == 200 ? 3 : Int64(step + 1), seq: seq,
                                       deleted: position % 5 == 4))
             }

@@ -11,7 +11,8 @@ import Foundation
 public struct RecordObjectRow {
     // Visible to the inlinable accessors, which a store calls from another module for each value of each row: public,
     // as `@inlinable package` is neither inlined nor specialised in another module by this toolchain (Swift 6.3).
-    // Spelled out, not ExpenseColumns' (package) aliases, which a public inlinable member cannot name.
+    // Spelled out, not ExpenseColumns' (package) aliases, which a public inlinable member cannot name; the init below
+    // takes the aliases, so a column added there without growing these does not compile.
     @usableFromInline var integers: InlineArray<11, Int64>
     @usableFromInline var texts: InlineArray<11, UnsafeBufferPointer<UInt8>>
 
@@ -21,9 +22,8 @@ public struct RecordObjectRow {
         texts = InlineArray(repeating: UnsafeBufferPointer(start: nil, count: 0))
     }
 
-    /// A row of these values (``ExpenseCore/ExpenseColumns/withValues(of:_:)``').
-    @inlinable
-    package init(integers: InlineArray<11, Int64>, texts: InlineArray<11, UnsafeBufferPointer<UInt8>>) {
+    /// A row of these values (``ExpenseCore/ExpenseColumns/withValues(of:_:)``'), made in this module only.
+    package init(integers: ExpenseColumns.Integers, texts: ExpenseColumns.Texts) {
         self.integers = integers
         self.texts = texts
     }

@@ -4,9 +4,9 @@ import Foundation
 /// Pull pages read and decoded on a thread of its own while the caller stores the previous page: on two cores
 /// the daemon encodes, this thread decodes and the caller writes SQLite at the same time.
 ///
-/// The reader sends the request for the next page as soon as a page's line has arrived (on the cursor the
-/// line's end announces, ``PullPageDecoder/announcedCursor(_:)``), then decodes it: at most two requests in
-/// flight and at most ``capacity`` decoded pages waiting. ``finish()`` (also after an error on either side)
+/// The reader sends the request for the next page as soon as the first bytes of a page's line have arrived (on
+/// the cursor they announce, ``PullPageDecoder/announcedCursor(_:)``), then reads the rest and decodes it: at
+/// most two requests in flight and at most ``capacity`` decoded pages waiting. ``finish()`` (also after an error on either side)
 /// stops it and waits until it has let go of the connection.
 final class PullPrefetcher: @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `connection` is touched only by the reader thread, from `init` until the
@@ -61,8 +61,8 @@ final class PullPrefetcher: @unchecked Sendable {
         func pullRequest(since: Int64) -> PullRequest {
             PullRequest(since: since, limit: limit, snapshot: since == 0 ? nil : snapshot)
         }
-        // The request for the next page, sent as soon as this page's line arrived (on the cursor its end
-        // announces), so the daemon encodes the next page while this thread decodes this one.
+        // The request for the next page, sent as soon as this page's line begins to arrive (on the cursor its first
+        // bytes announce), so the daemon encodes the next page while this one travels and this thread decodes it.
         var ahead: (id: Int64, since: Int64)?
         var failed = false
         while true {
@@ -81,7 +81,7 @@ final class PullPrefetcher: @unchecked Sendable {
                     ahead = (id, next)
                 }
                 if let guess = ahead, !page.more || guess.since != page.cursor {
-                    // The line's end announced another cursor than the page holds (never with this daemon):
+                    // The line announced another cursor than the page holds (never with this daemon):
                     // the answer to that request is read and dropped.
                     ahead = nil
                     try connection.discardAnswer(id: guess.id)

@@ -144,19 +144,20 @@ package final class SyncConnection {
         try receive(type, id: id, peek: { _ in })
     }
 
-    /// ``receive(_:id:)``, showing `peek` each line as it arrives, before it is decoded (the pull reader sends
-    /// its next request from there, so the daemon encodes the next page while this side decodes this one).
+    /// ``receive(_:id:)``, showing `peek` what has arrived of each line while it arrives, then the whole line
+    /// before it is decoded (the pull reader sends its next request from the first bytes that name the next
+    /// page's cursor, so the daemon encodes the next page while this one travels and is decoded).
     package func receive<Request: RPCMethodRequest>(_ type: Request.Type, id: Int64,
-                                                    peek: ([UInt8]) -> Void) throws(SyncError) -> Request.Response {
+                                                    peek: (ArraySlice<UInt8>) -> Void) throws(SyncError) -> Request.Response {
         try receive(type, id: id, peek: peek, timedOut: { .unreachable(self.timedOut) })
     }
 
     /// ``receive(_:id:peek:)`` whose timeout is `timedOut` (`hello`'s is its own error).
-    private func receive<Request: RPCMethodRequest>(_ type: Request.Type, id: Int64, peek: ([UInt8]) -> Void,
+    private func receive<Request: RPCMethodRequest>(_ type: Request.Type, id: Int64, peek: (ArraySlice<UInt8>) -> Void,
                                                     timedOut: () -> SyncError) throws(SyncError) -> Request.Response {
         while true {
-            guard let line = try readLine(within: timeout) else { throw timedOut() }
-            peek(line)
+            guard let line = try readLine(within: timeout, arriving: peek) else { throw timedOut() }
+            peek(line[...])
             // A result type may read a whole answer line of the shape it expects straight into itself (a pull page:
             // a first sync reads a hundred of 10,000 records); anything else, errors included, takes the general
             // path below.
@@ -235,11 +236,12 @@ package final class SyncConnection {
         return try interpret(line)
     }
 
-    /// Reads one line, or `nil` when `timeout` (`nil`: none) passes first.
+    /// Reads one line, or `nil` when `timeout` (`nil`: none) passes first; `arriving` is shown what has arrived
+    /// of it while it is not complete.
     /// - Throws: ``SyncError/unreachable(_:)`` when the connection breaks or the daemon closes it.
-    private func readLine(within timeout: Duration?) throws(SyncError) -> [UInt8]? {
+    private func readLine(within timeout: Duration?, arriving: (ArraySlice<UInt8>) -> Void = { _ in }) throws(SyncError) -> [UInt8]? {
         let line: [UInt8]?
-        do { line = try connection.readLine(timeout: timeout) } catch .timedOut {
+        do { line = try connection.readLine(timeout: timeout, arriving: arriving) } catch .timedOut {
             return nil
         } catch {
             throw .unreachable("the connection to \(connection.address) broke: \(error)")

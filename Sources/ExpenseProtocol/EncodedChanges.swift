@@ -33,6 +33,11 @@ public struct EncodedChanges: Sendable {
         writer.bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
     }
 
+    /// The byte count of change `index`'s object.
+    public func objectLength(_ index: Int) -> Int {
+        ends[index] - (index == 0 ? 0 : ends[index - 1])
+    }
+
     /// Appends the change of `seq` that `write` writes as one JSON object. If `write` throws, nothing is appended.
     public mutating func append(seq: Int64, _ write: (inout JSONWriter) throws -> Void) rethrows {
         let start = writer.bytes.count
@@ -95,30 +100,41 @@ public struct EncodedPullPage: Sendable {
     /// line (the envelope and the echoed `id` included, the `\n` not) stays within `maximumLineLength`; the first
     /// change that would pass it ends the page, which then has `more` true and the last change kept as its
     /// `cursor`. A page always holds its first change (a record is bounded, §6), so a pull always advances.
+    ///
+    /// `cursor` and `more` come first, before the changes: a client reading the line can ask for the next page
+    /// as soon as the line's first bytes arrive, so this daemon prepares it while the rest of this one travels.
     /// - Returns: the whole line, `\n` included.
     public func responseLine(id: RequestID?, maximumLineLength: Int) -> [UInt8] {
         var writer = JSONWriter(capacity: min(64 + changes.byteCount + changes.count, maximumLineLength) + 64)
         writer.raw(#"{"jsonrpc":"2.0","id":"#)
         writer.requestID(id)
         writer.raw(#","result":"#)
-        writer.beginObject()
-        writer.key("changes")
-        writer.beginArray()
+        // What fits is counted first (the members' order does not change the line's length), so that the cursor
+        // of a page that is cut can be written before its changes.
+        var length = writer.bytes.count + Self.changesMember.count
         var kept = 0
         while kept < changes.count {
-            let object = changes.object(kept)
-            let comma = kept > 0 ? 1 : 0
-            if kept > 0, writer.bytes.count + comma + object.count + PullResult.maximumTailBytes > maximumLineLength { break }
-            if kept > 0 { writer.bytes.append(UInt8(ascii: ",")) }
-            writer.bytes.append(contentsOf: object)
+            let comma = kept > 0 ? 1 : 0, object = changes.objectLength(kept)
+            if kept > 0, length + comma + object + PullResult.maximumTailBytes > maximumLineLength { break }
+            length += comma + object
             kept += 1
         }
         let cut = kept < changes.count
-        writer.endArray()
+        writer.beginObject()
         writer.member("cursor", cut ? changes.seqs[kept - 1] : cursor)
         writer.member("more", cut || more)
+        writer.key("changes")
+        writer.beginArray()
+        for index in 0..<kept {
+            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+            writer.bytes.append(contentsOf: changes.object(index))
+        }
+        writer.endArray()
         writer.endObject()
         writer.raw("}\n")
         return writer.bytes
     }
+
+    /// `{"changes":[`, which the length of a page's line counts where the changes begin.
+    private static let changesMember = Array(#"{"changes":["#.utf8)
 }

@@ -84,15 +84,16 @@ extension PullRequest: RPCMethodRequest {
 }
 
 extension PullResult: RPCResult {
-    /// Writes `{"changes":[Record…],"cursor":…,"more":…}`.
+    /// Writes `{"cursor":…,"more":…,"changes":[Record…]}`: the page's cursor first, as
+    /// ``EncodedPullPage/responseLine(id:maximumLineLength:)`` writes it (Protocol.md §5.3).
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        writer.member("cursor", cursor)
+        writer.member("more", more)
         writer.key("changes")
         writer.beginArray()
         for change in mergedChanges { change.write(to: &writer) }
         writer.endArray()
-        writer.member("cursor", cursor)
-        writer.member("more", more)
         writer.endObject()
     }
 
@@ -144,8 +145,8 @@ extension PullResult: RPCResult {
 }
 
 extension PullResult {
-    /// The most bytes the end of a page's response line takes after its last record:
-    /// `],"cursor":<19 digits>,"more":false}}`.
+    /// The most bytes a page's response line takes beside the envelope, `{"changes":[` and its records: the
+    /// commas and members of `"cursor":<19 digits>,"more":false,` and the closing `]}}`.
     static let maximumTailBytes = 47
 
     /// The response line for this page, cut by bytes (Protocol.md §5.3): ``EncodedPullPage/responseLine(id:maximumLineLength:)``

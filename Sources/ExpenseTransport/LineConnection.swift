@@ -156,16 +156,21 @@ public final class LineConnection {
     }
 
     /// Reads the next non-empty line (without `\n`), or `nil` when the peer closed the connection.
-    /// - Parameter timeout: how long to wait for a complete line; `nil` waits forever.
+    /// - Parameters:
+    ///   - timeout: how long to wait for a complete line; `nil` waits forever.
+    ///   - arriving: shown what has arrived of the line each time more of it arrives and it is not complete yet
+    ///     (a reader that can act on a long line's start: the pull reader asks for the next page from there).
     /// - Throws: ``TransportError/timedOut``, ``TransportError/lineTooLong``, ``TransportError/connectionClosed``
     ///   on a reset.
-    public func readLine(timeout: Duration? = .seconds(30)) throws(TransportError) -> [UInt8]? {
+    public func readLine(timeout: Duration? = .seconds(30),
+                         arriving: (ArraySlice<UInt8>) -> Void = { _ in }) throws(TransportError) -> [UInt8]? {
         let deadline = timeout.map { ContinuousClock.now + $0 }
+        var received = false
         while true {
             switch framer.nextLine() {
             case .line(let bytes)?: return Array(bytes)
             case .tooLong?: throw .lineTooLong
-            case nil: break
+            case nil: if received, framer.bufferedByteCount > 0 { arriving(framer.unterminatedLine) }
             }
             let left = deadline.map { ContinuousClock.now.duration(to: $0) }
             guard try Self.waitFor(fd, events: Int16(POLLIN), timeout: left) else { throw .timedOut }
@@ -176,6 +181,7 @@ public final class LineConnection {
             } else {
                 readBuffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             }
+            received = true
         }
     }
 

@@ -40,6 +40,10 @@ public struct LineFramer: Sendable {
     /// Bytes received but not yet returned as lines.
     public var bufferedByteCount: Int { buffer.count - start }
 
+    /// The start of the line being received: the bytes after the last complete line, none of them a `\n` once
+    /// ``nextLine()`` has returned `nil` (what has arrived of a long line, for a reader that acts on its start).
+    public var unterminatedLine: ArraySlice<UInt8> { buffer[start...] }
+
     /// The bytes of storage the framer holds now (for tests of ``retainedCapacity``).
     var bufferCapacity: Int { buffer.capacity }
 

@@ -172,9 +172,22 @@ import TestSupport
         }
     }
 
-    /// The cursor a line's end announces: only `,"cursor":<digits>,"more":true}}` gives one.
-    @Test func announcedCursorReadsOnlyTheLinesEnd() {
-        func cursor(_ text: String) -> Int64? { PullPageDecoder.announcedCursor(Array(text.utf8)) }
+    /// The cursor a line announces: from its first bytes, `{"jsonrpc":"2.0","id":<digits>,"result":{"cursor":<digits>,
+    /// "more":true,` (this daemon's layout), or from the end of a whole line of the older layout,
+    /// `,"cursor":<digits>,"more":true}}`; nothing else gives one.
+    @Test func announcedCursorReadsTheLinesStartOrAnOlderLinesEnd() {
+        func cursor(_ text: String) -> Int64? { PullPageDecoder.announcedCursor(Array(text.utf8)[...]) }
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"cursor":12345,"more":true,"changes":[]}}"#) == 12345)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"cursor":12345,"more":true,"#) == 12345)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"cursor":0,"more":true,"ch"#) == 0)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"cursor":12345,"more":true"#) == nil)  // not yet known
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"cursor":12345"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"cursor":12345,"more":false,"changes":[]}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":"3","result":{"cursor":12345,"more":true,"changes":[]}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"cursor":-1,"more":true,"changes":[]}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"cursor":99999999999999999999,"more":true,"changes":[]}}"#) == nil)
+        #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"cursor": 5,"more":true,"changes":[]}}"#) == nil)
+        // The older layout, read from a whole line's end.
         #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":12345,"more":true}}"#) == 12345)
         #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":0,"more":true}}"#) == 0)
         #expect(cursor(#"{"jsonrpc":"2.0","id":3,"result":{"changes":[],"cursor":12345,"more":false}}"#) == nil)
@@ -184,11 +197,18 @@ import TestSupport
         #expect(cursor(#","cursor":,"more":true}}"#) == nil)
         #expect(cursor(#"cursor":5,"more":true}}"#) == nil)
         #expect(cursor("") == nil)
+        // The daemon's pages: the whole line, and every start of it long enough to hold the cursor and `more`.
         var random = PageGenerator(seed: 99)
         for round in 0..<50 {
             let line = random.responseLine(id: Int64(round), records: 3)
             guard let page = PullPageDecoder.decode(line)?.result else { continue }
-            #expect(PullPageDecoder.announcedCursor(line) == (page.more ? page.cursor : nil))
+            let announced = page.more ? page.cursor : nil
+            #expect(PullPageDecoder.announcedCursor(line[...]) == announced)
+            let head = Array(#"{"jsonrpc":"2.0","id":\#(round),"result":{"cursor":\#(page.cursor),"more":\#(page.more),"#.utf8)
+            #expect(line.starts(with: head))
+            for length in 0..<line.count {
+                #expect(PullPageDecoder.announcedCursor(line[..<length]) == (length >= head.count ? announced : nil))
+            }
         }
     }
 

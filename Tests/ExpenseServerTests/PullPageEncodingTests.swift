@@ -157,15 +157,18 @@ import TestSupport
     }
 
     /// The page cut as `PullResult.responseLine` wrote it before ``EncodedPullPage`` (each record written
-    /// into the line, the first that passes the limit taken out again).
+    /// into the line, the first that passes the limit taken out again; the line then laid out with its cursor
+    /// and `more` first, which does not change its length).
     static func referenceLine(_ result: PullResult, id: RequestID?, maximumLineLength: Int) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.raw(#"{"jsonrpc":"2.0","id":"#)
-        writer.requestID(id)
-        writer.raw(#","result":"#)
+        var envelope = JSONWriter()
+        envelope.raw(#"{"jsonrpc":"2.0","id":"#)
+        envelope.requestID(id)
+        envelope.raw(#","result":"#)
+        var writer = envelope
         writer.beginObject()
         writer.key("changes")
         writer.beginArray()
+        let first = writer.bytes.count
         var kept = 0
         let changes = result.mergedChanges
         for record in changes {
@@ -178,11 +181,16 @@ import TestSupport
             kept += 1
         }
         let cut = kept < changes.count
-        writer.endArray()
-        writer.member("cursor", cut ? changes[kept - 1].seq : result.cursor)
-        writer.member("more", cut || result.more)
-        writer.endObject()
-        writer.raw("}\n")
-        return writer.bytes
+        var line = envelope
+        line.beginObject()
+        line.member("cursor", cut ? changes[kept - 1].seq : result.cursor)
+        line.member("more", cut || result.more)
+        line.key("changes")
+        line.beginArray()
+        line.bytes += writer.bytes[first...]
+        line.endArray()
+        line.endObject()
+        line.raw("}\n")
+        return line.bytes
     }
 }

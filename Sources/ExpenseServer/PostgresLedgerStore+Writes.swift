@@ -13,11 +13,15 @@ extension PostgresLedgerStore {
         var statements: [PostgresStatement] = []
         if !pendingRecords.isEmpty {
             // Creates are plain inserts: the server skips the conflict check an upsert makes for every row.
+            // A new record still at its first version is written with that version's constant columns in the
+            // statement (no array for them); one changed again in the same transaction with all its columns.
             let created = pendingRecords.values.filter { pendingCreates.contains($0.expense.id) }
-            let replaced = pendingRecords.values.filter { !pendingCreates.contains($0.expense.id) }
-            if !created.isEmpty {
-                statements.append(Self.recordsStatement(created, ledger: number, replacing: false, creations: pendingCreations))
+            let first = created.filter(PendingRecordVersions.isCreation), later = created.filter { !PendingRecordVersions.isCreation($0) }
+            if !first.isEmpty { statements.append(Self.creationsStatement(first, ledger: number, creations: pendingCreations)) }
+            if !later.isEmpty {
+                statements.append(Self.recordsStatement(later, ledger: number, replacing: false, creations: pendingCreations))
             }
+            let replaced = pendingRecords.values.filter { !pendingCreates.contains($0.expense.id) }
             if !replaced.isEmpty { statements.append(Self.recordsStatement(replaced, ledger: number, replacing: true)) }
         }
         statements += try clientStatements()
@@ -45,6 +49,36 @@ extension PostgresLedgerStore {
                                      + columns.parameterList(from: 2) + ")" + replace,
                                      [.integer(ledger)] + columns.arrays.map(\.value))
         }
+        let first = 2 + columns.arrays.count
+        return PostgresStatement("INSERT INTO records (ledger, \(RecordColumns.list), \(RecordCreation.list)) SELECT $1, * FROM unnest("
+                                 + columns.parameterList(from: 2) + ", " + creationParameterList(from: first) + ")",
+                                 [.integer(ledger)] + columns.arrays.map(\.value) + creationArrays(records, creations))
+    }
+
+    /// The statement inserting new records of `ledger`, each at its first version (``PendingRecordVersions/isCreation(_:)``),
+    /// with its creation in `creations`: the columns every first version shares are constants of the statement
+    /// (``RecordColumns/creationConstants``), so only the others are sent, as arrays.
+    static func creationsStatement(_ records: some Collection<StoredRecord>, ledger: Int64,
+                                   creations: [UUID: RecordCreation]) -> PostgresStatement {
+        var columns = PostgresRecordColumns(capacity: records.count, creations: true)
+        for stored in records { columns.append(stored) }
+        let first = 2 + columns.arrays.count
+        let names = (0..<(columns.arrays.count + 4)).map { "u\($0)" }
+        let creationNames = names.suffix(4).joined(separator: ", ")
+        return PostgresStatement("INSERT INTO records (ledger, \(RecordColumns.list), \(RecordCreation.list)) SELECT $1, "
+                                 + PostgresRecordColumns.creationSelectList("u") + ", " + creationNames + " FROM unnest("
+                                 + columns.parameterList(from: 2) + ", " + creationParameterList(from: first)
+                                 + ") AS c(" + names.joined(separator: ", ") + ")",
+                                 [.integer(ledger)] + columns.arrays.map(\.value) + creationArrays(records, creations))
+    }
+
+    /// `unnest`'s arguments for the creation columns (``RecordCreation/list``), from parameter `first`.
+    private static func creationParameterList(from first: Int) -> String {
+        "$\(first)::bigint[], $\(first + 1)::text[], $\(first + 2)::uuid[], $\(first + 3)::bigint[]"
+    }
+
+    /// Each record's creation in `creations` as the arrays of ``RecordCreation/list`` (NULLs for a record without).
+    private static func creationArrays(_ records: some Collection<StoredRecord>, _ creations: [UUID: RecordCreation]) -> [PostgresValue] {
         var seqs = PostgresBinaryArray(.int8, capacity: records.count), whos = PostgresBinaryArray(.text, capacity: records.count)
         var clients = PostgresBinaryArray(.uuid, capacity: records.count), times = PostgresBinaryArray(.int8, capacity: records.count)
         for stored in records {
@@ -60,11 +94,7 @@ extension PostgresLedgerStore {
                 times.appendNull()
             }
         }
-        let first = 2 + RecordColumns.names.count
-        return PostgresStatement("INSERT INTO records (ledger, \(RecordColumns.list), \(RecordCreation.list)) SELECT $1, * FROM unnest("
-                                 + columns.parameterList(from: 2)
-                                 + ", $\(first)::bigint[], $\(first + 1)::text[], $\(first + 2)::uuid[], $\(first + 3)::bigint[])",
-                                 [.integer(ledger)] + columns.arrays.map(\.value) + [seqs.value, whos.value, clients.value, times.value])
+        return [seqs.value, whos.value, clients.value, times.value]
     }
 
     /// The transaction's aggregate changes, day and month, in two statements; rows left with no count and no

@@ -51,9 +51,7 @@ import Testing
         let daemon = try CannedDaemon { method, since, id in
             switch (method, since) {
             case ("hello", _):
-                return RPCResponse.success(id: id, result: HelloResult(protocolVersion: ProtocolVersion.current, server: "canned",
-                                                                         ledger: "default", currency: .usd, cursor: 3,
-                                                                         lastMutationId: 0))
+                return CannedDaemon.hello(id: id, cursor: 3)
             case ("pull", 0):
                 // A daemon of the older layout (`changes` first): the result says cursor 2; the line's end, an
                 // envelope member clients ignore, says 77.
@@ -72,11 +70,7 @@ import Testing
             }
         }
         let client = try TestClient("client", persistent: true)
-        var engine = SyncEngine(ledger: client.ledger, remote: RemoteConfiguration(server: "127.0.0.1:\(daemon.port)",
-                                                                                  ledger: "default", token: "t"))
-        engine.configuration.timeout = .seconds(20)
-        engine.configuration.connectTimeout = .seconds(20)
-        let report = try await onOwnThread { [engine] in try engine.sync() }
+        let report = try await daemon.sync(client)
         #expect(report.pulled == 3)
         #expect(Set(try client.live().keys) == Set(records.map(\.expense.id)))
         #expect(try client.ledger.pullCursor() == 3)
@@ -98,9 +92,7 @@ import Testing
         let daemon = try CannedDaemon(holdingBack: { since in since < 4 ? 120 : nil }) { method, since, id in
             switch method {
             case "hello":
-                return RPCResponse.success(id: id, result: HelloResult(protocolVersion: ProtocolVersion.current, server: "canned",
-                                                                         ledger: "default", currency: .usd, cursor: 6,
-                                                                         lastMutationId: 0))
+                return CannedDaemon.hello(id: id, cursor: 6)
             case "pull" where (0...4).contains(since) && since % 2 == 0:
                 // Pages of two: since 0, 2 and 4; the last says no more.
                 let page = PullResult(changes: Array(records[Int(since)..<Int(since) + 2]), cursor: since + 2, more: since < 4)
@@ -110,11 +102,7 @@ import Testing
             }
         }
         let client = try TestClient("client", persistent: true)
-        var engine = SyncEngine(ledger: client.ledger, remote: RemoteConfiguration(server: "127.0.0.1:\(daemon.port)",
-                                                                                  ledger: "default", token: "t"))
-        engine.configuration.timeout = .seconds(30)
-        engine.configuration.connectTimeout = .seconds(20)
-        let report = try await onOwnThread { [engine] in try engine.sync() }
+        let report = try await daemon.sync(client)
         #expect(report.pulled == 6)
         #expect(try client.ledger.pullCursor() == 6)
         daemon.stop()
@@ -147,6 +135,21 @@ final class CannedDaemon: Sendable {
             done.signal()
         }
         thread.start()
+    }
+
+    /// The answer to `hello` of a ledger in USD whose head is `cursor`.
+    static func hello(id: RequestID, cursor: Int64) -> [UInt8] {
+        RPCResponse.success(id: id, result: HelloResult(protocolVersion: ProtocolVersion.current, server: "canned",
+                                                         ledger: "default", currency: .usd, cursor: cursor, lastMutationId: 0))
+    }
+
+    /// A sync of `client` with this daemon, on a thread of its own (timeouts far above what any test waits).
+    func sync(_ client: TestClient) async throws -> SyncEngine.Report {
+        var engine = SyncEngine(ledger: client.ledger, remote: RemoteConfiguration(server: "127.0.0.1:\(port)",
+                                                                                  ledger: "default", token: "t"))
+        engine.configuration.timeout = .seconds(30)
+        engine.configuration.connectTimeout = .seconds(20)
+        return try await onOwnThread { [engine] in try engine.sync() }
     }
 
     /// Waits until the client has closed its connection.

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// The reader sends the request for the next page as soon as the first bytes of a page's line have arrived (on
 /// the cursor they announce, ``PullPageDecoder/announcedCursor(_:)``), then reads the rest and decodes it: at
-/// most two requests in flight and at most ``capacity`` decoded pages waiting. ``finish()`` (also after an error on either side)
-/// stops it and waits until it has let go of the connection.
+/// most two requests in flight and at most ``capacity`` decoded pages waiting. ``finish()`` (also after an error
+/// on either side) stops it and waits until it has let go of the connection.
 final class PullPrefetcher: @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `connection` is touched only by the reader thread, from `init` until the
     // thread signals `done`; `finish()` waits for `done` before returning, and the owner uses the connection

@@ -62,15 +62,19 @@ extension PostgresLedgerStore {
                                    creations: [UUID: RecordCreation]) -> PostgresStatement {
         var columns = PostgresRecordColumns(capacity: records.count, creations: true)
         for stored in records { columns.append(stored) }
-        let first = 2 + columns.arrays.count
-        let names = (0..<(columns.arrays.count + 4)).map { "u\($0)" }
-        let creationNames = names.suffix(4).joined(separator: ", ")
-        return PostgresStatement("INSERT INTO records (ledger, \(RecordColumns.list), \(RecordCreation.list)) SELECT $1, "
-                                 + PostgresRecordColumns.creationSelectList("u") + ", " + creationNames + " FROM unnest("
-                                 + columns.parameterList(from: 2) + ", " + creationParameterList(from: first)
-                                 + ") AS c(" + names.joined(separator: ", ") + ")",
-                                 [.integer(ledger)] + columns.arrays.map(\.value) + creationArrays(records, creations))
+        return PostgresStatement(creationsSQL, [.integer(ledger)] + columns.arrays.map(\.value) + creationArrays(records, creations))
     }
+
+    /// ``creationsStatement(_:ledger:creations:)``'s text: the arrays' columns named `u0, u1, …` in order, the
+    /// record's columns that are not constants first, then its creation's.
+    private static let creationsSQL: String = {
+        let arrays = PostgresRecordColumns(capacity: 0, creations: true)
+        let names = (0..<(arrays.arrays.count + 4)).map { "u\($0)" }
+        return "INSERT INTO records (ledger, \(RecordColumns.list), \(RecordCreation.list)) SELECT $1, "
+            + PostgresRecordColumns.creationSelectList("u") + ", " + names.suffix(4).joined(separator: ", ")
+            + " FROM unnest(" + arrays.parameterList(from: 2) + ", " + creationParameterList(from: 2 + arrays.arrays.count)
+            + ") AS c(" + names.joined(separator: ", ") + ")"
+    }()
 
     /// `unnest`'s arguments for the creation columns (``RecordCreation/list``), from parameter `first`.
     private static func creationParameterList(from first: Int) -> String {

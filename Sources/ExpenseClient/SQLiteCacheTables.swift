@@ -166,7 +166,7 @@ final class SQLiteCacheTables: StoreTransaction {
     /// A server copy's values in ``settledColumns``' order (which ``serverCopyColumns`` shares).
     private static func settledValues(of record: Record) -> [SQLiteValue] {
         var row = SQLiteValueRow([.id(record.expense.id)])
-        try? ExpenseColumns.write(record.expense, to: &row)  // appending to an array cannot fail
+        try? ExpenseColumns.write(record.expense, to: &row)  // an expense's values, appended to an array: cannot fail
         return row.values + [.integer(record.version), SQLiteValue(record.deleted), .integer(record.seq)]
     }
 
@@ -192,7 +192,7 @@ final class SQLiteCacheTables: StoreTransaction {
         try connection.cached("""
             INSERT INTO outbox(\(Self.outboxColumns))
             VALUES ((SELECT coalesce(max(position), 0) + 1 FROM outbox), \(Self.parameters(Self.outboxValueCount)))
-            """).run(values(of: mutation))
+            """).run(try values(of: mutation))
         var stored = mutation
         stored.position = try connection.cached("SELECT max(position) FROM outbox").first { $0.int64(0) } ?? 0
         return stored
@@ -203,7 +203,7 @@ final class SQLiteCacheTables: StoreTransaction {
         try connection.cached("""
             UPDATE outbox SET (\(Self.outboxColumns.split(separator: ",").dropFirst().joined(separator: ","))) =
                 (\(Self.parameters(Self.outboxValueCount))) WHERE position = ?
-            """).run(values(of: mutation) + [.integer(mutation.position)])
+            """).run(try values(of: mutation) + [.integer(mutation.position)])
     }
 
     func removePending(position: Int64) throws {
@@ -211,10 +211,12 @@ final class SQLiteCacheTables: StoreTransaction {
     }
 
     /// An outbox row's values after `position`, in ``outboxColumns``' order.
-    private func values(of mutation: PendingMutation) -> [SQLiteValue] {
+    /// - Throws: ``ExpenseCore/ValidationError/invalidText(_:)`` for a draft value that the optional fields' text
+    ///   cannot hold (one no valid value is).
+    private func values(of mutation: PendingMutation) throws -> [SQLiteValue] {
         var row = SQLiteValueRow([SQLiteValue(mutation.mutationId), .text(mutation.state.rawValue), .text(mutation.type.rawValue),
                                   .id(mutation.id), .integer(mutation.baseVersion)])
-        try? ExpenseColumns.write(mutation.fields, to: &row)  // appending to an array cannot fail
+        try ExpenseColumns.write(mutation.fields, to: &row)
         return row.values + [SQLiteValue(mutation.rejection?.reason), SQLiteValue(mutation.rejection?.field),
                              SQLiteValue(mutation.rejection?.message), SQLiteValue(mutation.ifAbsent), .text(mutation.kind.rawValue),
                              mutation.kind == .expense ? .null : .text(LedgerDataCache.text(mutation.data))]

@@ -263,6 +263,76 @@ extension SQLiteExpenseStore {
         DROP TABLE meta;
         ALTER TABLE meta_with_rowids RENAME TO meta;
         """,
+        // 19: the six optional fields in one text, `extras` (``ExpenseCore/ExpenseExtras``), in every table that
+        // holds an expense (empty: none set) or a draft of one (an entry for each field given): a first sync bound
+        // fifteen columns per row where nine had served before them, and a new optional field needed a migration.
+        """
+        ALTER TABLE expense ADD COLUMN extras TEXT NOT NULL DEFAULT '';
+        UPDATE expense SET extras = substr(iif(paid_by <> '', char(31) || 'paidBy=' || paid_by, '')
+                || iif(split <> '', char(31) || 'split=' || split, '')
+                || iif(charged <> 0, char(31) || 'charged=' || charged, '')
+                || iif(tags <> '', char(31) || 'tags=' || tags, '')
+                || iif(parts <> '', char(31) || 'parts=' || parts, '')
+                || iif(source <> '', char(31) || 'source=' || source, ''), 2);
+        ALTER TABLE expense DROP COLUMN paid_by;
+        ALTER TABLE expense DROP COLUMN split;
+        ALTER TABLE expense DROP COLUMN charged;
+        ALTER TABLE expense DROP COLUMN tags;
+        ALTER TABLE expense DROP COLUMN parts;
+        ALTER TABLE expense DROP COLUMN source;
+        ALTER TABLE server_copy ADD COLUMN extras TEXT NOT NULL DEFAULT '';
+        UPDATE server_copy SET extras = substr(iif(paid_by <> '', char(31) || 'paidBy=' || paid_by, '')
+                || iif(split <> '', char(31) || 'split=' || split, '')
+                || iif(charged <> 0, char(31) || 'charged=' || charged, '')
+                || iif(tags <> '', char(31) || 'tags=' || tags, '')
+                || iif(parts <> '', char(31) || 'parts=' || parts, '')
+                || iif(source <> '', char(31) || 'source=' || source, ''), 2);
+        ALTER TABLE server_copy DROP COLUMN paid_by;
+        ALTER TABLE server_copy DROP COLUMN split;
+        ALTER TABLE server_copy DROP COLUMN charged;
+        ALTER TABLE server_copy DROP COLUMN tags;
+        ALTER TABLE server_copy DROP COLUMN parts;
+        ALTER TABLE server_copy DROP COLUMN source;
+        ALTER TABLE outbox ADD COLUMN extras TEXT NOT NULL DEFAULT '';
+        UPDATE outbox SET extras = substr(iif(paid_by IS NOT NULL, char(31) || 'paidBy=' || paid_by, '')
+                || iif(split IS NOT NULL, char(31) || 'split=' || split, '')
+                || iif(charged IS NOT NULL, char(31) || 'charged=' || charged, '')
+                || iif(tags IS NOT NULL, char(31) || 'tags=' || tags, '')
+                || iif(parts IS NOT NULL, char(31) || 'parts=' || parts, '')
+                || iif(source IS NOT NULL, char(31) || 'source=' || source, ''), 2);
+        ALTER TABLE outbox DROP COLUMN paid_by;
+        ALTER TABLE outbox DROP COLUMN split;
+        ALTER TABLE outbox DROP COLUMN charged;
+        ALTER TABLE outbox DROP COLUMN tags;
+        ALTER TABLE outbox DROP COLUMN parts;
+        ALTER TABLE outbox DROP COLUMN source;
+        ALTER TABLE conflict ADD COLUMN mine_extras TEXT NOT NULL DEFAULT '';
+        ALTER TABLE conflict ADD COLUMN theirs_extras TEXT NOT NULL DEFAULT '';
+        UPDATE conflict SET mine_extras = substr(iif(mine_paid_by IS NOT NULL, char(31) || 'paidBy=' || mine_paid_by, '')
+                || iif(mine_split IS NOT NULL, char(31) || 'split=' || mine_split, '')
+                || iif(mine_charged IS NOT NULL, char(31) || 'charged=' || mine_charged, '')
+                || iif(mine_tags IS NOT NULL, char(31) || 'tags=' || mine_tags, '')
+                || iif(mine_parts IS NOT NULL, char(31) || 'parts=' || mine_parts, '')
+                || iif(mine_source IS NOT NULL, char(31) || 'source=' || mine_source, ''), 2),
+            theirs_extras = substr(iif(theirs_paid_by <> '', char(31) || 'paidBy=' || theirs_paid_by, '')
+                || iif(theirs_split <> '', char(31) || 'split=' || theirs_split, '')
+                || iif(theirs_charged <> 0, char(31) || 'charged=' || theirs_charged, '')
+                || iif(theirs_tags <> '', char(31) || 'tags=' || theirs_tags, '')
+                || iif(theirs_parts <> '', char(31) || 'parts=' || theirs_parts, '')
+                || iif(theirs_source <> '', char(31) || 'source=' || theirs_source, ''), 2);
+        ALTER TABLE conflict DROP COLUMN mine_paid_by;
+        ALTER TABLE conflict DROP COLUMN mine_split;
+        ALTER TABLE conflict DROP COLUMN mine_charged;
+        ALTER TABLE conflict DROP COLUMN mine_tags;
+        ALTER TABLE conflict DROP COLUMN mine_parts;
+        ALTER TABLE conflict DROP COLUMN mine_source;
+        ALTER TABLE conflict DROP COLUMN theirs_paid_by;
+        ALTER TABLE conflict DROP COLUMN theirs_split;
+        ALTER TABLE conflict DROP COLUMN theirs_charged;
+        ALTER TABLE conflict DROP COLUMN theirs_tags;
+        ALTER TABLE conflict DROP COLUMN theirs_parts;
+        ALTER TABLE conflict DROP COLUMN theirs_source;
+        """,
     ]
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the

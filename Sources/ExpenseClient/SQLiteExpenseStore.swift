@@ -120,7 +120,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
         try reading {
             try connection.cached("""
                 SELECT \(Self.columns) FROM expense
-                WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3 OR parts <> '')
+                WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3 OR \(Self.hasParts))
                 ORDER BY day, position
                 """).forEach(Self.bindings(filter)) { row in
                     // An expense with parts passes when one of them is in the category (read: the parts are text).
@@ -138,11 +138,11 @@ package final class SQLiteExpenseStore: ExpenseStore {
         do {
             var withParts: [Expense] = []
             try connection.cached("""
-                SELECT \(Self.columns) FROM expense WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND parts <> ''
+                SELECT \(Self.columns) FROM expense WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND \(Self.hasParts)
                 """).forEach(Array(Self.bindings(filter).prefix(2))) { withParts.append(try decode($0).expense) }
             let plain = try connection.cached("""
                 SELECT day, category, currency, sum(amount), count(*) FROM expense
-                WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3) AND parts = ''
+                WHERE deleted = 0 AND day >= ?1 AND day <= ?2 AND (?3 IS NULL OR category = ?3) AND NOT \(Self.hasParts)
                 GROUP BY day, category, currency
                 """).map(Self.bindings(filter)) { row in
                     guard let date = CalendarDay(ordinal: row.int(0)), let currency = Currency(code: row.text(2)) else {
@@ -222,6 +222,8 @@ package final class SQLiteExpenseStore: ExpenseStore {
     // MARK: - Rows and errors
 
     private static let columns = SQLiteCacheTables.recordColumns
+    /// Whether an `expense` row has parts (in its optional fields).
+    private static let hasParts = ExpenseExtras.sqlHolds(.parts, dialect: .sqlite)
 
     private func decode(_ row: SQLiteRow) throws -> LocalRecord { try tables.decodeRecord(row) }
 

@@ -53,6 +53,9 @@ public struct Expense: Hashable, Sendable, Identifiable {
         }
     }
 
+    /// Whether any optional field is set (``ExpenseExtras``): most expenses use none.
+    package var hasOptionalFields: Bool { extras != nil }
+
     /// The payer as it is stored and sent: the member's lower-case id, empty for none.
     public var paidByText: String { paidBy.map(UUIDText.lowercased) ?? "" }
 

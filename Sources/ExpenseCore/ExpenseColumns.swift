@@ -2,28 +2,28 @@ import Foundation
 
 /// An expense's values as the columns of a database row, declared once for every table that holds an expense:
 /// the daemon's `records` (SQLite and PostgreSQL) and the cache's `expense`, `server_copy` and `conflict`.
-/// Every statement names the columns through ``list(prefix:)`` and reads or writes them through ``read(id:from:at:)``
-/// and ``write(_:to:)``, so a new expense field is a column here (and one migration per store), not an edit of
-/// every statement.
+/// Every statement names the columns through ``list(_:prefix:)`` and reads or writes them through
+/// ``read(id:from:at:)`` and ``write(_:to:)``, so no statement spells or counts them itself.
 ///
 /// In this order: `amount` (minor units), `currency` (its code), `category`, `day` (``CalendarDay/ordinal``),
-/// `note`, `paid_by` (the member's lower-case id, empty for none), `split` (``SplitSpec/text``, empty for none),
-/// `charged` (minor units of the ledger's currency, 0 for none), `tags` (``Expense/tagsText``, empty for none),
-/// `parts` (``ExpenseParts/text``, empty for none), `source` (``Expense/source``, empty for none).
-/// Drafts, whose fields may be missing, are the nullable ``draftNames`` (the date as its text).
+/// `note`, and `extras`, every optional field in one text (``ExpenseExtras``: empty for an expense that uses none).
+/// A new optional field is a key of ``ExpenseExtras``, not a column: no migration. Drafts, whose fields may be
+/// missing, are the nullable ``draftNames`` (the date as its text; `extras` names only the fields given).
 package enum ExpenseColumns {
     /// The value columns' names, in their order.
-    package static let names = ["amount", "currency", "category", "day", "note", "paid_by", "split", "charged", "tags", "parts", "source"]
-    /// A draft's columns (the outbox's and a conflict's own side), each nullable: `date` holds the text typed.
-    package static let draftNames = ["amount", "currency", "category", "date", "note", "paid_by", "split", "charged", "tags", "parts", "source"]
+    package static let names = ["amount", "currency", "category", "day", "note", extrasName]
+    /// A draft's columns (the outbox's and a conflict's own side), each nullable but `extras`: `date` holds the text
+    /// typed.
+    package static let draftNames = ["amount", "currency", "category", "date", "note", extrasName]
+    /// The optional fields' column.
+    package static let extrasName = "extras"
     /// Each value column's type, in ``names``' order.
-    package static let types: [ExpenseColumnType] = [.integer, .currency, .text, .day, .text, .text, .text, .integer, .text, .text, .text]
+    package static let types: [ExpenseColumnType] = [.integer, .currency, .text, .day, .text, .extras]
     /// How many columns an expense takes.
     package static let count = Int32(names.count)
-    /// Each value's position among the expense's columns (add the position of the first).
+    /// Each column's position among the expense's columns (add the position of the first).
     package static let amount: Int32 = 0, currency: Int32 = 1, category: Int32 = 2, day: Int32 = 3, note: Int32 = 4,
-                       paidBy: Int32 = 5, split: Int32 = 6, charged: Int32 = 7, tags: Int32 = 8, parts: Int32 = 9,
-                       source: Int32 = 10
+                       extras: Int32 = 5
 
     /// The names as an SQL column list, each after `prefix` (`mine_`, `theirs_`, `excluded.`).
     package static func list(_ names: [String] = names, prefix: String = "") -> String {
@@ -44,12 +44,7 @@ package enum ExpenseColumns {
         try row.text(expense.category)
         try row.integer(Int64(expense.date.ordinal))
         try row.text(expense.note)
-        try row.text(expense.paidByText)
-        try row.text(expense.splitText)
-        try row.integer(expense.chargedValue)
-        try row.text(expense.tagsText)
-        try row.text(expense.partsText)
-        try row.text(expense.source)
+        try row.text(expense.hasOptionalFields ? ExpenseExtras.text(of: expense) : "")
     }
 
     /// The expense `id` whose values start at column `first`, or `nil` when a value does not decode (a row
@@ -59,46 +54,62 @@ package enum ExpenseColumns {
         let amount = row.int64(first + Self.amount)
         guard (1...ExpenseRules.maximumAmount).contains(amount), let currency = Currency(code: row.text(first + Self.currency)),
               let day = CalendarDay(ordinal: Int(row.int64(first + Self.day))) else { return nil }
-        // No payer and no split: the usual expense, read without parsing either.
-        let payerText = row.text(first + Self.paidBy), splitText = row.text(first + Self.split)
-        var paidBy: UUID?, split: SplitSpec?
-        if !payerText.isEmpty {
-            guard let payer = UUIDText.parse(payerText) else { return nil }
+        let category = row.text(first + Self.category), note = row.text(first + Self.note)
+        let extras = row.text(first + Self.extras)
+        // No optional field: the usual expense, read without parsing any.
+        guard !extras.isEmpty else {
+            return Expense(id: id, amount: amount, currency: currency, category: category, date: day, note: note)
+        }
+        guard let values = ExpenseExtras.values(in: extras) else { return nil }
+        var paidBy: UUID?, split: SplitSpec?, charged: Int64?, parts: ExpenseParts?
+        if let text = values[ExpenseExtras.Key.paidBy.rawValue] {
+            guard let payer = UUIDText.parse(text) else { return nil }
             paidBy = payer
         }
-        if !splitText.isEmpty {
-            guard let spec = try? SplitSpec(text: splitText) else { return nil }
+        if let text = values[ExpenseExtras.Key.split.rawValue] {
+            guard let spec = try? SplitSpec(text: text) else { return nil }
             split = spec
         }
-        let charged = row.int64(first + Self.charged)
-        guard (0...ExpenseRules.maximumAmount).contains(charged) else { return nil }
-        let tagsText = row.text(first + Self.tags)
-        var parts: ExpenseParts?
-        let partsText = row.text(first + Self.parts)
-        if !partsText.isEmpty {
-            guard let read = try? ExpenseParts(text: partsText) else { return nil }
+        if let text = values[ExpenseExtras.Key.charged.rawValue] {
+            guard let value = Int64(text), (1...ExpenseRules.maximumAmount).contains(value) else { return nil }
+            charged = value
+        }
+        if let text = values[ExpenseExtras.Key.parts.rawValue] {
+            guard let read = try? ExpenseParts(text: text) else { return nil }
             parts = read
         }
-        return Expense(id: id, amount: amount, currency: currency, category: row.text(first + Self.category), date: day,
-                       note: row.text(first + Self.note), paidBy: paidBy, split: split, charged: charged == 0 ? nil : charged,
-                       tags: tagsText.isEmpty ? [] : ExpenseTags.parse(tagsText), parts: parts,
-                       source: row.text(first + Self.source))
+        let tags = values[ExpenseExtras.Key.tags.rawValue].map(ExpenseTags.parse) ?? []
+        return Expense(id: id, amount: amount, currency: currency, category: category, date: day, note: note,
+                       paidBy: paidBy, split: split, charged: charged, tags: tags, parts: parts,
+                       source: values[ExpenseExtras.Key.source.rawValue] ?? "")
     }
 
-    /// Each value column's text bytes by position (an integer column's: empty), as ``withValues(of:_:)`` lends
-    /// them. Its size is a literal, as an inline array's must be: ``count`` (`RecordObjectRowTests` checks).
+    /// An expense's values by position as a record's object is written from them (``withValues(of:_:)``, a pull
+    /// page from a store's row): the first five columns' positions, then each optional field's, in
+    /// ``ExpenseExtras/Key``'s order.
+    package enum Value {
+        package static let paidBy: Int32 = 5, split: Int32 = 6, charged: Int32 = 7, tags: Int32 = 8, parts: Int32 = 9,
+                           source: Int32 = 10
+        /// The position of the optional field `key`.
+        package static func position(of key: ExpenseExtras.Key) -> Int32 { paidBy + Int32(key.rawValue) }
+        /// How many values an expense has.
+        package static let count = 11
+    }
+
+    /// Each value's text bytes by ``Value`` position (an integer's: empty), as ``withValues(of:_:)`` lends them.
+    /// Its size is a literal, as an inline array's must be: ``Value/count`` (`RecordObjectRowTests` checks).
     package typealias Texts = InlineArray<11, UnsafeBufferPointer<UInt8>>
-    /// Each value column's integer by position (a text column's: 0).
+    /// Each value's integer by ``Value`` position (a text's: 0).
     package typealias Integers = InlineArray<11, Int64>
 
-    /// Calls `body` with `expense`'s values by position, as ``write(_:to:)`` writes them (`RecordObjectRowTests`
-    /// checks): its integers, and the UTF-8 bytes of its texts lent for the call, each string's own bytes, no copy
+    /// Calls `body` with `expense`'s values by ``Value`` position, as ``write(_:to:)`` writes them
+    /// (`RecordObjectRowTests` checks): its integers, and the UTF-8 bytes of its texts lent for the call, each string's own bytes, no copy
     /// (a daemon's answer writes a record's object through this for each applied `put`).
     package static func withValues(of expense: Expense, _ body: (Integers, Texts) -> Void) {
         var integers = Integers(repeating: 0)
         integers[Int(amount)] = expense.amount
         integers[Int(day)] = Int64(expense.date.ordinal)
-        integers[Int(charged)] = expense.chargedValue
+        integers[Int(Value.charged)] = expense.chargedValue
         var texts = Texts(repeating: UnsafeBufferPointer(start: nil, count: 0))
         var code = expense.currency.code, category = expense.category, note = expense.note, paidBy = expense.paidByText
         var split = expense.splitText, tags = expense.tags.isEmpty ? "" : expense.tagsText, parts = expense.partsText
@@ -106,11 +117,11 @@ package enum ExpenseColumns {
         code.withUTF8 { texts[Int(Self.currency)] = $0
             category.withUTF8 { texts[Int(Self.category)] = $0
                 note.withUTF8 { texts[Int(Self.note)] = $0
-                    paidBy.withUTF8 { texts[Int(Self.paidBy)] = $0
-                        split.withUTF8 { texts[Int(Self.split)] = $0
-                            tags.withUTF8 { texts[Int(Self.tags)] = $0
-                                parts.withUTF8 { texts[Int(Self.parts)] = $0
-                                    source.withUTF8 { texts[Int(Self.source)] = $0
+                    paidBy.withUTF8 { texts[Int(Value.paidBy)] = $0
+                        split.withUTF8 { texts[Int(Value.split)] = $0
+                            tags.withUTF8 { texts[Int(Value.tags)] = $0
+                                parts.withUTF8 { texts[Int(Value.parts)] = $0
+                                    source.withUTF8 { texts[Int(Value.source)] = $0
                                         body(integers, texts)
                                     }
                                 }
@@ -122,29 +133,27 @@ package enum ExpenseColumns {
         }
     }
 
-    /// Writes a draft's fields in ``draftNames``' order, a missing one as NULL.
+    /// Writes a draft's fields in ``draftNames``' order, a missing one as NULL (in `extras`: no entry). A value
+    /// holding the extras' separator, which no valid one does, is refused as that field's invalid text.
     package static func write(_ draft: ExpenseDraft, to row: inout some ExpenseColumnWriter) throws {
         try row.integer(draft.amount)
         try row.text(draft.currency?.text)
         try row.text(draft.category)
         try row.text(draft.date?.text)
         try row.text(draft.note)
-        try row.text(draft.paidBy)
-        try row.text(draft.split)
-        try row.integer(draft.charged)
-        try row.text(draft.tags.map(ExpenseTags.text))
-        try row.text(draft.parts)
-        try row.text(draft.source)
+        try row.text(ExpenseExtras.text(of: draft).get())
     }
 
-    /// The draft whose fields start at column `first` (NULL: not given).
+    /// The draft whose fields start at column `first` (NULL: not given). An `extras` text that is not its form
+    /// (changed behind the program's back) gives no optional field.
     package static func readDraft(from row: some ExpenseColumnReader, at first: Int32) -> ExpenseDraft {
-        ExpenseDraft(amount: row.optionalInt64(first + amount), currency: row.optionalText(first + currency),
-                     category: row.optionalText(first + category), date: row.optionalText(first + day),
-                     note: row.optionalText(first + note), paidBy: row.optionalText(first + paidBy),
-                     split: row.optionalText(first + split), charged: row.optionalInt64(first + charged),
-                     tags: row.optionalText(first + tags).map(ExpenseTags.parse),
-                     parts: row.optionalText(first + parts), source: row.optionalText(first + source))
+        let values = ExpenseExtras.values(in: row.optionalText(first + extras) ?? "") ?? []
+        func value(_ key: ExpenseExtras.Key) -> String? { values.indices.contains(key.rawValue) ? values[key.rawValue] : nil }
+        return ExpenseDraft(amount: row.optionalInt64(first + amount), currency: row.optionalText(first + currency),
+                            category: row.optionalText(first + category), date: row.optionalText(first + day),
+                            note: row.optionalText(first + note), paidBy: value(.paidBy), split: value(.split),
+                            charged: value(.charged).flatMap { Int64($0) }, tags: value(.tags).map(ExpenseTags.parse),
+                            parts: value(.parts), source: value(.source))
     }
 }
 
@@ -158,6 +167,8 @@ package enum ExpenseColumnType: Sendable {
     case currency
     /// A ``CalendarDay/ordinal``, which fits 32 bits.
     case day
+    /// The optional fields as one text (``ExpenseExtras``).
+    case extras
 }
 
 /// A row being written one column after another (a bound statement, an array of values, columns of arrays).

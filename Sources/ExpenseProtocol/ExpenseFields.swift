@@ -281,9 +281,9 @@ extension ExpenseFields {
     package static func writeRecordObject(to writer: inout JSONWriter, _ row: RecordObjectRow, deleted: Bool, id: uuid_t,
                                           seq: Int64, version: Int64) {
         let category = row.text(ExpenseColumns.category), note = row.text(ExpenseColumns.note)
-        let code = row.text(ExpenseColumns.currency), paidBy = row.text(ExpenseColumns.paidBy)
-        let split = row.text(ExpenseColumns.split), tags = row.text(ExpenseColumns.tags)
-        let parts = row.text(ExpenseColumns.parts), source = row.text(ExpenseColumns.source)
+        let code = row.text(ExpenseColumns.currency), paidBy = row.text(ExpenseColumns.Value.paidBy)
+        let split = row.text(ExpenseColumns.Value.split), tags = row.text(ExpenseColumns.Value.tags)
+        let parts = row.text(ExpenseColumns.Value.parts), source = row.text(ExpenseColumns.Value.source)
         writer.separate()
         // Each tag is a string of its own: a pair of quotes and a comma besides what its bytes take.
         let tagCount = tags.isEmpty ? 0 : tags.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
@@ -295,7 +295,7 @@ extension ExpenseFields {
         writer.append(atMost: maximum) { out in
             out.raw(#"{"amount":"#); out.int64(row.int64(ExpenseColumns.amount))
             out.raw(#","category":"#); out.string(utf8: category)
-            let charged = row.int64(ExpenseColumns.charged)
+            let charged = row.int64(ExpenseColumns.Value.charged)
             if charged != 0 { out.raw(#","charged":"#); out.int64(charged) }
             out.raw(#","currency":"#); out.string(utf8: code)
             out.raw(#","date":"#)

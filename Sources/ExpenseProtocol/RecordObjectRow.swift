@@ -2,8 +2,8 @@ import ExpenseCore
 import Foundation
 
 /// One record's expense values as its object is written (``ExpenseFields/writeRecordObject(to:_:deleted:id:seq:version:)``),
-/// by ``ExpenseCore/ExpenseColumns``' positions: each integer column's value (an amount, a day's ordinal) and each
-/// text column's UTF-8 bytes, lent by whoever filled the row for as long as it is written.
+/// by ``ExpenseCore/ExpenseColumns/Value`` positions (the stored columns' first five, then each optional field apart):
+/// each integer's value (an amount, a day's ordinal, the amount charged) and each text's UTF-8 bytes, lent by whoever filled the row for as long as it is written.
 ///
 /// A concrete row rather than a protocol a store's row conforms to: a pull page writes 10,000 objects, and a writer
 /// generic over a row type of another module runs unspecialised there, a witness call and a closure per value (the

@@ -24,7 +24,7 @@ extension PostgresLedgerStore {
                 case .shared:
                     expenses = try connection.query("""
                         SELECT \(RecordColumns.list) FROM records
-                        WHERE ledger = $1 AND NOT deleted AND \(SQLiteLedgerStore.paidByColumn) <> '' AND \(SQLiteLedgerStore.splitColumn) <> ''
+                        WHERE ledger = $1 AND NOT deleted AND \(SQLiteLedgerStore.sharedCondition(.postgres))
                         """, ledger).all.map { try StoredRecord(row: $0).record.expense }
                 case .dated:
                     let days = selection.dayOrdinals

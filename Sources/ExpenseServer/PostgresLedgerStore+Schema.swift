@@ -279,5 +279,23 @@ extension PostgresLedgerStore {
             ALTER TABLE clients ADD COLUMN open_first bigint NOT NULL DEFAULT 0, ADD COLUMN open_last bigint NOT NULL DEFAULT 0,
                 ADD COLUMN open_outcomes bytea;
             """),
+        // 12: the six optional fields in one text, `extras` (``ExpenseCore/ExpenseExtras``: empty for an expense that
+        // uses none), as the SQLite store's migration 16: a push sent and the backend wrote six more values per
+        // row, and a new optional field needed a migration of every store. Only the rows that use a field are
+        // rewritten (the default is constant); the dropped columns go from the catalogue at once and from a row's
+        // storage when it is next written.
+        PostgresMigration("""
+            ALTER TABLE records ADD COLUMN extras text NOT NULL DEFAULT '';
+            UPDATE records SET extras = substr(
+                    CASE WHEN paid_by <> '' THEN chr(31) || 'paidBy=' || paid_by ELSE '' END
+                    || CASE WHEN split <> '' THEN chr(31) || 'split=' || split ELSE '' END
+                    || CASE WHEN charged <> 0 THEN chr(31) || 'charged=' || charged ELSE '' END
+                    || CASE WHEN tags <> '' THEN chr(31) || 'tags=' || tags ELSE '' END
+                    || CASE WHEN parts <> '' THEN chr(31) || 'parts=' || parts ELSE '' END
+                    || CASE WHEN source <> '' THEN chr(31) || 'source=' || source ELSE '' END, 2)
+                WHERE paid_by <> '' OR split <> '' OR charged <> 0 OR tags <> '' OR parts <> '' OR source <> '';
+            ALTER TABLE records DROP COLUMN paid_by, DROP COLUMN split, DROP COLUMN charged, DROP COLUMN tags,
+                DROP COLUMN parts, DROP COLUMN source;
+            """),
     ]
 }

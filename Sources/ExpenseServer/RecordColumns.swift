@@ -52,7 +52,7 @@ enum RecordColumnType {
     init(_ value: ExpenseColumnType) {
         switch value {
         case .integer: self = .integer
-        case .text, .currency: self = .text
+        case .text, .currency, .extras: self = .text
         case .day: self = .day
         }
     }

@@ -4,7 +4,7 @@ import SQLite
 
 extension SQLiteLedgerStore {
     /// The selected expenses in one statement that skips every other row without decoding it (the shared ones by
-    /// their payer and split, stored as non-empty text; the dated ones by their `day`), then each kind's records in
+    /// their payer's and split's entries in the optional fields; the dated ones by their `day`), then each kind's records in
     /// one statement. The statements see one state: this store is the file's only writer (``DataDirectoryLock``)
     /// and runs on the ledger's thread, between transactions.
     package func records(_ selection: RecordSelection) throws -> SelectedRecords {
@@ -13,7 +13,7 @@ extension SQLiteLedgerStore {
         case .shared:
             expenses = try connection.cached("""
                 SELECT \(RecordColumns.list) FROM records
-                WHERE deleted = 0 AND \(Self.paidByColumn) <> '' AND \(Self.splitColumn) <> ''
+                WHERE deleted = 0 AND \(Self.sharedCondition(.sqlite))
                 """).map { try StoredRecord(row: $0).record.expense }
         case .dated:
             let days = selection.dayOrdinals
@@ -30,8 +30,11 @@ extension SQLiteLedgerStore {
         return SelectedRecords(expenses: expenses, data: data, head: head)
     }
 
-    /// The columns of an expense's payer, split and day, named by ``ExpenseCore/ExpenseColumns``.
-    static let paidByColumn = ExpenseColumns.names[Int(ExpenseColumns.paidBy)]
-    static let splitColumn = ExpenseColumns.names[Int(ExpenseColumns.split)]
+    /// Whether a `records` row is a shared expense: it has a payer and a split (``ExpenseCore/ExpenseExtras``).
+    static func sharedCondition(_ dialect: ExpenseExtras.SQLDialect) -> String {
+        ExpenseExtras.sqlHolds(.paidBy, dialect: dialect) + " AND " + ExpenseExtras.sqlHolds(.split, dialect: dialect)
+    }
+
+    /// The column of an expense's day, named by ``ExpenseCore/ExpenseColumns``.
     static let dayColumn = ExpenseColumns.names[Int(ExpenseColumns.day)]
 }

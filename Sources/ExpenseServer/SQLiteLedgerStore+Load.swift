@@ -14,7 +14,7 @@ extension SQLiteLedgerStore {
         var seqById = SeqByIdMap()
         seqById.reserveCapacity(Int(try connection.prepare("SELECT count(*) FROM records").first { $0.int64(0) } ?? 0))
         var builder = LiveDayTotals.Builder()
-        try connection.prepare("SELECT id, seq, deleted, day, amount, category, currency, parts FROM records").forEach { row in
+        try connection.prepare("SELECT id, seq, deleted, day, amount, category, currency, \(ExpenseColumns.extrasName) FROM records").forEach { row in
             let id = try row.withBlob(0) { bytes in
                 guard bytes.count == 16 else { throw LedgerError.storageFailed("a stored id is not 16 bytes") }
                 return UUID(uuid: bytes.loadUnaligned(as: uuid_t.self))
@@ -29,8 +29,12 @@ extension SQLiteLedgerStore {
                     try builder.add(day: row.int(3), category: category, currency: currency, amount: row.int64(4))
                 }
             }
-            // Parts are rare: their text is made a `String` only when there are some.
-            if row.withText(7, { !$0.isEmpty }) { try builder.addParts(row.text(7)) }
+            // Optional fields are rare, parts rarer: their text is made a `String` only when there are some.
+            guard row.withText(7, { !$0.isEmpty }) else { return }
+            guard let values = ExpenseExtras.values(in: row.text(7)) else {
+                throw LedgerError.storageFailed("record \(UUIDText.lowercased(id)) has damaged optional fields")
+            }
+            if let parts = values[ExpenseExtras.Key.parts.rawValue] { try builder.addParts(parts) }
         }
         let totals = builder.currencyTotals
         return (seqById, try builder.build(), totals)

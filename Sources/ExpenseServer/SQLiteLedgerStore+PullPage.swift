@@ -40,7 +40,8 @@ extension SQLiteLedgerStore {
 
     /// Reads `row`'s expense values into `values` (its texts lent for the row's life) when the general path reads
     /// them as they are, so the page may be written from the row: each day a day, each currency known, each text
-    /// valid UTF-8 (`String` would replace anything else).
+    /// valid UTF-8 (`String` would replace anything else), the optional fields in their form and the amount charged
+    /// an amount.
     @inline(__always)
     private static func read(_ row: SQLiteRow, into values: inout RecordObjectRow, types: [ExpenseColumnType],
                              currency: inout PageCurrency) -> Bool {
@@ -61,9 +62,33 @@ extension SQLiteLedgerStore {
                 let bytes = row.textBytes(column)
                 guard isUTF8(bytes) else { return false }
                 values.setText(bytes, at: position)
+            case .extras:
+                let bytes = row.textBytes(column)
+                guard !bytes.isEmpty else { continue }
+                guard isUTF8(bytes) else { return false }
+                var charged = true
+                let valid = ExpenseExtras.forEachEntry(in: bytes) { key, value in
+                    if key == .charged {
+                        charged = Self.amount(value).map { values.setInt64($0, at: ExpenseColumns.Value.charged) } != nil
+                    } else {
+                        values.setText(value, at: ExpenseColumns.Value.position(of: key))
+                    }
+                }
+                guard valid, charged else { return false }
             }
         }
         return true
+    }
+
+    /// The amount charged as its entry holds it: decimal digits of an amount the rules allow, or `nil`.
+    private static func amount(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard !digits.isEmpty, digits.count <= 16 else { return nil }
+        var value: Int64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
+        }
+        return (1...ExpenseRules.maximumAmount).contains(value) ? value : nil
     }
 
     /// Whether `bytes` are valid UTF-8, which the general path's `String` keeps as they are (it would replace

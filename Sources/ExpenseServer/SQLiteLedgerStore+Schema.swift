@@ -1,10 +1,13 @@
 import SQLite
 
 extension SQLiteLedgerStore {
-    /// The index of the migration that rebuilds `records` with one money version; a file that ran it is
-    /// vacuumed once afterwards (outside the migration's transaction, which VACUUM cannot run in), so the old
-    /// table's pages go back to the file system instead of doubling the file.
-    static let moneyMigration = 1
+    /// The last migration that rebuilds `records` (1: one money version; 16: the optional fields in one column); a
+    /// file that ran one is vacuumed once afterwards (outside the migration's transaction, which VACUUM cannot run
+    /// in), so the old table's pages go back to the file system instead of doubling the file.
+    static let lastRebuildingMigration = optionalFieldsMigration
+
+    /// The index of the migration that keeps the optional fields in one column, `extras`.
+    static let optionalFieldsMigration = 16
 
     /// The schema, one migration per entry, applied in order with `PRAGMA user_version`.
     ///
@@ -82,7 +85,7 @@ extension SQLiteLedgerStore {
         // 1: money is one field (Protocol.md §7.4). The amount's and the currency's versions become one, the later
         // of the two (a record whose currency changed at 2 has had its money changed at 2), in one column.
         // The table is copied in seq order rather than altered in place (DROP COLUMN left it 14% larger, its
-        // pages split); the store then vacuums once (``moneyMigration``). Measured on 1M records: 4.9 s for
+        // pages split); the store then vacuums once (``lastRebuildingMigration``). Measured on 1M records: 4.9 s for
         // this step and 2.6 s for the vacuum, 72.0 MB before and 70.8 MB after.
         """
         CREATE TABLE records_money (
@@ -211,7 +214,56 @@ extension SQLiteLedgerStore {
         ALTER TABLE clients ADD COLUMN open_last INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE clients ADD COLUMN open_outcomes BLOB;
         """,
+        // 16: the six optional fields in one text, `extras` (``ExpenseCore/ExpenseExtras``: empty for an expense
+        // that uses none): a first sync read and bound fifteen value columns per row where nine had served before
+        // them, and a new optional field needed a migration of every store. The field versions stay. The table is
+        // copied in seq order, as migration 1's was, and the store vacuums once.
+        """
+        CREATE TABLE records_extras (
+            seq INTEGER PRIMARY KEY,
+            id BLOB NOT NULL,
+            version INTEGER NOT NULL,
+            deleted INTEGER NOT NULL,
+            amount INTEGER NOT NULL,
+            currency TEXT NOT NULL,
+            category TEXT NOT NULL,
+            day INTEGER NOT NULL,
+            note TEXT NOT NULL,
+            extras TEXT NOT NULL,
+            money_version INTEGER NOT NULL,
+            category_version INTEGER NOT NULL,
+            date_version INTEGER NOT NULL,
+            note_version INTEGER NOT NULL,
+            paidBy_version INTEGER NOT NULL,
+            tags_version INTEGER NOT NULL,
+            source_version INTEGER NOT NULL,
+            created_seq INTEGER,
+            created_by TEXT,
+            created_client BLOB,
+            created_time INTEGER
+        );
+        INSERT INTO records_extras
+            SELECT seq, id, version, deleted, amount, currency, category, day, note,
+                   \(extrasFromColumns),
+                   money_version, category_version, date_version, note_version, paidBy_version, tags_version,
+                   source_version, created_seq, created_by, created_client, created_time
+            FROM records ORDER BY seq;
+        DROP TABLE records;
+        ALTER TABLE records_extras RENAME TO records;
+        CREATE INDEX records_created ON records (created_seq) WHERE created_seq > 0;
+        """,
     ]
+
+    /// Migration 16's `extras` of a row with the six columns: an entry for each that is set, in the form
+    /// ``ExpenseCore/ExpenseExtras`` reads (frozen here as it was written, as a shipped migration is).
+    private static let extrasFromColumns = """
+        substr(iif(paid_by <> '', char(31) || 'paidBy=' || paid_by, '')
+                   || iif(split <> '', char(31) || 'split=' || split, '')
+                   || iif(charged <> 0, char(31) || 'charged=' || charged, '')
+                   || iif(tags <> '', char(31) || 'tags=' || tags, '')
+                   || iif(parts <> '', char(31) || 'parts=' || parts, '')
+                   || iif(source <> '', char(31) || 'source=' || source, ''), 2)
+        """
 
     /// Migration 14: one row per change, not two. Until then a create wrote its `records` row and a `history` row
     /// holding the same values as JSON (about 220 of a ledger's 281 bytes per expense, and a second insert on the

@@ -90,7 +90,7 @@ package final class SQLiteLedgerStore: LedgerStore {
             }
             let versionBefore = try connection.prepare("PRAGMA user_version").first { $0.int64(0) } ?? 0
             try connection.migrate(Self.migrations, steps: Self.migrationSteps)
-            if versionBefore > 0 && versionBefore <= Self.moneyMigration { try connection.execute("VACUUM") }
+            if versionBefore > 0 && versionBefore <= Self.lastRebuildingMigration { try connection.execute("VACUUM") }
             var meta: [String: String] = [:]
             try connection.prepare("SELECT key, value FROM meta").forEach { meta[$0.text(0)] = $0.text(1) }
             if meta.isEmpty {

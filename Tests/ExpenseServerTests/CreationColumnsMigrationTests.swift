@@ -72,7 +72,13 @@ import TestSupport
         let connection = try schema.connect()
         try Self.migrateAndCompare { memory in
             try connection.migrate(Array(PostgresLedgerStore.migrations.prefix(10)))
-            try PostgresLedgerStore.install(Self.snapshot(of: memory), connection: connection)
+            // The records as that schema held them (each optional field a column), the rest as it is still held.
+            var snapshot = Self.snapshot(of: memory)
+            let records = snapshot.records
+            snapshot.records = []
+            try PostgresLedgerStore.install(snapshot, connection: connection)
+            let ledger = try #require(try connection.query("SELECT number FROM ledgers WHERE name = 'old'").first?.int64(0))
+            try LegacyRecordColumns.insert(records, ledger: ledger, into: connection)
             try PostgresLedgerStore.prepareSchema(connection)
             #expect(try connection.query("SELECT max(version) FROM schema_version").first?.int64(0)
                     == Int64(PostgresLedgerStore.migrations.count))
@@ -165,10 +171,7 @@ import TestSupport
         try connection.transaction {
             try connection.execute("INSERT INTO meta (key, value) VALUES ('name', 'old'), ('currency', 'USD')")
             let records = state.records.values.sorted { $0.seq < $1.seq }
-            try SQLiteRowStatement(connection: connection, head: "INSERT INTO records (\(RecordColumns.list))",
-                                   columns: RecordColumns.names.count).run(count: records.count) { row, index in
-                try records[index].write(to: &row)
-            }
+            try LegacyRecordColumns.insert(records, into: connection)
             for stored in state.data.values {
                 try connection.cached("""
                     INSERT INTO data_records (seq, id, kind, version, deleted, fields, field_versions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)

@@ -1,6 +1,7 @@
 extension SQLiteExpenseStore {
     /// The cache's forward-only migrations; `PRAGMA user_version` counts those applied.
-    /// Never edit a shipped migration: append a new one .
+    /// Never edit a shipped migration: append a new one, and make ``newCacheSchema`` (what a new cache is made
+    /// with) the schema they leave, which `NewCacheSchemaTests` checks.
     static let migrations: [String] = [
         """
         CREATE TABLE expense (

@@ -49,7 +49,7 @@ package final class SQLiteExpenseStore: ExpenseStore {
                 // tables yet; a cache made with other pages keeps them.
                 try connection.execute("PRAGMA page_size=\(Self.newCachePageSize); PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
                 try Self.defineFunctions(on: connection)
-                try connection.migrate(Self.migrations)
+                try Self.prepareSchema(connection)
                 let tables = SQLiteCacheTables(connection: connection, location: path)
                 try connection.cached("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
                     .run([.text(StoreMetaKey.clientId.rawValue), .text(UUIDText.lowercased(UUID()))])

@@ -46,8 +46,8 @@ package enum ExpenseExtras {
         })
     }
 
-    /// The fields `draft` gives, each by its text (an empty one too: it clears the field); `nil` when a value holds
-    /// the separator, which no valid value does (the draft is refused as that field's invalid text).
+    /// The fields `draft` gives, each by its text (an empty one too: it clears the field); a failure when a value
+    /// holds the separator, which no valid value does: the draft is refused as that field's invalid text.
     package static func text(of draft: ExpenseDraft) -> Result<String, ValidationError> {
         let given: [(Key, String?)] = [(.paidBy, draft.paidBy), (.split, draft.split), (.charged, draft.charged.map(String.init)),
                                        (.tags, draft.tags.map(ExpenseTags.text)), (.parts, draft.parts), (.source, draft.source)]

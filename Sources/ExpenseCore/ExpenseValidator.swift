@@ -22,6 +22,16 @@ public enum ExpenseValidator {
         try validate(draft, byteLimits: false)
     }
 
+    /// ``validateStored(_:)`` for a record read with typed values and none of the optional fields (the usual pulled
+    /// record): the same checks of the same values, without making a draft of them.
+    /// - Throws: ``ValidationError``.
+    public static func validateStored(id: UUID, amount: Int64, currency: Currency, category: String, date: CalendarDay,
+                                      note: String) throws -> Expense {
+        try Money.checkRange(amount)
+        return Expense(id: id, amount: amount, currency: currency, category: try checkedCategory(category, byteLimits: false),
+                       date: date, note: try checkedNote(note, field: .note, byteLimits: false))
+    }
+
     private static func validate(_ draft: ExpenseDraft, byteLimits: Bool) throws -> Expense {
         guard let id = try draft.id?.resolved(validateID) else { throw ValidationError.missingField(.id) }
         guard let amount = draft.amount else { throw ValidationError.missingField(.amount) }

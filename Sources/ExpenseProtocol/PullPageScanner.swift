@@ -93,8 +93,8 @@ struct PullPageScanner {
     /// checked as ``memberwiseRecord()`` reads and checks them, so it returns that method's record or `nil`.
     ///
     /// The currency and the date, written without escapes, are read from the line's bytes as values (the
-    /// currency compared with the last one read: a page is mostly in one) and go into the draft as values, so
-    /// ``ExpenseCore/ExpenseValidator/validateStored(_:)`` does not parse them again.
+    /// currency compared with the last one read: a page is mostly in one) and are validated as values, with no
+    /// draft made of them (``ExpenseCore/ExpenseValidator/validateStored(id:amount:currency:category:date:note:)``).
     mutating func daemonLayoutRecord() -> Record? {
         guard fragment(#"{"amount":"#), let amount = integer(skippingWhitespace: false),
               fragment(#","category":"#), let category = string(),
@@ -107,9 +107,8 @@ struct PullPageScanner {
               fragment(#","version":"#), let version = integer(skippingWhitespace: false),
               fragment("}"), version >= 1, seq >= 0
         else { return nil }
-        let draft = ExpenseDraft(id: .value(id), amount: amount, currency: .value(currency), category: category,
-                                 date: .value(date), note: note)
-        guard let expense = try? ExpenseValidator.validateStored(draft) else { return nil }
+        guard let expense = try? ExpenseValidator.validateStored(id: id, amount: amount, currency: currency, category: category,
+                                                                 date: date, note: note) else { return nil }
         return Record(expense: expense, version: version, seq: seq, deleted: deleted)
     }
 

@@ -197,3 +197,32 @@ struct ExpenseValidatorTests {
         #expect(Array(a.category.utf8) != Array(b.category.utf8))
     }
 }
+
+/// The typed entry a pull page's fast path validates a record through gives what the draft's path gives, an
+/// expense or the same error, for values at and past every limit of the six fields.
+@Suite struct TypedStoredValidationTests {
+    @Test(arguments: [0, 1, 1250, ExpenseRules.maximumAmount, ExpenseRules.maximumAmount + 1, -5])
+    func amounts(amount: Int64) { expectSame(amount: amount, category: "food", note: "") }
+
+    @Test(arguments: ["food", "", "  padded  ", "caf\u{E9}", "tab\there", String(repeating: "x", count: 64),
+                      String(repeating: "x", count: 65), String(repeating: "\u{E9}", count: 64), "line\nbreak", "bell\u{7}"])
+    func categories(category: String) { expectSame(amount: 1, category: category, note: "") }
+
+    @Test(arguments: ["", "lunch\twith Ann\nand Bob", String(repeating: "n", count: 300), String(repeating: "n", count: 301),
+                      String(repeating: "\u{1F600}", count: 300), "escape\u{1B}", "nul\u{0}"])
+    func notes(note: String) { expectSame(amount: 1, category: "food", note: note) }
+
+    private func expectSame(amount: Int64, category: String, note: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let date = CalendarDay("2026-12-06") else { Issue.record("no date"); return }
+        let id = UUID()
+        let typed = Result { try ExpenseValidator.validateStored(id: id, amount: amount, currency: .usd, category: category,
+                                                                 date: date, note: note) }
+        let drafted = Result { try ExpenseValidator.validateStored(ExpenseDraft(id: .value(id), amount: amount, currency: .value(.usd),
+                                                                                category: category, date: .value(date), note: note)) }
+        switch (typed, drafted) {
+        case (.success(let a), .success(let b)): #expect(a == b, sourceLocation: sourceLocation)
+        case (.failure(let a), .failure(let b)): #expect("\(a)" == "\(b)", sourceLocation: sourceLocation)
+        default: Issue.record("typed \(typed), drafted \(drafted)", sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -269,72 +269,39 @@ extension SQLiteExpenseStore {
         // fifteen columns per row where nine had served before them, and a new optional field needed a migration.
         """
         ALTER TABLE expense ADD COLUMN extras TEXT NOT NULL DEFAULT '';
-        UPDATE expense SET extras = substr(iif(paid_by <> '', char(31) || 'paidBy=' || paid_by, '')
-                || iif(split <> '', char(31) || 'split=' || split, '')
-                || iif(charged <> 0, char(31) || 'charged=' || charged, '')
-                || iif(tags <> '', char(31) || 'tags=' || tags, '')
-                || iif(parts <> '', char(31) || 'parts=' || parts, '')
-                || iif(source <> '', char(31) || 'source=' || source, ''), 2);
-        ALTER TABLE expense DROP COLUMN paid_by;
-        ALTER TABLE expense DROP COLUMN split;
-        ALTER TABLE expense DROP COLUMN charged;
-        ALTER TABLE expense DROP COLUMN tags;
-        ALTER TABLE expense DROP COLUMN parts;
-        ALTER TABLE expense DROP COLUMN source;
+        UPDATE expense SET extras = \(extras(""));
+        \(droppingOptionalColumns(of: "expense"))
         ALTER TABLE server_copy ADD COLUMN extras TEXT NOT NULL DEFAULT '';
-        UPDATE server_copy SET extras = substr(iif(paid_by <> '', char(31) || 'paidBy=' || paid_by, '')
-                || iif(split <> '', char(31) || 'split=' || split, '')
-                || iif(charged <> 0, char(31) || 'charged=' || charged, '')
-                || iif(tags <> '', char(31) || 'tags=' || tags, '')
-                || iif(parts <> '', char(31) || 'parts=' || parts, '')
-                || iif(source <> '', char(31) || 'source=' || source, ''), 2);
-        ALTER TABLE server_copy DROP COLUMN paid_by;
-        ALTER TABLE server_copy DROP COLUMN split;
-        ALTER TABLE server_copy DROP COLUMN charged;
-        ALTER TABLE server_copy DROP COLUMN tags;
-        ALTER TABLE server_copy DROP COLUMN parts;
-        ALTER TABLE server_copy DROP COLUMN source;
+        UPDATE server_copy SET extras = \(extras(""));
+        \(droppingOptionalColumns(of: "server_copy"))
         ALTER TABLE outbox ADD COLUMN extras TEXT NOT NULL DEFAULT '';
-        UPDATE outbox SET extras = substr(iif(paid_by IS NOT NULL, char(31) || 'paidBy=' || paid_by, '')
-                || iif(split IS NOT NULL, char(31) || 'split=' || split, '')
-                || iif(charged IS NOT NULL, char(31) || 'charged=' || charged, '')
-                || iif(tags IS NOT NULL, char(31) || 'tags=' || tags, '')
-                || iif(parts IS NOT NULL, char(31) || 'parts=' || parts, '')
-                || iif(source IS NOT NULL, char(31) || 'source=' || source, ''), 2);
-        ALTER TABLE outbox DROP COLUMN paid_by;
-        ALTER TABLE outbox DROP COLUMN split;
-        ALTER TABLE outbox DROP COLUMN charged;
-        ALTER TABLE outbox DROP COLUMN tags;
-        ALTER TABLE outbox DROP COLUMN parts;
-        ALTER TABLE outbox DROP COLUMN source;
+        UPDATE outbox SET extras = \(extras("", draft: true));
+        \(droppingOptionalColumns(of: "outbox"))
         ALTER TABLE conflict ADD COLUMN mine_extras TEXT NOT NULL DEFAULT '';
         ALTER TABLE conflict ADD COLUMN theirs_extras TEXT NOT NULL DEFAULT '';
-        UPDATE conflict SET mine_extras = substr(iif(mine_paid_by IS NOT NULL, char(31) || 'paidBy=' || mine_paid_by, '')
-                || iif(mine_split IS NOT NULL, char(31) || 'split=' || mine_split, '')
-                || iif(mine_charged IS NOT NULL, char(31) || 'charged=' || mine_charged, '')
-                || iif(mine_tags IS NOT NULL, char(31) || 'tags=' || mine_tags, '')
-                || iif(mine_parts IS NOT NULL, char(31) || 'parts=' || mine_parts, '')
-                || iif(mine_source IS NOT NULL, char(31) || 'source=' || mine_source, ''), 2),
-            theirs_extras = substr(iif(theirs_paid_by <> '', char(31) || 'paidBy=' || theirs_paid_by, '')
-                || iif(theirs_split <> '', char(31) || 'split=' || theirs_split, '')
-                || iif(theirs_charged <> 0, char(31) || 'charged=' || theirs_charged, '')
-                || iif(theirs_tags <> '', char(31) || 'tags=' || theirs_tags, '')
-                || iif(theirs_parts <> '', char(31) || 'parts=' || theirs_parts, '')
-                || iif(theirs_source <> '', char(31) || 'source=' || theirs_source, ''), 2);
-        ALTER TABLE conflict DROP COLUMN mine_paid_by;
-        ALTER TABLE conflict DROP COLUMN mine_split;
-        ALTER TABLE conflict DROP COLUMN mine_charged;
-        ALTER TABLE conflict DROP COLUMN mine_tags;
-        ALTER TABLE conflict DROP COLUMN mine_parts;
-        ALTER TABLE conflict DROP COLUMN mine_source;
-        ALTER TABLE conflict DROP COLUMN theirs_paid_by;
-        ALTER TABLE conflict DROP COLUMN theirs_split;
-        ALTER TABLE conflict DROP COLUMN theirs_charged;
-        ALTER TABLE conflict DROP COLUMN theirs_tags;
-        ALTER TABLE conflict DROP COLUMN theirs_parts;
-        ALTER TABLE conflict DROP COLUMN theirs_source;
+        UPDATE conflict SET mine_extras = \(extras("mine_", draft: true)), theirs_extras = \(extras("theirs_"));
+        \(droppingOptionalColumns(of: "conflict", prefix: "mine_"))
+        \(droppingOptionalColumns(of: "conflict", prefix: "theirs_"))
         """,
     ]
+
+    /// Migration 19's `extras` of a row with the six columns named after `prefix`: an entry for each field set (a
+    /// draft's: each given, NULL being not given), in the form ``ExpenseCore/ExpenseExtras`` reads, frozen here as
+    /// it was written, as a shipped migration is.
+    private static func extras(_ prefix: String, draft: Bool = false) -> String {
+        let entries = [("paid_by", "paidBy"), ("split", "split"), ("charged", "charged"), ("tags", "tags"), ("parts", "parts"),
+                       ("source", "source")].map { column, name in
+            let set = draft ? "\(prefix)\(column) IS NOT NULL" : "\(prefix)\(column) <> \(column == "charged" ? "0" : "''")"
+            return "iif(\(set), char(31) || '\(name)=' || \(prefix)\(column), '')"
+        }
+        return "substr(" + entries.joined(separator: " || ") + ", 2)"
+    }
+
+    /// Migration 19's drops of the six columns after `prefix` in `table`.
+    private static func droppingOptionalColumns(of table: String, prefix: String = "") -> String {
+        ["paid_by", "split", "charged", "tags", "parts", "source"].map { "ALTER TABLE \(table) DROP COLUMN \(prefix)\($0);" }
+            .joined(separator: "\n")
+    }
 
     /// The indexes a bulk load drops and rebuilds (``SQLiteExpenseStore/beginBulkLoad()``), as created by the
     /// latest migration.

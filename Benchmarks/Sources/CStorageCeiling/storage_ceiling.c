@@ -91,10 +91,8 @@ static int bind_record(sqlite3_stmt *s, int p, int index, void *context) {
     sqlite3_bind_text(s, p + 3, m->category, -1, SQLITE_STATIC);
     sqlite3_bind_int(s, p + 4, m->day);
     sqlite3_bind_text(s, p + 5, "bench", 5, SQLITE_STATIC);
-    for (int i = 6; i <= 7; i++) sqlite3_bind_text(s, p + i, "", 0, SQLITE_STATIC);  // paid_by, split
-    sqlite3_bind_int64(s, p + 8, 0);                                               // charged
-    for (int i = 9; i <= 11; i++) sqlite3_bind_text(s, p + i, "", 0, SQLITE_STATIC); // tags, parts, source
-    return sqlite3_bind_blob(s, p + 12, m->id, 16, SQLITE_STATIC);
+    sqlite3_bind_text(s, p + 6, "", 0, SQLITE_STATIC);  // extras: none of the optional fields
+    return sqlite3_bind_blob(s, p + 7, m->id, 16, SQLITE_STATIC);
 }
 
 static int bind_history(sqlite3_stmt *s, int p, int index, void *context) {
@@ -135,11 +133,9 @@ static const char *schema =
     "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -8192; PRAGMA wal_autocheckpoint = 0;"
     "CREATE TABLE records (seq INTEGER PRIMARY KEY, id BLOB NOT NULL, version INTEGER NOT NULL, deleted INTEGER NOT NULL,"
     " amount INTEGER NOT NULL, currency TEXT NOT NULL, category TEXT NOT NULL, day INTEGER NOT NULL, note TEXT NOT NULL,"
-    " money_version INTEGER NOT NULL, category_version INTEGER NOT NULL, date_version INTEGER NOT NULL,"
-    " note_version INTEGER NOT NULL, paid_by TEXT NOT NULL DEFAULT '', split TEXT NOT NULL DEFAULT '',"
-    " paidBy_version INTEGER NOT NULL DEFAULT 1, charged INTEGER NOT NULL DEFAULT 0, tags TEXT NOT NULL DEFAULT '',"
-    " tags_version INTEGER NOT NULL DEFAULT 1, parts TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT '',"
-    " source_version INTEGER NOT NULL DEFAULT 1);"
+    " extras TEXT NOT NULL, money_version INTEGER NOT NULL, category_version INTEGER NOT NULL,"
+    " date_version INTEGER NOT NULL, note_version INTEGER NOT NULL, paidBy_version INTEGER NOT NULL,"
+    " tags_version INTEGER NOT NULL, source_version INTEGER NOT NULL);"
     "CREATE TABLE clients (id BLOB PRIMARY KEY, last_mutation_id INTEGER NOT NULL, newest_run INTEGER NOT NULL DEFAULT 0)"
     " WITHOUT ROWID;"
     "CREATE TABLE outcome_runs (run INTEGER PRIMARY KEY, client BLOB NOT NULL, first_mutation_id INTEGER NOT NULL,"
@@ -180,10 +176,10 @@ int storage_ceiling_run(const char *path, int group_mutations, int group_clients
 
     row_statement records, history, runs, clients, deletes;
     row_statement_init(&records, db,
-                       "INSERT INTO records (seq, version, deleted, amount, currency, category, day, note, paid_by, split,"
-                       " charged, tags, parts, source, money_version, category_version, date_version, note_version,"
-                       " paidBy_version, tags_version, source_version, id) VALUES",
-                       "(?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, 1, 1, 1, 1, 1, ?)", "");
+                       "INSERT INTO records (seq, version, deleted, amount, currency, category, day, note, extras,"
+                       " money_version, category_version, date_version, note_version, paidBy_version, tags_version,"
+                       " source_version, id) VALUES",
+                       "(?, 1, 0, ?, ?, ?, ?, ?, ?, 1, 1, 1, 1, 1, 1, 1, ?)", "");
     row_statement_init(&history, db,
                        "INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind) VALUES",
                        "(?, ?, 0, 1, 0, ?, ?, ?, ?, 0)", "");

@@ -40,11 +40,9 @@ enum PostgresPushWork {
                     ledger integer NOT NULL, id uuid NOT NULL, seq bigint NOT NULL, version bigint NOT NULL,
                     deleted boolean NOT NULL, amount bigint NOT NULL, currency text NOT NULL, category text COLLATE "C" NOT NULL,
                     day integer NOT NULL, note text NOT NULL, money_version bigint NOT NULL, category_version bigint NOT NULL,
-                    date_version bigint NOT NULL, note_version bigint NOT NULL, paid_by text NOT NULL DEFAULT '',
-                    split text NOT NULL DEFAULT '', paidBy_version bigint NOT NULL DEFAULT 1, charged bigint NOT NULL DEFAULT 0,
-                    tags text NOT NULL DEFAULT '', tags_version bigint NOT NULL DEFAULT 1, parts text NOT NULL DEFAULT '',
-                    source text NOT NULL DEFAULT '', source_version bigint NOT NULL DEFAULT 1,
-                    PRIMARY KEY (ledger, id));
+                    date_version bigint NOT NULL, note_version bigint NOT NULL, paidBy_version bigint NOT NULL DEFAULT 1,
+                    tags_version bigint NOT NULL DEFAULT 1, source_version bigint NOT NULL DEFAULT 1,
+                    extras text NOT NULL DEFAULT '', PRIMARY KEY (ledger, id));
                 CREATE UNIQUE INDEX records_by_seq ON records (ledger, seq);
                 CREATE TABLE clients (ledger integer NOT NULL, id uuid NOT NULL, last_mutation_id bigint NOT NULL,
                     PRIMARY KEY (ledger, id));
@@ -115,9 +113,8 @@ enum PostgresPushWork {
             PostgresStatement("SELECT id, version FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])", [ledger, ids.value]),
             PostgresStatement("""
                 INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note, money_version,
-                    category_version, date_version, note_version, paid_by, split, paidBy_version, charged, tags, tags_version,
-                    parts, source, source_version)
-                SELECT $1, id, seq, 1, false, amount, 'USD', category, day, 'bench', 1, 1, 1, 1, '', '', 1, 0, '', 1, '', '', 1
+                    category_version, date_version, note_version, paidBy_version, tags_version, source_version, extras)
+                SELECT $1, id, seq, 1, false, amount, 'USD', category, day, 'bench', 1, 1, 1, 1, 1, 1, 1, ''
                 FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::text[], $6::integer[]) AS r(id, seq, amount, category, day)
                 """, [ledger, ids.value, seqs.value, amounts.value, categories.value, days.value]),
             PostgresStatement("""

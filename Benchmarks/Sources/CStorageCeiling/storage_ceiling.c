@@ -6,10 +6,12 @@
 // creation's constant columns as constants). What our store could reach if deciding, encoding and answering a
 // push cost nothing: no JSON, no validation, no network, no second thread to hand work to.
 //
-// Per group commit (BEGIN IMMEDIATE … COMMIT): one `records` row and one `history` row (its `changes` JSON as the
-// daemon writes it) per mutation; per client of the group one `outcome_runs` row (a byte per outcome) and its
-// `clients` row (an upsert); the runs that left a client's window of 10,000 mutationIds deleted. The totals per
-// day and month are kept in memory by our store since its migration 8, so no row is written for them here either.
+// Per group commit (BEGIN IMMEDIATE … COMMIT): one `records` row per mutation, its creation in the row (author, client
+// and time, the store's migration 14: no `history` row for a create) and its optional fields as one empty `extras`
+// text (migration 16); per client of the group one `outcome_runs` row (a byte per outcome: a push of hundreds is
+// past the open run's few dozen) and its `clients` row (an upsert, its open run empty); the runs that left a
+// client's window of 10,000 mutationIds deleted. The totals per day and month are kept in memory by our store since
+// its migration 8, so no row is written for them here either.
 
 #include "storage_ceiling.h"
 #include "sqlite_support.h"
@@ -51,8 +53,6 @@ typedef struct {
     long long seq, amount;
     const char *category;
     int day;
-    char changes[192];
-    int changes_length;
     int client;
 } mutation;
 
@@ -92,18 +92,12 @@ static int bind_record(sqlite3_stmt *s, int p, int index, void *context) {
     sqlite3_bind_int(s, p + 4, m->day);
     sqlite3_bind_text(s, p + 5, "bench", 5, SQLITE_STATIC);
     sqlite3_bind_text(s, p + 6, "", 0, SQLITE_STATIC);  // extras: none of the optional fields
-    return sqlite3_bind_blob(s, p + 7, m->id, 16, SQLITE_STATIC);
-}
-
-static int bind_history(sqlite3_stmt *s, int p, int index, void *context) {
+    sqlite3_bind_blob(s, p + 7, m->id, 16, SQLITE_STATIC);
     group *g = context;
-    const mutation *m = &g->mutations[index];
-    sqlite3_bind_int64(s, p, m->seq);
-    sqlite3_bind_blob(s, p + 1, m->id, 16, SQLITE_STATIC);
-    sqlite3_bind_text(s, p + 2, m->changes, m->changes_length, SQLITE_STATIC);
-    sqlite3_bind_text(s, p + 3, "default", 7, SQLITE_STATIC);
-    sqlite3_bind_blob(s, p + 4, g->clients[m->client].id, 16, SQLITE_STATIC);
-    return sqlite3_bind_int64(s, p + 5, g->time);
+    sqlite3_bind_int64(s, p + 8, 0);  // created_seq: the row's own
+    sqlite3_bind_text(s, p + 9, "default", 7, SQLITE_STATIC);
+    sqlite3_bind_blob(s, p + 10, g->clients[m->client].id, 16, SQLITE_STATIC);
+    return sqlite3_bind_int64(s, p + 11, g->time);
 }
 
 static int bind_run(sqlite3_stmt *s, int p, int index, void *context) {
@@ -122,7 +116,7 @@ static int bind_client(sqlite3_stmt *s, int p, int index, void *context) {
     const client *c = &g->clients[g->group_clients[index]];
     sqlite3_bind_blob(s, p, c->id, 16, SQLITE_STATIC);
     sqlite3_bind_int64(s, p + 1, c->last_mutation_id);
-    return sqlite3_bind_int64(s, p + 2, g->run_keys[index]);
+    return sqlite3_bind_int64(s, p + 2, g->run_keys[index]);  // newest_run; the open run stays empty
 }
 
 static int bind_delete(sqlite3_stmt *s, int p, int index, void *context) {
@@ -135,9 +129,11 @@ static const char *schema =
     " amount INTEGER NOT NULL, currency TEXT NOT NULL, category TEXT NOT NULL, day INTEGER NOT NULL, note TEXT NOT NULL,"
     " extras TEXT NOT NULL, money_version INTEGER NOT NULL, category_version INTEGER NOT NULL,"
     " date_version INTEGER NOT NULL, note_version INTEGER NOT NULL, paidBy_version INTEGER NOT NULL,"
-    " tags_version INTEGER NOT NULL, source_version INTEGER NOT NULL);"
-    "CREATE TABLE clients (id BLOB PRIMARY KEY, last_mutation_id INTEGER NOT NULL, newest_run INTEGER NOT NULL DEFAULT 0)"
-    " WITHOUT ROWID;"
+    " tags_version INTEGER NOT NULL, source_version INTEGER NOT NULL, created_seq INTEGER, created_by TEXT,"
+    " created_client BLOB, created_time INTEGER);"
+    "CREATE INDEX records_created ON records (created_seq) WHERE created_seq > 0;"
+    "CREATE TABLE clients (id BLOB PRIMARY KEY, last_mutation_id INTEGER NOT NULL, newest_run INTEGER NOT NULL DEFAULT 0,"
+    " open_first INTEGER NOT NULL DEFAULT 0, open_last INTEGER NOT NULL DEFAULT 0, open_outcomes BLOB) WITHOUT ROWID;"
     "CREATE TABLE outcome_runs (run INTEGER PRIMARY KEY, client BLOB NOT NULL, first_mutation_id INTEGER NOT NULL,"
     " last_mutation_id INTEGER NOT NULL, previous INTEGER NOT NULL, outcomes BLOB NOT NULL);"
     "CREATE TABLE history (seq INTEGER PRIMARY KEY, id BLOB NOT NULL, previous INTEGER NOT NULL, version INTEGER NOT NULL,"
@@ -174,21 +170,21 @@ int storage_ceiling_run(const char *path, int group_mutations, int group_clients
     pthread_t checkpoint;
     pthread_create(&checkpoint, NULL, checkpoint_thread, &background);
 
-    row_statement records, history, runs, clients, deletes;
+    row_statement records, runs, clients, deletes;
     row_statement_init(&records, db,
                        "INSERT INTO records (seq, version, deleted, amount, currency, category, day, note, extras,"
                        " money_version, category_version, date_version, note_version, paidBy_version, tags_version,"
-                       " source_version, id) VALUES",
-                       "(?, 1, 0, ?, ?, ?, ?, ?, ?, 1, 1, 1, 1, 1, 1, 1, ?)", "");
-    row_statement_init(&history, db,
-                       "INSERT INTO history (seq, id, previous, version, action, changes, who, client, time, kind) VALUES",
-                       "(?, ?, 0, 1, 0, ?, ?, ?, ?, 0)", "");
+                       " source_version, id, created_seq, created_by, created_client, created_time) VALUES",
+                       "(?, 1, 0, ?, ?, ?, ?, ?, ?, 1, 1, 1, 1, 1, 1, 1, ?, ?, ?, ?, ?)", "");
     row_statement_init(&runs, db,
                        "INSERT INTO outcome_runs (run, client, first_mutation_id, last_mutation_id, previous, outcomes) VALUES",
                        "(?, ?, ?, ?, ?, ?)", "");
-    row_statement_init(&clients, db, "INSERT INTO clients (id, last_mutation_id, newest_run) VALUES", "(?, ?, ?)",
+    row_statement_init(&clients, db,
+                       "INSERT INTO clients (id, last_mutation_id, newest_run, open_first, open_last, open_outcomes) VALUES",
+                       "(?, ?, ?, 0, 0, NULL)",
                        "ON CONFLICT (id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id,"
-                       " newest_run = excluded.newest_run");
+                       " newest_run = excluded.newest_run, open_first = excluded.open_first, open_last = excluded.open_last,"
+                       " open_outcomes = excluded.open_outcomes");
     row_statement_init(&deletes, db, "DELETE FROM outcome_runs WHERE run IN (", "?", ")");
 
     // As many clients as the 16 connections of the push figure (or the group's, if more), each group taking the
@@ -236,11 +232,6 @@ int storage_ceiling_run(const char *path, int group_mutations, int group_clients
             m->category = categories[r % 12];
             int month = (int)(r / 12 % 12) + 1, day = (int)(r / 144 % 28) + 1, year = 2024 + (int)(r / 4032 % 2);
             m->day = year * 10000 + month * 100 + day;
-            m->changes_length = snprintf(m->changes, sizeof m->changes,
-                                         "{\"category\":{\"to\":\"%s\"},\"date\":{\"to\":\"%04d-%02d-%02d\"},"
-                                         "\"money\":{\"to\":{\"amount\":%lld,\"currency\":\"USD\"}},"
-                                         "\"note\":{\"to\":\"bench\"}}",
-                                         m->category, year, month, day, m->amount);
             m->client = g.group_clients[i / per_client];
         }
         // Each client's run: its key (outcomes appended through its last), its last mutationId; the runs that
@@ -262,7 +253,6 @@ int storage_ceiling_run(const char *path, int group_mutations, int group_clients
         if (rc == SQLITE_OK) rc = row_statement_run(&runs, group_clients, bind_run, &g);
         if (rc == SQLITE_OK) rc = row_statement_run(&clients, group_clients, bind_client, &g);
         if (rc == SQLITE_OK) rc = row_statement_run(&deletes, g.delete_count, bind_delete, &g);
-        if (rc == SQLITE_OK) rc = row_statement_run(&history, group_mutations, bind_history, &g);
         if (rc == SQLITE_OK) rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
         if (rc != SQLITE_OK) {
             code = fail(result, db, "a group commit");
@@ -292,7 +282,6 @@ int storage_ceiling_run(const char *path, int group_mutations, int group_clients
     pthread_mutex_unlock(&background.lock);
     pthread_join(checkpoint, NULL);
     row_statement_finalize(&records);
-    row_statement_finalize(&history);
     row_statement_finalize(&runs);
     row_statement_finalize(&clients);
     row_statement_finalize(&deletes);

@@ -9,11 +9,12 @@ import PostgreSQL
 /// before it writes): `BEGIN`; the ledger row's lock (`SELECT … FOR UPDATE`, as our store serialises a ledger's
 /// commits) and the check of its totals' generation; the read-ahead of the clients' last mutationIds and of the
 /// versions of the records and data records of those ids (the version check: every id is fresh, so none is found,
-/// which the primary key would otherwise refuse); the records (primary key and
-/// the unique seq index); the client's last mutationId (an upsert); its outcome run (one row, a byte per outcome)
-/// and the delete of its runs past the kept window; the day's and the month's totals of every (category, currency)
-/// the push touches (upserts adding sum and count, tables at fill factor 50); the history rows with their
-/// `changes` JSON (primary key and the hash index on id); the head; `COMMIT`. Each connection has a ledger of its
+/// which the primary key would otherwise refuse); the records, each with its creation (author, client, time: no
+/// `history` row for a create since the store's migration 10) and its optional fields as one empty text (primary
+/// key, the unique seq index and the creations' index); the client's last mutationId (an upsert, its open run empty);
+/// its outcome run (one row, a byte per outcome) and the delete of its runs past the kept window; the day's and the
+/// month's totals of every (category, currency) the push touches (upserts adding sum and count, tables at fill
+/// factor 50); the head; `COMMIT`. Each connection has a ledger of its
 /// own, so PostgreSQL may commit them side by side: the most it can do with this work, not what one ledger allows.
 enum PostgresPushWork {
     static let database = "push_work"
@@ -42,9 +43,12 @@ enum PostgresPushWork {
                     day integer NOT NULL, note text NOT NULL, money_version bigint NOT NULL, category_version bigint NOT NULL,
                     date_version bigint NOT NULL, note_version bigint NOT NULL, paidBy_version bigint NOT NULL DEFAULT 1,
                     tags_version bigint NOT NULL DEFAULT 1, source_version bigint NOT NULL DEFAULT 1,
+                    created_seq bigint, created_by text, created_client uuid, created_time bigint,
                     extras text NOT NULL DEFAULT '', PRIMARY KEY (ledger, id));
                 CREATE UNIQUE INDEX records_by_seq ON records (ledger, seq);
+                CREATE INDEX records_created ON records (ledger, created_seq) WHERE created_seq IS NOT NULL;
                 CREATE TABLE clients (ledger integer NOT NULL, id uuid NOT NULL, last_mutation_id bigint NOT NULL,
+                    open_first bigint NOT NULL DEFAULT 0, open_last bigint NOT NULL DEFAULT 0, open_outcomes bytea,
                     PRIMARY KEY (ledger, id));
                 CREATE TABLE outcome_runs (ledger integer NOT NULL, client uuid NOT NULL, first_mutation_id bigint NOT NULL,
                     last_mutation_id bigint NOT NULL, outcomes bytea NOT NULL, PRIMARY KEY (ledger, client, first_mutation_id));
@@ -79,7 +83,7 @@ enum PostgresPushWork {
         let first = seq + 1
         var ids = PostgresBinaryArray(.uuid, capacity: rows), seqs = PostgresBinaryArray(.int8, capacity: rows)
         var amounts = PostgresBinaryArray(.int8, capacity: rows), categories = PostgresBinaryArray(.text, capacity: rows)
-        var days = PostgresBinaryArray(.int4, capacity: rows), changes = PostgresBinaryArray(.text, capacity: rows)
+        var days = PostgresBinaryArray(.int4, capacity: rows)
         var daily: [TotalsCell: (amount: Int64, count: Int64)] = [:], monthly: [TotalsCell: (amount: Int64, count: Int64)] = [:]
         var generator = MutationGenerator(seed: UInt64(index) &* 1_000_003 &+ UInt64(bitPattern: first))
         for _ in 0..<rows {
@@ -90,7 +94,6 @@ enum PostgresPushWork {
             amounts.append(Int64(create.amount))
             categories.append(create.category)
             days.append(Int64(create.day))
-            changes.append(utf8: create.changesJSON[...])
             let day = TotalsCell(span: create.day, category: create.category)
             let month = TotalsCell(span: create.month, category: create.category)
             daily[day, default: (0, 0)].amount += Int64(create.amount)
@@ -113,13 +116,17 @@ enum PostgresPushWork {
             PostgresStatement("SELECT id, version FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])", [ledger, ids.value]),
             PostgresStatement("""
                 INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note, money_version,
-                    category_version, date_version, note_version, paidBy_version, tags_version, source_version, extras)
-                SELECT $1, id, seq, 1, false, amount, 'USD', category, day, 'bench', 1, 1, 1, 1, 1, 1, 1, ''
+                    category_version, date_version, note_version, paidBy_version, tags_version, source_version, extras,
+                    created_seq, created_by, created_client, created_time)
+                SELECT $1, id, seq, 1, false, amount, 'USD', category, day, 'bench', 1, 1, 1, 1, 1, 1, 1, '',
+                    seq, 'default', $7::uuid, $8
                 FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::text[], $6::integer[]) AS r(id, seq, amount, category, day)
-                """, [ledger, ids.value, seqs.value, amounts.value, categories.value, days.value]),
+                """, [ledger, ids.value, seqs.value, amounts.value, categories.value, days.value, clientText,
+                      .integer(Int64(Date().timeIntervalSince1970))]),
             PostgresStatement("""
-                INSERT INTO clients (ledger, id, last_mutation_id) VALUES ($1, $2, $3)
-                ON CONFLICT (ledger, id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id
+                INSERT INTO clients (ledger, id, last_mutation_id, open_first, open_last, open_outcomes) VALUES ($1, $2, $3, 0, 0, NULL)
+                ON CONFLICT (ledger, id) DO UPDATE SET last_mutation_id = excluded.last_mutation_id, open_first = excluded.open_first,
+                    open_last = excluded.open_last, open_outcomes = excluded.open_outcomes
                 """, [ledger, clientText, .integer(seq)]),
             PostgresStatement("INSERT INTO outcome_runs (ledger, client, first_mutation_id, last_mutation_id, outcomes) VALUES ($1, $2, $3, $4, $5)",
                               [ledger, clientText, .integer(first), .integer(seq), .binary(Array(repeating: 0, count: rows), type: 17)]),
@@ -128,11 +135,6 @@ enum PostgresPushWork {
                 """, [ledger, clientText, .integer(seq - outcomeRetention)])] : [])
             + [totals(daily, table: "daily_totals", column: "day", ledger: ledger),
                totals(monthly, table: "monthly_totals", column: "month", ledger: ledger),
-               PostgresStatement("""
-                INSERT INTO history (ledger, seq, id, version, action, changes, who, client, time, kind)
-                SELECT $1, seq, id, 1, 0, changes, 'default', $5::uuid, $6, 0
-                FROM unnest($2::bigint[], $3::uuid[], $4::text[]) AS h(seq, id, changes)
-                """, [ledger, seqs.value, ids.value, changes.value, clientText, .integer(Int64(Date().timeIntervalSince1970))]),
                PostgresStatement("UPDATE ledgers SET head = $2, generation = generation + 1 WHERE number = $1 RETURNING generation",
                                  [ledger, .integer(seq)]),
                PostgresStatement("COMMIT")]

@@ -18,17 +18,8 @@ package enum ExpenseExtras {
     package enum Key: Int, CaseIterable, Sendable {
         case paidBy, split, charged, tags, parts, source
 
-        /// The entry's name.
-        package var name: String {
-            switch self {
-            case .paidBy: "paidBy"
-            case .split: "split"
-            case .charged: "charged"
-            case .tags: "tags"
-            case .parts: "parts"
-            case .source: "source"
-            }
-        }
+        /// The entry's name: the field's, as the wire names it.
+        package var name: String { field.rawValue }
     }
 
     /// Between two entries.

@@ -11,18 +11,29 @@ import PostgreSQL
 extension PostgresLedgerStore {
     package func appendHistory(_ entry: HistoryEntry) throws {
         precondition(inTransaction, "a history entry is written inside the transaction of its change")
-        if entry.kind == .expense, entry.action == .create, entry.version == 1, pendingCreates.contains(entry.id) {
-            pendingCreations[entry.id] = RecordCreation(seq: entry.seq, who: entry.who, clientId: entry.clientId, time: entry.time)
+        if entry.kind == .expense, entry.action == .create, entry.version == 1,
+           keepCreation(RecordCreation(seq: entry.seq, who: entry.who, clientId: entry.clientId, time: entry.time), of: entry.id) {
             return
         }
         pendingHistory.append(PendingHistoryRow(entry, previous: 0))
     }
 
+    /// Keeps `creation` with the pending record `id` when its write is a create (the row carries it); `false`
+    /// otherwise, when the creation needs a `history` row.
+    private func keepCreation(_ creation: RecordCreation, of id: UUID) -> Bool {
+        guard let index = pendingRecords.index(forKey: id), pendingRecords.values[index].isNew else { return false }
+        pendingRecords.values[index].creation = creation
+        return true
+    }
+
     /// The entry of `record`'s creation: its row carries it (migration 10, ``RecordCreation``); a create of an id the database already had (never, under the ledger's row
     /// lock) keeps a `history` row as ``appendHistory(_:)`` writes it.
     package func appendCreation(of record: StoredRecord, clientId: UUID, author: HistoryAuthor) throws {
+        precondition(inTransaction, "a history entry is written inside the transaction of its change")
+        let creation = RecordCreation(seq: record.seq, who: author.who, clientId: clientId, time: author.time)
+        if record.version == 1, keepCreation(creation, of: record.expense.id) { return }
         try appendHistory(HistoryEntry(seq: record.seq, id: record.expense.id, version: record.version, action: .create,
-                                       changes: pendingCreates.contains(record.expense.id) ? [] : HistoryEntry.changes(from: nil, to: record.expense),
+                                       changes: HistoryEntry.changes(from: nil, to: record.expense),
                                        who: author.who, clientId: clientId, time: author.time))
     }
 

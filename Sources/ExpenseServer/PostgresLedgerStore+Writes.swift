@@ -15,13 +15,21 @@ extension PostgresLedgerStore {
             // Creates are plain inserts: the server skips the conflict check an upsert makes for every row.
             // A new record still at its first version is written with that version's constant columns in the
             // statement (no array for them); one changed again in the same transaction with all its columns.
-            let created = pendingRecords.values.filter { pendingCreates.contains($0.expense.id) }
-            let first = created.filter(PendingRecordVersions.isCreation), later = created.filter { !PendingRecordVersions.isCreation($0) }
-            if !first.isEmpty { statements.append(Self.creationsStatement(first, ledger: number, creations: pendingCreations)) }
-            if !later.isEmpty {
-                statements.append(Self.recordsStatement(later, ledger: number, replacing: false, creations: pendingCreations))
+            var first: [PendingRecordWrite] = [], later: [PendingRecordWrite] = [], replaced: [StoredRecord] = []
+            for write in pendingRecords.values {
+                if !write.isNew {
+                    replaced.append(write.stored)
+                } else if PendingRecordVersions.isCreation(write.stored) {
+                    first.append(write)
+                } else {
+                    later.append(write)
+                }
             }
-            let replaced = pendingRecords.values.filter { !pendingCreates.contains($0.expense.id) }
+            if !first.isEmpty { statements.append(Self.creationsStatement(first, ledger: number)) }
+            if !later.isEmpty {
+                statements.append(Self.recordsStatement(later.map(\.stored), ledger: number, replacing: false,
+                                                        creations: later.map(\.creation)))
+            }
             if !replaced.isEmpty { statements.append(Self.recordsStatement(replaced, ledger: number, replacing: true)) }
         }
         statements += try clientStatements()
@@ -38,9 +46,10 @@ extension PostgresLedgerStore {
 
     /// The statement writing `records` of `ledger`: with `replacing`, an upsert replacing the row of the same id
     /// (its creation, ``RecordCreation``, kept); without, a plain insert (every id must be new to the ledger, or
-    /// the statement fails), each row with its creation in `creations` (none: NULL, its creation a `history` row).
-    static func recordsStatement(_ records: some Collection<StoredRecord>, ledger: Int64, replacing: Bool,
-                                 creations: [UUID: RecordCreation] = [:]) -> PostgresStatement {
+    /// the statement fails), each row with its creation in `creations`, by position (none: NULL, its creation a
+    /// `history` row; no array: no creation columns written).
+    static func recordsStatement(_ records: [StoredRecord], ledger: Int64, replacing: Bool,
+                                 creations: [RecordCreation?] = []) -> PostgresStatement {
         var columns = PostgresRecordColumns(capacity: records.count)
         for stored in records { columns.append(stored) }
         let replace = replacing ? "\nON CONFLICT (ledger, id) DO UPDATE SET \(RecordColumns.replacingExcluded)" : ""
@@ -52,17 +61,16 @@ extension PostgresLedgerStore {
         let first = 2 + columns.arrays.count
         return PostgresStatement("INSERT INTO records (ledger, \(RecordColumns.list), \(RecordCreation.list)) SELECT $1, * FROM unnest("
                                  + columns.parameterList(from: 2) + ", " + creationParameterList(from: first) + ")",
-                                 [.integer(ledger)] + columns.arrays.map(\.value) + creationArrays(records, creations))
+                                 [.integer(ledger)] + columns.arrays.map(\.value) + creationArrays(creations))
     }
 
     /// The statement inserting new records of `ledger`, each at its first version (``PendingRecordVersions/isCreation(_:)``),
-    /// with its creation in `creations`: the columns every first version shares are constants of the statement
+    /// with its creation: the columns every first version shares are constants of the statement
     /// (``RecordColumns/creationConstants``), so only the others are sent, as arrays.
-    static func creationsStatement(_ records: some Collection<StoredRecord>, ledger: Int64,
-                                   creations: [UUID: RecordCreation]) -> PostgresStatement {
-        var columns = PostgresRecordColumns(capacity: records.count, creations: true)
-        for stored in records { columns.append(stored) }
-        return PostgresStatement(creationsSQL, [.integer(ledger)] + columns.arrays.map(\.value) + creationArrays(records, creations))
+    static func creationsStatement(_ writes: [PendingRecordWrite], ledger: Int64) -> PostgresStatement {
+        var columns = PostgresRecordColumns(capacity: writes.count, creations: true)
+        for write in writes { columns.append(write.stored) }
+        return PostgresStatement(creationsSQL, [.integer(ledger)] + columns.arrays.map(\.value) + creationArrays(writes.map(\.creation)))
     }
 
     /// ``creationsStatement(_:ledger:creations:)``'s text: the arrays' columns named `u0, u1, …` in order, the
@@ -81,12 +89,12 @@ extension PostgresLedgerStore {
         "$\(first)::bigint[], $\(first + 1)::text[], $\(first + 2)::uuid[], $\(first + 3)::bigint[]"
     }
 
-    /// Each record's creation in `creations` as the arrays of ``RecordCreation/list`` (NULLs for a record without).
-    private static func creationArrays(_ records: some Collection<StoredRecord>, _ creations: [UUID: RecordCreation]) -> [PostgresValue] {
-        var seqs = PostgresBinaryArray(.int8, capacity: records.count), whos = PostgresBinaryArray(.text, capacity: records.count)
-        var clients = PostgresBinaryArray(.uuid, capacity: records.count), times = PostgresBinaryArray(.int8, capacity: records.count)
-        for stored in records {
-            if let creation = creations[stored.expense.id] {
+    /// The records' creations, in order, as the arrays of ``RecordCreation/list`` (NULLs for a record without).
+    private static func creationArrays(_ creations: [RecordCreation?]) -> [PostgresValue] {
+        var seqs = PostgresBinaryArray(.int8, capacity: creations.count), whos = PostgresBinaryArray(.text, capacity: creations.count)
+        var clients = PostgresBinaryArray(.uuid, capacity: creations.count), times = PostgresBinaryArray(.int8, capacity: creations.count)
+        for creation in creations {
+            if let creation {
                 seqs.append(creation.seq)
                 if let who = creation.who { whos.append(who) } else { whos.appendNull() }
                 clients.append(creation.clientId)
@@ -151,4 +159,13 @@ extension PostgresLedgerStore {
         }
         return statements
     }
+}
+
+/// A record a ``PostgresLedgerStore`` transaction writes: its row; whether no row of the database had its id when the
+/// transaction read it (under the ledger row's lock, so none can appear before it commits), which makes its write a
+/// plain `INSERT`; and the creation its row carries (``RecordCreation``: no `history` row for it).
+struct PendingRecordWrite {
+    var stored: StoredRecord
+    let isNew: Bool
+    var creation: RecordCreation? = nil
 }

@@ -47,12 +47,8 @@ package final class PostgresLedgerStore: LedgerStore {
     /// when unknown (after a failure), which makes the next transaction reload the totals.
     var generation: Int64?
     private var totals: [Currency: Int64] = [:]
-    var pendingRecords: [UUID: StoredRecord] = [:]
-    /// The ids of ``pendingRecords`` that no row of the database had when the transaction read them (under the
-    /// ledger row's lock, so none can appear before it commits): written with a plain `INSERT`.
-    var pendingCreates: Set<UUID> = []
-    /// The creations of ``pendingCreates`` that their rows imply (``RecordCreation``): no `history` row for them.
-    var pendingCreations: [UUID: RecordCreation] = [:]
+    /// The records the transaction writes, by id, each once with what its write needs (``PendingRecordWrite``).
+    var pendingRecords: [UUID: PendingRecordWrite] = [:]
     var pendingDeltas: [TotalsKey: TotalsDelta] = [:]
     var pendingLastMutationIds: [UUID: Int64] = [:]
     /// The outcomes the transaction keeps, one run per client, and the committed runs it read
@@ -161,7 +157,7 @@ package final class PostgresLedgerStore: LedgerStore {
     }
 
     package func record(id: UUID) throws -> StoredRecord? {
-        if let pending = pendingRecords[id] { return pending }
+        if let pending = pendingRecords[id] { return pending.stored }
         if readAhead.ids.contains(id) { return readAhead.records[id] }
         return try Self.storage {
             try connection.query("""
@@ -191,8 +187,8 @@ package final class PostgresLedgerStore: LedgerStore {
         try checkNextSeq(record.seq)
         precondition(inTransaction, "every write happens inside transaction(_:)")
         try faults?.check(.write)
-        if old == nil && pendingRecords[record.expense.id] == nil { pendingCreates.insert(record.expense.id) }
-        pendingRecords[record.expense.id] = record
+        // One lookup: a record written twice keeps whether its first write was a create.
+        pendingRecords[record.expense.id, default: PendingRecordWrite(stored: record, isNew: old == nil)].stored = record
         if let old, !old.deleted { try account(old.expense, sign: -1) }
         if !record.deleted { try account(record.expense, sign: 1) }
         head = record.seq
@@ -246,8 +242,6 @@ package final class PostgresLedgerStore: LedgerStore {
         defer {
             inTransaction = false
             pendingRecords.removeAll(keepingCapacity: true)
-            pendingCreates.removeAll(keepingCapacity: true)
-            pendingCreations.removeAll(keepingCapacity: true)
             pendingDeltas.removeAll(keepingCapacity: true)
             pendingLastMutationIds.removeAll(keepingCapacity: true)
             transactionRuns.removeAll()

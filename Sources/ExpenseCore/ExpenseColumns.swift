@@ -71,7 +71,7 @@ package enum ExpenseColumns {
             split = spec
         }
         if let text = values[ExpenseExtras.Key.charged.rawValue] {
-            guard let value = Int64(text), (1...ExpenseRules.maximumAmount).contains(value) else { return nil }
+            guard let value = ExpenseExtras.charged(text) else { return nil }
             charged = value
         }
         if let text = values[ExpenseExtras.Key.parts.rawValue] {
@@ -93,7 +93,7 @@ package enum ExpenseColumns {
         /// The position of the optional field `key`.
         package static func position(of key: ExpenseExtras.Key) -> Int32 { paidBy + Int32(key.rawValue) }
         /// How many values an expense has.
-        package static let count = 11
+        package static let count = Int(ExpenseColumns.extras) + ExpenseExtras.Key.allCases.count
     }
 
     /// Each value's text bytes by ``Value`` position (an integer's: empty), as ``withValues(of:_:)`` lends them.

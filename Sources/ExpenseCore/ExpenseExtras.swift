@@ -91,6 +91,13 @@ package enum ExpenseExtras {
         return valid ? values : nil
     }
 
+    /// The amount charged as its entry holds it (decimal minor units), or `nil` when it is no amount the rules allow:
+    /// the one reading of that entry, whether a store reads a row's expense or writes a pull page straight from it.
+    package static func charged(_ text: String) -> Int64? {
+        guard let value = Int64(text), (1...ExpenseRules.maximumAmount).contains(value) else { return nil }
+        return value
+    }
+
     /// An SQL condition that holds when `column` (an `extras` column) has an entry for `key`. The entry starts the
     /// text or follows a separator, and no value holds one, so the match is exact.
     package static func sqlHolds(_ key: Key, column: String = ExpenseColumns.extrasName, dialect: SQLDialect) -> String {

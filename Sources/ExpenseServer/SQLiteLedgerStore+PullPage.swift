@@ -69,7 +69,9 @@ extension SQLiteLedgerStore {
                 var charged = true
                 let valid = ExpenseExtras.forEachEntry(in: bytes) { key, value in
                     if key == .charged {
-                        charged = Self.amount(value).map { values.setInt64($0, at: ExpenseColumns.Value.charged) } != nil
+                        // Rare: a row with an amount charged makes a `String` of its digits.
+                        let amount = ExpenseExtras.charged(String(decoding: value, as: UTF8.self))
+                        charged = amount.map { values.setInt64($0, at: ExpenseColumns.Value.charged) } != nil
                     } else {
                         values.setText(value, at: ExpenseColumns.Value.position(of: key))
                     }
@@ -78,17 +80,6 @@ extension SQLiteLedgerStore {
             }
         }
         return true
-    }
-
-    /// The amount charged as its entry holds it: decimal digits of an amount the rules allow, or `nil`.
-    private static func amount(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard !digits.isEmpty, digits.count <= 16 else { return nil }
-        var value: Int64 = 0
-        for digit in digits {
-            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
-        }
-        return (1...ExpenseRules.maximumAmount).contains(value) ? value : nil
     }
 
     /// Whether `bytes` are valid UTF-8, which the general path's `String` keeps as they are (it would replace

@@ -8,17 +8,18 @@ import ExpenseCore
 /// It holds exactly what the object held: ``dictionary`` is that object, and two values are equal exactly when
 /// their dictionaries are.
 ///
-/// The required fields' slots are held in place, the optional fields' (``WireField/optional``: the payer, the
-/// split, the amount charged, tags, parts, the original text) behind one reference made only once one of them is
-/// sent: a mutation is copied several times between the line and the ledger, and each copy of a slot is paid
-/// whether the field was sent or not, so a put that uses none of them pays nothing for them (with every slot in
-/// place, the three fields added after the amount charged cost a 500-mutation push about 2k instructions per
-/// mutation on the loop thread, `Benchmarks/push-profile`).
+/// The slots are held behind references, the required fields' in one box made for any put that sends one, the
+/// optional fields' (``WireField/optional``: the payer, the split, the amount charged, tags, parts, the original
+/// text) in another made only once one of them is sent. A mutation is copied several times between the line and
+/// the ledger (into its members, its result, its push item, its prepared item): held in place, each copy moved the
+/// five required slots' 120 bytes and retained every value in them, about 1.8k instructions per mutation of a
+/// 500-mutation push on the loop thread (`Benchmarks/push-profile`); behind a box, a copy retains one reference.
 public struct MutationFields: Hashable, Sendable {
-    /// The required fields' values, the first ``ExpenseFields/RequiredSlots/count`` of ``ExpenseFields/all``.
-    private var required = ExpenseFields.RequiredSlots(repeating: nil)
+    /// The required fields' values, the first ``ExpenseFields/RequiredSlots/count`` of ``ExpenseFields/all``;
+    /// `nil`: none of them sent.
+    private var requiredSlots: SlotsBox<5>?
     /// The optional fields' values, the rest of ``ExpenseFields/all``; `nil`: none of them sent.
-    private var optionalSlots: OptionalSlotsBox?
+    private var optionalSlots: SlotsBox<6>?
     /// Every member that is not one of the expense fields, by name.
     public var others: [String: JSONValue] = [:]
 
@@ -36,24 +37,15 @@ public struct MutationFields: Hashable, Sendable {
     /// The value of slot `slot` (the field ``ExpenseFields/all`` has at that index); `nil`: not sent.
     subscript(slot slot: Int) -> JSONValue? {
         @inline(__always) get {
-            if slot < ExpenseFields.RequiredSlots.count { return required[slot] }
-            return optionalSlots?.values[slot - ExpenseFields.RequiredSlots.count]
+            // Typed as ExpenseFields' slot lists, so a box of another size does not compile.
+            if slot < ExpenseFields.RequiredSlots.count { return (requiredSlots?.values as ExpenseFields.RequiredSlots?)?[slot] }
+            return (optionalSlots?.values as ExpenseFields.OptionalSlots?)?[slot - ExpenseFields.RequiredSlots.count]
         }
         set {
             if slot < ExpenseFields.RequiredSlots.count {
-                required[slot] = newValue
-                return
-            }
-            let index = slot - ExpenseFields.RequiredSlots.count
-            if var box = optionalSlots.take() {
-                // Copied on write: another MutationFields may share the box.
-                if !isKnownUniquelyReferenced(&box) { box = OptionalSlotsBox(box.values) }
-                box.values[index] = newValue
-                optionalSlots = box
-            } else if newValue != nil {
-                var values = ExpenseFields.OptionalSlots(repeating: nil)
-                values[index] = newValue
-                optionalSlots = OptionalSlotsBox(values)
+                SlotsBox.set(newValue, at: slot, in: &requiredSlots)
+            } else {
+                SlotsBox.set(newValue, at: slot - ExpenseFields.RequiredSlots.count, in: &optionalSlots)
             }
         }
     }
@@ -84,7 +76,7 @@ public struct MutationFields: Hashable, Sendable {
     /// Whether every field a record must hold was sent: all but the optional ones (``WireField/optional``,
     /// absent in a record that does not use them).
     public var containsEveryRequiredField: Bool {
-        for slot in required.indices where required[slot] == nil { return false }
+        for slot in 0..<ExpenseFields.RequiredSlots.count where self[slot: slot] == nil { return false }
         return true
     }
 
@@ -108,11 +100,26 @@ public struct MutationFields: Hashable, Sendable {
     }
 }
 
-/// The optional fields' slots of a ``MutationFields``, shared by its copies until one of them changes a slot.
-private final class OptionalSlotsBox: @unchecked Sendable {
+/// Slots of a ``MutationFields`` (its required or its optional fields'), shared by its copies until one of them
+/// changes a slot.
+private final class SlotsBox<let count: Int>: @unchecked Sendable {
     // @unchecked Sendable: `values` is written only through a MutationFields holding the one reference to it
     // (`isKnownUniquelyReferenced`, copied on write), so a box two values or threads share is never written.
-    var values: ExpenseFields.OptionalSlots
+    var values: InlineArray<count, JSONValue?>
 
-    init(_ values: ExpenseFields.OptionalSlots) { self.values = values }
+    init(_ values: InlineArray<count, JSONValue?>) { self.values = values }
+
+    /// Sets slot `index` of the box `box` refers to, copying it first if another value shares it, and making it
+    /// when there is none and `value` is not `nil`.
+    static func set(_ value: JSONValue?, at index: Int, in box: inout SlotsBox?) {
+        if var held = box.take() {
+            if !isKnownUniquelyReferenced(&held) { held = SlotsBox(held.values) }
+            held.values[index] = value
+            box = held
+        } else if value != nil {
+            var values = InlineArray<count, JSONValue?>(repeating: nil)
+            values[index] = value
+            box = SlotsBox(values)
+        }
+    }
 }

@@ -278,8 +278,11 @@ extension ExpenseFields {
     /// A pull page writes 10,000 of these, so the member names are fixed fragments (`"name":`, with the comma
     /// before it) rather than escaped one byte at a time like ``JSONWriter/key(_:)`` does, and the object is laid
     /// out at a pointer and appended once.
-    package static func writeRecordObject(to writer: inout JSONWriter, _ row: RecordObjectRow, deleted: Bool, id: uuid_t,
-                                          seq: Int64, version: Int64) {
+    ///
+    /// `row` is consumed so that the values are read from storage of the function's own: read from a borrowed row,
+    /// each of the eight texts copied the row's whole inline array of texts first (176 bytes a text).
+    package static func writeRecordObject(to writer: inout JSONWriter, _ row: consuming RecordObjectRow, deleted: Bool,
+                                          id: uuid_t, seq: Int64, version: Int64) {
         let category = row.text(ExpenseColumns.category), note = row.text(ExpenseColumns.note)
         let code = row.text(ExpenseColumns.currency), paidBy = row.text(ExpenseColumns.Value.paidBy)
         let split = row.text(ExpenseColumns.Value.split), tags = row.text(ExpenseColumns.Value.tags)

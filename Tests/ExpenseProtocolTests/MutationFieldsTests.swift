@@ -62,22 +62,34 @@ import Testing
         }
     }
 
-    /// The optional fields' slots, held behind one reference, read and compare as the others do, and a copy keeps
-    /// its values when the original changes one of them (copied on write).
-    @Test func optionalSlotsAreValuesOfTheirOwn() {
+    /// The slots, the required and the optional fields' each held behind one reference, read and compare as values,
+    /// and a copy keeps its values when the original changes one of them (copied on write).
+    @Test func slotsAreValuesOfTheirOwn() {
         var fields = MutationFields(["amount": .number(JSONNumber(5)), "tags": .array([.string("x")]), "source": .string("BANK")])
         let copy = fields
         fields["source"] = .string("OTHER")
         fields["paidBy"] = .string("")
+        fields["amount"] = .number(JSONNumber(7))
+        fields["note"] = .string("lunch")
         #expect(copy["source"] == .string("BANK") && copy["paidBy"] == nil && copy.dictionary.count == 3)
-        #expect(fields["source"] == .string("OTHER") && fields.contains(.paidBy) && fields.dictionary.count == 4)
+        #expect(copy["amount"] == .number(JSONNumber(5)) && copy["note"] == nil && !copy.contains(.note))
+        #expect(fields["source"] == .string("OTHER") && fields.contains(.paidBy) && fields.dictionary.count == 5)
+        #expect(fields["amount"] == .number(JSONNumber(7)) && fields["note"] == .string("lunch"))
         #expect(copy != fields && copy == MutationFields(copy.dictionary))
         fields["source"] = .string("BANK")
         fields["paidBy"] = nil
+        fields["amount"] = .number(JSONNumber(5))
+        fields["note"] = nil
         #expect(copy == fields && copy.hashValue == fields.hashValue)
         var plain = MutationFields(["amount": .number(JSONNumber(5))])
         plain["tags"] = nil
-        #expect(plain == MutationFields(["amount": .number(JSONNumber(5))]) && !plain.contains(.tags))
+        plain["note"] = nil
+        #expect(plain == MutationFields(["amount": .number(JSONNumber(5))]) && !plain.contains(.tags) && !plain.contains(.note))
+        // A copy emptied of its required fields equals a value that never had any, whichever box each holds.
+        var emptied = copy
+        emptied["amount"] = nil
+        #expect(emptied == MutationFields(["tags": .array([.string("x")]), "source": .string("BANK")]))
+        #expect(copy["amount"] == .number(JSONNumber(5)) && !emptied.containsEveryRequiredField)
     }
 
     /// The rule as it was written on the dictionary: the first unknown key in byte order is `unknown_field`,

@@ -38,7 +38,9 @@ public struct MutationFields: Hashable, Sendable {
     subscript(slot slot: Int) -> JSONValue? {
         @inline(__always) get {
             // Typed as ExpenseFields' slot lists, so a box of another size does not compile.
-            if slot < ExpenseFields.RequiredSlots.count { return (requiredSlots?.values as ExpenseFields.RequiredSlots?)?[slot] }
+            if slot < ExpenseFields.RequiredSlots.count {
+                return (requiredSlots?.values as ExpenseFields.RequiredSlots?)?[slot]
+            }
             return (optionalSlots?.values as ExpenseFields.OptionalSlots?)?[slot - ExpenseFields.RequiredSlots.count]
         }
         set {

@@ -133,9 +133,7 @@ extension SQLiteExpenseStore {
     /// threads: those only take spilled runs, and took the core the pulled pages' checkpoint runs on,
     /// ``BulkLoadCheckpoint``, for no shorter build).
     private static func withIndexBuildSettings<T>(_ connection: SQLiteConnection, _ body: () throws -> T) throws -> T {
-        try connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB)")
-        defer { try? connection.execute("PRAGMA cache_size = -2000") }
-        return try body()
+        try connection.withPageCache(kibibytes: Self.bulkCacheKiB, body)
     }
 
     /// Keeps, of the rows sharing an id, the one with the highest version (the last pulled).

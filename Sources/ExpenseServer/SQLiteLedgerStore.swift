@@ -29,6 +29,14 @@ package final class SQLiteLedgerStore: LedgerStore {
     /// same bytes).
     let writesCreationsWithConstants: Bool
 
+    /// The page cache of the work after the open: pushes append at the end of `records` and `history` and touch
+    /// small tables, a pull reads once in seq order, so a larger cache only kept a large ledger's pages resident
+    /// (with 64 MiB a daemon serving 500,000 expenses started at 124 MiB of RSS, with 8 MiB at 65 MiB).
+    static let workCacheKiB = 8192
+    /// The page cache of the open's passes over the whole file (the check, the indexes' load): enough for a
+    /// b-tree's path, so the pass leaves none of the pages it read resident.
+    static let openCacheKiB = 256
+
     /// The live total of each currency, by its number in ``dayTotals`` (``LiveDayTotals/number(of:)``): no
     /// currency is hashed per record.
     @exclusivity(unchecked) private var totals = LiveDayTotals.CurrencySums()
@@ -80,12 +88,10 @@ package final class SQLiteLedgerStore: LedgerStore {
         self.faults = faults
         self.writesCreationsWithConstants = writesCreationsWithConstants
         do {
-            connection = try SQLiteConnection(path: path, mode: .create)
-            // An 8 MiB page cache: pushes append at the end of `records` and `history` and touch small tables, a
-            // pull reads once in seq order, so a larger cache only kept a large ledger's pages resident (with
-            // 64 MiB a daemon serving 500,000 expenses started at 124 MiB of RSS, with 8 MiB at 65 MiB).
-            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -8192; PRAGMA wal_autocheckpoint = 8192;")
-            if verify, let report = try connection.check() {
+            let connection = try SQLiteConnection(path: path, mode: .create)
+            self.connection = connection
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -\(Self.workCacheKiB); PRAGMA wal_autocheckpoint = 8192;")
+            if verify, let report = try connection.withPageCache(kibibytes: Self.openCacheKiB, { try connection.check() }) {
                 throw LedgerError.damagedDatabase(path: path, report: report)
             }
             let versionBefore = try connection.prepare("PRAGMA user_version").first { $0.int64(0) } ?? 0
@@ -95,7 +101,6 @@ package final class SQLiteLedgerStore: LedgerStore {
             try connection.prepare("SELECT key, value FROM meta").forEach { meta[$0.text(0)] = $0.text(1) }
             if meta.isEmpty {
                 meta = ["name": name, "currency": currency.code]
-                let connection = self.connection
                 try connection.transaction {
                     for (key, value) in meta {
                         try connection.cached("INSERT INTO meta (key, value) VALUES (?1, ?2)").run([.text(key), .text(value)])
@@ -117,7 +122,9 @@ package final class SQLiteLedgerStore: LedgerStore {
             head = try connection.prepare("SELECT max(seq) FROM records").first { $0.int64(0) } ?? 0
             head = max(head, try Self.dataHead(connection))
             let currencyTotals: [Currency: Int64]
-            (seqById, dayTotals, currencyTotals) = try Self.loadRecords(connection)
+            (seqById, dayTotals, currencyTotals) = try connection.withPageCache(kibibytes: Self.openCacheKiB) {
+                try Self.loadRecords(connection)
+            }
             for (currency, total) in currencyTotals { totals[dayTotals.number(of: currency)] = total }
             clientLog.position = try Self.lastOutcomePosition(connection)
             dataVersion = try connection.prepare("PRAGMA data_version").first { $0.int64(0) } ?? 0

@@ -134,6 +134,22 @@ public final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` with a page cache of at most `kibibytes`, then gives the connection back the size it had
+    /// (`PRAGMA cache_size`). Shrinking the cache frees the pages over the new size.
+    @inlinable public func withPageCache<T>(kibibytes: Int, _ body: () throws -> T) throws -> T {
+        let own = try prepare("PRAGMA cache_size").first { $0.int64(0) } ?? -2000
+        try execute("PRAGMA cache_size = -\(kibibytes)")
+        defer { try? execute("PRAGMA cache_size = \(own)") }
+        return try body()
+    }
+
+    /// Bytes of heap the connection's page cache holds now (`SQLITE_DBSTATUS_CACHE_USED`).
+    public var pageCacheBytes: Int {
+        var current: Int32 = 0, highwater: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_USED, &current, &highwater, 0)
+        return Int(current)
+    }
+
     /// `PRAGMA quick_check` (or `integrity_check` when `full`): `nil` when the file is sound, else SQLite's report.
     public func check(full: Bool = false) throws -> String? {
         let lines = try prepare(full ? "PRAGMA integrity_check" : "PRAGMA quick_check").map([]) { $0.text(0) }

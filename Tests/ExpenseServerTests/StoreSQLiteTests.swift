@@ -72,4 +72,27 @@ import Testing
         #expect(try engine.hello(clientId: clientId) == (4, 3))
         #expect(try engine.hello(clientId: other) == (4, 1))
     }
+
+    /// Opening a ledger reads the whole file once (the check, then the in-memory indexes' load). Those pages are
+    /// a single pass, not what pushes and pulls come back to: the open must not leave its cache full of them (a
+    /// daemon serving a million expenses held 8.5 MiB of them from every open on).
+    @Test func openingLeavesNoPassOverTheFileInTheCache() throws {
+        let temporary = try TemporaryDirectory("ledger-tests"), directory = temporary.path
+        defer { temporary.remove() }
+        let path = directory + "/l.sqlite"
+        let clientId = UUID()
+        do {
+            let engine = LedgerEngine(store: try SQLiteLedgerStore(path: path, name: "l", currency: .usd), currency: .usd)
+            let items = (1...20_000).map { putItem(Int64($0), UUID(), base: 0, lunch(Int64($0), category: "c\($0 % 50)")) }
+            _ = try engine.apply([(clientId, items)])
+        }
+        let fileBytes = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(fileBytes > 1 << 20, "the file must be larger than what the open may keep")
+        let store = try SQLiteLedgerStore(path: path, name: "l", currency: .usd, verify: true)
+        #expect(store.head == 20_000)
+        #expect(store.connection.pageCacheBytes < SQLiteLedgerStore.openCacheKiB * 1024 * 2)
+        // The work after the open still gets the whole cache.
+        _ = try LedgerEngine(store: store, currency: .usd).push(clientId: clientId, items: [putItem(20_001, UUID(), base: 0, lunch())])
+        #expect(try store.connection.prepare("PRAGMA cache_size").first { $0.int64(0) } == -Int64(SQLiteLedgerStore.workCacheKiB))
+    }
 }

@@ -2,6 +2,7 @@
 #include "CEpoll.h"
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <pthread.h>
 #include <unistd.h>
 
 int cepoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
@@ -90,4 +91,8 @@ int cepoll_stop_signal_pipe(void) {
 int cepoll_reload_signal_pipe(void) {
     static const int signals[] = {SIGHUP};
     return signal_pipe(&reload_signal_write_end, reload_signal_handler, signals, 1);
+}
+
+int cepoll_name_this_thread(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
 }

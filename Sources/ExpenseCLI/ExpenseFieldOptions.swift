@@ -207,7 +207,7 @@ enum ExpenseFieldOptions {
                                                + "\(currency.code), or --no-parts, with a new currency")
         }
         let amount = changes.amount ?? expense.amount
-        let category = changes.category.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? expense.category
+        let category = changes.category.map { $0.trimmingWhitespace } ?? expense.category
         do {
             try parts.validate(amount: amount, currency: currency, category: category)
         } catch ValidationError.invalidParts(let detail) {

@@ -32,7 +32,7 @@ extension ExpenseRunner {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw CommandFailure(.ioError, "Error: cannot read the token file \(file)")
             }
-            token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            token = String(decoding: data, as: UTF8.self).trimmingWhitespace
         case (nil, let given?):
             token = given
         default:

@@ -112,7 +112,7 @@ package enum CSVImporter {
                 columns[name].map { options.columns == nil ? CSV.unguardFormula(record.fields[$0]) : record.fields[$0] }
             }
             do {
-                let currencyText = field(.currency).map { $0.trimmingWhitespace } ?? ""
+                let currencyText = field(.currency).map { $0.trimmingSpacesAndTabs } ?? ""
                 let rowCurrency = currencyText.isEmpty ? currency : try ExpenseValidator.validateCurrency(currencyText)
                 let amountText = field(.amount) ?? ""
                 let amount = options.bankAmounts
@@ -133,7 +133,7 @@ package enum CSVImporter {
                     let text = try Self.namingMembers(cell, of: wire.field, members: options.members, currency: rowCurrency)
                     // An integer field's cell (the amount charged, in minor units) is its JSON number; an empty
                     // cell of an optional one is the field left out (none).
-                    let trimmed = text.trimmingWhitespace
+                    let trimmed = text.trimmingSpacesAndTabs
                     if (wire.integer || wire.list) && wire.optional && trimmed.isEmpty { continue }
                     // A list's cell (the tags) is its elements joined by commas, as `export` writes them.
                     let value: JSONValue = wire.list ? .array(ExpenseTags.parse(text).map(JSONValue.string))
@@ -145,7 +145,7 @@ package enum CSVImporter {
                 // A bank's row: the text its note starts as is the original text, kept as the bank gave it so
                 // that rules read it whatever the note becomes (our export carries its own `source` column).
                 if options.columns != nil, fields.source == nil { fields.source = fields.note }
-                try builder.add(line: record.line, id: field(.id)?.trimmingWhitespace, fields: fields, currency: rowCurrency)
+                try builder.add(line: record.line, id: field(.id)?.trimmingSpacesAndTabs, fields: fields, currency: rowCurrency)
             } catch let error as ValidationError {
                 problem(error.code, error.message)
             } catch let error as ImportError.RowProblem {
@@ -167,7 +167,7 @@ package enum CSVImporter {
     /// - Throws: a problem coded `unknown_member` for a name no member has, or the split's own code.
     private static func namingMembers(_ cell: String, of field: ExpenseField, members: [Member],
                                       currency: Currency) throws(ImportError.RowProblem) -> String {
-        let trimmed = cell.trimmingWhitespace
+        let trimmed = cell.trimmingSpacesAndTabs
         if field == .parts, !trimmed.isEmpty {
             // As `export` writes them, `household=12.30;pharmacy=9.90` in the row's currency.
             do {
@@ -197,7 +197,7 @@ package enum CSVImporter {
     /// Where each field's column is. Our header: the names of ``header`` in any order, each at most once,
     /// all but `id` required, nothing else. With `--map`: each mapped header text (trimmed, any case) must be there.
     private static func columnIndexes(_ first: CSVRecord?, options: ImportOptions) throws(ImportError) -> [ExpenseField: Int] {
-        let names = (first?.fields ?? []).map { $0.trimmingWhitespace.lowercased() }
+        let names = (first?.fields ?? []).map { $0.trimmingSpacesAndTabs.lowercased() }
         let found = first?.fields.joined(separator: String(Character(options.delimiter))) ?? ""
         var indexes: [ExpenseField: Int] = [:]
         if let mapped = options.columns {

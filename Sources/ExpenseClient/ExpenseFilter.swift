@@ -15,7 +15,7 @@ package struct ExpenseFilter: Hashable, Sendable {
     package init(from: CalendarDay? = nil, to: CalendarDay? = nil, category: String? = nil, tags: [String] = []) {
         self.from = from
         self.to = to
-        self.category = category.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        self.category = category.map { $0.trimmingWhitespace }
         self.tags = ExpenseTags.normalized(tags)
     }
 

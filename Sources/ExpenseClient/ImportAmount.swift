@@ -16,7 +16,7 @@ package enum ImportAmount {
     /// The amount in minor units.
     /// - Throws: ``ExpenseCore/ValidationError/invalidAmount(_:)`` naming the rule broken.
     package static func parse(_ text: String, currency: Currency, decimalComma: Bool) throws -> Int64 {
-        var body = Substring(text.trimmingWhitespace)
+        var body = Substring(text.trimmingSpacesAndTabs)
         let shown = DisplayText.quoted(text)
         if let first = body.first, first == "-" || first == "\u{2212}" {
             throw ValidationError.invalidAmount("\(shown) is negative: a refund, which cannot be imported yet (leave the row out)")

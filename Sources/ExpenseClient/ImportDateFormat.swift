@@ -29,7 +29,7 @@ package struct ImportDateFormat: Hashable, Sendable {
 
     /// `value` rewritten as `YYYY-MM-DD`, or `nil` when it does not follow the format.
     package func isoText(_ value: String) -> String? {
-        var rest = Substring(value.trimmingWhitespace)
+        var rest = Substring(value.trimmingSpacesAndTabs)
         var year = "", month = "", day = ""
         func digits(_ range: ClosedRange<Int>) -> String? {
             let taken = rest.prefix { $0.isASCII && $0.isNumber }.prefix(range.upperBound)

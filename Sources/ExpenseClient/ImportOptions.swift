@@ -51,12 +51,12 @@ package struct ImportOptions: Hashable, Sendable {
         var columns: [ExpenseField: String] = [:]
         for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[1].trimmingWhitespace.isEmpty else { throw .badMap(String(pair)) }
-            guard let field = ExpenseField(rawValue: parts[0].trimmingWhitespace.lowercased()) else {
+            guard parts.count == 2, !parts[1].trimmingSpacesAndTabs.isEmpty else { throw .badMap(String(pair)) }
+            guard let field = ExpenseField(rawValue: parts[0].trimmingSpacesAndTabs.lowercased()) else {
                 throw .unknownField(String(parts[0]))
             }
             guard columns[field] == nil else { throw .repeatedField(field.rawValue) }
-            columns[field] = parts[1].trimmingWhitespace
+            columns[field] = parts[1].trimmingSpacesAndTabs
         }
         for field in [ExpenseField.date, .amount, .category] where columns[field] == nil {
             throw .missingField(field.rawValue)
@@ -102,8 +102,9 @@ package enum ImportOptionError: Error, Hashable, Sendable, CustomStringConvertib
 }
 
 extension StringProtocol {
-    /// Without leading and trailing spaces and tabs.
-    var trimmingWhitespace: String {
+    /// Without leading and trailing spaces and tabs (a cell or option of an import; other text is trimmed with
+    /// ExpenseCore's `trimmingWhitespace`).
+    var trimmingSpacesAndTabs: String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -75,7 +75,7 @@ package struct RemoteConfiguration: Hashable, Sendable {
     /// The stored token, without its trailing line end.
     static func readToken(home: ExpenseHome) -> String? {
         guard let data = FileManager.default.contents(atPath: tokenPath(in: home)) else { return nil }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = String(decoding: data, as: UTF8.self).trimmingWhitespace
         return token.isEmpty ? nil : token
     }
 

@@ -239,7 +239,7 @@ final class SQLiteCacheTables: StoreTransaction {
         row.values += [.integer(conflict.theirs.version), .integer(conflict.theirs.seq), SQLiteValue(conflict.theirs.deleted)]
         // Every column but the id is replaced; `found` (the conflict's order) stays.
         let replaced = Self.conflictColumns.split(separator: ",").dropFirst()
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .map { $0.trimmingWhitespace }
         try connection.cached("""
             INSERT INTO conflict(found, \(Self.conflictColumns))
             VALUES ((SELECT coalesce(max(found), 0) + 1 FROM conflict), \(Self.parameters(row.values.count)))

@@ -47,7 +47,7 @@ package enum SplitwiseImporter {
         let width = leadingColumns.count + members.count
         var sheet = SplitwiseSheet(members: members, rows: [], totals: [])
         for record in records.dropFirst() {
-            let fields = record.fields.map(\.trimmingWhitespace)
+            let fields = record.fields.map(\.trimmingSpacesAndTabs)
             // A line of empty cells is a spreadsheet's blank line, as the empty line after the header is.
             if fields.allSatisfy(\.isEmpty) { continue }
             guard fields.count == width else {
@@ -81,7 +81,7 @@ package enum SplitwiseImporter {
     /// The member columns' names: the header must start with ``leadingColumns`` and name at least one member,
     /// each a valid member name, none twice (by its bytes, as the ledger compares names).
     private static func memberNames(_ header: CSVRecord?) throws(ImportError) -> [String] {
-        let fields = (header?.fields ?? []).map(\.trimmingWhitespace)
+        let fields = (header?.fields ?? []).map(\.trimmingSpacesAndTabs)
         guard fields.count > leadingColumns.count,
               zip(fields, leadingColumns).allSatisfy({ $0.lowercased() == $1.lowercased() }) else {
             throw .badHeader(found: header?.fields.joined(separator: ",") ?? "",
@@ -128,7 +128,7 @@ package enum SplitwiseImporter {
     /// is ¥1500), any other digit there is refused; the digits are read by ``ExpenseCore/Money/parse(_:currency:)``.
     /// - Throws: ``ExpenseCore/ValidationError/invalidAmount(_:)``.
     package static func amount(_ text: String, currency: Currency, signed: Bool) throws -> Int64 {
-        var body = Substring(text.trimmingWhitespace)
+        var body = Substring(text.trimmingSpacesAndTabs)
         let negative = signed && body.first == "-"
         if negative { body = body.dropFirst() }
         if let point = body.firstIndex(of: "."),

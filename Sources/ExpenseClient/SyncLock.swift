@@ -50,7 +50,7 @@ package final class SyncLock {
     private static func holder(of lock: FileLock) -> Int32? {
         guard let descriptor = try? lock.fileDescriptor(),
               let data = try? FileSystem.readAll(descriptor, path: lock.path) else { return nil }
-        return Int32(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(String(decoding: data, as: UTF8.self).trimmingWhitespace)
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Balances in one currency (`balances --in`): each shared expense's amount and each transfer converted once, then
 // divided as the original was, so that the members' converted nets still add up to exactly zero.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // What a ledger's records put into ``Balances``, said once for the client (its local copy, `expense balances`)
 // and the daemon (its own records, `balances --server`), so that both give the same figures from the same records.

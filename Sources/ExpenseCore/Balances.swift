@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One shared expense or one transfer, as balances need it: who paid, how much, and what each member owes of it.
 ///

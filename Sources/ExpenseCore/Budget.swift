@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How long a budget period is.
 public enum BudgetPeriodLength: String, Sendable, Hashable, CaseIterable {

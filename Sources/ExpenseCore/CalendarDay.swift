@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A calendar day (`YYYY-MM-DD`) in the proleptic Gregorian calendar, with no time and no time zone,
 /// so an expense never drifts to another day when a laptop changes time zone.

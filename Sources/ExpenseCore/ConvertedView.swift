@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The day a converted view values an amount on (`--at`).
 public enum Valuation: Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An exchange rate (`expense rate set DATE FROM TO RATE`): on ``date``, 1 ``from`` = ``rate`` ``to``.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One validated expense. Only ``ExpenseValidator/validate(_:)`` makes one from outside input,
 /// so holding an `Expense` means every rule in ``ExpenseRules`` holds.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An expense's values as the columns of a database row, declared once for every table that holds an expense:
 /// the daemon's `records` (SQLite and PostgreSQL) and the cache's `expense`, `server_copy` and `conflict`.

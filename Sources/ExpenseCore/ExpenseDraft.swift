@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Unvalidated expense input, from a command line, a CSV row, a wire message or a database row.
 /// `nil` means the field was not given.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An expense's optional fields as the one text column every table that holds an expense keeps them in, `extras`
 /// (``ExpenseColumns``): empty for an expense that uses none of them, as most do, so such a row stores and binds one

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The fields of an expense, named as they are on the wire and in the CLI.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One payment in several categories: the parts of an expense's amount that belong to categories other than its
 /// own. The expense's own category takes the remainder, `amount − sum of parts`, which is always at least one

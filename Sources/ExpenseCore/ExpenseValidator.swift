@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one validation of an expense, called by the CLI, the importer, the sync client and the daemon alike.
 public enum ExpenseValidator {
@@ -136,7 +136,7 @@ public enum ExpenseValidator {
     private static func checkedCategory(_ text: String, byteLimits: Bool) throws -> String {
         if isPlainASCII(text, atMost: ExpenseRules.maximumCategoryLength, visibleEnds: true) { return text }
         // Foundation's trimming is slow; text that starts and ends with a visible ASCII character has nothing to trim.
-        let trimmed = hasVisibleASCIIEnds(text) ? text : text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = hasVisibleASCIIEnds(text) ? text : text.trimmingWhitespace
         guard !trimmed.isEmpty else { throw ValidationError.emptyCategory }
         guard !containsControl(trimmed, allowingTabAndNewline: false) else { throw ValidationError.invalidText(.category) }
         if let limit = exceededLimit(trimmed, characters: ExpenseRules.maximumCategoryLength,

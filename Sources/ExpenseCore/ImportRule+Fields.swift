@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension ImportRule {
     /// Reads and checks a rule's record fields (the client and the daemon both, through

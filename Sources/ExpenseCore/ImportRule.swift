@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A rule that categorises for you (`expense rule add`): when its conditions hold for an expense — all of them,
 /// or any one with ``matchesAny`` — its actions change it. Rules run in ``position`` order on every row an import

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one validation of budgets, recurring rules and settings, called by the client and the daemon alike
 /// (Protocol.md §10), as ``ExpenseValidator`` is for expenses; the values they share with expenses (amount,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A ledger setting shared by every machine (`expense config set timezone …`): one record per name, whose id
 /// is derived from the name.

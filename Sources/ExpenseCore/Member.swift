@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A person a ledger's money is shared among (`expense member add NAME`): who pays an expense and whom a split
 /// divides it among. Expenses name a member by id, so a rename changes nothing they hold.
@@ -42,7 +42,7 @@ public struct Member: Hashable, Sendable, Identifiable {
     /// daemon refuses the second (`member_exists`) and with it every expense that names it. A name whose id is
     /// taken already (its member was renamed since) gets a random id instead.
     public static func id(named name: String) -> UUID {
-        NameBasedUUID.make(namespace: namespace, name: NameBasedUUID.name([name.trimmingCharacters(in: .whitespacesAndNewlines)]))
+        NameBasedUUID.make(namespace: namespace, name: NameBasedUUID.name([name.trimmingWhitespace]))
     }
 
     /// Why `expense` (replacing `old`, if it changes one) cannot be stored beside the ledger's members: a new
@@ -63,7 +63,7 @@ public struct Member: Hashable, Sendable, Identifiable {
 
     /// The live member among `members` whose name is `name` once trimmed, by its bytes; `nil` when none is.
     public static func named(_ name: String, in members: some Sequence<Member>) -> Member? {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = name.trimmingWhitespace
         return members.first { ExactText.same($0.name, trimmed) }
     }
 }

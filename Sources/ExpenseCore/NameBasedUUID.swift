@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Name-based UUIDs (RFC 9562 §5.5, version 5): the same namespace and name give the same id on every machine,
 /// so records that two machines make offline for the same thing (an imported row, a budget for one category

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Statistics in one currency (`stats --in`): each expense converted and rounded once by a
 /// ``CurrencyConverter``, then added to a ``PeriodStatisticsBuilder``, so a cell is a sum of converted amounts.

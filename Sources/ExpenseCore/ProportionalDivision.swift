@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one exact division of an amount in proportion to weights, by largest remainder: a split's shares among
 /// members (``SplitSpec``), an expense's parts among its categories in a converted view or a member's share

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The unit of a recurring rule's interval.
 public enum RecurrenceUnit: String, Sendable, Hashable, CaseIterable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Recurring rules that look the same — amount, currency, category, interval and start — are probably one
 /// charge entered twice (on two machines, or twice on one) and would charge it twice. Until the person says

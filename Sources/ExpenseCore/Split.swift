@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How one expense is divided among ledger members, who are named by id.
 ///
@@ -240,7 +240,7 @@ public struct SplitSpec: Hashable, Sendable {
 
     /// `text` without white space or newlines around it: the trimming of member names (``Member/named(_:in:)``).
     static func trimmed(_ text: some StringProtocol) -> String {
-        text.trimmingCharacters(in: .whitespacesAndNewlines)
+        text.trimmingWhitespace
     }
 
     /// The weights `method` allows for one member.

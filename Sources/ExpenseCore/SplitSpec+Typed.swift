@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A split as a person types it and reads it: by member names, in the forms `expense add --split` takes.
 extension SplitSpec {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a summary groups expenses besides by currency.
 public enum SummaryGrouping: String, Sendable, Hashable, CaseIterable {
@@ -109,7 +109,3 @@ public struct Summary: Hashable, Sendable {
     }
 }
 
-extension String {
-    /// Trimmed of whitespace and newlines, as categories are stored.
-    var trimmingWhitespace: String { trimmingCharacters(in: .whitespacesAndNewlines) }
-}

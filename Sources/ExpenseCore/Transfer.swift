@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Money one member paid another back (`expense settle record FROM TO AMOUNT`): it moves balances and is never
 /// spending, so no total, statistic, budget or report counts it.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// UUIDs to and from the 16-byte blobs that SQLite id columns hold (the client cache since its migration 10, the
 /// daemon's SQLite store from its start): the UUID's bytes in order, so blobs sort exactly as the lower-case texts

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// UUIDs to and from their 36-character text (`8-4-4-4-12` hexadecimal digits), without Foundation's
 /// `UUID(uuidString:)` and `uuidString`, which go through `sscanf`/`strtoul` and `sprintf` and showed up in

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// The record an `applied` mutation left, as the daemon stored it (Protocol.md §5.2, the additive `record`
 /// member): an expense's record, or a budget's, recurring rule's or setting's, in the shape a pull page writes

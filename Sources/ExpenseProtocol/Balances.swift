@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// `balances` `{"currency":…?,"in":…?,"at":…?,"today":…?}` (Protocol.md §5.11): per member and currency (or in one
 /// currency with `in`), what each paid for shared expenses, their share and the difference, computed by the daemon

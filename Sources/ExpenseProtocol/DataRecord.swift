@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// The daemon's state of one budget, recurring rule or setting (Protocol.md §10): its kind, its fields, its
 /// version and its place in the ledger (the same `seq` sequence as expenses). A tombstone keeps its fields.

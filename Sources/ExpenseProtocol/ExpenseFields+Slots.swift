@@ -1,5 +1,6 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where a field sits in ``ExpenseFields/all``, found by its name (as text or as a member key's bytes) or by the
 /// field: the slots of ``MutationFields`` and the member lookup of the push decoder.

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// The `fields` object of a `put`, both ways: wire JSON to a partial ``ExpenseCore/ExpenseDraft`` (daemon)
 /// and a draft to wire JSON (client).

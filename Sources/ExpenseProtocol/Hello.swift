@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// `hello` parameters: must be the first request on a connection.
 public struct HelloRequest: Hashable, Sendable {

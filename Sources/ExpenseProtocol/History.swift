@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// `history` `{"id"?,"since"?,"sinceTime"?,"limit"?}` (Protocol.md §5.8): the history entries of one record, or
 /// the ledger's activity, with `seq` above `since`, in `seq` order, paged.

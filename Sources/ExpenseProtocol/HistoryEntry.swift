@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// One applied change of one record, as the daemon keeps it in its history (Protocol.md §5.8): which fields
 /// changed from what to what, who made it, and when.

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// Lays out JSON text at a raw pointer: the one implementation of ``JSONWriter``'s scalars (integers, strings
 /// and their escaping, UUIDs, days), which the writer runs over room it reserved once

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// Writes compact JSON straight into a byte buffer: no intermediate ``JSONValue``, no `String` building.
 ///

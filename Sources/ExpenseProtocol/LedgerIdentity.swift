@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Who a ledger is and which history it is on (Protocol.md §5.7): `hello`'s `ledgerId`, `epoch` and `epochCursor`.
 public struct LedgerIdentity: Hashable, Sendable {

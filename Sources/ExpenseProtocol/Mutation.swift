@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// What a mutation does.
 public enum MutationType: String, Sendable, Hashable {

@@ -1,5 +1,6 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads a `pull` response line straight into ``Record``s, without building the `JSONValue` tree (a
 /// dictionary per record) that the general path builds: a first sync reads a million records this way.

@@ -1,5 +1,6 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The tokens of ``PullPageScanner``: member names, ids, strings, integers, booleans and the fixed fragments of
 /// the daemon's layout, each read in place from the line's bytes.

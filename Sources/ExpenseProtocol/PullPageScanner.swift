@@ -1,5 +1,6 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The scanner behind ``PullPageDecoder``: a cursor that expects one particular shape and gives up (`nil`)
 /// at the first byte that does not fit it.

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// `push` `{"mutations":[M…]}`: the daemon decodes each mutation's shape here; the ledger validates fields.
 public struct PushRequest: RPCMethodRequest, Hashable {

@@ -1,5 +1,6 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The fast path of a `push` line on the daemon: the envelope and the mutations read straight off the line's
 /// bytes into a ``PushRequest``, without the ``JSONValue`` tree of `params` (a dictionary per mutation, the array,

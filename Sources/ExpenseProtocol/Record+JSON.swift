@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 extension Record {
     /// Writes `{"amount","category","currency","date","deleted","id","note","seq","version"}` (sorted; id lower case).

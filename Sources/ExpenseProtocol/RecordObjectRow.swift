@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// One record's expense values as its object is written (``ExpenseFields/writeRecordObject(to:_:deleted:id:seq:version:)``),
 /// by ``ExpenseCore/ExpenseColumns/Value`` positions (the stored columns' first five, then each optional field apart):

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Slows down token guessing per (peer address, ledger name) (Protocol.md section 4).

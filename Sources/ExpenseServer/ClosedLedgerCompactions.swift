@@ -1,5 +1,7 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
+import Dispatch
+import SystemKit
 
 /// The ledgers of a compaction round (`expensed serve --compact-after`) that were not open when it began: each
 /// is compacted through its storage, one after another on a Dispatch worker, unless a request opens it first —
@@ -15,7 +17,7 @@ final class ClosedLedgerCompactions: @unchecked Sendable {
     }
 
     /// Guards everything below; waited on by ``opened(_:)`` while its ledger is being compacted.
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var waiting: Set<String> = []
     private var running: Set<String> = []
     private var round: Round?

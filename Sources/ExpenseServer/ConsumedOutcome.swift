@@ -1,5 +1,5 @@
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// What the daemon decided for a mutation it consumed, as a ``LedgerStore`` keeps it so that a `duplicate`
 /// answer can repeat it (Protocol.md §5.2, §7.6). A conflict keeps only the record's id: the answer carries the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SystemKit
 #if canImport(Glibc)
 import Glibc
@@ -59,7 +59,7 @@ public final class DataDirectoryLock: Sendable {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return nil }
-        return Int32(String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(String(decoding: buffer[0..<count], as: UTF8.self).trimmingWhitespace)
     }
 
 }

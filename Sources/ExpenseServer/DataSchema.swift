@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// Budgets, recurring rules and settings described for the one `decide` (``RecordSchema``): fields as JSON
 /// values checked by ``ExpenseCore/LedgerDataValidator`` (the function the client uses), conflict fields by

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// Expenses described for the one `decide` (``RecordSchema``): typed values (``Expense``) through
 /// ``ExpenseCore/ExpenseValidator``, a put's values possibly worked out ahead (``PreparedPut``), money one

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// Budgets, rules and settings in memory (``LedgerDataStore``), in the state that ``transaction(_:)`` rolls back.
 extension InMemoryLedgerStore {

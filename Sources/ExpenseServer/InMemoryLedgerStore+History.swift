@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// The history and compaction of the in-memory store: the reference ``SQLiteLedgerStore+History`` is checked
 /// against (StoreContractTests). Part of ``InMemoryLedgerStore/State``, so a failed transaction drops it too.

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// A ``LedgerStore`` in memory: the reference the SQLite store is checked against (one contract suite), and
 /// the store the rules are tested with apart from SQLite.

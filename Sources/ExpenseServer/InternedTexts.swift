@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Distinct texts, each numbered the first time it is seen (0, 1, 2, …), told apart by their exact UTF-8 bytes
 /// (``ExpenseCore/ExactText``: "café" in NFC and in NFD are two texts with two numbers).

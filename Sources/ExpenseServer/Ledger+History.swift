@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 extension Ledger {
     /// A page of history (Protocol.md §5.8), read on the ledger's thread; `completion` runs there.

@@ -1,5 +1,5 @@
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// A ledger's tokens: authentication on the ledger's thread against the store's tokens (re-read whenever
 /// another process may have changed them), revocation reaching open connections, and batched last-use writes.

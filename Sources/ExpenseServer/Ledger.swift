@@ -1,7 +1,7 @@
 import ExpenseCore
 import ExpenseProtocol
 import SystemKit
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One ledger: the only owner of its store. Connections reach the ledger's state through this actor alone.

@@ -1,5 +1,5 @@
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One ledger's tokens as the daemon last read them from its store, the credentials handed out for them, and

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// A budget, recurring rule or setting as a store keeps it: the wire ``DataRecord`` plus, per conflict field
 /// (``LedgerDataValidator/conflictField(_:)``: `amount` and `currency` are one, `money`), the version at which

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// Compaction (Protocol.md §5.9; docs/reliability.md "History and compaction").
 ///

@@ -1,7 +1,10 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 import SQLite
 import SystemKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The data directory's files: a ledger's file made under a temporary name and linked into place, its token file,
 /// the directory itself, and the ledgers it holds.

@@ -1,8 +1,11 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 import SystemKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `expensed restore FILE --ledger NAME`: the documented way back from a backup (Protocol.md §5.7,
 /// docs/reliability.md "Restore").
@@ -121,11 +124,8 @@ extension LedgerDirectory {
         return meta
     }
 
+    /// Now in UTC as ISO 8601's basic format, `20261206T095022Z`: the log's time stamp without its separators.
     private static func timestamp() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: Date())
+        LogTimestamp.now().filter { $0 != "-" && $0 != ":" }
     }
 }

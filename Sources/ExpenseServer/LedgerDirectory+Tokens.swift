@@ -1,5 +1,5 @@
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// `expensed token add|list|revoke`: the tokens of one ledger file, changed beside a running daemon.

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// `expensed ledger add` and `ledger list` on a data directory, beside a running daemon or not: each touches

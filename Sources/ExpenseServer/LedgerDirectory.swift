@@ -1,9 +1,13 @@
 import ExpenseCore
 import ExpenseTransport
-import Foundation
+import FoundationEssentials
 import SQLite
 import Synchronization
 import SystemKit
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The data directory: one SQLite file per ledger (`NAME.sqlite`, holding its tokens' SHA-256 hashes) and the
 /// token file `ledger add` wrote (`NAME.token`, 0600: the ledger's first token, `default`, an owner's).

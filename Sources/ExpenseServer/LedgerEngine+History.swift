@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 extension LedgerEngine {
     /// A page of history (Protocol.md §5.8): entries with `seq` above `request.since`, in `seq` order.

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// One ledger's operations, synchronously, over a ``LedgerStore``: what the ``Ledger`` actor runs on its own
 /// thread, and what the contract tests drive directly against each store.

@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemKit
 
 /// A serial executor for one ``Ledger`` actor (or one checkpointer), whose work runs on the process's shared
 /// ledger threads (``LedgerThreads``), never on the cooperative pool.
@@ -30,7 +31,7 @@ final class LedgerExecutor: SerialExecutor, @unchecked Sendable {
         case running(pthread_t)
     }
 
-    private let lock = NSLock()
+    private let lock = ThreadCondition()
     private var work: [Item] = []
     private var nextItem = 0
     private var state = State.idle

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 import SystemKit
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// What the network front needs from one ledger. ``Ledger`` conforms; tests of the network layer use a double.
 ///

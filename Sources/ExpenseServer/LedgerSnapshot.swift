@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// Everything one ledger is, as `expensed migrate` moves it between storages (docs/deploy.md, "Moving a
 /// ledger"): identity, the exact seqs of records and tombstones, data kinds, history, every client's last

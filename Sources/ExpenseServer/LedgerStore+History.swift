@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// What a store keeps of each applied change (Protocol.md §5.8) and how it forgets old ones (compaction).
 ///

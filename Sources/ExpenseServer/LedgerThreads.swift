@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemKit
 
 /// The threads that run every ledger's work: at most ``limit`` of them, shared by all the ledgers of the process,
 /// each running one ledger's queue (``LedgerExecutor``) at a time.
@@ -15,7 +16,7 @@ import Glibc
 final class LedgerThreads: @unchecked Sendable {
     // @unchecked Sendable: `ready`, `next`, `threads` and `waiting` are read and written only while holding
     // `condition`'s lock; `limit` and `batch` are immutable.
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var ready: [LedgerExecutor] = []
     private var next = 0
     private var threads = 0
@@ -55,9 +56,11 @@ final class LedgerThreads: @unchecked Sendable {
             condition.signal()
         } else if threads < limit {
             threads += 1
-            let thread = Thread { [self] in work() }
-            thread.name = "ledgers-\(threads)"
-            thread.start()
+            do {
+                try SystemThread.start(name: "ledgers-\(threads)") { [self] in work() }
+            } catch {
+                threads -= 1  // the work queued waits for the threads running; the next schedule tries again
+            }
         }
         condition.unlock()
     }

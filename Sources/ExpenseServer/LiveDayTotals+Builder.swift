@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 extension LiveDayTotals {
     /// Builds ``LiveDayTotals`` from the live rows of `records` at open, one ``add(day:category:currency:amount:)``

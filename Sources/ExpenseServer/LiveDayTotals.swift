@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 
 /// The SQLite store's sums and counts of its LIVE records per (day, category, currency) and per (month, category,
 /// currency), in memory: what `summary` and `stats` read (Protocol.md §5.4, §5.10), never the records.
@@ -174,7 +174,7 @@ struct LiveDayTotals {
         var aggregator = Aggregator(query: query)
         var wanted: UInt32?
         if let category = query.category {
-            guard let number = categories.number(of: category.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            guard let number = categories.number(of: category.trimmingWhitespace) else {
                 return aggregator.summary
             }
             wanted = number

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// Steps (2) to (6) of Protocol.md §7.1 for one well-formed mutation of any kind, written once over its
 /// ``RecordSchema``.

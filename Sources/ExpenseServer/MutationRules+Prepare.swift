@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// What the rules can work out for a push before the ledger's state is at hand (``PreparedItem``): the thread
 /// that decoded the push does it, so the ledger's one thread only decides and writes.

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// Turns the `fields` object of a `put` into a partial draft: unknown keys and wrong JSON types are refused
 /// with the field's own reason.

@@ -1,7 +1,7 @@
 import Dispatch
 import ExpenseCore
 import ExpenseTransport
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The ledgers a directory (``LedgerDirectory``, ``PostgresLedgerDirectory``) has open, by name: each opened when

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// One client's kept outcomes of consecutive mutationIds, packed in bytes: the `outcomes` column of the SQLite
 /// store's `outcome_runs` (``SQLiteLedgerStore/migrations``, `SQLiteLedgerStore+Outcomes.swift`).

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// A history row as a store's group commit writes it (Protocol.md §5.8): an entry with its `changes` as the
 /// column holds them (``HistoryEntry/changesJSON``). Both SQL stores keep a transaction's rows so and write them

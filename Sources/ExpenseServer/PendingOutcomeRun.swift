@@ -1,5 +1,5 @@
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// One client's outcomes of consecutive mutationIds `first, first + 1, …`: what a transaction keeps for a client
 /// (Protocol.md §7.6), and what both stores append as one row per client per group commit, packed by

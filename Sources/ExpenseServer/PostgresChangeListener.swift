@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 import Synchronization
+import SystemKit
 
 /// Wakes this daemon's watchers when another daemon commits to a ledger of the same database: `LISTEN`s on
 /// ``PostgresLedgerStore/changeChannel`` on a connection and thread of its own, and re-checks every ledger's
@@ -12,19 +13,24 @@ final class PostgresChangeListener: Sendable {
 
     private let stopping = Atomic<Bool>(false)
     private let finished = Mutex<Bool>(false)
-    private let done = NSCondition()
+    private let done = ThreadCondition()
 
     /// Starts listening; `ledgers` gives the ledgers to refresh: by name, or all (`nil`).
     init(conninfo: String, schema: String?, ledgers: @escaping @Sendable (String?) -> [Ledger]) {
-        let thread = Thread { [self] in
+        let body: @Sendable () -> Void = { [self] in
             run(conninfo: conninfo, schema: schema, ledgers: ledgers)
             done.lock()
             finished.withLock { $0 = true }
             done.broadcast()
             done.unlock()
         }
-        thread.name = "postgres-listener"
-        thread.start()
+        do {
+            try SystemThread.start(name: "postgres-listener", body)
+        } catch {
+            // Nothing for stop() to wait for; this daemon's watchers then learn of other daemons' commits only when
+            // their clients pull.
+            finished.withLock { $0 = true }
+        }
     }
 
     /// Stops the thread (within half a second) and waits for it.
@@ -62,7 +68,7 @@ final class PostgresChangeListener: Sendable {
                 connection = nil
                 let until = ContinuousClock.now + backoff
                 while ContinuousClock.now < until && !stopping.load(ordering: .acquiring) {
-                    Thread.sleep(forTimeInterval: 0.05)
+                    sleepThread(for: Duration.milliseconds(50))
                 }
                 backoff = min(backoff * 2, .seconds(5))
             }

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import PostgreSQL
+import SystemKit
 
 /// The PostgreSQL connections a daemon's open ledgers share, at most ``size`` of them: a ledger holds one only
 /// while it has work queued (``PostgresLedgerStore`` leases one at its first statement and gives it back when its
@@ -12,7 +13,7 @@ import PostgreSQL
 package final class PostgresConnectionPool: @unchecked Sendable {
     // @unchecked Sendable: `idle`, `made`, `closed` and `waitCount` are read and written only while holding `condition`'s
     // lock; a connection is used by one thread at a time: the one that leased it, until it gives it back.
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var idle: [PostgresConnection] = []
     private var made = 0
     private var closed = false

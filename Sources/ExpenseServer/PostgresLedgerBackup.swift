@@ -1,5 +1,5 @@
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// `expensed ledger add|list --postgres`, `token add|list|revoke --postgres` and `compact --postgres`: the

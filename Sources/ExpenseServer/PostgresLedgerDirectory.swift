@@ -1,6 +1,6 @@
 import ExpenseCore
 import Dispatch
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 import Synchronization
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// Where a PostgreSQL ledger store's connection comes from, leasing it from the daemon's pool while the ledger has

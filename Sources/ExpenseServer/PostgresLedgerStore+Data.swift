@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// Budgets, recurring rules and settings in PostgreSQL (``LedgerDataStore``, Protocol.md §10): table

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// The history (Protocol.md §5.8) and compaction of the PostgreSQL store: table `history` and the ledger row's

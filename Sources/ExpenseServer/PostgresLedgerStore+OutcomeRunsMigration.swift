@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// Migration 4's conversion (``PostgresLedgerStore/migrations``): the kept outcomes of migration 0's `outcomes`

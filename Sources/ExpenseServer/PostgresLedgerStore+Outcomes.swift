@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// Kept outcomes (Protocol.md §7.6) of the PostgreSQL store as runs (`outcome_runs`, migration 4), keyed (ledger,

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// What a ``PostgresLedgerStore`` transaction read ahead (``LedgerStore/prefetch(clientIds:ids:)``): read under

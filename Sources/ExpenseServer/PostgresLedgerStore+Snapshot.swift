@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// The PostgreSQL store's side of `expensed migrate` (``LedgerSnapshot``).

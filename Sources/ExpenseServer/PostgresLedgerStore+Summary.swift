@@ -7,7 +7,7 @@ extension PostgresLedgerStore {
     /// overflow-checked ``ExpenseCore/Aggregator``.
     package func summary(_ query: SummaryQuery) throws -> Summary {
         var aggregator = Aggregator(query: query)
-        let category: PostgresValue = query.category.map { .text($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? .null
+        let category: PostgresValue = query.category.map { .text($0.trimmingWhitespace) } ?? .null
         let firstFull = query.from.map { $0.day == 1 ? SQLiteLedgerStore.month($0) : SQLiteLedgerStore.month(after: SQLiteLedgerStore.month($0)) }
         let lastFull = query.to.map {
             SQLiteLedgerStore.isLastDayOfMonth($0) ? SQLiteLedgerStore.month($0) : SQLiteLedgerStore.month(before: SQLiteLedgerStore.month($0))

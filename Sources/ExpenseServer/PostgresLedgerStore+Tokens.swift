@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// The `tokens` table (migration 1): one row per named token of each ledger, its SHA-256 only (``TokenStore``).

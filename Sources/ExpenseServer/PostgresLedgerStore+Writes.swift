@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// The statements a ``PostgresLedgerStore`` transaction writes its rows with, one per table, sent with the head

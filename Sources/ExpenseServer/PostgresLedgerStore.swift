@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// A ``LedgerStore`` over PostgreSQL: every ledger of a database in the same tables (a `ledger` column in each

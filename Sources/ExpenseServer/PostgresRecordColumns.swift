@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 import PostgreSQL
 
 /// Many `records` rows as one binary array per column (``RecordColumns``' order), for an `INSERT … SELECT * FROM

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// One entry of a push, with the work done for it before the ledger decides it (``MutationRules/prepare(_:)``):
 /// what the ledger's thread would otherwise compute from the mutation alone, never from the ledger's state.

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// The `records` table of both SQL stores, declared once: every statement that reads or writes records names
 /// its columns with ``list`` (in this one order), reads a row with ``StoredRecord/init(row:id:)`` and writes one

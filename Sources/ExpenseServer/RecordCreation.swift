@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// The creation of an expense as its `records` rows keep it in both SQL stores (SQLite's migration 14,
 /// ``SQLiteLedgerStore/creationColumnsMigration``; PostgreSQL's migration 10): the create entry of its history

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// What the one `decide` (``MutationRules``, Protocol.md §7.1 steps 2–6) needs to know of a kind of record: how
 /// it is stored, validated, compared and written. The steps themselves — not found, base version, deletes,

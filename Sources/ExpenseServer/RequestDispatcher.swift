@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// Turns one request of an established session into its answer, through the ledger method of
 /// ``MethodRoute/table``: params are checked at once (a bad one is answered on the loop thread, as is `ping`

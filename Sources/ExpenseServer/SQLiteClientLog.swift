@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the SQLite store keeps of its clients, in one place: each client's committed `clients` row (its last
 /// consumed mutationId, newest outcome run and open run), what the open transaction changes in them, the

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// The multi-row statements a group commit writes its rows with: one per table, each prepared on first use, so a

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// Checkpoints of the ledger's WAL off its thread (``WALCheckpointer``; docs/reliability.md §1): what the daemon

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// A creation's four columns in SQLite: the client's id as its 16 bytes, NULL in each for a row that implies none.

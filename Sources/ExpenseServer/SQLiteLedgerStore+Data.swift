@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// Budgets, recurring rules and settings in SQLite (``LedgerDataStore``, Protocol.md §10).

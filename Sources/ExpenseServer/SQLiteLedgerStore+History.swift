@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// The history (Protocol.md §5.8) and compaction of the SQLite store: tables `history` and `history_meta`

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// The ledger's identity in its own `meta` table (Protocol.md §5.7), so that a backup, a restore or a copy of the

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 import SQLite
 
 extension SQLiteLedgerStore {

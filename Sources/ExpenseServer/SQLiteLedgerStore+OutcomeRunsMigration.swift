@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// Kept outcomes one by one, in and out of `outcome_runs`: migration 7's conversion of the old `outcomes` rows,

@@ -1,5 +1,5 @@
 import ExpenseCore
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// The sweep that bounds what `outcome_runs` stores (docs/reliability.md, "A lost answer is learned, not guessed").

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// Kept outcomes (Protocol.md §7.6) as an append-only log of runs (`outcome_runs`, ``SQLiteLedgerStore/migrations``)

@@ -1,7 +1,10 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The SQLite store's pull pages written straight from the rows (a first sync reads a million records this way):
 /// no ``Record``, `String` or id array per row. Each object is byte for byte what ``Record/write(to:)`` writes for

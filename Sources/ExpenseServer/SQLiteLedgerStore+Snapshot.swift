@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// The SQLite store's side of `expensed migrate` (``LedgerSnapshot``): the whole file read in one read

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// The `tokens` table (migration 3): one row per named token, its SHA-256 only (``TokenStore``).

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// The daemon's ``LedgerStore``: one SQLite database file per ledger, WAL mode, `synchronous=FULL`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The SQLite ledger store's id → seq map (where each record is: its current seq), compact: ~24 bytes per slot
 /// and no allocation per entry, where a `[UUID: Int64]` held ~48 bytes per expense once doubled on growth (for

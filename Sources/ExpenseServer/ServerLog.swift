@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SystemKit
 #if canImport(Glibc)
 import Glibc

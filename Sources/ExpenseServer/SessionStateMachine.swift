@@ -1,7 +1,7 @@
 import ExpenseCore
 import ExpenseProtocol
 import ExpenseTransport
-import Foundation
+import FoundationEssentials
 
 /// What an established session is bound to: the ledger its `hello` opened, the client, the token it proved and
 /// the kinds it is served (Protocol.md §4, §10).

@@ -1,6 +1,6 @@
 import ExpenseCore
 import ExpenseProtocol
-import Foundation
+import FoundationEssentials
 
 /// How both persistent stores keep a budget, rule or setting as text: its fields as canonical JSON (sorted
 /// keys) and its field versions as a JSON object (``StoredDataRecord/fieldVersions``).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A SQL store's kept outcomes as one transaction sees them (Protocol.md §7.6): the runs it keeps, written when it
 /// commits, and the committed runs it has read; and the one lookup of an outcome over them, window first. The

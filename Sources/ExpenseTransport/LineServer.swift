@@ -1,5 +1,5 @@
 import CEpoll
-import Foundation
+import FoundationEssentials
 import SystemKit
 import Synchronization
 #if canImport(Glibc)
@@ -83,13 +83,15 @@ public final class LineServer: Sendable {
         guard first else { return }
         let loop = LoopParts(configuration: configuration, epollFD: epollFD, listener: listener, mailbox: mailbox,
                              counter: counter, log: log, makeSession: makeSession)
-        let thread = Thread { [self] in
-            loop.makeLoop().run()
+        do {
+            try SystemThread.start(name: "expensed-loop", stackSize: 1 << 20) { [self] in
+                loop.makeLoop().run()
+                finished()
+            }
+        } catch {
+            log(.error, "cannot start the loop thread: \(error); serving nothing")
             finished()
         }
-        thread.name = "expensed-loop"
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// Stops accepting, lets in-flight requests finish (up to the shutdown grace), closes every connection.

@@ -1,7 +1,7 @@
 import CommandLineKit
 import ExpenseCore
 import ExpenseServer
-import Foundation
+import FoundationEssentials
 import SystemKit
 #if canImport(Glibc)
 import Glibc
@@ -75,7 +75,7 @@ package enum ExpensedCLI {
         if let option, !option.isEmpty { return option }
         let environment = ProcessInfo.processInfo.environment
         if let data = environment["EXPENSED_DATA"], !data.isEmpty { return data }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + "/.local/share/expensed"
     }
 

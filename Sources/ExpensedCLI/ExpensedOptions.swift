@@ -3,7 +3,7 @@ import ExpenseCore
 import ExpenseProtocol
 import ExpenseServer
 import ExpenseTransport
-import Foundation
+import FoundationEssentials
 
 /// Every option and flag of `expensed`, each declared once with its type: the specs in ``ExpensedCommands`` are
 /// built from these and the run functions read them (`command[json]`, `try command.choice(maxLine)`), never a
@@ -82,7 +82,7 @@ enum ExpensedOptions {
     static let proxyProtocol = TypedOption<[IPAddressRange]>(
         "proxy-protocol", value: "from",
         help: "Addresses or CIDR ranges of load balancers, comma-separated (127.0.0.1,10.0.0.0/8,::1): their connections must start with a PROXY protocol v1 or v2 header (default: none).") { text in
-        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace }
         guard !items.contains(where: \.isEmpty) else {
             throw OptionValueError("Invalid value for '--proxy-protocol': expected addresses or CIDR ranges separated by commas, not '\(text)'")
         }

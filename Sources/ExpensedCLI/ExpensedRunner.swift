@@ -2,7 +2,7 @@ import CommandLineKit
 import ExpenseCore
 import ExpenseProtocol
 import ExpenseServer
-import Foundation
+import FoundationEssentials
 
 /// The run functions of `expensed`'s commands that need no state of their own (`ledger add|list`, `backup`,
 /// `restore`; `compact` and `migrate` in `ExpensedRunner+<Command>.swift`). ``ExpensedCLI`` dispatches to them.

@@ -1,7 +1,7 @@
 import CommandLineKit
 import ExpenseServer
 import ExpenseTransport
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,7 +3,7 @@ import CommandLineKit
 import ExpenseCore
 import ExpenseServer
 import ExpenseTransport
-import Foundation
+import FoundationEssentials
 import SystemKit
 #if canImport(Glibc)
 import Glibc
@@ -87,7 +87,7 @@ struct ServeCommand {
             log(.error, "cannot install the SIGHUP handler: \(String(cString: strerror(errno))); the certificate is not reloadable")
             return
         }
-        let reloader = Thread {
+        let reload: @Sendable () -> Void = {
             var number: UInt8 = 0
             while true {
                 guard (try? syscall(where: "read", { read(signals, &number, 1) })) == 1 else { return }
@@ -99,8 +99,11 @@ struct ServeCommand {
                 }
             }
         }
-        reloader.stackSize = 64 * 1024
-        reloader.start()
+        do {
+            try SystemThread.start(name: "tls-reloader", stackSize: 64 * 1024, reload)
+        } catch {
+            log(.error, "cannot start the SIGHUP thread: \(error); the certificate is not reloadable")
+        }
     }
 
     /// SIGINT/SIGTERM become a graceful stop of `server` (StopSignal: installed synchronously, so a signal sent
@@ -113,13 +116,16 @@ struct ServeCommand {
             log(.error, "cannot install the SIGINT/SIGTERM handler: \(error.reason)")
             return false
         }
-        let stopWaiter = Thread {
-            let number = StopSignal.wait()
-            log("received \(number == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
-            server.stop()
+        do {
+            try SystemThread.start(name: "stop-signal", stackSize: 64 * 1024) {
+                let number = StopSignal.wait()
+                log("received \(number == SIGINT ? "SIGINT" : "SIGTERM"); finishing in-flight requests and stopping")
+                server.stop()
+            }
+        } catch {
+            log(.error, "cannot start the thread that waits for SIGINT/SIGTERM: \(error)")
+            return false
         }
-        stopWaiter.stackSize = 64 * 1024
-        stopWaiter.start()
         return true
     }
 

@@ -1,6 +1,6 @@
 import CommandLineKit
 import ExpenseTransport
-import Foundation
+import FoundationEssentials
 import SystemKit
 #if canImport(Glibc)
 import Glibc
@@ -10,10 +10,10 @@ import Glibc
 enum TLSInitCommand {
     static func run(_ command: ParsedCommand) -> ExitCode {
         let data = ExpensedCLI.dataDirectory(command[ExpensedOptions.data])
-        let hosts = command[ExpensedOptions.hosts].map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        let hosts = command[ExpensedOptions.hosts].map { $0.split(separator: ",").map { String($0).trimmingWhitespace }
             .filter { !$0.isEmpty } } ?? CertificateFactory.defaultHosts
-        let certificatePath = (data as NSString).appendingPathComponent("tls.crt")
-        let keyPath = (data as NSString).appendingPathComponent("tls.key")
+        let directory = data.isEmpty || data.hasSuffix("/") ? data : data + "/"
+        let certificatePath = directory + "tls.crt", keyPath = directory + "tls.key"
         if !command[ExpensedOptions.force], FileManager.default.fileExists(atPath: certificatePath) || FileManager.default.fileExists(atPath: keyPath) {
             ExpensedCLI.printError("Error: \(certificatePath) or \(keyPath) exists already; pass --force to replace them")
             return .failure

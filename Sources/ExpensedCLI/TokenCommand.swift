@@ -1,7 +1,7 @@
 import CommandLineKit
 import ExpenseProtocol
 import ExpenseServer
-import Foundation
+import FoundationEssentials
 
 /// `expensed token add|list|revoke`: a ledger's named tokens, changed in its file beside a running daemon
 /// (``ExpenseServer/LedgerDirectory/addToken(dataDirectory:ledger:name:role:)`` and its siblings), or with
@@ -54,9 +54,9 @@ enum TokenCommand {
             return .success
         }
         let width = tokens.map(\.name.count).max() ?? 0
+        func padded(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
         let lines = tokens.map { token in
-            token.name.padding(toLength: max(width, 4), withPad: " ", startingAt: 0) + "  "
-                + token.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + "  "
+            padded(token.name, max(width, 4)) + "  " + padded(token.role.rawValue, 6) + "  "
                 + "created " + time(token.created) + "  last used " + (token.lastUsed.map(time) ?? "never") + "\n"
         }
         ExpensedCLI.printOut(lines.joined())
@@ -82,8 +82,6 @@ enum TokenCommand {
 
     /// Unix seconds as `2026-12-01T12:00:00Z`.
     static func time(_ seconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A one-dimensional array parameter in PostgreSQL's binary format (what the server's `array_recv` reads), for
 /// `unnest($2::uuid[], …)` statements that write many rows in one go: the server copies each element instead of

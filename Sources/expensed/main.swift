@@ -1,4 +1,7 @@
 import ExpensedCLI
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 exit(await ExpensedCLI.main(arguments: Array(CommandLine.arguments.dropFirst())))

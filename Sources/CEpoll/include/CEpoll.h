@@ -28,4 +28,8 @@ int cepoll_stop_signal_pipe(void);
 /// The same for SIGHUP (the daemon reloads its TLS certificate and key): returns the reading end of a pipe that
 /// receives one byte per SIGHUP, or -1. From the moment this returns, SIGHUP no longer terminates the process.
 int cepoll_reload_signal_pipe(void);
+
+/// Names the calling thread (`pthread_setname_np`, which Glibc's module map does not expose): what `top -H` and
+/// `/proc/PID/task/*/comm` show. Linux keeps 15 bytes; returns 0 or an error number.
+int cepoll_name_this_thread(const char *name);
 #endif

@@ -1,6 +1,8 @@
 import ExpenseCore
 import FoundationEssentials
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Where a field sits in ``ExpenseFields/all``, found by its name (as text or as a member key's bytes) or by the
 /// field: the slots of ``MutationFields`` and the member lookup of the push decoder.

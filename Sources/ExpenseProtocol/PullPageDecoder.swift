@@ -1,6 +1,8 @@
 import ExpenseCore
 import FoundationEssentials
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Reads a `pull` response line straight into ``Record``s, without building the `JSONValue` tree (a
 /// dictionary per record) that the general path builds: a first sync reads a million records this way.

@@ -1,6 +1,8 @@
 import ExpenseCore
 import FoundationEssentials
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// The tokens of ``PullPageScanner``: member names, ids, strings, integers, booleans and the fixed fragments of
 /// the daemon's layout, each read in place from the line's bytes.

@@ -1,6 +1,8 @@
 import ExpenseCore
 import FoundationEssentials
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// The scanner behind ``PullPageDecoder``: a cursor that expects one particular shape and gives up (`nil`)
 /// at the first byte that does not fit it.

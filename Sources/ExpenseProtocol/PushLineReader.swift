@@ -1,6 +1,8 @@
 import ExpenseCore
 import FoundationEssentials
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// The fast path of a `push` line on the daemon: the envelope and the mutations read straight off the line's
 /// bytes into a ``PushRequest``, without the ``JSONValue`` tree of `params` (a dictionary per mutation, the array,

@@ -1,9 +1,9 @@
+import Dispatch
 import ExpenseCore
 import ExpenseProtocol
 import ExpenseTransport
 import FoundationEssentials
 import Synchronization
-import Dispatch
 
 /// What every session of a server shares: one object, so each connection holds a reference to it, not its
 /// own ~120-byte copy.

@@ -1,6 +1,6 @@
+import Dispatch
 import ExpenseCore
 import FoundationEssentials
-import Dispatch
 import SystemKit
 
 /// The ledgers of a compaction round (`expensed serve --compact-after`) that were not open when it began: each

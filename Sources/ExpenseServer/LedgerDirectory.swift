@@ -1,10 +1,10 @@
+import Dispatch
 import ExpenseCore
 import ExpenseTransport
 import FoundationEssentials
 import SQLite
 import Synchronization
 import SystemKit
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif

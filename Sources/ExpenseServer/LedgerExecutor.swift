@@ -1,8 +1,8 @@
 import FoundationEssentials
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
-import SystemKit
 
 /// A serial executor for one ``Ledger`` actor (or one checkpointer), whose work runs on the process's shared
 /// ledger threads (``LedgerThreads``), never on the cooperative pool.

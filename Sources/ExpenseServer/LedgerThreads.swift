@@ -1,8 +1,8 @@
 import FoundationEssentials
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif
-import SystemKit
 
 /// The threads that run every ledger's work: at most ``limit`` of them, shared by all the ledgers of the process,
 /// each running one ledger's queue (``LedgerExecutor``) at a time.

@@ -1,5 +1,5 @@
-import ExpenseCore
 import Dispatch
+import ExpenseCore
 import FoundationEssentials
 import PostgreSQL
 import Synchronization

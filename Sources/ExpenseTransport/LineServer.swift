@@ -1,7 +1,7 @@
 import CEpoll
 import FoundationEssentials
-import SystemKit
 import Synchronization
+import SystemKit
 #if canImport(Glibc)
 import Glibc
 #endif

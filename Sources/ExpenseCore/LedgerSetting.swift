@@ -1,4 +1,8 @@
 import FoundationEssentials
+// Time zones by name and the calendar's days in them come from ICU: without this library loaded,
+// FoundationEssentials knows no `TimeZone(identifier:)` at all (not even "UTC"), and a daemon that links no
+// Foundation would refuse every time-zone setting.
+import FoundationInternationalization
 
 /// A ledger setting shared by every machine (`expense config set timezone …`): one record per name, whose id
 /// is derived from the name.

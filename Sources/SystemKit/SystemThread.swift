@@ -4,8 +4,8 @@ import Glibc
 #endif
 
 /// A thread of its own outside Swift concurrency and Dispatch (an event loop, a ledger thread, a listener):
-/// `pthread_create`, detached, named for `top` and `/proc`. What Foundation's `Thread` did for the daemon, without
-/// loading Foundation (the daemon links only FoundationEssentials).
+/// `pthread_create`, detached, named for `top` and `/proc`. What Foundation's `Thread` did for the daemon, which links
+/// FoundationEssentials and FoundationInternationalization but not Foundation itself.
 public enum SystemThread {
     /// Starts `body` on a new detached thread named `name` (cut to the 15 bytes Linux keeps) with a stack of
     /// `stackSize` bytes (`nil`: the system's default).

@@ -297,5 +297,15 @@ extension PostgresLedgerStore {
             ALTER TABLE records DROP COLUMN paid_by, DROP COLUMN split, DROP COLUMN charged, DROP COLUMN tags,
                 DROP COLUMN parts, DROP COLUMN source;
             """),
+        // 13: the seven field versions in one text, `field_versions` (``FieldVersions/columnText``: empty for a record
+        // whose fields are all at version 1), as the SQLite store's migration 17: a push of creations sent seven
+        // arrays of ones, and a new conflict group needed a migration of every store. Only the rows with a version
+        // above 1 are rewritten (the default is constant).
+        PostgresMigration("""
+            ALTER TABLE records ADD COLUMN field_versions text NOT NULL DEFAULT '';
+            UPDATE records SET field_versions = \(FieldVersions.textOfSeparateColumns { $0 + "::text" })
+                WHERE \(FieldVersions.separateColumns.map { $0 + " <> 1" }.joined(separator: " OR "));
+            ALTER TABLE records \(FieldVersions.separateColumns.map { "DROP COLUMN " + $0 }.joined(separator: ", "));
+            """),
     ]
 }

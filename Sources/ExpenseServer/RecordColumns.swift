@@ -7,18 +7,18 @@ import FoundationEssentials
 /// with ``StoredRecord/write(to:)`` — no statement spells the columns or counts positions of its own.
 ///
 /// The order: `seq`, `version`, `deleted`, the expense's values (``ExpenseCore/ExpenseColumns``), the field
-/// versions (``FieldVersions/columnNames``), `id` last (a statement that knows the id may leave it out).
+/// versions (one column, ``FieldVersions/columnName``), `id` last (a statement that knows the id may leave it out).
 enum RecordColumns {
     static let seq: Int32 = 0
     static let version: Int32 = 1
     static let deleted: Int32 = 2
     /// The expense's values start here.
     static let values: Int32 = 3
-    /// The field versions start here.
+    /// The field versions' one column.
     static let fieldVersions = values + ExpenseColumns.count
-    static let id = fieldVersions + Int32(FieldVersions.columnNames.count)
+    static let id = fieldVersions + 1
 
-    static let names = ["seq", "version", "deleted"] + ExpenseColumns.names + FieldVersions.columnNames + ["id"]
+    static let names = ["seq", "version", "deleted"] + ExpenseColumns.names + [FieldVersions.columnName, "id"]
     /// Every column, in order: a SELECT list and an INSERT's column list.
     static let list = names.joined(separator: ", ")
     /// The columns a pull page writes, in the order above without the field versions: `id` comes at ``pageId``.
@@ -29,20 +29,16 @@ enum RecordColumns {
     /// `c = excluded.c` for every column but `id`: an upsert replacing a record's row.
     static let replacingExcluded = ExpenseColumns.replacingExcluded(Array(names.dropLast()))
 
-    /// A new record's columns that are the same for every creation (version 1, live, every field at version 1),
-    /// by position; ``StoredRecord/writeCreation(to:)`` writes the others.
-    static let creationConstants: [Int32: String] = {
-        var constants: [Int32: String] = [version: "1", deleted: "0"]
-        for column in fieldVersions..<id { constants[column] = "1" }
-        return constants
-    }()
+    /// A new record's columns that are the same for every creation (version 1, live, every field at version 1:
+    /// the empty text), by position; ``StoredRecord/writeCreation(to:)`` writes the others.
+    static let creationConstants: [Int32: String] = [version: "1", deleted: "0", fieldVersions: "''"]
 
     /// One row's placeholders for a creation: `?` for each bound column, the constant of the others.
     static let creationRow = "(" + (0..<Int32(names.count)).map { creationConstants[$0] ?? "?" }.joined(separator: ", ") + ")"
 
     /// What each column holds, in order, for a store whose parameters are typed (PostgreSQL's arrays).
     static let types: [RecordColumnType] = [.integer, .integer, .flag] + ExpenseColumns.types.map(RecordColumnType.init)
-        + FieldVersions.columnNames.map { _ in .integer } + [.id]
+        + [.text, .id]
 }
 
 /// What a `records` column holds.
@@ -69,23 +65,6 @@ protocol RecordColumnReader: ExpenseColumnReader {
     /// The id in `column`, or `nil` when it does not decode.
     func id(_ column: Int32) -> UUID?
     func flag(_ column: Int32) -> Bool
-}
-
-extension FieldVersions {
-    /// The field versions' columns, in order: `<group>_version` for each conflict group
-    /// (``ExpenseCore/ExpenseField/conflictGroups``): `money_version`, `category_version`, `date_version`, `note_version`.
-    static let columnNames = ExpenseField.conflictGroups.map { $0.conflictGroupName + "_version" }
-
-    @inline(__always)
-    func write(to row: inout some RecordColumnWriter) throws {
-        for index in groups.indices { try row.integer(groups[index]) }
-    }
-
-    init(row: some RecordColumnReader, at first: Int32) {
-        var groups = ExpenseField.PerConflictGroup<Int64>(repeating: 1)
-        for index in groups.indices { groups[index] = row.int64(first + Int32(index)) }
-        self.init(groups: groups)
-    }
 }
 
 extension StoredRecord {
@@ -120,6 +99,6 @@ extension StoredRecord {
         }
         self.init(record: Record(expense: expense, version: row.int64(RecordColumns.version), seq: row.int64(RecordColumns.seq),
                                  deleted: row.flag(RecordColumns.deleted)),
-                  fieldVersions: FieldVersions(row: row, at: RecordColumns.fieldVersions))
+                  fieldVersions: try FieldVersions(row: row, at: RecordColumns.fieldVersions, id: id))
     }
 }

@@ -1,13 +1,17 @@
 import SQLite
 
 extension SQLiteLedgerStore {
-    /// The last migration that rebuilds `records` (1: one money version; 16: the optional fields in one column); a
-    /// file that ran one is vacuumed once afterwards (outside the migration's transaction, which VACUUM cannot run
-    /// in), so the old table's pages go back to the file system instead of doubling the file.
-    static let lastRebuildingMigration = optionalFieldsMigration
+    /// The last migration that rebuilds `records` (1: one money version; 16: the optional fields in one column; 17:
+    /// the field versions in one column); a file that ran one is vacuumed once afterwards (outside the migration's
+    /// transaction, which VACUUM cannot run in), so the old table's pages go back to the file system instead of
+    /// doubling the file.
+    static let lastRebuildingMigration = fieldVersionsMigration
 
     /// The index of the migration that keeps the optional fields in one column, `extras`.
     static let optionalFieldsMigration = 16
+
+    /// The index of the migration that keeps the field versions in one column, `field_versions`.
+    static let fieldVersionsMigration = 17
 
     /// The schema, one migration per entry, applied in order with `PRAGMA user_version`.
     ///
@@ -22,9 +26,9 @@ extension SQLiteLedgerStore {
     ///   falling as the ledger grows). The store keeps the `id → seq` map in memory instead, rebuilt from this
     ///   table at open (about 30 MB and well under a second for 1M records; ``SeqByIdMap``), in the same scan as
     ///   the live totals (below). The 16-byte blob `id` is unique
-    ///   by construction (one row per id). Dates are `YYYYMMDD` integers; per-field versions are small integers
-    ///   (a 1 costs no byte at all), one for money (amount and currency together, since migration 1), category,
-    ///   date and note.
+    ///   by construction (one row per id). Dates are `YYYYMMDD` integers; the field versions, one per conflict
+    ///   group (money is amount and currency together, since migration 1), are one text since migration 17, empty
+    ///   while every group is at version 1 (``FieldVersions/columnText``).
     /// - The sums and counts of LIVE records per (day or month, category, currency), which `summary` and `stats`
     ///   read, are not in the file: they are a function of `records`, built in memory at open and changed with
     ///   the records (``LiveDayTotals``), so a group commit writes no page for them. Migration 0 kept them in
@@ -250,6 +254,37 @@ extension SQLiteLedgerStore {
             FROM records ORDER BY seq;
         DROP TABLE records;
         ALTER TABLE records_extras RENAME TO records;
+        CREATE INDEX records_created ON records (created_seq) WHERE created_seq > 0;
+        """,
+        // 17: the seven field versions in one text, `field_versions` (``FieldVersions/columnText``: empty for a record
+        // whose fields are all at version 1, as every creation's): each version was a column whose header byte every
+        // row paid, and a new conflict group needed a migration of every store. Copied in seq order, as 16 was, and
+        // the store vacuums once.
+        """
+        CREATE TABLE records_versions (
+            seq INTEGER PRIMARY KEY,
+            id BLOB NOT NULL,
+            version INTEGER NOT NULL,
+            deleted INTEGER NOT NULL,
+            amount INTEGER NOT NULL,
+            currency TEXT NOT NULL,
+            category TEXT NOT NULL,
+            day INTEGER NOT NULL,
+            note TEXT NOT NULL,
+            extras TEXT NOT NULL,
+            field_versions TEXT NOT NULL,
+            created_seq INTEGER,
+            created_by TEXT,
+            created_client BLOB,
+            created_time INTEGER
+        );
+        INSERT INTO records_versions
+            SELECT seq, id, version, deleted, amount, currency, category, day, note, extras,
+                   \(FieldVersions.textOfSeparateColumns { $0 }),
+                   created_seq, created_by, created_client, created_time
+            FROM records ORDER BY seq;
+        DROP TABLE records;
+        ALTER TABLE records_versions RENAME TO records;
         CREATE INDEX records_created ON records (created_seq) WHERE created_seq > 0;
         """,
     ]

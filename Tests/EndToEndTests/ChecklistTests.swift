@@ -67,6 +67,7 @@ import Testing
         "Sources/ExpenseCLI/JournalExport.swift": "a journal's description is the note; it holds what a ledger tool has a place for, not every field",
         "Sources/ExpenseCore/ImportRule+Apply.swift": "a rule reads the note (and the bank's text) and may set it; rules act on chosen fields, not every field",
         "Sources/ExpenseCLI/RuleDisplay.swift": "what a rule changed: the fields rules can set, not every field",
+        "Sources/ExpenseServer/PostgresLedgerStore+Schema.swift": "shipped migrations spell the columns they had; a new field needs none (extras, field_versions)",
     ]
 
     /// Where an expense is shown to a person: a field that should show is added there too (docs/modules.md
@@ -74,14 +75,14 @@ import Testing
     static let shownIn = ["Sources/ExpenseCLI/ExpenseTable.swift", "Sources/ExpenseCLI/HTMLReport.swift",
                           "Sources/ExpenseCLI/ExpenseRunner+History.swift"]
 
-    /// The expense-field checklist: at most ten files, each exists, and every source file whose code names
+    /// The expense-field checklist: at most eight files, each exists, and every source file whose code names
     /// an expense's note (`.note`, `note:`, `"note"`, outside comments) is one it names, one where the field is
     /// shown, or one with a reason above — so a file that starts to need every new field fails here until the
     /// checklist says so (or the need goes).
-    @Test("the checklist for a new expense field names at most ten source files, each of which exists, and no other file names a field")
+    @Test("the checklist for a new expense field names at most eight source files, each of which exists, and no other file names a field")
     func expenseFieldChecklist() throws {
         let paths = try Self.checklist("Adding a field to an expense")
-        #expect(!paths.isEmpty && paths.count <= 10, "\(paths)")
+        #expect(!paths.isEmpty && paths.count <= 8, "\(paths)")
         try Self.expectExisting(paths + Self.shownIn + Array(Self.noteWithoutANewField.keys))
         let modules = try String(contentsOf: Self.root.appendingPathComponent("docs/modules.md"), encoding: .utf8)
         for file in Self.shownIn { #expect(modules.contains(file), "docs/modules.md does not name \(file)") }

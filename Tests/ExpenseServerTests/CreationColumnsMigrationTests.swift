@@ -78,7 +78,7 @@ import TestSupport
             snapshot.records = []
             try PostgresLedgerStore.install(snapshot, connection: connection)
             let ledger = try #require(try connection.query("SELECT number FROM ledgers WHERE name = 'old'").first?.int64(0))
-            try LegacyRecordColumns.insert(records, ledger: ledger, into: connection)
+            try LegacyRecordColumns.insert(records, .separateFields, ledger: ledger, into: connection)
             try PostgresLedgerStore.prepareSchema(connection)
             #expect(try connection.query("SELECT max(version) FROM schema_version").first?.int64(0)
                     == Int64(PostgresLedgerStore.migrations.count))
@@ -171,7 +171,7 @@ import TestSupport
         try connection.transaction {
             try connection.execute("INSERT INTO meta (key, value) VALUES ('name', 'old'), ('currency', 'USD')")
             let records = state.records.values.sorted { $0.seq < $1.seq }
-            try LegacyRecordColumns.insert(records, into: connection)
+            try LegacyRecordColumns.insert(records, .separateFields, into: connection)
             for stored in state.data.values {
                 try connection.cached("""
                     INSERT INTO data_records (seq, id, kind, version, deleted, fields, field_versions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)

@@ -7,10 +7,10 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// The optional fields move into one column, `extras` (the SQLite store's migration 16, the PostgreSQL store's 12): a
-/// ledger written before, each field in a column of its own, reads back every record exactly, with its field
-/// versions; balances find its shared expenses (and nothing whose text merely mentions a field's name); its totals
-/// by category still divide the expenses with parts.
+/// The optional fields move into one column, `extras` (the SQLite store's migration 16, the PostgreSQL store's 12),
+/// and then the field versions into one, `field_versions` (17 and 13): a ledger written in either older layout reads
+/// back every record exactly, with its field versions; balances find its shared expenses (and nothing whose text
+/// merely mentions a field's name); its totals by category still divide the expenses with parts.
 @Suite(.offTheCooperativePool) struct OptionalFieldsMigrationTests {
     /// Records using each field alone, all of them, none; a deleted one; texts that name other fields.
     static func records() throws -> [StoredRecord] {
@@ -35,9 +35,12 @@ import TestSupport
         return try drafts.enumerated().map { index, draft in
             var draft = draft
             draft.id = .text(UUID().uuidString)
+            // Every group at 1 (the first), the last group alone above 1, one in the middle, several, the first.
             var versions = FieldVersions(all: 1)
-            versions[.tags] = Int64(index % 3 + 1)
-            versions[.source] = Int64(index % 2 + 1)
+            versions[.tags] = Int64(index % 3 == 2 ? 3 : 1)
+            versions[.source] = Int64(index % 4 == 1 ? 2 : 1)
+            versions[.amount] = Int64(index % 5 == 4 ? 3 : 1)
+            versions[.note] = Int64(index == 7 ? 2 : 1)
             return StoredRecord(record: Record(expense: try ExpenseValidator.validate(draft), version: 3, seq: Int64(index + 1),
                                                deleted: index == drafts.count - 1),
                                 fieldVersions: versions)
@@ -62,29 +65,43 @@ import TestSupport
         #expect(try engine.summary(query).summary == Aggregator.summarize(live, query: query))
     }
 
-    @Test func anSQLiteLedgerOfSeparateColumnsReadsBackExactly() throws {
+    /// The migrations a file of `layout` had run.
+    private static func sqliteMigrations(_ layout: LegacyRecordColumns.Layout) -> Int {
+        switch layout {
+        case .separateFields: SQLiteLedgerStore.optionalFieldsMigration
+        case .separateVersions: SQLiteLedgerStore.fieldVersionsMigration
+        }
+    }
+
+    @Test(arguments: [LegacyRecordColumns.Layout.separateFields, .separateVersions])
+    func anSQLiteLedgerOfSeparateColumnsReadsBackExactly(layout: LegacyRecordColumns.Layout) throws {
         let directory = try TemporaryDirectory("optional-fields")
         defer { directory.remove() }
         let path = directory.file("old.sqlite"), records = try Self.records()
         do {
             let connection = try SQLiteConnection(path: path, mode: .create)
-            try connection.migrate(Array(SQLiteLedgerStore.migrations.prefix(SQLiteLedgerStore.optionalFieldsMigration)))
+            try connection.migrate(Array(SQLiteLedgerStore.migrations.prefix(Self.sqliteMigrations(layout))))
             try connection.execute("INSERT INTO meta (key, value) VALUES ('name', 'old'), ('currency', 'USD')")
-            try LegacyRecordColumns.insert(records, into: connection)
+            try LegacyRecordColumns.insert(records, layout, into: connection)
         }
         let store = try SQLiteLedgerStore(path: path, name: "ignored", currency: .usd, verify: true)
         #expect(try store.connection.userVersion == SQLiteLedgerStore.migrations.count)
         try Self.expectSame(store, as: records)
         let columns = try store.connection.prepare("PRAGMA table_info(records)").map { $0.text(1) }
-        #expect(columns.contains("extras") && !columns.contains { ["paid_by", "split", "charged", "tags", "parts", "source"].contains($0) })
+        #expect(Set(columns) == Set(RecordColumns.names + RecordCreation.columns))
         #expect(try store.connection.prepare("PRAGMA freelist_count").first { $0.int64(0) } == 0)
+        // Each row holds its versions' text, the empty text for those all at 1.
+        let texts = try store.connection.prepare("SELECT field_versions FROM records ORDER BY seq").map { $0.text(0) }
+        #expect(texts == records.map(\.fieldVersions.columnText))
+        #expect(texts.first == "")
         // Reopened, from the live totals built at open.
         try Self.expectSame(try SQLiteLedgerStore(path: path, name: "ignored", currency: .usd), as: records)
     }
 
-    @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)))
-    func aPostgresLedgerOfSeparateColumnsReadsBackExactly() throws {
-        let schema = try PostgresTestSchema(migrations: 12), records = try Self.records()
+    @Test(.enabled(if: PostgresTestCluster.enabled, Comment(rawValue: PostgresTestCluster.skipReason)),
+          arguments: [LegacyRecordColumns.Layout.separateFields, .separateVersions])
+    func aPostgresLedgerOfSeparateColumnsReadsBackExactly(layout: LegacyRecordColumns.Layout) throws {
+        let schema = try PostgresTestSchema(migrations: layout == .separateFields ? 12 : 13), records = try Self.records()
         let connection = try schema.connect()
         try PostgresLedgerStore.install(
             LedgerSnapshot(name: "old", currency: .usd, identity: LedgerIdentity(ledgerId: UUID(), epoch: UUID(), epochCursor: 0),
@@ -92,10 +109,13 @@ import TestSupport
                            dataRecords: [], history: [], clients: [:], outcomes: [], tokens: [], totals: [:]),
             connection: connection)
         let ledger = try #require(try connection.query("SELECT number FROM ledgers WHERE name = 'old'").first?.int64(0))
-        try LegacyRecordColumns.insert(records, ledger: ledger, into: connection)
+        try LegacyRecordColumns.insert(records, layout, ledger: ledger, into: connection)
         try PostgresLedgerStore.prepareSchema(connection)
         #expect(try connection.query("SELECT max(version) FROM schema_version").first?.int64(0)
                 == Int64(PostgresLedgerStore.migrations.count))
         try Self.expectSame(try PostgresLedgerStore(connection: try schema.connect(), name: "old"), as: records, totals: false)
+        let texts = try connection.query("SELECT field_versions FROM records WHERE ledger = $1 ORDER BY seq", [.integer(ledger)])
+            .all.map { $0.text(0) }
+        #expect(texts == records.map(\.fieldVersions.columnText))
     }
 }

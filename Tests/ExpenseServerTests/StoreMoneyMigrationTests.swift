@@ -44,6 +44,8 @@ import Testing
         #expect(try store.record(id: currencyChanged)?.fieldVersions[.amount] == 2)
         #expect(try store.record(id: amountChanged)?.fieldVersions[.currency] == 3)
         #expect(try store.record(id: amountChanged)?.fieldVersions[.category] == 2)
+        // Migration 17's texts: through the last group above 1.
+        #expect(try store.connection.prepare("SELECT field_versions FROM records ORDER BY seq").map { $0.text(0) } == ["2", "3,2"])
 
         let engine = LedgerEngine(store: store, currency: .usd)
         var client = EngineClient(engine)
@@ -63,9 +65,12 @@ import Testing
         #expect(try reopened.record(id: currencyChanged)?.fieldVersions[.currency] == 3)
         #expect(try reopened.connection.prepare("PRAGMA user_version").first { $0.int64(0) }
                 == Int64(SQLiteLedgerStore.migrations.count))
-        // One version column for money; the old table's pages were given back (vacuumed).
+        // One version for money, in the one text of the versions (migration 17); the old tables' pages were given
+        // back (vacuumed).
         let columns = try reopened.connection.prepare("PRAGMA table_info(records)").map { $0.text(1) }
-        #expect(columns.contains("money_version") && !columns.contains("amount_version") && !columns.contains("currency_version"))
+        #expect(columns.contains("field_versions") && !columns.contains { $0.hasSuffix("_version") })
+        #expect(try reopened.connection.prepare("SELECT field_versions FROM records ORDER BY seq").map { $0.text(0) }
+                == ["3,2,1,4", "3"])
         #expect(try reopened.connection.prepare("PRAGMA freelist_count").first { $0.int64(0) } == 0)
     }
 }

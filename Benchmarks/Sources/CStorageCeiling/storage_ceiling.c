@@ -127,9 +127,7 @@ static const char *schema =
     "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -8192; PRAGMA wal_autocheckpoint = 0;"
     "CREATE TABLE records (seq INTEGER PRIMARY KEY, id BLOB NOT NULL, version INTEGER NOT NULL, deleted INTEGER NOT NULL,"
     " amount INTEGER NOT NULL, currency TEXT NOT NULL, category TEXT NOT NULL, day INTEGER NOT NULL, note TEXT NOT NULL,"
-    " extras TEXT NOT NULL, money_version INTEGER NOT NULL, category_version INTEGER NOT NULL,"
-    " date_version INTEGER NOT NULL, note_version INTEGER NOT NULL, paidBy_version INTEGER NOT NULL,"
-    " tags_version INTEGER NOT NULL, source_version INTEGER NOT NULL, created_seq INTEGER, created_by TEXT,"
+    " extras TEXT NOT NULL, field_versions TEXT NOT NULL, created_seq INTEGER, created_by TEXT,"
     " created_client BLOB, created_time INTEGER);"
     "CREATE INDEX records_created ON records (created_seq) WHERE created_seq > 0;"
     "CREATE TABLE clients (id BLOB PRIMARY KEY, last_mutation_id INTEGER NOT NULL, newest_run INTEGER NOT NULL DEFAULT 0,"
@@ -173,9 +171,8 @@ int storage_ceiling_run(const char *path, int group_mutations, int group_clients
     row_statement records, runs, clients, deletes;
     row_statement_init(&records, db,
                        "INSERT INTO records (seq, version, deleted, amount, currency, category, day, note, extras,"
-                       " money_version, category_version, date_version, note_version, paidBy_version, tags_version,"
-                       " source_version, id, created_seq, created_by, created_client, created_time) VALUES",
-                       "(?, 1, 0, ?, ?, ?, ?, ?, ?, 1, 1, 1, 1, 1, 1, 1, ?, ?, ?, ?, ?)", "");
+                       " field_versions, id, created_seq, created_by, created_client, created_time) VALUES",
+                       "(?, 1, 0, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?)", "");
     row_statement_init(&runs, db,
                        "INSERT INTO outcome_runs (run, client, first_mutation_id, last_mutation_id, previous, outcomes) VALUES",
                        "(?, ?, ?, ?, ?, ?)", "");

@@ -40,11 +40,9 @@ enum PostgresPushWork {
                 CREATE TABLE records (
                     ledger integer NOT NULL, id uuid NOT NULL, seq bigint NOT NULL, version bigint NOT NULL,
                     deleted boolean NOT NULL, amount bigint NOT NULL, currency text NOT NULL, category text COLLATE "C" NOT NULL,
-                    day integer NOT NULL, note text NOT NULL, money_version bigint NOT NULL, category_version bigint NOT NULL,
-                    date_version bigint NOT NULL, note_version bigint NOT NULL, paidBy_version bigint NOT NULL DEFAULT 1,
-                    tags_version bigint NOT NULL DEFAULT 1, source_version bigint NOT NULL DEFAULT 1,
-                    created_seq bigint, created_by text, created_client uuid, created_time bigint,
-                    extras text NOT NULL DEFAULT '', PRIMARY KEY (ledger, id));
+                    day integer NOT NULL, note text NOT NULL, created_seq bigint, created_by text, created_client uuid,
+                    created_time bigint, extras text NOT NULL DEFAULT '', field_versions text NOT NULL DEFAULT '',
+                    PRIMARY KEY (ledger, id));
                 CREATE UNIQUE INDEX records_by_seq ON records (ledger, seq);
                 CREATE INDEX records_created ON records (ledger, created_seq) WHERE created_seq IS NOT NULL;
                 CREATE TABLE clients (ledger integer NOT NULL, id uuid NOT NULL, last_mutation_id bigint NOT NULL,
@@ -115,10 +113,9 @@ enum PostgresPushWork {
             PostgresStatement("SELECT id, version FROM records WHERE ledger = $1 AND id = ANY($2::uuid[])", [ledger, ids.value]),
             PostgresStatement("SELECT id, version FROM data_records WHERE ledger = $1 AND id = ANY($2::uuid[])", [ledger, ids.value]),
             PostgresStatement("""
-                INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note, money_version,
-                    category_version, date_version, note_version, paidBy_version, tags_version, source_version, extras,
-                    created_seq, created_by, created_client, created_time)
-                SELECT $1, id, seq, 1, false, amount, 'USD', category, day, 'bench', 1, 1, 1, 1, 1, 1, 1, '',
+                INSERT INTO records (ledger, id, seq, version, deleted, amount, currency, category, day, note, extras,
+                    field_versions, created_seq, created_by, created_client, created_time)
+                SELECT $1, id, seq, 1, false, amount, 'USD', category, day, 'bench', '', '',
                     seq, 'default', $7::uuid, $8
                 FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::text[], $6::integer[]) AS r(id, seq, amount, category, day)
                 """, [ledger, ids.value, seqs.value, amounts.value, categories.value, days.value, clientText,

@@ -20,7 +20,8 @@ struct LedgerServerHarness: Sendable {
     func greetedClient() throws -> RawClient {
         let client = try RawClient(server)
         try client.send(Self.hello(token: token))
-        guard case .response(_, .success)? = try client.receive() else { throw HarnessFailure.helloFailed }
+        let answer = try client.receive()
+        guard case .response(_, .success)? = answer else { throw HarnessFailure.helloAnswered(String(describing: answer)) }
         return client
     }
 
@@ -35,7 +36,11 @@ struct LedgerServerHarness: Sendable {
         return try client.receiveResult()?.id == RequestID(77)
     }
 
-    enum HarnessFailure: Error { case helloFailed }
+    enum HarnessFailure: Error {
+        case helloFailed
+        /// What came instead of hello's success (`nil`: nothing within the timeout, or the connection closed).
+        case helloAnswered(String)
+    }
 }
 
 /// Starts a server on port 0 over a new ledger directory, runs `body` on a plain thread, stops and cleans up;

@@ -117,16 +117,20 @@ struct HistoryDiskScenario {
         let kept = try Self.size(copy)
         try connection.execute("DELETE FROM history")
         // Since migration 14 a creation's entry is four columns of its record's row, and an index of the edited: the
-        // columns go with the rest of the history (set to NULL, each would still cost every row a byte of header).
-        let implied = try connection.prepare("SELECT count(*) FROM pragma_table_info('records') WHERE name = 'created_time'")
-            .first { $0.int64(0) } ?? 0
-        if implied > 0 {
+        // columns go with the rest of the history. The table is copied without them: set to NULL, each would still
+        // cost every row a byte of header, and SQLite's DROP COLUMN leaves rows larger than a copy does.
+        let table = try connection.prepare("SELECT name, type FROM pragma_table_info('records') ORDER BY cid")
+            .map { (name: $0.text(0), type: $0.text(1)) }
+        let creation: Set = ["created_seq", "created_by", "created_client", "created_time"]
+        if table.contains(where: { creation.contains($0.name) }) {
+            let columns = table.filter { !creation.contains($0.name) }
+            let declared = columns.map { $0.name == "seq" ? "seq INTEGER PRIMARY KEY" : "\($0.name) \($0.type)" }
+            let names = columns.map(\.name).joined(separator: ", ")
             try connection.execute("""
-                DROP INDEX records_created;
-                ALTER TABLE records DROP COLUMN created_seq;
-                ALTER TABLE records DROP COLUMN created_by;
-                ALTER TABLE records DROP COLUMN created_client;
-                ALTER TABLE records DROP COLUMN created_time;
+                CREATE TABLE records_stripped (\(declared.joined(separator: ", ")));
+                INSERT INTO records_stripped SELECT \(names) FROM records ORDER BY seq;
+                DROP TABLE records;
+                ALTER TABLE records_stripped RENAME TO records;
                 """)
         }
         try connection.execute("VACUUM")

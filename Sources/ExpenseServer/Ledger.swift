@@ -243,9 +243,9 @@ public actor Ledger {
         }
         let head = engine.store.head
         if head != headBefore { for watcher in watchers.values { watcher(head) } }
-        if let failure = (engine.store as? SQLiteLedgerStore)?.takeCheckpointFailure() {
+        if let failure = engine.store.takeBackgroundFailure() {
             // Nothing is lost (the synced WAL keeps every commit) and the next checkpoint tries again.
-            log(.warning, "ledger \(name): \(failure); the WAL keeps every commit")
+            log(.warning, "ledger \(name): \(failure); nothing committed is lost")
         }
     }
 }

@@ -135,6 +135,10 @@ package protocol LedgerStore: LedgerHistoryStore, LedgerDataStore {
     func becameIdle()
     /// Whether ``becameIdle()`` does anything (the ledger's thread calls it only then).
     var leasesWhileBusy: Bool { get }
+    /// The first failure of the store's own background work since the last call, once, for the ledger to log
+    /// (`nil`: none). Nothing committed is lost by one: the SQLite store's WAL checkpoint, which the next one tries
+    /// again. The other stores have no background work.
+    func takeBackgroundFailure() -> String?
     /// Reads ahead, inside ``transaction(_:)`` and before the pushes are decided, what deciding them asks for
     /// one value at a time: these clients' last consumed mutationIds and the records (expenses and data
     /// records) with these ids. A hint only: every read after it answers exactly what it would have answered
@@ -151,6 +155,7 @@ extension LedgerStore {
     package func refresh() throws {}
     package func becameIdle() {}
     package var leasesWhileBusy: Bool { false }
+    package func takeBackgroundFailure() -> String? { nil }
     package func prefetch(clientIds: [UUID], ids: [UUID]) throws {}
     package func transaction<T>(prefetching clientIds: [UUID], ids: [UUID], _ body: () throws -> T) throws -> T {
         try transaction {

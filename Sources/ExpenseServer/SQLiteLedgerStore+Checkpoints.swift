@@ -8,7 +8,7 @@ extension SQLiteLedgerStore {
     /// Turns SQLite's automatic checkpoint off for this connection and has a ``WALCheckpointer`` copy the WAL into
     /// the database file on a second connection instead. Does nothing for a database in memory (a second
     /// connection would open another one), whose automatic checkpoint stays. The second connection opens with
-    /// the first checkpoint; if it cannot, that checkpoint fails as any other would (``takeCheckpointFailure()``)
+    /// the first checkpoint; if it cannot, that checkpoint fails as any other would (``takeBackgroundFailure()``)
     /// and the ledger's thread keeps the WAL bounded.
     /// - Parameter threshold: the WAL's growth, in frames, that starts a background checkpoint.
     package func checkpointInBackground(threshold: Int = WALCheckpointer.defaultThreshold, name: String) {
@@ -29,7 +29,7 @@ extension SQLiteLedgerStore {
 
     /// After a commit: lets the checkpointer look at the WAL and, when it says so (the WAL passed its limit with
     /// no background checkpoint keeping up), checkpoints here, between two commits, so the next commit restarts
-    /// the WAL. A failure loses nothing (the frames stay in the synced WAL) and is kept for ``takeCheckpointFailure()``.
+    /// the WAL. A failure loses nothing (the frames stay in the synced WAL) and is kept for ``takeBackgroundFailure()``.
     func checkpointAfterCommit(_ checkpointer: WALCheckpointer) {
         guard checkpointer.committed(walFrames: walFrames) == .checkpointHere else { return }
         do {
@@ -41,5 +41,5 @@ extension SQLiteLedgerStore {
     }
 
     /// The first checkpoint failure since the last call, once (`nil`: none, or no background checkpoints).
-    package func takeCheckpointFailure() -> String? { checkpointer?.takeFailure() }
+    package func takeBackgroundFailure() -> String? { checkpointer?.takeFailure() }
 }

@@ -89,7 +89,7 @@ import TestSupport
             _ = try Self.push(engine, store, count: 2)
             gate.release.signal()
             #expect(eventually { checkpointer.backgroundCount >= 1 })
-            #expect(store.takeCheckpointFailure() == nil)
+            #expect(store.takeBackgroundFailure() == nil)
         }
         #expect(try Self.reopenedCount(directory) == 10)
     }
@@ -120,7 +120,7 @@ import TestSupport
             let (store, _, engine) = try Self.gated(directory, threshold: 2, gate)
             _ = try Self.push(engine, store, count: 40)
             #expect(eventually { gate.calls.withLock { $0 } >= 2 })
-            let failure = try #require(store.takeCheckpointFailure())
+            let failure = try #require(store.takeBackgroundFailure())
             #expect(failure.hasPrefix("checkpoint failed"), "\(failure)")
         }
         #expect(try Self.reopenedCount(directory) == 40)

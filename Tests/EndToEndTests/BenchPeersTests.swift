@@ -74,10 +74,15 @@ struct BenchPeersTests {
         return state != "Z" && state != "X"
     }
 
-    /// Kills what the test itself left (a failing run may leave the fake servers behind).
+    /// Kills what the test itself left (a failing run may leave the fake servers behind): only a process whose
+    /// command line names this kit's directory. A pidfile outlives its process (the fake servers never remove
+    /// theirs), and by the time the test ends its number may be another process's, a PostgreSQL backend of
+    /// another test, say.
     static func killLeftovers(_ kit: Kit) {
         for file in Kit.pidFiles {
-            if let pid = kit.pid(file), pid > 1, isRunning(pid) { kill(pid, SIGKILL) }
+            guard let pid = kit.pid(file), pid > 1, isRunning(pid),
+                  ChildProcess.procFile(pid, "cmdline")?.contains(kit.root) == true else { continue }
+            kill(pid, SIGKILL)
         }
     }
 
@@ -133,6 +138,20 @@ struct BenchPeersTests {
             let pid = try #require(kit.pid(file))
             #expect(!Self.isRunning(pid), "\(file) (pid \(pid)) still running after the bench: \(result)")
         }
+    }
+
+    @Test("the test's own clean-up kills nothing but the kit's servers, whatever number a pidfile holds")
+    func aPidfileNamingAnotherProcessKillsNothing() throws {
+        let kit = try Kit()
+        let (other, _, _) = try ChildProcess.spawn("/bin/sleep", ["600"], environment: [:], stdout: .discard, stderr: .discard)
+        defer {
+            other.send(SIGKILL)
+            _ = other.wait(timeout: 10)
+        }
+        // A stopped fake server's pidfile, its number since given to another process.
+        try "\(other.pid)\n".write(toFile: kit.state + "/redis-mem.pid", atomically: true, encoding: .utf8)
+        Self.killLeftovers(kit)
+        #expect(Self.isRunning(other.pid), "the clean-up killed a process that was not the kit's")
     }
 
     /// `FAKE_SETUP_FIFO`: the signal comes while `setup-peers.sh` still runs (its servers already started).

@@ -10,27 +10,30 @@ import Glibc
 /// bytes go back unchanged. The relays of the end-to-end tests (``StallingProxy``, ``KindsNarrowingProxy``) are
 /// this with their own `forward`.
 final class LineRelay: Sendable {
-    /// The address to give the client (`127.0.0.1:PORT`).
-    let address: String
-    private let listener: Int32
-    private let upstreamPort: UInt16
-    private let forward: @Sendable ([UInt8]) -> [UInt8]
+    private let listener: AcceptingListener
 
     /// Listens on a free loopback port and relays to `upstream` (`127.0.0.1:PORT`), passing each request line
     /// (its `\n` included) through `forward`.
     init(upstream: String, forward: @escaping @Sendable ([UInt8]) -> [UInt8]) throws {
-        upstreamPort = try #require(upstream.split(separator: ":").last.flatMap { UInt16($0) })
-        self.forward = forward
-        let (fd, port) = try LoopbackListener.open()
-        listener = fd
-        address = "127.0.0.1:\(port)"
-        Thread { [self] in acceptLoop() }.start()
+        let upstreamPort = try #require(upstream.split(separator: ":").last.flatMap { UInt16($0) })
+        listener = try AcceptingListener { client in
+            guard let server = LoopbackListener.connect(port: upstreamPort) else {
+                close(client)
+                return
+            }
+            // Each direction ends by itself (a client that stops sending still reads its answers); the pair's
+            // descriptors are closed once both have.
+            let pair = RelayedConnection(client: client, upstream: server)
+            Thread { Self.relayRequests(pair, forward: forward) }.start()
+            Thread { Self.pump(from: server, to: client, pair: pair) }.start()
+        }
     }
 
+    /// The address to give the client (`127.0.0.1:PORT`).
+    var address: String { listener.address }
+
     /// Stops accepting (connections already relayed end with their client).
-    func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-    }
+    func stop() { listener.stop() }
 
     /// Whether `marker` occurs in `line`.
     static func contains(_ line: [UInt8], _ marker: [UInt8]) -> Bool { range(of: marker, in: line) != nil }
@@ -43,60 +46,32 @@ final class LineRelay: Sendable {
             .map { $0..<($0 + marker.count) }
     }
 
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else {
-                if errno == EINTR { continue }
-                close(listener)
-                return
-            }
-            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = upstreamPort.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else {
-                close(client)
-                close(server)
-                continue
-            }
-            Thread { [self] in relayRequests(from: client, to: server) }.start()
-            Thread { Self.pump(from: server, to: client) }.start()
-        }
-    }
-
     /// Client to daemon, line by line, through `forward`.
-    private func relayRequests(from client: Int32, to server: Int32) {
+    private static func relayRequests(_ pair: RelayedConnection, forward: ([UInt8]) -> [UInt8]) {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         relaying: while true {
-            let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(pair.client, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             pending.append(contentsOf: buffer[0..<count])
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(pending[...newline])
                 pending.removeSubrange(...newline)
-                guard Self.writeAll(server, forward(line)) else { break relaying }
+                guard writeAll(pair.upstream, forward(line)) else { break relaying }
             }
         }
-        shutdown(server, Int32(SHUT_WR))
-        close(client)
+        pair.endSending(to: pair.upstream)
     }
 
-    private static func pump(from source: Int32, to destination: Int32) {
+    private static func pump(from source: Int32, to destination: Int32, pair: RelayedConnection) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0, writeAll(destination, Array(buffer[0..<count])) else { break }
         }
-        shutdown(destination, Int32(SHUT_WR))
-        close(source)
+        pair.endSending(to: destination)
     }
 
     private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {

@@ -44,34 +44,26 @@ public enum LoopbackListener {
 /// wrong entry in an address list looks like to a client). With `failing`, every later request is answered with
 /// that error reason (−32007 `storage_unavailable`: a daemon whose database is down); otherwise nothing more.
 public final class ImpostorDaemon: Sendable {
-    private let listener: Int32
-    /// The port it listens on.
-    public let port: UInt16
+    private let listener: AcceptingListener
     /// The ledger id it reports.
     public let ledgerId: UUID
 
     public init(ledgerId: UUID = UUID(), epoch: UUID = UUID(), failing reason: String? = nil) throws {
         self.ledgerId = ledgerId
-        (listener, port) = try LoopbackListener.open()
-        let fd = listener, hello = Array(Self.hello(ledgerId: ledgerId, epoch: epoch).utf8)
-        Thread {
-            while true {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
-                    close(fd)
-                    return
-                }
-                Thread { Self.serve(client, hello: hello, failing: reason) }.start()
-            }
-        }.start()
+        let hello = Array(Self.hello(ledgerId: ledgerId, epoch: epoch).utf8)
+        listener = try AcceptingListener { client in
+            Thread { Self.serve(client, hello: hello, failing: reason) }.start()
+        }
     }
 
+    /// The port it listens on.
+    public var port: UInt16 { listener.port }
+
     /// `127.0.0.1:PORT`.
-    public var address: String { "127.0.0.1:\(port)" }
+    public var address: String { listener.address }
 
     /// Stops accepting.
-    public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+    public func stop() { listener.stop() }
 
     private static func hello(ledgerId: UUID, epoch: UUID) -> String {
         #"{"jsonrpc":"2.0","id":1,"result":{"currency":"USD","cursor":0,"epoch":"\#(epoch.uuidString.lowercased())","#

@@ -27,9 +27,12 @@ public final class LineServer: Sendable {
     private let counter = ConnectionCounter()
     private let lifecycle = Mutex(Lifecycle())
 
+    /// Bound → serving → stopped, or bound → stopped by a stop before the start (the daemon's stop signal can
+    /// come while it opens its data directory); nothing leaves `stopped`, so no stop closes twice and no start
+    /// serves a closed socket.
     private struct Lifecycle {
-        var started = false
-        var stopped = false
+        enum Phase { case bound, serving, stopped }
+        var phase = Phase.bound
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -75,10 +78,12 @@ public final class LineServer: Sendable {
     public var failedHandshakeCount: Int { counter.failedHandshakes }
 
     /// Starts the loop thread. Connections queued since ``init`` are accepted from now on.
+    /// Does nothing after a ``stop()``.
     public func start() {
         let first = lifecycle.withLock { state -> Bool in
-            defer { state.started = true }
-            return !state.started
+            guard state.phase == .bound else { return false }
+            state.phase = .serving
+            return true
         }
         guard first else { return }
         let loop = LoopParts(configuration: configuration, epollFD: epollFD, listener: listener, mailbox: mailbox,
@@ -90,19 +95,28 @@ public final class LineServer: Sendable {
             }
         } catch {
             log(.error, "cannot start the loop thread: \(error); serving nothing")
+            listener.close()
+            Glibc.close(epollFD)
             finished()
         }
     }
 
     /// Stops accepting, lets in-flight requests finish (up to the shutdown grace), closes every connection.
     /// Returns at once; await ``waitUntilStopped()``.
+    /// Safe to call more than once, and before ``start()``.
     public func stop() {
-        let started = lifecycle.withLock { $0.started }
-        if started {
-            mailbox.requestStop()
-        } else {
+        let phase = lifecycle.withLock { state -> Lifecycle.Phase in
+            let phase = state.phase
+            if phase == .bound { state.phase = .stopped }
+            return phase
+        }
+        switch phase {
+        case .bound:
             listener.close()
+            Glibc.close(epollFD)
             finished()
+        case .serving: mailbox.requestStop()
+        case .stopped: break
         }
     }
 
@@ -110,7 +124,7 @@ public final class LineServer: Sendable {
     public func waitUntilStopped() async {
         await withCheckedContinuation { continuation in
             let done = lifecycle.withLock { state -> Bool in
-                if state.stopped { return true }
+                if state.phase == .stopped { return true }
                 state.waiters.append(continuation)
                 return false
             }
@@ -120,7 +134,7 @@ public final class LineServer: Sendable {
 
     private func finished() {
         let waiters = lifecycle.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.stopped = true
+            state.phase = .stopped
             defer { state.waiters = [] }
             return state.waiters
         }

@@ -1,5 +1,4 @@
 import Foundation
-import ProcessSpawn
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -60,56 +59,5 @@ struct LineRelayTests {
                 #expect(read != 0, "the relay shut down a socket that took the number it had closed")
             }
         }
-    }
-}
-
-/// The test process's sockets, read from `/proc`: which descriptor holds a given TCP connection.
-enum SocketTable {
-    /// The descriptor (and its socket's inode, as `/proc/self/fd` names it) of this process's TCP socket on
-    /// 127.0.0.1 with the given local and remote ports.
-    static func descriptor(localPort: UInt16, remotePort: UInt16) -> (Int32, String)? {
-        // Read to its end (Foundation's file reading stops early on a /proc table longer than a page).
-        guard let table = ChildProcess.procFile(getpid(), "net/tcp") else { return nil }
-        let inodes = table.split(separator: "\n").dropFirst().compactMap { row -> String? in
-            let fields = row.split(separator: " ")
-            guard fields.count > 9, port(fields[1]) == localPort, port(fields[2]) == remotePort else { return nil }
-            return "socket:[\(fields[9])]"
-        }
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for name in descriptors {
-            guard let fd = Int32(name), let link = inode(of: fd), inodes.contains(link) else { continue }
-            return (fd, link)
-        }
-        return nil
-    }
-
-    /// What `/proc/self/fd/FD` points at (`socket:[INODE]` for a socket), or `nil` once it is closed.
-    static func inode(of fd: Int32) -> String? {
-        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")
-    }
-
-    /// The local port of a connected socket, or its peer's.
-    static func port(of fd: Int32, peer: Bool = false) -> UInt16 {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { peer ? getpeername(fd, $0, &length) : getsockname(fd, $0, &length) }
-        }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    /// Checks `condition` every millisecond for at most `seconds`; whether it became true.
-    static func waits(seconds: Double, until condition: () -> Bool) -> Bool { // not money: seconds
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            usleep(1000)
-        }
-        return condition()
-    }
-
-    /// The port of an `ADDRESS:PORT` field of `/proc/net/tcp` (hexadecimal).
-    private static func port(_ field: Substring) -> UInt16? {
-        field.split(separator: ":").last.flatMap { UInt16($0, radix: 16) }
     }
 }

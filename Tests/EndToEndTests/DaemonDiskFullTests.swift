@@ -61,7 +61,8 @@ import Glibc
 
     /// Writes zeros to `path` until the file system has no byte left.
     private static func fill(_ path: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Close-on-exec: a child another test spawns meanwhile must not keep the file, and its space, after removal.
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         defer { close(fd) }
         let block = [UInt8](repeating: 0, count: 4096)

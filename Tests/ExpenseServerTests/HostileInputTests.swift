@@ -7,14 +7,6 @@ import Testing
 import TestSupport
 @testable import ExpenseServer
 
-/// This process's resident set size in bytes (from /proc/self/status), 0 when unknown.
-func residentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-          let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-    return kilobytes * 1024
-}
-
 /// Garbage and hostile clients: after each, the daemon still answers another client.
 @Suite(.serialized) struct HostileInputTests {
     /// Sends `lines` and a ping with id 999; returns the answers that came before the ping's.
@@ -100,31 +92,34 @@ func residentBytes() -> Int {
 
     @Test func oneMebibyteStringsAreRefusedAndMemoryStaysBounded() async throws {
         try await withLedgerServer { harness in
-            let before = residentBytes()
-            let client = try harness.greetedClient()
-            // Just under the line limit: parsed, the mutation alone is rejected (note over 300 characters).
-            let envelope = #"{"jsonrpc":"2.0","id":3,"method":"push","params":{"mutations":[{"mutationId":1,"type":"put","id":"\#(UUID())","baseVersion":0,"fields":{"amount":1,"category":"x","date":"2026-01-01","note":""}}]}}"#
-            let note = String(repeating: "n", count: 1_048_576 - envelope.utf8.count)
-            for round in 1...8 {
-                try client.send(envelope.replacingOccurrences(of: #""note":"""#, with: #""note":"\#(note)""#)
-                    .replacingOccurrences(of: #""mutationId":1"#, with: #""mutationId":\#(round)"#))
-                let result = try PushResult(json: try #require(try client.receiveResult()).result)
-                guard case .rejected(let rejection)? = result.results.first?.status else {
-                    Issue.record("a 1 MiB note was not rejected: \(result)")
-                    return
+            // No other test inflates or measures this process's memory meanwhile.
+            try ResidentMemory.exclusively {
+                let before = ResidentMemory.bytes
+                let client = try harness.greetedClient()
+                // Just under the line limit: parsed, the mutation alone is rejected (note over 300 characters).
+                let envelope = #"{"jsonrpc":"2.0","id":3,"method":"push","params":{"mutations":[{"mutationId":1,"type":"put","id":"\#(UUID())","baseVersion":0,"fields":{"amount":1,"category":"x","date":"2026-01-01","note":""}}]}}"#
+                let note = String(repeating: "n", count: 1_048_576 - envelope.utf8.count)
+                for round in 1...8 {
+                    try client.send(envelope.replacingOccurrences(of: #""note":"""#, with: #""note":"\#(note)""#)
+                        .replacingOccurrences(of: #""mutationId":1"#, with: #""mutationId":\#(round)"#))
+                    let result = try PushResult(json: try #require(try client.receiveResult()).result)
+                    guard case .rejected(let rejection)? = result.results.first?.status else {
+                        Issue.record("a 1 MiB note was not rejected: \(result)")
+                        return
+                    }
+                    #expect(rejection.reason == "note_too_long")
                 }
-                #expect(rejection.reason == "note_too_long")
+                // A 1 MiB string value makes the line longer than 1 MiB: −32002, then close.
+                let over = try RawClient(harness.server)
+                try over.send(LedgerServerHarness.hello(token: harness.token))
+                _ = try over.receive()
+                try? over.send(RawClient.request(id: 2, method: "ping", params: #"{"pad":"\#(String(repeating: "p", count: 1 << 20))"}"#))
+                #expect(try over.receiveError()?.error.code == -32002)
+                #expect(try over.receive() == nil)
+                #expect(try harness.stillServes())
+                let growth = ResidentMemory.bytes - before
+                #expect(growth < 256 << 20, "resident memory grew by \(growth >> 20) MiB after nine 1 MiB lines")
             }
-            // A 1 MiB string value makes the line longer than 1 MiB: −32002, then close.
-            let over = try RawClient(harness.server)
-            try over.send(LedgerServerHarness.hello(token: harness.token))
-            _ = try over.receive()
-            try? over.send(RawClient.request(id: 2, method: "ping", params: #"{"pad":"\#(String(repeating: "p", count: 1 << 20))"}"#))
-            #expect(try over.receiveError()?.error.code == -32002)
-            #expect(try over.receive() == nil)
-            #expect(try harness.stillServes())
-            let growth = residentBytes() - before
-            #expect(growth < 256 << 20, "resident memory grew by \(growth >> 20) MiB after nine 1 MiB lines")
         }
     }
 
@@ -196,21 +191,24 @@ func residentBytes() -> Int {
             }
             try writer.send(RawClient.request(id: 2, method: "push", params: #"{"mutations":[\#(mutations.joined(separator: ","))]}"#))
             _ = try writer.receiveResult()
-            let before = residentBytes()
-            let greedy = try harness.greetedClient()
-            // 2,000 pulls of ~60 KB each: ~120 MB of answers it never reads.
-            var requests: [UInt8] = []
-            for id in 0..<2000 { requests += Array(RawClient.request(id: 100 + id, method: "pull", params: #"{"since":0}"#).utf8) + [0x0A] }
-            try? greedy.connection.write(requests)
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !harness.log.all.contains(where: { $0.contains("unread; closing") }), ContinuousClock.now < deadline {
-                usleep(10_000)
+            // No other test inflates or measures this process's memory meanwhile.
+            try ResidentMemory.exclusively {
+                let before = ResidentMemory.bytes
+                let greedy = try harness.greetedClient()
+                // 2,000 pulls of ~60 KB each: ~120 MB of answers it never reads.
+                var requests: [UInt8] = []
+                for id in 0..<2000 { requests += Array(RawClient.request(id: 100 + id, method: "pull", params: #"{"since":0}"#).utf8) + [0x0A] }
+                try? greedy.connection.write(requests)
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !harness.log.all.contains(where: { $0.contains("unread; closing") }), ContinuousClock.now < deadline {
+                    usleep(10_000)
+                }
+                #expect(harness.log.all.contains { $0.contains("unread; closing") })
+                var answered = 0
+                while (try? greedy.receive()) != nil { answered += 1 }
+                #expect(answered < 2000)
+                #expect(ResidentMemory.bytes - before < 128 << 20)
             }
-            #expect(harness.log.all.contains { $0.contains("unread; closing") })
-            var answered = 0
-            while (try? greedy.receive()) != nil { answered += 1 }
-            #expect(answered < 2000)
-            #expect(residentBytes() - before < 128 << 20)
             #expect(try harness.stillServes())
         }
     }

@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
         .target(name: "CommandLineKit"),
         // posix_spawn children for the end-to-end tests and the bench (Foundation's Process crashes now and then).
-        .target(name: "ProcessSpawn", dependencies: ["SystemKit"]),
+        .target(name: "ProcessSpawn", dependencies: ["CEpoll", "SystemKit"]),  // closefrom in the child
         .target(name: "ExpenseProtocol", dependencies: ["ExpenseCore"]),
         .target(name: "ExpenseTransport", dependencies: ["CEpoll", "SystemKit", "COpenSSL", "CRecordBIO"]),  // TLS
         .target(name: "ExpenseServer", dependencies: ["ExpenseCore", "ExpenseProtocol", "ExpenseTransport", "SQLite", "PostgreSQL", "SystemKit",

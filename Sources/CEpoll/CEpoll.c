@@ -96,3 +96,7 @@ int cepoll_reload_signal_pipe(void) {
 int cepoll_name_this_thread(const char *name) {
     return pthread_setname_np(pthread_self(), name);
 }
+
+int cepoll_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}

@@ -1,3 +1,4 @@
+import CEpoll
 import Dispatch
 import Foundation
 import Glibc
@@ -117,6 +118,13 @@ public struct ChildProcess: Sendable {
                     writeEnds.append(ends[1])
                     posix_spawn_file_actions_adddup2(&actions, ends[1], target)
                 }
+            }
+            // Last: the child keeps its three standard descriptors and nothing another thread opened without
+            // close-on-exec (a test's file, a socket accepted that instant).
+            let closing = cepoll_spawn_close_from(&actions, 3)
+            guard closing == 0 else {
+                readEnds.values.forEach { close($0) }
+                throw SpawnError(description: "posix_spawn_file_actions_addclosefrom_np: \(String(cString: strerror(closing)))")
             }
             var pid: pid_t = 0
             let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)

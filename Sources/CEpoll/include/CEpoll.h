@@ -4,6 +4,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <stdint.h>
+// Nor posix_spawn_file_actions_addclosefrom_np (glibc 2.34).
+#include <spawn.h>
 // Nor <malloc.h>: the loop returns the freed record buffers of quiet TLS sessions with malloc_trim.
 #include <malloc.h>
 
@@ -32,4 +34,9 @@ int cepoll_reload_signal_pipe(void);
 /// Names the calling thread (`pthread_setname_np`, which Glibc's module map does not expose): what `top -H` and
 /// `/proc/PID/task/*/comm` show. Linux keeps 15 bytes; returns 0 or an error number.
 int cepoll_name_this_thread(const char *name);
+/// Adds to `actions` the closing, in the child, of every descriptor from `lowest` up: a child then holds only what
+/// its actions gave it, not a descriptor another thread of the parent opened without close-on-exec. Returns 0, or
+/// an error number.
+int cepoll_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
+
 #endif

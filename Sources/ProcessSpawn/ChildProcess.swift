@@ -60,6 +60,13 @@ public struct ChildProcess: Sendable {
 
     /// The child's process id.
     public let pid: pid_t
+    /// Whether ``wait(timeout:samplingPeakEvery:)`` has reaped it, shared by every copy: from then on its number may
+    /// be another process's, and ``send(_:)`` sends nothing.
+    private let reaped = Reaped()
+
+    private final class Reaped: Sendable {
+        let state = Mutex(false)
+    }
 
     // Pipes are made and children spawned under one lock, so that no child started by another thread inherits
     // a pipe's write end in the instant before FD_CLOEXEC is set (pipe2 is not in Glibc's module map). A child
@@ -146,8 +153,16 @@ public struct ChildProcess: Sendable {
         return (exit, MonotonicClock.now() - began)
     }
 
-    /// Sends `signal` to the child.
-    public func send(_ signal: Int32) { kill(pid, signal) }
+    /// Sends `signal` to the child, unless it has been reaped (its number may be another process's by then: a
+    /// clean-up that runs late, say, must not kill a stranger).
+    /// - Returns: whether it was sent.
+    @discardableResult
+    public func send(_ signal: Int32) -> Bool {
+        reaped.state.withLock { reaped in
+            guard !reaped else { return false }
+            return kill(pid, signal) == 0
+        }
+    }
 
     /// Waits for the child with `wait4`; after `timeout` seconds it is sent SIGKILL. With `interval`, the child's
     /// own peak memory is sampled meanwhile (``Exit/ownPeakResidentKiB``).
@@ -163,7 +178,11 @@ public struct ChildProcess: Sendable {
         let ownPeak = sampler?.stop()
         var status: Int32 = 0
         var usage = rusage()
-        _ = try? syscall(where: "wait4") { wait4(pid, &status, 0, &usage) }
+        // Reaped under the lock `send` takes: a signal is either sent before (to the zombie) or not at all.
+        reaped.state.withLock { reaped in
+            _ = try? syscall(where: "wait4") { wait4(pid, &status, 0, &usage) }
+            reaped = true
+        }
         let signal = status & 0x7f
         return Exit(code: signal == 0 ? (status >> 8) & 0xff : nil, signal: signal == 0 ? nil : signal,
                     maxResidentKiB: usage.ru_maxrss, ownPeakResidentKiB: ownPeak, timedOut: timedOut)

@@ -25,3 +25,19 @@ import Testing
         }
     }
 }
+
+/// Once reaped, a child's number may be another process's: a late clean-up (a bench's signal handler, a deinit)
+/// sends it nothing.
+@Suite struct ChildSignalTests {
+    @Test func aReapedChildIsSentNothing() async throws {
+        try await onOwnThread {
+            let (child, _, _) = try ChildProcess.spawn("/bin/sleep", ["600"], environment: [:], stdout: .discard, stderr: .discard)
+            #expect(child.send(0), "a running child is signalled")
+            let copy = child
+            #expect(copy.send(SIGKILL))
+            #expect(child.wait(timeout: 60).signal == SIGKILL)
+            #expect(!child.send(SIGKILL), "reaped: nothing is sent")
+            #expect(!copy.send(SIGKILL), "nor through a copy")
+        }
+    }
+}
